@@ -1,0 +1,336 @@
+//! Producer: creates messages at a rate and pushes them downstream.
+//!
+//! Guarantees:
+//! - Arrivals are evenly spaced (`constant`) or a Poisson process
+//!   (`poisson`) at `rate_per_s`; each message takes a class drawn by weight,
+//!   and a size from that class's distribution (at least one byte).
+//! - When the next block refuses a message, `on_refused` decides: `pause`
+//!   holds it and makes no new message until the next block has room again;
+//!   `drop` discards it (counted as `refused`); `retry` holds it and offers it
+//!   again every `retry_after_s` seconds, making nothing new meanwhile.
+//! - When a downstream queue asks for a pause (its soft limit),
+//!   `backpressure: pause` stops making messages until the pause is lifted
+//!   (a client whose socket is no longer read); `ignore` keeps producing (a
+//!   live source that cannot be slowed).
+//! - While stopped, no arrival events are scheduled: a paused producer costs
+//!   nothing. When it restarts, the next message comes one inter-arrival time
+//!   later.
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::Context;
+use crate::distribution::Distribution;
+use crate::message::Message;
+use crate::scenario::{check_range, push_error, FieldError};
+use crate::scheduler::EventKind;
+use crate::time::SimDuration;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProducerSpec {
+    pub arrivals: Arrivals,
+    #[serde(default = "default_classes")]
+    pub classes: Vec<MessageClass>,
+    #[serde(default)]
+    pub on_refused: OnRefused,
+    #[serde(default = "default_retry_after")]
+    pub retry_after_s: f64,
+    #[serde(default)]
+    pub backpressure: Backpressure,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "process", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Arrivals {
+    /// One message every 1/rate seconds.
+    Constant { rate_per_s: f64 },
+    /// Exponential gaps with mean 1/rate seconds.
+    Poisson { rate_per_s: f64 },
+}
+
+impl Arrivals {
+    pub fn rate_per_s(&self) -> f64 {
+        match *self {
+            Arrivals::Constant { rate_per_s } | Arrivals::Poisson { rate_per_s } => rate_per_s,
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageClass {
+    pub name: String,
+    #[serde(default = "default_weight")]
+    pub weight: f64,
+    /// Bytes.
+    #[serde(default = "default_size")]
+    pub size: Distribution,
+    #[serde(default)]
+    pub droppable: bool,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnRefused {
+    #[default]
+    Pause,
+    Drop,
+    Retry,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backpressure {
+    #[default]
+    Pause,
+    Ignore,
+}
+
+fn default_classes() -> Vec<MessageClass> {
+    vec![MessageClass { name: "message".into(), weight: 1.0, size: default_size(), droppable: false }]
+}
+fn default_weight() -> f64 {
+    1.0
+}
+fn default_size() -> Distribution {
+    Distribution::Fixed { value: 1000.0 }
+}
+fn default_retry_after() -> f64 {
+    0.1
+}
+
+/// The largest message size a scenario may ask for: 1 GiB.
+pub const MAX_MESSAGE_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
+/// The highest rate a producer may have.
+pub const MAX_RATE_PER_S: f64 = 1e9;
+
+impl ProducerSpec {
+    pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+        let rate_path = format!("{path}.arrivals.rate_per_s");
+        check_range(errors, rate_path.clone(), self.arrivals.rate_per_s(), 0.0, MAX_RATE_PER_S);
+        if self.arrivals.rate_per_s() == 0.0 {
+            push_error(errors, rate_path, "must be greater than 0");
+        }
+        if self.classes.is_empty() {
+            push_error(errors, format!("{path}.classes"), "a producer needs at least one message class");
+        }
+        if self.classes.len() > u16::MAX as usize {
+            push_error(errors, format!("{path}.classes"), "too many classes");
+        }
+        for (i, class) in self.classes.iter().enumerate() {
+            let cpath = format!("{path}.classes[{i}]");
+            if class.name.is_empty() || class.name.len() > 64 {
+                push_error(errors, format!("{cpath}.name"), "must be 1 to 64 characters");
+            }
+            check_range(errors, format!("{cpath}.weight"), class.weight, 0.0, 1e9);
+            if class.weight == 0.0 {
+                push_error(errors, format!("{cpath}.weight"), "must be greater than 0");
+            }
+            class.size.validate(&format!("{cpath}.size"), 1.0, MAX_MESSAGE_BYTES, errors);
+        }
+        check_range(errors, format!("{path}.retry_after_s"), self.retry_after_s, 1e-6, 3600.0);
+    }
+}
+
+pub struct Producer {
+    spec: ProducerSpec,
+    weights: Vec<f64>,
+    total_weight: f64,
+    /// A refused message waiting to be offered again.
+    held: Option<Message>,
+    /// A downstream queue asked for a pause.
+    paused: bool,
+    /// No arrival is scheduled: the producer is stopped.
+    idle: bool,
+    next_id: u64,
+    /// Tags the current chain of retry events; older ones are ignored.
+    retry_chain: u32,
+}
+
+/// What the producer wants the simulation to do next.
+pub enum ProducerAction {
+    Nothing,
+    /// Offer this message to the next block.
+    Offer(Message),
+}
+
+impl Producer {
+    pub fn new(spec: ProducerSpec) -> Self {
+        let mut p = Producer {
+            spec: spec.clone(),
+            weights: Vec::new(),
+            total_weight: 0.0,
+            held: None,
+            paused: false,
+            idle: true,
+            next_id: 0,
+            retry_chain: 0,
+        };
+        p.set_spec(spec);
+        p
+    }
+
+    pub fn spec(&self) -> &ProducerSpec {
+        &self.spec
+    }
+
+    fn set_spec(&mut self, spec: ProducerSpec) {
+        self.weights = spec.classes.iter().map(|c| c.weight).collect();
+        self.total_weight = self.weights.iter().sum();
+        self.spec = spec;
+    }
+
+    /// Takes new parameters while running. The next arrival already
+    /// scheduled stands; a held message follows the new `on_refused`.
+    pub fn reconfigure(&mut self, spec: ProducerSpec, ctx: &mut Context) {
+        let old_policy = self.spec.on_refused;
+        let old_backpressure = self.spec.backpressure;
+        self.set_spec(spec);
+        if self.spec.backpressure == Backpressure::Ignore && old_backpressure == Backpressure::Pause {
+            self.paused = false;
+        }
+        if self.held.is_some() && self.spec.on_refused != old_policy {
+            {
+                match self.spec.on_refused {
+                    OnRefused::Drop => {
+                        self.held = None;
+                        ctx.stats.drop(crate::metrics::DropReason::Refused, 1);
+                        ctx.stats.set_depth(ctx.now, 0, 0);
+                    }
+                    OnRefused::Retry => self.start_retry_chain(ctx),
+                    OnRefused::Pause => {}
+                }
+            }
+        }
+        self.restart_if_idle(ctx);
+    }
+
+    pub fn held(&self) -> Option<&Message> {
+        self.held.as_ref()
+    }
+
+    pub fn is_paused(&self) -> bool {
+        self.paused
+    }
+
+    /// Whether the producer is holding a refused message.
+    pub fn is_blocked(&self) -> bool {
+        self.held.is_some()
+    }
+
+    fn can_produce(&self) -> bool {
+        !self.paused && self.held.is_none()
+    }
+
+    fn gap(&self, ctx: &mut Context) -> SimDuration {
+        let seconds = match self.spec.arrivals {
+            Arrivals::Constant { rate_per_s } => 1.0 / rate_per_s,
+            Arrivals::Poisson { rate_per_s } => ctx.rng.exponential(1.0 / rate_per_s),
+        };
+        SimDuration::from_secs_f64(seconds)
+    }
+
+    fn schedule_next(&mut self, ctx: &mut Context) {
+        let gap = self.gap(ctx);
+        ctx.schedule_in(gap, EventKind::Arrival, 0);
+        self.idle = false;
+    }
+
+    /// Starts the arrival process at the beginning of a run.
+    pub fn start(&mut self, ctx: &mut Context) {
+        self.schedule_next(ctx);
+    }
+
+    /// The arrival event: make a message, unless stopped.
+    pub fn on_arrival(&mut self, ctx: &mut Context) -> ProducerAction {
+        if !self.can_produce() {
+            self.idle = true;
+            return ProducerAction::Nothing;
+        }
+        let class = if self.weights.len() == 1 { 0 } else { ctx.rng.weighted_index(&self.weights, self.total_weight) };
+        let spec = &self.spec.classes[class];
+        let size = spec.size.sample(ctx.rng).round().clamp(1.0, MAX_MESSAGE_BYTES) as u64;
+        let msg = Message {
+            id: self.next_id,
+            source: ctx.node as u32,
+            class: class as u16,
+            droppable: spec.droppable,
+            size_bytes: size,
+            created: ctx.now,
+        };
+        self.next_id += 1;
+        ctx.stats.arrived += 1;
+        self.schedule_next(ctx);
+        ProducerAction::Offer(msg)
+    }
+
+    /// The next block took the message.
+    pub fn on_accepted(&mut self, ctx: &mut Context) {
+        ctx.stats.departed += 1;
+        if self.held.take().is_some() {
+            ctx.stats.set_depth(ctx.now, 0, 0);
+            self.restart_if_idle(ctx);
+        }
+    }
+
+    /// The next block refused the message.
+    pub fn on_refused(&mut self, msg: Message, ctx: &mut Context) {
+        match self.spec.on_refused {
+            OnRefused::Drop => ctx.stats.drop(crate::metrics::DropReason::Refused, 1),
+            OnRefused::Pause | OnRefused::Retry => {
+                let first_refusal = self.held.is_none();
+                self.held = Some(msg);
+                ctx.stats.set_depth(ctx.now, 1, msg.size_bytes);
+                if self.spec.on_refused == OnRefused::Retry && first_refusal {
+                    self.start_retry_chain(ctx);
+                }
+            }
+        }
+    }
+
+    fn start_retry_chain(&mut self, ctx: &mut Context) {
+        self.retry_chain = self.retry_chain.wrapping_add(1);
+        self.schedule_retry(ctx);
+    }
+
+    fn schedule_retry(&self, ctx: &mut Context) {
+        ctx.schedule_in(SimDuration::from_secs_f64(self.spec.retry_after_s), EventKind::Retry, self.retry_chain);
+    }
+
+    /// The retry timer: offer the held message again.
+    pub fn on_retry(&mut self, chain: u32, ctx: &mut Context) -> ProducerAction {
+        match self.held {
+            Some(msg) if chain == self.retry_chain && self.spec.on_refused == OnRefused::Retry => {
+                // Schedule the next retry now; it is ignored if this one succeeds.
+                self.schedule_retry(ctx);
+                ProducerAction::Offer(msg)
+            }
+            _ => ProducerAction::Nothing,
+        }
+    }
+
+    /// The next block has room again: offer the held message (pause policy).
+    pub fn on_wake(&self) -> ProducerAction {
+        match (self.held, self.spec.on_refused) {
+            (Some(msg), OnRefused::Pause) => ProducerAction::Offer(msg),
+            _ => ProducerAction::Nothing,
+        }
+    }
+
+    /// A downstream queue asks for a pause (`true`) or lifts it (`false`).
+    pub fn on_backpressure(&mut self, pause: bool, ctx: &mut Context) {
+        if self.spec.backpressure == Backpressure::Ignore {
+            return;
+        }
+        self.paused = pause;
+        if !pause {
+            self.restart_if_idle(ctx);
+        }
+    }
+
+    fn restart_if_idle(&mut self, ctx: &mut Context) {
+        if self.idle && self.can_produce() {
+            self.schedule_next(ctx);
+        }
+    }
+}

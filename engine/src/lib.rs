@@ -1,0 +1,28 @@
+//! Sluice's simulation engine: a deterministic discrete-event simulator of
+//! flow control (producers, queues, consumers and the signals between them).
+//!
+//! Pure Rust: no browser, UI or WebAssembly types, so the same code runs in
+//! the page and in the `sluice` command. Start reading at `simulation.rs`;
+//! each block lives in `blocks/`, one file each, its guarantees at the top.
+
+pub mod blocks;
+pub mod context;
+pub mod distribution;
+pub mod message;
+pub mod metrics;
+pub mod report;
+pub mod rng;
+pub mod scenario;
+pub mod scheduler;
+pub mod simulation;
+pub mod time;
+
+pub use metrics::{DropReason, SeriesPoint, Transition};
+pub use report::{NodeReport, Report, Totals};
+pub use scenario::{BlockSpec, FieldError, NodeSpec, Scenario, ScenarioError, SCENARIO_VERSION};
+pub use simulation::{Node, Simulation};
+pub use time::{SimDuration, SimTime};
+
+/// The scenario the page opens on: a fast video producer, a sender queue with
+/// soft and hard thresholds, and a slow client.
+pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/slow-client.json");

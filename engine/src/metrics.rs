@@ -1,0 +1,323 @@
+//! What the engine observes: counters per node, drops by reason, levels with
+//! their time average, bounded time series and the log of state transitions.
+//!
+//! Guarantees: every structure here has a memory bound that does not grow
+//! with the length of a run. A `Series` keeps at most its capacity of
+//! buckets, doubling the bucket width when time runs past the last one; a
+//! `TransitionLog` keeps the most recent entries and counts all of them.
+
+use std::collections::VecDeque;
+
+use serde::Serialize;
+
+use crate::time::SimTime;
+
+/// Why a message left the system without being delivered.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DropReason {
+    /// A droppable message discarded while its queue was overloaded.
+    Thinned,
+    /// Queued when the queue hit its hard limit and disconnected the client.
+    Disconnect,
+    /// Arrived while the queue's client was disconnected.
+    Disconnected,
+    /// Refused downstream, and the producer's policy was to drop it.
+    Refused,
+}
+
+impl DropReason {
+    pub const ALL: [DropReason; 4] =
+        [DropReason::Thinned, DropReason::Disconnect, DropReason::Disconnected, DropReason::Refused];
+    pub const COUNT: usize = Self::ALL.len();
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DropReason::Thinned => "thinned",
+            DropReason::Disconnect => "disconnect",
+            DropReason::Disconnected => "disconnected",
+            DropReason::Refused => "refused",
+        }
+    }
+}
+
+/// A quantity that holds a value over time (a depth), with its time average.
+#[derive(Clone, Debug, Default)]
+pub struct Level {
+    value: u64,
+    since: SimTime,
+    /// The integral of the value over time up to `since`, in value·seconds.
+    area: f64,
+}
+
+impl Level {
+    pub fn value(&self) -> u64 {
+        self.value
+    }
+
+    pub fn set(&mut self, now: SimTime, value: u64) {
+        self.area += self.value as f64 * now.since(self.since).as_secs_f64();
+        self.since = now;
+        self.value = value;
+    }
+
+    /// The time average of the value from time zero to `now`.
+    pub fn mean(&self, now: SimTime) -> f64 {
+        let t = now.as_secs_f64();
+        if t <= 0.0 {
+            return self.value as f64;
+        }
+        (self.area + self.value as f64 * now.since(self.since).as_secs_f64()) / t
+    }
+}
+
+/// One bucket of a series: the extremes of the value within the bucket and
+/// the value at its end.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Bucket {
+    pub min: u64,
+    pub max: u64,
+    pub last: u64,
+}
+
+/// A time series downsampled into at most `capacity` equal buckets.
+#[derive(Clone, Debug)]
+pub struct Series {
+    width_ns: u64,
+    capacity: usize,
+    buckets: Vec<Bucket>,
+}
+
+/// One point of a series as the charts draw it.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct SeriesPoint {
+    pub t_s: f64,
+    pub min: u64,
+    pub max: u64,
+    pub last: u64,
+}
+
+impl Series {
+    /// A series whose first buckets are `width_ns` wide.
+    pub fn new(width_ns: u64, capacity: usize) -> Self {
+        Series { width_ns: width_ns.max(1), capacity: capacity.max(2) & !1, buckets: Vec::new() }
+    }
+
+    pub fn bucket_width_s(&self) -> f64 {
+        self.width_ns as f64 / 1e9
+    }
+
+    /// Records that the value became `value` at `now`. Times must not go
+    /// backwards.
+    pub fn record(&mut self, now: SimTime, value: u64) {
+        let index = self.index_for(now);
+        let carry = self.buckets.last().map_or(0, |b| b.last);
+        while self.buckets.len() <= index {
+            self.buckets.push(Bucket { min: carry, max: carry, last: carry });
+        }
+        let b = &mut self.buckets[index];
+        b.min = b.min.min(value);
+        b.max = b.max.max(value);
+        b.last = value;
+    }
+
+    fn index_for(&mut self, now: SimTime) -> usize {
+        loop {
+            let index = now.as_nanos() / self.width_ns;
+            if index < self.capacity as u64 {
+                return index as usize;
+            }
+            self.halve();
+        }
+    }
+
+    /// Merges neighbouring buckets pairwise and doubles the width.
+    fn halve(&mut self) {
+        let merged: Vec<Bucket> = self
+            .buckets
+            .chunks(2)
+            .map(|pair| match pair {
+                [a, b] => Bucket { min: a.min.min(b.min), max: a.max.max(b.max), last: b.last },
+                [a] => *a,
+                _ => unreachable!("chunks(2) yields one or two"),
+            })
+            .collect();
+        self.buckets = merged;
+        self.width_ns = self.width_ns.saturating_mul(2);
+    }
+
+    /// The buckets from time zero up to `now`, the value carried forward
+    /// through buckets in which nothing changed.
+    pub fn points(&self, now: SimTime) -> Vec<SeriesPoint> {
+        let width_s = self.bucket_width_s();
+        let end = (now.as_nanos() / self.width_ns).min(self.capacity as u64 - 1) as usize;
+        let carry = self.buckets.last().map_or(0, |b| b.last);
+        (0..=end)
+            .map(|i| {
+                let b = self.buckets.get(i).copied().unwrap_or(Bucket { min: carry, max: carry, last: carry });
+                SeriesPoint { t_s: i as f64 * width_s, min: b.min, max: b.max, last: b.last }
+            })
+            .collect()
+    }
+
+    pub fn len(&self) -> usize {
+        self.buckets.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.buckets.is_empty()
+    }
+}
+
+/// A state change of a node, as the log shows it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Transition {
+    pub time: SimTime,
+    pub node: usize,
+    pub from: &'static str,
+    pub to: &'static str,
+    /// What made it happen, in a few words.
+    pub cause: &'static str,
+}
+
+/// The most recent transitions, with a count of all of them.
+#[derive(Clone, Debug)]
+pub struct TransitionLog {
+    capacity: usize,
+    entries: VecDeque<Transition>,
+    total: u64,
+}
+
+impl TransitionLog {
+    pub fn new(capacity: usize) -> Self {
+        TransitionLog { capacity: capacity.max(1), entries: VecDeque::new(), total: 0 }
+    }
+
+    pub fn push(&mut self, t: Transition) {
+        if self.entries.len() == self.capacity {
+            self.entries.pop_front();
+        }
+        self.entries.push_back(t);
+        self.total += 1;
+    }
+
+    /// Oldest first.
+    pub fn entries(&self) -> impl DoubleEndedIterator<Item = &Transition> + ExactSizeIterator {
+        self.entries.iter()
+    }
+
+    pub fn total(&self) -> u64 {
+        self.total
+    }
+}
+
+/// The counters of one node.
+#[derive(Clone, Debug)]
+pub struct NodeStats {
+    /// Messages that entered the node (for a producer: messages created).
+    pub arrived: u64,
+    /// Messages the node passed on (for a consumer: messages delivered).
+    pub departed: u64,
+    pub dropped: [u64; DropReason::COUNT],
+    /// Messages waiting in the node.
+    pub depth_messages: Level,
+    pub depth_bytes: u64,
+    /// Messages being worked on (consumer workers busy).
+    pub in_service: u64,
+    pub depth_series: Series,
+    /// Sum of the sojourn times of delivered messages, in seconds.
+    pub sojourn_sum_s: f64,
+}
+
+/// The first buckets of a depth series are this wide (10 ms).
+const DEPTH_BUCKET_NS: u64 = 10_000_000;
+/// Buckets per depth series.
+pub const DEPTH_SERIES_CAPACITY: usize = 2048;
+
+impl NodeStats {
+    pub fn new() -> Self {
+        NodeStats {
+            arrived: 0,
+            departed: 0,
+            dropped: [0; DropReason::COUNT],
+            depth_messages: Level::default(),
+            depth_bytes: 0,
+            in_service: 0,
+            depth_series: Series::new(DEPTH_BUCKET_NS, DEPTH_SERIES_CAPACITY),
+            sojourn_sum_s: 0.0,
+        }
+    }
+
+    pub fn drop(&mut self, reason: DropReason, count: u64) {
+        self.dropped[reason as usize] += count;
+    }
+
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped.iter().sum()
+    }
+
+    /// Records the node's new depth.
+    pub fn set_depth(&mut self, now: SimTime, messages: u64, bytes: u64) {
+        self.depth_messages.set(now, messages);
+        self.depth_bytes = bytes;
+        self.depth_series.record(now, messages);
+    }
+}
+
+impl Default for NodeStats {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: f64) -> SimTime {
+        SimTime::from_secs_f64(s)
+    }
+
+    #[test]
+    fn level_mean_is_the_time_average() {
+        let mut l = Level::default();
+        l.set(at(0.0), 4);
+        l.set(at(1.0), 0);
+        // 4 for one second, 0 for three.
+        assert!((l.mean(at(4.0)) - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn series_memory_is_bounded_and_keeps_extremes() {
+        let mut s = Series::new(1_000, 64);
+        for i in 0..100_000u64 {
+            s.record(SimTime::from_nanos(i * 997), i % 50);
+        }
+        s.record(SimTime::from_nanos(50_000_000), 999);
+        assert!(s.len() <= 64, "{} buckets", s.len());
+        let points = s.points(SimTime::from_nanos(50_000_000));
+        assert!(points.len() <= 64);
+        assert_eq!(points.iter().map(|p| p.max).max(), Some(999));
+        assert_eq!(points.iter().map(|p| p.min).min(), Some(0));
+    }
+
+    #[test]
+    fn series_carries_the_value_through_quiet_buckets() {
+        let mut s = Series::new(10, 100);
+        s.record(SimTime::from_nanos(5), 7);
+        let points = s.points(SimTime::from_nanos(95));
+        assert_eq!(points.len(), 10);
+        assert!(points[1..].iter().all(|p| p.min == 7 && p.max == 7));
+    }
+
+    #[test]
+    fn transition_log_keeps_the_latest() {
+        let mut log = TransitionLog::new(3);
+        for i in 0..10 {
+            log.push(Transition { time: SimTime::from_nanos(i), node: 0, from: "a", to: "b", cause: "" });
+        }
+        assert_eq!(log.total(), 10);
+        let times: Vec<u64> = log.entries().map(|t| t.time.as_nanos()).collect();
+        assert_eq!(times, vec![7, 8, 9]);
+    }
+}

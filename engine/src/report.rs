@@ -1,0 +1,107 @@
+//! The summary of a run, as `sluice run` prints it and the page shows it.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use serde::Serialize;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Totals {
+    pub produced: u64,
+    pub delivered: u64,
+    pub dropped: u64,
+    pub in_system: u64,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct NodeReport {
+    pub kind: &'static str,
+    pub arrived: u64,
+    pub departed: u64,
+    /// Drops by reason; reasons with no drop are left out.
+    pub dropped: BTreeMap<&'static str, u64>,
+    pub dropped_total: u64,
+    pub depth_messages: u64,
+    pub depth_bytes: u64,
+    /// The time average of the depth in messages.
+    pub mean_depth_messages: f64,
+    pub in_service: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub state: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub paused: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub disconnects: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_sojourn_s: Option<f64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Report {
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub scenario: String,
+    pub seed: u64,
+    pub sim_time_s: f64,
+    pub events: u64,
+    pub totals: Totals,
+    /// State transitions over the whole run.
+    pub transitions: u64,
+    pub nodes: BTreeMap<String, NodeReport>,
+}
+
+impl Report {
+    pub fn to_json_pretty(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// A summary for people to read.
+    pub fn to_text(&self) -> String {
+        let mut out = String::new();
+        let t = &self.totals;
+        if !self.scenario.is_empty() {
+            let _ = writeln!(out, "scenario   {}", self.scenario);
+        }
+        let _ = writeln!(out, "seed       {}", self.seed);
+        let _ = writeln!(out, "sim time   {:.3} s   ({} events, {} state transitions)", self.sim_time_s, self.events, self.transitions);
+        let _ = writeln!(
+            out,
+            "totals     produced {}   delivered {}   dropped {}   in system {}",
+            t.produced, t.delivered, t.dropped, t.in_system
+        );
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "{:<16} {:<9} {:>10} {:>10} {:>9} {:>7} {:>10}  {}",
+            "node", "kind", "arrived", "departed", "dropped", "depth", "mean depth", "state / drops"
+        );
+        for (id, n) in &self.nodes {
+            let mut notes: Vec<String> = Vec::new();
+            if let Some(state) = n.state {
+                notes.push(state.to_string());
+            }
+            if n.paused == Some(true) {
+                notes.push("paused".into());
+            }
+            if let Some(d) = n.disconnects.filter(|d| *d > 0) {
+                notes.push(format!("{d} disconnect(s)"));
+            }
+            notes.extend(n.dropped.iter().map(|(reason, count)| format!("{reason} {count}")));
+            if let Some(s) = n.mean_sojourn_s {
+                notes.push(format!("mean sojourn {:.4} s", s));
+            }
+            let _ = writeln!(
+                out,
+                "{:<16} {:<9} {:>10} {:>10} {:>9} {:>7} {:>10.2}  {}",
+                id,
+                n.kind,
+                n.arrived,
+                n.departed,
+                n.dropped_total,
+                n.depth_messages + n.in_service,
+                n.mean_depth_messages,
+                notes.join(", ")
+            );
+        }
+        out
+    }
+}

@@ -1,0 +1,400 @@
+//! The scenario file: the engine's public contract (documented in
+//! `docs/scenario.md`).
+//!
+//! Guarantees: `Scenario::from_json` either returns a scenario that
+//! `Simulation::new` accepts, or a `ScenarioError` listing every problem found
+//! with the path of the bad field (`nodes[2].soft_limit.messages: ...`). It
+//! never panics, whatever the input. Unknown fields are refused, so a typo is
+//! an error rather than a silently ignored setting.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::blocks::{ConsumerSpec, ProducerSpec, QueueSpec};
+
+/// The version of the format this build reads and writes.
+pub const SCENARIO_VERSION: u32 = 1;
+
+/// Inputs larger than this are refused before parsing.
+pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
+/// At most this many nodes (and this many edges) in one scenario.
+pub const MAX_NODES: usize = 10_000;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Scenario {
+    pub version: u32,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// The seed used when the caller gives none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    pub nodes: Vec<NodeSpec>,
+    #[serde(default)]
+    pub edges: Vec<EdgeSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeSpec {
+    pub id: String,
+    /// Where the page draws the node; the engine ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Position>,
+    #[serde(flatten)]
+    pub block: BlockSpec,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    pub x: f64,
+    pub y: f64,
+}
+
+/// The kind of a node and its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BlockSpec {
+    Producer(ProducerSpec),
+    Queue(QueueSpec),
+    Consumer(ConsumerSpec),
+}
+
+/// The block kinds, as spelled in the `kind` field.
+pub const BLOCK_KINDS: &[&str] = &["producer", "queue", "consumer"];
+
+impl BlockSpec {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            BlockSpec::Producer(_) => "producer",
+            BlockSpec::Queue(_) => "queue",
+            BlockSpec::Consumer(_) => "consumer",
+        }
+    }
+
+    /// How many outgoing edges this kind takes: (minimum, maximum).
+    fn outputs(&self) -> (usize, usize) {
+        match self {
+            BlockSpec::Producer(_) | BlockSpec::Queue(_) => (1, 1),
+            BlockSpec::Consumer(_) => (0, 0),
+        }
+    }
+
+    /// Whether this kind takes incoming edges.
+    fn takes_input(&self) -> bool {
+        !matches!(self, BlockSpec::Producer(_))
+    }
+
+    fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+        match self {
+            BlockSpec::Producer(p) => p.validate(path, errors),
+            BlockSpec::Queue(q) => q.validate(path, errors),
+            BlockSpec::Consumer(c) => c.validate(path, errors),
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EdgeSpec {
+    pub from: String,
+    pub to: String,
+}
+
+/// One problem in a scenario: where it is and what is wrong.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FieldError {
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+/// A refused scenario: every problem found, in document order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub errors: Vec<FieldError>,
+}
+
+impl ScenarioError {
+    pub fn single(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { errors: vec![FieldError { path: path.into(), message: message.into() }] }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+/// Records a problem at `path`.
+pub(crate) fn push_error(errors: &mut Vec<FieldError>, path: impl Into<String>, message: impl Into<String>) {
+    errors.push(FieldError { path: path.into(), message: message.into() });
+}
+
+/// Checks that a number is finite and inside [min, max].
+pub(crate) fn check_range(errors: &mut Vec<FieldError>, path: String, value: f64, min: f64, max: f64) {
+    if !value.is_finite() {
+        push_error(errors, path, "must be a finite number");
+    } else if value < min || value > max {
+        push_error(errors, path, format!("must be between {min} and {max}, got {value}"));
+    }
+}
+
+fn join(prefix: &str, inner: &str) -> String {
+    match (prefix.is_empty(), inner.is_empty() || inner == ".") {
+        (_, true) => prefix.to_string(),
+        (true, false) => inner.to_string(),
+        (false, false) if inner.starts_with('[') => format!("{prefix}{inner}"),
+        (false, false) => format!("{prefix}.{inner}"),
+    }
+}
+
+/// Deserializes `value` as `T`, naming the path of the first bad field.
+fn typed<T: serde::de::DeserializeOwned>(value: Value, prefix: &str) -> Result<T, FieldError> {
+    serde_path_to_error::deserialize::<_, T>(value).map_err(|e| {
+        let inner = e.path().to_string();
+        FieldError { path: join(prefix, &inner), message: e.into_inner().to_string() }
+    })
+}
+
+impl Scenario {
+    /// Parses and validates a scenario file.
+    pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        if text.len() > MAX_SCENARIO_BYTES {
+            return Err(ScenarioError::single(
+                "",
+                format!("the file is {} bytes; a scenario may be at most {} bytes", text.len(), MAX_SCENARIO_BYTES),
+            ));
+        }
+        let value: Value = serde_json::from_str(text)
+            .map_err(|e| ScenarioError::single("", format!("not valid JSON: {e}")))?;
+        Self::from_value(value)
+    }
+
+    /// Validates an already parsed JSON document as a scenario.
+    pub fn from_value(value: Value) -> Result<Scenario, ScenarioError> {
+        let Value::Object(mut top) = value else {
+            return Err(ScenarioError::single("", "a scenario must be a JSON object"));
+        };
+        let mut errors = Vec::new();
+
+        match top.get("version") {
+            None => push_error(&mut errors, "version", format!("missing; this build reads version {SCENARIO_VERSION}")),
+            Some(v) if v.as_u64() == Some(SCENARIO_VERSION as u64) => {}
+            Some(v) => push_error(
+                &mut errors,
+                "version",
+                format!("unsupported version {v}; this build reads version {SCENARIO_VERSION}"),
+            ),
+        }
+        if !errors.is_empty() {
+            return Err(ScenarioError { errors });
+        }
+
+        // Nodes are read one by one so that a bad field inside a node keeps
+        // its full path (serde loses it inside an internally tagged enum).
+        let raw_nodes = match top.remove("nodes") {
+            Some(Value::Array(nodes)) => nodes,
+            Some(_) => return Err(ScenarioError::single("nodes", "must be a list of nodes")),
+            None => return Err(ScenarioError::single("nodes", "missing; a scenario needs at least one node")),
+        };
+        if raw_nodes.len() > MAX_NODES {
+            return Err(ScenarioError::single("nodes", format!("at most {MAX_NODES} nodes, got {}", raw_nodes.len())));
+        }
+        let mut nodes = Vec::with_capacity(raw_nodes.len());
+        for (i, raw) in raw_nodes.into_iter().enumerate() {
+            match node_from_value(raw, &format!("nodes[{i}]")) {
+                Ok(node) => nodes.push(node),
+                Err(e) => errors.push(e),
+            }
+        }
+        top.insert("nodes".into(), Value::Array(Vec::new()));
+
+        let mut scenario: Scenario = match typed(Value::Object(top), "") {
+            Ok(s) => s,
+            Err(e) => {
+                errors.push(e);
+                return Err(ScenarioError { errors });
+            }
+        };
+        if !errors.is_empty() {
+            return Err(ScenarioError { errors });
+        }
+        scenario.nodes = nodes;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// Checks everything that types alone cannot: ranges, identities, edges.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        let mut errors = Vec::new();
+        if self.version != SCENARIO_VERSION {
+            push_error(
+                &mut errors,
+                "version",
+                format!("unsupported version {}; this build reads version {SCENARIO_VERSION}", self.version),
+            );
+        }
+        if self.nodes.is_empty() {
+            push_error(&mut errors, "nodes", "a scenario needs at least one node");
+        }
+        if self.nodes.len() > MAX_NODES {
+            push_error(&mut errors, "nodes", format!("at most {MAX_NODES} nodes"));
+        }
+        if self.edges.len() > MAX_NODES {
+            push_error(&mut errors, "edges", format!("at most {MAX_NODES} edges"));
+        }
+
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            let path = format!("nodes[{i}]");
+            if let Err(why) = check_id(&node.id) {
+                push_error(&mut errors, format!("{path}.id"), why);
+            } else if let Some(first) = index.insert(node.id.as_str(), i) {
+                push_error(&mut errors, format!("{path}.id"), format!("duplicate id \"{}\" (also nodes[{first}])", node.id));
+                index.insert(node.id.as_str(), first);
+            }
+            if let Some(p) = node.position {
+                check_range(&mut errors, format!("{path}.position.x"), p.x, -1e6, 1e6);
+                check_range(&mut errors, format!("{path}.position.y"), p.y, -1e6, 1e6);
+            }
+            node.block.validate(&path, &mut errors);
+        }
+
+        let mut outputs = vec![0usize; self.nodes.len()];
+        let mut seen = BTreeSet::new();
+        for (i, edge) in self.edges.iter().enumerate() {
+            let path = format!("edges[{i}]");
+            let from = index.get(edge.from.as_str()).copied();
+            let to = index.get(edge.to.as_str()).copied();
+            if from.is_none() {
+                push_error(&mut errors, format!("{path}.from"), format!("no node has the id \"{}\"", edge.from));
+            }
+            if to.is_none() {
+                push_error(&mut errors, format!("{path}.to"), format!("no node has the id \"{}\"", edge.to));
+            }
+            let (Some(from), Some(to)) = (from, to) else { continue };
+            if from == to {
+                push_error(&mut errors, path, format!("an edge cannot connect \"{}\" to itself", edge.from));
+                continue;
+            }
+            if !seen.insert((from, to)) {
+                push_error(&mut errors, path, format!("duplicate edge from \"{}\" to \"{}\"", edge.from, edge.to));
+                continue;
+            }
+            if !self.nodes[to].block.takes_input() {
+                push_error(
+                    &mut errors,
+                    format!("{path}.to"),
+                    format!("\"{}\" is a {} and takes no input", edge.to, self.nodes[to].block.kind()),
+                );
+            }
+            outputs[from] += 1;
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            let (min, max) = node.block.outputs();
+            let kind = node.block.kind();
+            let n = outputs[i];
+            if max == 0 && n > 0 {
+                push_error(&mut errors, format!("nodes[{i}]"), format!("a {kind} has no output, but {n} edge(s) leave \"{}\"", node.id));
+            } else if n < min {
+                push_error(&mut errors, format!("nodes[{i}]"), format!("a {kind} needs an outgoing edge; none leaves \"{}\"", node.id));
+            } else if n > max {
+                push_error(
+                    &mut errors,
+                    format!("nodes[{i}]"),
+                    format!("a {kind} has at most {max} outgoing edge(s), but {n} leave \"{}\"", node.id),
+                );
+            }
+        }
+
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ScenarioError { errors })
+        }
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        // Serializing plain data structures cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    pub fn node_index(&self, id: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.id == id)
+    }
+}
+
+fn check_id(id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if id.len() > 64 {
+        return Err("must be at most 64 characters".into());
+    }
+    if !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return Err(format!("\"{id}\" may use only letters, digits, '_' and '-'"));
+    }
+    Ok(())
+}
+
+/// Reads one node: its id and position, then its block by `kind`.
+fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, FieldError> {
+    let Value::Object(mut fields) = value else {
+        return Err(FieldError { path: path.into(), message: "a node must be a JSON object".into() });
+    };
+    let id = match fields.remove("id") {
+        Some(Value::String(s)) => s,
+        Some(_) => return Err(FieldError { path: format!("{path}.id"), message: "must be a string".into() }),
+        None => return Err(FieldError { path: format!("{path}.id"), message: "missing".into() }),
+    };
+    let position = match fields.remove("position") {
+        None | Some(Value::Null) => None,
+        Some(v) => Some(typed::<Position>(v, &format!("{path}.position"))?),
+    };
+    let kind = match fields.remove("kind") {
+        Some(Value::String(s)) => s,
+        Some(_) => return Err(FieldError { path: format!("{path}.kind"), message: "must be a string".into() }),
+        None => {
+            return Err(FieldError {
+                path: format!("{path}.kind"),
+                message: format!("missing; one of {}", BLOCK_KINDS.join(", ")),
+            })
+        }
+    };
+    let rest = Value::Object(fields);
+    let block = match kind.as_str() {
+        "producer" => BlockSpec::Producer(typed(rest, path)?),
+        "queue" => BlockSpec::Queue(typed(rest, path)?),
+        "consumer" => BlockSpec::Consumer(typed(rest, path)?),
+        other => {
+            return Err(FieldError {
+                path: format!("{path}.kind"),
+                message: format!("unknown block kind \"{other}\"; expected one of {}", BLOCK_KINDS.join(", ")),
+            })
+        }
+    };
+    Ok(NodeSpec { id, position, block })
+}

@@ -1,0 +1,96 @@
+//! Bad scenarios are refused with the path of what is wrong, never a panic.
+
+use serde_json::json;
+use sluice_engine::Scenario;
+
+fn errors_of(doc: serde_json::Value) -> String {
+    Scenario::from_value(doc).expect_err("should be refused").to_string()
+}
+
+fn base() -> serde_json::Value {
+    serde_json::from_str(sluice_engine::DEFAULT_SCENARIO).unwrap()
+}
+
+#[test]
+fn soft_above_hard_names_the_field() {
+    let mut doc = base();
+    doc["nodes"][1]["soft_limit"]["messages"] = json!(500);
+    assert_eq!(errors_of(doc), "nodes[1].soft_limit.messages: must not exceed hard_limit.messages (500 > 100)");
+}
+
+#[test]
+fn unknown_kind_and_unknown_field_are_named() {
+    let mut doc = base();
+    doc["nodes"][2]["kind"] = json!("consumr");
+    assert!(errors_of(doc).starts_with("nodes[2].kind: unknown block kind \"consumr\""));
+    let mut doc = base();
+    doc["nodes"][1]["soft_limt"] = json!({"messages": 3});
+    assert!(errors_of(doc).starts_with("nodes[1].soft_limt: unknown field"));
+}
+
+#[test]
+fn bad_numbers_are_named() {
+    let mut doc = base();
+    doc["nodes"][0]["arrivals"]["rate_per_s"] = json!(-5);
+    assert_eq!(errors_of(doc), "nodes[0].arrivals.rate_per_s: must be between 0 and 1000000000, got -5");
+    let mut doc = base();
+    doc["nodes"][2]["workers"] = json!(0);
+    assert!(errors_of(doc).starts_with("nodes[2].workers: must be between 1"));
+    let mut doc = base();
+    doc["nodes"][0]["classes"][1]["size"] = json!({"dist": "fixed", "value": 1e300});
+    assert!(errors_of(doc).starts_with("nodes[0].classes[1].size.value: must be between 1"));
+    let mut doc = base();
+    doc["nodes"][1]["hard_limit"]["messages"] = json!(-1);
+    assert!(errors_of(doc).starts_with("nodes[1].hard_limit.messages: invalid value"));
+}
+
+#[test]
+fn edges_are_checked() {
+    let mut doc = base();
+    doc["edges"][1]["to"] = json!("nobody");
+    let e = errors_of(doc);
+    assert!(e.contains("edges[1].to: no node has the id \"nobody\""), "{e}");
+    assert!(e.contains("nodes[1]: a queue needs an outgoing edge"), "{e}");
+    let mut doc = base();
+    doc["edges"].as_array_mut().unwrap().push(json!({"from": "stream", "to": "sender"}));
+    assert!(errors_of(doc).contains("edges[2]: duplicate edge from \"stream\" to \"sender\""));
+    let mut doc = base();
+    doc["edges"].as_array_mut().unwrap().push(json!({"from": "client", "to": "stream"}));
+    let e = errors_of(doc);
+    assert!(e.contains("edges[2].to: \"stream\" is a producer and takes no input"), "{e}");
+    let mut doc = base();
+    doc["nodes"][2]["id"] = json!("sender");
+    assert!(errors_of(doc).contains("nodes[2].id: duplicate id \"sender\" (also nodes[1])"));
+}
+
+#[test]
+fn version_and_shape_are_checked() {
+    let mut doc = base();
+    doc["version"] = json!(2);
+    assert_eq!(errors_of(doc), "version: unsupported version 2; this build reads version 1");
+    assert!(errors_of(json!([1, 2])).contains("must be a JSON object"));
+    assert!(Scenario::from_json("{\"version\": 1, \"nodes\": [").unwrap_err().to_string().starts_with("not valid JSON"));
+    let huge = " ".repeat(sluice_engine::scenario::MAX_SCENARIO_BYTES + 1);
+    assert!(Scenario::from_json(&huge).unwrap_err().to_string().contains("at most"));
+}
+
+#[test]
+fn hostile_inputs_never_panic() {
+    let samples = [
+        "", "null", "1", "\"x\"", "{}", "{\"version\": 1}", "{\"version\": 1, \"nodes\": {}}",
+        "{\"version\": 1, \"nodes\": [null, 3, {\"id\": 4}]}",
+        "{\"version\": 1, \"nodes\": [{\"id\": \"a\", \"kind\": \"producer\", \"arrivals\": {\"process\": \"poisson\", \"rate_per_s\": 1e308}}]}",
+        "{\"version\": 18446744073709551616}",
+        "{\"version\": 1, \"nodes\": [{\"id\": \"a\", \"kind\": \"queue\", \"position\": {\"x\": 1e999}}]}",
+    ];
+    for s in samples {
+        assert!(Scenario::from_json(s).is_err(), "{s}");
+    }
+}
+
+#[test]
+fn a_valid_scenario_round_trips_through_json() {
+    let s = Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).unwrap();
+    let again = Scenario::from_json(&s.to_json_pretty()).unwrap();
+    assert_eq!(s, again);
+}
