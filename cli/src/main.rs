@@ -48,7 +48,7 @@ fn load(file: &str) -> Result<Scenario, String> {
 }
 
 fn run(file: &str, until: f64, seed: Option<u64>, format: Format, transitions: bool) -> Result<String, String> {
-    if !until.is_finite() || until < 0.0 || until > 1e9 {
+    if !(0.0..=1e9).contains(&until) {
         return Err(format!("--until must be between 0 and 1e9 seconds, got {until}"));
     }
     let scenario = load(file)?;

@@ -71,8 +71,8 @@ impl Report {
         let _ = writeln!(out);
         let _ = writeln!(
             out,
-            "{:<16} {:<9} {:>10} {:>10} {:>9} {:>7} {:>10}  {}",
-            "node", "kind", "arrived", "departed", "dropped", "depth", "mean depth", "state / drops"
+            "{:<16} {:<9} {:>10} {:>10} {:>9} {:>7} {:>10}  state / drops",
+            "node", "kind", "arrived", "departed", "dropped", "depth", "mean depth"
         );
         for (id, n) in &self.nodes {
             let mut notes: Vec<String> = Vec::new();

@@ -405,6 +405,26 @@ impl Simulation {
         }
     }
 
+    /// Checks every invariant that must hold between events: conservation,
+    /// and liveness (a queue that asks its producers to pause holds messages
+    /// whose sending will lift the pause, or is waiting for a reconnect).
+    pub fn check_invariants(&self) -> Result<(), String> {
+        self.check_conservation()?;
+        for (i, node) in self.nodes.iter().enumerate() {
+            if let Node::Queue(q) = node {
+                if q.asks_pause() && q.is_empty() && !q.is_disconnected() {
+                    return Err(format!(
+                        "at {}: queue \"{}\" is at {} with nothing queued, so its producers would wait forever",
+                        self.now,
+                        self.node_id(i),
+                        q.state().as_str()
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+
     pub fn node_report(&self, i: usize) -> NodeReport {
         let stats = &self.stats[i];
         let mut r = NodeReport {

@@ -146,3 +146,20 @@ fn byte_thresholds_trigger_on_their_own() {
     let series = sim.stats(1).depth_series.points(sim.now());
     assert!(series.iter().all(|p| p.max <= 6), "{:?}", series.iter().map(|p| p.max).max());
 }
+
+#[test]
+fn a_queue_thinned_to_empty_does_not_leave_its_producer_paused() {
+    // Soft limit 1 and mostly droppable traffic: one video frame takes the
+    // queue from Ready to SoftLimit, and thinning then empties it.
+    let scenario = pipeline(
+        json!({"arrivals": {"process": "poisson", "rate_per_s": 300},
+               "classes": [{"name": "video", "weight": 9, "droppable": true}, {"name": "audio", "weight": 1}]}),
+        json!({"soft_limit": {"messages": 1}, "hard_limit": {"messages": 100}}),
+        json!({"service_time": {"dist": "exponential", "mean": 0.008}}),
+    );
+    let mut sim = Simulation::new(scenario, 4).unwrap();
+    run_checked(&mut sim, 20.0);
+    // The producer keeps going: it is stopped only while something is queued.
+    assert!(sim.report().nodes["p"].arrived > 2000, "{:?}", sim.report().nodes["p"]);
+    assert!(sim.transitions().entries().any(|t| t.cause == "emptied"));
+}

@@ -13,7 +13,9 @@
 //! - A move to a more restrictive state happens after an enqueue or after a
 //!   send attempt; a move to a less restrictive one happens only after data
 //!   was actually sent. That rule is the hysteresis: a queue at SoftLimit
-//!   stays there, whatever the thresholds say, until it sends.
+//!   stays there, whatever the thresholds say, until it sends. One
+//!   exception keeps it live: a queue emptied by thinning has nothing left
+//!   to send, so it settles as if it had just sent (cause `emptied`).
 //! - Reactions: on entering `Overloaded` or worse, queued droppable messages
 //!   are discarded, and droppable arrivals are discarded while it lasts
 //!   (thinning: video frames go, audio and control stay). At `SoftLimit` or
@@ -180,6 +182,7 @@ impl Queue {
     }
 
     /// Whether the producers feeding this queue are asked to pause.
+    /// Never true of an empty, connected queue (nothing would lift it).
     pub fn asks_pause(&self) -> bool {
         self.state >= SendState::SoftLimit
     }
@@ -263,24 +266,34 @@ impl Queue {
     }
 
     fn evaluate(&mut self, after_send: bool, cause: &'static str, ctx: &mut Context) -> PauseSignal {
+        let was_pausing = self.asks_pause();
+        self.move_to_target(after_send, cause, ctx);
+        if self.items.is_empty() && !self.disconnected {
+            // Thinning can empty the queue. With nothing left to send, no
+            // send would ever come to relax the state (and a paused producer
+            // would wait forever), so an emptied queue counts as sent out.
+            self.move_to_target(true, "emptied", ctx);
+        }
+        match (was_pausing, self.asks_pause()) {
+            (false, true) => Some(true),
+            (true, false) => Some(false),
+            _ => None,
+        }
+    }
+
+    fn move_to_target(&mut self, after_send: bool, cause: &'static str, ctx: &mut Context) {
         let target = self.target_state();
         let old = self.state;
         if target == old || (target < old && !after_send) {
-            return None;
+            return;
         }
         self.state = target;
         ctx.log_transition(old.as_str(), target.as_str(), cause);
-
         if old < SendState::Overloaded && target >= SendState::Overloaded {
             self.thin(ctx);
         }
         if target == SendState::HardLimit {
             self.disconnect(ctx);
-        }
-        match (old >= SendState::SoftLimit, target >= SendState::SoftLimit) {
-            (false, true) => Some(true),
-            (true, false) => Some(false),
-            _ => None,
         }
     }
 

@@ -32,12 +32,13 @@ pub fn secs(s: f64) -> SimTime {
     SimTime::from_secs_f64(s)
 }
 
-/// Steps through `until`, checking conservation after every event.
+/// Steps through `until`, checking conservation and liveness after every
+/// event.
 pub fn run_checked(sim: &mut Simulation, until: f64) {
     let until = secs(until);
     while sim.next_event_time().is_some_and(|t| t <= until) {
         sim.step();
-        if let Err(e) = sim.check_conservation() {
+        if let Err(e) = sim.check_invariants() {
             panic!("{e}");
         }
     }

@@ -1,0 +1,97 @@
+// The skeleton page in a real Chromium: it loads clean, the default scenario
+// runs, and the inspector changes a running queue.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, open, screenshot, number } from './harness.mjs';
+
+let server, url, browser;
+
+before(async () => {
+  ({ server, url } = await serve());
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+test('the page loads with no console error and shows the default scenario', async () => {
+  const { page, errors } = await open(browser, url);
+  for (const id of ['stream', 'sender', 'client']) {
+    assert.equal(await page.locator(`[data-node="${id}"]`).count(), 1, `node ${id} drawn`);
+  }
+  assert.equal(await page.locator('.edge').count(), 2);
+  await page.waitForTimeout(1500);
+  await screenshot(page, 'default-scenario');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the default scenario runs: counters, clock and chart change over time', async () => {
+  const { page, errors } = await open(browser, url);
+  await page.waitForTimeout(500);
+  const produced1 = await number(page, '[data-testid="total-produced"]');
+  const chart1 = await page.locator('[data-testid="depth-chart"]').evaluate((c) => c.toDataURL());
+  const clock1 = await page.textContent('[data-testid="clock"]');
+  await page.waitForTimeout(2000);
+  const produced2 = await number(page, '[data-testid="total-produced"]');
+  const chart2 = await page.locator('[data-testid="depth-chart"]').evaluate((c) => c.toDataURL());
+  assert.ok(produced2 > produced1, `produced went from ${produced1} to ${produced2}`);
+  assert.notEqual(chart2, chart1, 'the chart was redrawn with new data');
+  assert.notEqual(await page.textContent('[data-testid="clock"]'), clock1);
+  // The queue thins droppable video while overloaded.
+  await page.waitForSelector('[data-testid="drops-sender-thinned"]', { timeout: 10000 });
+  assert.ok(Number(await page.locator('[data-testid="transitions-total"]').textContent()) > 0);
+  // Pause stops the clock.
+  await page.click('[data-testid="play"]');
+  const frozen = await page.textContent('[data-testid="clock"]');
+  await page.waitForTimeout(500);
+  assert.equal(await page.textContent('[data-testid="clock"]'), frozen);
+  // Conservation as the page shows it, read while paused.
+  const [p, d, x, s] = await Promise.all(
+    ['produced', 'delivered', 'dropped', 'in-system'].map((n) => number(page, `[data-testid="total-${n}"]`)),
+  );
+  assert.equal(p, d + x + s);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('lowering the soft threshold makes the queue reach SoftLimit and the producer pause', async () => {
+  const { page, errors } = await open(browser, url);
+  // Raise the soft limit out of reach first, so the queue is below it.
+  await page.click('[data-node="sender"]');
+  await page.fill('[data-testid="param-soft-messages-number"]', '100');
+  await page.waitForTimeout(800);
+  await page.click('[data-testid="play"]'); // pause
+  const sender = page.locator('[data-node="sender"]');
+  assert.notEqual(await sender.getAttribute('data-state'), 'SoftLimit');
+  assert.equal(await page.locator('[data-node="stream"]').getAttribute('data-paused'), 'false');
+
+  await page.fill('[data-testid="param-soft-messages-number"]', '1');
+  await page.click('[data-testid="play"]'); // play
+  await page.waitForSelector('[data-node="sender"][data-state="SoftLimit"]', { timeout: 5000 });
+  await page.waitForSelector('[data-node="stream"][data-paused="true"]', { timeout: 5000 });
+  // The backlog drains while the producer is paused; from then on the
+  // producer stops again at every queued message, so the queue stays tiny.
+  await page.waitForTimeout(2500);
+  // ... and it is never stopped for good: it still makes messages.
+  const producedBefore = await number(page, '[data-testid="total-produced"]');
+  await page.waitForTimeout(1000);
+  assert.ok(await number(page, '[data-testid="total-produced"]') > producedBefore, 'the producer still makes messages');
+  await page.click('[data-testid="play"]'); // pause to read a stable page
+  const log = await page.textContent('[data-testid="transitions"]');
+  assert.match(log, /SoftLimit/);
+  const label = await sender.getAttribute('aria-label');
+  const depth = Number(label.match(/(\d+) messages/)[1]);
+  assert.ok(depth <= 1, label);
+  await screenshot(page, 'soft-limit-lowered');
+
+  // A soft limit above the hard one is refused inline; the last valid value stays.
+  await page.fill('[data-testid="param-soft-messages-number"]', '999');
+  const error = await page.textContent('[data-testid="param-soft-messages-error"]');
+  assert.match(error, /must not exceed hard_limit\.messages/);
+  assert.equal(await page.inputValue('[data-testid="param-soft-messages"]'), '1');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

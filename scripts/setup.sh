@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Installs what building and testing Sluice needs, skipping what is already
+# there at the right version. Everything comes from the package registries
+# (crates.io, npm, Debian); nothing is downloaded from anywhere else.
+#
+#   scripts/setup.sh          tools to build and serve the page
+#   scripts/setup.sh test     the same, plus Chromium and its driver
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+TRUNK_VERSION=0.21.14
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+
+say() { printf '\033[1msetup:\033[0m %s\n' "$*"; }
+
+# The wasm-bindgen CLI must equal the wasm-bindgen library in Cargo.lock.
+wasm_bindgen_version() {
+  awk '/^name = "wasm-bindgen"$/ { getline; gsub(/version = |"/, ""); print; exit }' Cargo.lock
+}
+
+if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknown; then
+  say "adding the wasm32-unknown-unknown target"
+  rustup target add wasm32-unknown-unknown
+fi
+
+if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
+  say "installing trunk $TRUNK_VERSION (a few minutes)"
+  # trunk 0.22 needs a newer rustc than this toolchain.
+  cargo install "trunk@$TRUNK_VERSION" --locked
+fi
+
+want=$(wasm_bindgen_version)
+if [ -z "$want" ]; then
+  say "Cargo.lock names no wasm-bindgen version"; exit 1
+fi
+if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $want" ]; then
+  say "installing wasm-bindgen-cli $want"
+  # Without --locked: its lock file pins a crate the registry may lack.
+  cargo install "wasm-bindgen-cli@$want" --force
+fi
+
+# playwright-core and binaryen (wasm-opt 132) from npm, as package-lock.json pins them.
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] \
+   || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "installing npm packages"
+  npm ci --no-audit --no-fund
+fi
+
+if [ "${1:-}" = test ]; then
+  if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    say "installing Debian's chromium and chromium-driver"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver
+  fi
+fi
+say "ready"

@@ -1,0 +1,162 @@
+//! What the page shows of a simulation at one instant, copied out of the
+//! engine once per frame so that components compare plain data.
+
+use sluice_engine::blocks::Limits;
+use sluice_engine::{Node, SeriesPoint, Simulation, Totals};
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct NodeView {
+    pub index: usize,
+    pub id: String,
+    pub kind: &'static str,
+    pub x: f64,
+    pub y: f64,
+    /// The send-queue state, for queues.
+    pub state: Option<&'static str>,
+    pub depth: u64,
+    pub depth_bytes: u64,
+    pub in_service: u64,
+    pub workers: u32,
+    /// A producer stopped by backpressure or holding a refused message.
+    pub paused: bool,
+    pub disconnected: bool,
+    pub arrived: u64,
+    pub departed: u64,
+    pub dropped: Vec<(&'static str, u64)>,
+    pub soft: Limits,
+    pub hard: Limits,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct TransitionView {
+    pub time_s: f64,
+    pub node: String,
+    pub from: &'static str,
+    pub to: &'static str,
+    pub cause: &'static str,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Snapshot {
+    pub time_s: f64,
+    pub events: u64,
+    pub totals: Totals,
+    pub nodes: Vec<NodeView>,
+    pub edges: Vec<(usize, usize)>,
+    /// Most recent first.
+    pub transitions: Vec<TransitionView>,
+    pub transitions_total: u64,
+}
+
+/// How many log lines the page keeps on screen.
+const LOG_LINES: usize = 200;
+
+impl Snapshot {
+    pub fn of(sim: &Simulation) -> Snapshot {
+        let scenario = sim.scenario();
+        let nodes = scenario
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let stats = sim.stats(i);
+                let report = sim.node_report(i);
+                let position = spec.position.unwrap_or(sluice_engine::scenario::Position {
+                    x: 120.0 + 280.0 * i as f64,
+                    y: 160.0,
+                });
+                let mut view = NodeView {
+                    index: i,
+                    id: spec.id.clone(),
+                    kind: spec.block.kind(),
+                    x: position.x,
+                    y: position.y,
+                    state: report.state,
+                    depth: stats.depth_messages.value(),
+                    depth_bytes: stats.depth_bytes,
+                    in_service: stats.in_service,
+                    workers: 0,
+                    paused: report.paused.unwrap_or(false),
+                    disconnected: false,
+                    arrived: stats.arrived,
+                    departed: stats.departed,
+                    dropped: report.dropped.into_iter().collect(),
+                    soft: Limits::default(),
+                    hard: Limits::default(),
+                };
+                match &sim.nodes()[i] {
+                    Node::Queue(q) => {
+                        view.soft = q.spec().soft_limit;
+                        view.hard = q.spec().hard_limit;
+                        view.disconnected = q.is_disconnected();
+                    }
+                    Node::Consumer(c) => view.workers = c.spec().workers,
+                    Node::Producer(_) => {}
+                }
+                view
+            })
+            .collect();
+        let edges = scenario
+            .edges
+            .iter()
+            .filter_map(|e| Some((scenario.node_index(&e.from)?, scenario.node_index(&e.to)?)))
+            .collect();
+        let transitions = sim
+            .transitions()
+            .entries()
+            .rev()
+            .take(LOG_LINES)
+            .map(|t| TransitionView {
+                time_s: t.time.as_secs_f64(),
+                node: sim.node_id(t.node).to_string(),
+                from: t.from,
+                to: t.to,
+                cause: t.cause,
+            })
+            .collect();
+        Snapshot {
+            time_s: sim.now().as_secs_f64(),
+            events: sim.events(),
+            totals: sim.totals(),
+            nodes,
+            edges,
+            transitions,
+            transitions_total: sim.transitions().total(),
+        }
+    }
+}
+
+/// The depth series of one node, with its thresholds, for the chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DepthSeries {
+    pub node: String,
+    pub points: Vec<SeriesPoint>,
+    pub soft_messages: u64,
+    pub hard_messages: u64,
+}
+
+impl DepthSeries {
+    pub fn of(sim: &Simulation, node: usize) -> DepthSeries {
+        let (soft, hard) = match &sim.nodes()[node] {
+            Node::Queue(q) => (q.spec().soft_limit.messages, q.spec().hard_limit.messages),
+            _ => (0, 0),
+        };
+        DepthSeries {
+            node: sim.node_id(node).to_string(),
+            points: sim.stats(node).depth_series.points(sim.now()),
+            soft_messages: soft,
+            hard_messages: hard,
+        }
+    }
+}
+
+/// The colour of a send-queue state, shared by the canvas, log and legend.
+pub fn state_colour(state: &str) -> &'static str {
+    match state {
+        "Ready" => "#2f9e44",
+        "Overloaded" => "#e6a700",
+        "SoftLimit" => "#e8590c",
+        "HardLimit" => "#c92a2a",
+        _ => "#868e96",
+    }
+}
