@@ -9,7 +9,7 @@ export CHROMEDRIVER ?= /usr/bin/chromedriver
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER := wasm-bindgen-test-runner
 export WASM_BINDGEN_TEST_TIMEOUT ?= 120
 
-.PHONY: setup setup-test serve build web test test-native test-wasm test-e2e clean
+.PHONY: setup setup-test serve build web test test-native test-wasm test-e2e screenshot clean
 
 setup:
 	@scripts/setup.sh
@@ -41,6 +41,10 @@ test-wasm: setup-test
 
 test-e2e: web
 	npm run --silent e2e
+
+## Regenerates the README's screenshot from the release bundle.
+screenshot: web setup-test
+	node e2e/screenshot.mjs
 
 clean:
 	rm -rf dist e2e/artifacts

@@ -95,3 +95,21 @@ test('lowering the soft threshold makes the queue reach SoftLimit and the produc
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('speed changes how fast simulated time passes, and reset starts again from zero', async () => {
+  const { page, errors } = await open(browser, url);
+  const clock = async () => Number((await page.textContent('[data-testid="clock"]')).match(/[\d.]+/)[0]);
+  await page.selectOption('[data-testid="speed"]', '10');
+  const t0 = await clock();
+  await page.waitForTimeout(1500);
+  const advanced = (await clock()) - t0;
+  // 1.5 real seconds at 10× is 15 simulated seconds; allow for slow frames.
+  assert.ok(advanced > 5, `advanced ${advanced} s at 10×`);
+  await page.click('[data-testid="play"]'); // pause
+  await page.click('[data-testid="reset"]');
+  assert.equal(await clock(), 0);
+  assert.equal(await number(page, '[data-testid="total-produced"]'), 0);
+  assert.equal(await page.locator('[data-node="sender"]').getAttribute('data-state'), 'Ready');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
