@@ -2,6 +2,8 @@
 
 use std::process::ExitCode;
 
+mod bench;
+
 use clap::{Parser, Subcommand, ValueEnum};
 use sluice_engine::{Scenario, SimTime, Simulation};
 
@@ -33,6 +35,12 @@ enum Command {
     /// Checks a scenario file and prints what is wrong with it.
     Check {
         file: String,
+    },
+    /// Measures simulation speed on built-in models.
+    Bench {
+        /// Multiplies the length of every run (1 takes a few seconds).
+        #[arg(long, default_value_t = 1.0)]
+        scale: f64,
     },
 }
 
@@ -74,6 +82,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { file, until, seed, format, transitions } => run(&file, until, seed, format, transitions),
+        Command::Bench { scale } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),
+        Command::Bench { scale } => Ok(bench::run(scale)),
         Command::Check { file } => load(&file).map(|s| format!("{file}: valid ({} nodes, {} edges)\n", s.nodes.len(), s.edges.len())),
     };
     match result {

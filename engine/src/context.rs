@@ -2,7 +2,8 @@
 //! stream, the scheduler, the transition log and its own counters. Never
 //! another block: the simulation carries messages and signals between them.
 
-use crate::metrics::{NodeStats, Transition, TransitionLog};
+use crate::message::Message;
+use crate::metrics::{DropReason, NodeStats, Transition, TransitionLog};
 use crate::rng::SimRng;
 use crate::scheduler::{EventKind, Scheduler};
 use crate::time::{SimDuration, SimTime};
@@ -15,12 +16,31 @@ pub struct Context<'a> {
     pub scheduler: &'a mut Scheduler,
     pub log: &'a mut TransitionLog,
     pub stats: &'a mut NodeStats,
+    /// What the block reports for the simulation to pass on once the
+    /// handler returns (to other blocks: the gates a message counted against).
+    pub outbox: &'a mut Vec<Notice>,
+}
+
+/// A report from a block that concerns other blocks.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Notice {
+    /// The message left the system undelivered.
+    Dropped(Message),
 }
 
 impl Context<'_> {
     /// Schedules an event for this node after `delay`.
     pub fn schedule_in(&mut self, delay: SimDuration, kind: EventKind, data: u32) {
         self.scheduler.schedule(self.now + delay, self.node, kind, data);
+    }
+
+    /// Counts `msg` as dropped here for `reason`, and lets the gates it was
+    /// counted against know.
+    pub fn drop_message(&mut self, msg: Message, reason: DropReason) {
+        self.stats.drop(reason, 1);
+        if !msg.gates.is_empty() {
+            self.outbox.push(Notice::Dropped(msg));
+        }
     }
 
     pub fn log_transition(&mut self, from: &'static str, to: &'static str, cause: &'static str) {

@@ -6,6 +6,7 @@
 //! each block lives in `blocks/`, one file each, its guarantees at the top.
 
 pub mod blocks;
+pub mod buffer;
 pub mod context;
 pub mod distribution;
 pub mod message;

@@ -24,11 +24,21 @@ pub enum DropReason {
     Disconnected,
     /// Refused downstream, and the producer's policy was to drop it.
     Refused,
+    /// Arrived at a full queue (or pushed out of one by a newer message).
+    Overflow,
+    /// Waited in a queue longer than its time-to-live.
+    Expired,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 4] =
-        [DropReason::Thinned, DropReason::Disconnect, DropReason::Disconnected, DropReason::Refused];
+    pub const ALL: [DropReason; 6] = [
+        DropReason::Thinned,
+        DropReason::Disconnect,
+        DropReason::Disconnected,
+        DropReason::Refused,
+        DropReason::Overflow,
+        DropReason::Expired,
+    ];
     pub const COUNT: usize = Self::ALL.len();
 
     pub fn as_str(self) -> &'static str {
@@ -37,6 +47,8 @@ impl DropReason {
             DropReason::Disconnect => "disconnect",
             DropReason::Disconnected => "disconnected",
             DropReason::Refused => "refused",
+            DropReason::Overflow => "overflow",
+            DropReason::Expired => "expired",
         }
     }
 }
@@ -46,7 +58,8 @@ impl DropReason {
 pub struct Level {
     value: u64,
     since: SimTime,
-    /// The integral of the value over time up to `since`, in value·seconds.
+    /// The integral of the value over time up to `since`, in
+    /// value·nanoseconds.
     area: f64,
 }
 
@@ -55,19 +68,22 @@ impl Level {
         self.value
     }
 
+    #[inline]
     pub fn set(&mut self, now: SimTime, value: u64) {
-        self.area += self.value as f64 * now.since(self.since).as_secs_f64();
+        if self.value != 0 {
+            self.area += self.value as f64 * now.since(self.since).as_nanos() as f64;
+        }
         self.since = now;
         self.value = value;
     }
 
     /// The time average of the value from time zero to `now`.
     pub fn mean(&self, now: SimTime) -> f64 {
-        let t = now.as_secs_f64();
+        let t = now.as_nanos() as f64;
         if t <= 0.0 {
             return self.value as f64;
         }
-        (self.area + self.value as f64 * now.since(self.since).as_secs_f64()) / t
+        (self.area + self.value as f64 * now.since(self.since).as_nanos() as f64) / t
     }
 }
 
@@ -86,6 +102,9 @@ pub struct Series {
     width_ns: u64,
     capacity: usize,
     buckets: Vec<Bucket>,
+    /// The last bucket's end, in nanoseconds: records before it need no
+    /// division.
+    last_end_ns: u64,
 }
 
 /// One point of a series as the charts draw it.
@@ -100,7 +119,7 @@ pub struct SeriesPoint {
 impl Series {
     /// A series whose first buckets are `width_ns` wide.
     pub fn new(width_ns: u64, capacity: usize) -> Self {
-        Series { width_ns: width_ns.max(1), capacity: capacity.max(2) & !1, buckets: Vec::new() }
+        Series { width_ns: width_ns.max(1), capacity: capacity.max(2) & !1, buckets: Vec::new(), last_end_ns: 0 }
     }
 
     pub fn bucket_width_s(&self) -> f64 {
@@ -109,7 +128,20 @@ impl Series {
 
     /// Records that the value became `value` at `now`. Times must not go
     /// backwards.
+    #[inline]
     pub fn record(&mut self, now: SimTime, value: u64) {
+        if now.as_nanos() < self.last_end_ns {
+            if let Some(b) = self.buckets.last_mut() {
+                b.min = b.min.min(value);
+                b.max = b.max.max(value);
+                b.last = value;
+                return;
+            }
+        }
+        self.record_in_new_bucket(now, value);
+    }
+
+    fn record_in_new_bucket(&mut self, now: SimTime, value: u64) {
         let index = self.index_for(now);
         let carry = self.buckets.last().map_or(0, |b| b.last);
         while self.buckets.len() <= index {
@@ -119,6 +151,7 @@ impl Series {
         b.min = b.min.min(value);
         b.max = b.max.max(value);
         b.last = value;
+        self.last_end_ns = (index as u64 + 1).saturating_mul(self.width_ns);
     }
 
     fn index_for(&mut self, now: SimTime) -> usize {
@@ -144,6 +177,7 @@ impl Series {
             .collect();
         self.buckets = merged;
         self.width_ns = self.width_ns.saturating_mul(2);
+        self.last_end_ns = (self.buckets.len() as u64).saturating_mul(self.width_ns);
     }
 
     /// The buckets from time zero up to `now`, the value carried forward
@@ -293,9 +327,9 @@ mod tests {
         for i in 0..100_000u64 {
             s.record(SimTime::from_nanos(i * 997), i % 50);
         }
-        s.record(SimTime::from_nanos(50_000_000), 999);
+        s.record(SimTime::from_nanos(100_000_000), 999);
         assert!(s.len() <= 64, "{} buckets", s.len());
-        let points = s.points(SimTime::from_nanos(50_000_000));
+        let points = s.points(SimTime::from_nanos(100_000_000));
         assert!(points.len() <= 64);
         assert_eq!(points.iter().map(|p| p.max).max(), Some(999));
         assert_eq!(points.iter().map(|p| p.min).min(), Some(0));

@@ -283,6 +283,27 @@ impl Scenario {
             node.block.validate(&path, &mut errors);
         }
 
+        let mut classes = 0usize;
+        for (i, node) in self.nodes.iter().enumerate() {
+            if let BlockSpec::Producer(p) = &node.block {
+                classes += p.classes.len();
+                for (j, class) in p.classes.iter().enumerate() {
+                    if let Some(d) = &class.destination {
+                        if !index.contains_key(d.as_str()) {
+                            push_error(
+                                &mut errors,
+                                format!("nodes[{i}].classes[{j}].destination"),
+                                format!("no node has the id \"{d}\""),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if classes > u16::MAX as usize {
+            push_error(&mut errors, "nodes", format!("at most {} message classes in all", u16::MAX));
+        }
+
         let mut outputs = vec![0usize; self.nodes.len()];
         let mut seen = BTreeSet::new();
         for (i, edge) in self.edges.iter().enumerate() {

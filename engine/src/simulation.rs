@@ -6,7 +6,8 @@
 //! - Blocks never call each other; the simulation carries every message and
 //!   signal. A message offered downstream is either taken or refused at
 //!   once; a refusing block later wakes its inputs when it has room,
-//!   serving blocked inputs round-robin.
+//!   serving blocked inputs round-robin. A refused sender does not offer
+//!   again until woken (as a socket writer waits for "writable").
 //! - Conservation: at every step, produced = delivered + dropped + in
 //!   system, where in system counts the messages held by producers, waiting
 //!   in queues and in service (`Simulation::check_conservation`).
@@ -16,10 +17,11 @@
 use std::collections::BTreeMap;
 
 use crate::blocks::consumer::Offer;
-use crate::blocks::producer::ProducerAction;
-use crate::blocks::queue::PauseSignal;
+use crate::blocks::producer::{ClassMap, ProducerAction};
+use crate::blocks::queue::{PauseSignal, QueueOffer};
 use crate::blocks::{Consumer, Producer, Queue};
-use crate::context::Context;
+use crate::context::{Context, Notice};
+use crate::message::{Message, NO_DESTINATION};
 use crate::metrics::{DropReason, NodeStats, TransitionLog};
 use crate::report::{NodeReport, Report, Totals};
 use crate::rng::SimRng;
@@ -52,6 +54,10 @@ pub struct Simulation {
     inputs: Vec<Vec<usize>>,
     /// Where the next round-robin wake of each node's inputs starts.
     wake_cursor: Vec<usize>,
+    /// Notices from the block handled last, passed on by `settle`.
+    outbox: Vec<Notice>,
+    /// Scenario-wide class names, indexed by `Message::class`.
+    class_names: Vec<String>,
 }
 
 /// Builds the context of node `$i` from the simulation's disjoint fields.
@@ -64,6 +70,7 @@ macro_rules! ctx {
             scheduler: &mut $sim.scheduler,
             log: &mut $sim.log,
             stats: &mut $sim.stats[$i],
+            outbox: &mut $sim.outbox,
         }
     };
 }
@@ -81,11 +88,22 @@ impl Simulation {
             output[from] = Some(to);
             inputs[to].push(from);
         }
+        let class_maps = class_maps(&scenario);
+        let class_names = scenario
+            .nodes
+            .iter()
+            .filter_map(|n| match &n.block {
+                BlockSpec::Producer(p) => Some(p.classes.iter().map(|c| c.name.clone())),
+                _ => None,
+            })
+            .flatten()
+            .collect();
         let nodes = scenario
             .nodes
             .iter()
-            .map(|spec| match &spec.block {
-                BlockSpec::Producer(p) => Node::Producer(Producer::new(p.clone())),
+            .zip(class_maps)
+            .map(|(spec, classes)| match &spec.block {
+                BlockSpec::Producer(p) => Node::Producer(Producer::new(p.clone(), classes)),
                 BlockSpec::Queue(q) => Node::Queue(Queue::new(q.clone())),
                 BlockSpec::Consumer(c) => Node::Consumer(Consumer::new(c.clone())),
             })
@@ -103,6 +121,8 @@ impl Simulation {
             output,
             inputs,
             wake_cursor: vec![0; n],
+            outbox: Vec::new(),
+            class_names,
         };
         for i in 0..n {
             if let Node::Producer(p) = &mut sim.nodes[i] {
@@ -157,8 +177,8 @@ impl Simulation {
         };
         self.now = event.time;
         self.events += 1;
-        let i = event.node as usize;
-        match event.kind {
+        let i = event.node();
+        match event.kind() {
             EventKind::Arrival => {
                 if let Node::Producer(p) = &mut self.nodes[i] {
                     if let ProducerAction::Offer(msg) = p.on_arrival(&mut ctx!(self, i)) {
@@ -186,8 +206,27 @@ impl Simulation {
                     self.signal_inputs(i, signal);
                 }
             }
+            EventKind::Expire => {
+                if let Node::Queue(q) = &mut self.nodes[i] {
+                    let signal = q.on_expiry(&mut ctx!(self, i));
+                    self.signal_inputs(i, signal);
+                    self.wake_inputs(i);
+                }
+            }
         }
+        self.settle();
         true
+    }
+
+    /// Passes on what blocks reported while handling the last event.
+    fn settle(&mut self) {
+        // Gates (windows, credit links) learn of drops here as they arrive.
+        self.outbox.clear();
+    }
+
+    /// The name of a scenario-wide class index.
+    pub fn class_name(&self, class: u16) -> &str {
+        self.class_names.get(class as usize).map_or("?", String::as_str)
     }
 
     /// Runs every event up to and including `until`, then sets the clock
@@ -216,7 +255,7 @@ impl Simulation {
 
     /// Offers a producer's message downstream and tells the producer how it
     /// went.
-    fn send_from_producer(&mut self, p: usize, msg: crate::message::Message) {
+    fn send_from_producer(&mut self, p: usize, msg: Message) {
         let outcome = self.deliver(p, msg);
         if let Node::Producer(producer) = &mut self.nodes[p] {
             let ctx = &mut ctx!(self, p);
@@ -228,17 +267,22 @@ impl Simulation {
     }
 
     /// Offers `msg` from `from` to its next block.
-    fn deliver(&mut self, from: usize, msg: crate::message::Message) -> Result<(), crate::message::Message> {
+    fn deliver(&mut self, from: usize, msg: Message) -> Result<(), Message> {
         let Some(to) = self.output[from] else {
             return Err(msg);
         };
         match &mut self.nodes[to] {
-            Node::Queue(q) => {
-                let signal = q.accept(msg, &mut ctx!(self, to));
-                self.signal_inputs(to, signal);
-                self.pump_queue(to);
-                Ok(())
-            }
+            Node::Queue(q) => match q.offer(msg, &mut ctx!(self, to)) {
+                QueueOffer::Taken(signal) => {
+                    let waiting = q.waiting_for_room();
+                    self.signal_inputs(to, signal);
+                    if !waiting {
+                        self.pump_queue(to);
+                    }
+                    Ok(())
+                }
+                QueueOffer::Refused(msg) => Err(msg),
+            },
             Node::Consumer(c) => match c.offer(msg, &mut ctx!(self, to)) {
                 Offer::Accepted => Ok(()),
                 Offer::Refused(msg) => Err(msg),
@@ -266,9 +310,15 @@ impl Simulation {
             }
             sent += 1;
         }
+        let mut freed_room = false;
         if let Node::Queue(queue) = &mut self.nodes[q] {
             let signal = queue.after_send_loop(sent, refused, &mut ctx!(self, q));
+            freed_room = sent > 0 && queue.spec().on_full == crate::blocks::OnFull::Refuse;
             self.signal_inputs(q, signal);
+        }
+        if freed_room {
+            // A queue that refuses when full wakes its senders as it drains.
+            self.wake_inputs(q);
         }
     }
 
@@ -276,7 +326,7 @@ impl Simulation {
     fn has_room(&self, node: usize) -> bool {
         match &self.nodes[node] {
             Node::Consumer(c) => c.has_room(),
-            Node::Queue(_) => true,
+            Node::Queue(q) => !q.refuses(),
             Node::Producer(_) => false,
         }
     }
@@ -285,7 +335,8 @@ impl Simulation {
     fn is_blocked(&self, node: usize) -> bool {
         match &self.nodes[node] {
             Node::Producer(p) => p.is_blocked(),
-            Node::Queue(q) => !q.is_empty(),
+            // Also when emptied meanwhile: the wake must clear its wait.
+            Node::Queue(q) => !q.is_empty() || q.waiting_for_room(),
             Node::Consumer(_) => false,
         }
     }
@@ -315,12 +366,16 @@ impl Simulation {
                     self.send_from_producer(node, msg);
                 }
             }
-            Node::Queue(_) => self.pump_queue(node),
+            Node::Queue(q) => {
+                q.on_wake();
+                self.pump_queue(node);
+            }
             Node::Consumer(_) => {}
         }
     }
 
     /// Passes a queue's pause request to the producers that feed it.
+    #[inline]
     fn signal_inputs(&mut self, node: usize, signal: PauseSignal) {
         let Some(pause) = signal else { return };
         for k in 0..self.inputs[node].len() {
@@ -351,12 +406,15 @@ impl Simulation {
         self.scenario = candidate;
         match (&mut self.nodes[i], block) {
             (Node::Producer(p), BlockSpec::Producer(spec)) => {
-                p.reconfigure(spec, &mut ctx!(self, i));
+                let classes = class_maps(&self.scenario).swap_remove(i);
+                p.reconfigure(spec, classes, &mut ctx!(self, i));
                 self.pump(i);
             }
             (Node::Queue(q), BlockSpec::Queue(spec)) => {
                 let signal = q.reconfigure(spec, &mut ctx!(self, i));
                 self.signal_inputs(i, signal);
+                self.pump(i);
+                self.wake_inputs(i);
             }
             (Node::Consumer(c), BlockSpec::Consumer(spec)) => {
                 c.reconfigure(spec);
@@ -364,6 +422,7 @@ impl Simulation {
             }
             _ => {}
         }
+        self.settle();
         Ok(())
     }
 
@@ -470,4 +529,34 @@ impl Simulation {
             nodes: (0..self.nodes.len()).map(|i| (self.node_id(i).to_string(), self.node_report(i))).collect(),
         }
     }
+}
+
+/// The class map of every node (empty for all but producers). Class indices
+/// run across the scenario in node order.
+fn class_maps(scenario: &Scenario) -> Vec<ClassMap> {
+    let mut base = 0u16;
+    scenario
+        .nodes
+        .iter()
+        .map(|node| match &node.block {
+            BlockSpec::Producer(p) => {
+                let map = ClassMap {
+                    class_base: base,
+                    destinations: p
+                        .classes
+                        .iter()
+                        .map(|c| {
+                            c.destination
+                                .as_deref()
+                                .and_then(|d| scenario.node_index(d))
+                                .map_or(NO_DESTINATION, |i| i as u32)
+                        })
+                        .collect(),
+                };
+                base = base.saturating_add(p.classes.len() as u16);
+                map
+            }
+            _ => ClassMap::default(),
+        })
+        .collect()
 }

@@ -7,4 +7,4 @@ pub mod queue;
 
 pub use consumer::{Consumer, ConsumerSpec};
 pub use producer::{Arrivals, Backpressure, MessageClass, OnRefused, Producer, ProducerSpec};
-pub use queue::{Limits, Queue, QueueSpec, SendState};
+pub use queue::{Limits, OnFull, Queue, QueueSpec, Reaction, Reactions, SendState};

@@ -20,7 +20,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
 use crate::distribution::Distribution;
-use crate::message::Message;
+use crate::message::{Gates, Message, NO_DESTINATION};
+use crate::metrics::DropReason;
 use crate::scenario::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
 use crate::time::SimDuration;
@@ -67,6 +68,17 @@ pub struct MessageClass {
     pub size: Distribution,
     #[serde(default)]
     pub droppable: bool,
+    /// Priority queues serve lower numbers first.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub priority: u8,
+    /// The node this class is addressed to (routers and per-destination
+    /// windows read it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destination: Option<String>,
+}
+
+fn is_zero(v: &u8) -> bool {
+    *v == 0
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -87,7 +99,14 @@ pub enum Backpressure {
 }
 
 fn default_classes() -> Vec<MessageClass> {
-    vec![MessageClass { name: "message".into(), weight: 1.0, size: default_size(), droppable: false }]
+    vec![MessageClass {
+        name: "message".into(),
+        weight: 1.0,
+        size: default_size(),
+        droppable: false,
+        priority: 0,
+        destination: None,
+    }]
 }
 fn default_weight() -> f64 {
     1.0
@@ -132,8 +151,18 @@ impl ProducerSpec {
     }
 }
 
+/// How a producer's classes map onto the scenario: their scenario-wide
+/// indices start at `class_base`, and `destinations[i]` is the node index
+/// class `i` is addressed to (or `NO_DESTINATION`).
+#[derive(Clone, Debug, Default)]
+pub struct ClassMap {
+    pub class_base: u16,
+    pub destinations: Vec<u32>,
+}
+
 pub struct Producer {
     spec: ProducerSpec,
+    classes: ClassMap,
     weights: Vec<f64>,
     total_weight: f64,
     /// A refused message waiting to be offered again.
@@ -155,9 +184,10 @@ pub enum ProducerAction {
 }
 
 impl Producer {
-    pub fn new(spec: ProducerSpec) -> Self {
+    pub fn new(spec: ProducerSpec, classes: ClassMap) -> Self {
         let mut p = Producer {
             spec: spec.clone(),
+            classes,
             weights: Vec::new(),
             total_weight: 0.0,
             held: None,
@@ -182,7 +212,8 @@ impl Producer {
 
     /// Takes new parameters while running. The next arrival already
     /// scheduled stands; a held message follows the new `on_refused`.
-    pub fn reconfigure(&mut self, spec: ProducerSpec, ctx: &mut Context) {
+    pub fn reconfigure(&mut self, spec: ProducerSpec, classes: ClassMap, ctx: &mut Context) {
+        self.classes = classes;
         let old_policy = self.spec.on_refused;
         let old_backpressure = self.spec.backpressure;
         self.set_spec(spec);
@@ -193,8 +224,9 @@ impl Producer {
             {
                 match self.spec.on_refused {
                     OnRefused::Drop => {
-                        self.held = None;
-                        ctx.stats.drop(crate::metrics::DropReason::Refused, 1);
+                        if let Some(msg) = self.held.take() {
+                            ctx.drop_message(msg, DropReason::Refused);
+                        }
                         ctx.stats.set_depth(ctx.now, 0, 0);
                     }
                     OnRefused::Retry => self.start_retry_chain(ctx),
@@ -249,14 +281,19 @@ impl Producer {
         }
         let class = if self.weights.len() == 1 { 0 } else { ctx.rng.weighted_index(&self.weights, self.total_weight) };
         let spec = &self.spec.classes[class];
-        let size = spec.size.sample(ctx.rng).round().clamp(1.0, MAX_MESSAGE_BYTES) as u64;
+        // Sizes are positive: adding one half and truncating rounds them.
+        let size = (spec.size.sample(ctx.rng) + 0.5).clamp(1.0, MAX_MESSAGE_BYTES) as u64;
         let msg = Message {
-            id: self.next_id,
+            // Unique within a run while a producer makes fewer than 2^40.
+            id: ((ctx.node as u64) << 40) | self.next_id,
             source: ctx.node as u32,
-            class: class as u16,
+            class: self.classes.class_base + class as u16,
+            priority: spec.priority,
+            destination: self.classes.destinations.get(class).copied().unwrap_or(NO_DESTINATION),
             droppable: spec.droppable,
             size_bytes: size,
             created: ctx.now,
+            gates: Gates::default(),
         };
         self.next_id += 1;
         ctx.stats.arrived += 1;
@@ -276,7 +313,7 @@ impl Producer {
     /// The next block refused the message.
     pub fn on_refused(&mut self, msg: Message, ctx: &mut Context) {
         match self.spec.on_refused {
-            OnRefused::Drop => ctx.stats.drop(crate::metrics::DropReason::Refused, 1),
+            OnRefused::Drop => ctx.drop_message(msg, DropReason::Refused),
             OnRefused::Pause | OnRefused::Retry => {
                 let first_refusal = self.held.is_none();
                 self.held = Some(msg);

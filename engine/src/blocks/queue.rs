@@ -1,8 +1,18 @@
-//! Queue: the send queue of one connection (the Moment media server's Sender).
+//! Queue: a waiting line with limits, after the Moment media server's Sender,
+//! SObjectizer's demand queues and super-queue's job queue.
 //!
 //! Guarantees:
-//! - Messages leave in arrival order (FIFO), each exactly once: sent on,
-//!   or dropped with a reason.
+//! - Messages leave in the queue's `order` (FIFO, LIFO, or by priority with
+//!   FIFO inside a priority), each exactly once: sent on, or dropped with a
+//!   reason.
+//! - `capacity` bounds the queue (messages and/or bytes; 0 = no bound). A
+//!   message that does not fit is handled by `on_full`: `drop_newest` drops
+//!   the arrival, `drop_oldest` drops the longest-waiting messages until it
+//!   fits, `drop_droppable_first` drops the longest-waiting droppable ones
+//!   (then the arrival), `refuse` refuses it so the sender must hold it.
+//!   Overflow drops count as `overflow`.
+//! - With `ttl_s`, a message that has waited that long is discarded at that
+//!   instant, unsent (`expired`).
 //! - Thresholds are pairs of bytes and messages; either one triggers; `0`
 //!   means no limit in that dimension.
 //! - The queue is always in exactly one of four states, ordered by severity:
@@ -10,33 +20,34 @@
 //!   refused: the socket would block), `SoftLimit` (the soft threshold is
 //!   reached) and `HardLimit` (the hard threshold is reached). Every change
 //!   is logged with its time and cause.
-//! - A move to a more restrictive state happens after an enqueue or after a
-//!   send attempt; a move to a less restrictive one happens only after data
-//!   was actually sent. That rule is the hysteresis: a queue at SoftLimit
-//!   stays there, whatever the thresholds say, until it sends. One
-//!   exception keeps it live: a queue emptied by thinning has nothing left
-//!   to send, so it settles as if it had just sent (cause `emptied`).
-//! - Reactions: on entering `Overloaded` or worse, queued droppable messages
-//!   are discarded, and droppable arrivals are discarded while it lasts
-//!   (thinning: video frames go, audio and control stay). At `SoftLimit` or
-//!   worse the queue asks its producers to pause (they stop if their
-//!   `backpressure` is `pause`). At `HardLimit` the client is disconnected:
-//!   everything queued is dropped, arrivals are dropped until a new client
-//!   connects `reconnect_after_s` later, and the new connection starts
-//!   `Ready` with an empty queue.
+//! - A move to a more restrictive state happens after an enqueue, a send
+//!   attempt or a change of thresholds; a move to a less restrictive one
+//!   happens only after data was actually sent. That rule is the hysteresis:
+//!   a queue at SoftLimit stays there, whatever the thresholds say, until it
+//!   sends. One exception keeps it live: a queue emptied by dropping has
+//!   nothing left to send, so it settles as if it had just sent (`emptied`).
+//! - Each state has a reaction (`reactions`), in force in that state and
+//!   every more severe one: `thin` discards the queued droppable messages on
+//!   entry and droppable arrivals while it lasts (video frames go, audio and
+//!   control stay); `pause_input` asks the producers feeding the queue to
+//!   pause (they stop if their `backpressure` is `pause`); `disconnect`
+//!   drops everything queued (`disconnect`) and every arrival until a new
+//!   client connects `reconnect_after_s` later (`disconnected`), the new
+//!   connection starting `Ready` and empty. The defaults are Moment's:
+//!   thin when overloaded, pause input at the soft limit, disconnect at the
+//!   hard limit.
 //! - A send loop offers messages until the next block refuses one or the
 //!   queue is empty, as a socket writer writes until "would block".
 
-use std::collections::VecDeque;
-
 use serde::{Deserialize, Serialize};
 
+use crate::buffer::{Buffer, Entry, Order};
 use crate::context::Context;
 use crate::message::Message;
 use crate::metrics::DropReason;
 use crate::scenario::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -48,10 +59,36 @@ pub struct QueueSpec {
     /// Seconds from a disconnect until a new client connects.
     #[serde(default = "default_reconnect_after")]
     pub reconnect_after_s: f64,
+    #[serde(default, skip_serializing_if = "Limits::is_unlimited")]
+    pub capacity: Limits,
+    #[serde(default)]
+    pub on_full: OnFull,
+    /// Seconds a message may wait before it is discarded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_s: Option<f64>,
+    #[serde(default)]
+    pub order: Order,
+    #[serde(default)]
+    pub reactions: Reactions,
 }
 
 fn default_reconnect_after() -> f64 {
     1.0
+}
+
+impl Default for QueueSpec {
+    fn default() -> Self {
+        QueueSpec {
+            soft_limit: Limits::default(),
+            hard_limit: Limits::default(),
+            reconnect_after_s: default_reconnect_after(),
+            capacity: Limits::default(),
+            on_full: OnFull::default(),
+            ttl_s: None,
+            order: Order::default(),
+            reactions: Reactions::default(),
+        }
+    }
 }
 
 /// A threshold as a pair; either one triggers, and 0 means no limit.
@@ -73,14 +110,85 @@ impl Limits {
         (self.messages > 0 && messages >= self.messages) || (self.bytes > 0 && bytes >= self.bytes)
     }
 
+    /// Whether a queue of this depth would exceed the bound by taking one
+    /// more message of `size` bytes.
+    pub fn would_exceed(&self, messages: u64, bytes: u64, size: u64) -> bool {
+        (self.messages > 0 && messages + 1 > self.messages) || (self.bytes > 0 && bytes + size > self.bytes)
+    }
+
     pub fn is_unlimited(&self) -> bool {
         self.messages == 0 && self.bytes == 0
     }
 }
 
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnFull {
+    #[default]
+    DropNewest,
+    DropOldest,
+    DropDroppableFirst,
+    Refuse,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Reaction {
+    None,
+    Thin,
+    PauseInput,
+    Disconnect,
+}
+
+/// The reaction to each state beyond `Ready`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Reactions {
+    #[serde(default = "thin")]
+    pub overloaded: Reaction,
+    #[serde(default = "pause_input")]
+    pub soft_limit: Reaction,
+    #[serde(default = "disconnect")]
+    pub hard_limit: Reaction,
+}
+
+fn thin() -> Reaction {
+    Reaction::Thin
+}
+fn pause_input() -> Reaction {
+    Reaction::PauseInput
+}
+fn disconnect() -> Reaction {
+    Reaction::Disconnect
+}
+
+impl Default for Reactions {
+    fn default() -> Self {
+        Reactions { overloaded: thin(), soft_limit: pause_input(), hard_limit: disconnect() }
+    }
+}
+
+impl Reactions {
+    /// Whether `reaction` is in force in `state` (set for it or a milder one).
+    fn active(&self, state: SendState, reaction: Reaction) -> bool {
+        (state >= SendState::Overloaded && self.overloaded == reaction)
+            || (state >= SendState::SoftLimit && self.soft_limit == reaction)
+            || (state >= SendState::HardLimit && self.hard_limit == reaction)
+    }
+
+    fn of(&self, state: SendState) -> Reaction {
+        match state {
+            SendState::Ready => Reaction::None,
+            SendState::Overloaded => self.overloaded,
+            SendState::SoftLimit => self.soft_limit,
+            SendState::HardLimit => self.hard_limit,
+        }
+    }
+}
+
 impl QueueSpec {
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
-        for (name, limits) in [("soft_limit", &self.soft_limit), ("hard_limit", &self.hard_limit)] {
+        for (name, limits) in [("soft_limit", &self.soft_limit), ("hard_limit", &self.hard_limit), ("capacity", &self.capacity)] {
             for (field, value) in [("messages", limits.messages), ("bytes", limits.bytes)] {
                 if value > MAX_LIMIT {
                     push_error(errors, format!("{path}.{name}.{field}"), format!("must be at most {MAX_LIMIT}"));
@@ -103,6 +211,9 @@ impl QueueSpec {
             );
         }
         check_range(errors, format!("{path}.reconnect_after_s"), self.reconnect_after_s, 0.0, 1e6);
+        if let Some(ttl) = self.ttl_s {
+            check_range(errors, format!("{path}.ttl_s"), ttl, 1e-9, 1e6);
+        }
     }
 }
 
@@ -130,26 +241,39 @@ impl SendState {
 /// (`Some(false)`), or carry on as they are (`None`).
 pub type PauseSignal = Option<bool>;
 
+/// The answer to an offer.
+pub enum QueueOffer {
+    /// Taken (queued, or dropped and counted here).
+    Taken(PauseSignal),
+    /// Full, with `on_full: refuse`: the sender keeps it.
+    Refused(Message),
+}
+
 pub struct Queue {
     spec: QueueSpec,
-    items: VecDeque<Message>,
-    bytes: u64,
+    buffer: Buffer,
     state: SendState,
     last_send_refused: bool,
+    /// The last send loop was refused and the next block has not woken the
+    /// queue since: sending again before then would be refused too.
+    waiting_for_room: bool,
     disconnected: bool,
     disconnects: u64,
+    /// When the pending expiry timer fires, if one is pending.
+    expiry_timer: Option<SimTime>,
 }
 
 impl Queue {
     pub fn new(spec: QueueSpec) -> Self {
         Queue {
+            buffer: Buffer::new(spec.order),
             spec,
-            items: VecDeque::new(),
-            bytes: 0,
             state: SendState::Ready,
             last_send_refused: false,
+            waiting_for_room: false,
             disconnected: false,
             disconnects: 0,
+            expiry_timer: None,
         }
     }
 
@@ -162,15 +286,15 @@ impl Queue {
     }
 
     pub fn len(&self) -> usize {
-        self.items.len()
+        self.buffer.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.items.is_empty()
+        self.buffer.is_empty()
     }
 
     pub fn bytes(&self) -> u64 {
-        self.bytes
+        self.buffer.bytes()
     }
 
     pub fn is_disconnected(&self) -> bool {
@@ -184,36 +308,85 @@ impl Queue {
     /// Whether the producers feeding this queue are asked to pause.
     /// Never true of an empty, connected queue (nothing would lift it).
     pub fn asks_pause(&self) -> bool {
-        self.state >= SendState::SoftLimit
+        self.spec.reactions.active(self.state, Reaction::PauseInput)
+    }
+
+    fn thinning(&self) -> bool {
+        self.spec.reactions.active(self.state, Reaction::Thin)
+    }
+
+    /// Whether an offer now would be refused (full, with `refuse`).
+    pub fn refuses(&self) -> bool {
+        self.spec.on_full == OnFull::Refuse
+            && !self.disconnected
+            && self.spec.capacity.reached(self.buffer.len() as u64, self.buffer.bytes())
+    }
+
+    /// Whether the queue waits for the next block to wake it before sending
+    /// again ("would block" until "writable").
+    pub fn waiting_for_room(&self) -> bool {
+        self.waiting_for_room
+    }
+
+    /// The next block may have room: the next send loop tries again.
+    pub fn on_wake(&mut self) {
+        self.waiting_for_room = false;
     }
 
     /// The message the send loop offers next.
     pub fn head(&self) -> Option<Message> {
-        self.items.front().copied()
+        self.buffer.peek().map(|e| e.msg)
     }
 
-    /// Takes a message from upstream. The queue never refuses: what it cannot
-    /// keep, it drops and counts.
-    pub fn accept(&mut self, msg: Message, ctx: &mut Context) -> PauseSignal {
-        ctx.stats.arrived += 1;
+    /// Takes a message from upstream.
+    pub fn offer(&mut self, msg: Message, ctx: &mut Context) -> QueueOffer {
         if self.disconnected {
-            ctx.stats.drop(DropReason::Disconnected, 1);
-            return None;
+            ctx.stats.arrived += 1;
+            ctx.drop_message(msg, DropReason::Disconnected);
+            return QueueOffer::Taken(None);
         }
-        if msg.droppable && self.state >= SendState::Overloaded {
-            ctx.stats.drop(DropReason::Thinned, 1);
-            return None;
+        if msg.droppable && self.thinning() {
+            ctx.stats.arrived += 1;
+            ctx.drop_message(msg, DropReason::Thinned);
+            return QueueOffer::Taken(None);
         }
-        self.items.push_back(msg);
-        self.bytes += msg.size_bytes;
+        let cap = self.spec.capacity;
+        if cap.would_exceed(self.buffer.len() as u64, self.buffer.bytes(), msg.size_bytes) {
+            match self.spec.on_full {
+                OnFull::Refuse => return QueueOffer::Refused(msg),
+                OnFull::DropNewest => {
+                    ctx.stats.arrived += 1;
+                    ctx.drop_message(msg, DropReason::Overflow);
+                    return QueueOffer::Taken(None);
+                }
+                OnFull::DropOldest | OnFull::DropDroppableFirst => {
+                    let droppable_only = self.spec.on_full == OnFull::DropDroppableFirst;
+                    while cap.would_exceed(self.buffer.len() as u64, self.buffer.bytes(), msg.size_bytes) {
+                        let victim = if droppable_only { self.buffer.pop_oldest_droppable() } else { self.buffer.pop_oldest() };
+                        match victim {
+                            Some(e) => ctx.drop_message(e.msg, DropReason::Overflow),
+                            None => break,
+                        }
+                    }
+                    if cap.would_exceed(self.buffer.len() as u64, self.buffer.bytes(), msg.size_bytes) {
+                        ctx.stats.arrived += 1;
+                        ctx.drop_message(msg, DropReason::Overflow);
+                        self.record_depth(ctx);
+                        return QueueOffer::Taken(self.evaluate(false, "overflow", ctx));
+                    }
+                }
+            }
+        }
+        ctx.stats.arrived += 1;
+        self.buffer.push(Entry { msg, enqueued: ctx.now });
         self.record_depth(ctx);
-        self.evaluate(false, "enqueue", ctx)
+        self.arm_expiry(ctx);
+        QueueOffer::Taken(self.evaluate(false, "enqueue", ctx))
     }
 
     /// The head was taken by the next block.
     pub fn pop_sent(&mut self, ctx: &mut Context) {
-        if let Some(msg) = self.items.pop_front() {
-            self.bytes -= msg.size_bytes;
+        if self.buffer.pop().is_some() {
             ctx.stats.departed += 1;
             self.record_depth(ctx);
         }
@@ -223,16 +396,23 @@ impl Queue {
     /// with the queue empty.
     pub fn after_send_loop(&mut self, sent: u64, refused: bool, ctx: &mut Context) -> PauseSignal {
         self.last_send_refused = refused;
+        self.waiting_for_room = refused;
         if sent == 0 && !refused {
             return None;
         }
         self.evaluate(sent > 0, if sent > 0 { "send" } else { "would block" }, ctx)
     }
 
-    /// Takes new thresholds while running. A stricter state applies at
+    /// Takes new parameters while running. A stricter state applies at
     /// once; a looser one waits for the next send, as always.
     pub fn reconfigure(&mut self, spec: QueueSpec, ctx: &mut Context) -> PauseSignal {
+        self.buffer.set_order(spec.order);
+        let ttl_changed = spec.ttl_s != self.spec.ttl_s;
         self.spec = spec;
+        if ttl_changed {
+            self.expiry_timer = None;
+            self.arm_expiry(ctx);
+        }
         if self.disconnected {
             return None;
         }
@@ -244,16 +424,52 @@ impl Queue {
         if !self.disconnected {
             return None;
         }
+        let was_pausing = self.asks_pause();
         self.disconnected = false;
         self.last_send_refused = false;
+        self.waiting_for_room = false;
         let old = self.state;
         self.state = SendState::Ready;
         ctx.log_transition(old.as_str(), SendState::Ready.as_str(), "new client connected");
-        Some(false)
+        was_pausing.then_some(false)
+    }
+
+    /// The expiry timer: discards what has waited `ttl_s` or longer.
+    pub fn on_expiry(&mut self, ctx: &mut Context) -> PauseSignal {
+        if self.expiry_timer != Some(ctx.now) {
+            return None; // a timer superseded by a change of ttl
+        }
+        self.expiry_timer = None;
+        let Some(ttl) = self.spec.ttl_s.map(SimDuration::from_secs_f64) else { return None };
+        let now = ctx.now;
+        let mut expired = Vec::new();
+        self.buffer.remove_where(|e| {
+            let stale = e.enqueued + ttl <= now;
+            if stale {
+                expired.push(e.msg);
+            }
+            stale
+        });
+        for msg in expired {
+            ctx.drop_message(msg, DropReason::Expired);
+        }
+        self.record_depth(ctx);
+        self.arm_expiry(ctx);
+        self.evaluate(false, "expired", ctx)
+    }
+
+    /// Makes sure a timer is set for the oldest message's expiry.
+    fn arm_expiry(&mut self, ctx: &mut Context) {
+        let (Some(ttl), None) = (self.spec.ttl_s, self.expiry_timer) else { return };
+        if let Some(oldest) = self.buffer.oldest_enqueued() {
+            let at = (oldest + SimDuration::from_secs_f64(ttl)).max(ctx.now);
+            self.expiry_timer = Some(at);
+            ctx.scheduler.schedule(at, ctx.node, EventKind::Expire, 0);
+        }
     }
 
     fn target_state(&self) -> SendState {
-        let (messages, bytes) = (self.items.len() as u64, self.bytes);
+        let (messages, bytes) = (self.buffer.len() as u64, self.buffer.bytes());
         if self.spec.hard_limit.reached(messages, bytes) {
             SendState::HardLimit
         } else if self.spec.soft_limit.reached(messages, bytes) {
@@ -266,10 +482,14 @@ impl Queue {
     }
 
     fn evaluate(&mut self, after_send: bool, cause: &'static str, ctx: &mut Context) -> PauseSignal {
+        if self.target_state() == self.state {
+            // The common case, kept cheap: nothing to move, nothing to signal.
+            return None;
+        }
         let was_pausing = self.asks_pause();
         self.move_to_target(after_send, cause, ctx);
-        if self.items.is_empty() && !self.disconnected {
-            // Thinning can empty the queue. With nothing left to send, no
+        if !after_send && self.buffer.is_empty() && !self.disconnected {
+            // Dropping can empty the queue. With nothing left to send, no
             // send would ever come to relax the state (and a paused producer
             // would wait forever), so an emptied queue counts as sent out.
             self.move_to_target(true, "emptied", ctx);
@@ -289,37 +509,39 @@ impl Queue {
         }
         self.state = target;
         ctx.log_transition(old.as_str(), target.as_str(), cause);
-        if old < SendState::Overloaded && target >= SendState::Overloaded {
-            self.thin(ctx);
-        }
-        if target == SendState::HardLimit {
-            self.disconnect(ctx);
+        if target > old {
+            let thinning_before = self.spec.reactions.active(old, Reaction::Thin);
+            if !thinning_before && self.thinning() {
+                self.thin(ctx);
+            }
+            let entered = [SendState::Overloaded, SendState::SoftLimit, SendState::HardLimit];
+            if entered.iter().any(|s| *s > old && *s <= target && self.spec.reactions.of(*s) == Reaction::Disconnect) {
+                self.disconnect(ctx);
+            }
         }
     }
 
     /// Discards the droppable messages queued.
     fn thin(&mut self, ctx: &mut Context) {
-        let before = self.items.len();
-        let mut dropped_bytes = 0;
-        self.items.retain(|m| {
-            if m.droppable {
-                dropped_bytes += m.size_bytes;
+        let mut thinned = Vec::new();
+        self.buffer.remove_where(|e| {
+            if e.msg.droppable {
+                thinned.push(e.msg);
             }
-            !m.droppable
+            e.msg.droppable
         });
-        let dropped = (before - self.items.len()) as u64;
-        if dropped > 0 {
-            self.bytes -= dropped_bytes;
-            ctx.stats.drop(DropReason::Thinned, dropped);
+        if !thinned.is_empty() {
+            for msg in thinned {
+                ctx.drop_message(msg, DropReason::Thinned);
+            }
             self.record_depth(ctx);
         }
     }
 
     fn disconnect(&mut self, ctx: &mut Context) {
-        let lost = self.items.len() as u64;
-        self.items.clear();
-        self.bytes = 0;
-        ctx.stats.drop(DropReason::Disconnect, lost);
+        while let Some(e) = self.buffer.pop() {
+            ctx.drop_message(e.msg, DropReason::Disconnect);
+        }
         self.record_depth(ctx);
         self.disconnected = true;
         self.disconnects += 1;
@@ -327,6 +549,6 @@ impl Queue {
     }
 
     fn record_depth(&self, ctx: &mut Context) {
-        ctx.stats.set_depth(ctx.now, self.items.len() as u64, self.bytes);
+        ctx.stats.set_depth(ctx.now, self.buffer.len() as u64, self.buffer.bytes());
     }
 }
