@@ -96,7 +96,7 @@ impl Buffer {
     #[inline]
     pub fn push(&mut self, entry: Entry) {
         self.len += 1;
-        self.bytes += entry.msg.size_bytes;
+        self.bytes += entry.msg.size_bytes as u64;
         if self.order != Order::Priority {
             self.line.push_back(entry);
             return;
@@ -139,7 +139,7 @@ impl Buffer {
 
     fn forget(&mut self, entry: &Entry) {
         self.len -= 1;
-        self.bytes -= entry.msg.size_bytes;
+        self.bytes -= entry.msg.size_bytes as u64;
     }
 
     /// Where the oldest entry is: (line in `lines()` order, index in it).
@@ -189,7 +189,7 @@ impl Buffer {
                 let d = drop(e);
                 if d {
                     removed += 1;
-                    removed_bytes += e.msg.size_bytes;
+                    removed_bytes += e.msg.size_bytes as u64;
                 }
                 !d
             });

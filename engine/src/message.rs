@@ -2,31 +2,36 @@
 
 use crate::time::SimTime;
 
+/// A node index as a message stores it: scenarios have at most
+/// `MAX_NODES` (10,000) nodes, so 16 bits suffice and messages stay small.
+pub type NodeRef = u16;
+
 /// `destination` of a message that names none.
-pub const NO_DESTINATION: u32 = u32::MAX;
+pub const NO_DESTINATION: NodeRef = NodeRef::MAX;
 
 /// How many flow-control gates (windows, credit links) one message can be
 /// counted against at once.
 pub const MAX_GATES: usize = 4;
 
-/// Small and `Copy`: messages move by value, and the engine never allocates
-/// one on the heap.
+/// Small (40 bytes) and `Copy`: messages move by value on every hop, and
+/// the engine never allocates one on the heap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Message {
     /// Unique within a run.
     pub id: u64,
+    pub created: SimTime,
+    /// Bytes, at most 1 GiB.
+    pub size_bytes: u32,
     /// The index of the producer that created it.
-    pub source: u32,
+    pub source: NodeRef,
+    /// The node it is addressed to, or `NO_DESTINATION`.
+    pub destination: NodeRef,
     /// The scenario-wide index of its class.
     pub class: u16,
     /// Lower numbers are served first by priority queues.
     pub priority: u8,
-    /// The node it is addressed to, or `NO_DESTINATION`.
-    pub destination: u32,
     /// Whether an overloaded queue may discard it (a video frame).
     pub droppable: bool,
-    pub size_bytes: u64,
-    pub created: SimTime,
     /// The gates still waiting to hear that this message was received or
     /// processed.
     pub gates: Gates,
@@ -35,7 +40,7 @@ pub struct Message {
 /// The gates a message is counted against, most recent last.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Gates {
-    nodes: [u32; MAX_GATES],
+    nodes: [NodeRef; MAX_GATES],
     len: u8,
 }
 
@@ -44,12 +49,13 @@ impl Gates {
         self.len == 0
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = u32> + '_ {
-        self.nodes[..self.len as usize].iter().copied()
+    pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
+        self.nodes[..self.len as usize].iter().map(|&n| n as usize)
     }
 
     /// Adds a gate. Returns false, changing nothing, when full.
-    pub fn push(&mut self, node: u32) -> bool {
+    pub fn push(&mut self, node: usize) -> bool {
+        let node = node as NodeRef;
         if (self.len as usize) < MAX_GATES {
             self.nodes[self.len as usize] = node;
             self.len += 1;
@@ -60,7 +66,8 @@ impl Gates {
     }
 
     /// Removes a gate; returns whether it was there.
-    pub fn remove(&mut self, node: u32) -> bool {
+    pub fn remove(&mut self, node: usize) -> bool {
+        let node = node as NodeRef;
         let n = self.len as usize;
         match self.nodes[..n].iter().position(|&g| g == node) {
             Some(i) => {
@@ -70,5 +77,27 @@ impl Gates {
             }
             None => false,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn messages_stay_small() {
+        assert_eq!(std::mem::size_of::<Message>(), 40);
+    }
+
+    #[test]
+    fn gates_push_remove_in_order() {
+        let mut g = Gates::default();
+        for n in [3, 7, 9, 11] {
+            assert!(g.push(n));
+        }
+        assert!(!g.push(12), "full");
+        assert!(g.remove(7));
+        assert!(!g.remove(7));
+        assert_eq!(g.iter().collect::<Vec<_>>(), vec![3, 9, 11]);
     }
 }

@@ -21,7 +21,7 @@ use crate::blocks::producer::{ClassMap, ProducerAction};
 use crate::blocks::queue::{PauseSignal, QueueOffer};
 use crate::blocks::{Consumer, Producer, Queue};
 use crate::context::{Context, Notice};
-use crate::message::{Message, NO_DESTINATION};
+use crate::message::{Message, NodeRef, NO_DESTINATION};
 use crate::metrics::{DropReason, NodeStats, TransitionLog};
 use crate::report::{NodeReport, Report, Totals};
 use crate::rng::SimRng;
@@ -175,7 +175,7 @@ impl Simulation {
         let Some(event) = self.scheduler.pop() else {
             return false;
         };
-        self.now = event.time;
+        self.now = event.time();
         self.events += 1;
         let i = event.node();
         match event.kind() {
@@ -301,7 +301,10 @@ impl Simulation {
                 _ => None,
             };
             let Some(msg) = head else { break };
-            if self.deliver(q, msg).is_err() {
+            // A busy consumer refuses any message: skip building the offer.
+            let consumer_full =
+                self.output[q].is_some_and(|to| matches!(&self.nodes[to], Node::Consumer(c) if !c.has_room()));
+            if consumer_full || self.deliver(q, msg).is_err() {
                 refused = true;
                 break;
             }
@@ -549,7 +552,7 @@ fn class_maps(scenario: &Scenario) -> Vec<ClassMap> {
                             c.destination
                                 .as_deref()
                                 .and_then(|d| scenario.node_index(d))
-                                .map_or(NO_DESTINATION, |i| i as u32)
+                                .map_or(NO_DESTINATION, |i| i as NodeRef)
                         })
                         .collect(),
                 };

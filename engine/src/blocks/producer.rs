@@ -20,7 +20,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
 use crate::distribution::Distribution;
-use crate::message::{Gates, Message, NO_DESTINATION};
+use crate::message::{Gates, Message, NodeRef, NO_DESTINATION};
 use crate::metrics::DropReason;
 use crate::scenario::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
@@ -157,7 +157,7 @@ impl ProducerSpec {
 #[derive(Clone, Debug, Default)]
 pub struct ClassMap {
     pub class_base: u16,
-    pub destinations: Vec<u32>,
+    pub destinations: Vec<NodeRef>,
 }
 
 pub struct Producer {
@@ -286,12 +286,12 @@ impl Producer {
         let msg = Message {
             // Unique within a run while a producer makes fewer than 2^40.
             id: ((ctx.node as u64) << 40) | self.next_id,
-            source: ctx.node as u32,
+            source: ctx.node as NodeRef,
             class: self.classes.class_base + class as u16,
             priority: spec.priority,
             destination: self.classes.destinations.get(class).copied().unwrap_or(NO_DESTINATION),
             droppable: spec.droppable,
-            size_bytes: size,
+            size_bytes: size as u32,
             created: ctx.now,
             gates: Gates::default(),
         };
@@ -317,7 +317,7 @@ impl Producer {
             OnRefused::Pause | OnRefused::Retry => {
                 let first_refusal = self.held.is_none();
                 self.held = Some(msg);
-                ctx.stats.set_depth(ctx.now, 1, msg.size_bytes);
+                ctx.stats.set_depth(ctx.now, 1, msg.size_bytes as u64);
                 if self.spec.on_refused == OnRefused::Retry && first_refusal {
                     self.start_retry_chain(ctx);
                 }

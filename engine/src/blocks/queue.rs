@@ -351,7 +351,7 @@ impl Queue {
             return QueueOffer::Taken(None);
         }
         let cap = self.spec.capacity;
-        if cap.would_exceed(self.buffer.len() as u64, self.buffer.bytes(), msg.size_bytes) {
+        if cap.would_exceed(self.buffer.len() as u64, self.buffer.bytes(), msg.size_bytes as u64) {
             match self.spec.on_full {
                 OnFull::Refuse => return QueueOffer::Refused(msg),
                 OnFull::DropNewest => {
@@ -361,14 +361,14 @@ impl Queue {
                 }
                 OnFull::DropOldest | OnFull::DropDroppableFirst => {
                     let droppable_only = self.spec.on_full == OnFull::DropDroppableFirst;
-                    while cap.would_exceed(self.buffer.len() as u64, self.buffer.bytes(), msg.size_bytes) {
+                    while cap.would_exceed(self.buffer.len() as u64, self.buffer.bytes(), msg.size_bytes as u64) {
                         let victim = if droppable_only { self.buffer.pop_oldest_droppable() } else { self.buffer.pop_oldest() };
                         match victim {
                             Some(e) => ctx.drop_message(e.msg, DropReason::Overflow),
                             None => break,
                         }
                     }
-                    if cap.would_exceed(self.buffer.len() as u64, self.buffer.bytes(), msg.size_bytes) {
+                    if cap.would_exceed(self.buffer.len() as u64, self.buffer.bytes(), msg.size_bytes as u64) {
                         ctx.stats.arrived += 1;
                         ctx.drop_message(msg, DropReason::Overflow);
                         self.record_depth(ctx);
