@@ -158,6 +158,12 @@ pub fn inspector(props: &InspectorProps) -> Html {
                     on_change={apply("workers", |b, v| if let BlockSpec::Consumer(c) = b { c.workers = v.max(0.0) as u32 })} />
             </>
         },
+        other => html! {
+            <>
+                <p class="hint">{"This block's parameters, as the scenario file gives them:"}</p>
+                <pre class="spec-json">{ serde_json::to_string_pretty(other).unwrap_or_default() }</pre>
+            </>
+        },
     };
 
     let on_close = props.on_close.reform(|_: MouseEvent| ());

@@ -91,7 +91,7 @@ impl Snapshot {
                         view.disconnected = q.is_disconnected();
                     }
                     Node::Consumer(c) => view.workers = c.spec().workers,
-                    Node::Producer(_) => {}
+                    _ => {}
                 }
                 view
             })

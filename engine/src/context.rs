@@ -26,6 +26,8 @@ pub struct Context<'a> {
 pub enum Notice {
     /// The message left the system undelivered.
     Dropped(Message),
+    /// A consumer finished serving the message.
+    Processed(Message),
 }
 
 impl Context<'_> {

@@ -28,16 +28,25 @@ pub enum DropReason {
     Overflow,
     /// Waited in a queue longer than its time-to-live.
     Expired,
+    /// Over a rate limit with `on_excess: reject`.
+    RateLimited,
+    /// On the wire of a link when it went down.
+    LinkDown,
+    /// A router had no output for it (its class or destination has no route).
+    NoRoute,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 6] = [
+    pub const ALL: [DropReason; 9] = [
         DropReason::Thinned,
         DropReason::Disconnect,
         DropReason::Disconnected,
         DropReason::Refused,
         DropReason::Overflow,
         DropReason::Expired,
+        DropReason::RateLimited,
+        DropReason::LinkDown,
+        DropReason::NoRoute,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -49,6 +58,9 @@ impl DropReason {
             DropReason::Refused => "refused",
             DropReason::Overflow => "overflow",
             DropReason::Expired => "expired",
+            DropReason::RateLimited => "rate_limited",
+            DropReason::LinkDown => "link_down",
+            DropReason::NoRoute => "no_route",
         }
     }
 }

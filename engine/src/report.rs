@@ -34,6 +34,15 @@ pub struct NodeReport {
     pub disconnects: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_sojourn_s: Option<f64>,
+    /// Windows and concurrency limiters: messages counted in flight.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub in_flight: Option<u64>,
+    /// Credit links: credits held, all peers together.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub credits: Option<u64>,
+    /// Links: whether the link is up.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_up: Option<bool>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -88,6 +97,15 @@ impl Report {
             notes.extend(n.dropped.iter().map(|(reason, count)| format!("{reason} {count}")));
             if let Some(s) = n.mean_sojourn_s {
                 notes.push(format!("mean sojourn {:.4} s", s));
+            }
+            if let Some(f) = n.in_flight {
+                notes.push(format!("{f} in flight"));
+            }
+            if let Some(c) = n.credits {
+                notes.push(format!("{c} credits"));
+            }
+            if n.link_up == Some(false) {
+                notes.push("down".into());
             }
             let _ = writeln!(
                 out,

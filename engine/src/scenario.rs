@@ -13,7 +13,10 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::blocks::{ConsumerSpec, ProducerSpec, QueueSpec};
+use crate::blocks::{
+    ConcurrencyLimiterSpec, ConsumerSpec, CreditSpec, LinkSpec, ProducerSpec, QueueSpec, RateLimiterSpec, RouterSpec,
+    WindowSpec,
+};
 
 /// The version of the format this build reads and writes.
 pub const SCENARIO_VERSION: u32 = 1;
@@ -62,10 +65,17 @@ pub enum BlockSpec {
     Producer(ProducerSpec),
     Queue(QueueSpec),
     Consumer(ConsumerSpec),
+    Router(RouterSpec),
+    Window(WindowSpec),
+    Credit(CreditSpec),
+    RateLimiter(RateLimiterSpec),
+    ConcurrencyLimiter(ConcurrencyLimiterSpec),
+    Link(LinkSpec),
 }
 
 /// The block kinds, as spelled in the `kind` field.
-pub const BLOCK_KINDS: &[&str] = &["producer", "queue", "consumer"];
+pub const BLOCK_KINDS: &[&str] =
+    &["producer", "queue", "consumer", "router", "window", "credit", "rate_limiter", "concurrency_limiter", "link"];
 
 impl BlockSpec {
     pub fn kind(&self) -> &'static str {
@@ -73,14 +83,21 @@ impl BlockSpec {
             BlockSpec::Producer(_) => "producer",
             BlockSpec::Queue(_) => "queue",
             BlockSpec::Consumer(_) => "consumer",
+            BlockSpec::Router(_) => "router",
+            BlockSpec::Window(_) => "window",
+            BlockSpec::Credit(_) => "credit",
+            BlockSpec::RateLimiter(_) => "rate_limiter",
+            BlockSpec::ConcurrencyLimiter(_) => "concurrency_limiter",
+            BlockSpec::Link(_) => "link",
         }
     }
 
     /// How many outgoing edges this kind takes: (minimum, maximum).
-    fn outputs(&self) -> (usize, usize) {
+    pub fn outputs(&self) -> (usize, usize) {
         match self {
-            BlockSpec::Producer(_) | BlockSpec::Queue(_) => (1, 1),
-            BlockSpec::Consumer(_) => (0, 0),
+            BlockSpec::Consumer(_) => (0, 1),
+            BlockSpec::Router(_) => (1, MAX_NODES),
+            _ => (1, 1),
         }
     }
 
@@ -94,6 +111,12 @@ impl BlockSpec {
             BlockSpec::Producer(p) => p.validate(path, errors),
             BlockSpec::Queue(q) => q.validate(path, errors),
             BlockSpec::Consumer(c) => c.validate(path, errors),
+            BlockSpec::Router(r) => r.validate(path, errors),
+            BlockSpec::Window(w) => w.validate(path, errors),
+            BlockSpec::Credit(c) => c.validate(path, errors),
+            BlockSpec::RateLimiter(r) => r.validate(path, errors),
+            BlockSpec::ConcurrencyLimiter(c) => c.validate(path, errors),
+            BlockSpec::Link(l) => l.validate(path, errors),
         }
     }
 }
@@ -338,9 +361,7 @@ impl Scenario {
             let (min, max) = node.block.outputs();
             let kind = node.block.kind();
             let n = outputs[i];
-            if max == 0 && n > 0 {
-                push_error(&mut errors, format!("nodes[{i}]"), format!("a {kind} has no output, but {n} edge(s) leave \"{}\"", node.id));
-            } else if n < min {
+            if n < min {
                 push_error(&mut errors, format!("nodes[{i}]"), format!("a {kind} needs an outgoing edge; none leaves \"{}\"", node.id));
             } else if n > max {
                 push_error(
@@ -352,9 +373,87 @@ impl Scenario {
         }
 
         if errors.is_empty() {
+            self.validate_graph(&index, &mut errors);
+        }
+        if errors.is_empty() {
             Ok(())
         } else {
             Err(ScenarioError { errors })
+        }
+    }
+
+    /// The output node indices of every node, in edge order. Only for a
+    /// scenario whose edges name existing nodes.
+    pub fn outputs(&self) -> Vec<Vec<usize>> {
+        let mut out = vec![Vec::new(); self.nodes.len()];
+        for e in &self.edges {
+            if let (Some(from), Some(to)) = (self.node_index(&e.from), self.node_index(&e.to)) {
+                out[from].push(to);
+            }
+        }
+        out
+    }
+
+    /// Checks what needs the whole graph: no cycle, and routers whose
+    /// settings fit their outputs.
+    fn validate_graph(&self, index: &HashMap<&str, usize>, errors: &mut Vec<FieldError>) {
+        let outputs = self.outputs();
+        // Kahn's algorithm: whatever is never freed of incoming edges is on
+        // or behind a cycle.
+        let mut indegree = vec![0usize; self.nodes.len()];
+        for outs in &outputs {
+            for &t in outs {
+                indegree[t] += 1;
+            }
+        }
+        let mut ready: Vec<usize> = (0..self.nodes.len()).filter(|&i| indegree[i] == 0).collect();
+        let mut seen = 0;
+        while let Some(n) = ready.pop() {
+            seen += 1;
+            for &t in &outputs[n] {
+                indegree[t] -= 1;
+                if indegree[t] == 0 {
+                    ready.push(t);
+                }
+            }
+        }
+        if seen < self.nodes.len() {
+            let on_cycle: Vec<String> = (0..self.nodes.len())
+                .filter(|&i| indegree[i] > 0)
+                .map(|i| format!("\"{}\"", self.nodes[i].id))
+                .collect();
+            push_error(
+                errors,
+                "edges",
+                format!("the edges form a cycle through {}; messages must flow one way", on_cycle.join(", ")),
+            );
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            let BlockSpec::Router(router) = &node.block else { continue };
+            let path = format!("nodes[{i}]");
+            match router {
+                RouterSpec::ByWeight { weights } if weights.len() != outputs[i].len() => push_error(
+                    errors,
+                    format!("{path}.weights"),
+                    format!("has {} weight(s) for {} outgoing edge(s)", weights.len(), outputs[i].len()),
+                ),
+                RouterSpec::ByClass { classes, default } => {
+                    let is_output = |id: &str| index.get(id).is_some_and(|t| outputs[i].contains(t));
+                    for (class, target) in classes {
+                        if !is_output(target) {
+                            push_error(
+                                errors,
+                                format!("{path}.classes.{class}"),
+                                format!("\"{target}\" is not a node this router has an edge to"),
+                            );
+                        }
+                    }
+                    if let Some(d) = default.as_deref().filter(|d| !is_output(d)) {
+                        push_error(errors, format!("{path}.default"), format!("\"{d}\" is not a node this router has an edge to"));
+                    }
+                }
+                _ => {}
+            }
         }
     }
 
@@ -410,6 +509,12 @@ fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, FieldError> {
         "producer" => BlockSpec::Producer(typed(rest, path)?),
         "queue" => BlockSpec::Queue(typed(rest, path)?),
         "consumer" => BlockSpec::Consumer(typed(rest, path)?),
+        "router" => BlockSpec::Router(typed(rest, path)?),
+        "window" => BlockSpec::Window(typed(rest, path)?),
+        "credit" => BlockSpec::Credit(typed(rest, path)?),
+        "rate_limiter" => BlockSpec::RateLimiter(typed(rest, path)?),
+        "concurrency_limiter" => BlockSpec::ConcurrencyLimiter(typed(rest, path)?),
+        "link" => BlockSpec::Link(typed(rest, path)?),
         other => {
             return Err(FieldError {
                 path: format!("{path}.kind"),

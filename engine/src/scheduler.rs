@@ -20,11 +20,34 @@ pub enum EventKind {
     Reconnect,
     /// A queue's oldest message reaches its time-to-live.
     Expire,
+    /// Acknowledgements or credit grants reach a gate.
+    AckDue,
+    /// A rate limiter may let the next message through.
+    RateOpen,
+    /// A link finished putting a message on the wire.
+    Transmitted,
+    /// A message reaches the far end of a link.
+    Propagated,
+    /// A link goes down (`data` 0) or up (`data` 1).
+    LinkState,
+    /// A consumer's lifecycle or speed schedule moves on.
+    ConsumerPhase,
 }
 
 impl EventKind {
-    const ALL: [EventKind; 5] =
-        [EventKind::Arrival, EventKind::Retry, EventKind::ServiceDone, EventKind::Reconnect, EventKind::Expire];
+    const ALL: [EventKind; 11] = [
+        EventKind::Arrival,
+        EventKind::Retry,
+        EventKind::ServiceDone,
+        EventKind::Reconnect,
+        EventKind::Expire,
+        EventKind::AckDue,
+        EventKind::RateOpen,
+        EventKind::Transmitted,
+        EventKind::Propagated,
+        EventKind::LinkState,
+        EventKind::ConsumerPhase,
+    ];
 }
 
 /// 24 bytes: the heap moves events on every push and pop, so they are kept

@@ -7,10 +7,18 @@
 //!   signal. A message offered downstream is either taken or refused at
 //!   once; a refusing block later wakes its inputs when it has room,
 //!   serving blocked inputs round-robin. A refused sender does not offer
-//!   again until woken (as a socket writer waits for "writable").
+//!   again until woken (as a socket writer waits for "writable"). Blocks
+//!   that hold nothing (routers, windows, credit links, limiters) pass a
+//!   wake on to their own inputs.
+//! - Gates hear of their messages: a window opening on receipt when the
+//!   receiving queue or consumer takes the message; windows opening on
+//!   processing, credit links and concurrency limiters when a consumer
+//!   finishes it; all of them when it is dropped. These notices are passed
+//!   on after the handler that raised them returns, so no block is entered
+//!   twice at once.
 //! - Conservation: at every step, produced = delivered + dropped + in
 //!   system, where in system counts the messages held by producers, waiting
-//!   in queues and in service (`Simulation::check_conservation`).
+//!   in queues and links, and in consumers (`Simulation::check_invariants`).
 //! - Parameters change while running (`reconfigure`) without a restart and
 //!   without losing a message.
 
@@ -19,7 +27,11 @@ use std::collections::BTreeMap;
 use crate::blocks::consumer::Offer;
 use crate::blocks::producer::{ClassMap, ProducerAction};
 use crate::blocks::queue::{PauseSignal, QueueOffer};
-use crate::blocks::{Consumer, Producer, Queue};
+use crate::blocks::rate_limiter::RateDecision;
+use crate::blocks::router::Choice;
+use crate::blocks::{
+    ConcurrencyLimiter, Consumer, Credit, Link, Producer, Queue, RateLimiter, Router, RouterSpec, Window,
+};
 use crate::context::{Context, Notice};
 use crate::message::{Message, NodeRef, NO_DESTINATION};
 use crate::metrics::{DropReason, NodeStats, TransitionLog};
@@ -36,6 +48,22 @@ pub enum Node {
     Producer(Producer),
     Queue(Queue),
     Consumer(Consumer),
+    Router(Router),
+    Window(Window),
+    Credit(Credit),
+    RateLimiter(RateLimiter),
+    ConcurrencyLimiter(ConcurrencyLimiter),
+    Link(Link),
+}
+
+impl Node {
+    /// Blocks that hold no message: a wake passes through them.
+    fn passes_through(&self) -> bool {
+        matches!(
+            self,
+            Node::Router(_) | Node::Window(_) | Node::Credit(_) | Node::RateLimiter(_) | Node::ConcurrencyLimiter(_)
+        )
+    }
 }
 
 pub struct Simulation {
@@ -48,13 +76,15 @@ pub struct Simulation {
     log: TransitionLog,
     nodes: Vec<Node>,
     stats: Vec<NodeStats>,
-    /// The next block of each node, if it has one.
-    output: Vec<Option<usize>>,
+    /// The next blocks of each node, in the order of the scenario's edges.
+    outputs: Vec<Vec<usize>>,
     /// The blocks feeding each node, in the order of the scenario's edges.
     inputs: Vec<Vec<usize>>,
     /// Where the next round-robin wake of each node's inputs starts.
     wake_cursor: Vec<usize>,
-    /// Notices from the block handled last, passed on by `settle`.
+    /// Pass-through blocks that refused an offer since they were last woken.
+    refused: Vec<bool>,
+    /// Notices from blocks, passed on by `settle`.
     outbox: Vec<Notice>,
     /// Scenario-wide class names, indexed by `Message::class`.
     class_names: Vec<String>,
@@ -80,33 +110,31 @@ impl Simulation {
     pub fn new(scenario: Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
         scenario.validate()?;
         let n = scenario.nodes.len();
-        let index: BTreeMap<&str, usize> = scenario.nodes.iter().enumerate().map(|(i, s)| (s.id.as_str(), i)).collect();
-        let mut output = vec![None; n];
+        let outputs = scenario.outputs();
         let mut inputs = vec![Vec::new(); n];
-        for edge in &scenario.edges {
-            let (from, to) = (index[edge.from.as_str()], index[edge.to.as_str()]);
-            output[from] = Some(to);
-            inputs[to].push(from);
+        for (from, outs) in outputs.iter().enumerate() {
+            for &to in outs {
+                inputs[to].push(from);
+            }
+        }
+        // Inputs in edge order, as documented.
+        let edge_order: BTreeMap<(usize, usize), usize> = scenario
+            .edges
+            .iter()
+            .enumerate()
+            .filter_map(|(k, e)| Some(((scenario.node_index(&e.from)?, scenario.node_index(&e.to)?), k)))
+            .collect();
+        for (to, ins) in inputs.iter_mut().enumerate() {
+            ins.sort_by_key(|&from| edge_order.get(&(from, to)).copied().unwrap_or(usize::MAX));
         }
         let class_maps = class_maps(&scenario);
-        let class_names = scenario
-            .nodes
-            .iter()
-            .filter_map(|n| match &n.block {
-                BlockSpec::Producer(p) => Some(p.classes.iter().map(|c| c.name.clone())),
-                _ => None,
-            })
-            .flatten()
-            .collect();
+        let class_names = class_names(&scenario);
         let nodes = scenario
             .nodes
             .iter()
+            .enumerate()
             .zip(class_maps)
-            .map(|(spec, classes)| match &spec.block {
-                BlockSpec::Producer(p) => Node::Producer(Producer::new(p.clone(), classes)),
-                BlockSpec::Queue(q) => Node::Queue(Queue::new(q.clone())),
-                BlockSpec::Consumer(c) => Node::Consumer(Consumer::new(c.clone())),
-            })
+            .map(|((i, spec), classes)| build_node(&scenario, &outputs, i, &spec.block, classes))
             .collect();
         let mut sim = Simulation {
             scenario,
@@ -118,15 +146,18 @@ impl Simulation {
             log: TransitionLog::new(TRANSITION_LOG_CAPACITY),
             nodes,
             stats: (0..n).map(|_| NodeStats::new()).collect(),
-            output,
+            outputs,
             inputs,
             wake_cursor: vec![0; n],
+            refused: vec![false; n],
             outbox: Vec::new(),
             class_names,
         };
         for i in 0..n {
-            if let Node::Producer(p) = &mut sim.nodes[i] {
-                p.start(&mut ctx!(sim, i));
+            match &mut sim.nodes[i] {
+                Node::Producer(p) => p.start(&mut ctx!(sim, i)),
+                Node::Link(l) => l.start(&mut ctx!(sim, i)),
+                _ => {}
             }
         }
         Ok(sim)
@@ -165,6 +196,11 @@ impl Simulation {
         &self.scenario.nodes[node].id
     }
 
+    /// The name of a scenario-wide class index.
+    pub fn class_name(&self, class: u16) -> &str {
+        self.class_names.get(class as usize).map_or("?", String::as_str)
+    }
+
     /// The time of the next event, if any.
     pub fn next_event_time(&self) -> Option<SimTime> {
         self.scheduler.peek_time()
@@ -193,13 +229,7 @@ impl Simulation {
                     }
                 }
             }
-            EventKind::ServiceDone => {
-                if let Node::Consumer(c) = &mut self.nodes[i] {
-                    if c.on_service_done(event.data, &mut ctx!(self, i)) {
-                        self.wake_inputs(i);
-                    }
-                }
-            }
+            EventKind::ServiceDone => self.service_done(i, event.data),
             EventKind::Reconnect => {
                 if let Node::Queue(q) = &mut self.nodes[i] {
                     let signal = q.on_reconnect(&mut ctx!(self, i));
@@ -213,20 +243,43 @@ impl Simulation {
                     self.wake_inputs(i);
                 }
             }
+            EventKind::AckDue => {
+                let opened = match &mut self.nodes[i] {
+                    Node::Window(w) => w.on_ack_due(&mut ctx!(self, i)),
+                    Node::Credit(c) => c.on_grant_due(&mut ctx!(self, i)),
+                    _ => false,
+                };
+                if opened {
+                    self.wake_inputs(i);
+                }
+            }
+            EventKind::RateOpen => {
+                if let Node::RateLimiter(r) = &mut self.nodes[i] {
+                    r.on_open(&mut ctx!(self, i));
+                    self.wake_inputs(i);
+                }
+            }
+            EventKind::Transmitted => {
+                if let Node::Link(l) = &mut self.nodes[i] {
+                    if l.on_transmitted(event.data, &mut ctx!(self, i)) {
+                        self.wake_inputs(i);
+                    }
+                }
+            }
+            EventKind::Propagated => {
+                if matches!(&self.nodes[i], Node::Link(l) if l.current(event.data) && !l.is_blocked()) {
+                    self.pump_link(i);
+                }
+            }
+            EventKind::LinkState => {
+                if let Node::Link(l) = &mut self.nodes[i] {
+                    l.set_up(event.data == 1, &mut ctx!(self, i));
+                }
+            }
+            EventKind::ConsumerPhase => {}
         }
         self.settle();
         true
-    }
-
-    /// Passes on what blocks reported while handling the last event.
-    fn settle(&mut self) {
-        // Gates (windows, credit links) learn of drops here as they arrive.
-        self.outbox.clear();
-    }
-
-    /// The name of a scenario-wide class index.
-    pub fn class_name(&self, class: u16) -> &str {
-        self.class_names.get(class as usize).map_or("?", String::as_str)
     }
 
     /// Runs every event up to and including `until`, then sets the clock
@@ -253,10 +306,44 @@ impl Simulation {
         true
     }
 
+    /// Passes on what blocks reported: gates hear of processed and dropped
+    /// messages, and wake their senders when that opened room.
+    fn settle(&mut self) {
+        while !self.outbox.is_empty() {
+            let notices = std::mem::take(&mut self.outbox);
+            for notice in notices {
+                let (msg, processed) = match notice {
+                    Notice::Dropped(m) => (m, false),
+                    Notice::Processed(m) => (m, true),
+                };
+                for gate in msg.gates.iter() {
+                    let wake = match &mut self.nodes[gate] {
+                        Node::Window(w) if !processed || !w.opens_on_receipt() => {
+                            w.acknowledge(&msg, &mut ctx!(self, gate));
+                            false
+                        }
+                        Node::Credit(c) => {
+                            c.processed(&msg, &mut ctx!(self, gate));
+                            false
+                        }
+                        Node::ConcurrencyLimiter(l) => {
+                            l.finished(&mut ctx!(self, gate));
+                            true
+                        }
+                        _ => false,
+                    };
+                    if wake {
+                        self.wake_inputs(gate);
+                    }
+                }
+            }
+        }
+    }
+
     /// Offers a producer's message downstream and tells the producer how it
     /// went.
     fn send_from_producer(&mut self, p: usize, msg: Message) {
-        let outcome = self.deliver(p, msg);
+        let outcome = self.send(p, msg);
         if let Node::Producer(producer) = &mut self.nodes[p] {
             let ctx = &mut ctx!(self, p);
             match outcome {
@@ -266,28 +353,163 @@ impl Simulation {
         }
     }
 
-    /// Offers `msg` from `from` to its next block.
-    fn deliver(&mut self, from: usize, msg: Message) -> Result<(), Message> {
-        let Some(to) = self.output[from] else {
-            return Err(msg);
-        };
-        match &mut self.nodes[to] {
-            Node::Queue(q) => match q.offer(msg, &mut ctx!(self, to)) {
-                QueueOffer::Taken(signal) => {
-                    let waiting = q.waiting_for_room();
-                    self.signal_inputs(to, signal);
-                    if !waiting {
-                        self.pump_queue(to);
-                    }
-                    Ok(())
+    /// Offers `msg` from `from` to its (single) next block.
+    fn send(&mut self, from: usize, msg: Message) -> Result<(), Message> {
+        match self.outputs[from].first() {
+            Some(&to) => self.accept(to, msg),
+            None => Err(msg),
+        }
+    }
+
+    /// Splits off the gates that count `msg` as acknowledged once it is
+    /// received: windows opening on receipt.
+    fn strip_receipt_gates(&self, msg: Message) -> (Message, Option<Message>) {
+        if msg.gates.is_empty() {
+            return (msg, None);
+        }
+        let mut stripped = msg;
+        let mut any = false;
+        for g in msg.gates.iter() {
+            if matches!(&self.nodes[g], Node::Window(w) if w.opens_on_receipt()) {
+                stripped.gates.remove(g);
+                any = true;
+            }
+        }
+        (stripped, any.then_some(msg))
+    }
+
+    /// The receiving block took `original`: its receipt gates hear of it.
+    fn receipts(&mut self, original: Message) {
+        for g in original.gates.iter() {
+            if let Node::Window(w) = &mut self.nodes[g] {
+                if w.opens_on_receipt() {
+                    w.acknowledge(&original, &mut ctx!(self, g));
                 }
-                QueueOffer::Refused(msg) => Err(msg),
+            }
+        }
+    }
+
+    /// Node `to` is offered `msg`: it takes it or refuses it now.
+    fn accept(&mut self, to: usize, msg: Message) -> Result<(), Message> {
+        match &mut self.nodes[to] {
+            Node::Queue(_) | Node::Consumer(_) => {
+                let (stripped, receipt) = self.strip_receipt_gates(msg);
+                let taken = match &mut self.nodes[to] {
+                    Node::Queue(q) => match q.offer(stripped, &mut ctx!(self, to)) {
+                        QueueOffer::Taken(signal) => {
+                            let waiting = q.waiting_for_room();
+                            self.signal_inputs(to, signal);
+                            if !waiting {
+                                self.pump_queue(to);
+                            }
+                            true
+                        }
+                        QueueOffer::Refused(_) => false,
+                    },
+                    Node::Consumer(c) => matches!(c.offer(stripped, &mut ctx!(self, to)), Offer::Accepted),
+                    _ => false,
+                };
+                if !taken {
+                    return Err(msg);
+                }
+                if let Some(original) = receipt {
+                    self.receipts(original);
+                }
+                Ok(())
+            }
+            Node::Router(r) => {
+                let Some(k) = r.choose(&msg, &mut self.rng) else {
+                    let ctx = &mut ctx!(self, to);
+                    ctx.stats.arrived += 1;
+                    ctx.drop_message(msg, DropReason::NoRoute);
+                    return Ok(());
+                };
+                let out = self.outputs[to][k];
+                match self.accept(out, msg) {
+                    Ok(()) => {
+                        if let Node::Router(r) = &mut self.nodes[to] {
+                            r.taken(k);
+                        }
+                        self.stats[to].arrived += 1;
+                        self.stats[to].departed += 1;
+                        Ok(())
+                    }
+                    Err(m) => {
+                        self.refused[to] = true;
+                        Err(m)
+                    }
+                }
+            }
+            Node::Window(w) => {
+                if !w.admits(&msg) {
+                    self.refused[to] = true;
+                    return Err(msg);
+                }
+                self.pass_gate(to, msg)
+            }
+            Node::Credit(c) => {
+                if !c.admits(&msg, &mut ctx!(self, to)) {
+                    self.refused[to] = true;
+                    return Err(msg);
+                }
+                self.pass_gate(to, msg)
+            }
+            Node::ConcurrencyLimiter(l) => {
+                if !l.admits() {
+                    self.refused[to] = true;
+                    return Err(msg);
+                }
+                self.pass_gate(to, msg)
+            }
+            Node::RateLimiter(r) => match r.decide(&msg, &mut ctx!(self, to)) {
+                RateDecision::Pass => match self.send(to, msg) {
+                    Ok(()) => {
+                        if let Node::RateLimiter(r) = &mut self.nodes[to] {
+                            r.sent(&msg, &mut ctx!(self, to));
+                        }
+                        Ok(())
+                    }
+                    Err(m) => {
+                        self.refused[to] = true;
+                        Err(m)
+                    }
+                },
+                RateDecision::Wait => {
+                    self.refused[to] = true;
+                    Err(msg)
+                }
+                RateDecision::Rejected => Ok(()),
             },
-            Node::Consumer(c) => match c.offer(msg, &mut ctx!(self, to)) {
-                Offer::Accepted => Ok(()),
-                Offer::Refused(msg) => Err(msg),
-            },
+            Node::Link(l) => l.offer(msg, &mut ctx!(self, to)),
             Node::Producer(_) => Err(msg),
+        }
+    }
+
+    /// A gate admitted `msg`: tag it, pass it on, and count it in flight if
+    /// the next block takes it.
+    fn pass_gate(&mut self, gate: usize, msg: Message) -> Result<(), Message> {
+        let mut tagged = msg;
+        // A message already counted against MAX_GATES gates passes untracked
+        // here rather than being refused forever.
+        let tracked = tagged.gates.push(gate);
+        match self.send(gate, tagged) {
+            Ok(()) => {
+                let ctx = &mut ctx!(self, gate);
+                match &mut self.nodes[gate] {
+                    Node::Window(w) if tracked => w.sent(&msg, ctx),
+                    Node::Credit(c) if tracked => c.sent(&msg, ctx),
+                    Node::ConcurrencyLimiter(l) if tracked => l.sent(ctx),
+                    _ => {
+                        ctx.stats.arrived += 1;
+                        ctx.stats.departed += 1;
+                    }
+                }
+                Ok(())
+            }
+            Err(_) => {
+                self.refused[gate] = true;
+                Err(msg)
+            }
         }
     }
 
@@ -303,8 +525,8 @@ impl Simulation {
             let Some(msg) = head else { break };
             // A busy consumer refuses any message: skip building the offer.
             let consumer_full =
-                self.output[q].is_some_and(|to| matches!(&self.nodes[to], Node::Consumer(c) if !c.has_room()));
-            if consumer_full || self.deliver(q, msg).is_err() {
+                self.outputs[q].first().is_some_and(|&to| matches!(&self.nodes[to], Node::Consumer(c) if !c.has_room()));
+            if consumer_full || self.send(q, msg).is_err() {
                 refused = true;
                 break;
             }
@@ -325,12 +547,66 @@ impl Simulation {
         }
     }
 
-    /// Whether `node` would take a message now.
+    /// Offers what has reached the far end of a link, in order.
+    fn pump_link(&mut self, l: usize) {
+        loop {
+            let head = match &self.nodes[l] {
+                Node::Link(link) => link.arrived_head(self.now),
+                _ => None,
+            };
+            let Some(msg) = head else { break };
+            let ok = self.send(l, msg).is_ok();
+            if let Node::Link(link) = &mut self.nodes[l] {
+                if ok {
+                    link.delivered_head(&mut ctx!(self, l));
+                } else {
+                    link.head_refused();
+                    return;
+                }
+            }
+        }
+        if let Node::Link(link) = &mut self.nodes[l] {
+            link.arm_next_arrival(&mut ctx!(self, l));
+        }
+    }
+
+    /// A consumer's worker finished: gates hear of it, then the message is
+    /// delivered or passed on, and the consumer asks for more.
+    fn service_done(&mut self, c: usize, slot: u32) {
+        let Node::Consumer(consumer) = &mut self.nodes[c] else { return };
+        let Some(msg) = consumer.on_service_done(slot, &mut ctx!(self, c)) else { return };
+        // Gates first, so that a concurrency slot is free before the
+        // consumer's inputs are woken.
+        self.settle();
+        self.forward_served(c, slot, msg);
+        self.wake_inputs(c);
+    }
+
+    /// Delivers a served message or offers it to the consumer's next block.
+    /// Returns whether the worker is free again.
+    fn forward_served(&mut self, c: usize, slot: u32, msg: Message) -> bool {
+        let mut onward = msg;
+        onward.gates = Default::default();
+        let sink = self.outputs[c].is_empty();
+        let taken = sink || self.send(c, onward).is_ok();
+        if let Node::Consumer(consumer) = &mut self.nodes[c] {
+            if taken {
+                consumer.release(slot, sink, &mut ctx!(self, c));
+            } else {
+                consumer.hold(slot);
+            }
+        }
+        taken
+    }
+
+    /// Whether `node` would take a message now (for waking; a gate's answer
+    /// may depend on the message, so it says yes and lets the offer decide).
     fn has_room(&self, node: usize) -> bool {
         match &self.nodes[node] {
             Node::Consumer(c) => c.has_room(),
             Node::Queue(q) => !q.refuses(),
             Node::Producer(_) => false,
+            _ => true,
         }
     }
 
@@ -340,7 +616,9 @@ impl Simulation {
             Node::Producer(p) => p.is_blocked(),
             // Also when emptied meanwhile: the wake must clear its wait.
             Node::Queue(q) => !q.is_empty() || q.waiting_for_room(),
-            Node::Consumer(_) => false,
+            Node::Consumer(c) => c.has_held(),
+            Node::Link(l) => l.is_blocked(),
+            _ => self.refused[node],
         }
     }
 
@@ -373,7 +651,23 @@ impl Simulation {
                 q.on_wake();
                 self.pump_queue(node);
             }
-            Node::Consumer(_) => {}
+            Node::Consumer(_) => {
+                while let Some((slot, msg)) = match &mut self.nodes[node] {
+                    Node::Consumer(c) => c.next_held(),
+                    _ => None,
+                } {
+                    if !self.forward_served(node, slot, msg) {
+                        break;
+                    }
+                }
+                self.wake_inputs(node);
+            }
+            Node::Link(_) => self.pump_link(node),
+            n if n.passes_through() => {
+                self.refused[node] = false;
+                self.wake_inputs(node);
+            }
+            _ => {}
         }
     }
 
@@ -411,6 +705,7 @@ impl Simulation {
             (Node::Producer(p), BlockSpec::Producer(spec)) => {
                 let classes = class_maps(&self.scenario).swap_remove(i);
                 p.reconfigure(spec, classes, &mut ctx!(self, i));
+                self.class_names = class_names(&self.scenario);
                 self.pump(i);
             }
             (Node::Queue(q), BlockSpec::Queue(spec)) => {
@@ -421,6 +716,31 @@ impl Simulation {
             }
             (Node::Consumer(c), BlockSpec::Consumer(spec)) => {
                 c.reconfigure(spec);
+                self.wake_inputs(i);
+            }
+            (Node::Router(r), BlockSpec::Router(spec)) => {
+                let choice = router_choice(&self.scenario, &self.outputs, i, &spec);
+                r.reconfigure(spec, choice);
+                self.pump(i);
+            }
+            (Node::Window(w), BlockSpec::Window(spec)) => {
+                w.reconfigure(spec);
+                self.pump(i);
+            }
+            (Node::Credit(c), BlockSpec::Credit(spec)) => {
+                c.reconfigure(spec);
+                self.pump(i);
+            }
+            (Node::RateLimiter(r), BlockSpec::RateLimiter(spec)) => {
+                r.reconfigure(spec);
+                self.pump(i);
+            }
+            (Node::ConcurrencyLimiter(l), BlockSpec::ConcurrencyLimiter(spec)) => {
+                l.reconfigure(spec);
+                self.pump(i);
+            }
+            (Node::Link(l), BlockSpec::Link(spec)) => {
+                l.reconfigure(spec);
                 self.wake_inputs(i);
             }
             _ => {}
@@ -437,17 +757,19 @@ impl Simulation {
                 Node::Producer(p) => p.held().is_some() as u64,
                 Node::Queue(q) => q.len() as u64,
                 Node::Consumer(c) => c.busy() as u64,
+                Node::Link(l) => l.holds(),
+                _ => 0,
             })
             .sum()
     }
 
     pub fn totals(&self) -> Totals {
         let mut t = Totals { produced: 0, delivered: 0, dropped: 0, in_system: self.in_system() };
-        for (node, stats) in self.nodes.iter().zip(&self.stats) {
+        for (i, (node, stats)) in self.nodes.iter().zip(&self.stats).enumerate() {
             match node {
                 Node::Producer(_) => t.produced += stats.arrived,
-                Node::Consumer(_) => t.delivered += stats.departed,
-                Node::Queue(_) => {}
+                Node::Consumer(_) if self.outputs[i].is_empty() => t.delivered += stats.departed,
+                _ => {}
             }
             t.dropped += stats.dropped_total();
         }
@@ -507,6 +829,9 @@ impl Simulation {
             paused: None,
             disconnects: None,
             mean_sojourn_s: None,
+            in_flight: None,
+            credits: None,
+            link_up: None,
         };
         match &self.nodes[i] {
             Node::Producer(p) => r.paused = Some(p.is_paused() || p.is_blocked()),
@@ -514,9 +839,14 @@ impl Simulation {
                 r.state = Some(q.state().as_str());
                 r.disconnects = Some(q.disconnects());
             }
-            Node::Consumer(_) => {
+            Node::Consumer(_) if self.outputs[i].is_empty() => {
                 r.mean_sojourn_s = (stats.departed > 0).then(|| stats.sojourn_sum_s / stats.departed as f64);
             }
+            Node::Window(w) => r.in_flight = Some(w.in_flight().messages),
+            Node::ConcurrencyLimiter(l) => r.in_flight = Some(l.in_flight()),
+            Node::Credit(c) => r.credits = Some(c.credits()),
+            Node::Link(l) => r.link_up = Some(l.is_up()),
+            _ => {}
         }
         r
     }
@@ -532,6 +862,71 @@ impl Simulation {
             nodes: (0..self.nodes.len()).map(|i| (self.node_id(i).to_string(), self.node_report(i))).collect(),
         }
     }
+}
+
+fn build_node(scenario: &Scenario, outputs: &[Vec<usize>], i: usize, block: &BlockSpec, classes: ClassMap) -> Node {
+    match block {
+        BlockSpec::Producer(p) => Node::Producer(Producer::new(p.clone(), classes)),
+        BlockSpec::Queue(q) => Node::Queue(Queue::new(q.clone())),
+        BlockSpec::Consumer(c) => Node::Consumer(Consumer::new(c.clone())),
+        BlockSpec::Router(r) => {
+            Node::Router(Router::new(r.clone(), router_choice(scenario, outputs, i, r), outputs[i].len()))
+        }
+        BlockSpec::Window(w) => Node::Window(Window::new(w.clone())),
+        BlockSpec::Credit(c) => Node::Credit(Credit::new(c.clone())),
+        BlockSpec::RateLimiter(r) => Node::RateLimiter(RateLimiter::new(r.clone())),
+        BlockSpec::ConcurrencyLimiter(c) => Node::ConcurrencyLimiter(ConcurrencyLimiter::new(c.clone())),
+        BlockSpec::Link(l) => Node::Link(Link::new(l.clone())),
+    }
+}
+
+/// Resolves a router's policy to output positions.
+fn router_choice(scenario: &Scenario, outputs: &[Vec<usize>], router: usize, spec: &RouterSpec) -> Choice {
+    let outs = &outputs[router];
+    let position = |id: &str| scenario.node_index(id).and_then(|n| outs.iter().position(|&o| o == n));
+    match spec {
+        RouterSpec::RoundRobin => Choice::RoundRobin { next: 0 },
+        RouterSpec::ByWeight { weights } => Choice::ByWeight { weights: weights.clone(), total: weights.iter().sum() },
+        RouterSpec::ByClass { classes, default } => {
+            let fallback = default.as_deref().and_then(position);
+            let by_class = class_names(scenario)
+                .iter()
+                .map(|name| classes.get(name).map_or(fallback, |target| position(target)))
+                .collect();
+            Choice::ByClass { by_class }
+        }
+        RouterSpec::ByDestination => {
+            // For every node, the first output from which it can be reached.
+            let mut by_node = vec![None; scenario.nodes.len()];
+            for (k, &out) in outs.iter().enumerate() {
+                let mut stack = vec![out];
+                let mut seen = vec![false; scenario.nodes.len()];
+                while let Some(n) = stack.pop() {
+                    if std::mem::replace(&mut seen[n], true) {
+                        continue;
+                    }
+                    if by_node[n].is_none() {
+                        by_node[n] = Some(k);
+                    }
+                    stack.extend(outputs[n].iter().copied());
+                }
+            }
+            Choice::ByDestination { by_node }
+        }
+    }
+}
+
+/// Scenario-wide class names, in node order.
+fn class_names(scenario: &Scenario) -> Vec<String> {
+    scenario
+        .nodes
+        .iter()
+        .filter_map(|n| match &n.block {
+            BlockSpec::Producer(p) => Some(p.classes.iter().map(|c| c.name.clone())),
+            _ => None,
+        })
+        .flatten()
+        .collect()
 }
 
 /// The class map of every node (empty for all but producers). Class indices

@@ -5,8 +5,13 @@
 //!   drawn from `service_time` (seconds). A message offered while every
 //!   worker is busy is refused, so the block before it feels the pressure
 //!   (its socket "would block").
-//! - A served message is delivered: it leaves the system, and its sojourn
-//!   (from creation to delivery) is recorded.
+//! - A served message is processed: the gates it was counted against
+//!   (windows opening on processing, credit links, concurrency limiters)
+//!   hear of it at that instant. Without an output, it is then delivered:
+//!   it leaves the system, and its sojourn (from creation to delivery) is
+//!   recorded. With an output (a pipeline stage), it is offered to the next
+//!   block; if refused, the worker holds it, serving nothing else, until
+//!   the next block wakes the consumer.
 //! - When a worker frees, the consumer asks its inputs for more.
 //! - Fewer workers set while running take effect as busy workers finish;
 //!   no message in service is lost.
@@ -47,10 +52,12 @@ impl ConsumerSpec {
 
 pub struct Consumer {
     spec: ConsumerSpec,
-    /// The message each worker slot is serving.
+    /// The message each worker slot is serving (or holding, when blocked).
     slots: Vec<Option<Message>>,
     free: Vec<u32>,
     busy: u32,
+    /// Slots holding a served message the next block refused, oldest first.
+    blocked: std::collections::VecDeque<u32>,
 }
 
 /// Whether the consumer took an offered message.
@@ -61,7 +68,7 @@ pub enum Offer {
 
 impl Consumer {
     pub fn new(spec: ConsumerSpec) -> Self {
-        let mut c = Consumer { spec, slots: Vec::new(), free: Vec::new(), busy: 0 };
+        let mut c = Consumer { spec, slots: Vec::new(), free: Vec::new(), busy: 0, blocked: Default::default() };
         c.grow_slots();
         c
     }
@@ -108,15 +115,44 @@ impl Consumer {
         Offer::Accepted
     }
 
-    /// A worker finished. Returns whether there is room for another message.
-    pub fn on_service_done(&mut self, slot: u32, ctx: &mut Context) -> bool {
+    /// A worker finished serving the message in `slot`, which is returned
+    /// (still held by the worker until `release` or `hold`).
+    pub fn on_service_done(&mut self, slot: u32, ctx: &mut Context) -> Option<Message> {
+        let msg = self.slots.get(slot as usize).copied().flatten()?;
+        if !msg.gates.is_empty() {
+            ctx.outbox.push(crate::context::Notice::Processed(msg));
+        }
+        Some(msg)
+    }
+
+    /// The worker in `slot` is done with its message: delivered (`sink`)
+    /// or taken by the next block.
+    pub fn release(&mut self, slot: u32, sink: bool, ctx: &mut Context) {
         if let Some(msg) = self.slots.get_mut(slot as usize).and_then(Option::take) {
             self.busy -= 1;
             self.free.push(slot);
             ctx.stats.departed += 1;
             ctx.stats.in_service = self.busy as u64;
-            ctx.stats.sojourn_sum_s += ctx.now.since(msg.created).as_secs_f64();
+            if sink {
+                ctx.stats.sojourn_sum_s += ctx.now.since(msg.created).as_secs_f64();
+            }
         }
-        self.has_room()
+    }
+
+    /// The next block refused the message in `slot`: the worker holds it.
+    pub fn hold(&mut self, slot: u32) {
+        if !self.blocked.contains(&slot) {
+            self.blocked.push_back(slot);
+        }
+    }
+
+    /// The oldest held message and its slot, to offer again when woken.
+    pub fn next_held(&mut self) -> Option<(u32, Message)> {
+        let slot = self.blocked.pop_front()?;
+        self.slots.get(slot as usize).copied().flatten().map(|m| (slot, m))
+    }
+
+    pub fn has_held(&self) -> bool {
+        !self.blocked.is_empty()
     }
 }

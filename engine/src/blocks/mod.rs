@@ -1,10 +1,22 @@
 //! The blocks people put on the canvas. One block, one file: each file opens
 //! with what the block guarantees.
 
+pub mod concurrency_limiter;
 pub mod consumer;
+pub mod credit;
+pub mod link;
 pub mod producer;
 pub mod queue;
+pub mod rate_limiter;
+pub mod router;
+pub mod window;
 
+pub use concurrency_limiter::{ConcurrencyLimiter, ConcurrencyLimiterSpec};
 pub use consumer::{Consumer, ConsumerSpec};
+pub use credit::{Credit, CreditScope, CreditSpec};
+pub use link::{DownPeriod, Link, LinkSpec};
 pub use producer::{Arrivals, Backpressure, MessageClass, OnRefused, Producer, ProducerSpec};
 pub use queue::{Limits, OnFull, Queue, QueueSpec, Reaction, Reactions, SendState};
+pub use rate_limiter::{OnExcess, RateLimiter, RateLimiterSpec, RateRule, RateUnit, Scheme};
+pub use router::{Router, RouterSpec};
+pub use window::{OpensOn, Scope, Window, WindowSpec};

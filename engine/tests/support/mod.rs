@@ -48,3 +48,19 @@ pub fn run_checked(sim: &mut Simulation, until: f64) {
 pub fn queue_index(sim: &Simulation, id: &str) -> usize {
     sim.scenario().node_index(id).expect("node exists")
 }
+
+/// A scenario from nodes and `(from, to)` edges, given as JSON.
+pub fn graph(nodes: Vec<Value>, edges: &[(&str, &str)]) -> Scenario {
+    let edges: Vec<Value> = edges.iter().map(|(f, t)| json!({"from": f, "to": t})).collect();
+    Scenario::from_value(json!({"version": 1, "nodes": nodes, "edges": edges})).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// The index of node `id`.
+pub fn idx(sim: &Simulation, id: &str) -> usize {
+    sim.scenario().node_index(id).expect("node exists")
+}
+
+/// The most messages node `id` ever held, from its depth series.
+pub fn max_depth(sim: &Simulation, id: &str) -> u64 {
+    sim.stats(idx(sim, id)).depth_series.points(sim.now()).iter().map(|p| p.max).max().unwrap_or(0)
+}

@@ -1,0 +1,69 @@
+//! Concurrency limiter: at most `max_in_flight` jobs started and not yet
+//! finished, after super-queue's concurrency limiter.
+//!
+//! Guarantees:
+//! - A message passes only while fewer than `max_in_flight` messages that
+//!   passed it are unfinished; otherwise it is refused and the sender holds
+//!   it (the queue before it pauses).
+//! - A message is finished when a consumer completes it, or when it is
+//!   dropped; its slot frees at that instant and the limiter wakes its
+//!   senders.
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::Context;
+use crate::scenario::{push_error, FieldError};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConcurrencyLimiterSpec {
+    pub max_in_flight: u64,
+}
+
+impl ConcurrencyLimiterSpec {
+    pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+        if self.max_in_flight == 0 || self.max_in_flight > 1 << 32 {
+            push_error(errors, format!("{path}.max_in_flight"), "must be between 1 and 2^32");
+        }
+    }
+}
+
+pub struct ConcurrencyLimiter {
+    spec: ConcurrencyLimiterSpec,
+    in_flight: u64,
+}
+
+impl ConcurrencyLimiter {
+    pub fn new(spec: ConcurrencyLimiterSpec) -> Self {
+        ConcurrencyLimiter { spec, in_flight: 0 }
+    }
+
+    pub fn spec(&self) -> &ConcurrencyLimiterSpec {
+        &self.spec
+    }
+
+    pub fn reconfigure(&mut self, spec: ConcurrencyLimiterSpec) {
+        self.spec = spec;
+    }
+
+    pub fn in_flight(&self) -> u64 {
+        self.in_flight
+    }
+
+    pub fn admits(&self) -> bool {
+        self.in_flight < self.spec.max_in_flight
+    }
+
+    pub fn sent(&mut self, ctx: &mut Context) {
+        self.in_flight += 1;
+        ctx.stats.arrived += 1;
+        ctx.stats.departed += 1;
+        ctx.stats.set_depth(ctx.now, self.in_flight, 0);
+    }
+
+    /// A message that passed finished (or was dropped).
+    pub fn finished(&mut self, ctx: &mut Context) {
+        self.in_flight = self.in_flight.saturating_sub(1);
+        ctx.stats.set_depth(ctx.now, self.in_flight, 0);
+    }
+}

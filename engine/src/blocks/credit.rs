@@ -1,0 +1,208 @@
+//! Credit: paired flow control, after Exon's credit-based scheme.
+//!
+//! Guarantees:
+//! - The sender keeps state per peer (`per_destination`: one per message
+//!   destination; `shared`: one for all). A message passes only while its
+//!   peer holds at least one credit, and spends one.
+//! - The receiver grants credit as it processes: every `grant_batch`
+//!   messages processed (or dropped, which returns their credit) send a
+//!   grant of that many credits, which arrives `grant_latency_s` later.
+//! - First contact: with `implicit_single_credit`, a peer without state is
+//!   assumed to hold one credit; the first message creates the state with 0
+//!   credits, and processing it brings a grant of `initial_credit`. Without
+//!   it, first contact sends a CONNECT and waits for the CONNACK, which
+//!   arrives `grant_latency_s` later carrying `initial_credit`.
+//! - When credit arrives, the link wakes its senders.
+
+use serde::{Deserialize, Serialize};
+
+use crate::blocks::window::{scope_key, PendingAcks, Scope};
+use crate::context::Context;
+use crate::message::Message;
+use crate::scenario::{check_range, push_error, FieldError};
+use crate::time::SimDuration;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreditSpec {
+    pub initial_credit: u64,
+    #[serde(default)]
+    pub implicit_single_credit: bool,
+    #[serde(default = "one")]
+    pub grant_batch: u64,
+    #[serde(default)]
+    pub grant_latency_s: f64,
+    #[serde(default = "per_destination")]
+    pub scope: CreditScope,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CreditScope {
+    Shared,
+    PerDestination,
+}
+
+fn one() -> u64 {
+    1
+}
+fn per_destination() -> CreditScope {
+    CreditScope::PerDestination
+}
+
+impl CreditSpec {
+    pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+        if self.initial_credit == 0 || self.initial_credit > 1 << 32 {
+            push_error(errors, format!("{path}.initial_credit"), "must be between 1 and 2^32");
+        }
+        if self.grant_batch == 0 || self.grant_batch > 1 << 32 {
+            push_error(errors, format!("{path}.grant_batch"), "must be between 1 and 2^32");
+        }
+        check_range(errors, format!("{path}.grant_latency_s"), self.grant_latency_s, 0.0, 1e6);
+    }
+
+    fn window_scope(&self) -> Scope {
+        match self.scope {
+            CreditScope::Shared => Scope::Shared,
+            CreditScope::PerDestination => Scope::PerDestination,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum PeerState {
+    /// Never contacted.
+    #[default]
+    Unknown,
+    /// CONNECT sent, CONNACK not yet back.
+    Connecting,
+    /// State exists on both sides.
+    Connected,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Peer {
+    state: PeerState,
+    credits: u64,
+    /// Processed since the last grant.
+    processed: u64,
+    /// The first message went on the implicit credit and its grant of
+    /// `initial_credit` is still to come.
+    awaiting_first_grant: bool,
+}
+
+pub struct Credit {
+    spec: CreditSpec,
+    peers: Vec<Peer>,
+    grants: PendingAcks,
+}
+
+impl Credit {
+    pub fn new(spec: CreditSpec) -> Self {
+        Credit { spec, peers: Vec::new(), grants: PendingAcks::default() }
+    }
+
+    pub fn spec(&self) -> &CreditSpec {
+        &self.spec
+    }
+
+    pub fn reconfigure(&mut self, spec: CreditSpec) {
+        self.spec = spec;
+    }
+
+    fn key(&self, msg: &Message) -> usize {
+        scope_key(self.spec.window_scope(), msg)
+    }
+
+    fn peer(&mut self, key: usize) -> &mut Peer {
+        if self.peers.len() <= key {
+            self.peers.resize(key + 1, Peer::default());
+        }
+        &mut self.peers[key]
+    }
+
+    /// Credits held, all peers together.
+    pub fn credits(&self) -> u64 {
+        self.peers.iter().map(|p| p.credits).sum()
+    }
+
+    /// Peers with state.
+    pub fn peers(&self) -> usize {
+        self.peers.iter().filter(|p| p.state != PeerState::Unknown).count()
+    }
+
+    /// Whether `msg` may pass now. A first contact without the implicit
+    /// credit starts the handshake.
+    pub fn admits(&mut self, msg: &Message, ctx: &mut Context) -> bool {
+        let key = self.key(msg);
+        let implicit = self.spec.implicit_single_credit;
+        let connect_after = SimDuration::from_secs_f64(self.spec.grant_latency_s);
+        let initial = self.spec.initial_credit;
+        let peer = self.peer(key);
+        match peer.state {
+            PeerState::Unknown if implicit => true,
+            PeerState::Unknown => {
+                peer.state = PeerState::Connecting;
+                // The CONNACK carries the initial credit.
+                self.grants.add(ctx.now + connect_after, key, initial, ctx);
+                false
+            }
+            PeerState::Connecting => false,
+            PeerState::Connected => peer.credits > 0,
+        }
+    }
+
+    /// The next block took `msg`: one credit spent.
+    pub fn sent(&mut self, msg: &Message, ctx: &mut Context) {
+        let key = self.key(msg);
+        let peer = self.peer(key);
+        if peer.state == PeerState::Unknown {
+            // The receiver creates the state with 0 credits.
+            peer.state = PeerState::Connected;
+            peer.credits = 0;
+            peer.awaiting_first_grant = true;
+        } else {
+            peer.credits = peer.credits.saturating_sub(1);
+        }
+        ctx.stats.arrived += 1;
+        ctx.stats.departed += 1;
+        self.record(ctx);
+    }
+
+    /// The receiver processed (or lost) `msg`: credit may be granted.
+    pub fn processed(&mut self, msg: &Message, ctx: &mut Context) {
+        let key = self.key(msg);
+        let (batch, initial) = (self.spec.grant_batch, self.spec.initial_credit);
+        let latency = SimDuration::from_secs_f64(self.spec.grant_latency_s);
+        let peer = self.peer(key);
+        let grant = if peer.awaiting_first_grant {
+            peer.awaiting_first_grant = false;
+            initial
+        } else {
+            peer.processed += 1;
+            if peer.processed < batch {
+                return;
+            }
+            std::mem::take(&mut peer.processed)
+        };
+        self.grants.add(ctx.now + latency, key, grant, ctx);
+    }
+
+    /// Grants arrive. Returns whether credit became available.
+    pub fn on_grant_due(&mut self, ctx: &mut Context) -> bool {
+        let due = self.grants.take_due(ctx);
+        for &(key, amount) in &due {
+            let peer = self.peer(key);
+            peer.state = PeerState::Connected;
+            peer.credits += amount;
+        }
+        if !due.is_empty() {
+            self.record(ctx);
+        }
+        !due.is_empty()
+    }
+
+    fn record(&self, ctx: &mut Context) {
+        ctx.stats.set_depth(ctx.now, self.credits(), 0);
+    }
+}

@@ -1,0 +1,382 @@
+//! Rate limiter: at most so much per span of time, after super-queue's rate
+//! limiter and arataga's bandwidth limits.
+//!
+//! Guarantees:
+//! - Every rule in `rules` must allow a message for it to pass (stacked
+//!   rules: per second and per minute). Amounts are messages or bytes
+//!   (`unit`).
+//! - Schemes, for a rule of `limit` per `span_s`:
+//!   - `spread`: a timer lets one through every span/limit (one message's
+//!     worth of bytes, for bytes), evenly spaced;
+//!   - `aligned`: at most `limit` in each span aligned to time zero (a job
+//!     that just misses a batch waits for the next boundary);
+//!   - `anchored`: the span starts at the first message after a pause;
+//!     messages pass freely until the limit, then everything waits for the
+//!     span's end, and the next message starts a new span (super-queue's
+//!     choice);
+//!   - `sliding`: at most `limit` in any span-long interval;
+//!   - `token_bucket`: tokens refill at limit/span per second up to
+//!     `burst` (default `limit`); a message takes its amount in tokens.
+//!   An amount larger than a rule's whole limit passes when the rule is
+//!   otherwise idle, rather than never.
+//! - `on_excess: delay` refuses a message that may not pass yet (the sender
+//!   holds it) and wakes the senders when the earliest rule allows;
+//!   `reject` takes it and drops it (`rate_limited`).
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::Context;
+use crate::message::Message;
+use crate::metrics::DropReason;
+use crate::scenario::{check_range, push_error, FieldError};
+use crate::scheduler::EventKind;
+use crate::time::{SimDuration, SimTime};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateLimiterSpec {
+    pub rules: Vec<RateRule>,
+    #[serde(default)]
+    pub unit: RateUnit,
+    #[serde(default)]
+    pub on_excess: OnExcess,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RateRule {
+    pub scheme: Scheme,
+    /// Messages or bytes per span.
+    pub limit: f64,
+    #[serde(default = "one_second")]
+    pub span_s: f64,
+    /// Token bucket only: the most tokens it holds (default `limit`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub burst: Option<f64>,
+}
+
+fn one_second() -> f64 {
+    1.0
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scheme {
+    Spread,
+    Aligned,
+    Anchored,
+    Sliding,
+    TokenBucket,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateUnit {
+    #[default]
+    Messages,
+    Bytes,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnExcess {
+    #[default]
+    Delay,
+    Reject,
+}
+
+impl RateLimiterSpec {
+    pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+        if self.rules.is_empty() {
+            push_error(errors, format!("{path}.rules"), "a rate limiter needs at least one rule");
+        }
+        for (i, rule) in self.rules.iter().enumerate() {
+            let rp = format!("{path}.rules[{i}]");
+            check_range(errors, format!("{rp}.limit"), rule.limit, 1e-9, 1e15);
+            check_range(errors, format!("{rp}.span_s"), rule.span_s, 1e-6, 1e7);
+            if let Some(b) = rule.burst {
+                check_range(errors, format!("{rp}.burst"), b, 1e-9, 1e15);
+                if rule.scheme != Scheme::TokenBucket {
+                    push_error(errors, format!("{rp}.burst"), "only a token_bucket rule has a burst");
+                }
+            }
+        }
+    }
+}
+
+/// The running state of one rule.
+#[derive(Clone, Debug)]
+struct RuleState {
+    rule: RateRule,
+    /// spread: when the next may pass. anchored: the span's start.
+    mark: Option<SimTime>,
+    /// aligned and anchored: the amount passed in the current span;
+    /// token bucket: the tokens held.
+    amount: f64,
+    /// aligned: the index of the current span.
+    span_index: u64,
+    /// token bucket: when `amount` was last brought up to date.
+    updated: SimTime,
+    /// sliding: what passed in the last span, oldest first.
+    passed: VecDeque<(SimTime, f64)>,
+}
+
+impl RuleState {
+    fn new(rule: RateRule) -> Self {
+        let amount = if rule.scheme == Scheme::TokenBucket { rule.burst.unwrap_or(rule.limit) } else { 0.0 };
+        RuleState { rule, mark: None, amount, span_index: 0, updated: SimTime::ZERO, passed: VecDeque::new() }
+    }
+
+    fn span(&self) -> SimDuration {
+        SimDuration::from_secs_f64(self.rule.span_s)
+    }
+
+    /// The earliest time at which `amount` may pass (`now` if it may now).
+    fn earliest(&mut self, amount: f64, now: SimTime) -> SimTime {
+        let limit = self.rule.limit;
+        let amount = amount.min(limit);
+        match self.rule.scheme {
+            Scheme::Spread => self.mark.map_or(now, |m| m.max(now)),
+            Scheme::Aligned => {
+                let index = now.as_nanos() / self.span().as_nanos().max(1);
+                let used = if index == self.span_index { self.amount } else { 0.0 };
+                if used + amount <= limit + 1e-9 {
+                    now
+                } else {
+                    SimTime::from_nanos((index + 1) * self.span().as_nanos().max(1))
+                }
+            }
+            Scheme::Anchored => match self.mark {
+                Some(start) if now < start + self.span() => {
+                    if self.amount + amount <= limit + 1e-9 {
+                        now
+                    } else {
+                        start + self.span()
+                    }
+                }
+                _ => now,
+            },
+            Scheme::Sliding => {
+                let span = self.span();
+                while self.passed.front().is_some_and(|(t, _)| *t + span <= now) {
+                    self.passed.pop_front();
+                }
+                let mut used: f64 = self.passed.iter().map(|(_, a)| a).sum();
+                if used + amount <= limit + 1e-9 {
+                    return now;
+                }
+                // Wait until enough of the oldest leave the interval.
+                for (t, a) in &self.passed {
+                    used -= a;
+                    if used + amount <= limit + 1e-9 {
+                        return *t + span;
+                    }
+                }
+                now
+            }
+            Scheme::TokenBucket => {
+                self.refill(now);
+                let need = amount.min(self.rule.burst.unwrap_or(limit));
+                if self.amount + 1e-9 >= need {
+                    now
+                } else {
+                    let rate = limit / self.rule.span_s;
+                    now + SimDuration::from_secs_f64((need - self.amount) / rate)
+                }
+            }
+        }
+    }
+
+    fn refill(&mut self, now: SimTime) {
+        let rate = self.rule.limit / self.rule.span_s;
+        let cap = self.rule.burst.unwrap_or(self.rule.limit);
+        self.amount = (self.amount + rate * now.since(self.updated).as_secs_f64()).min(cap);
+        self.updated = now;
+    }
+
+    /// `amount` passed at `now`.
+    fn commit(&mut self, amount: f64, now: SimTime) {
+        let limit = self.rule.limit;
+        let amount = amount.min(limit);
+        match self.rule.scheme {
+            Scheme::Spread => {
+                let gap = SimDuration::from_secs_f64(self.rule.span_s * amount / limit);
+                self.mark = Some(now + gap);
+            }
+            Scheme::Aligned => {
+                let index = now.as_nanos() / self.span().as_nanos().max(1);
+                if index != self.span_index {
+                    self.span_index = index;
+                    self.amount = 0.0;
+                }
+                self.amount += amount;
+            }
+            Scheme::Anchored => {
+                match self.mark {
+                    Some(start) if now < start + self.span() => {}
+                    _ => {
+                        self.mark = Some(now);
+                        self.amount = 0.0;
+                    }
+                }
+                self.amount += amount;
+            }
+            Scheme::Sliding => self.passed.push_back((now, amount)),
+            Scheme::TokenBucket => {
+                self.refill(now);
+                self.amount -= amount.min(self.rule.burst.unwrap_or(limit));
+            }
+        }
+    }
+}
+
+pub struct RateLimiter {
+    spec: RateLimiterSpec,
+    rules: Vec<RuleState>,
+    /// When the scheduled wake-up fires, if one is scheduled.
+    timer: Option<SimTime>,
+}
+
+/// What the limiter decides for an offered message.
+pub enum RateDecision {
+    Pass,
+    /// Refused; the limiter wakes its senders at the given time.
+    Wait,
+    /// Taken and dropped.
+    Rejected,
+}
+
+impl RateLimiter {
+    pub fn new(spec: RateLimiterSpec) -> Self {
+        let rules = spec.rules.iter().cloned().map(RuleState::new).collect();
+        RateLimiter { spec, rules, timer: None }
+    }
+
+    pub fn spec(&self) -> &RateLimiterSpec {
+        &self.spec
+    }
+
+    pub fn reconfigure(&mut self, spec: RateLimiterSpec) {
+        if spec.rules != self.spec.rules {
+            self.rules = spec.rules.iter().cloned().map(RuleState::new).collect();
+        }
+        self.spec = spec;
+    }
+
+    fn amount(&self, msg: &Message) -> f64 {
+        match self.spec.unit {
+            RateUnit::Messages => 1.0,
+            RateUnit::Bytes => msg.size_bytes as f64,
+        }
+    }
+
+    /// Tokens held by the first token-bucket rule, if any (for display).
+    pub fn tokens(&self) -> Option<f64> {
+        self.rules.iter().find(|r| r.rule.scheme == Scheme::TokenBucket).map(|r| r.amount)
+    }
+
+    pub fn decide(&mut self, msg: &Message, ctx: &mut Context) -> RateDecision {
+        let amount = self.amount(msg);
+        let now = ctx.now;
+        let at = self.rules.iter_mut().map(|r| r.earliest(amount, now)).max().unwrap_or(now);
+        if at <= now {
+            return RateDecision::Pass;
+        }
+        match self.spec.on_excess {
+            OnExcess::Reject => {
+                ctx.stats.arrived += 1;
+                ctx.drop_message(*msg, DropReason::RateLimited);
+                RateDecision::Rejected
+            }
+            OnExcess::Delay => {
+                if self.timer.is_none_or(|t| at < t) {
+                    self.timer = Some(at);
+                    ctx.scheduler.schedule(at, ctx.node, EventKind::RateOpen, 0);
+                }
+                RateDecision::Wait
+            }
+        }
+    }
+
+    /// The next block took `msg`.
+    pub fn sent(&mut self, msg: &Message, ctx: &mut Context) {
+        let amount = self.amount(msg);
+        for r in &mut self.rules {
+            r.commit(amount, ctx.now);
+        }
+        ctx.stats.arrived += 1;
+        ctx.stats.departed += 1;
+    }
+
+    /// The wake-up timer fired.
+    pub fn on_open(&mut self, ctx: &mut Context) {
+        if self.timer.is_some_and(|t| t <= ctx.now) {
+            self.timer = None;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(s: f64) -> SimTime {
+        SimTime::from_secs_f64(s)
+    }
+
+    fn rule(scheme: Scheme, limit: f64) -> RuleState {
+        RuleState::new(RateRule { scheme, limit, span_s: 1.0, burst: None })
+    }
+
+    /// Offers one message every `gap` seconds from 0 to `until`, each going
+    /// as soon as the rule allows; returns the pass times.
+    fn pass_times(mut r: RuleState, arrivals: &[f64]) -> Vec<f64> {
+        let mut out = Vec::new();
+        let mut ready = SimTime::ZERO;
+        for &a in arrivals {
+            let now = at(a).max(ready);
+            let t = r.earliest(1.0, now);
+            let t = r.earliest(1.0, t).max(t);
+            r.commit(1.0, t);
+            out.push(t.as_secs_f64());
+            ready = t;
+        }
+        out
+    }
+
+    #[test]
+    fn spread_spaces_messages_evenly() {
+        let times = pass_times(rule(Scheme::Spread, 4.0), &[0.0; 5]);
+        assert_eq!(times, vec![0.0, 0.25, 0.5, 0.75, 1.0]);
+    }
+
+    #[test]
+    fn aligned_waits_for_the_next_boundary() {
+        let times = pass_times(rule(Scheme::Aligned, 2.0), &[0.9, 0.9, 0.9, 1.2]);
+        // Two fit before 1 s; the third waits for the boundary at 1 s; the
+        // fourth is the second of that span.
+        assert_eq!(times, vec![0.9, 0.9, 1.0, 1.2]);
+    }
+
+    #[test]
+    fn anchored_span_starts_at_the_first_job() {
+        let times = pass_times(rule(Scheme::Anchored, 2.0), &[0.9, 0.9, 0.9, 2.5]);
+        // The span runs from 0.9 to 1.9; the third waits until 1.9 and
+        // starts a new span; the fourth comes after that span ended.
+        assert_eq!(times, vec![0.9, 0.9, 1.9, 2.5]);
+    }
+
+    #[test]
+    fn sliding_counts_any_interval() {
+        let times = pass_times(rule(Scheme::Sliding, 2.0), &[0.0, 0.5, 0.6, 0.6]);
+        assert_eq!(times, vec![0.0, 0.5, 1.0, 1.5]);
+    }
+
+    #[test]
+    fn token_bucket_allows_a_burst_then_the_rate() {
+        let times = pass_times(rule(Scheme::TokenBucket, 2.0), &[0.0, 0.0, 0.0, 0.0]);
+        assert_eq!(times, vec![0.0, 0.0, 0.5, 1.0]);
+    }
+}

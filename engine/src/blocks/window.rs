@@ -1,0 +1,240 @@
+//! Window: at most so much in flight, after Exon's send window and node
+//! limit and Gfarm's per-type windows.
+//!
+//! Guarantees:
+//! - A message passes only if, in its scope, the messages (and bytes) in
+//!   flight stay within `max_messages` (and `max_bytes`; 0 = no bound in
+//!   that dimension). Otherwise it is refused and the sender holds it.
+//! - `scope`: `shared` counts every message against one window (so one slow
+//!   destination throttles traffic to all), `per_destination` keeps one
+//!   window per destination, `per_class` one per message class.
+//! - A message stays in flight until it is acknowledged, `ack_latency_s`
+//!   after its acknowledgement is due: with `opens_on: receipt` when the
+//!   receiving block (the first queue or consumer after the window) takes
+//!   it, with `opens_on: processing` when a consumer finishes it. A message
+//!   dropped on the way counts as acknowledged when it is dropped.
+//! - When room opens, the window wakes its senders.
+
+use std::collections::VecDeque;
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::Context;
+use crate::message::{Message, NO_DESTINATION};
+use crate::scenario::{check_range, push_error, FieldError};
+use crate::scheduler::EventKind;
+use crate::time::{SimDuration, SimTime};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WindowSpec {
+    #[serde(default)]
+    pub max_messages: u64,
+    #[serde(default)]
+    pub max_bytes: u64,
+    #[serde(default)]
+    pub scope: Scope,
+    #[serde(default)]
+    pub opens_on: OpensOn,
+    #[serde(default)]
+    pub ack_latency_s: f64,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    #[default]
+    Shared,
+    PerDestination,
+    PerClass,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OpensOn {
+    /// The transport's first acknowledgement: the receiver got it.
+    #[default]
+    Receipt,
+    /// The receiver finished processing it.
+    Processing,
+}
+
+impl WindowSpec {
+    pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+        if self.max_messages == 0 && self.max_bytes == 0 {
+            push_error(errors, format!("{path}.max_messages"), "a window of 0 lets nothing through: set max_messages or max_bytes above 0");
+        }
+        for (field, value) in [("max_messages", self.max_messages), ("max_bytes", self.max_bytes)] {
+            if value > crate::blocks::queue::MAX_LIMIT {
+                push_error(errors, format!("{path}.{field}"), format!("must be at most {}", crate::blocks::queue::MAX_LIMIT));
+            }
+        }
+        check_range(errors, format!("{path}.ack_latency_s"), self.ack_latency_s, 0.0, 1e6);
+    }
+}
+
+/// The key of the scope a message counts in.
+pub fn scope_key(scope: Scope, msg: &Message) -> usize {
+    match scope {
+        Scope::Shared => 0,
+        Scope::PerDestination if msg.destination == NO_DESTINATION => 0,
+        Scope::PerDestination => msg.destination as usize + 1,
+        Scope::PerClass => msg.class as usize,
+    }
+}
+
+/// What one scope has in flight.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct InFlight {
+    pub messages: u64,
+    pub bytes: u64,
+}
+
+/// Acknowledgements on their way back, due in time order.
+#[derive(Clone, Debug, Default)]
+pub struct PendingAcks {
+    due: VecDeque<(SimTime, usize, u64)>,
+    /// The time the scheduled timer fires, if one is scheduled.
+    timer: Option<SimTime>,
+}
+
+impl PendingAcks {
+    /// Adds an acknowledgement of `bytes` in scope `key`, due at `at`.
+    pub fn add(&mut self, at: SimTime, key: usize, bytes: u64, ctx: &mut Context) {
+        // Latency changes while running can make a later add due earlier.
+        let pos = self.due.iter().rposition(|(t, _, _)| *t <= at).map_or(0, |p| p + 1);
+        self.due.insert(pos, (at, key, bytes));
+        if self.timer.is_none_or(|t| at < t) {
+            self.timer = Some(at);
+            ctx.scheduler.schedule(at, ctx.node, EventKind::AckDue, 0);
+        }
+    }
+
+    /// Takes every acknowledgement due by `now`, and sets the next timer.
+    pub fn take_due(&mut self, ctx: &mut Context) -> Vec<(usize, u64)> {
+        if self.timer.is_some_and(|t| t <= ctx.now) {
+            self.timer = None;
+        }
+        let mut out = Vec::new();
+        while let Some(&(t, key, bytes)) = self.due.front() {
+            if t > ctx.now {
+                break;
+            }
+            self.due.pop_front();
+            out.push((key, bytes));
+        }
+        if let (None, Some(&(t, _, _))) = (self.timer, self.due.front()) {
+            self.timer = Some(t);
+            ctx.scheduler.schedule(t, ctx.node, EventKind::AckDue, 0);
+        }
+        out
+    }
+
+    pub fn len(&self) -> usize {
+        self.due.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.due.is_empty()
+    }
+}
+
+pub struct Window {
+    spec: WindowSpec,
+    in_flight: Vec<InFlight>,
+    total: InFlight,
+    acks: PendingAcks,
+}
+
+impl Window {
+    pub fn new(spec: WindowSpec) -> Self {
+        Window { spec, in_flight: Vec::new(), total: InFlight::default(), acks: PendingAcks::default() }
+    }
+
+    pub fn spec(&self) -> &WindowSpec {
+        &self.spec
+    }
+
+    pub fn reconfigure(&mut self, spec: WindowSpec) {
+        if spec.scope != self.spec.scope {
+            // Counts are kept per scope key; re-key what is in flight.
+            let total = self.total;
+            // Messages already in flight stay counted in key 0 until
+            // acknowledged: their keys under the new scope are not known.
+            self.in_flight.clear();
+            self.in_flight.push(total);
+        }
+        self.spec = spec;
+    }
+
+    /// Everything in flight, all scopes together.
+    pub fn in_flight(&self) -> InFlight {
+        self.total
+    }
+
+    fn slot(&mut self, key: usize) -> &mut InFlight {
+        if self.in_flight.len() <= key {
+            self.in_flight.resize(key + 1, InFlight::default());
+        }
+        &mut self.in_flight[key]
+    }
+
+    /// Whether `msg` may pass now.
+    pub fn admits(&self, msg: &Message) -> bool {
+        let key = scope_key(self.spec.scope, msg);
+        let f = self.in_flight.get(key).copied().unwrap_or_default();
+        let size = msg.size_bytes as u64;
+        let fits_messages = self.spec.max_messages == 0 || f.messages < self.spec.max_messages;
+        // A message larger than the whole byte window may pass alone.
+        let fits_bytes = self.spec.max_bytes == 0 || f.bytes == 0 || f.bytes + size <= self.spec.max_bytes;
+        fits_messages && fits_bytes
+    }
+
+    /// The next block took `msg`: it is in flight.
+    pub fn sent(&mut self, msg: &Message, ctx: &mut Context) {
+        let key = scope_key(self.spec.scope, msg);
+        let size = msg.size_bytes as u64;
+        let slot = self.slot(key);
+        slot.messages += 1;
+        slot.bytes += size;
+        self.total.messages += 1;
+        self.total.bytes += size;
+        ctx.stats.arrived += 1;
+        ctx.stats.departed += 1;
+        self.record(ctx);
+    }
+
+    /// Whether this window waits for `receipt` (else for processing).
+    pub fn opens_on_receipt(&self) -> bool {
+        self.spec.opens_on == OpensOn::Receipt
+    }
+
+    /// The acknowledgement of `msg` is due now; it arrives after the latency.
+    pub fn acknowledge(&mut self, msg: &Message, ctx: &mut Context) {
+        let key = scope_key(self.spec.scope, msg);
+        let at = ctx.now + SimDuration::from_secs_f64(self.spec.ack_latency_s);
+        self.acks.add(at, key, msg.size_bytes as u64, ctx);
+    }
+
+    /// Acknowledgements arrive. Returns whether room opened.
+    pub fn on_ack_due(&mut self, ctx: &mut Context) -> bool {
+        let due = self.acks.take_due(ctx);
+        for &(key, bytes) in &due {
+            // A key emptied by a change of scope releases from key 0.
+            let key = if self.in_flight.get(key).is_some_and(|f| f.messages > 0) { key } else { 0 };
+            let slot = self.slot(key);
+            slot.messages = slot.messages.saturating_sub(1);
+            slot.bytes = slot.bytes.saturating_sub(bytes);
+            self.total.messages = self.total.messages.saturating_sub(1);
+            self.total.bytes = self.total.bytes.saturating_sub(bytes);
+        }
+        if !due.is_empty() {
+            self.record(ctx);
+        }
+        !due.is_empty()
+    }
+
+    fn record(&self, ctx: &mut Context) {
+        ctx.stats.set_depth(ctx.now, self.total.messages, self.total.bytes);
+    }
+}
