@@ -1,0 +1,217 @@
+//! Rate and concurrency limiters (super-queue, arataga), links and routers.
+
+mod support;
+
+use serde_json::{json, Value};
+use sluice_engine::Simulation;
+use support::*;
+
+fn consumer(id: &str, service_s: f64, workers: u32) -> Value {
+    json!({"id": id, "kind": "consumer", "workers": workers, "service_time": {"dist": "fixed", "value": service_s}})
+}
+
+fn limited(limiter: Value, rate: f64) -> Simulation {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": rate}}),
+            json!({"id": "q", "kind": "queue"}),
+            limiter,
+            consumer("c", 0.0001, 100),
+        ],
+        &[("p", "q"), ("q", "limit"), ("limit", "c")],
+    );
+    Simulation::new(scenario, 21).unwrap()
+}
+
+#[test]
+fn an_sms_gateway_sends_at_most_its_rate() {
+    for scheme in ["spread", "aligned", "anchored", "sliding", "token_bucket"] {
+        let mut sim = limited(
+            json!({"id": "limit", "kind": "rate_limiter", "rules": [{"scheme": scheme, "limit": 10, "span_s": 1}]}),
+            50.0,
+        );
+        run_checked(&mut sim, 60.0);
+        let sent = sim.report().nodes["c"].departed;
+        // 10 a second for 60 s (a token bucket may add its first burst).
+        assert!((590..=611).contains(&sent), "{scheme}: {sent}");
+        assert!(sim.report().nodes["q"].depth_messages > 2000, "{scheme}: the backlog waits");
+    }
+}
+
+#[test]
+fn stacked_rules_per_second_and_per_minute_both_hold() {
+    let mut sim = limited(
+        json!({"id": "limit", "kind": "rate_limiter", "rules": [
+            {"scheme": "anchored", "limit": 10, "span_s": 1},
+            {"scheme": "anchored", "limit": 300, "span_s": 60}
+        ]}),
+        50.0,
+    );
+    run_checked(&mut sim, 120.0);
+    // 10 a second alone would send 1200 in two minutes; 300 a minute caps it.
+    let sent = sim.report().nodes["c"].departed;
+    assert!((590..=600).contains(&sent), "{sent}");
+}
+
+#[test]
+fn excess_is_rejected_when_asked() {
+    let mut sim = limited(
+        json!({"id": "limit", "kind": "rate_limiter", "on_excess": "reject",
+               "rules": [{"scheme": "token_bucket", "limit": 20, "span_s": 1, "burst": 5}]}),
+        50.0,
+    );
+    run_checked(&mut sim, 60.0);
+    let r = sim.report();
+    assert!(r.nodes["limit"].dropped["rate_limited"] > 1500, "{:?}", r.nodes["limit"]);
+    let rate = r.nodes["c"].departed as f64 / 60.0;
+    assert!((18.0..=21.0).contains(&rate), "{rate}");
+}
+
+#[test]
+fn a_byte_rate_limits_bandwidth() {
+    // arataga's bandlim: 8 kB/s with 1000-byte messages is 8 a second.
+    let mut sim = limited(
+        json!({"id": "limit", "kind": "rate_limiter", "unit": "bytes",
+               "rules": [{"scheme": "token_bucket", "limit": 8000, "span_s": 1}]}),
+        20.0,
+    );
+    run_checked(&mut sim, 100.0);
+    let rate = sim.report().nodes["c"].departed as f64 / 100.0;
+    assert!((7.9..=8.1).contains(&rate), "{rate}");
+}
+
+#[test]
+fn a_concurrency_limit_caps_work_in_flight() {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 50}}),
+            json!({"id": "q", "kind": "queue", "capacity": {"messages": 20}, "ttl_s": 0.5}),
+            json!({"id": "limit", "kind": "concurrency_limiter", "max_in_flight": 3}),
+            consumer("c", 0.1, 10),
+        ],
+        &[("p", "q"), ("q", "limit"), ("limit", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 4).unwrap();
+    let c = idx(&sim, "c");
+    for i in 1..=600 {
+        run_checked(&mut sim, i as f64 * 0.1);
+        assert!(sim.stats(c).in_service <= 3, "{} in service", sim.stats(c).in_service);
+    }
+    let r = sim.report();
+    // Three at a time, 0.1 s each: 30 a second.
+    let rate = r.nodes["c"].departed as f64 / 60.0;
+    assert!((28.0..=30.5).contains(&rate), "{rate}");
+    // The rest waited too long or found the queue full.
+    assert!(r.nodes["q"].dropped.get("expired").copied().unwrap_or(0) + r.nodes["q"].dropped.get("overflow").copied().unwrap_or(0) > 800);
+}
+
+fn through_link(link: Value) -> Simulation {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 200}}),
+            json!({"id": "sender", "kind": "queue"}),
+            link,
+            consumer("c", 0.0, 1),
+        ],
+        &[("p", "sender"), ("sender", "link"), ("link", "c")],
+    );
+    Simulation::new(scenario, 2).unwrap()
+}
+
+#[test]
+fn a_full_link_buffer_is_the_would_block_that_overloads_the_sender() {
+    // 200 messages of 1000 bytes a second into 100 kB/s.
+    let mut sim = through_link(json!({"id": "link", "kind": "link", "bandwidth_bytes_per_s": 100000,
+                                      "latency_s": 0.05, "buffer": {"bytes": 10000}}));
+    run_checked(&mut sim, 30.0);
+    let r = sim.report();
+    let rate = r.nodes["c"].departed as f64 / 30.0;
+    assert!((98.0..=100.5).contains(&rate), "{rate}");
+    assert!(sim.transitions().entries().any(|t| t.to == "Overloaded" && t.cause == "would block"));
+    // Nothing arrives sooner than transmission (10 ms) plus latency (50 ms).
+    assert!(r.nodes["c"].mean_sojourn_s.unwrap() > 0.06);
+    assert!(max_depth(&sim, "link") <= 10 + 10, "buffer plus what is on the wire");
+}
+
+#[test]
+fn a_link_that_goes_down_loses_what_is_on_the_wire_and_resumes() {
+    let mut sim = through_link(json!({"id": "link", "kind": "link", "bandwidth_bytes_per_s": 1000000,
+                                      "latency_s": 0.2, "down": [{"from_s": 5, "to_s": 6}]}));
+    run_checked(&mut sim, 5.5);
+    let during = sim.report().nodes["c"].departed;
+    assert!(sim.report().nodes["link"].dropped["link_down"] > 0);
+    assert_eq!(sim.report().nodes["link"].link_up, Some(false));
+    run_checked(&mut sim, 5.9);
+    assert_eq!(sim.report().nodes["c"].departed, during, "nothing crosses while down");
+    run_checked(&mut sim, 8.0);
+    assert!(sim.report().nodes["c"].departed > during + 300, "resumed");
+    let states: Vec<_> = sim.transitions().entries().map(|t| (t.from, t.to)).collect();
+    assert!(states.contains(&("up", "down")) && states.contains(&("down", "up")));
+}
+
+fn routed(router: Value, classes: Value) -> Simulation {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 100}, "classes": classes}),
+            router,
+            consumer("x", 0.0, 1),
+            consumer("y", 0.0, 1),
+            consumer("z", 0.0, 1),
+        ],
+        &[("p", "r"), ("r", "x"), ("r", "y"), ("r", "z")],
+    );
+    let mut sim = Simulation::new(scenario, 8).unwrap();
+    run_checked(&mut sim, 100.0);
+    sim
+}
+
+#[test]
+fn routers_split_as_told() {
+    let one = json!([{"name": "m"}]);
+    let sim = routed(json!({"id": "r", "kind": "router", "policy": "round_robin"}), one.clone());
+    let r = sim.report();
+    let (x, y, z) = (r.nodes["x"].departed, r.nodes["y"].departed, r.nodes["z"].departed);
+    assert!(x.abs_diff(y) <= 1 && y.abs_diff(z) <= 1, "{x} {y} {z}");
+
+    let sim = routed(json!({"id": "r", "kind": "router", "policy": "by_weight", "weights": [1, 2, 7]}), one);
+    let r = sim.report();
+    let total = r.totals.delivered as f64;
+    let share = |n: &str| r.nodes[n].departed as f64 / total;
+    assert!((share("x") - 0.1).abs() < 0.02 && (share("z") - 0.7).abs() < 0.02, "{} {}", share("x"), share("z"));
+
+    let classes = json!([{"name": "video"}, {"name": "audio"}, {"name": "control"}]);
+    let sim = routed(
+        json!({"id": "r", "kind": "router", "policy": "by_class", "classes": {"video": "y", "audio": "z"}}),
+        classes,
+    );
+    let r = sim.report();
+    assert_eq!(r.nodes["x"].departed, 0);
+    assert!(r.nodes["r"].dropped["no_route"] > 2500, "control has no route");
+    assert!(r.nodes["y"].departed > 2500 && r.nodes["z"].departed > 2500);
+}
+
+#[test]
+fn a_pipeline_of_stages_conserves_messages() {
+    let mut nodes = vec![json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 80}})];
+    let mut edges: Vec<(String, String)> = Vec::new();
+    let mut last = "p".to_string();
+    for k in 0..5 {
+        let (q, c) = (format!("q{k}"), format!("c{k}"));
+        nodes.push(json!({"id": q, "kind": "queue", "capacity": {"messages": 5}, "on_full": "refuse"}));
+        nodes.push(json!({"id": c, "kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.01}}));
+        edges.push((last.clone(), q.clone()));
+        edges.push((q, c.clone()));
+        last = c;
+    }
+    let edge_refs: Vec<(&str, &str)> = edges.iter().map(|(a, b)| (a.as_str(), b.as_str())).collect();
+    let mut sim = Simulation::new(graph(nodes, &edge_refs), 6).unwrap();
+    run_checked(&mut sim, 200.0);
+    let r = sim.report();
+    // Refusing queues push back all the way to the producer, which pauses
+    // (it makes fewer than the 80/s it would): nothing is dropped anywhere.
+    assert_eq!(r.totals.dropped, 0);
+    assert!(r.totals.produced < 15_600, "the producer was held back: {:?}", r.totals);
+    let throughput = r.totals.delivered as f64 / 200.0;
+    assert!(throughput > 65.0, "{throughput}/s through five stages of 100/s");
+    assert!(max_depth(&sim, "q4") <= 5);
+}
