@@ -142,6 +142,23 @@ impl Buffer {
         self.bytes -= entry.msg.size_bytes as u64;
     }
 
+    /// Puts back an entry just taken by `pop`, so that it leaves next again.
+    pub fn unpop(&mut self, entry: Entry) {
+        self.len += 1;
+        self.bytes += entry.msg.size_bytes as u64;
+        match self.order {
+            Order::Fifo => self.line.push_front(entry),
+            Order::Lifo => self.line.push_back(entry),
+            Order::Priority => {
+                let level = entry.msg.priority as usize;
+                if self.levels.len() <= level {
+                    self.levels.resize_with(level + 1, VecDeque::new);
+                }
+                self.levels[level].push_front(entry);
+            }
+        }
+    }
+
     /// Where the oldest entry is: (line in `lines()` order, index in it).
     fn oldest_position(&self) -> Option<(usize, usize)> {
         self.lines()
@@ -270,6 +287,20 @@ mod tests {
         assert_eq!(b.pop_oldest_droppable(), None);
         assert_eq!(b.pop_oldest().map(|e| e.msg.id), Some(1));
         assert_eq!(drain(&mut b), vec![3]);
+    }
+
+    #[test]
+    fn unpop_restores_the_next_entry() {
+        for order in [Order::Fifo, Order::Lifo, Order::Priority] {
+            let mut b = Buffer::new(order);
+            b.push(entry(1, 1, false, 1));
+            b.push(entry(2, 0, false, 2));
+            b.push(entry(3, 1, false, 3));
+            let first = b.pop().unwrap();
+            b.unpop(first);
+            assert_eq!((b.len(), b.bytes()), (3, 30));
+            assert_eq!(b.pop(), Some(first), "{order:?}");
+        }
     }
 
     #[test]

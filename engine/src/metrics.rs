@@ -89,6 +89,12 @@ impl Level {
         self.value = value;
     }
 
+    /// The integral of the value from time zero to `now`, in
+    /// value·seconds (differences between two instants give batch means).
+    pub fn integral_s(&self, now: SimTime) -> f64 {
+        (self.area + self.value as f64 * now.since(self.since).as_nanos() as f64) / 1e9
+    }
+
     /// The time average of the value from time zero to `now`.
     pub fn mean(&self, now: SimTime) -> f64 {
         let t = now.as_nanos() as f64;
@@ -273,6 +279,11 @@ pub struct NodeStats {
     pub depth_series: Series,
     /// Sum of the sojourn times of delivered messages, in seconds.
     pub sojourn_sum_s: f64,
+    /// Sum of the times departed messages spent in this node (the wait in a
+    /// queue, the service in a consumer), in seconds.
+    pub residence_sum_s: f64,
+    /// Departures from a queue that had waited at all.
+    pub waited: u64,
 }
 
 /// The first buckets of a depth series are this wide (10 ms).
@@ -291,6 +302,8 @@ impl NodeStats {
             in_service: 0,
             depth_series: Series::new(DEPTH_BUCKET_NS, DEPTH_SERIES_CAPACITY),
             sojourn_sum_s: 0.0,
+            residence_sum_s: 0.0,
+            waited: 0,
         }
     }
 

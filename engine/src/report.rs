@@ -115,7 +115,7 @@ impl Report {
                 n.arrived,
                 n.departed,
                 n.dropped_total,
-                n.depth_messages + n.in_service,
+                n.depth_messages,
                 n.mean_depth_messages,
                 notes.join(", ")
             );

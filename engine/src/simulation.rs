@@ -84,6 +84,10 @@ pub struct Simulation {
     wake_cursor: Vec<usize>,
     /// Pass-through blocks that refused an offer since they were last woken.
     refused: Vec<bool>,
+    /// Nodes whose inputs are to be woken, in order, once the current chain
+    /// of offers has returned (see `wake_inputs`).
+    wakes: std::collections::VecDeque<usize>,
+    wake_queued: Vec<bool>,
     /// Notices from blocks, passed on by `settle`.
     outbox: Vec<Notice>,
     /// Scenario-wide class names, indexed by `Message::class`.
@@ -150,6 +154,8 @@ impl Simulation {
             inputs,
             wake_cursor: vec![0; n],
             refused: vec![false; n],
+            wakes: std::collections::VecDeque::new(),
+            wake_queued: vec![false; n],
             outbox: Vec::new(),
             class_names,
         };
@@ -306,35 +312,37 @@ impl Simulation {
         true
     }
 
-    /// Passes on what blocks reported: gates hear of processed and dropped
-    /// messages, and wake their senders when that opened room.
+    /// Passes on what blocks reported (gates hear of processed and dropped
+    /// messages) and serves the wakes that queued up, until nothing is left.
     fn settle(&mut self) {
-        while !self.outbox.is_empty() {
-            let notices = std::mem::take(&mut self.outbox);
-            for notice in notices {
-                let (msg, processed) = match notice {
-                    Notice::Dropped(m) => (m, false),
-                    Notice::Processed(m) => (m, true),
-                };
-                for gate in msg.gates.iter() {
-                    let wake = match &mut self.nodes[gate] {
-                        Node::Window(w) if !processed || !w.opens_on_receipt() => {
-                            w.acknowledge(&msg, &mut ctx!(self, gate));
-                            false
-                        }
-                        Node::Credit(c) => {
-                            c.processed(&msg, &mut ctx!(self, gate));
-                            false
-                        }
-                        Node::ConcurrencyLimiter(l) => {
-                            l.finished(&mut ctx!(self, gate));
-                            true
-                        }
-                        _ => false,
-                    };
-                    if wake {
+        loop {
+            if !self.outbox.is_empty() {
+                self.deliver_notices();
+                continue;
+            }
+            let Some(node) = self.wakes.pop_front() else { break };
+            self.wake_queued[node] = false;
+            self.serve_wake(node);
+        }
+    }
+
+    /// Gates hear of the messages they counted that were processed or
+    /// dropped.
+    fn deliver_notices(&mut self) {
+        for notice in std::mem::take(&mut self.outbox) {
+            let (msg, processed) = match notice {
+                Notice::Dropped(m) => (m, false),
+                Notice::Processed(m) => (m, true),
+            };
+            for gate in msg.gates.iter() {
+                match &mut self.nodes[gate] {
+                    Node::Window(w) if !processed || !w.opens_on_receipt() => w.acknowledge(&msg, &mut ctx!(self, gate)),
+                    Node::Credit(c) => c.processed(&msg, &mut ctx!(self, gate)),
+                    Node::ConcurrencyLimiter(l) => {
+                        l.finished(&mut ctx!(self, gate));
                         self.wake_inputs(gate);
                     }
+                    _ => {}
                 }
             }
         }
@@ -516,22 +524,30 @@ impl Simulation {
     /// The send loop: offers the queue's head until refused or empty.
     fn pump_queue(&mut self, q: usize) {
         let mut sent = 0;
-        let mut refused = false;
+        let refused;
         loop {
-            let head = match &self.nodes[q] {
-                Node::Queue(queue) => queue.head(),
-                _ => None,
-            };
-            let Some(msg) = head else { break };
             // A busy consumer refuses any message: skip building the offer.
             let consumer_full =
                 self.outputs[q].first().is_some_and(|&to| matches!(&self.nodes[to], Node::Consumer(c) if !c.has_room()));
-            if consumer_full || self.send(q, msg).is_err() {
+            let head = match &mut self.nodes[q] {
+                Node::Queue(queue) if !consumer_full => queue.take_head(),
+                _ => None,
+            };
+            let Some(entry) = head else {
+                refused = consumer_full && matches!(&self.nodes[q], Node::Queue(queue) if !queue.is_empty());
+                break;
+            };
+            let ok = self.send(q, entry.msg).is_ok();
+            if let Node::Queue(queue) = &mut self.nodes[q] {
+                if ok {
+                    queue.sent(entry, &mut ctx!(self, q));
+                } else {
+                    queue.put_back(entry);
+                }
+            }
+            if !ok {
                 refused = true;
                 break;
-            }
-            if let Node::Queue(queue) = &mut self.nodes[q] {
-                queue.pop_sent(&mut ctx!(self, q));
             }
             sent += 1;
         }
@@ -570,14 +586,11 @@ impl Simulation {
         }
     }
 
-    /// A consumer's worker finished: gates hear of it, then the message is
-    /// delivered or passed on, and the consumer asks for more.
+    /// A consumer's worker finished: the message is delivered or passed on,
+    /// its gates hear of it, and the consumer asks for more.
     fn service_done(&mut self, c: usize, slot: u32) {
         let Node::Consumer(consumer) = &mut self.nodes[c] else { return };
         let Some(msg) = consumer.on_service_done(slot, &mut ctx!(self, c)) else { return };
-        // Gates first, so that a concurrency slot is free before the
-        // consumer's inputs are woken.
-        self.settle();
         self.forward_served(c, slot, msg);
         self.wake_inputs(c);
     }
@@ -622,8 +635,19 @@ impl Simulation {
         }
     }
 
-    /// `node` has room: lets its blocked inputs send, round-robin.
+    /// `node` has room: its blocked inputs may send. The wake is served
+    /// once the current chain of offers has returned (by `settle`), so that
+    /// no block is asked to send while it is still inside a send: a wake
+    /// served at once could make a sender offer the same message twice, or
+    /// a gate admit past its limit before it counted what it let through.
     fn wake_inputs(&mut self, node: usize) {
+        if !std::mem::replace(&mut self.wake_queued[node], true) {
+            self.wakes.push_back(node);
+        }
+    }
+
+    /// Serves a wake: lets `node`'s blocked inputs send, round-robin.
+    fn serve_wake(&mut self, node: usize) {
         let n = self.inputs[node].len();
         let start = self.wake_cursor[node];
         for k in 0..n {

@@ -54,6 +54,8 @@ pub struct Consumer {
     spec: ConsumerSpec,
     /// The message each worker slot is serving (or holding, when blocked).
     slots: Vec<Option<Message>>,
+    /// When each worker slot took its message.
+    started: Vec<crate::time::SimTime>,
     free: Vec<u32>,
     busy: u32,
     /// Slots holding a served message the next block refused, oldest first.
@@ -68,7 +70,8 @@ pub enum Offer {
 
 impl Consumer {
     pub fn new(spec: ConsumerSpec) -> Self {
-        let mut c = Consumer { spec, slots: Vec::new(), free: Vec::new(), busy: 0, blocked: Default::default() };
+        let mut c =
+            Consumer { spec, slots: Vec::new(), started: Vec::new(), free: Vec::new(), busy: 0, blocked: Default::default() };
         c.grow_slots();
         c
     }
@@ -77,6 +80,7 @@ impl Consumer {
         while self.slots.len() < self.spec.workers as usize {
             self.free.push(self.slots.len() as u32);
             self.slots.push(None);
+            self.started.push(crate::time::SimTime::ZERO);
         }
         // Serve from the lowest slot first, for readable traces.
         self.free.sort_unstable_by(|a, b| b.cmp(a));
@@ -107,9 +111,11 @@ impl Consumer {
             return Offer::Refused(msg);
         };
         self.slots[slot as usize] = Some(msg);
+        self.started[slot as usize] = ctx.now;
         self.busy += 1;
         ctx.stats.arrived += 1;
         ctx.stats.in_service = self.busy as u64;
+        ctx.stats.depth_messages.set(ctx.now, self.busy as u64);
         let service = SimDuration::from_secs_f64(self.spec.service_time.sample(ctx.rng));
         ctx.schedule_in(service, EventKind::ServiceDone, slot);
         Offer::Accepted
@@ -133,6 +139,8 @@ impl Consumer {
             self.free.push(slot);
             ctx.stats.departed += 1;
             ctx.stats.in_service = self.busy as u64;
+            ctx.stats.depth_messages.set(ctx.now, self.busy as u64);
+            ctx.stats.residence_sum_s += ctx.now.since(self.started[slot as usize]).as_secs_f64();
             if sink {
                 ctx.stats.sojourn_sum_s += ctx.now.since(msg.created).as_secs_f64();
             }

@@ -333,9 +333,15 @@ impl Queue {
         self.waiting_for_room = false;
     }
 
-    /// The message the send loop offers next.
-    pub fn head(&self) -> Option<Message> {
-        self.buffer.peek().map(|e| e.msg)
+    /// Takes out the message the send loop offers next. It must be given
+    /// back through `sent` or `put_back`.
+    pub fn take_head(&mut self) -> Option<Entry> {
+        self.buffer.pop()
+    }
+
+    /// The next block refused the taken head: it leaves next again.
+    pub fn put_back(&mut self, entry: Entry) {
+        self.buffer.unpop(entry);
     }
 
     /// Takes a message from upstream.
@@ -384,12 +390,15 @@ impl Queue {
         QueueOffer::Taken(self.evaluate(false, "enqueue", ctx))
     }
 
-    /// The head was taken by the next block.
-    pub fn pop_sent(&mut self, ctx: &mut Context) {
-        if self.buffer.pop().is_some() {
-            ctx.stats.departed += 1;
-            self.record_depth(ctx);
+    /// The next block took the taken head.
+    pub fn sent(&mut self, e: Entry, ctx: &mut Context) {
+        ctx.stats.departed += 1;
+        let waited = ctx.now.since(e.enqueued);
+        if waited.as_nanos() > 0 {
+            ctx.stats.waited += 1;
+            ctx.stats.residence_sum_s += waited.as_secs_f64();
         }
+        self.record_depth(ctx);
     }
 
     /// Closes a send loop that sent `sent` messages and ended refused or

@@ -1,0 +1,216 @@
+//! Fuzzing, run by `cargo test` (the number of cases is `PROPTEST_CASES`,
+//! 64 by default; CI runs more).
+//!
+//! - Random valid graphs of every block, run with a random seed: after
+//!   every event conservation and liveness hold, and nothing panics; a
+//!   random live change of a node's parameters midway changes nothing of
+//!   that.
+//! - Random damage to a valid scenario file: the loader refuses it with an
+//!   error or accepts it, and an accepted one runs; nothing panics.
+
+#![cfg(not(target_arch = "wasm32"))]
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use sluice_engine::{Scenario, SimTime, Simulation};
+
+/// A block that takes input, with random parameters.
+fn middle_block() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        (0u64..30, 0u64..30, prop::sample::select(vec!["drop_newest", "drop_oldest", "drop_droppable_first", "refuse"]),
+         prop::option::of(0.01f64..2.0), prop::sample::select(vec!["fifo", "lifo", "priority"]))
+            .prop_map(|(soft, cap, on_full, ttl, order)| {
+                let mut q = json!({"kind": "queue", "soft_limit": {"messages": soft}, "hard_limit": {"messages": soft * 2},
+                                   "capacity": {"messages": cap}, "on_full": on_full, "order": order,
+                                   "reconnect_after_s": 0.2});
+                if let Some(t) = ttl {
+                    q["ttl_s"] = json!(t);
+                }
+                q
+            }),
+        (1u64..20, prop::sample::select(vec!["shared", "per_destination", "per_class"]),
+         prop::sample::select(vec!["receipt", "processing"]), 0.0f64..0.05)
+            .prop_map(|(max, scope, opens_on, lat)| json!({"kind": "window", "max_messages": max, "scope": scope,
+                                                          "opens_on": opens_on, "ack_latency_s": lat})),
+        (1u64..10, any::<bool>(), 1u64..4, 0.0f64..0.05, prop::sample::select(vec!["shared", "per_destination"]))
+            .prop_map(|(init, implicit, batch, lat, scope)| json!({"kind": "credit", "initial_credit": init,
+                "implicit_single_credit": implicit, "grant_batch": batch, "grant_latency_s": lat, "scope": scope})),
+        (prop::sample::select(vec!["spread", "aligned", "anchored", "sliding", "token_bucket"]), 1.0f64..200.0,
+         0.05f64..2.0, prop::sample::select(vec!["delay", "reject"]), prop::sample::select(vec!["messages", "bytes"]))
+            .prop_map(|(scheme, limit, span, excess, unit)| {
+                let limit = if unit == "bytes" { limit * 1000.0 } else { limit };
+                json!({"kind": "rate_limiter", "unit": unit, "on_excess": excess,
+                       "rules": [{"scheme": scheme, "limit": limit, "span_s": span}]})
+            }),
+        (1u64..8).prop_map(|n| json!({"kind": "concurrency_limiter", "max_in_flight": n})),
+        (0.0f64..500_000.0, 0.0f64..0.1, 0u64..20_000, any::<bool>()).prop_map(|(bw, lat, buf, down)| {
+            let mut l = json!({"kind": "link", "bandwidth_bytes_per_s": bw, "latency_s": lat, "buffer": {"bytes": buf}});
+            if down {
+                l["down"] = json!([{"from_s": 0.5, "to_s": 0.8}]);
+            }
+            l
+        }),
+        (1u32..4, 0.0001f64..0.05).prop_map(|(w, mean)| json!({"kind": "consumer", "workers": w,
+            "service_time": {"dist": "exponential", "mean": mean}})),
+        Just(json!({"kind": "router", "policy": "round_robin"})),
+        Just(json!({"kind": "router", "policy": "by_destination"})),
+    ]
+}
+
+fn producer() -> impl Strategy<Value = Value> {
+    (1.0f64..800.0, any::<bool>(), prop::sample::select(vec!["pause", "drop", "retry"]),
+     prop::sample::select(vec!["pause", "ignore"]))
+        .prop_map(|(rate, poisson, refused, bp)| {
+            json!({"kind": "producer",
+                   "arrivals": {"process": if poisson { "poisson" } else { "constant" }, "rate_per_s": rate},
+                   "classes": [
+                       {"name": "a", "weight": 3, "droppable": true, "priority": 2,
+                        "size": {"dist": "exponential", "mean": 800}},
+                       {"name": "b", "weight": 1, "priority": 0, "size": {"dist": "fixed", "value": 200}}
+                   ],
+                   "on_refused": refused, "retry_after_s": 0.01, "backpressure": bp})
+        })
+}
+
+/// A random DAG: producers, then middle blocks, then two sinks. Every node
+/// sends to later nodes only, so there is no cycle.
+fn random_scenario() -> impl Strategy<Value = Scenario> {
+    (prop::collection::vec(producer(), 1..3), prop::collection::vec(middle_block(), 0..8),
+     prop::collection::vec(any::<prop::sample::Index>(), 40))
+        .prop_map(|(producers, middle, picks)| {
+            let mut nodes: Vec<Value> = Vec::new();
+            nodes.extend(producers);
+            nodes.extend(middle);
+            nodes.push(json!({"kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.002}}));
+            nodes.push(json!({"kind": "consumer", "workers": 2, "service_time": {"dist": "fixed", "value": 0.003}}));
+            let n = nodes.len();
+            for (i, node) in nodes.iter_mut().enumerate() {
+                node["id"] = json!(format!("n{i}"));
+            }
+            // The producers address their classes to the sinks.
+            for node in nodes.iter_mut() {
+                if node["kind"] == "producer" {
+                    node["classes"][0]["destination"] = json!(format!("n{}", n - 2));
+                    node["classes"][1]["destination"] = json!(format!("n{}", n - 1));
+                }
+            }
+            let mut edges = Vec::new();
+            let mut pick = picks.iter().cycle();
+            for i in 0..n - 2 {
+                let is_router = nodes[i]["kind"] == "router";
+                let is_consumer = nodes[i]["kind"] == "consumer";
+                let outs = if is_router { 2 } else { 1 };
+                let mut targets = Vec::new();
+                for _ in 0..outs {
+                    let t = i + 1 + pick.next().unwrap().index(n - i - 1);
+                    if !targets.contains(&t) && nodes[t]["kind"] != "producer" {
+                        targets.push(t);
+                    }
+                }
+                // A consumer in the middle may also be a sink.
+                if is_consumer && pick.next().unwrap().index(2) == 0 {
+                    continue;
+                }
+                if targets.is_empty() {
+                    targets.push(n - 1);
+                }
+                for t in targets {
+                    edges.push(json!({"from": format!("n{i}"), "to": format!("n{t}")}));
+                }
+            }
+            let doc = json!({"version": 1, "nodes": nodes, "edges": edges});
+            Scenario::from_value(doc).unwrap_or_else(|e| panic!("generated scenario is invalid: {e}"))
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: cases(), ..ProptestConfig::default() })]
+
+    #[test]
+    fn random_graphs_keep_every_invariant(scenario in random_scenario(), seed in any::<u64>(),
+                                          change_at in 0.1f64..1.5) {
+        let mut sim = Simulation::new(scenario, seed).unwrap();
+        let until = SimTime::from_secs_f64(2.0);
+        let change = SimTime::from_secs_f64(change_at);
+        let mut changed = false;
+        let mut steps = 0u64;
+        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 200_000 {
+            sim.step();
+            steps += 1;
+            if let Err(e) = sim.check_invariants() {
+                panic!("{e}\nseed {seed}, change at {change_at}\nscenario: {}", sim.scenario().to_json_pretty());
+            }
+            if !changed && sim.now() >= change {
+                changed = true;
+                // Halve every queue's capacity and every window: a change
+                // that strands nothing must keep the invariants.
+                for i in 0..sim.scenario().nodes.len() {
+                    let mut block = sim.scenario().nodes[i].block.clone();
+                    match &mut block {
+                        sluice_engine::BlockSpec::Queue(q) => q.capacity.messages /= 2,
+                        sluice_engine::BlockSpec::Window(w) => w.max_messages = (w.max_messages / 2).max(1),
+                        sluice_engine::BlockSpec::Consumer(c) => c.workers = (c.workers / 2).max(1),
+                        _ => continue,
+                    }
+                    let id = sim.scenario().nodes[i].id.clone();
+                    sim.reconfigure(&id, block).unwrap();
+                    sim.check_invariants().unwrap();
+                }
+            }
+        }
+        let _ = sim.report().to_json_pretty();
+    }
+
+    #[test]
+    fn damaged_scenarios_never_panic(path in prop::collection::vec(any::<prop::sample::Index>(), 1..5),
+                                     replacement in damage()) {
+        let mut doc: Value = serde_json::from_str(sluice_engine::DEFAULT_SCENARIO).unwrap();
+        replace_at(&mut doc, &path, replacement);
+        if let Ok(scenario) = Scenario::from_json(&doc.to_string()) {
+            let mut sim = Simulation::new(scenario, 1).unwrap();
+            sim.run_until_bounded(SimTime::from_secs_f64(1.0), 20_000);
+            sim.check_invariants().unwrap();
+        }
+    }
+}
+
+fn cases() -> u32 {
+    std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(64)
+}
+
+fn damage() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::from),
+        any::<i64>().prop_map(Value::from),
+        any::<f64>().prop_filter("JSON has no NaN or infinity", |f| f.is_finite()).prop_map(Value::from),
+        Just(json!(1e308)),
+        Just(json!(-1)),
+        Just(json!(0)),
+        "[a-z_]{0,12}".prop_map(Value::from),
+        Just(json!([])),
+        Just(json!({})),
+        Just(json!({"dist": "exponential", "mean": 0})),
+        Just(json!("queue")),
+    ]
+}
+
+/// Replaces the value reached by following `path` (each step picks a key or
+/// an element; the walk stops early at a leaf) with `replacement`.
+fn replace_at(doc: &mut Value, path: &[prop::sample::Index], replacement: Value) {
+    let Some((step, rest)) = path.split_first() else {
+        *doc = replacement;
+        return;
+    };
+    match doc {
+        Value::Object(map) if !map.is_empty() => {
+            let key = map.keys().nth(step.index(map.len())).cloned().unwrap();
+            replace_at(map.get_mut(&key).unwrap(), rest, replacement);
+        }
+        Value::Array(items) if !items.is_empty() => {
+            let i = step.index(items.len());
+            replace_at(&mut items[i], rest, replacement);
+        }
+        leaf => *leaf = replacement,
+    }
+}

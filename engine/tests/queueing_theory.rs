@@ -1,0 +1,201 @@
+//! The engine against queueing theory. Each estimate is a batch mean: the
+//! run is cut into batches long enough to be nearly independent, and the
+//! theoretical value must lie within three standard errors of the mean of
+//! the batches. Each test also checks that the standard error is small, so
+//! that it could fail.
+
+mod support;
+
+use serde_json::{json, Value};
+use sluice_engine::{SimTime, Simulation};
+use support::*;
+
+/// What a batch measures, from the simulation at the batch's start and end.
+struct Batches {
+    values: Vec<f64>,
+}
+
+impl Batches {
+    fn mean(&self) -> f64 {
+        self.values.iter().sum::<f64>() / self.values.len() as f64
+    }
+
+    fn standard_error(&self) -> f64 {
+        let n = self.values.len() as f64;
+        let m = self.mean();
+        let var = self.values.iter().map(|v| (v - m).powi(2)).sum::<f64>() / (n - 1.0);
+        (var / n).sqrt()
+    }
+
+    /// Asserts `theory` is within three standard errors, and that the
+    /// standard error is below `max_relative` of the theory.
+    fn assert_matches(&self, theory: f64, max_relative: f64, what: &str) {
+        let (m, se) = (self.mean(), self.standard_error());
+        assert!(se < max_relative * theory, "{what}: standard error {se} too large for a meaningful test");
+        assert!((m - theory).abs() <= 3.0 * se, "{what}: measured {m} ± {se}, theory {theory}");
+    }
+}
+
+/// Snapshot of the counters a batch mean needs.
+#[derive(Clone, Copy)]
+struct Mark {
+    t: f64,
+    area: f64,
+    arrived: u64,
+    departed: u64,
+    dropped: u64,
+    residence: f64,
+    waited: u64,
+}
+
+fn mark(sim: &Simulation, node: usize) -> Mark {
+    let s = sim.stats(node);
+    Mark {
+        t: sim.now().as_secs_f64(),
+        area: s.depth_messages.integral_s(sim.now()),
+        arrived: s.arrived,
+        departed: s.departed,
+        dropped: s.dropped_total(),
+        residence: s.residence_sum_s,
+        waited: s.waited,
+    }
+}
+
+/// Runs a warm-up, then `batches` batches of `length` seconds, and returns
+/// `measure(start, end)` of `nodes` for each batch.
+fn batch_means(
+    sim: &mut Simulation,
+    nodes: &[usize],
+    warmup: f64,
+    batches: usize,
+    length: f64,
+    measure: impl Fn(&[Mark], &[Mark]) -> f64,
+) -> Batches {
+    sim.run_until(SimTime::from_secs_f64(warmup));
+    let mut start: Vec<Mark> = nodes.iter().map(|&n| mark(sim, n)).collect();
+    let mut values = Vec::with_capacity(batches);
+    for b in 1..=batches {
+        sim.run_until(SimTime::from_secs_f64(warmup + b as f64 * length));
+        let end: Vec<Mark> = nodes.iter().map(|&n| mark(sim, n)).collect();
+        values.push(measure(&start, &end));
+        start = end;
+    }
+    sim.check_invariants().unwrap();
+    Batches { values }
+}
+
+fn queue_then_server(rate: f64, service: Value, workers: u32, queue: Value) -> Simulation {
+    let mut q = queue;
+    q["id"] = json!("q");
+    q["kind"] = json!("queue");
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": rate}}),
+            q,
+            json!({"id": "c", "kind": "consumer", "workers": workers, "service_time": service}),
+        ],
+        &[("p", "q"), ("q", "c")],
+    );
+    Simulation::new(scenario, 2024).unwrap()
+}
+
+fn exponential(mean: f64) -> Value {
+    json!({"dist": "exponential", "mean": mean})
+}
+
+#[test]
+fn mm1_mean_number_in_system_and_sojourn() {
+    // λ = 0.8, μ = 1: L = ρ/(1−ρ) = 4, W = 1/(μ−λ) = 5.
+    let mut sim = queue_then_server(0.8, exponential(1.0), 1, json!({}));
+    let (q, c) = (idx(&sim, "q"), idx(&sim, "c"));
+    let l = batch_means(&mut sim, &[q, c], 1000.0, 30, 20_000.0, |s, e| {
+        (e[0].area - s[0].area + e[1].area - s[1].area) / (e[0].t - s[0].t)
+    });
+    l.assert_matches(4.0, 0.03, "M/M/1 L");
+    let mut sim = queue_then_server(0.8, exponential(1.0), 1, json!({}));
+    let w = batch_means(&mut sim, &[q, c], 1000.0, 30, 20_000.0, |s, e| {
+        // Sojourn = wait in the queue + service, per departure from the server.
+        let n = (e[1].departed - s[1].departed) as f64;
+        (e[0].residence - s[0].residence + e[1].residence - s[1].residence) / n
+    });
+    w.assert_matches(5.0, 0.03, "M/M/1 W");
+}
+
+#[test]
+fn mm1k_blocking_probability() {
+    // λ = 0.9, μ = 1, K = 10 (nine places and one server):
+    // P_K = (1−ρ)ρ^K / (1−ρ^(K+1)).
+    let rho: f64 = 0.9;
+    let theory = (1.0 - rho) * rho.powi(10) / (1.0 - rho.powi(11));
+    let mut sim = queue_then_server(0.9, exponential(1.0), 1, json!({"capacity": {"messages": 9}}));
+    let q = idx(&sim, "q");
+    let blocked = batch_means(&mut sim, &[q], 1000.0, 30, 20_000.0, |s, e| {
+        (e[0].dropped - s[0].dropped) as f64 / (e[0].arrived - s[0].arrived) as f64
+    });
+    blocked.assert_matches(theory, 0.04, "M/M/1/K blocking");
+}
+
+/// Erlang C: the probability that an arrival waits, for c servers and
+/// offered load a = λ/μ.
+fn erlang_c(c: u32, a: f64) -> f64 {
+    let rho = a / c as f64;
+    let mut term = 1.0;
+    let mut sum = 1.0;
+    for k in 1..c {
+        term *= a / k as f64;
+        sum += term;
+    }
+    let last = term * a / c as f64 / (1.0 - rho);
+    last / (sum + last)
+}
+
+#[test]
+fn mmc_waiting_probability_is_erlang_c() {
+    // c = 3, λ = 2.4, μ = 1 (ρ = 0.8).
+    let theory = erlang_c(3, 2.4);
+    let mut sim = queue_then_server(2.4, exponential(1.0), 3, json!({}));
+    let q = idx(&sim, "q");
+    let waited = batch_means(&mut sim, &[q], 1000.0, 30, 10_000.0, |s, e| {
+        (e[0].waited - s[0].waited) as f64 / (e[0].departed - s[0].departed) as f64
+    });
+    waited.assert_matches(theory, 0.03, "M/M/3 P(wait)");
+}
+
+#[test]
+fn md1_waiting_time_is_pollaczek_khinchine() {
+    // λ = 0.7, D = 1: Wq = ρ / (2μ(1−ρ)) = 0.7 / 0.6.
+    let mut sim = queue_then_server(0.7, json!({"dist": "fixed", "value": 1.0}), 1, json!({}));
+    let q = idx(&sim, "q");
+    let wq = batch_means(&mut sim, &[q], 1000.0, 30, 20_000.0, |s, e| {
+        (e[0].residence - s[0].residence) / (e[0].departed - s[0].departed) as f64
+    });
+    wq.assert_matches(0.7 / 0.6, 0.03, "M/D/1 Wq");
+}
+
+#[test]
+fn littles_law_holds_on_every_node() {
+    // Two stages with different servers; every queue and consumer must
+    // satisfy L = λW, each side measured independently.
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 3.0}}),
+            json!({"id": "q1", "kind": "queue"}),
+            json!({"id": "c1", "kind": "consumer", "workers": 2, "service_time": exponential(0.5)}),
+            json!({"id": "q2", "kind": "queue"}),
+            json!({"id": "c2", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.25}}),
+        ],
+        &[("p", "q1"), ("q1", "c1"), ("c1", "q2"), ("q2", "c2")],
+    );
+    let mut sim = Simulation::new(scenario, 77).unwrap();
+    sim.run_until(SimTime::from_secs_f64(200_000.0));
+    sim.check_invariants().unwrap();
+    let t = sim.now().as_secs_f64();
+    for id in ["q1", "c1", "q2", "c2"] {
+        let s = sim.stats(idx(&sim, id));
+        let l = s.depth_messages.mean(sim.now());
+        let lambda = s.departed as f64 / t;
+        let w = s.residence_sum_s / s.departed as f64;
+        // Edge effects (what is inside at the end) are a few parts in 10^5.
+        assert!((l - lambda * w).abs() < 0.01 * l.max(0.05), "{id}: L = {l}, λW = {}", lambda * w);
+    }
+}
