@@ -88,6 +88,8 @@ pub struct Simulation {
     /// of offers has returned (see `wake_inputs`).
     wakes: std::collections::VecDeque<usize>,
     wake_queued: Vec<bool>,
+    /// How deep the current chain of offers is (0: no offer under way).
+    offer_depth: u32,
     /// Notices from blocks, passed on by `settle`.
     outbox: Vec<Notice>,
     /// Scenario-wide class names, indexed by `Message::class`.
@@ -156,6 +158,7 @@ impl Simulation {
             refused: vec![false; n],
             wakes: std::collections::VecDeque::new(),
             wake_queued: vec![false; n],
+            offer_depth: 0,
             outbox: Vec::new(),
             class_names,
         };
@@ -314,7 +317,15 @@ impl Simulation {
 
     /// Passes on what blocks reported (gates hear of processed and dropped
     /// messages) and serves the wakes that queued up, until nothing is left.
+    #[inline]
     fn settle(&mut self) {
+        if self.outbox.is_empty() && self.wakes.is_empty() {
+            return;
+        }
+        self.settle_pending();
+    }
+
+    fn settle_pending(&mut self) {
         loop {
             if !self.outbox.is_empty() {
                 self.deliver_notices();
@@ -399,6 +410,13 @@ impl Simulation {
 
     /// Node `to` is offered `msg`: it takes it or refuses it now.
     fn accept(&mut self, to: usize, msg: Message) -> Result<(), Message> {
+        self.offer_depth += 1;
+        let result = self.accept_here(to, msg);
+        self.offer_depth -= 1;
+        result
+    }
+
+    fn accept_here(&mut self, to: usize, msg: Message) -> Result<(), Message> {
         match &mut self.nodes[to] {
             Node::Queue(_) | Node::Consumer(_) => {
                 let (stripped, receipt) = self.strip_receipt_gates(msg);
@@ -641,7 +659,11 @@ impl Simulation {
     /// served at once could make a sender offer the same message twice, or
     /// a gate admit past its limit before it counted what it let through.
     fn wake_inputs(&mut self, node: usize) {
-        if !std::mem::replace(&mut self.wake_queued[node], true) {
+        if self.offer_depth == 0 && self.wakes.is_empty() {
+            // No offer under way and none waiting: serving it now is the
+            // same as serving it next, and cheaper.
+            self.serve_wake(node);
+        } else if !std::mem::replace(&mut self.wake_queued[node], true) {
             self.wakes.push_back(node);
         }
     }
