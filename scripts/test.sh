@@ -30,6 +30,9 @@ stage() {
 }
 
 stage native cargo test --workspace --exclude sluice-web
+# The fuzz targets again, in release and for longer: random graphs of every
+# block and damaged scenario files.
+stage fuzz env PROPTEST_CASES="${FUZZ_CASES:-20000}" cargo test --release -p sluice-engine --test fuzz
 stage wasm bash -c 'cd engine && cargo test --target wasm32-unknown-unknown --test wasm'
 stage bundle trunk build --release --offline
 if [[ " ${broken[*]} " == *" bundle "* ]]; then

@@ -3,7 +3,6 @@
 //! in force.
 
 use sluice_engine::blocks::{Arrivals, Backpressure, OnRefused};
-use sluice_engine::distribution::Distribution;
 use sluice_engine::{BlockSpec, NodeSpec};
 use web_sys::HtmlSelectElement;
 use yew::prelude::*;
@@ -99,25 +98,24 @@ pub fn inspector(props: &InspectorProps) -> Html {
         },
         BlockSpec::Producer(p) => html! {
             <>
-                <Slider name="rate" label="Rate" unit="messages/s" min={1.0} max={2000.0} step={1.0}
-                    value={p.arrivals.rate_per_s()} error={error_for("rate")}
-                    help="How many messages the producer makes per second, on average."
-                    on_change={apply("rate", |b, v| if let BlockSpec::Producer(p) = b {
-                        p.arrivals = match p.arrivals {
-                            Arrivals::Constant { .. } => Arrivals::Constant { rate_per_s: v },
-                            Arrivals::Poisson { .. } => Arrivals::Poisson { rate_per_s: v },
-                        }
-                    })} />
-                <div class="param">
-                    <label for="param-process"><span class="param-label">{"Arrivals"}</span></label>
-                    <select id="param-process" data-testid="param-process" onchange={choose(|b, v| if let BlockSpec::Producer(p) = b {
-                        let rate_per_s = p.arrivals.rate_per_s();
-                        p.arrivals = if v == "constant" { Arrivals::Constant { rate_per_s } } else { Arrivals::Poisson { rate_per_s } };
-                    })}>
-                        <option value="poisson" selected={matches!(p.arrivals, Arrivals::Poisson { .. })}>{"Poisson (random gaps)"}</option>
-                        <option value="constant" selected={matches!(p.arrivals, Arrivals::Constant { .. })}>{"Constant (even gaps)"}</option>
-                    </select>
-                </div>
+                if let Some(rate) = p.arrivals.rate_per_s() {
+                    <Slider name="rate" label="Rate" unit="messages/s" min={1.0} max={2000.0} step={1.0}
+                        value={rate} error={error_for("rate")}
+                        help="How many messages the producer makes per second, on average."
+                        on_change={apply("rate", |b, v| if let BlockSpec::Producer(p) = b { p.arrivals = p.arrivals.with_rate(v) })} />
+                }
+                if matches!(p.arrivals, Arrivals::Poisson { .. } | Arrivals::Constant { .. }) {
+                    <div class="param">
+                        <label for="param-process"><span class="param-label">{"Arrivals"}</span></label>
+                        <select id="param-process" data-testid="param-process" onchange={choose(|b, v| if let BlockSpec::Producer(p) = b {
+                            let rate_per_s = p.arrivals.rate_per_s().unwrap_or(1.0);
+                            p.arrivals = if v == "constant" { Arrivals::Constant { rate_per_s } } else { Arrivals::Poisson { rate_per_s } };
+                        })}>
+                            <option value="poisson" selected={matches!(p.arrivals, Arrivals::Poisson { .. })}>{"Poisson (random gaps)"}</option>
+                            <option value="constant" selected={matches!(p.arrivals, Arrivals::Constant { .. })}>{"Constant (even gaps)"}</option>
+                        </select>
+                    </div>
+                }
                 <div class="param">
                     <label for="param-backpressure"><span class="param-label">{"When asked to pause"}</span></label>
                     <select id="param-backpressure" data-testid="param-backpressure" onchange={choose(|b, v| if let BlockSpec::Producer(p) = b {
@@ -146,11 +144,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
                     value={c.service_time.mean() * 1000.0} error={error_for("service")}
                     help="How long one message takes to serve, on average."
                     on_change={apply("service", |b, v| if let BlockSpec::Consumer(c) = b {
-                        let s = v / 1000.0;
-                        c.service_time = match c.service_time {
-                            Distribution::Fixed { .. } => Distribution::Fixed { value: s },
-                            Distribution::Exponential { .. } => Distribution::Exponential { mean: s },
-                        }
+                        c.service_time = c.service_time.with_mean(v / 1000.0);
                     })} />
                 <Slider name="workers" label="Workers" unit="at once" min={1.0} max={32.0} step={1.0}
                     value={c.workers as f64} error={error_for("workers")}

@@ -1,4 +1,5 @@
-//! Random quantities: service times (seconds) and message sizes (bytes).
+//! Random quantities: service times and think times (seconds), message
+//! sizes (bytes).
 //!
 //! Guarantees: a validated distribution samples only finite, non-negative
 //! values; `mean()` is the exact mean of what `sample` draws.
@@ -6,37 +7,146 @@
 use serde::{Deserialize, Serialize};
 
 use crate::rng::SimRng;
-use crate::scenario::{check_range, FieldError};
+use crate::scenario::{check_range, push_error, FieldError};
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "dist", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Distribution {
     /// Always `value`.
     Fixed { value: f64 },
     /// Exponential with the given mean (memoryless).
     Exponential { mean: f64 },
+    /// Uniform between `min` and `max`.
+    Uniform { min: f64, max: f64 },
+    /// Log-normal with the given mean and coefficient of variation
+    /// (standard deviation / mean): a long right tail.
+    LogNormal { mean: f64, cv: f64 },
+    /// With probability `p` a draw from `a`, otherwise from `b` (a fast and
+    /// a slow mode).
+    Mix { p: f64, a: Box<Distribution>, b: Box<Distribution> },
 }
 
 impl Distribution {
     pub fn sample(&self, rng: &mut SimRng) -> f64 {
-        match *self {
-            Distribution::Fixed { value } => value,
-            Distribution::Exponential { mean } => rng.exponential(mean),
+        match self {
+            Distribution::Fixed { value } => *value,
+            Distribution::Exponential { mean } => rng.exponential(*mean),
+            Distribution::Uniform { min, max } => min + (max - min) * rng.uniform(),
+            Distribution::LogNormal { mean, cv } => {
+                let sigma2 = libm::log1p(cv * cv);
+                let mu = libm::log(*mean) - sigma2 / 2.0;
+                libm::exp(mu + libm::sqrt(sigma2) * rng.standard_normal())
+            }
+            Distribution::Mix { p, a, b } => {
+                if rng.uniform() < *p {
+                    a.sample(rng)
+                } else {
+                    b.sample(rng)
+                }
+            }
         }
     }
 
     pub fn mean(&self) -> f64 {
-        match *self {
-            Distribution::Fixed { value } => value,
-            Distribution::Exponential { mean } => mean,
+        match self {
+            Distribution::Fixed { value } => *value,
+            Distribution::Exponential { mean } | Distribution::LogNormal { mean, .. } => *mean,
+            Distribution::Uniform { min, max } => (min + max) / 2.0,
+            Distribution::Mix { p, a, b } => p * a.mean() + (1.0 - p) * b.mean(),
+        }
+    }
+
+    /// The same distribution with its scale (and so its mean) set to `mean`.
+    pub fn with_mean(&self, mean: f64) -> Distribution {
+        let factor = if self.mean() > 0.0 { mean / self.mean() } else { 0.0 };
+        self.scaled(factor)
+    }
+
+    /// Every draw multiplied by `factor`.
+    pub fn scaled(&self, factor: f64) -> Distribution {
+        match self {
+            Distribution::Fixed { value } => Distribution::Fixed { value: value * factor },
+            Distribution::Exponential { mean } => Distribution::Exponential { mean: mean * factor },
+            Distribution::Uniform { min, max } => Distribution::Uniform { min: min * factor, max: max * factor },
+            Distribution::LogNormal { mean, cv } => Distribution::LogNormal { mean: mean * factor, cv: *cv },
+            Distribution::Mix { p, a, b } => {
+                Distribution::Mix { p: *p, a: Box::new(a.scaled(factor)), b: Box::new(b.scaled(factor)) }
+            }
         }
     }
 
     /// Checks the parameters lie in `[min, max]`.
     pub(crate) fn validate(&self, path: &str, min: f64, max: f64, errors: &mut Vec<FieldError>) {
-        match *self {
-            Distribution::Fixed { value } => check_range(errors, format!("{path}.value"), value, min, max),
-            Distribution::Exponential { mean } => check_range(errors, format!("{path}.mean"), mean, min, max),
+        self.validate_at(path, min, max, errors, 0);
+    }
+
+    fn validate_at(&self, path: &str, min: f64, max: f64, errors: &mut Vec<FieldError>, depth: usize) {
+        match self {
+            Distribution::Fixed { value } => check_range(errors, format!("{path}.value"), *value, min, max),
+            Distribution::Exponential { mean } => check_range(errors, format!("{path}.mean"), *mean, min, max),
+            Distribution::Uniform { min: lo, max: hi } => {
+                check_range(errors, format!("{path}.min"), *lo, min, max);
+                check_range(errors, format!("{path}.max"), *hi, min, max);
+                if lo > hi {
+                    push_error(errors, format!("{path}.max"), "must not be below min");
+                }
+            }
+            Distribution::LogNormal { mean, cv } => {
+                check_range(errors, format!("{path}.mean"), *mean, min.max(1e-12), max);
+                check_range(errors, format!("{path}.cv"), *cv, 0.0, 100.0);
+            }
+            Distribution::Mix { p, a, b } => {
+                check_range(errors, format!("{path}.p"), *p, 0.0, 1.0);
+                if depth >= 4 {
+                    push_error(errors, path.to_string(), "mixes may nest at most four deep");
+                    return;
+                }
+                a.validate_at(&format!("{path}.a"), min, max, errors, depth + 1);
+                b.validate_at(&format!("{path}.b"), min, max, errors, depth + 1);
+            }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_mean(d: &Distribution, n: usize) -> f64 {
+        let mut rng = SimRng::new(9);
+        (0..n).map(|_| d.sample(&mut rng)).sum::<f64>() / n as f64
+    }
+
+    #[test]
+    fn sample_means_match_the_stated_means() {
+        let cases = [
+            Distribution::Uniform { min: 1.0, max: 3.0 },
+            Distribution::LogNormal { mean: 2.0, cv: 0.5 },
+            Distribution::Mix {
+                p: 0.9,
+                a: Box::new(Distribution::Fixed { value: 1.0 }),
+                b: Box::new(Distribution::Exponential { mean: 11.0 }),
+            },
+        ];
+        for d in cases {
+            let m = sample_mean(&d, 400_000);
+            assert!((m - d.mean()).abs() < 0.01 * d.mean(), "{d:?}: {m}");
+        }
+    }
+
+    #[test]
+    fn lognormal_has_the_stated_spread() {
+        let d = Distribution::LogNormal { mean: 1.0, cv: 2.0 };
+        let mut rng = SimRng::new(3);
+        let xs: Vec<f64> = (0..400_000).map(|_| d.sample(&mut rng)).collect();
+        let m = xs.iter().sum::<f64>() / xs.len() as f64;
+        let sd = (xs.iter().map(|x| (x - m).powi(2)).sum::<f64>() / xs.len() as f64).sqrt();
+        assert!((sd / m - 2.0).abs() < 0.15, "cv {}", sd / m);
+    }
+
+    #[test]
+    fn scaling_keeps_the_shape() {
+        let d = Distribution::Uniform { min: 1.0, max: 3.0 }.with_mean(4.0);
+        assert_eq!(d, Distribution::Uniform { min: 2.0, max: 6.0 });
     }
 }

@@ -34,10 +34,12 @@ pub enum DropReason {
     LinkDown,
     /// A router had no output for it (its class or destination has no route).
     NoRoute,
+    /// Its service hit the consumer's time-out more often than retries allow.
+    TimedOut,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 9] = [
+    pub const ALL: [DropReason; 10] = [
         DropReason::Thinned,
         DropReason::Disconnect,
         DropReason::Disconnected,
@@ -47,6 +49,7 @@ impl DropReason {
         DropReason::RateLimited,
         DropReason::LinkDown,
         DropReason::NoRoute,
+        DropReason::TimedOut,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -61,6 +64,7 @@ impl DropReason {
             DropReason::RateLimited => "rate_limited",
             DropReason::LinkDown => "link_down",
             DropReason::NoRoute => "no_route",
+            DropReason::TimedOut => "timed_out",
         }
     }
 }

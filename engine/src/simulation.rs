@@ -24,7 +24,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::blocks::consumer::Offer;
+use crate::blocks::consumer::{Offer, Served};
 use crate::blocks::producer::{ClassMap, ProducerAction};
 use crate::blocks::queue::{PauseSignal, QueueOffer};
 use crate::blocks::rate_limiter::RateDecision;
@@ -166,6 +166,7 @@ impl Simulation {
             match &mut sim.nodes[i] {
                 Node::Producer(p) => p.start(&mut ctx!(sim, i)),
                 Node::Link(l) => l.start(&mut ctx!(sim, i)),
+                Node::Consumer(c) => c.start(&mut ctx!(sim, i)),
                 _ => {}
             }
         }
@@ -285,7 +286,13 @@ impl Simulation {
                     l.set_up(event.data == 1, &mut ctx!(self, i));
                 }
             }
-            EventKind::ConsumerPhase => {}
+            EventKind::ConsumerPhase => {
+                if let Node::Consumer(c) = &mut self.nodes[i] {
+                    if c.on_phase(event.data, &mut ctx!(self, i)) {
+                        self.wake_inputs(i);
+                    }
+                }
+            }
         }
         self.settle();
         true
@@ -353,6 +360,7 @@ impl Simulation {
                         l.finished(&mut ctx!(self, gate));
                         self.wake_inputs(gate);
                     }
+                    Node::Producer(p) => p.on_request_done(&mut ctx!(self, gate)),
                     _ => {}
                 }
             }
@@ -608,9 +616,14 @@ impl Simulation {
     /// its gates hear of it, and the consumer asks for more.
     fn service_done(&mut self, c: usize, slot: u32) {
         let Node::Consumer(consumer) = &mut self.nodes[c] else { return };
-        let Some(msg) = consumer.on_service_done(slot, &mut ctx!(self, c)) else { return };
-        self.forward_served(c, slot, msg);
-        self.wake_inputs(c);
+        match consumer.on_service_done(slot, &mut ctx!(self, c)) {
+            Served::Done(msg) => {
+                self.forward_served(c, slot, msg);
+                self.wake_inputs(c);
+            }
+            Served::GaveUp => self.wake_inputs(c),
+            Served::Retried | Served::Nothing => {}
+        }
     }
 
     /// Delivers a served message or offers it to the consumer's next block.
@@ -885,8 +898,13 @@ impl Simulation {
                 r.state = Some(q.state().as_str());
                 r.disconnects = Some(q.disconnects());
             }
-            Node::Consumer(_) if self.outputs[i].is_empty() => {
-                r.mean_sojourn_s = (stats.departed > 0).then(|| stats.sojourn_sum_s / stats.departed as f64);
+            Node::Consumer(c) => {
+                if self.outputs[i].is_empty() {
+                    r.mean_sojourn_s = (stats.departed > 0).then(|| stats.sojourn_sum_s / stats.departed as f64);
+                }
+                if c.spec().lifecycle.is_some() {
+                    r.state = Some(c.phase().as_str());
+                }
             }
             Node::Window(w) => r.in_flight = Some(w.in_flight().messages),
             Node::ConcurrencyLimiter(l) => r.in_flight = Some(l.in_flight()),

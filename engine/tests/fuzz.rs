@@ -50,19 +50,47 @@ fn middle_block() -> impl Strategy<Value = Value> {
             }
             l
         }),
-        (1u32..4, 0.0001f64..0.05).prop_map(|(w, mean)| json!({"kind": "consumer", "workers": w,
-            "service_time": {"dist": "exponential", "mean": mean}})),
+        (1u32..4, 0.0001f64..0.05, 0usize..6, any::<bool>(), prop::option::of(0.001f64..0.05), 0u32..3)
+            .prop_map(|(w, mean, variant, lifecycle, timeout, retries)| {
+                let service = match variant {
+                    0 => json!({"dist": "exponential", "mean": mean}),
+                    1 => json!({"dist": "uniform", "min": 0.0, "max": mean * 2.0}),
+                    2 => json!({"dist": "log_normal", "mean": mean, "cv": 2.0}),
+                    3 => json!({"dist": "mix", "p": 0.9, "a": {"dist": "fixed", "value": mean / 2.0},
+                                "b": {"dist": "exponential", "mean": mean * 5.0}}),
+                    _ => json!({"dist": "fixed", "value": mean}),
+                };
+                let mut c = json!({"kind": "consumer", "workers": w, "service_time": service,
+                                   "outages": [{"from_s": 0.3, "to_s": 0.5}],
+                                   "slowdowns": [{"from_s": 0.6, "to_s": 0.9, "factor": 4}],
+                                   "max_retries": retries});
+                if lifecycle {
+                    c["lifecycle"] = json!({"initializing_s": 0.1, "shutdown_at_s": 1.7});
+                }
+                if let Some(t) = timeout {
+                    c["timeout_s"] = json!(t);
+                }
+                c
+            }),
         Just(json!({"kind": "router", "policy": "round_robin"})),
         Just(json!({"kind": "router", "policy": "by_destination"})),
     ]
 }
 
 fn producer() -> impl Strategy<Value = Value> {
-    (1.0f64..800.0, any::<bool>(), prop::sample::select(vec!["pause", "drop", "retry"]),
-     prop::sample::select(vec!["pause", "ignore"]))
-        .prop_map(|(rate, poisson, refused, bp)| {
+    (1.0f64..800.0, 0usize..6, prop::sample::select(vec!["pause", "drop", "retry"]),
+     prop::sample::select(vec!["pause", "ignore"]), 1u32..20)
+        .prop_map(|(rate, process, refused, bp, clients)| {
+            let arrivals = match process {
+                0 => json!({"process": "poisson", "rate_per_s": rate}),
+                1 => json!({"process": "constant", "rate_per_s": rate}),
+                2 => json!({"process": "on_off", "rate_per_s": rate, "on_s": 0.2, "off_s": 0.3}),
+                3 => json!({"process": "ramp", "from_per_s": rate, "to_per_s": 0, "over_s": 1.0}),
+                4 => json!({"process": "trace", "times_s": [0.0, 0.1, 0.1, 0.5, 1.9]}),
+                _ => json!({"process": "closed_loop", "clients": clients, "think": {"dist": "exponential", "mean": 0.01}}),
+            };
             json!({"kind": "producer",
-                   "arrivals": {"process": if poisson { "poisson" } else { "constant" }, "rate_per_s": rate},
+                   "arrivals": arrivals,
                    "classes": [
                        {"name": "a", "weight": 3, "droppable": true, "priority": 2,
                         "size": {"dist": "exponential", "mean": 800}},

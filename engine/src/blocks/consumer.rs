@@ -1,29 +1,45 @@
-//! Consumer: the slow client at the end of the line.
+//! Consumer: the slow client, the file-system node, the actor at the end of
+//! the line.
 //!
 //! Guarantees:
 //! - It serves at most `workers` messages at once; each takes a service time
-//!   drawn from `service_time` (seconds). A message offered while every
-//!   worker is busy is refused, so the block before it feels the pressure
-//!   (its socket "would block").
+//!   drawn from `service_time` (seconds), times the slow-down factor in
+//!   force when it starts. A message offered while every worker is busy, or
+//!   while the consumer is not accepting, is refused, so the block before it
+//!   feels the pressure (its socket "would block").
+//! - Accepting means operational and not in an outage. With `lifecycle`,
+//!   the consumer starts `Initializing` and accepts nothing until it turns
+//!   `Operational` after `initializing_s`; from `shutdown_at_s` it is
+//!   `ShuttingDown`: it accepts nothing, finishes what it holds, and is then
+//!   `ShutDown` for good (rotor's lifecycle). Every change is logged.
+//! - `outages`: periods in which it takes no new work (work under way
+//!   finishes). `slowdowns`: periods in which service times are multiplied
+//!   by `factor`.
+//! - With `timeout_s`, a service that would take longer is cut off at the
+//!   time-out and tried again, up to `max_retries` times; then the message
+//!   is dropped (`timed_out`).
 //! - A served message is processed: the gates it was counted against
-//!   (windows opening on processing, credit links, concurrency limiters)
-//!   hear of it at that instant. Without an output, it is then delivered:
-//!   it leaves the system, and its sojourn (from creation to delivery) is
-//!   recorded. With an output (a pipeline stage), it is offered to the next
-//!   block; if refused, the worker holds it, serving nothing else, until
-//!   the next block wakes the consumer.
-//! - When a worker frees, the consumer asks its inputs for more.
-//! - Fewer workers set while running take effect as busy workers finish;
-//!   no message in service is lost.
+//!   (windows opening on processing, credit links, concurrency limiters,
+//!   closed-loop producers) hear of it at that instant. Without an output,
+//!   it is then delivered: it leaves the system, and its sojourn (from
+//!   creation to delivery) is recorded. With an output (a pipeline stage),
+//!   it is offered to the next block; if refused, the worker holds it,
+//!   serving nothing else, until the next block wakes the consumer.
+//! - When a worker frees, the consumer asks its inputs for more. Fewer
+//!   workers set while running take effect as busy workers finish; no
+//!   message in service is lost.
+
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::context::Context;
+use crate::context::{Context, Notice};
 use crate::distribution::Distribution;
 use crate::message::Message;
-use crate::scenario::{push_error, FieldError};
+use crate::metrics::DropReason;
+use crate::scenario::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -32,14 +48,71 @@ pub struct ConsumerSpec {
     pub workers: u32,
     /// Seconds.
     pub service_time: Distribution,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub slowdowns: Vec<Slowdown>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outages: Vec<Period>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lifecycle: Option<Lifecycle>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<f64>,
+    #[serde(default)]
+    pub max_retries: u32,
 }
 
 fn default_workers() -> u32 {
     1
 }
 
+/// A span of simulation time, in seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Period {
+    pub from_s: f64,
+    pub to_s: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Slowdown {
+    pub from_s: f64,
+    pub to_s: f64,
+    /// Service times are multiplied by this (2: twice as slow).
+    pub factor: f64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Lifecycle {
+    /// Seconds from the start until the consumer is operational.
+    #[serde(default)]
+    pub initializing_s: f64,
+    /// When it starts shutting down, if it does.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shutdown_at_s: Option<f64>,
+}
+
 /// The most workers one consumer may have.
 pub const MAX_WORKERS: u32 = 100_000;
+
+fn check_periods<'a>(
+    errors: &mut Vec<FieldError>,
+    path: &str,
+    periods: impl Iterator<Item = (f64, f64)> + 'a,
+) {
+    let mut last_end = f64::NEG_INFINITY;
+    for (i, (from, to)) in periods.enumerate() {
+        check_range(errors, format!("{path}[{i}].from_s"), from, 0.0, 1e9);
+        check_range(errors, format!("{path}[{i}].to_s"), to, 0.0, 1e9);
+        if to <= from {
+            push_error(errors, format!("{path}[{i}].to_s"), "must be after from_s");
+        }
+        if from < last_end {
+            push_error(errors, format!("{path}[{i}].from_s"), "periods must be in order and not overlap");
+        }
+        last_end = to;
+    }
+}
 
 impl ConsumerSpec {
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
@@ -47,19 +120,57 @@ impl ConsumerSpec {
             push_error(errors, format!("{path}.workers"), format!("must be between 1 and {MAX_WORKERS}, got {}", self.workers));
         }
         self.service_time.validate(&format!("{path}.service_time"), 0.0, 1e6, errors);
+        check_periods(errors, &format!("{path}.slowdowns"), self.slowdowns.iter().map(|s| (s.from_s, s.to_s)));
+        for (i, s) in self.slowdowns.iter().enumerate() {
+            check_range(errors, format!("{path}.slowdowns[{i}].factor"), s.factor, 1e-3, 1e6);
+        }
+        check_periods(errors, &format!("{path}.outages"), self.outages.iter().map(|p| (p.from_s, p.to_s)));
+        if let Some(l) = &self.lifecycle {
+            check_range(errors, format!("{path}.lifecycle.initializing_s"), l.initializing_s, 0.0, 1e9);
+            if let Some(at) = l.shutdown_at_s {
+                check_range(errors, format!("{path}.lifecycle.shutdown_at_s"), at, 0.0, 1e9);
+                if at < l.initializing_s {
+                    push_error(errors, format!("{path}.lifecycle.shutdown_at_s"), "must not come before initializing_s");
+                }
+            }
+        }
+        if let Some(t) = self.timeout_s {
+            check_range(errors, format!("{path}.timeout_s"), t, 1e-9, 1e6);
+        }
+        if self.max_retries > 1000 {
+            push_error(errors, format!("{path}.max_retries"), "must be at most 1000");
+        }
     }
 }
 
-pub struct Consumer {
-    spec: ConsumerSpec,
-    /// The message each worker slot is serving (or holding, when blocked).
-    slots: Vec<Option<Message>>,
-    /// When each worker slot took its message.
-    started: Vec<crate::time::SimTime>,
-    free: Vec<u32>,
-    busy: u32,
-    /// Slots holding a served message the next block refused, oldest first.
-    blocked: std::collections::VecDeque<u32>,
+/// Where a consumer is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Initializing,
+    Operational,
+    ShuttingDown,
+    ShutDown,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Initializing => "Initializing",
+            Phase::Operational => "Operational",
+            Phase::ShuttingDown => "ShuttingDown",
+            Phase::ShutDown => "ShutDown",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Change {
+    Operational,
+    ShutDownBegins,
+    OutageBegins,
+    OutageEnds,
+    SlowBegins(f64),
+    SlowEnds,
 }
 
 /// Whether the consumer took an offered message.
@@ -68,10 +179,56 @@ pub enum Offer {
     Refused(Message),
 }
 
+/// How a worker's service ended.
+pub enum Served {
+    /// Done: deliver or pass on the message.
+    Done(Message),
+    /// Cut off by the time-out and started again.
+    Retried,
+    /// Cut off once too often: dropped.
+    GaveUp,
+    /// Nothing to do (a stale timer).
+    Nothing,
+}
+
+#[derive(Clone, Copy, Debug, Default)]
+struct Slot {
+    msg: Option<Message>,
+    started: SimTime,
+    attempts: u32,
+    /// The running attempt ends by the time-out rather than by finishing.
+    cut_off: bool,
+}
+
+pub struct Consumer {
+    spec: ConsumerSpec,
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    busy: u32,
+    /// Slots holding a served message the next block refused, oldest first.
+    blocked: VecDeque<u32>,
+    phase: Phase,
+    in_outage: bool,
+    slow_factor: f64,
+    timeline: Vec<(SimTime, Change)>,
+    next_change: usize,
+}
+
 impl Consumer {
     pub fn new(spec: ConsumerSpec) -> Self {
-        let mut c =
-            Consumer { spec, slots: Vec::new(), started: Vec::new(), free: Vec::new(), busy: 0, blocked: Default::default() };
+        let phase = if spec.lifecycle.is_some() { Phase::Initializing } else { Phase::Operational };
+        let mut c = Consumer {
+            timeline: timeline(&spec),
+            spec,
+            slots: Vec::new(),
+            free: Vec::new(),
+            busy: 0,
+            blocked: VecDeque::new(),
+            phase,
+            in_outage: false,
+            slow_factor: 1.0,
+            next_change: 0,
+        };
         c.grow_slots();
         c
     }
@@ -79,8 +236,7 @@ impl Consumer {
     fn grow_slots(&mut self) {
         while self.slots.len() < self.spec.workers as usize {
             self.free.push(self.slots.len() as u32);
-            self.slots.push(None);
-            self.started.push(crate::time::SimTime::ZERO);
+            self.slots.push(Slot::default());
         }
         // Serve from the lowest slot first, for readable traces.
         self.free.sort_unstable_by(|a, b| b.cmp(a));
@@ -94,13 +250,99 @@ impl Consumer {
         self.busy
     }
 
-    pub fn has_room(&self) -> bool {
-        self.busy < self.spec.workers
+    pub fn phase(&self) -> Phase {
+        self.phase
     }
 
+    pub fn in_outage(&self) -> bool {
+        self.in_outage
+    }
+
+    fn accepting(&self) -> bool {
+        self.phase == Phase::Operational && !self.in_outage
+    }
+
+    pub fn has_room(&self) -> bool {
+        self.busy < self.spec.workers && self.accepting()
+    }
+
+    /// Logs the starting phase and schedules the first change.
+    pub fn start(&mut self, ctx: &mut Context) {
+        if self.phase == Phase::Initializing {
+            ctx.log_transition("New", "Initializing", "start");
+        }
+        self.schedule_next_change(ctx);
+    }
+
+    fn schedule_next_change(&mut self, ctx: &mut Context) {
+        if let Some(&(at, _)) = self.timeline.get(self.next_change) {
+            ctx.scheduler.schedule(at.max(ctx.now), ctx.node, EventKind::ConsumerPhase, self.next_change as u32);
+        }
+    }
+
+    /// A scheduled change is due. Returns whether the consumer may have room
+    /// it did not have before.
+    pub fn on_phase(&mut self, index: u32, ctx: &mut Context) -> bool {
+        if index as usize != self.next_change {
+            return false;
+        }
+        let was_accepting = self.accepting();
+        while let Some(&(at, change)) = self.timeline.get(self.next_change) {
+            if at > ctx.now {
+                break;
+            }
+            self.next_change += 1;
+            match change {
+                Change::Operational if self.phase == Phase::Initializing => {
+                    self.phase = Phase::Operational;
+                    ctx.log_transition("Initializing", "Operational", "initialized");
+                }
+                Change::ShutDownBegins if matches!(self.phase, Phase::Initializing | Phase::Operational) => {
+                    let old = self.phase;
+                    self.phase = Phase::ShuttingDown;
+                    ctx.log_transition(old.as_str(), "ShuttingDown", "shutdown");
+                    self.finish_shutdown_if_idle(ctx);
+                }
+                Change::OutageBegins => {
+                    self.in_outage = true;
+                    ctx.log_transition("up", "outage", "schedule");
+                }
+                Change::OutageEnds => {
+                    self.in_outage = false;
+                    ctx.log_transition("outage", "up", "schedule");
+                }
+                Change::SlowBegins(f) => self.slow_factor = f,
+                Change::SlowEnds => self.slow_factor = 1.0,
+                _ => {}
+            }
+        }
+        self.schedule_next_change(ctx);
+        !was_accepting && self.accepting()
+    }
+
+    fn finish_shutdown_if_idle(&mut self, ctx: &mut Context) {
+        if self.phase == Phase::ShuttingDown && self.busy == 0 {
+            self.phase = Phase::ShutDown;
+            ctx.log_transition("ShuttingDown", "ShutDown", "drained");
+        }
+    }
+
+    /// Takes new parameters while running. Schedules are fixed at the start
+    /// of a run; everything else applies to the next message.
     pub fn reconfigure(&mut self, spec: ConsumerSpec) {
-        self.spec = spec;
+        let (slowdowns, outages, lifecycle) = (self.spec.slowdowns.clone(), self.spec.outages.clone(), self.spec.lifecycle);
+        self.spec = ConsumerSpec { slowdowns, outages, lifecycle, ..spec };
         self.grow_slots();
+    }
+
+    fn begin_attempt(&mut self, slot: u32, ctx: &mut Context) {
+        let s = self.spec.service_time.sample(ctx.rng) * self.slow_factor;
+        let (seconds, cut_off) = match self.spec.timeout_s {
+            Some(t) if s > t => (t, true),
+            _ => (s, false),
+        };
+        self.slots[slot as usize].cut_off = cut_off;
+        ctx.schedule_in(SimDuration::from_secs_f64(seconds), EventKind::ServiceDone, slot);
     }
 
     pub fn offer(&mut self, msg: Message, ctx: &mut Context) -> Offer {
@@ -110,38 +352,55 @@ impl Consumer {
         let Some(slot) = self.free.pop() else {
             return Offer::Refused(msg);
         };
-        self.slots[slot as usize] = Some(msg);
-        self.started[slot as usize] = ctx.now;
+        self.slots[slot as usize] = Slot { msg: Some(msg), started: ctx.now, attempts: 0, cut_off: false };
         self.busy += 1;
         ctx.stats.arrived += 1;
         ctx.stats.in_service = self.busy as u64;
         ctx.stats.depth_messages.set(ctx.now, self.busy as u64);
-        let service = SimDuration::from_secs_f64(self.spec.service_time.sample(ctx.rng));
-        ctx.schedule_in(service, EventKind::ServiceDone, slot);
+        self.begin_attempt(slot, ctx);
         Offer::Accepted
     }
 
-    /// A worker finished serving the message in `slot`, which is returned
-    /// (still held by the worker until `release` or `hold`).
-    pub fn on_service_done(&mut self, slot: u32, ctx: &mut Context) -> Option<Message> {
-        let msg = self.slots.get(slot as usize).copied().flatten()?;
-        if !msg.gates.is_empty() {
-            ctx.outbox.push(crate::context::Notice::Processed(msg));
+    /// A worker's service (or its time-out) ended.
+    pub fn on_service_done(&mut self, slot: u32, ctx: &mut Context) -> Served {
+        let Some(s) = self.slots.get(slot as usize).copied() else { return Served::Nothing };
+        let Some(msg) = s.msg else { return Served::Nothing };
+        if s.cut_off {
+            let attempts = s.attempts + 1;
+            self.slots[slot as usize].attempts = attempts;
+            if attempts <= self.spec.max_retries {
+                self.begin_attempt(slot, ctx);
+                return Served::Retried;
+            }
+            self.free_slot(slot, ctx);
+            ctx.drop_message(msg, DropReason::TimedOut);
+            return Served::GaveUp;
         }
-        Some(msg)
+        if !msg.gates.is_empty() {
+            ctx.outbox.push(Notice::Processed(msg));
+        }
+        Served::Done(msg)
+    }
+
+    fn free_slot(&mut self, slot: u32, ctx: &mut Context) -> Option<Slot> {
+        let s = self.slots.get_mut(slot as usize)?;
+        let taken = std::mem::take(s);
+        taken.msg?;
+        self.busy -= 1;
+        self.free.push(slot);
+        ctx.stats.in_service = self.busy as u64;
+        ctx.stats.depth_messages.set(ctx.now, self.busy as u64);
+        self.finish_shutdown_if_idle(ctx);
+        Some(taken)
     }
 
     /// The worker in `slot` is done with its message: delivered (`sink`)
     /// or taken by the next block.
     pub fn release(&mut self, slot: u32, sink: bool, ctx: &mut Context) {
-        if let Some(msg) = self.slots.get_mut(slot as usize).and_then(Option::take) {
-            self.busy -= 1;
-            self.free.push(slot);
+        if let Some(s) = self.free_slot(slot, ctx) {
             ctx.stats.departed += 1;
-            ctx.stats.in_service = self.busy as u64;
-            ctx.stats.depth_messages.set(ctx.now, self.busy as u64);
-            ctx.stats.residence_sum_s += ctx.now.since(self.started[slot as usize]).as_secs_f64();
-            if sink {
+            ctx.stats.residence_sum_s += ctx.now.since(s.started).as_secs_f64();
+            if let (true, Some(msg)) = (sink, s.msg) {
                 ctx.stats.sojourn_sum_s += ctx.now.since(msg.created).as_secs_f64();
             }
         }
@@ -157,10 +416,33 @@ impl Consumer {
     /// The oldest held message and its slot, to offer again when woken.
     pub fn next_held(&mut self) -> Option<(u32, Message)> {
         let slot = self.blocked.pop_front()?;
-        self.slots.get(slot as usize).copied().flatten().map(|m| (slot, m))
+        self.slots.get(slot as usize).and_then(|s| s.msg).map(|m| (slot, m))
     }
 
     pub fn has_held(&self) -> bool {
         !self.blocked.is_empty()
     }
+}
+
+/// Every scheduled change of a consumer, in time order.
+fn timeline(spec: &ConsumerSpec) -> Vec<(SimTime, Change)> {
+    let at = SimTime::from_secs_f64;
+    let mut changes = Vec::new();
+    if let Some(l) = spec.lifecycle {
+        changes.push((at(l.initializing_s), Change::Operational));
+        if let Some(s) = l.shutdown_at_s {
+            changes.push((at(s), Change::ShutDownBegins));
+        }
+    }
+    for p in &spec.outages {
+        changes.push((at(p.from_s), Change::OutageBegins));
+        changes.push((at(p.to_s), Change::OutageEnds));
+    }
+    for s in &spec.slowdowns {
+        changes.push((at(s.from_s), Change::SlowBegins(s.factor)));
+        changes.push((at(s.to_s), Change::SlowEnds));
+    }
+    // Stable: at one instant, lifecycle before outages before slow-downs.
+    changes.sort_by_key(|(t, _)| *t);
+    changes
 }

@@ -1,9 +1,15 @@
 //! Producer: creates messages at a rate and pushes them downstream.
 //!
 //! Guarantees:
-//! - Arrivals are evenly spaced (`constant`) or a Poisson process
-//!   (`poisson`) at `rate_per_s`; each message takes a class drawn by weight,
-//!   and a size from that class's distribution (at least one byte).
+//! - Arrivals: evenly spaced (`constant`); a Poisson process (`poisson`);
+//!   Poisson bursts (`on_off`: `on_s` seconds at `rate_per_s`, then `off_s`
+//!   of silence, repeating); a Poisson process whose rate moves linearly from
+//!   `from_per_s` to `to_per_s` over `over_s` seconds, then stays (`ramp`);
+//!   the messages of a script at the given instants (`trace`); or a closed
+//!   loop of `clients`, each sending one request, waiting until it is
+//!   processed (or dropped), thinking for a `think` time, and sending again
+//!   (`closed_loop`). Each message takes a class drawn by weight, and a size
+//!   from that class's distribution (at least one byte).
 //! - When the next block refuses a message, `on_refused` decides: `pause`
 //!   holds it and makes no new message until the next block has room again;
 //!   `drop` discards it (counted as `refused`); `retry` holds it and offers it
@@ -14,7 +20,8 @@
 //!   live source that cannot be slowed).
 //! - While stopped, no arrival events are scheduled: a paused producer costs
 //!   nothing. When it restarts, the next message comes one inter-arrival time
-//!   later.
+//!   later (a trace skips the instants it missed; each closed-loop client
+//!   that finished thinking meanwhile sends at once).
 
 use serde::{Deserialize, Serialize};
 
@@ -24,7 +31,7 @@ use crate::message::{Gates, Message, NodeRef, NO_DESTINATION};
 use crate::metrics::DropReason;
 use crate::scenario::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -40,19 +47,48 @@ pub struct ProducerSpec {
     pub backpressure: Backpressure,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "process", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Arrivals {
     /// One message every 1/rate seconds.
     Constant { rate_per_s: f64 },
     /// Exponential gaps with mean 1/rate seconds.
     Poisson { rate_per_s: f64 },
+    /// Poisson at `rate_per_s` for `on_s` seconds, then silent for `off_s`.
+    OnOff { rate_per_s: f64, on_s: f64, off_s: f64 },
+    /// Poisson whose rate moves linearly from `from_per_s` to `to_per_s`
+    /// over `over_s` seconds, then stays at `to_per_s`.
+    Ramp { from_per_s: f64, to_per_s: f64, over_s: f64 },
+    /// One message at each instant (seconds, increasing).
+    Trace { times_s: Vec<f64> },
+    /// `clients` requests outstanding; each client thinks for a `think`
+    /// time (seconds) between one being processed and sending the next.
+    ClosedLoop { clients: u32, think: Distribution },
 }
 
 impl Arrivals {
-    pub fn rate_per_s(&self) -> f64 {
-        match *self {
-            Arrivals::Constant { rate_per_s } | Arrivals::Poisson { rate_per_s } => rate_per_s,
+    /// The long-run rate, where the process has one of its own.
+    pub fn rate_per_s(&self) -> Option<f64> {
+        match self {
+            Arrivals::Constant { rate_per_s } | Arrivals::Poisson { rate_per_s } => Some(*rate_per_s),
+            Arrivals::OnOff { rate_per_s, on_s, off_s } => Some(rate_per_s * on_s / (on_s + off_s)),
+            Arrivals::Ramp { to_per_s, .. } => Some(*to_per_s),
+            Arrivals::Trace { .. } | Arrivals::ClosedLoop { .. } => None,
+        }
+    }
+
+    /// The same process at another rate (the page's rate slider).
+    pub fn with_rate(&self, rate: f64) -> Arrivals {
+        match self {
+            Arrivals::Constant { .. } => Arrivals::Constant { rate_per_s: rate },
+            Arrivals::Poisson { .. } => Arrivals::Poisson { rate_per_s: rate },
+            Arrivals::OnOff { on_s, off_s, .. } => {
+                Arrivals::OnOff { rate_per_s: rate * (on_s + off_s) / on_s, on_s: *on_s, off_s: *off_s }
+            }
+            Arrivals::Ramp { from_per_s, over_s, .. } => {
+                Arrivals::Ramp { from_per_s: *from_per_s, to_per_s: rate, over_s: *over_s }
+            }
+            other => other.clone(),
         }
     }
 }
@@ -125,10 +161,50 @@ pub const MAX_RATE_PER_S: f64 = 1e9;
 
 impl ProducerSpec {
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
-        let rate_path = format!("{path}.arrivals.rate_per_s");
-        check_range(errors, rate_path.clone(), self.arrivals.rate_per_s(), 0.0, MAX_RATE_PER_S);
-        if self.arrivals.rate_per_s() == 0.0 {
-            push_error(errors, rate_path, "must be greater than 0");
+        let a = format!("{path}.arrivals");
+        let positive_rate = |errors: &mut Vec<FieldError>, field: &str, rate: f64| {
+            check_range(errors, format!("{a}.{field}"), rate, 0.0, MAX_RATE_PER_S);
+            if rate == 0.0 {
+                push_error(errors, format!("{a}.{field}"), "must be greater than 0");
+            }
+        };
+        match &self.arrivals {
+            Arrivals::Constant { rate_per_s } | Arrivals::Poisson { rate_per_s } => {
+                positive_rate(errors, "rate_per_s", *rate_per_s)
+            }
+            Arrivals::OnOff { rate_per_s, on_s, off_s } => {
+                positive_rate(errors, "rate_per_s", *rate_per_s);
+                check_range(errors, format!("{a}.on_s"), *on_s, 1e-6, 1e9);
+                check_range(errors, format!("{a}.off_s"), *off_s, 0.0, 1e9);
+            }
+            Arrivals::Ramp { from_per_s, to_per_s, over_s } => {
+                check_range(errors, format!("{a}.from_per_s"), *from_per_s, 0.0, MAX_RATE_PER_S);
+                check_range(errors, format!("{a}.to_per_s"), *to_per_s, 0.0, MAX_RATE_PER_S);
+                if *from_per_s == 0.0 && *to_per_s == 0.0 {
+                    push_error(errors, format!("{a}.to_per_s"), "a ramp from 0 to 0 never sends");
+                }
+                check_range(errors, format!("{a}.over_s"), *over_s, 1e-6, 1e9);
+            }
+            Arrivals::Trace { times_s } => {
+                if times_s.len() > 1_000_000 {
+                    push_error(errors, format!("{a}.times_s"), "at most 1,000,000 instants");
+                }
+                let mut last = 0.0;
+                for (i, t) in times_s.iter().enumerate() {
+                    check_range(errors, format!("{a}.times_s[{i}]"), *t, 0.0, 1e9);
+                    if *t < last {
+                        push_error(errors, format!("{a}.times_s[{i}]"), "instants must not decrease");
+                        break;
+                    }
+                    last = *t;
+                }
+            }
+            Arrivals::ClosedLoop { clients, think } => {
+                if *clients == 0 || *clients > 1_000_000 {
+                    push_error(errors, format!("{a}.clients"), "must be between 1 and 1,000,000");
+                }
+                think.validate(&format!("{a}.think"), 0.0, 1e6, errors);
+            }
         }
         if self.classes.is_empty() {
             push_error(errors, format!("{path}.classes"), "a producer needs at least one message class");
@@ -169,8 +245,17 @@ pub struct Producer {
     held: Option<Message>,
     /// A downstream queue asked for a pause.
     paused: bool,
-    /// No arrival is scheduled: the producer is stopped.
-    idle: bool,
+    /// Arrivals that came due while the producer was stopped, to send when
+    /// it restarts (at most one for an open-loop process).
+    pending_starts: u32,
+    /// Whether an arrival is scheduled (open-loop processes).
+    scheduled: bool,
+    /// The next instant of a trace.
+    trace_next: usize,
+    /// Closed loop: requests sent and not yet processed or dropped.
+    outstanding: u32,
+    /// Closed loop: clients alive (more than `clients` while shrinking).
+    clients: u32,
     next_id: u64,
     /// Tags the current chain of retry events; older ones are ignored.
     retry_chain: u32,
@@ -192,7 +277,11 @@ impl Producer {
             total_weight: 0.0,
             held: None,
             paused: false,
-            idle: true,
+            pending_starts: 0,
+            scheduled: false,
+            trace_next: 0,
+            outstanding: 0,
+            clients: 0,
             next_id: 0,
             retry_chain: 0,
         };
@@ -221,18 +310,33 @@ impl Producer {
             self.paused = false;
         }
         if self.held.is_some() && self.spec.on_refused != old_policy {
-            {
-                match self.spec.on_refused {
-                    OnRefused::Drop => {
-                        if let Some(msg) = self.held.take() {
-                            ctx.drop_message(msg, DropReason::Refused);
-                        }
-                        ctx.stats.set_depth(ctx.now, 0, 0);
+            match self.spec.on_refused {
+                OnRefused::Drop => {
+                    if let Some(msg) = self.held.take() {
+                        ctx.drop_message(msg, DropReason::Refused);
                     }
-                    OnRefused::Retry => self.start_retry_chain(ctx),
-                    OnRefused::Pause => {}
+                    ctx.stats.set_depth(ctx.now, 0, 0);
+                }
+                OnRefused::Retry => self.start_retry_chain(ctx),
+                OnRefused::Pause => {}
+            }
+        }
+        match self.spec.arrivals {
+            // More clients start thinking now; fewer retire as they finish.
+            Arrivals::ClosedLoop { clients, .. } => {
+                for _ in self.clients..clients {
+                    self.think_then_send(ctx);
+                }
+                self.clients = self.clients.max(clients);
+            }
+            _ if !self.scheduled && self.pending_starts == 0 => {
+                if self.can_produce() {
+                    self.schedule_next(ctx);
+                } else {
+                    self.pending_starts = 1;
                 }
             }
+            _ => {}
         }
         self.restart_if_idle(ctx);
     }
@@ -254,35 +358,121 @@ impl Producer {
         !self.paused && self.held.is_none()
     }
 
-    fn gap(&self, ctx: &mut Context) -> SimDuration {
-        let seconds = match self.spec.arrivals {
-            Arrivals::Constant { rate_per_s } => 1.0 / rate_per_s,
-            Arrivals::Poisson { rate_per_s } => ctx.rng.exponential(1.0 / rate_per_s),
-        };
-        SimDuration::from_secs_f64(seconds)
+    fn is_closed_loop(&self) -> bool {
+        matches!(self.spec.arrivals, Arrivals::ClosedLoop { .. })
+    }
+
+    /// When the next open-loop arrival falls, if there is one.
+    fn next_open_arrival(&mut self, ctx: &mut Context) -> Option<SimTime> {
+        let now = ctx.now;
+        let after = |seconds: f64| Some(now + SimDuration::from_secs_f64(seconds));
+        match &self.spec.arrivals {
+            Arrivals::Constant { rate_per_s } => after(1.0 / rate_per_s),
+            Arrivals::Poisson { rate_per_s } => after(ctx.rng.exponential(1.0 / rate_per_s)),
+            Arrivals::OnOff { rate_per_s, on_s, off_s } => {
+                // The Poisson clock only runs during on periods.
+                let (on, period) = (*on_s, on_s + off_s);
+                let mut need = ctx.rng.exponential(1.0 / rate_per_s);
+                let mut t = now.as_secs_f64();
+                loop {
+                    let phase = t % period;
+                    if phase >= on {
+                        t += period - phase;
+                        continue;
+                    }
+                    if need <= on - phase {
+                        return Some(SimTime::from_secs_f64(t + need));
+                    }
+                    need -= on - phase;
+                    t += period - phase;
+                }
+            }
+            Arrivals::Ramp { from_per_s, to_per_s, over_s } => {
+                // Thinning: candidates at the highest rate, each kept with
+                // probability rate(t) / highest.
+                let (from, to, over) = (*from_per_s, *to_per_s, *over_s);
+                let top = from.max(to);
+                let rate_at = |t: f64| from + (to - from) * (t / over).min(1.0);
+                let mut t = now.as_secs_f64();
+                loop {
+                    t += ctx.rng.exponential(1.0 / top);
+                    if t >= over && to == 0.0 {
+                        return None;
+                    }
+                    if ctx.rng.uniform() * top < rate_at(t) {
+                        return Some(SimTime::from_secs_f64(t));
+                    }
+                }
+            }
+            Arrivals::Trace { times_s } => {
+                // Instants missed while stopped are skipped.
+                while self.trace_next < times_s.len() && SimTime::from_secs_f64(times_s[self.trace_next]) < now {
+                    self.trace_next += 1;
+                }
+                let t = *times_s.get(self.trace_next)?;
+                self.trace_next += 1;
+                Some(SimTime::from_secs_f64(t))
+            }
+            Arrivals::ClosedLoop { .. } => None,
+        }
     }
 
     fn schedule_next(&mut self, ctx: &mut Context) {
-        let gap = self.gap(ctx);
-        ctx.schedule_in(gap, EventKind::Arrival, 0);
-        self.idle = false;
+        if let Some(at) = self.next_open_arrival(ctx) {
+            ctx.scheduler.schedule(at, ctx.node, EventKind::Arrival, 0);
+            self.scheduled = true;
+        }
+    }
+
+    /// A closed-loop client thinks, then sends.
+    fn think_then_send(&mut self, ctx: &mut Context) {
+        if let Arrivals::ClosedLoop { think, .. } = &self.spec.arrivals {
+            let t = think.sample(ctx.rng);
+            ctx.schedule_in(SimDuration::from_secs_f64(t), EventKind::Arrival, 0);
+        }
     }
 
     /// Starts the arrival process at the beginning of a run.
     pub fn start(&mut self, ctx: &mut Context) {
-        self.schedule_next(ctx);
+        if let Arrivals::ClosedLoop { clients, .. } = self.spec.arrivals {
+            self.clients = clients;
+            for _ in 0..clients {
+                self.think_then_send(ctx);
+            }
+        } else {
+            self.schedule_next(ctx);
+        }
     }
 
     /// The arrival event: make a message, unless stopped.
     pub fn on_arrival(&mut self, ctx: &mut Context) -> ProducerAction {
+        let closed = self.is_closed_loop();
+        if !closed {
+            self.scheduled = false;
+        }
         if !self.can_produce() {
-            self.idle = true;
+            self.pending_starts = if closed { self.pending_starts + 1 } else { 1 };
             return ProducerAction::Nothing;
         }
+        let msg = self.make_message(ctx);
+        if closed {
+            self.outstanding += 1;
+        } else {
+            self.schedule_next(ctx);
+        }
+        ProducerAction::Offer(msg)
+    }
+
+    fn make_message(&mut self, ctx: &mut Context) -> Message {
         let class = if self.weights.len() == 1 { 0 } else { ctx.rng.weighted_index(&self.weights, self.total_weight) };
         let spec = &self.spec.classes[class];
         // Sizes are positive: adding one half and truncating rounds them.
         let size = (spec.size.sample(ctx.rng) + 0.5).clamp(1.0, MAX_MESSAGE_BYTES) as u64;
+        let mut gates = Gates::default();
+        if self.is_closed_loop() {
+            // The producer hears when its request is processed or dropped.
+            gates.push(ctx.node);
+        }
         let msg = Message {
             // Unique within a run while a producer makes fewer than 2^40.
             id: ((ctx.node as u64) << 40) | self.next_id,
@@ -293,12 +483,26 @@ impl Producer {
             droppable: spec.droppable,
             size_bytes: size as u32,
             created: ctx.now,
-            gates: Gates::default(),
+            gates,
         };
         self.next_id += 1;
         ctx.stats.arrived += 1;
-        self.schedule_next(ctx);
-        ProducerAction::Offer(msg)
+        msg
+    }
+
+    /// Closed loop: a request was processed or dropped; its client thinks
+    /// and sends again (unless the loop was made smaller meanwhile).
+    pub fn on_request_done(&mut self, ctx: &mut Context) {
+        self.outstanding = self.outstanding.saturating_sub(1);
+        match self.spec.arrivals {
+            Arrivals::ClosedLoop { clients, .. } if self.clients <= clients => self.think_then_send(ctx),
+            _ => self.clients = self.clients.saturating_sub(1),
+        }
+    }
+
+    /// Requests sent and not yet processed or dropped (closed loop).
+    pub fn outstanding(&self) -> u32 {
+        self.outstanding
     }
 
     /// The next block took the message.
@@ -365,9 +569,20 @@ impl Producer {
         }
     }
 
+    /// Sends what came due while stopped, now that it may produce again.
     fn restart_if_idle(&mut self, ctx: &mut Context) {
-        if self.idle && self.can_produce() {
-            self.schedule_next(ctx);
+        if self.pending_starts == 0 || !self.can_produce() {
+            return;
+        }
+        if self.is_closed_loop() {
+            for _ in 0..std::mem::take(&mut self.pending_starts) {
+                ctx.schedule_in(SimDuration::ZERO, EventKind::Arrival, 0);
+            }
+        } else {
+            self.pending_starts = 0;
+            if !self.scheduled {
+                self.schedule_next(ctx);
+            }
         }
     }
 }
