@@ -36,10 +36,12 @@ pub enum DropReason {
     NoRoute,
     /// Its service hit the consumer's time-out more often than retries allow.
     TimedOut,
+    /// Its host was down and its class is not queueable while down.
+    HostDown,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 10] = [
+    pub const ALL: [DropReason; 11] = [
         DropReason::Thinned,
         DropReason::Disconnect,
         DropReason::Disconnected,
@@ -50,6 +52,7 @@ impl DropReason {
         DropReason::LinkDown,
         DropReason::NoRoute,
         DropReason::TimedOut,
+        DropReason::HostDown,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -65,6 +68,7 @@ impl DropReason {
             DropReason::LinkDown => "link_down",
             DropReason::NoRoute => "no_route",
             DropReason::TimedOut => "timed_out",
+            DropReason::HostDown => "host_down",
         }
     }
 }

@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::blocks::{
-    ConcurrencyLimiterSpec, ConsumerSpec, CreditSpec, LinkSpec, ProducerSpec, QueueSpec, RateLimiterSpec, RouterSpec,
-    WindowSpec,
+    ConcurrencyLimiterSpec, ConsumerSpec, CreditSpec, DispatcherSpec, LinkSpec, ProducerSpec, QueueSpec,
+    RateLimiterSpec, RouterSpec, WindowSpec,
 };
 
 /// The version of the format this build reads and writes.
@@ -71,11 +71,22 @@ pub enum BlockSpec {
     RateLimiter(RateLimiterSpec),
     ConcurrencyLimiter(ConcurrencyLimiterSpec),
     Link(LinkSpec),
+    Dispatcher(DispatcherSpec),
 }
 
 /// The block kinds, as spelled in the `kind` field.
-pub const BLOCK_KINDS: &[&str] =
-    &["producer", "queue", "consumer", "router", "window", "credit", "rate_limiter", "concurrency_limiter", "link"];
+pub const BLOCK_KINDS: &[&str] = &[
+    "producer",
+    "queue",
+    "consumer",
+    "router",
+    "window",
+    "credit",
+    "rate_limiter",
+    "concurrency_limiter",
+    "link",
+    "dispatcher",
+];
 
 impl BlockSpec {
     pub fn kind(&self) -> &'static str {
@@ -89,13 +100,14 @@ impl BlockSpec {
             BlockSpec::RateLimiter(_) => "rate_limiter",
             BlockSpec::ConcurrencyLimiter(_) => "concurrency_limiter",
             BlockSpec::Link(_) => "link",
+            BlockSpec::Dispatcher(_) => "dispatcher",
         }
     }
 
     /// How many outgoing edges this kind takes: (minimum, maximum).
     pub fn outputs(&self) -> (usize, usize) {
         match self {
-            BlockSpec::Consumer(_) => (0, 1),
+            BlockSpec::Consumer(_) | BlockSpec::Dispatcher(_) => (0, 1),
             BlockSpec::Router(_) => (1, MAX_NODES),
             _ => (1, 1),
         }
@@ -117,6 +129,7 @@ impl BlockSpec {
             BlockSpec::RateLimiter(r) => r.validate(path, errors),
             BlockSpec::ConcurrencyLimiter(c) => c.validate(path, errors),
             BlockSpec::Link(l) => l.validate(path, errors),
+            BlockSpec::Dispatcher(d) => d.validate(path, errors),
         }
     }
 }
@@ -429,6 +442,13 @@ impl Scenario {
             );
         }
         for (i, node) in self.nodes.iter().enumerate() {
+            if let BlockSpec::Dispatcher(d) = &node.block {
+                for (k, down) in d.hosts_down.iter().enumerate() {
+                    if !index.contains_key(down.host.as_str()) {
+                        push_error(errors, format!("nodes[{i}].hosts_down[{k}].host"), format!("no node has the id \"{}\"", down.host));
+                    }
+                }
+            }
             let BlockSpec::Router(router) = &node.block else { continue };
             let path = format!("nodes[{i}]");
             match router {
@@ -515,6 +535,7 @@ fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, FieldError> {
         "rate_limiter" => BlockSpec::RateLimiter(typed(rest, path)?),
         "concurrency_limiter" => BlockSpec::ConcurrencyLimiter(typed(rest, path)?),
         "link" => BlockSpec::Link(typed(rest, path)?),
+        "dispatcher" => BlockSpec::Dispatcher(typed(rest, path)?),
         other => {
             return Err(FieldError {
                 path: format!("{path}.kind"),

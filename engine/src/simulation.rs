@@ -29,8 +29,9 @@ use crate::blocks::producer::{ClassMap, ProducerAction};
 use crate::blocks::queue::{PauseSignal, QueueOffer};
 use crate::blocks::rate_limiter::RateDecision;
 use crate::blocks::router::Choice;
+use crate::blocks::dispatcher::{DispatcherMap, Pick};
 use crate::blocks::{
-    ConcurrencyLimiter, Consumer, Credit, Link, Producer, Queue, RateLimiter, Router, RouterSpec, Window,
+    ConcurrencyLimiter, Consumer, Credit, Dispatcher, Link, Producer, Queue, RateLimiter, Router, RouterSpec, Window,
 };
 use crate::context::{Context, Notice};
 use crate::message::{Message, NodeRef, NO_DESTINATION};
@@ -54,6 +55,9 @@ pub enum Node {
     RateLimiter(RateLimiter),
     ConcurrencyLimiter(ConcurrencyLimiter),
     Link(Link),
+    /// The demand queues, the worker pool, and the pool's own counters (the
+    /// node's counters show what it took in and what its workers passed on).
+    Dispatcher(Box<Dispatcher>, Box<Consumer>, Box<NodeStats>),
 }
 
 impl Node {
@@ -94,6 +98,22 @@ pub struct Simulation {
     outbox: Vec<Notice>,
     /// Scenario-wide class names, indexed by `Message::class`.
     class_names: Vec<String>,
+}
+
+/// Builds the context of a dispatcher's worker pool, with the pool's own
+/// counters.
+macro_rules! pool_ctx {
+    ($sim:ident, $i:expr, $stats:expr) => {
+        Context {
+            now: $sim.now,
+            node: $i,
+            rng: &mut $sim.rng,
+            scheduler: &mut $sim.scheduler,
+            log: &mut $sim.log,
+            stats: $stats,
+            outbox: &mut $sim.outbox,
+        }
+    };
 }
 
 /// Builds the context of node `$i` from the simulation's disjoint fields.
@@ -140,7 +160,7 @@ impl Simulation {
             .iter()
             .enumerate()
             .zip(class_maps)
-            .map(|((i, spec), classes)| build_node(&scenario, &outputs, i, &spec.block, classes))
+            .map(|((i, spec), classes)| build_node(&scenario, &outputs, &inputs, i, &spec.block, classes))
             .collect();
         let mut sim = Simulation {
             scenario,
@@ -167,6 +187,7 @@ impl Simulation {
                 Node::Producer(p) => p.start(&mut ctx!(sim, i)),
                 Node::Link(l) => l.start(&mut ctx!(sim, i)),
                 Node::Consumer(c) => c.start(&mut ctx!(sim, i)),
+                Node::Dispatcher(d, _, _) => d.start(&mut ctx!(sim, i)),
                 _ => {}
             }
         }
@@ -246,13 +267,18 @@ impl Simulation {
                     self.signal_inputs(i, signal);
                 }
             }
-            EventKind::Expire => {
-                if let Node::Queue(q) = &mut self.nodes[i] {
+            EventKind::Expire => match &mut self.nodes[i] {
+                Node::Queue(q) => {
                     let signal = q.on_expiry(&mut ctx!(self, i));
                     self.signal_inputs(i, signal);
                     self.wake_inputs(i);
                 }
-            }
+                Node::Dispatcher(d, _, _) => {
+                    d.on_expiry(&mut ctx!(self, i));
+                    self.wake_inputs(i);
+                }
+                _ => {}
+            },
             EventKind::AckDue => {
                 let opened = match &mut self.nodes[i] {
                     Node::Window(w) => w.on_ack_due(&mut ctx!(self, i)),
@@ -281,11 +307,15 @@ impl Simulation {
                     self.pump_link(i);
                 }
             }
-            EventKind::LinkState => {
-                if let Node::Link(l) = &mut self.nodes[i] {
-                    l.set_up(event.data == 1, &mut ctx!(self, i));
+            EventKind::LinkState => match &mut self.nodes[i] {
+                Node::Link(l) => l.set_up(event.data == 1, &mut ctx!(self, i)),
+                Node::Dispatcher(d, _, _) => {
+                    d.host_state((event.data >> 1) as usize, event.data & 1 == 1, &mut ctx!(self, i));
+                    self.dispatch(i);
+                    self.wake_inputs(i);
                 }
-            }
+                _ => {}
+            },
             EventKind::ConsumerPhase => {
                 if let Node::Consumer(c) = &mut self.nodes[i] {
                     if c.on_phase(event.data, &mut ctx!(self, i)) {
@@ -361,6 +391,10 @@ impl Simulation {
                         self.wake_inputs(gate);
                     }
                     Node::Producer(p) => p.on_request_done(&mut ctx!(self, gate)),
+                    Node::Dispatcher(d, _, _) => {
+                        d.replied(&msg);
+                        self.dispatch(gate);
+                    }
                     _ => {}
                 }
             }
@@ -383,7 +417,7 @@ impl Simulation {
     /// Offers `msg` from `from` to its (single) next block.
     fn send(&mut self, from: usize, msg: Message) -> Result<(), Message> {
         match self.outputs[from].first() {
-            Some(&to) => self.accept(to, msg),
+            Some(&to) => self.accept(from, to, msg),
             None => Err(msg),
         }
     }
@@ -417,16 +451,16 @@ impl Simulation {
     }
 
     /// Node `to` is offered `msg`: it takes it or refuses it now.
-    fn accept(&mut self, to: usize, msg: Message) -> Result<(), Message> {
+    fn accept(&mut self, from: usize, to: usize, msg: Message) -> Result<(), Message> {
         self.offer_depth += 1;
-        let result = self.accept_here(to, msg);
+        let result = self.accept_here(from, to, msg);
         self.offer_depth -= 1;
         result
     }
 
-    fn accept_here(&mut self, to: usize, msg: Message) -> Result<(), Message> {
+    fn accept_here(&mut self, from: usize, to: usize, msg: Message) -> Result<(), Message> {
         match &mut self.nodes[to] {
-            Node::Queue(_) | Node::Consumer(_) => {
+            Node::Queue(_) | Node::Consumer(_) | Node::Dispatcher(..) => {
                 let (stripped, receipt) = self.strip_receipt_gates(msg);
                 let taken = match &mut self.nodes[to] {
                     Node::Queue(q) => match q.offer(stripped, &mut ctx!(self, to)) {
@@ -441,6 +475,13 @@ impl Simulation {
                         QueueOffer::Refused(_) => false,
                     },
                     Node::Consumer(c) => matches!(c.offer(stripped, &mut ctx!(self, to)), Offer::Accepted),
+                    Node::Dispatcher(d, _, _) => {
+                        let taken = d.offer(stripped, from, &mut ctx!(self, to)).is_ok();
+                        if taken {
+                            self.dispatch(to);
+                        }
+                        taken
+                    }
                     _ => false,
                 };
                 if !taken {
@@ -459,7 +500,7 @@ impl Simulation {
                     return Ok(());
                 };
                 let out = self.outputs[to][k];
-                match self.accept(out, msg) {
+                match self.accept(to, out, msg) {
                     Ok(()) => {
                         if let Node::Router(r) = &mut self.nodes[to] {
                             r.taken(k);
@@ -615,14 +656,59 @@ impl Simulation {
     /// A consumer's worker finished: the message is delivered or passed on,
     /// its gates hear of it, and the consumer asks for more.
     fn service_done(&mut self, c: usize, slot: u32) {
-        let Node::Consumer(consumer) = &mut self.nodes[c] else { return };
-        match consumer.on_service_done(slot, &mut ctx!(self, c)) {
+        let served = match &mut self.nodes[c] {
+            Node::Consumer(consumer) => consumer.on_service_done(slot, &mut ctx!(self, c)),
+            Node::Dispatcher(_, pool, ps) => pool.on_service_done(slot, &mut pool_ctx!(self, c, ps)),
+            _ => return,
+        };
+        if let (Served::Done(msg), Node::Dispatcher(d, _, _)) = (&served, &mut self.nodes[c]) {
+            if d.gates_its_messages() {
+                d.send_finished(msg);
+            }
+        }
+        match served {
             Served::Done(msg) => {
                 self.forward_served(c, slot, msg);
-                self.wake_inputs(c);
+                self.after_worker_freed(c);
             }
-            Served::GaveUp => self.wake_inputs(c),
+            Served::GaveUp => self.after_worker_freed(c),
             Served::Retried | Served::Nothing => {}
+        }
+    }
+
+    /// A worker of consumer or dispatcher `c` may be free: a dispatcher
+    /// picks its next demand; both ask their inputs for more.
+    fn after_worker_freed(&mut self, c: usize) {
+        if matches!(self.nodes[c], Node::Dispatcher(..)) {
+            self.dispatch(c);
+        }
+        self.wake_inputs(c);
+    }
+
+    /// Gives free workers of dispatcher `d` the demands its discipline picks.
+    fn dispatch(&mut self, d: usize) {
+        loop {
+            let Node::Dispatcher(disp, pool, _) = &mut self.nodes[d] else { return };
+            if !pool.has_room() {
+                return;
+            }
+            let Pick::Serve(_, msg) = disp.pick(&mut ctx!(self, d)) else { return };
+            let Node::Dispatcher(_, pool, ps) = &mut self.nodes[d] else { return };
+            // The pool has room, so it takes the demand.
+            let taken = matches!(pool.offer(msg, &mut pool_ctx!(self, d, ps)), Offer::Accepted);
+            debug_assert!(taken, "a pool with room refused a demand");
+            self.sync_pool_stats(d);
+        }
+    }
+
+    /// Mirrors a dispatcher pool's counters into the node's.
+    fn sync_pool_stats(&mut self, d: usize) {
+        if let Node::Dispatcher(_, pool, ps) = &self.nodes[d] {
+            let st = &mut self.stats[d];
+            st.departed = ps.departed;
+            st.in_service = pool.busy() as u64;
+            st.sojourn_sum_s = ps.sojourn_sum_s;
+            st.dropped[DropReason::TimedOut as usize] = ps.dropped[DropReason::TimedOut as usize];
         }
     }
 
@@ -631,14 +717,29 @@ impl Simulation {
     fn forward_served(&mut self, c: usize, slot: u32, msg: Message) -> bool {
         let mut onward = msg;
         onward.gates = Default::default();
+        if matches!(&self.nodes[c], Node::Dispatcher(d, _, _) if d.gates_its_messages()) {
+            // netsendq hears of the reply from whoever processes it.
+            onward.gates.push(c);
+        }
         let sink = self.outputs[c].is_empty();
         let taken = sink || self.send(c, onward).is_ok();
-        if let Node::Consumer(consumer) = &mut self.nodes[c] {
-            if taken {
-                consumer.release(slot, sink, &mut ctx!(self, c));
-            } else {
-                consumer.hold(slot);
+        match &mut self.nodes[c] {
+            Node::Consumer(consumer) => {
+                if taken {
+                    consumer.release(slot, sink, &mut ctx!(self, c));
+                } else {
+                    consumer.hold(slot);
+                }
             }
+            Node::Dispatcher(_, pool, ps) => {
+                if taken {
+                    pool.release(slot, sink, &mut pool_ctx!(self, c, ps));
+                } else {
+                    pool.hold(slot);
+                }
+                self.sync_pool_stats(c);
+            }
+            _ => {}
         }
         taken
     }
@@ -661,6 +762,7 @@ impl Simulation {
             // Also when emptied meanwhile: the wake must clear its wait.
             Node::Queue(q) => !q.is_empty() || q.waiting_for_room(),
             Node::Consumer(c) => c.has_held(),
+            Node::Dispatcher(_, pool, _) => pool.has_held(),
             Node::Link(l) => l.is_blocked(),
             _ => self.refused[node],
         }
@@ -683,6 +785,9 @@ impl Simulation {
 
     /// Serves a wake: lets `node`'s blocked inputs send, round-robin.
     fn serve_wake(&mut self, node: usize) {
+        if let Node::Dispatcher(d, _, _) = &mut self.nodes[node] {
+            d.woken();
+        }
         let n = self.inputs[node].len();
         let start = self.wake_cursor[node];
         for k in 0..n {
@@ -720,6 +825,17 @@ impl Simulation {
                     }
                 }
                 self.wake_inputs(node);
+            }
+            Node::Dispatcher(..) => {
+                while let Some((slot, msg)) = match &mut self.nodes[node] {
+                    Node::Dispatcher(_, pool, _) => pool.next_held(),
+                    _ => None,
+                } {
+                    if !self.forward_served(node, slot, msg) {
+                        break;
+                    }
+                }
+                self.after_worker_freed(node);
             }
             Node::Link(_) => self.pump_link(node),
             n if n.passes_through() => {
@@ -802,6 +918,12 @@ impl Simulation {
                 l.reconfigure(spec);
                 self.wake_inputs(i);
             }
+            (Node::Dispatcher(d, pool, _), BlockSpec::Dispatcher(spec)) => {
+                pool.reconfigure(spec.workers_spec());
+                d.reconfigure(spec);
+                self.dispatch(i);
+                self.wake_inputs(i);
+            }
             _ => {}
         }
         self.settle();
@@ -817,6 +939,7 @@ impl Simulation {
                 Node::Queue(q) => q.len() as u64,
                 Node::Consumer(c) => c.busy() as u64,
                 Node::Link(l) => l.holds(),
+                Node::Dispatcher(d, pool, _) => d.waiting() + pool.busy() as u64,
                 _ => 0,
             })
             .sum()
@@ -827,7 +950,7 @@ impl Simulation {
         for (i, (node, stats)) in self.nodes.iter().zip(&self.stats).enumerate() {
             match node {
                 Node::Producer(_) => t.produced += stats.arrived,
-                Node::Consumer(_) if self.outputs[i].is_empty() => t.delivered += stats.departed,
+                Node::Consumer(_) | Node::Dispatcher(..) if self.outputs[i].is_empty() => t.delivered += stats.departed,
                 _ => {}
             }
             t.dropped += stats.dropped_total();
@@ -910,6 +1033,9 @@ impl Simulation {
             Node::ConcurrencyLimiter(l) => r.in_flight = Some(l.in_flight()),
             Node::Credit(c) => r.credits = Some(c.credits()),
             Node::Link(l) => r.link_up = Some(l.is_up()),
+            Node::Dispatcher(_, _, ps) if self.outputs[i].is_empty() => {
+                r.mean_sojourn_s = (ps.departed > 0).then(|| ps.sojourn_sum_s / ps.departed as f64);
+            }
             _ => {}
         }
         r
@@ -928,7 +1054,14 @@ impl Simulation {
     }
 }
 
-fn build_node(scenario: &Scenario, outputs: &[Vec<usize>], i: usize, block: &BlockSpec, classes: ClassMap) -> Node {
+fn build_node(
+    scenario: &Scenario,
+    outputs: &[Vec<usize>],
+    inputs: &[Vec<usize>],
+    i: usize,
+    block: &BlockSpec,
+    classes: ClassMap,
+) -> Node {
     match block {
         BlockSpec::Producer(p) => Node::Producer(Producer::new(p.clone(), classes)),
         BlockSpec::Queue(q) => Node::Queue(Queue::new(q.clone())),
@@ -941,6 +1074,18 @@ fn build_node(scenario: &Scenario, outputs: &[Vec<usize>], i: usize, block: &Blo
         BlockSpec::RateLimiter(r) => Node::RateLimiter(RateLimiter::new(r.clone())),
         BlockSpec::ConcurrencyLimiter(c) => Node::ConcurrencyLimiter(ConcurrencyLimiter::new(c.clone())),
         BlockSpec::Link(l) => Node::Link(Link::new(l.clone())),
+        BlockSpec::Dispatcher(d) => {
+            let map = DispatcherMap {
+                class_names: class_names(scenario),
+                node_ids: scenario.nodes.iter().map(|n| n.id.clone()).collect(),
+                inputs: inputs[i].clone(),
+            };
+            Node::Dispatcher(
+                Box::new(Dispatcher::new(d.clone(), map)),
+                Box::new(Consumer::new(d.workers_spec())),
+                Box::new(NodeStats::new()),
+            )
+        }
     }
 }
 

@@ -72,6 +72,30 @@ fn middle_block() -> impl Strategy<Value = Value> {
                 }
                 c
             }),
+        (prop::sample::select(vec!["round_robin", "priority", "event_loop", "netsendq"]),
+         prop::sample::select(vec!["per_input", "per_destination", "per_class", "shared"]),
+         1u32..3, 0u64..10, prop::sample::select(vec!["drop_oldest", "drop_newest", "refuse"]),
+         prop::option::of(0.01f64..0.5), any::<bool>(), any::<bool>())
+            .prop_map(|(discipline, queues, workers, cap, on_full, ttl, snapshot, down)| {
+                let mut d = json!({"kind": "dispatcher", "discipline": discipline, "queues": queues,
+                    "workers": workers, "capacity": cap, "on_full": on_full,
+                    "iteration": if snapshot { "snapshot" } else { "all" },
+                    "order": if snapshot { "priority" } else { "fifo" },
+                    "queue_priorities": {"n0": 1, "n1": 0},
+                    "service_time": {"dist": "exponential", "mean": 0.002}});
+                if let Some(t) = ttl {
+                    d["ttl_s"] = json!(t);
+                }
+                if discipline == "netsendq" {
+                    d["windows"] = json!({"a": 2, "b": 1});
+                    d["one_shot"] = json!(["b"]);
+                    d["queueable_if_down"] = json!(["a"]);
+                    if down {
+                        d["hosts_down"] = json!([{"host": "n0", "from_s": 0.4, "to_s": 0.9}]);
+                    }
+                }
+                d
+            }),
         Just(json!({"kind": "router", "policy": "round_robin"})),
         Just(json!({"kind": "router", "policy": "by_destination"})),
     ]

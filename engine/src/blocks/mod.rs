@@ -4,6 +4,7 @@
 pub mod concurrency_limiter;
 pub mod consumer;
 pub mod credit;
+pub mod dispatcher;
 pub mod link;
 pub mod producer;
 pub mod queue;
@@ -14,6 +15,7 @@ pub mod window;
 pub use concurrency_limiter::{ConcurrencyLimiter, ConcurrencyLimiterSpec};
 pub use consumer::{Consumer, ConsumerSpec};
 pub use credit::{Credit, CreditScope, CreditSpec};
+pub use dispatcher::{Dispatcher, DispatcherSpec};
 pub use link::{DownPeriod, Link, LinkSpec};
 pub use producer::{Arrivals, Backpressure, MessageClass, OnRefused, Producer, ProducerSpec};
 pub use queue::{Limits, OnFull, Queue, QueueSpec, Reaction, Reactions, SendState};

@@ -1,0 +1,658 @@
+//! Dispatcher: workers serving a set of demand queues, after SObjectizer's
+//! custom dispatchers, Moment's DeferredProcessor and Gfarm's netsendq.
+//!
+//! Guarantees:
+//! - Every message joins one demand queue, chosen by `queues`: one per
+//!   incoming edge (`per_input`: one agent per sender), one per message
+//!   destination (`per_destination`: one per receiving agent), one per class
+//!   (`per_class`), or one for all (`shared`, which keeps global FIFO order).
+//!   Inside a demand queue, messages leave oldest first, or by priority
+//!   (`order: priority`; a message's priority is its class's, unless
+//!   `message_priorities` sets one for its class, or its class and
+//!   destination). A demand queue holds at most `capacity` messages
+//!   (`on_full`: `drop_oldest`, `drop_newest` or `refuse`) and drops what
+//!   waited `ttl_s` (`expired`).
+//! - `workers` serve demands, each for a `service_time`; a served message
+//!   goes to the output, or is delivered when there is none (as a consumer).
+//! - `discipline` picks the next demand for a free worker:
+//!   - `round_robin`: the list of non-empty queues; a worker takes the first
+//!     queue, pops one demand, and puts the queue back at the tail if it is
+//!     still non-empty (SObjectizer): round-robin between queues, FIFO
+//!     inside one;
+//!   - `priority`: the non-empty queue with the lowest number in
+//!     `queue_priorities` (by queue name; default 0), first come first
+//!     within a number (agent priorities);
+//!   - `event_loop`: one iteration at a time over the queues in order. With
+//!     `iteration: snapshot` an iteration serves only what each queue held
+//!     when it began (Moment's DeferredProcessor); with `all` it empties
+//!     each queue, new arrivals included, before moving to the next (the
+//!     next queue starves while the first keeps filling);
+//!   - `netsendq`: Gfarm's sender. Queues are per destination host and per
+//!     class (RPC type); at most `windows[class]` (default 1) messages of a
+//!     class are in flight to a host, each until a consumer processes it (or
+//!     it is dropped). An eligible message joins its host's ready queue in
+//!     time order, a class in `one_shot` at its head. A host sends one
+//!     message at a time; free workers (the thread pool) send for hosts
+//!     round-robin. While a host is down (`hosts_down`), its ready queue is
+//!     emptied and its unsent messages fail (`host_down`), except classes in
+//!     `queueable_if_down`, which are kept and sent when it is up again.
+//! - When a demand queue that refused has room again, the dispatcher wakes
+//!   its senders.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use serde::{Deserialize, Serialize};
+
+use crate::blocks::consumer::ConsumerSpec;
+use crate::buffer::{Buffer, Entry, Order};
+use crate::context::Context;
+use crate::distribution::Distribution;
+use crate::message::{Message, NO_DESTINATION};
+use crate::metrics::DropReason;
+use crate::scenario::{check_range, push_error, FieldError};
+use crate::scheduler::EventKind;
+use crate::time::{SimDuration, SimTime};
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DispatcherSpec {
+    #[serde(default = "one")]
+    pub workers: u32,
+    /// Seconds per demand (for `netsendq`: per send).
+    pub service_time: Distribution,
+    #[serde(default)]
+    pub queues: QueueKey,
+    #[serde(default)]
+    pub discipline: Discipline,
+    #[serde(default)]
+    pub order: Order,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub message_priorities: Vec<MessagePriority>,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub queue_priorities: BTreeMap<String, u8>,
+    #[serde(default)]
+    pub capacity: u64,
+    #[serde(default)]
+    pub on_full: DemandOnFull,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ttl_s: Option<f64>,
+    #[serde(default)]
+    pub iteration: Iteration,
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub windows: BTreeMap<String, u64>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub one_shot: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub queueable_if_down: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts_down: Vec<HostDown>,
+}
+
+fn one() -> u32 {
+    1
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QueueKey {
+    #[default]
+    PerInput,
+    PerDestination,
+    PerClass,
+    Shared,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Discipline {
+    #[default]
+    RoundRobin,
+    Priority,
+    EventLoop,
+    Netsendq,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DemandOnFull {
+    DropOldest,
+    #[default]
+    DropNewest,
+    Refuse,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Iteration {
+    #[default]
+    Snapshot,
+    All,
+}
+
+/// The priority of a class (for one receiving agent, if `destination` is
+/// given) in queues ordered by priority.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessagePriority {
+    pub class: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destination: Option<String>,
+    pub priority: u8,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HostDown {
+    pub host: String,
+    pub from_s: f64,
+    pub to_s: f64,
+}
+
+impl DispatcherSpec {
+    pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+        if self.workers == 0 || self.workers > 100_000 {
+            push_error(errors, format!("{path}.workers"), "must be between 1 and 100000");
+        }
+        self.service_time.validate(&format!("{path}.service_time"), 0.0, 1e6, errors);
+        if self.capacity > 1 << 40 {
+            push_error(errors, format!("{path}.capacity"), "must be at most 2^40");
+        }
+        if let Some(t) = self.ttl_s {
+            check_range(errors, format!("{path}.ttl_s"), t, 1e-9, 1e6);
+        }
+        for (class, w) in &self.windows {
+            if *w == 0 {
+                push_error(errors, format!("{path}.windows.{class}"), "a window of 0 sends nothing of that class");
+            }
+        }
+        let netsendq_only = [
+            ("windows", !self.windows.is_empty()),
+            ("one_shot", !self.one_shot.is_empty()),
+            ("queueable_if_down", !self.queueable_if_down.is_empty()),
+            ("hosts_down", !self.hosts_down.is_empty()),
+        ];
+        for (field, set) in netsendq_only {
+            if set && self.discipline != Discipline::Netsendq {
+                push_error(errors, format!("{path}.{field}"), "applies only to the netsendq discipline");
+            }
+        }
+        for (i, d) in self.hosts_down.iter().enumerate() {
+            check_range(errors, format!("{path}.hosts_down[{i}].from_s"), d.from_s, 0.0, 1e9);
+            check_range(errors, format!("{path}.hosts_down[{i}].to_s"), d.to_s, 0.0, 1e9);
+            if d.to_s <= d.from_s {
+                push_error(errors, format!("{path}.hosts_down[{i}].to_s"), "must be after from_s");
+            }
+        }
+    }
+
+    /// The worker pool as a consumer.
+    pub fn workers_spec(&self) -> ConsumerSpec {
+        ConsumerSpec {
+            workers: self.workers,
+            service_time: self.service_time.clone(),
+            slowdowns: Vec::new(),
+            outages: Vec::new(),
+            lifecycle: None,
+            timeout_s: None,
+            max_retries: 0,
+        }
+    }
+}
+
+/// What the dispatcher knows of the scenario, resolved to indices.
+#[derive(Clone, Debug, Default)]
+pub struct DispatcherMap {
+    /// The name of each class, by scenario-wide class index.
+    pub class_names: Vec<String>,
+    /// The id of each node, by index.
+    pub node_ids: Vec<String>,
+    /// The dispatcher's inputs, in edge order.
+    pub inputs: Vec<usize>,
+}
+
+#[derive(Clone, Debug)]
+struct DemandQueue {
+    name: String,
+    buffer: Buffer,
+    priority: u8,
+    /// netsendq: the host (destination) and class of the queue.
+    host: usize,
+    class: usize,
+    in_flight: u64,
+    /// event_loop: what this iteration may still take from it.
+    budget: u64,
+}
+
+pub struct Dispatcher {
+    spec: DispatcherSpec,
+    map: DispatcherMap,
+    queues: Vec<DemandQueue>,
+    by_key: BTreeMap<(usize, usize), usize>,
+    /// round_robin: the non-empty queues, in service order.
+    ready_list: VecDeque<usize>,
+    in_ready_list: Vec<bool>,
+    /// event_loop: the queue being served in this iteration.
+    cursor: usize,
+    /// netsendq, per host: the ready queue of (queue, entry), whether a
+    /// send is under way, whether the host is down.
+    hosts: BTreeMap<usize, Host>,
+    host_turn: VecDeque<usize>,
+    expiry_timer: Option<SimTime>,
+    /// A demand queue refused a message since the last wake.
+    refused: bool,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Host {
+    ready: VecDeque<(usize, Entry)>,
+    sending: bool,
+    down: bool,
+}
+
+/// How one dispatch decision came out.
+pub enum Pick {
+    /// Serve this message (it left demand queue `usize`).
+    Serve(usize, Message),
+    Nothing,
+}
+
+impl Dispatcher {
+    pub fn new(spec: DispatcherSpec, map: DispatcherMap) -> Self {
+        Dispatcher {
+            spec,
+            map,
+            queues: Vec::new(),
+            by_key: BTreeMap::new(),
+            ready_list: VecDeque::new(),
+            in_ready_list: Vec::new(),
+            cursor: 0,
+            hosts: BTreeMap::new(),
+            host_turn: VecDeque::new(),
+            expiry_timer: None,
+            refused: false,
+        }
+    }
+
+    pub fn spec(&self) -> &DispatcherSpec {
+        &self.spec
+    }
+
+    pub fn reconfigure(&mut self, spec: DispatcherSpec) {
+        self.spec = DispatcherSpec { hosts_down: self.spec.hosts_down.clone(), ..spec };
+        for q in &mut self.queues {
+            q.priority = self.spec.queue_priorities.get(&q.name).copied().unwrap_or(0);
+        }
+    }
+
+    /// Schedules the hosts' down and up times at the start of a run.
+    pub fn start(&mut self, ctx: &mut Context) {
+        for (i, d) in self.spec.hosts_down.iter().enumerate() {
+            ctx.scheduler.schedule(SimTime::from_secs_f64(d.from_s), ctx.node, EventKind::LinkState, (i as u32) << 1);
+            ctx.scheduler.schedule(SimTime::from_secs_f64(d.to_s), ctx.node, EventKind::LinkState, ((i as u32) << 1) | 1);
+        }
+    }
+
+    /// Messages waiting in demand queues and ready queues.
+    pub fn waiting(&self) -> u64 {
+        self.queues.iter().map(|q| q.buffer.len() as u64).sum::<u64>()
+            + self.hosts.values().map(|h| h.ready.len() as u64).sum::<u64>()
+    }
+
+    pub fn refused_since_wake(&self) -> bool {
+        self.refused
+    }
+
+    pub fn woken(&mut self) {
+        self.refused = false;
+    }
+
+    /// The demand queues' names and lengths, for display.
+    pub fn queue_lengths(&self) -> Vec<(String, u64)> {
+        self.queues.iter().map(|q| (q.name.clone(), q.buffer.len() as u64)).collect()
+    }
+
+    fn class_name(&self, class: usize) -> &str {
+        self.map.class_names.get(class).map_or("?", String::as_str)
+    }
+
+    fn node_name(&self, node: usize) -> &str {
+        self.map.node_ids.get(node).map_or("none", String::as_str)
+    }
+
+    /// The demand queue for a message from input `from`, made on first use.
+    fn queue_for(&mut self, msg: &Message, from: usize) -> usize {
+        let dest = Self::host_of(msg);
+        let class = msg.class as usize;
+        let key = match (self.spec.discipline, self.spec.queues) {
+            (Discipline::Netsendq, _) => (dest, class),
+            (_, QueueKey::PerInput) => (from, 0),
+            (_, QueueKey::PerDestination) => (dest, 0),
+            (_, QueueKey::PerClass) => (class, 0),
+            (_, QueueKey::Shared) => (0, 0),
+        };
+        if let Some(&q) = self.by_key.get(&key) {
+            return q;
+        }
+        let name = match (self.spec.discipline, self.spec.queues) {
+            (Discipline::Netsendq, _) => format!("{}/{}", self.node_name(dest), self.class_name(class)),
+            (_, QueueKey::PerInput) => self.node_name(from).to_string(),
+            (_, QueueKey::PerDestination) => self.node_name(dest).to_string(),
+            (_, QueueKey::PerClass) => self.class_name(class).to_string(),
+            (_, QueueKey::Shared) => "shared".to_string(),
+        };
+        let priority = self.spec.queue_priorities.get(&name).copied().unwrap_or(0);
+        self.queues.push(DemandQueue {
+            name,
+            buffer: Buffer::new(self.spec.order),
+            priority,
+            host: dest,
+            class,
+            in_flight: 0,
+            budget: 0,
+        });
+        self.in_ready_list.push(false);
+        let q = self.queues.len() - 1;
+        self.by_key.insert(key, q);
+        q
+    }
+
+    /// The priority of `msg` inside a demand queue ordered by priority.
+    fn message_priority(&self, msg: &Message) -> u8 {
+        let class = self.class_name(msg.class as usize);
+        let dest = if msg.destination == NO_DESTINATION { None } else { Some(self.node_name(msg.destination as usize)) };
+        let specific = self
+            .spec
+            .message_priorities
+            .iter()
+            .find(|p| p.class == class && p.destination.is_some() && p.destination.as_deref() == dest);
+        let general = self.spec.message_priorities.iter().find(|p| p.class == class && p.destination.is_none());
+        specific.or(general).map_or(msg.priority, |p| p.priority)
+    }
+
+    fn is_down(&self, host: usize) -> bool {
+        self.hosts.get(&host).is_some_and(|h| h.down)
+    }
+
+    fn class_in(&self, list: &[String], class: usize) -> bool {
+        let name = self.class_name(class);
+        list.iter().any(|c| c == name)
+    }
+
+    /// Takes a message from input `from`. Returns it if refused.
+    pub fn offer(&mut self, mut msg: Message, from: usize, ctx: &mut Context) -> Result<(), Message> {
+        let q = self.queue_for(&msg, from);
+        if self.spec.discipline == Discipline::Netsendq {
+            let (host, class) = (self.queues[q].host, self.queues[q].class);
+            if self.is_down(host) && !self.class_in(&self.spec.queueable_if_down, class) {
+                ctx.stats.arrived += 1;
+                ctx.drop_message(msg, DropReason::HostDown);
+                return Ok(());
+            }
+        }
+        let cap = self.spec.capacity;
+        if cap > 0 && self.queues[q].buffer.len() as u64 >= cap {
+            match self.spec.on_full {
+                DemandOnFull::Refuse => {
+                    self.refused = true;
+                    return Err(msg);
+                }
+                DemandOnFull::DropNewest => {
+                    ctx.stats.arrived += 1;
+                    ctx.drop_message(msg, DropReason::Overflow);
+                    return Ok(());
+                }
+                DemandOnFull::DropOldest => {
+                    if let Some(old) = self.queues[q].buffer.pop_oldest() {
+                        ctx.drop_message(old.msg, DropReason::Overflow);
+                    }
+                }
+            }
+        }
+        if self.spec.order == Order::Priority {
+            msg.priority = self.message_priority(&msg);
+        }
+        ctx.stats.arrived += 1;
+        self.queues[q].buffer.push(Entry { msg, enqueued: ctx.now });
+        if !self.in_ready_list[q] {
+            self.in_ready_list[q] = true;
+            self.ready_list.push_back(q);
+        }
+        self.arm_expiry(ctx);
+        self.record(ctx);
+        Ok(())
+    }
+
+    /// The next demand for a free worker, by the discipline.
+    pub fn pick(&mut self, ctx: &mut Context) -> Pick {
+        let picked = match self.spec.discipline {
+            Discipline::RoundRobin => self.pick_round_robin(),
+            Discipline::Priority => self.pick_priority(),
+            Discipline::EventLoop => self.pick_event_loop(),
+            Discipline::Netsendq => self.pick_netsendq(),
+        };
+        match picked {
+            Some((q, e)) => {
+                let waited = ctx.now.since(e.enqueued);
+                if waited.as_nanos() > 0 {
+                    ctx.stats.waited += 1;
+                    ctx.stats.residence_sum_s += waited.as_secs_f64();
+                }
+                self.record(ctx);
+                Pick::Serve(q, e.msg)
+            }
+            None => Pick::Nothing,
+        }
+    }
+
+    fn pick_round_robin(&mut self) -> Option<(usize, Entry)> {
+        while let Some(q) = self.ready_list.pop_front() {
+            match self.queues[q].buffer.pop() {
+                Some(e) => {
+                    if self.queues[q].buffer.is_empty() {
+                        self.in_ready_list[q] = false;
+                    } else {
+                        self.ready_list.push_back(q);
+                    }
+                    return Some((q, e));
+                }
+                None => self.in_ready_list[q] = false,
+            }
+        }
+        None
+    }
+
+    fn pick_priority(&mut self) -> Option<(usize, Entry)> {
+        // Lowest number first; among equals, the queue whose head is oldest.
+        let q = (0..self.queues.len())
+            .filter(|&q| !self.queues[q].buffer.is_empty())
+            .min_by_key(|&q| (self.queues[q].priority, self.queues[q].buffer.peek().map(|e| e.enqueued), q))?;
+        let e = self.queues[q].buffer.pop()?;
+        if self.queues[q].buffer.is_empty() {
+            self.in_ready_list[q] = false;
+            self.ready_list.retain(|&x| x != q);
+        }
+        Some((q, e))
+    }
+
+    fn pick_event_loop(&mut self) -> Option<(usize, Entry)> {
+        let n = self.queues.len();
+        if n == 0 {
+            return None;
+        }
+        // At most one full pass to find work, plus one new iteration.
+        for _ in 0..=2 * n {
+            if self.cursor >= n {
+                // A new iteration: snapshot what each queue holds now.
+                self.cursor = 0;
+                for q in &mut self.queues {
+                    q.budget = match self.spec.iteration {
+                        Iteration::Snapshot => q.buffer.len() as u64,
+                        Iteration::All => u64::MAX,
+                    };
+                }
+                if self.queues.iter().all(|q| q.buffer.is_empty()) {
+                    self.cursor = n;
+                    return None;
+                }
+            }
+            let q = &mut self.queues[self.cursor];
+            if q.budget > 0 {
+                if let Some(e) = q.buffer.pop() {
+                    q.budget -= 1;
+                    return Some((self.cursor, e));
+                }
+            }
+            self.cursor += 1;
+        }
+        None
+    }
+
+    /// netsendq: move eligible entries from work queues to their hosts'
+    /// ready queues, then pick a host that is not sending.
+    fn pick_netsendq(&mut self) -> Option<(usize, Entry)> {
+        for q in 0..self.queues.len() {
+            let (host, class) = (self.queues[q].host, self.queues[q].class);
+            if self.is_down(host) {
+                continue;
+            }
+            let window = self.spec.windows.get(self.class_name(class)).copied().unwrap_or(1);
+            let one_shot = self.class_in(&self.spec.one_shot, class);
+            while self.queues[q].in_flight < window {
+                let Some(e) = self.queues[q].buffer.pop() else { break };
+                self.queues[q].in_flight += 1;
+                let h = self.hosts.entry(host).or_default();
+                if one_shot {
+                    h.ready.push_front((q, e));
+                } else {
+                    // Time order: by when the entry was queued.
+                    let pos = h.ready.iter().rposition(|(_, r)| r.enqueued <= e.enqueued).map_or(0, |p| p + 1);
+                    h.ready.insert(pos, (q, e));
+                }
+                if !self.host_turn.contains(&host) {
+                    self.host_turn.push_back(host);
+                }
+            }
+        }
+        // One send at a time per host; hosts take turns.
+        for _ in 0..self.host_turn.len() {
+            let host = self.host_turn.pop_front()?;
+            let h = self.hosts.entry(host).or_default();
+            if h.down || h.ready.is_empty() {
+                continue;
+            }
+            self.host_turn.push_back(host);
+            if h.sending {
+                continue;
+            }
+            let (q, e) = h.ready.pop_front()?;
+            h.sending = true;
+            return Some((q, e));
+        }
+        None
+    }
+
+    /// The host (destination) key of a message.
+    fn host_of(msg: &Message) -> usize {
+        if msg.destination == NO_DESTINATION {
+            usize::MAX
+        } else {
+            msg.destination as usize
+        }
+    }
+
+    /// netsendq: the send of `msg` finished; its host may send again.
+    pub fn send_finished(&mut self, msg: &Message) {
+        if let Some(h) = self.hosts.get_mut(&Self::host_of(msg)) {
+            h.sending = false;
+        }
+    }
+
+    /// Whether messages served by this dispatcher wait for their reply.
+    pub fn gates_its_messages(&self) -> bool {
+        self.spec.discipline == Discipline::Netsendq
+    }
+
+    /// netsendq: the reply to (or the loss of) `msg` arrived.
+    pub fn replied(&mut self, msg: &Message) {
+        if let Some(&q) = self.by_key.get(&(Self::host_of(msg), msg.class as usize)) {
+            self.queues[q].in_flight = self.queues[q].in_flight.saturating_sub(1);
+        }
+    }
+
+    /// netsendq: host `index` of `hosts_down` goes down (`up` false) or up.
+    pub fn host_state(&mut self, index: usize, up: bool, ctx: &mut Context) {
+        let Some(name) = self.spec.hosts_down.get(index).map(|d| d.host.clone()) else { return };
+        let Some(host) = self.map.node_ids.iter().position(|id| *id == name) else { return };
+        let keep = self.spec.queueable_if_down.clone();
+        let h = self.hosts.entry(host).or_default();
+        if h.down == !up {
+            return;
+        }
+        h.down = !up;
+        ctx.log_transition(if up { "down" } else { "up" }, if up { "up" } else { "down" }, "host schedule");
+        if up {
+            return;
+        }
+        // The ready queue is emptied: its entries go back to their work
+        // queues' window counts.
+        let ready: Vec<(usize, Entry)> = h.ready.drain(..).collect();
+        for (q, e) in ready {
+            self.queues[q].in_flight = self.queues[q].in_flight.saturating_sub(1);
+            self.queues[q].buffer.unpop(e);
+        }
+        // Unsent entries fail, except the queueable ones.
+        for q in 0..self.queues.len() {
+            if self.queues[q].host != host {
+                continue;
+            }
+            let class = self.queues[q].class;
+            let name = self.class_name(class).to_string();
+            if keep.iter().any(|c| *c == name) {
+                continue;
+            }
+            while let Some(e) = self.queues[q].buffer.pop() {
+                ctx.drop_message(e.msg, DropReason::HostDown);
+            }
+        }
+        self.record(ctx);
+    }
+
+    /// Drops what waited longer than `ttl_s`.
+    pub fn on_expiry(&mut self, ctx: &mut Context) {
+        if self.expiry_timer != Some(ctx.now) {
+            return;
+        }
+        self.expiry_timer = None;
+        let Some(ttl) = self.spec.ttl_s.map(SimDuration::from_secs_f64) else { return };
+        let now = ctx.now;
+        for q in &mut self.queues {
+            let mut stale = Vec::new();
+            q.buffer.remove_where(|e| {
+                let old = e.enqueued + ttl <= now;
+                if old {
+                    stale.push(e.msg);
+                }
+                old
+            });
+            for m in stale {
+                ctx.drop_message(m, DropReason::Expired);
+            }
+        }
+        self.record(ctx);
+        self.arm_expiry(ctx);
+    }
+
+    fn arm_expiry(&mut self, ctx: &mut Context) {
+        let (Some(ttl), None) = (self.spec.ttl_s, self.expiry_timer) else { return };
+        if let Some(oldest) = self.queues.iter().filter_map(|q| q.buffer.oldest_enqueued()).min() {
+            let at = (oldest + SimDuration::from_secs_f64(ttl)).max(ctx.now);
+            self.expiry_timer = Some(at);
+            ctx.scheduler.schedule(at, ctx.node, EventKind::Expire, 0);
+        }
+    }
+
+    fn record(&self, ctx: &mut Context) {
+        let bytes = self.queues.iter().map(|q| q.buffer.bytes()).sum();
+        ctx.stats.set_depth(ctx.now, self.waiting(), bytes);
+    }
+}

@@ -1,0 +1,186 @@
+//! Dispatchers: SObjectizer's demand queues, Moment's DeferredProcessor and
+//! Gfarm's netsendq (MECHANISMS.md §1, §2, §5).
+
+mod support;
+
+use serde_json::{json, Value};
+use sluice_engine::Simulation;
+use support::*;
+
+fn producer(id: &str, arrivals: Value, class: &str, destination: Option<&str>) -> Value {
+    let mut c = json!({"name": class});
+    if let Some(d) = destination {
+        c["destination"] = json!(d);
+    }
+    json!({"id": id, "kind": "producer", "arrivals": arrivals, "classes": [c]})
+}
+
+fn poisson(rate: f64) -> Value {
+    json!({"process": "poisson", "rate_per_s": rate})
+}
+
+fn sink(id: &str) -> Value {
+    json!({"id": id, "kind": "consumer", "workers": 1000, "service_time": {"dist": "fixed", "value": 0.0}})
+}
+
+/// Alice sends bursts at `burst` per second, Bob a trickle; one worker
+/// serves both agents; the served demands are split per agent to measure
+/// each one's latency.
+fn alice_and_bob(dispatcher: Value, burst: f64) -> (f64, f64) {
+    let mut d = dispatcher;
+    d["id"] = json!("disp");
+    d["kind"] = json!("dispatcher");
+    let scenario = graph(
+        vec![
+            producer("alice", json!({"process": "on_off", "rate_per_s": burst, "on_s": 1, "off_s": 4}), "to_alice", None),
+            producer("bob", poisson(10.0), "to_bob", None),
+            d,
+            json!({"id": "split", "kind": "router", "policy": "by_class",
+                   "classes": {"to_alice": "alice_done", "to_bob": "bob_done"}}),
+            sink("alice_done"),
+            sink("bob_done"),
+        ],
+        &[("alice", "disp"), ("bob", "disp"), ("disp", "split"), ("split", "alice_done"), ("split", "bob_done")],
+    );
+    let mut sim = Simulation::new(scenario, 14).unwrap();
+    run_checked(&mut sim, 200.0);
+    let r = sim.report();
+    (r.nodes["alice_done"].mean_sojourn_s.unwrap(), r.nodes["bob_done"].mean_sojourn_s.unwrap())
+}
+
+#[test]
+fn separate_agent_queues_lose_global_fifo_and_spare_the_quiet_agent() {
+    // One worker at 0.005 s per demand (200/s): Alice's bursts of 400/s for
+    // a second build a backlog of about 200 demands each time.
+    let service = json!({"dist": "fixed", "value": 0.005});
+    let (_, bob_shared) = alice_and_bob(json!({"queues": "shared", "service_time": service}), 400.0);
+    let (_, bob_round_robin) = alice_and_bob(json!({"queues": "per_input", "service_time": service}), 400.0);
+    // One shared queue keeps global FIFO: Bob waits behind Alice's backlog.
+    // Round-robin over the non-empty queues: a demand sent to Bob later is
+    // handled before Alice's earlier ones, and Bob hardly waits.
+    assert!(bob_round_robin < 0.02, "Bob, round robin: {bob_round_robin}");
+    assert!(bob_shared > 10.0 * bob_round_robin, "Bob, shared: {bob_shared}, round robin {bob_round_robin}");
+}
+
+#[test]
+fn agent_priorities_serve_the_high_agent_first() {
+    // Alice's bursts (180/s) fit in the worker's 200/s only just; Bob's 10/s
+    // must wait for the gaps.
+    let service = json!({"dist": "fixed", "value": 0.005});
+    let (alice_hi, bob_lo) = alice_and_bob(json!({"queues": "per_input", "discipline": "priority",
+        "queue_priorities": {"alice": 0, "bob": 1}, "service_time": service}), 180.0);
+    let (alice_lo, bob_hi) = alice_and_bob(json!({"queues": "per_input", "discipline": "priority",
+        "queue_priorities": {"alice": 1, "bob": 0}, "service_time": service}), 180.0);
+    // Whoever has priority never waits behind the other.
+    assert!(bob_hi < 0.01, "Bob first: {bob_hi}");
+    assert!(bob_lo > 3.0 * bob_hi, "Bob last: {bob_lo}, first: {bob_hi}");
+    assert!(alice_hi < alice_lo, "Alice first: {alice_hi}, last: {alice_lo}");
+}
+
+#[test]
+fn fixed_size_and_time_to_live_bound_the_wait() {
+    let service = json!({"dist": "fixed", "value": 0.01});
+    let scenario = graph(
+        vec![
+            producer("p", poisson(300.0), "m", None),
+            json!({"id": "disp", "kind": "dispatcher", "service_time": service, "capacity": 50, "on_full": "drop_oldest",
+                   "ttl_s": 0.25}),
+            sink("done"),
+        ],
+        &[("p", "disp"), ("disp", "done")],
+    );
+    let mut sim = Simulation::new(scenario, 2).unwrap();
+    run_checked(&mut sim, 100.0);
+    assert!(max_depth(&sim, "disp") <= 50);
+    let r = sim.report();
+    // Nothing served waited longer than its 250 ms time-to-live.
+    let s = sim.stats(idx(&sim, "disp"));
+    assert!(s.residence_sum_s / s.departed as f64 <= 0.25);
+    assert!(r.nodes["disp"].dropped["overflow"] + r.nodes["disp"].dropped["expired"] > 10_000);
+}
+
+/// An event loop with deferred tasks arriving fast and I/O events arriving
+/// slowly; returns the I/O events' mean latency.
+fn event_loop(iteration: &str) -> f64 {
+    let scenario = graph(
+        vec![
+            producer("deferred", poisson(95.0), "task", None),
+            producer("io", poisson(2.0), "io", None),
+            json!({"id": "loop", "kind": "dispatcher", "discipline": "event_loop", "iteration": iteration,
+                   "service_time": {"dist": "exponential", "mean": 0.01}}),
+            json!({"id": "split", "kind": "router", "policy": "by_class", "classes": {"task": "tasks_done", "io": "io_done"}}),
+            sink("tasks_done"),
+            sink("io_done"),
+        ],
+        &[("deferred", "loop"), ("io", "loop"), ("loop", "split"), ("split", "tasks_done"), ("split", "io_done")],
+    );
+    let mut sim = Simulation::new(scenario, 9).unwrap();
+    run_checked(&mut sim, 400.0);
+    sim.report().nodes["io_done"].mean_sojourn_s.unwrap()
+}
+
+#[test]
+fn processing_only_the_snapshot_keeps_the_event_loop_fair() {
+    let all = event_loop("all");
+    let snapshot = event_loop("snapshot");
+    // Emptying the task queue, new tasks included, before looking at I/O
+    // starves I/O whenever tasks keep coming; the snapshot rule bounds it
+    // to about one iteration.
+    assert!(all > 5.0 * snapshot, "all {all}, snapshot {snapshot}");
+    assert!(snapshot < 0.5, "{snapshot}");
+}
+
+fn netsendq(hosts_down: Value) -> Simulation {
+    let scenario = graph(
+        vec![
+            json!({"id": "mds", "kind": "producer", "arrivals": poisson(60.0), "classes": [
+                {"name": "replicate", "weight": 3, "destination": "host_a"},
+                {"name": "remove", "weight": 2, "destination": "host_a"},
+                {"name": "status", "weight": 1, "destination": "host_a"},
+                {"name": "replicate", "weight": 3, "destination": "host_b"}
+            ]}),
+            json!({"id": "sendq", "kind": "dispatcher", "discipline": "netsendq", "workers": 2,
+                   "service_time": {"dist": "fixed", "value": 0.001},
+                   "windows": {"replicate": 2, "remove": 4, "status": 1},
+                   "one_shot": ["status"], "queueable_if_down": ["remove"], "hosts_down": hosts_down}),
+            json!({"id": "to_host", "kind": "router", "policy": "by_destination"}),
+            json!({"id": "host_a", "kind": "consumer", "workers": 8, "service_time": {"dist": "exponential", "mean": 0.05}}),
+            json!({"id": "host_b", "kind": "consumer", "workers": 8, "service_time": {"dist": "exponential", "mean": 0.05}}),
+        ],
+        &[("mds", "sendq"), ("sendq", "to_host"), ("to_host", "host_a"), ("to_host", "host_b")],
+    );
+    Simulation::new(scenario, 3).unwrap()
+}
+
+#[test]
+fn netsendq_keeps_per_type_windows_per_host() {
+    let mut sim = netsendq(json!([]));
+    let (a, b) = (idx(&sim, "host_a"), idx(&sim, "host_b"));
+    for k in 1..=3000 {
+        run_checked(&mut sim, k as f64 * 0.01);
+        // host_a: at most 2 replications + 4 removals + 1 status in flight;
+        // host_b: at most 2 replications.
+        assert!(sim.stats(a).in_service <= 7, "{}", sim.stats(a).in_service);
+        assert!(sim.stats(b).in_service <= 2, "{}", sim.stats(b).in_service);
+    }
+    // Replication to host_b: 20/s asked, up to 40/s allowed by 2 in flight
+    // of 0.05 s: nearly all 600 get through.
+    assert!(sim.report().nodes["host_b"].departed > 540, "{}", sim.report().nodes["host_b"].departed);
+}
+
+#[test]
+fn a_host_going_down_fails_what_cannot_wait_and_keeps_what_can() {
+    let mut sim = netsendq(json!([{"host": "host_a", "from_s": 10, "to_s": 20}]));
+    run_checked(&mut sim, 10.5);
+    let failed = sim.report().nodes["sendq"].dropped.get("host_down").copied().unwrap_or(0);
+    assert!(failed > 0, "replications and status probes to a down host fail");
+    let a_done = sim.report().nodes["host_a"].departed;
+    run_checked(&mut sim, 19.9);
+    assert!(sim.report().nodes["host_a"].departed <= a_done + 8, "nothing is sent to a down host");
+    // Removals were kept: they wait in the dispatcher and go when it is up.
+    let waiting = sim.report().nodes["sendq"].depth_messages;
+    assert!(waiting > 100, "{waiting} removals kept");
+    run_checked(&mut sim, 40.0);
+    assert!(sim.report().nodes["sendq"].depth_messages < 20, "sent once the host is up");
+    assert!(sim.report().nodes["host_b"].departed > 720, "host_b was never affected");
+}
