@@ -15,7 +15,7 @@ use serde_json::Value;
 
 use crate::blocks::{
     ConcurrencyLimiterSpec, ConsumerSpec, CreditSpec, DispatcherSpec, LinkSpec, ProducerSpec, QueueSpec,
-    RateLimiterSpec, RouterSpec, WindowSpec,
+    RateLimiterSpec, ResourcePoolSpec, RouterSpec, WindowSpec,
 };
 
 /// The version of the format this build reads and writes.
@@ -72,6 +72,7 @@ pub enum BlockSpec {
     ConcurrencyLimiter(ConcurrencyLimiterSpec),
     Link(LinkSpec),
     Dispatcher(DispatcherSpec),
+    ResourcePool(ResourcePoolSpec),
 }
 
 /// The block kinds, as spelled in the `kind` field.
@@ -86,6 +87,7 @@ pub const BLOCK_KINDS: &[&str] = &[
     "concurrency_limiter",
     "link",
     "dispatcher",
+    "resource_pool",
 ];
 
 impl BlockSpec {
@@ -101,6 +103,7 @@ impl BlockSpec {
             BlockSpec::ConcurrencyLimiter(_) => "concurrency_limiter",
             BlockSpec::Link(_) => "link",
             BlockSpec::Dispatcher(_) => "dispatcher",
+            BlockSpec::ResourcePool(_) => "resource_pool",
         }
     }
 
@@ -130,6 +133,7 @@ impl BlockSpec {
             BlockSpec::ConcurrencyLimiter(c) => c.validate(path, errors),
             BlockSpec::Link(l) => l.validate(path, errors),
             BlockSpec::Dispatcher(d) => d.validate(path, errors),
+            BlockSpec::ResourcePool(r) => r.validate(path, errors),
         }
     }
 }
@@ -536,6 +540,7 @@ fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, FieldError> {
         "concurrency_limiter" => BlockSpec::ConcurrencyLimiter(typed(rest, path)?),
         "link" => BlockSpec::Link(typed(rest, path)?),
         "dispatcher" => BlockSpec::Dispatcher(typed(rest, path)?),
+        "resource_pool" => BlockSpec::ResourcePool(typed(rest, path)?),
         other => {
             return Err(FieldError {
                 path: format!("{path}.kind"),

@@ -31,7 +31,8 @@ use crate::blocks::rate_limiter::RateDecision;
 use crate::blocks::router::Choice;
 use crate::blocks::dispatcher::{DispatcherMap, Pick};
 use crate::blocks::{
-    ConcurrencyLimiter, Consumer, Credit, Dispatcher, Link, Producer, Queue, RateLimiter, Router, RouterSpec, Window,
+    ConcurrencyLimiter, Consumer, Credit, Dispatcher, Link, Producer, Queue, RateLimiter, ResourcePool, Router,
+    RouterSpec, Window,
 };
 use crate::context::{Context, Notice};
 use crate::message::{Message, NodeRef, NO_DESTINATION};
@@ -54,6 +55,7 @@ pub enum Node {
     Credit(Credit),
     RateLimiter(RateLimiter),
     ConcurrencyLimiter(ConcurrencyLimiter),
+    ResourcePool(ResourcePool),
     Link(Link),
     /// The demand queues, the worker pool, and the pool's own counters (the
     /// node's counters show what it took in and what its workers passed on).
@@ -65,7 +67,12 @@ impl Node {
     fn passes_through(&self) -> bool {
         matches!(
             self,
-            Node::Router(_) | Node::Window(_) | Node::Credit(_) | Node::RateLimiter(_) | Node::ConcurrencyLimiter(_)
+            Node::Router(_)
+                | Node::Window(_)
+                | Node::Credit(_)
+                | Node::RateLimiter(_)
+                | Node::ConcurrencyLimiter(_)
+                | Node::ResourcePool(_)
         )
     }
 }
@@ -188,6 +195,7 @@ impl Simulation {
                 Node::Link(l) => l.start(&mut ctx!(sim, i)),
                 Node::Consumer(c) => c.start(&mut ctx!(sim, i)),
                 Node::Dispatcher(d, _, _) => d.start(&mut ctx!(sim, i)),
+                Node::ResourcePool(r) => r.start(&mut ctx!(sim, i)),
                 _ => {}
             }
         }
@@ -283,6 +291,7 @@ impl Simulation {
                 let opened = match &mut self.nodes[i] {
                     Node::Window(w) => w.on_ack_due(&mut ctx!(self, i)),
                     Node::Credit(c) => c.on_grant_due(&mut ctx!(self, i)),
+                    Node::ResourcePool(r) => r.on_created(&mut ctx!(self, i)),
                     _ => false,
                 };
                 if opened {
@@ -388,6 +397,10 @@ impl Simulation {
                     Node::Credit(c) => c.processed(&msg, &mut ctx!(self, gate)),
                     Node::ConcurrencyLimiter(l) => {
                         l.finished(&mut ctx!(self, gate));
+                        self.wake_inputs(gate);
+                    }
+                    Node::ResourcePool(r) => {
+                        r.finished(&mut ctx!(self, gate));
                         self.wake_inputs(gate);
                     }
                     Node::Producer(p) => p.on_request_done(&mut ctx!(self, gate)),
@@ -536,6 +549,13 @@ impl Simulation {
                 }
                 self.pass_gate(to, msg)
             }
+            Node::ResourcePool(r) => {
+                if !r.admits(&mut ctx!(self, to)) {
+                    self.refused[to] = true;
+                    return Err(msg);
+                }
+                self.pass_gate(to, msg)
+            }
             Node::RateLimiter(r) => match r.decide(&msg, &mut ctx!(self, to)) {
                 RateDecision::Pass => match self.send(to, msg) {
                     Ok(()) => {
@@ -574,6 +594,7 @@ impl Simulation {
                     Node::Window(w) if tracked => w.sent(&msg, ctx),
                     Node::Credit(c) if tracked => c.sent(&msg, ctx),
                     Node::ConcurrencyLimiter(l) if tracked => l.sent(ctx),
+                    Node::ResourcePool(r) if tracked => r.sent(ctx),
                     _ => {
                         ctx.stats.arrived += 1;
                         ctx.stats.departed += 1;
@@ -914,6 +935,10 @@ impl Simulation {
                 l.reconfigure(spec);
                 self.pump(i);
             }
+            (Node::ResourcePool(r), BlockSpec::ResourcePool(spec)) => {
+                r.reconfigure(spec, &mut ctx!(self, i));
+                self.pump(i);
+            }
             (Node::Link(l), BlockSpec::Link(spec)) => {
                 l.reconfigure(spec);
                 self.wake_inputs(i);
@@ -1031,6 +1056,7 @@ impl Simulation {
             }
             Node::Window(w) => r.in_flight = Some(w.in_flight().messages),
             Node::ConcurrencyLimiter(l) => r.in_flight = Some(l.in_flight()),
+            Node::ResourcePool(p) => r.in_flight = Some(p.counts().1 as u64),
             Node::Credit(c) => r.credits = Some(c.credits()),
             Node::Link(l) => r.link_up = Some(l.is_up()),
             Node::Dispatcher(_, _, ps) if self.outputs[i].is_empty() => {
@@ -1073,6 +1099,7 @@ fn build_node(
         BlockSpec::Credit(c) => Node::Credit(Credit::new(c.clone())),
         BlockSpec::RateLimiter(r) => Node::RateLimiter(RateLimiter::new(r.clone())),
         BlockSpec::ConcurrencyLimiter(c) => Node::ConcurrencyLimiter(ConcurrencyLimiter::new(c.clone())),
+        BlockSpec::ResourcePool(r) => Node::ResourcePool(ResourcePool::new(r.clone())),
         BlockSpec::Link(l) => Node::Link(Link::new(l.clone())),
         BlockSpec::Dispatcher(d) => {
             let map = DispatcherMap {

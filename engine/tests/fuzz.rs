@@ -43,6 +43,10 @@ fn middle_block() -> impl Strategy<Value = Value> {
                        "rules": [{"scheme": scheme, "limit": limit, "span_s": span}]})
             }),
         (1u64..8).prop_map(|n| json!({"kind": "concurrency_limiter", "max_in_flight": n})),
+        (0u32..3, 1u32..5, 0u32..2, 0.0f64..0.1).prop_map(|(min, extra, spare, create)| {
+            json!({"kind": "resource_pool", "min_total": min, "max_total": min + extra, "min_spare": spare,
+                   "max_spare": spare + 1, "create_s": create})
+        }),
         (0.0f64..500_000.0, 0.0f64..0.1, 0u64..20_000, any::<bool>()).prop_map(|(bw, lat, buf, down)| {
             let mut l = json!({"kind": "link", "bandwidth_bytes_per_s": bw, "latency_s": lat, "buffer": {"bytes": buf}});
             if down {

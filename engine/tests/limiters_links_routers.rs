@@ -215,3 +215,29 @@ fn a_pipeline_of_stages_conserves_messages() {
     assert!(throughput > 65.0, "{throughput}/s through five stages of 100/s");
     assert!(max_depth(&sim, "q4") <= 5);
 }
+
+#[test]
+fn a_resource_pool_lends_at_most_its_resources_and_keeps_spares() {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 40}}),
+            json!({"id": "q", "kind": "queue"}),
+            json!({"id": "pool", "kind": "resource_pool", "min_total": 1, "max_total": 3, "min_spare": 1,
+                   "max_spare": 1, "create_s": 0.5}),
+            consumer("c", 0.1, 10),
+        ],
+        &[("p", "q"), ("q", "pool"), ("pool", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 5).unwrap();
+    let c = idx(&sim, "c");
+    run_checked(&mut sim, 0.4);
+    assert_eq!(sim.report().nodes["c"].departed, 0, "the first resource takes 0.5 s to create");
+    for i in 5..=600 {
+        run_checked(&mut sim, i as f64 * 0.1);
+        assert!(sim.stats(c).in_service <= 3, "at most max_total resources lent");
+    }
+    // Three resources of 0.1 s each: 30/s at most, of the 40/s asked.
+    let rate = sim.report().nodes["c"].departed as f64 / 60.0;
+    assert!((27.0..=30.0).contains(&rate), "{rate}");
+    assert!(sim.report().nodes["q"].depth_messages > 300, "the rest waits");
+}

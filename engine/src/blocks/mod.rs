@@ -9,6 +9,7 @@ pub mod link;
 pub mod producer;
 pub mod queue;
 pub mod rate_limiter;
+pub mod resource_pool;
 pub mod router;
 pub mod window;
 
@@ -20,5 +21,6 @@ pub use link::{DownPeriod, Link, LinkSpec};
 pub use producer::{Arrivals, Backpressure, MessageClass, OnRefused, Producer, ProducerSpec};
 pub use queue::{Limits, OnFull, Queue, QueueSpec, Reaction, Reactions, SendState};
 pub use rate_limiter::{OnExcess, RateLimiter, RateLimiterSpec, RateRule, RateUnit, Scheme};
+pub use resource_pool::{ResourcePool, ResourcePoolSpec};
 pub use router::{Router, RouterSpec};
 pub use window::{OpensOn, Scope, Window, WindowSpec};

@@ -1,0 +1,157 @@
+//! Resource pool: a job needs a free connection from a pool, after
+//! super-queue's resource pools (generic-pool).
+//!
+//! Guarantees:
+//! - A message passes only if it can take an idle resource, which it holds
+//!   until a consumer processes it (or it is dropped); the resource then
+//!   returns to the pool. Otherwise it is refused and the sender holds it.
+//! - Creating a resource takes `create_s`. The pool never holds more than
+//!   `max_total` (idle, busy and being created), creates one when a message
+//!   finds none idle and none on the way (one at a time, so that a waiting
+//!   sender's retries do not each start one), keeps at least `min_total` in
+//!   all and, room allowing, at least `min_spare` idle or being created. A returned resource beyond
+//!   `max_spare` idle ones is destroyed, but never below `min_total`.
+//! - When a resource becomes idle, the pool wakes its senders.
+
+use serde::{Deserialize, Serialize};
+
+use crate::context::Context;
+use crate::scenario::{check_range, push_error, FieldError};
+use crate::scheduler::EventKind;
+use crate::time::SimDuration;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResourcePoolSpec {
+    #[serde(default)]
+    pub min_total: u32,
+    pub max_total: u32,
+    #[serde(default)]
+    pub min_spare: u32,
+    #[serde(default = "unbounded")]
+    pub max_spare: u32,
+    #[serde(default)]
+    pub create_s: f64,
+}
+
+fn unbounded() -> u32 {
+    u32::MAX
+}
+
+impl ResourcePoolSpec {
+    pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+        if self.max_total == 0 || self.max_total > 1_000_000 {
+            push_error(errors, format!("{path}.max_total"), "must be between 1 and 1,000,000");
+        }
+        if self.min_total > self.max_total {
+            push_error(errors, format!("{path}.min_total"), format!("must not exceed max_total ({} > {})", self.min_total, self.max_total));
+        }
+        if self.min_spare > self.max_spare {
+            push_error(errors, format!("{path}.min_spare"), format!("must not exceed max_spare ({} > {})", self.min_spare, self.max_spare));
+        }
+        check_range(errors, format!("{path}.create_s"), self.create_s, 0.0, 1e6);
+    }
+}
+
+pub struct ResourcePool {
+    spec: ResourcePoolSpec,
+    idle: u32,
+    busy: u32,
+    creating: u32,
+    created: u64,
+    destroyed: u64,
+}
+
+impl ResourcePool {
+    pub fn new(spec: ResourcePoolSpec) -> Self {
+        ResourcePool { spec, idle: 0, busy: 0, creating: 0, created: 0, destroyed: 0 }
+    }
+
+    pub fn spec(&self) -> &ResourcePoolSpec {
+        &self.spec
+    }
+
+    pub fn reconfigure(&mut self, spec: ResourcePoolSpec, ctx: &mut Context) {
+        self.spec = spec;
+        self.top_up(0, ctx);
+    }
+
+    fn total(&self) -> u32 {
+        self.idle + self.busy + self.creating
+    }
+
+    /// (idle, busy, being created).
+    pub fn counts(&self) -> (u32, u32, u32) {
+        (self.idle, self.busy, self.creating)
+    }
+
+    pub fn start(&mut self, ctx: &mut Context) {
+        self.top_up(0, ctx);
+    }
+
+    fn create(&mut self, ctx: &mut Context) {
+        self.creating += 1;
+        ctx.schedule_in(SimDuration::from_secs_f64(self.spec.create_s), EventKind::AckDue, 0);
+    }
+
+    /// Creates resources up to the minimums, and `extra` more, within
+    /// `max_total`.
+    fn top_up(&mut self, extra: u32, ctx: &mut Context) {
+        let want_total = self.spec.min_total.max(self.busy + self.spec.min_spare + extra);
+        while self.total() < want_total.min(self.spec.max_total) {
+            self.create(ctx);
+        }
+        self.record(ctx);
+    }
+
+    /// Whether a message may take a resource now. A message that finds none
+    /// asks for one more to be created.
+    pub fn admits(&mut self, ctx: &mut Context) -> bool {
+        if self.idle > 0 {
+            return true;
+        }
+        if self.creating == 0 {
+            self.top_up(1, ctx);
+        }
+        false
+    }
+
+    /// The next block took the message: it holds a resource.
+    pub fn sent(&mut self, ctx: &mut Context) {
+        self.idle -= 1;
+        self.busy += 1;
+        ctx.stats.arrived += 1;
+        ctx.stats.departed += 1;
+        self.top_up(0, ctx);
+    }
+
+    /// A message that held a resource finished (or was dropped).
+    pub fn finished(&mut self, ctx: &mut Context) {
+        if self.busy == 0 {
+            return;
+        }
+        self.busy -= 1;
+        if self.idle >= self.spec.max_spare && self.total() > self.spec.min_total {
+            self.destroyed += 1;
+        } else {
+            self.idle += 1;
+        }
+        self.record(ctx);
+    }
+
+    /// A resource finished being created. Returns whether one is idle.
+    pub fn on_created(&mut self, ctx: &mut Context) -> bool {
+        if self.creating == 0 {
+            return false;
+        }
+        self.creating -= 1;
+        self.idle += 1;
+        self.created += 1;
+        self.record(ctx);
+        true
+    }
+
+    fn record(&self, ctx: &mut Context) {
+        ctx.stats.set_depth(ctx.now, self.busy as u64, 0);
+    }
+}
