@@ -8,9 +8,10 @@
 
 use std::collections::VecDeque;
 
+use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 /// Why a message left the system without being delivered.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -271,6 +272,47 @@ impl TransitionLog {
     }
 }
 
+/// Durations (latencies, waits) in a histogram of bounded memory: from 1 ns
+/// to one hour with two significant digits (about 20 kB), longer ones
+/// counted as one hour.
+#[derive(Clone, Debug)]
+pub struct Durations {
+    histogram: Histogram<u64>,
+}
+
+/// The longest duration a histogram tells apart: one hour, in nanoseconds.
+const DURATION_MAX_NS: u64 = 3_600_000_000_000;
+
+/// Percentiles of a set of durations, in seconds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Percentiles {
+    pub p50: f64,
+    pub p95: f64,
+    pub p99: f64,
+    pub max: f64,
+}
+
+impl Durations {
+    fn new() -> Self {
+        // The bounds are constants that hdrhistogram accepts.
+        let histogram = Histogram::new_with_bounds(1, DURATION_MAX_NS, 2).expect("valid histogram bounds");
+        Durations { histogram }
+    }
+
+    pub fn record(&mut self, d: SimDuration) {
+        self.histogram.saturating_record(d.as_nanos().clamp(1, DURATION_MAX_NS));
+    }
+
+    pub fn count(&self) -> u64 {
+        self.histogram.len()
+    }
+
+    pub fn percentiles(&self) -> Percentiles {
+        let at = |q: f64| self.histogram.value_at_quantile(q) as f64 / 1e9;
+        Percentiles { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: self.histogram.max() as f64 / 1e9 }
+    }
+}
+
 /// The counters of one node.
 #[derive(Clone, Debug)]
 pub struct NodeStats {
@@ -292,6 +334,9 @@ pub struct NodeStats {
     pub residence_sum_s: f64,
     /// Departures from a queue that had waited at all.
     pub waited: u64,
+    /// Queues: how long departures waited; sinks: how long delivered
+    /// messages took from creation. Made on first use.
+    pub durations: Option<Box<Durations>>,
 }
 
 /// The first buckets of a depth series are this wide (10 ms).
@@ -312,7 +357,13 @@ impl NodeStats {
             sojourn_sum_s: 0.0,
             residence_sum_s: 0.0,
             waited: 0,
+            durations: None,
         }
+    }
+
+    /// Records one duration in the node's histogram.
+    pub fn record_duration(&mut self, d: SimDuration) {
+        self.durations.get_or_insert_with(|| Box::new(Durations::new())).record(d);
     }
 
     pub fn drop(&mut self, reason: DropReason, count: u64) {

@@ -5,6 +5,8 @@ use std::fmt::Write;
 
 use serde::Serialize;
 
+use crate::metrics::Percentiles;
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
 pub struct Totals {
     pub produced: u64,
@@ -43,6 +45,9 @@ pub struct NodeReport {
     /// Links: whether the link is up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_up: Option<bool>,
+    /// Sinks: from creation to delivery; queues: the wait. Seconds.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub latency_s: Option<Percentiles>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -106,6 +111,10 @@ impl Report {
             }
             if n.link_up == Some(false) {
                 notes.push("down".into());
+            }
+            if let Some(p) = n.latency_s {
+                let what = if n.kind == "queue" { "wait" } else { "latency" };
+                notes.push(format!("{what} p50 {:.4} p99 {:.4} s", p.p50, p.p99));
             }
             let _ = writeln!(
                 out,

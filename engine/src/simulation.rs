@@ -1039,6 +1039,7 @@ impl Simulation {
             in_flight: None,
             credits: None,
             link_up: None,
+            latency_s: stats.durations.as_ref().filter(|d| d.count() > 0).map(|d| d.percentiles()),
         };
         match &self.nodes[i] {
             Node::Producer(p) => r.paused = Some(p.is_paused() || p.is_blocked()),
@@ -1061,6 +1062,7 @@ impl Simulation {
             Node::Link(l) => r.link_up = Some(l.is_up()),
             Node::Dispatcher(_, _, ps) if self.outputs[i].is_empty() => {
                 r.mean_sojourn_s = (ps.departed > 0).then(|| ps.sojourn_sum_s / ps.departed as f64);
+                r.latency_s = ps.durations.as_ref().filter(|d| d.count() > 0).map(|d| d.percentiles());
             }
             _ => {}
         }

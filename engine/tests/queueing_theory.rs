@@ -199,3 +199,18 @@ fn littles_law_holds_on_every_node() {
         assert!((l - lambda * w).abs() < 0.01 * l.max(0.05), "{id}: L = {l}, λW = {}", lambda * w);
     }
 }
+
+#[test]
+fn mm1_sojourn_percentiles_follow_the_exponential_law() {
+    // In M/M/1 the sojourn is exponential with rate μ − λ (0.2 here): its
+    // p-quantile is −ln(1 − p) / 0.2. Histograms keep two significant
+    // digits, about 1 %; 300,000 deliveries keep the sampling error below
+    // that for p50 and near it for p99.
+    let mut sim = queue_then_server(0.8, exponential(1.0), 1, json!({}));
+    sim.run_until(SimTime::from_secs_f64(400_000.0));
+    let latency = sim.report().nodes["c"].latency_s.expect("a sink records latency");
+    for (measured, p) in [(latency.p50, 0.5), (latency.p95, 0.95), (latency.p99, 0.99)] {
+        let theory = -(1.0f64 - p).ln() / 0.2;
+        assert!((measured - theory).abs() < 0.04 * theory, "p{}: {measured} vs {theory}", p * 100.0);
+    }
+}

@@ -401,7 +401,9 @@ impl Consumer {
             ctx.stats.departed += 1;
             ctx.stats.residence_sum_s += ctx.now.since(s.started).as_secs_f64();
             if let (true, Some(msg)) = (sink, s.msg) {
-                ctx.stats.sojourn_sum_s += ctx.now.since(msg.created).as_secs_f64();
+                let sojourn = ctx.now.since(msg.created);
+                ctx.stats.sojourn_sum_s += sojourn.as_secs_f64();
+                ctx.stats.record_duration(sojourn);
             }
         }
     }

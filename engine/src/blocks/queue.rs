@@ -394,6 +394,7 @@ impl Queue {
     pub fn sent(&mut self, e: Entry, ctx: &mut Context) {
         ctx.stats.departed += 1;
         let waited = ctx.now.since(e.enqueued);
+        ctx.stats.record_duration(waited);
         if waited.as_nanos() > 0 {
             ctx.stats.waited += 1;
             ctx.stats.residence_sum_s += waited.as_secs_f64();
