@@ -85,7 +85,7 @@ impl Report {
         let _ = writeln!(out);
         let _ = writeln!(
             out,
-            "{:<16} {:<9} {:>10} {:>10} {:>9} {:>7} {:>10}  state / drops",
+            "{:<16} {:<19} {:>10} {:>10} {:>9} {:>7} {:>10}  state / drops",
             "node", "kind", "arrived", "departed", "dropped", "depth", "mean depth"
         );
         for (id, n) in &self.nodes {
@@ -118,7 +118,7 @@ impl Report {
             }
             let _ = writeln!(
                 out,
-                "{:<16} {:<9} {:>10} {:>10} {:>9} {:>7} {:>10.2}  {}",
+                "{:<16} {:<19} {:>10} {:>10} {:>9} {:>7} {:>10.2}  {}",
                 id,
                 n.kind,
                 n.arrived,

@@ -23,6 +23,15 @@ fn report_in_the_browser_matches_the_native_golden_file() {
 }
 
 #[wasm_bindgen_test]
+fn every_block_in_the_browser_matches_the_native_golden_file() {
+    let scenario = Scenario::from_json(include_str!("../../scenarios/every-block.json")).unwrap();
+    let mut sim = Simulation::new(scenario, 3).unwrap();
+    sim.run_until(SimTime::from_secs_f64(30.0));
+    let report = sim.report().to_json_pretty() + "\n";
+    assert_eq!(report, include_str!("golden/every-block-seed3-30s.json"));
+}
+
+#[wasm_bindgen_test]
 fn conservation_holds_at_every_step_in_the_browser() {
     let mut sim = default_sim(3);
     let until = SimTime::from_secs_f64(10.0);
