@@ -43,6 +43,42 @@ pub fn mm1k_scenario() -> Scenario {
     .expect("the built-in M/M/1/K scenario is valid")
 }
 
+/// A 10-stage pipeline: each stage a window (8 in flight, opening on
+/// processing) and a credit link (8 credits, grants in batches of 4) in
+/// front of a queue and a server of mean 1 ms; λ = 800 per second.
+pub fn pipeline_scenario() -> Scenario {
+    let mut nodes = vec![json!({"id": "source", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 800.0}})];
+    let mut edges = Vec::new();
+    let mut last = "source".to_string();
+    for k in 0..10 {
+        let ids = [format!("w{k}"), format!("c{k}"), format!("q{k}"), format!("s{k}")];
+        nodes.push(json!({"id": ids[0], "kind": "window", "max_messages": 8, "opens_on": "processing"}));
+        nodes.push(json!({"id": ids[1], "kind": "credit", "initial_credit": 8, "grant_batch": 4, "scope": "shared"}));
+        nodes.push(json!({"id": ids[2], "kind": "queue"}));
+        nodes.push(json!({"id": ids[3], "kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.001}}));
+        for id in &ids {
+            edges.push(json!({"from": last, "to": id}));
+            last = id.clone();
+        }
+    }
+    Scenario::from_value(json!({"version": 1, "name": "pipeline", "nodes": nodes, "edges": edges}))
+        .expect("the built-in pipeline is valid")
+}
+
+/// A dispatcher over 100 agents' queues, served round-robin by 4 workers.
+pub fn dispatcher_scenario() -> Scenario {
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    for k in 0..100 {
+        nodes.push(json!({"id": format!("agent{k}"), "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 30.0}}));
+        edges.push(json!({"from": format!("agent{k}"), "to": "dispatcher"}));
+    }
+    nodes.push(json!({"id": "dispatcher", "kind": "dispatcher", "workers": 4, "queues": "per_input",
+                      "service_time": {"dist": "exponential", "mean": 0.0012}}));
+    Scenario::from_value(json!({"version": 1, "name": "dispatcher", "nodes": nodes, "edges": edges}))
+        .expect("the built-in dispatcher is valid")
+}
+
 fn run_engine(name: &str, scenario: Scenario, until_s: f64) -> Measure {
     let mut sim = Simulation::new(scenario, 1).expect("built-in scenario builds");
     let start = Instant::now();
@@ -96,9 +132,11 @@ pub fn run(scale: f64) -> String {
     run_engine("warm-up", mm1k_scenario(), until / 20.0);
     let engine = run_engine("M/M/1/K engine", mm1k_scenario(), until);
     let by_hand = time_by_hand(engine.arrivals);
+    let pipeline = run_engine("10-stage window+credit", pipeline_scenario(), 800.0 * scale);
+    let dispatcher = run_engine("dispatcher, 100 queues", dispatcher_scenario(), 600.0 * scale);
     let mut out = String::new();
     out.push_str(&format!("{:<28} {:>14} {:>16} {:>10}\n", "model", "events/s", "arrivals/s", "seconds"));
-    for m in [&engine, &by_hand] {
+    for m in [&engine, &by_hand, &pipeline, &dispatcher] {
         out.push_str(&format!(
             "{:<28} {:>14.0} {:>16.0} {:>10.3}\n",
             m.name,

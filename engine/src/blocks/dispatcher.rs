@@ -240,6 +240,10 @@ pub struct Dispatcher {
     expiry_timer: Option<SimTime>,
     /// A demand queue refused a message since the last wake.
     refused: bool,
+    /// Messages (and bytes) waiting, in demand queues and ready queues:
+    /// kept as running totals because there may be many queues.
+    waiting: u64,
+    waiting_bytes: u64,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -270,7 +274,21 @@ impl Dispatcher {
             host_turn: VecDeque::new(),
             expiry_timer: None,
             refused: false,
+            waiting: 0,
+            waiting_bytes: 0,
         }
+    }
+
+    /// `msg` came in to wait here.
+    fn count_in(&mut self, msg: &Message) {
+        self.waiting += 1;
+        self.waiting_bytes += msg.size_bytes as u64;
+    }
+
+    /// `msg` stopped waiting here (served or dropped).
+    fn count_out(&mut self, msg: &Message) {
+        self.waiting -= 1;
+        self.waiting_bytes -= msg.size_bytes as u64;
     }
 
     pub fn spec(&self) -> &DispatcherSpec {
@@ -294,8 +312,7 @@ impl Dispatcher {
 
     /// Messages waiting in demand queues and ready queues.
     pub fn waiting(&self) -> u64 {
-        self.queues.iter().map(|q| q.buffer.len() as u64).sum::<u64>()
-            + self.hosts.values().map(|h| h.ready.len() as u64).sum::<u64>()
+        self.waiting
     }
 
     pub fn refused_since_wake(&self) -> bool {
@@ -403,6 +420,7 @@ impl Dispatcher {
                 }
                 DemandOnFull::DropOldest => {
                     if let Some(old) = self.queues[q].buffer.pop_oldest() {
+                        self.count_out(&old.msg);
                         ctx.drop_message(old.msg, DropReason::Overflow);
                     }
                 }
@@ -412,6 +430,7 @@ impl Dispatcher {
             msg.priority = self.message_priority(&msg);
         }
         ctx.stats.arrived += 1;
+        self.count_in(&msg);
         self.queues[q].buffer.push(Entry { msg, enqueued: ctx.now });
         if !self.in_ready_list[q] {
             self.in_ready_list[q] = true;
@@ -432,6 +451,7 @@ impl Dispatcher {
         };
         match picked {
             Some((q, e)) => {
+                self.count_out(&e.msg);
                 let waited = ctx.now.since(e.enqueued);
                 if waited.as_nanos() > 0 {
                     ctx.stats.waited += 1;
@@ -611,6 +631,7 @@ impl Dispatcher {
                 continue;
             }
             while let Some(e) = self.queues[q].buffer.pop() {
+                self.count_out(&e.msg);
                 ctx.drop_message(e.msg, DropReason::HostDown);
             }
         }
@@ -625,8 +646,8 @@ impl Dispatcher {
         self.expiry_timer = None;
         let Some(ttl) = self.spec.ttl_s.map(SimDuration::from_secs_f64) else { return };
         let now = ctx.now;
+        let mut stale = Vec::new();
         for q in &mut self.queues {
-            let mut stale = Vec::new();
             q.buffer.remove_where(|e| {
                 let old = e.enqueued + ttl <= now;
                 if old {
@@ -634,9 +655,10 @@ impl Dispatcher {
                 }
                 old
             });
-            for m in stale {
-                ctx.drop_message(m, DropReason::Expired);
-            }
+        }
+        for m in stale {
+            self.count_out(&m);
+            ctx.drop_message(m, DropReason::Expired);
         }
         self.record(ctx);
         self.arm_expiry(ctx);
@@ -652,7 +674,6 @@ impl Dispatcher {
     }
 
     fn record(&self, ctx: &mut Context) {
-        let bytes = self.queues.iter().map(|q| q.buffer.bytes()).sum();
-        ctx.stats.set_depth(ctx.now, self.waiting(), bytes);
+        ctx.stats.set_depth(ctx.now, self.waiting, self.waiting_bytes);
     }
 }
