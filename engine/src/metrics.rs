@@ -327,11 +327,12 @@ pub struct NodeStats {
     /// Messages being worked on (consumer workers busy).
     pub in_service: u64,
     pub depth_series: Series,
-    /// Sum of the sojourn times of delivered messages, in seconds.
-    pub sojourn_sum_s: f64,
+    /// Sum of the sojourn times of delivered messages, in nanoseconds
+    /// (integers: exact, and cheap to add on every message).
+    pub sojourn_ns: u128,
     /// Sum of the times departed messages spent in this node (the wait in a
-    /// queue, the service in a consumer), in seconds.
-    pub residence_sum_s: f64,
+    /// queue, the service in a consumer), in nanoseconds.
+    pub residence_ns: u128,
     /// Departures from a queue that had waited at all.
     pub waited: u64,
     /// Queues: how long departures waited; sinks: how long delivered
@@ -354,11 +355,21 @@ impl NodeStats {
             depth_bytes: 0,
             in_service: 0,
             depth_series: Series::new(DEPTH_BUCKET_NS, DEPTH_SERIES_CAPACITY),
-            sojourn_sum_s: 0.0,
-            residence_sum_s: 0.0,
+            sojourn_ns: 0,
+            residence_ns: 0,
             waited: 0,
             durations: None,
         }
+    }
+
+    /// Sum of the sojourn times of delivered messages, in seconds.
+    pub fn sojourn_sum_s(&self) -> f64 {
+        self.sojourn_ns as f64 / 1e9
+    }
+
+    /// Sum of the times departed messages spent in this node, in seconds.
+    pub fn residence_sum_s(&self) -> f64 {
+        self.residence_ns as f64 / 1e9
     }
 
     /// Records one duration in the node's histogram.

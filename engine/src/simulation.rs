@@ -728,7 +728,7 @@ impl Simulation {
             let st = &mut self.stats[d];
             st.departed = ps.departed;
             st.in_service = pool.busy() as u64;
-            st.sojourn_sum_s = ps.sojourn_sum_s;
+            st.sojourn_ns = ps.sojourn_ns;
             st.dropped[DropReason::TimedOut as usize] = ps.dropped[DropReason::TimedOut as usize];
         }
     }
@@ -1049,7 +1049,7 @@ impl Simulation {
             }
             Node::Consumer(c) => {
                 if self.outputs[i].is_empty() {
-                    r.mean_sojourn_s = (stats.departed > 0).then(|| stats.sojourn_sum_s / stats.departed as f64);
+                    r.mean_sojourn_s = (stats.departed > 0).then(|| stats.sojourn_sum_s() / stats.departed as f64);
                 }
                 if c.spec().lifecycle.is_some() {
                     r.state = Some(c.phase().as_str());
@@ -1061,7 +1061,7 @@ impl Simulation {
             Node::Credit(c) => r.credits = Some(c.credits()),
             Node::Link(l) => r.link_up = Some(l.is_up()),
             Node::Dispatcher(_, _, ps) if self.outputs[i].is_empty() => {
-                r.mean_sojourn_s = (ps.departed > 0).then(|| ps.sojourn_sum_s / ps.departed as f64);
+                r.mean_sojourn_s = (ps.departed > 0).then(|| ps.sojourn_sum_s() / ps.departed as f64);
                 r.latency_s = ps.durations.as_ref().filter(|d| d.count() > 0).map(|d| d.percentiles());
             }
             _ => {}

@@ -95,7 +95,7 @@ fn fixed_size_and_time_to_live_bound_the_wait() {
     let r = sim.report();
     // Nothing served waited longer than its 250 ms time-to-live.
     let s = sim.stats(idx(&sim, "disp"));
-    assert!(s.residence_sum_s / s.departed as f64 <= 0.25);
+    assert!(s.residence_sum_s() / s.departed as f64 <= 0.25);
     assert!(r.nodes["disp"].dropped["overflow"] + r.nodes["disp"].dropped["expired"] > 10_000);
 }
 

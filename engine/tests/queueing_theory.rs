@@ -56,7 +56,7 @@ fn mark(sim: &Simulation, node: usize) -> Mark {
         arrived: s.arrived,
         departed: s.departed,
         dropped: s.dropped_total(),
-        residence: s.residence_sum_s,
+        residence: s.residence_sum_s(),
         waited: s.waited,
     }
 }
@@ -194,7 +194,7 @@ fn littles_law_holds_on_every_node() {
         let s = sim.stats(idx(&sim, id));
         let l = s.depth_messages.mean(sim.now());
         let lambda = s.departed as f64 / t;
-        let w = s.residence_sum_s / s.departed as f64;
+        let w = s.residence_sum_s() / s.departed as f64;
         // Edge effects (what is inside at the end) are a few parts in 10^5.
         assert!((l - lambda * w).abs() < 0.01 * l.max(0.05), "{id}: L = {l}, λW = {}", lambda * w);
     }

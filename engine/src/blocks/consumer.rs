@@ -399,10 +399,10 @@ impl Consumer {
     pub fn release(&mut self, slot: u32, sink: bool, ctx: &mut Context) {
         if let Some(s) = self.free_slot(slot, ctx) {
             ctx.stats.departed += 1;
-            ctx.stats.residence_sum_s += ctx.now.since(s.started).as_secs_f64();
+            ctx.stats.residence_ns += ctx.now.since(s.started).as_nanos() as u128;
             if let (true, Some(msg)) = (sink, s.msg) {
                 let sojourn = ctx.now.since(msg.created);
-                ctx.stats.sojourn_sum_s += sojourn.as_secs_f64();
+                ctx.stats.sojourn_ns += sojourn.as_nanos() as u128;
                 ctx.stats.record_duration(sojourn);
             }
         }

@@ -455,7 +455,7 @@ impl Dispatcher {
                 let waited = ctx.now.since(e.enqueued);
                 if waited.as_nanos() > 0 {
                     ctx.stats.waited += 1;
-                    ctx.stats.residence_sum_s += waited.as_secs_f64();
+                    ctx.stats.residence_ns += waited.as_nanos() as u128;
                 }
                 self.record(ctx);
                 Pick::Serve(q, e.msg)

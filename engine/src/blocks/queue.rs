@@ -397,7 +397,7 @@ impl Queue {
         ctx.stats.record_duration(waited);
         if waited.as_nanos() > 0 {
             ctx.stats.waited += 1;
-            ctx.stats.residence_sum_s += waited.as_secs_f64();
+            ctx.stats.residence_ns += waited.as_nanos() as u128;
         }
         self.record_depth(ctx);
     }
