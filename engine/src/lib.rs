@@ -11,6 +11,7 @@ pub mod context;
 pub mod distribution;
 pub mod message;
 pub mod metrics;
+pub mod priorities;
 pub mod report;
 pub mod rng;
 pub mod scenario;

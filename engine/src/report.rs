@@ -42,6 +42,9 @@ pub struct NodeReport {
     /// Credit links: credits held, all peers together.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub credits: Option<u64>,
+    /// Rate limiters with a token bucket: tokens held by the first one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tokens: Option<f64>,
     /// Links: whether the link is up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_up: Option<bool>,
@@ -108,6 +111,9 @@ impl Report {
             }
             if let Some(c) = n.credits {
                 notes.push(format!("{c} credits"));
+            }
+            if let Some(t) = n.tokens {
+                notes.push(format!("{t:.1} tokens"));
             }
             if n.link_up == Some(false) {
                 notes.push("down".into());

@@ -445,7 +445,29 @@ impl Scenario {
                 format!("the edges form a cycle through {}; messages must flow one way", on_cycle.join(", ")),
             );
         }
+        let class_names: BTreeSet<&str> = self
+            .nodes
+            .iter()
+            .filter_map(|n| match &n.block {
+                BlockSpec::Producer(p) => Some(p.classes.iter().map(|c| c.name.as_str())),
+                _ => None,
+            })
+            .flatten()
+            .collect();
         for (i, node) in self.nodes.iter().enumerate() {
+            let priorities = match &node.block {
+                BlockSpec::Queue(q) => &q.message_priorities[..],
+                BlockSpec::Dispatcher(d) => &d.message_priorities[..],
+                _ => &[],
+            };
+            for (k, p) in priorities.iter().enumerate() {
+                if !class_names.contains(p.class.as_str()) {
+                    push_error(errors, format!("nodes[{i}].message_priorities[{k}].class"), format!("no producer has a class \"{}\"", p.class));
+                }
+                if let Some(d) = p.destination.as_deref().filter(|d| !index.contains_key(d)) {
+                    push_error(errors, format!("nodes[{i}].message_priorities[{k}].destination"), format!("no node has the id \"{d}\""));
+                }
+            }
             if let BlockSpec::Dispatcher(d) = &node.block {
                 for (k, down) in d.hosts_down.iter().enumerate() {
                     if !index.contains_key(down.host.as_str()) {

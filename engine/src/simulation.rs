@@ -905,7 +905,8 @@ impl Simulation {
                 self.pump(i);
             }
             (Node::Queue(q), BlockSpec::Queue(spec)) => {
-                let signal = q.reconfigure(spec, &mut ctx!(self, i));
+                let table = priority_table(&self.scenario, &spec.message_priorities);
+                let signal = q.reconfigure(spec, table, &mut ctx!(self, i));
                 self.signal_inputs(i, signal);
                 self.pump(i);
                 self.wake_inputs(i);
@@ -1038,6 +1039,7 @@ impl Simulation {
             mean_sojourn_s: None,
             in_flight: None,
             credits: None,
+            tokens: None,
             link_up: None,
             latency_s: stats.durations.as_ref().filter(|d| d.count() > 0).map(|d| d.percentiles()),
         };
@@ -1059,6 +1061,7 @@ impl Simulation {
             Node::ConcurrencyLimiter(l) => r.in_flight = Some(l.in_flight()),
             Node::ResourcePool(p) => r.in_flight = Some(p.counts().1 as u64),
             Node::Credit(c) => r.credits = Some(c.credits()),
+            Node::RateLimiter(l) => r.tokens = l.tokens(),
             Node::Link(l) => r.link_up = Some(l.is_up()),
             Node::Dispatcher(_, _, ps) if self.outputs[i].is_empty() => {
                 r.mean_sojourn_s = (ps.departed > 0).then(|| ps.sojourn_sum_s() / ps.departed as f64);
@@ -1092,7 +1095,7 @@ fn build_node(
 ) -> Node {
     match block {
         BlockSpec::Producer(p) => Node::Producer(Producer::new(p.clone(), classes)),
-        BlockSpec::Queue(q) => Node::Queue(Queue::new(q.clone())),
+        BlockSpec::Queue(q) => Node::Queue(Queue::new(q.clone(), priority_table(scenario, &q.message_priorities))),
         BlockSpec::Consumer(c) => Node::Consumer(Consumer::new(c.clone())),
         BlockSpec::Router(r) => {
             Node::Router(Router::new(r.clone(), router_choice(scenario, outputs, i, r), outputs[i].len()))
@@ -1152,6 +1155,15 @@ fn router_choice(scenario: &Scenario, outputs: &[Vec<usize>], router: usize, spe
             Choice::ByDestination { by_node }
         }
     }
+}
+
+/// Resolves message priorities against the scenario's names.
+fn priority_table(scenario: &Scenario, list: &[crate::priorities::MessagePriority]) -> crate::priorities::PriorityTable {
+    if list.is_empty() {
+        return Default::default();
+    }
+    let ids: Vec<String> = scenario.nodes.iter().map(|n| n.id.clone()).collect();
+    crate::priorities::PriorityTable::resolve(list, &class_names(scenario), &ids)
 }
 
 /// Scenario-wide class names, in node order.

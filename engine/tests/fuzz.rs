@@ -22,7 +22,9 @@ fn middle_block() -> impl Strategy<Value = Value> {
             .prop_map(|(soft, cap, on_full, ttl, order)| {
                 let mut q = json!({"kind": "queue", "soft_limit": {"messages": soft}, "hard_limit": {"messages": soft * 2},
                                    "capacity": {"messages": cap}, "on_full": on_full, "order": order,
-                                   "reconnect_after_s": 0.2});
+                                   "reconnect_after_s": 0.2,
+                                   "message_priorities": [{"class": "a", "destination": "n0", "priority": 0},
+                                                          {"class": "b", "priority": 7}]});
                 if let Some(t) = ttl {
                     q["ttl_s"] = json!(t);
                 }
@@ -34,7 +36,8 @@ fn middle_block() -> impl Strategy<Value = Value> {
                                                           "opens_on": opens_on, "ack_latency_s": lat})),
         (1u64..10, any::<bool>(), 1u64..4, 0.0f64..0.05, prop::sample::select(vec!["shared", "per_destination"]))
             .prop_map(|(init, implicit, batch, lat, scope)| json!({"kind": "credit", "initial_credit": init,
-                "implicit_single_credit": implicit, "grant_batch": batch, "grant_latency_s": lat, "scope": scope})),
+                "implicit_single_credit": implicit, "grant_batch": batch, "grant_latency_s": lat, "scope": scope,
+                "close_after_idle_s": lat * 3.0 + 0.001})),
         (prop::sample::select(vec!["spread", "aligned", "anchored", "sliding", "token_bucket"]), 1.0f64..200.0,
          0.05f64..2.0, prop::sample::select(vec!["delay", "reject"]), prop::sample::select(vec!["messages", "bytes"]))
             .prop_map(|(scheme, limit, span, excess, unit)| {

@@ -163,3 +163,42 @@ fn a_queue_thinned_to_empty_does_not_leave_its_producer_paused() {
     assert!(sim.report().nodes["p"].arrived > 2000, "{:?}", sim.report().nodes["p"]);
     assert!(sim.transitions().entries().any(|t| t.cause == "emptied"));
 }
+
+#[test]
+fn a_class_can_be_urgent_for_one_receiver_and_not_another() {
+    // The same class, "update", is sent to Alice and Bob; it is urgent
+    // only for Alice. One busy server in front of both.
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 95},
+                   "classes": [{"name": "update", "destination": "alice"}, {"name": "update", "destination": "bob"}]}),
+            json!({"id": "q", "kind": "queue", "order": "priority", "message_priorities": [
+                {"class": "update", "priority": 5},
+                {"class": "update", "destination": "alice", "priority": 0}
+            ]}),
+            json!({"id": "server", "kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.01}}),
+            json!({"id": "to", "kind": "router", "policy": "by_destination"}),
+            json!({"id": "alice", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.0}}),
+            json!({"id": "bob", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.0}}),
+        ],
+        &[("p", "q"), ("q", "server"), ("server", "to"), ("to", "alice"), ("to", "bob")],
+    );
+    let mut sim = Simulation::new(scenario, 13).unwrap();
+    run_checked(&mut sim, 600.0);
+    let r = sim.report();
+    let (alice, bob) = (r.nodes["alice"].mean_sojourn_s.unwrap(), r.nodes["bob"].mean_sojourn_s.unwrap());
+    assert!(bob > 5.0 * alice, "alice {alice}, bob {bob}");
+}
+
+#[test]
+fn priorities_must_name_real_classes_and_nodes() {
+    let doc = json!({"version": 1, "nodes": [
+        {"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 1}},
+        {"id": "q", "kind": "queue", "order": "priority",
+         "message_priorities": [{"class": "nope", "priority": 1}, {"class": "message", "destination": "zed", "priority": 1}]},
+        {"id": "c", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.1}}
+    ], "edges": [{"from": "p", "to": "q"}, {"from": "q", "to": "c"}]});
+    let e = sluice_engine::Scenario::from_value(doc).unwrap_err().to_string();
+    assert!(e.contains("nodes[1].message_priorities[0].class: no producer has a class \"nope\""), "{e}");
+    assert!(e.contains("nodes[1].message_priorities[1].destination: no node has the id \"zed\""), "{e}");
+}

@@ -162,3 +162,25 @@ fn credit_bounds_what_waits_at_the_receiver() {
     let rate = sim.totals().delivered as f64 / 30.0;
     assert!(rate > 90.0, "{rate}/s");
 }
+
+#[test]
+fn an_idle_peer_closes_and_its_next_message_is_a_first_contact_again() {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.0, 0.1, 2.0]}}),
+            json!({"id": "credit", "kind": "credit", "initial_credit": 4, "grant_latency_s": 0.05,
+                   "close_after_idle_s": 0.5}),
+            consumer("c", 0.001),
+        ],
+        &[("p", "credit"), ("credit", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    run_checked(&mut sim, 0.04);
+    assert_eq!(sim.totals().delivered, 0, "waits for the CONNACK");
+    run_checked(&mut sim, 0.2);
+    assert_eq!(sim.totals().delivered, 2, "the second goes at once");
+    run_checked(&mut sim, 2.04);
+    assert_eq!(sim.totals().delivered, 2, "the peer closed when idle: CONNECT again");
+    run_checked(&mut sim, 2.06);
+    assert_eq!(sim.totals().delivered, 3);
+}

@@ -12,6 +12,9 @@
 //!   credits, and processing it brings a grant of `initial_credit`. Without
 //!   it, first contact sends a CONNECT and waits for the CONNACK, which
 //!   arrives `grant_latency_s` later carrying `initial_credit`.
+//! - With `close_after_idle_s`, a peer with nothing in flight for that long
+//!   closes: its state is released, and its next message is a first contact
+//!   again.
 //! - When credit arrives, the link wakes its senders.
 
 use serde::{Deserialize, Serialize};
@@ -34,6 +37,8 @@ pub struct CreditSpec {
     pub grant_latency_s: f64,
     #[serde(default = "per_destination")]
     pub scope: CreditScope,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub close_after_idle_s: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -59,6 +64,9 @@ impl CreditSpec {
             push_error(errors, format!("{path}.grant_batch"), "must be between 1 and 2^32");
         }
         check_range(errors, format!("{path}.grant_latency_s"), self.grant_latency_s, 0.0, 1e6);
+        if let Some(t) = self.close_after_idle_s {
+            check_range(errors, format!("{path}.close_after_idle_s"), t, 1e-9, 1e9);
+        }
     }
 
     fn window_scope(&self) -> Scope {
@@ -89,17 +97,24 @@ struct Peer {
     /// The first message went on the implicit credit and its grant of
     /// `initial_credit` is still to come.
     awaiting_first_grant: bool,
+    /// Sent and not yet processed.
+    in_flight: u64,
+    /// Bumped on every send: a close scheduled before it is stale.
+    activity: u64,
 }
 
 pub struct Credit {
     spec: CreditSpec,
     peers: Vec<Peer>,
     grants: PendingAcks,
+    /// Idle peers to close, with the activity count they were idle at.
+    closes: PendingAcks,
+    closed: u64,
 }
 
 impl Credit {
     pub fn new(spec: CreditSpec) -> Self {
-        Credit { spec, peers: Vec::new(), grants: PendingAcks::default() }
+        Credit { spec, peers: Vec::new(), grants: PendingAcks::default(), closes: PendingAcks::default(), closed: 0 }
     }
 
     pub fn spec(&self) -> &CreditSpec {
@@ -164,6 +179,8 @@ impl Credit {
         } else {
             peer.credits = peer.credits.saturating_sub(1);
         }
+        peer.in_flight += 1;
+        peer.activity += 1;
         ctx.stats.arrived += 1;
         ctx.stats.departed += 1;
         self.record(ctx);
@@ -174,6 +191,13 @@ impl Credit {
         let key = self.key(msg);
         let (batch, initial) = (self.spec.grant_batch, self.spec.initial_credit);
         let latency = SimDuration::from_secs_f64(self.spec.grant_latency_s);
+        let close_after = self.spec.close_after_idle_s.map(SimDuration::from_secs_f64);
+        let peer = self.peer(key);
+        peer.in_flight = peer.in_flight.saturating_sub(1);
+        if let (0, Some(after)) = (peer.in_flight, close_after) {
+            let activity = peer.activity;
+            self.closes.add(ctx.now + after, key, activity, ctx);
+        }
         let peer = self.peer(key);
         let grant = if peer.awaiting_first_grant {
             peer.awaiting_first_grant = false;
@@ -188,18 +212,37 @@ impl Credit {
         self.grants.add(ctx.now + latency, key, grant, ctx);
     }
 
-    /// Grants arrive. Returns whether credit became available.
+    /// Peers closed for being idle.
+    pub fn closed(&self) -> u64 {
+        self.closed
+    }
+
+    /// Grants arrive and idle peers close. Returns whether credit became
+    /// available (or a closed peer may make first contact again).
     pub fn on_grant_due(&mut self, ctx: &mut Context) -> bool {
+        let mut opened = false;
+        for (key, activity) in self.closes.take_due(ctx) {
+            let peer = self.peer(key);
+            if peer.in_flight == 0 && peer.activity == activity && peer.state == PeerState::Connected {
+                *peer = Peer::default();
+                self.closed += 1;
+                opened = true;
+            }
+        }
         let due = self.grants.take_due(ctx);
         for &(key, amount) in &due {
             let peer = self.peer(key);
+            if peer.state == PeerState::Unknown {
+                // A grant for a peer closed meanwhile is void.
+                continue;
+            }
             peer.state = PeerState::Connected;
             peer.credits += amount;
         }
-        if !due.is_empty() {
+        if !due.is_empty() || opened {
             self.record(ctx);
         }
-        !due.is_empty()
+        opened || !due.is_empty()
     }
 
     fn record(&self, ctx: &mut Context) {

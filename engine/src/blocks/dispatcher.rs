@@ -49,6 +49,7 @@ use crate::context::Context;
 use crate::distribution::Distribution;
 use crate::message::{Message, NO_DESTINATION};
 use crate::metrics::DropReason;
+use crate::priorities::{MessagePriority, PriorityTable};
 use crate::scenario::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
@@ -127,17 +128,6 @@ pub enum Iteration {
     #[default]
     Snapshot,
     All,
-}
-
-/// The priority of a class (for one receiving agent, if `destination` is
-/// given) in queues ordered by priority.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MessagePriority {
-    pub class: String,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub destination: Option<String>,
-    pub priority: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -226,6 +216,7 @@ struct DemandQueue {
 pub struct Dispatcher {
     spec: DispatcherSpec,
     map: DispatcherMap,
+    priorities: PriorityTable,
     queues: Vec<DemandQueue>,
     by_key: BTreeMap<(usize, usize), usize>,
     /// round_robin: the non-empty queues, in service order.
@@ -263,6 +254,7 @@ pub enum Pick {
 impl Dispatcher {
     pub fn new(spec: DispatcherSpec, map: DispatcherMap) -> Self {
         Dispatcher {
+            priorities: PriorityTable::resolve(&spec.message_priorities, &map.class_names, &map.node_ids),
             spec,
             map,
             queues: Vec::new(),
@@ -296,6 +288,7 @@ impl Dispatcher {
     }
 
     pub fn reconfigure(&mut self, spec: DispatcherSpec) {
+        self.priorities = PriorityTable::resolve(&spec.message_priorities, &self.map.class_names, &self.map.node_ids);
         self.spec = DispatcherSpec { hosts_down: self.spec.hosts_down.clone(), ..spec };
         for q in &mut self.queues {
             q.priority = self.spec.queue_priorities.get(&q.name).copied().unwrap_or(0);
@@ -373,19 +366,6 @@ impl Dispatcher {
         q
     }
 
-    /// The priority of `msg` inside a demand queue ordered by priority.
-    fn message_priority(&self, msg: &Message) -> u8 {
-        let class = self.class_name(msg.class as usize);
-        let dest = if msg.destination == NO_DESTINATION { None } else { Some(self.node_name(msg.destination as usize)) };
-        let specific = self
-            .spec
-            .message_priorities
-            .iter()
-            .find(|p| p.class == class && p.destination.is_some() && p.destination.as_deref() == dest);
-        let general = self.spec.message_priorities.iter().find(|p| p.class == class && p.destination.is_none());
-        specific.or(general).map_or(msg.priority, |p| p.priority)
-    }
-
     fn is_down(&self, host: usize) -> bool {
         self.hosts.get(&host).is_some_and(|h| h.down)
     }
@@ -427,7 +407,7 @@ impl Dispatcher {
             }
         }
         if self.spec.order == Order::Priority {
-            msg.priority = self.message_priority(&msg);
+            msg.priority = self.priorities.of(&msg);
         }
         ctx.stats.arrived += 1;
         self.count_in(&msg);

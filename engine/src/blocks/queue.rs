@@ -4,7 +4,9 @@
 //! Guarantees:
 //! - Messages leave in the queue's `order` (FIFO, LIFO, or by priority with
 //!   FIFO inside a priority), each exactly once: sent on, or dropped with a
-//!   reason.
+//!   reason. A message's priority is its class's, unless
+//!   `message_priorities` sets one for its class, or for its class and its
+//!   destination (the same class can matter more to one receiver).
 //! - `capacity` bounds the queue (messages and/or bytes; 0 = no bound). A
 //!   message that does not fit is handled by `on_full`: `drop_newest` drops
 //!   the arrival, `drop_oldest` drops the longest-waiting messages until it
@@ -45,6 +47,7 @@ use crate::buffer::{Buffer, Entry, Order};
 use crate::context::Context;
 use crate::message::Message;
 use crate::metrics::DropReason;
+use crate::priorities::{MessagePriority, PriorityTable};
 use crate::scenario::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
@@ -68,6 +71,10 @@ pub struct QueueSpec {
     pub ttl_s: Option<f64>,
     #[serde(default)]
     pub order: Order,
+    /// With `order: priority`: priorities per class, or per class and
+    /// receiving agent, instead of the classes' own.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub message_priorities: Vec<MessagePriority>,
     #[serde(default)]
     pub reactions: Reactions,
 }
@@ -86,6 +93,7 @@ impl Default for QueueSpec {
             on_full: OnFull::default(),
             ttl_s: None,
             order: Order::default(),
+            message_priorities: Vec::new(),
             reactions: Reactions::default(),
         }
     }
@@ -251,6 +259,7 @@ pub enum QueueOffer {
 
 pub struct Queue {
     spec: QueueSpec,
+    priorities: PriorityTable,
     buffer: Buffer,
     state: SendState,
     last_send_refused: bool,
@@ -264,8 +273,9 @@ pub struct Queue {
 }
 
 impl Queue {
-    pub fn new(spec: QueueSpec) -> Self {
+    pub fn new(spec: QueueSpec, priorities: PriorityTable) -> Self {
         Queue {
+            priorities,
             buffer: Buffer::new(spec.order),
             spec,
             state: SendState::Ready,
@@ -345,7 +355,10 @@ impl Queue {
     }
 
     /// Takes a message from upstream.
-    pub fn offer(&mut self, msg: Message, ctx: &mut Context) -> QueueOffer {
+    pub fn offer(&mut self, mut msg: Message, ctx: &mut Context) -> QueueOffer {
+        if self.spec.order == Order::Priority && !self.priorities.is_empty() {
+            msg.priority = self.priorities.of(&msg);
+        }
         if self.disconnected {
             ctx.stats.arrived += 1;
             ctx.drop_message(msg, DropReason::Disconnected);
@@ -415,7 +428,8 @@ impl Queue {
 
     /// Takes new parameters while running. A stricter state applies at
     /// once; a looser one waits for the next send, as always.
-    pub fn reconfigure(&mut self, spec: QueueSpec, ctx: &mut Context) -> PauseSignal {
+    pub fn reconfigure(&mut self, spec: QueueSpec, priorities: PriorityTable, ctx: &mut Context) -> PauseSignal {
+        self.priorities = priorities;
         self.buffer.set_order(spec.order);
         let ttl_changed = spec.ttl_s != self.spec.ttl_s;
         self.spec = spec;
