@@ -216,6 +216,20 @@ impl Buffer {
         removed
     }
 
+    /// Removes every entry that has waited `ttl` or longer by `now`, and
+    /// returns their messages.
+    pub fn take_expired(&mut self, now: SimTime, ttl: crate::time::SimDuration) -> Vec<Message> {
+        let mut expired = Vec::new();
+        self.remove_where(|e| {
+            let stale = e.enqueued + ttl <= now;
+            if stale {
+                expired.push(e.msg);
+            }
+            stale
+        });
+        expired
+    }
+
     /// Removes everything; returns how many.
     pub fn clear(&mut self) -> u64 {
         let n = self.len as u64;

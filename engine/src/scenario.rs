@@ -445,15 +445,7 @@ impl Scenario {
                 format!("the edges form a cycle through {}; messages must flow one way", on_cycle.join(", ")),
             );
         }
-        let class_names: BTreeSet<&str> = self
-            .nodes
-            .iter()
-            .filter_map(|n| match &n.block {
-                BlockSpec::Producer(p) => Some(p.classes.iter().map(|c| c.name.as_str())),
-                _ => None,
-            })
-            .flatten()
-            .collect();
+        let class_names: BTreeSet<&str> = self.class_names().collect();
         for (i, node) in self.nodes.iter().enumerate() {
             let priorities = match &node.block {
                 BlockSpec::Queue(q) => &q.message_priorities[..],
@@ -506,6 +498,18 @@ impl Scenario {
     pub fn to_json_pretty(&self) -> String {
         // Serializing plain data structures cannot fail.
         serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The names of all message classes, in the scenario-wide order of
+    /// class indices (producers in node order, their classes in order).
+    pub fn class_names(&self) -> impl Iterator<Item = &str> {
+        self.nodes
+            .iter()
+            .filter_map(|n| match &n.block {
+                BlockSpec::Producer(p) => Some(p.classes.iter().map(|c| c.name.as_str())),
+                _ => None,
+            })
+            .flatten()
     }
 
     pub fn node_index(&self, id: &str) -> Option<usize> {

@@ -1115,7 +1115,7 @@ fn build_node(
             Node::Dispatcher(
                 Box::new(Dispatcher::new(d.clone(), map)),
                 Box::new(Consumer::new(d.workers_spec())),
-                Box::new(NodeStats::new()),
+                Box::default(),
             )
         }
     }
@@ -1166,17 +1166,9 @@ fn priority_table(scenario: &Scenario, list: &[crate::priorities::MessagePriorit
     crate::priorities::PriorityTable::resolve(list, &class_names(scenario), &ids)
 }
 
-/// Scenario-wide class names, in node order.
+/// Scenario-wide class names, by class index.
 fn class_names(scenario: &Scenario) -> Vec<String> {
-    scenario
-        .nodes
-        .iter()
-        .filter_map(|n| match &n.block {
-            BlockSpec::Producer(p) => Some(p.classes.iter().map(|c| c.name.clone())),
-            _ => None,
-        })
-        .flatten()
-        .collect()
+    scenario.class_names().map(str::to_string).collect()
 }
 
 /// The class map of every node (empty for all but producers). Class indices

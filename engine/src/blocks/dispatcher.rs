@@ -585,7 +585,7 @@ impl Dispatcher {
         let Some(host) = self.map.node_ids.iter().position(|id| *id == name) else { return };
         let keep = self.spec.queueable_if_down.clone();
         let h = self.hosts.entry(host).or_default();
-        if h.down == !up {
+        if h.down != up {
             return;
         }
         h.down = !up;
@@ -607,7 +607,7 @@ impl Dispatcher {
             }
             let class = self.queues[q].class;
             let name = self.class_name(class).to_string();
-            if keep.iter().any(|c| *c == name) {
+            if keep.contains(&name) {
                 continue;
             }
             while let Some(e) = self.queues[q].buffer.pop() {
@@ -626,16 +626,7 @@ impl Dispatcher {
         self.expiry_timer = None;
         let Some(ttl) = self.spec.ttl_s.map(SimDuration::from_secs_f64) else { return };
         let now = ctx.now;
-        let mut stale = Vec::new();
-        for q in &mut self.queues {
-            q.buffer.remove_where(|e| {
-                let old = e.enqueued + ttl <= now;
-                if old {
-                    stale.push(e.msg);
-                }
-                old
-            });
-        }
+        let stale: Vec<Message> = self.queues.iter_mut().flat_map(|q| q.buffer.take_expired(now, ttl)).collect();
         for m in stale {
             self.count_out(&m);
             ctx.drop_message(m, DropReason::Expired);

@@ -464,17 +464,8 @@ impl Queue {
             return None; // a timer superseded by a change of ttl
         }
         self.expiry_timer = None;
-        let Some(ttl) = self.spec.ttl_s.map(SimDuration::from_secs_f64) else { return None };
-        let now = ctx.now;
-        let mut expired = Vec::new();
-        self.buffer.remove_where(|e| {
-            let stale = e.enqueued + ttl <= now;
-            if stale {
-                expired.push(e.msg);
-            }
-            stale
-        });
-        for msg in expired {
+        let ttl = self.spec.ttl_s.map(SimDuration::from_secs_f64)?;
+        for msg in self.buffer.take_expired(ctx.now, ttl) {
             ctx.drop_message(msg, DropReason::Expired);
         }
         self.record_depth(ctx);

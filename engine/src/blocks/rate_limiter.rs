@@ -17,7 +17,7 @@
 //!   - `sliding`: at most `limit` in any span-long interval;
 //!   - `token_bucket`: tokens refill at limit/span per second up to
 //!     `burst` (default `limit`); a message takes its amount in tokens.
-//!   An amount larger than a rule's whole limit passes when the rule is
+//! - An amount larger than a rule's whole limit passes when the rule is
 //!   otherwise idle, rather than never.
 //! - `on_excess: delay` refuses a message that may not pass yet (the sender
 //!   holds it) and wakes the senders when the earliest rule allows;
