@@ -27,7 +27,18 @@ pub enum Distribution {
 }
 
 impl Distribution {
+    /// A draw. The two commonest forms are inlined; `Mix` makes the general
+    /// case recursive, which the compiler will not inline.
+    #[inline]
     pub fn sample(&self, rng: &mut SimRng) -> f64 {
+        match self {
+            Distribution::Fixed { value } => *value,
+            Distribution::Exponential { mean } => rng.exponential(*mean),
+            other => other.sample_other(rng),
+        }
+    }
+
+    fn sample_other(&self, rng: &mut SimRng) -> f64 {
         match self {
             Distribution::Fixed { value } => *value,
             Distribution::Exponential { mean } => rng.exponential(*mean),

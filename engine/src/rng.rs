@@ -19,6 +19,7 @@ impl SimRng {
     }
 
     /// A uniform draw in [0, 1).
+    #[inline]
     pub fn uniform(&mut self) -> f64 {
         (self.inner.next_u64() >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
     }
@@ -29,6 +30,7 @@ impl SimRng {
     }
 
     /// An exponential draw with the given mean.
+    #[inline]
     pub fn exponential(&mut self, mean: f64) -> f64 {
         -mean * libm::log(self.uniform_open_zero())
     }
