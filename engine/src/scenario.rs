@@ -193,6 +193,32 @@ pub(crate) fn push_error(errors: &mut Vec<FieldError>, path: impl Into<String>, 
     errors.push(FieldError { path: path.into(), message: message.into() });
 }
 
+/// A span of simulation time, in seconds: a link down, a consumer in an
+/// outage.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Period {
+    pub from_s: f64,
+    pub to_s: f64,
+}
+
+/// Checks a list of periods at `path`: each within [0, 10^9] seconds,
+/// ending after it starts, in order and not overlapping.
+pub(crate) fn check_periods(errors: &mut Vec<FieldError>, path: &str, periods: impl Iterator<Item = (f64, f64)>) {
+    let mut last_end = f64::NEG_INFINITY;
+    for (i, (from, to)) in periods.enumerate() {
+        check_range(errors, format!("{path}[{i}].from_s"), from, 0.0, 1e9);
+        check_range(errors, format!("{path}[{i}].to_s"), to, 0.0, 1e9);
+        if to <= from {
+            push_error(errors, format!("{path}[{i}].to_s"), "must be after from_s");
+        }
+        if from < last_end {
+            push_error(errors, format!("{path}[{i}].from_s"), "periods must be in order and not overlap");
+        }
+        last_end = to;
+    }
+}
+
 /// Checks that a number is finite and inside [min, max].
 pub(crate) fn check_range(errors: &mut Vec<FieldError>, path: String, value: f64, min: f64, max: f64) {
     if !value.is_finite() {

@@ -615,14 +615,16 @@ impl Simulation {
         let refused;
         loop {
             // A busy consumer refuses any message: skip building the offer.
-            let consumer_full =
+            // (Only consumers: a full queue may still take a droppable
+            // message in order to thin it.)
+            let full =
                 self.outputs[q].first().is_some_and(|&to| matches!(&self.nodes[to], Node::Consumer(c) if !c.has_room()));
             let head = match &mut self.nodes[q] {
-                Node::Queue(queue) if !consumer_full => queue.take_head(),
+                Node::Queue(queue) if !full => queue.take_head(),
                 _ => None,
             };
             let Some(entry) = head else {
-                refused = consumer_full && matches!(&self.nodes[q], Node::Queue(queue) if !queue.is_empty());
+                refused = full && matches!(&self.nodes[q], Node::Queue(queue) if !queue.is_empty());
                 break;
             };
             let ok = self.send(q, entry.msg).is_ok();

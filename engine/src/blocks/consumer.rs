@@ -37,7 +37,7 @@ use crate::context::{Context, Notice};
 use crate::distribution::Distribution;
 use crate::message::Message;
 use crate::metrics::DropReason;
-use crate::scenario::{check_range, push_error, FieldError};
+use crate::scenario::{check_periods, check_range, push_error, FieldError, Period};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
 
@@ -64,14 +64,6 @@ fn default_workers() -> u32 {
     1
 }
 
-/// A span of simulation time, in seconds.
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Period {
-    pub from_s: f64,
-    pub to_s: f64,
-}
-
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Slowdown {
@@ -94,25 +86,6 @@ pub struct Lifecycle {
 
 /// The most workers one consumer may have.
 pub const MAX_WORKERS: u32 = 100_000;
-
-fn check_periods<'a>(
-    errors: &mut Vec<FieldError>,
-    path: &str,
-    periods: impl Iterator<Item = (f64, f64)> + 'a,
-) {
-    let mut last_end = f64::NEG_INFINITY;
-    for (i, (from, to)) in periods.enumerate() {
-        check_range(errors, format!("{path}[{i}].from_s"), from, 0.0, 1e9);
-        check_range(errors, format!("{path}[{i}].to_s"), to, 0.0, 1e9);
-        if to <= from {
-            push_error(errors, format!("{path}[{i}].to_s"), "must be after from_s");
-        }
-        if from < last_end {
-            push_error(errors, format!("{path}[{i}].from_s"), "periods must be in order and not overlap");
-        }
-        last_end = to;
-    }
-}
 
 impl ConsumerSpec {
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {

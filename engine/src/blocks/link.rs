@@ -23,7 +23,7 @@ use crate::blocks::queue::Limits;
 use crate::context::Context;
 use crate::message::Message;
 use crate::metrics::DropReason;
-use crate::scenario::{check_range, push_error, FieldError};
+use crate::scenario::{check_periods, check_range, push_error, FieldError, Period};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
 
@@ -38,19 +38,12 @@ pub struct LinkSpec {
     #[serde(default = "default_buffer")]
     pub buffer: Limits,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub down: Vec<DownPeriod>,
+    /// When the link is down.
+    pub down: Vec<Period>,
 }
 
 fn default_buffer() -> Limits {
     Limits { messages: 0, bytes: 65536 }
-}
-
-/// The link is down from `from_s` until `to_s` (seconds of simulation time).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DownPeriod {
-    pub from_s: f64,
-    pub to_s: f64,
 }
 
 impl LinkSpec {
@@ -62,18 +55,7 @@ impl LinkSpec {
                 push_error(errors, format!("{path}.buffer.{field}"), format!("must be at most {}", crate::blocks::queue::MAX_LIMIT));
             }
         }
-        let mut last_end = f64::NEG_INFINITY;
-        for (i, d) in self.down.iter().enumerate() {
-            check_range(errors, format!("{path}.down[{i}].from_s"), d.from_s, 0.0, 1e9);
-            check_range(errors, format!("{path}.down[{i}].to_s"), d.to_s, 0.0, 1e9);
-            if d.to_s <= d.from_s {
-                push_error(errors, format!("{path}.down[{i}].to_s"), "must be after from_s");
-            }
-            if d.from_s < last_end {
-                push_error(errors, format!("{path}.down[{i}].from_s"), "periods must be in order and not overlap");
-            }
-            last_end = d.to_s;
-        }
+        check_periods(errors, &format!("{path}.down"), self.down.iter().map(|d| (d.from_s, d.to_s)));
     }
 }
 

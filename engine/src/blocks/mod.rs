@@ -17,7 +17,7 @@ pub use concurrency_limiter::{ConcurrencyLimiter, ConcurrencyLimiterSpec};
 pub use consumer::{Consumer, ConsumerSpec};
 pub use credit::{Credit, CreditScope, CreditSpec};
 pub use dispatcher::{Dispatcher, DispatcherSpec};
-pub use link::{DownPeriod, Link, LinkSpec};
+pub use link::{Link, LinkSpec};
 pub use producer::{Arrivals, Backpressure, MessageClass, OnRefused, Producer, ProducerSpec};
 pub use queue::{Limits, OnFull, Queue, QueueSpec, Reaction, Reactions, SendState};
 pub use rate_limiter::{OnExcess, RateLimiter, RateLimiterSpec, RateRule, RateUnit, Scheme};
