@@ -8,17 +8,25 @@ use crate::rng::SimRng;
 use crate::scheduler::{EventKind, Scheduler};
 use crate::time::{SimDuration, SimTime};
 
-pub struct Context<'a> {
+/// What every block shares: the clock, the random stream, the scheduler,
+/// the transition log and the outbox of notices.
+pub struct Core {
     pub now: SimTime,
+    pub rng: SimRng,
+    pub scheduler: Scheduler,
+    pub log: TransitionLog,
+    /// What blocks report for the simulation to pass on once the handler
+    /// returns (to other blocks: the gates a message counted against).
+    pub outbox: Vec<Notice>,
+}
+
+/// Three words, built for every call into a block: the shared core by one
+/// reference rather than one reference per part keeps that cheap.
+pub struct Context<'a> {
+    pub core: &'a mut Core,
     /// The index of the node being handled.
     pub node: usize,
-    pub rng: &'a mut SimRng,
-    pub scheduler: &'a mut Scheduler,
-    pub log: &'a mut TransitionLog,
     pub stats: &'a mut NodeStats,
-    /// What the block reports for the simulation to pass on once the
-    /// handler returns (to other blocks: the gates a message counted against).
-    pub outbox: &'a mut Vec<Notice>,
 }
 
 /// A report from a block that concerns other blocks.
@@ -33,7 +41,7 @@ pub enum Notice {
 impl Context<'_> {
     /// Schedules an event for this node after `delay`.
     pub fn schedule_in(&mut self, delay: SimDuration, kind: EventKind, data: u32) {
-        self.scheduler.schedule(self.now + delay, self.node, kind, data);
+        self.core.scheduler.schedule(self.core.now + delay, self.node, kind, data);
     }
 
     /// Counts `msg` as dropped here for `reason`, and lets the gates it was
@@ -41,11 +49,11 @@ impl Context<'_> {
     pub fn drop_message(&mut self, msg: Message, reason: DropReason) {
         self.stats.drop(reason, 1);
         if !msg.gates.is_empty() {
-            self.outbox.push(Notice::Dropped(msg));
+            self.core.outbox.push(Notice::Dropped(msg));
         }
     }
 
     pub fn log_transition(&mut self, from: &'static str, to: &'static str, cause: &'static str) {
-        self.log.push(Transition { time: self.now, node: self.node, from, to, cause });
+        self.core.log.push(Transition { time: self.core.now, node: self.node, from, to, cause });
     }
 }

@@ -25,6 +25,7 @@ impl SimRng {
     }
 
     /// A uniform draw in (0, 1], safe to take the logarithm of.
+    #[inline]
     pub fn uniform_open_zero(&mut self) -> f64 {
         1.0 - self.uniform()
     }

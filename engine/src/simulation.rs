@@ -24,7 +24,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::blocks::consumer::{Offer, Served};
+use crate::blocks::consumer::Served;
 use crate::blocks::producer::{ClassMap, ProducerAction};
 use crate::blocks::queue::{PauseSignal, QueueOffer};
 use crate::blocks::rate_limiter::RateDecision;
@@ -34,7 +34,7 @@ use crate::blocks::{
     ConcurrencyLimiter, Consumer, Credit, Dispatcher, Link, Producer, Queue, RateLimiter, ResourcePool, Router,
     RouterSpec, Window,
 };
-use crate::context::{Context, Notice};
+use crate::context::{Context, Core, Notice};
 use crate::message::{Message, NodeRef, NO_DESTINATION};
 use crate::metrics::{DropReason, NodeStats, TransitionLog};
 use crate::report::{NodeReport, Report, Totals};
@@ -80,11 +80,10 @@ impl Node {
 pub struct Simulation {
     scenario: Scenario,
     seed: u64,
-    now: SimTime,
     events: u64,
-    rng: SimRng,
-    scheduler: Scheduler,
-    log: TransitionLog,
+    /// The clock, the random stream, the scheduler, the log and the notices
+    /// from blocks (passed on by `settle`).
+    core: Core,
     nodes: Vec<Node>,
     stats: Vec<NodeStats>,
     /// The next blocks of each node, in the order of the scenario's edges.
@@ -101,8 +100,6 @@ pub struct Simulation {
     wake_queued: Vec<bool>,
     /// How deep the current chain of offers is (0: no offer under way).
     offer_depth: u32,
-    /// Notices from blocks, passed on by `settle`.
-    outbox: Vec<Notice>,
     /// Scenario-wide class names, indexed by `Message::class`.
     class_names: Vec<String>,
 }
@@ -111,30 +108,14 @@ pub struct Simulation {
 /// counters.
 macro_rules! pool_ctx {
     ($sim:ident, $i:expr, $stats:expr) => {
-        Context {
-            now: $sim.now,
-            node: $i,
-            rng: &mut $sim.rng,
-            scheduler: &mut $sim.scheduler,
-            log: &mut $sim.log,
-            stats: $stats,
-            outbox: &mut $sim.outbox,
-        }
+        Context { core: &mut $sim.core, node: $i, stats: $stats }
     };
 }
 
 /// Builds the context of node `$i` from the simulation's disjoint fields.
 macro_rules! ctx {
     ($sim:ident, $i:expr) => {
-        Context {
-            now: $sim.now,
-            node: $i,
-            rng: &mut $sim.rng,
-            scheduler: &mut $sim.scheduler,
-            log: &mut $sim.log,
-            stats: &mut $sim.stats[$i],
-            outbox: &mut $sim.outbox,
-        }
+        Context { core: &mut $sim.core, node: $i, stats: &mut $sim.stats[$i] }
     };
 }
 
@@ -172,11 +153,14 @@ impl Simulation {
         let mut sim = Simulation {
             scenario,
             seed,
-            now: SimTime::ZERO,
             events: 0,
-            rng: SimRng::new(seed),
-            scheduler: Scheduler::default(),
-            log: TransitionLog::new(TRANSITION_LOG_CAPACITY),
+            core: Core {
+                now: SimTime::ZERO,
+                rng: SimRng::new(seed),
+                scheduler: Scheduler::default(),
+                log: TransitionLog::new(TRANSITION_LOG_CAPACITY),
+                outbox: Vec::new(),
+            },
             nodes,
             stats: (0..n).map(|_| NodeStats::new()).collect(),
             outputs,
@@ -186,7 +170,6 @@ impl Simulation {
             wakes: std::collections::VecDeque::new(),
             wake_queued: vec![false; n],
             offer_depth: 0,
-            outbox: Vec::new(),
             class_names,
         };
         for i in 0..n {
@@ -203,7 +186,7 @@ impl Simulation {
     }
 
     pub fn now(&self) -> SimTime {
-        self.now
+        self.core.now
     }
 
     pub fn seed(&self) -> u64 {
@@ -228,7 +211,7 @@ impl Simulation {
     }
 
     pub fn transitions(&self) -> &TransitionLog {
-        &self.log
+        &self.core.log
     }
 
     pub fn node_id(&self, node: usize) -> &str {
@@ -242,15 +225,15 @@ impl Simulation {
 
     /// The time of the next event, if any.
     pub fn next_event_time(&self) -> Option<SimTime> {
-        self.scheduler.peek_time()
+        self.core.scheduler.peek_time()
     }
 
     /// Processes one event. Returns false when nothing is left to happen.
     pub fn step(&mut self) -> bool {
-        let Some(event) = self.scheduler.pop() else {
+        let Some(event) = self.core.scheduler.pop() else {
             return false;
         };
-        self.now = event.time();
+        self.core.now = event.time();
         self.events += 1;
         let i = event.node();
         match event.kind() {
@@ -340,24 +323,24 @@ impl Simulation {
     /// Runs every event up to and including `until`, then sets the clock
     /// there.
     pub fn run_until(&mut self, until: SimTime) {
-        while self.scheduler.peek_time().is_some_and(|t| t <= until) {
+        while self.core.scheduler.peek_time().is_some_and(|t| t <= until) {
             self.step();
         }
-        self.now = self.now.max(until);
+        self.core.now = self.core.now.max(until);
     }
 
     /// Like `run_until`, but stops after `max_events` events. Returns whether
     /// `until` was reached.
     pub fn run_until_bounded(&mut self, until: SimTime, max_events: u64) -> bool {
         let mut left = max_events;
-        while self.scheduler.peek_time().is_some_and(|t| t <= until) {
+        while self.core.scheduler.peek_time().is_some_and(|t| t <= until) {
             if left == 0 {
                 return false;
             }
             self.step();
             left -= 1;
         }
-        self.now = self.now.max(until);
+        self.core.now = self.core.now.max(until);
         true
     }
 
@@ -365,7 +348,7 @@ impl Simulation {
     /// messages) and serves the wakes that queued up, until nothing is left.
     #[inline]
     fn settle(&mut self) {
-        if self.outbox.is_empty() && self.wakes.is_empty() {
+        if self.core.outbox.is_empty() && self.wakes.is_empty() {
             return;
         }
         self.settle_pending();
@@ -373,7 +356,7 @@ impl Simulation {
 
     fn settle_pending(&mut self) {
         loop {
-            if !self.outbox.is_empty() {
+            if !self.core.outbox.is_empty() {
                 self.deliver_notices();
                 continue;
             }
@@ -386,7 +369,7 @@ impl Simulation {
     /// Gates hear of the messages they counted that were processed or
     /// dropped.
     fn deliver_notices(&mut self) {
-        for notice in std::mem::take(&mut self.outbox) {
+        for notice in std::mem::take(&mut self.core.outbox) {
             let (msg, processed) = match notice {
                 Notice::Dropped(m) => (m, false),
                 Notice::Processed(m) => (m, true),
@@ -417,30 +400,30 @@ impl Simulation {
     /// Offers a producer's message downstream and tells the producer how it
     /// went.
     fn send_from_producer(&mut self, p: usize, msg: Message) {
-        let outcome = self.send(p, msg);
+        let taken = self.send(p, msg);
         if let Node::Producer(producer) = &mut self.nodes[p] {
             let ctx = &mut ctx!(self, p);
-            match outcome {
-                Ok(()) => producer.on_accepted(ctx),
-                Err(msg) => producer.on_refused(msg, ctx),
+            if taken {
+                producer.on_accepted(ctx);
+            } else {
+                producer.on_refused(msg, ctx);
             }
         }
     }
 
-    /// Offers `msg` from `from` to its (single) next block.
-    fn send(&mut self, from: usize, msg: Message) -> Result<(), Message> {
+    /// Offers `msg` from `from` to its (single) next block. Returns whether
+    /// it was taken; if not, the sender still holds it (messages are
+    /// `Copy`, so a refusal hands nothing back).
+    fn send(&mut self, from: usize, msg: Message) -> bool {
         match self.outputs[from].first() {
             Some(&to) => self.accept(from, to, msg),
-            None => Err(msg),
+            None => false,
         }
     }
 
     /// Splits off the gates that count `msg` as acknowledged once it is
     /// received: windows opening on receipt.
-    fn strip_receipt_gates(&self, msg: Message) -> (Message, Option<Message>) {
-        if msg.gates.is_empty() {
-            return (msg, None);
-        }
+    fn strip_gates(&self, msg: Message) -> (Message, Option<Message>) {
         let mut stripped = msg;
         let mut any = false;
         for g in msg.gates.iter() {
@@ -464,149 +447,149 @@ impl Simulation {
     }
 
     /// Node `to` is offered `msg`: it takes it or refuses it now.
-    fn accept(&mut self, from: usize, to: usize, msg: Message) -> Result<(), Message> {
+    fn accept(&mut self, from: usize, to: usize, msg: Message) -> bool {
         self.offer_depth += 1;
         let result = self.accept_here(from, to, msg);
         self.offer_depth -= 1;
         result
     }
 
-    fn accept_here(&mut self, from: usize, to: usize, msg: Message) -> Result<(), Message> {
+    fn accept_here(&mut self, from: usize, to: usize, msg: Message) -> bool {
         match &mut self.nodes[to] {
+            // The common case first: no window waits to hear of a receipt.
+            Node::Queue(_) | Node::Consumer(_) | Node::Dispatcher(..) if msg.gates.is_empty() => {
+                self.take_here(from, to, msg)
+            }
             Node::Queue(_) | Node::Consumer(_) | Node::Dispatcher(..) => {
-                let (stripped, receipt) = self.strip_receipt_gates(msg);
-                let taken = match &mut self.nodes[to] {
-                    Node::Queue(q) => match q.offer(stripped, &mut ctx!(self, to)) {
-                        QueueOffer::Taken(signal) => {
-                            let waiting = q.waiting_for_room();
-                            self.signal_inputs(to, signal);
-                            if !waiting {
-                                self.pump_queue(to);
-                            }
-                            true
-                        }
-                        QueueOffer::Refused(_) => false,
-                    },
-                    Node::Consumer(c) => matches!(c.offer(stripped, &mut ctx!(self, to)), Offer::Accepted),
-                    Node::Dispatcher(d, _, _) => {
-                        let taken = d.offer(stripped, from, &mut ctx!(self, to)).is_ok();
-                        if taken {
-                            self.dispatch(to);
-                        }
-                        taken
-                    }
-                    _ => false,
-                };
-                if !taken {
-                    return Err(msg);
-                }
-                if let Some(original) = receipt {
+                let (stripped, receipt) = self.strip_gates(msg);
+                let taken = self.take_here(from, to, stripped);
+                if let (true, Some(original)) = (taken, receipt) {
                     self.receipts(original);
                 }
-                Ok(())
+                taken
             }
             Node::Router(r) => {
-                let Some(k) = r.choose(&msg, &mut self.rng) else {
+                let Some(k) = r.choose(&msg, &mut self.core.rng) else {
                     let ctx = &mut ctx!(self, to);
                     ctx.stats.arrived += 1;
                     ctx.drop_message(msg, DropReason::NoRoute);
-                    return Ok(());
+                    return true;
                 };
                 let out = self.outputs[to][k];
-                match self.accept(to, out, msg) {
-                    Ok(()) => {
-                        if let Node::Router(r) = &mut self.nodes[to] {
-                            r.taken(k);
-                        }
-                        self.stats[to].arrived += 1;
-                        self.stats[to].departed += 1;
-                        Ok(())
+                let taken = self.accept(to, out, msg);
+                if taken {
+                    if let Node::Router(r) = &mut self.nodes[to] {
+                        r.taken(k);
                     }
-                    Err(m) => {
-                        self.refused[to] = true;
-                        Err(m)
-                    }
+                    self.stats[to].arrived += 1;
+                    self.stats[to].departed += 1;
+                } else {
+                    self.refused[to] = true;
                 }
+                taken
             }
             Node::Window(w) => {
                 if !w.admits(&msg) {
                     self.refused[to] = true;
-                    return Err(msg);
+                    return false;
                 }
                 self.pass_gate(to, msg)
             }
             Node::Credit(c) => {
                 if !c.admits(&msg, &mut ctx!(self, to)) {
                     self.refused[to] = true;
-                    return Err(msg);
+                    return false;
                 }
                 self.pass_gate(to, msg)
             }
             Node::ConcurrencyLimiter(l) => {
                 if !l.admits() {
                     self.refused[to] = true;
-                    return Err(msg);
+                    return false;
                 }
                 self.pass_gate(to, msg)
             }
             Node::ResourcePool(r) => {
                 if !r.admits(&mut ctx!(self, to)) {
                     self.refused[to] = true;
-                    return Err(msg);
+                    return false;
                 }
                 self.pass_gate(to, msg)
             }
             Node::RateLimiter(r) => match r.decide(&msg, &mut ctx!(self, to)) {
-                RateDecision::Pass => match self.send(to, msg) {
-                    Ok(()) => {
+                RateDecision::Pass => {
+                    let taken = self.send(to, msg);
+                    if taken {
                         if let Node::RateLimiter(r) = &mut self.nodes[to] {
                             r.sent(&msg, &mut ctx!(self, to));
                         }
-                        Ok(())
-                    }
-                    Err(m) => {
+                    } else {
                         self.refused[to] = true;
-                        Err(m)
                     }
-                },
+                    taken
+                }
                 RateDecision::Wait => {
                     self.refused[to] = true;
-                    Err(msg)
+                    false
                 }
-                RateDecision::Rejected => Ok(()),
+                RateDecision::Rejected => true,
             },
             Node::Link(l) => l.offer(msg, &mut ctx!(self, to)),
-            Node::Producer(_) => Err(msg),
+            Node::Producer(_) => false,
+        }
+    }
+
+    /// A block that holds messages (queue, consumer, dispatcher) is offered
+    /// `msg`, its receipt gates already split off.
+    #[inline(always)]
+    fn take_here(&mut self, from: usize, to: usize, msg: Message) -> bool {
+        match &mut self.nodes[to] {
+            Node::Queue(q) => match q.offer(msg, &mut ctx!(self, to)) {
+                QueueOffer::Taken(signal) => {
+                    let waiting = q.waiting_for_room();
+                    self.signal_inputs(to, signal);
+                    if !waiting {
+                        self.pump_queue(to);
+                    }
+                    true
+                }
+                QueueOffer::Refused => false,
+            },
+            Node::Consumer(c) => c.offer(msg, &mut ctx!(self, to)),
+            Node::Dispatcher(d, _, _) => {
+                let taken = d.offer(msg, from, &mut ctx!(self, to));
+                if taken {
+                    self.dispatch(to);
+                }
+                taken
+            }
+            _ => false,
         }
     }
 
     /// A gate admitted `msg`: tag it, pass it on, and count it in flight if
     /// the next block takes it.
-    fn pass_gate(&mut self, gate: usize, msg: Message) -> Result<(), Message> {
+    fn pass_gate(&mut self, gate: usize, msg: Message) -> bool {
         let mut tagged = msg;
         // A message already counted against MAX_GATES gates passes untracked
         // here rather than being refused forever.
         let tracked = tagged.gates.push(gate);
-        match self.send(gate, tagged) {
-            Ok(()) => {
-                let ctx = &mut ctx!(self, gate);
-                match &mut self.nodes[gate] {
-                    Node::Window(w) if tracked => w.sent(&msg, ctx),
-                    Node::Credit(c) if tracked => c.sent(&msg, ctx),
-                    Node::ConcurrencyLimiter(l) if tracked => l.sent(ctx),
-                    Node::ResourcePool(r) if tracked => r.sent(ctx),
-                    _ => {
-                        ctx.stats.arrived += 1;
-                        ctx.stats.departed += 1;
-                    }
-                }
-                Ok(())
-            }
-            Err(_) => {
-                self.refused[gate] = true;
-                Err(msg)
+        if !self.send(gate, tagged) {
+            self.refused[gate] = true;
+            return false;
+        }
+        let ctx = &mut ctx!(self, gate);
+        match &mut self.nodes[gate] {
+            Node::Window(w) if tracked => w.sent(&msg, ctx),
+            Node::Credit(c) if tracked => c.sent(&msg, ctx),
+            Node::ConcurrencyLimiter(l) if tracked => l.sent(ctx),
+            Node::ResourcePool(r) if tracked => r.sent(ctx),
+            _ => {
+                ctx.stats.arrived += 1;
+                ctx.stats.departed += 1;
             }
         }
+        true
     }
 
     /// The send loop: offers the queue's head until refused or empty.
@@ -627,7 +610,7 @@ impl Simulation {
                 refused = full && matches!(&self.nodes[q], Node::Queue(queue) if !queue.is_empty());
                 break;
             };
-            let ok = self.send(q, entry.msg).is_ok();
+            let ok = self.send(q, entry.msg);
             if let Node::Queue(queue) = &mut self.nodes[q] {
                 if ok {
                     queue.sent(entry, &mut ctx!(self, q));
@@ -657,11 +640,11 @@ impl Simulation {
     fn pump_link(&mut self, l: usize) {
         loop {
             let head = match &self.nodes[l] {
-                Node::Link(link) => link.arrived_head(self.now),
+                Node::Link(link) => link.arrived_head(self.core.now),
                 _ => None,
             };
             let Some(msg) = head else { break };
-            let ok = self.send(l, msg).is_ok();
+            let ok = self.send(l, msg);
             if let Node::Link(link) = &mut self.nodes[l] {
                 if ok {
                     link.delivered_head(&mut ctx!(self, l));
@@ -718,7 +701,7 @@ impl Simulation {
             let Pick::Serve(_, msg) = disp.pick(&mut ctx!(self, d)) else { return };
             let Node::Dispatcher(_, pool, ps) = &mut self.nodes[d] else { return };
             // The pool has room, so it takes the demand.
-            let taken = matches!(pool.offer(msg, &mut pool_ctx!(self, d, ps)), Offer::Accepted);
+            let taken = pool.offer(msg, &mut pool_ctx!(self, d, ps));
             debug_assert!(taken, "a pool with room refused a demand");
             self.sync_pool_stats(d);
         }
@@ -745,7 +728,7 @@ impl Simulation {
             onward.gates.push(c);
         }
         let sink = self.outputs[c].is_empty();
-        let taken = sink || self.send(c, onward).is_ok();
+        let taken = sink || self.send(c, onward);
         match &mut self.nodes[c] {
             Node::Consumer(consumer) => {
                 if taken {
@@ -812,15 +795,16 @@ impl Simulation {
             d.woken();
         }
         let n = self.inputs[node].len();
-        let start = self.wake_cursor[node];
-        for k in 0..n {
+        // Counted without `%`: a division per input is dear in this loop.
+        let mut idx = self.wake_cursor[node];
+        for _ in 0..n {
             if !self.has_room(node) {
                 break;
             }
-            let idx = (start + k) % n;
             let input = self.inputs[node][idx];
+            idx = if idx + 1 == n { 0 } else { idx + 1 };
             if self.is_blocked(input) {
-                self.wake_cursor[node] = (idx + 1) % n;
+                self.wake_cursor[node] = idx;
                 self.pump(input);
             }
         }
@@ -870,9 +854,15 @@ impl Simulation {
     }
 
     /// Passes a queue's pause request to the producers that feed it.
-    #[inline]
+    #[inline(always)]
     fn signal_inputs(&mut self, node: usize, signal: PauseSignal) {
-        let Some(pause) = signal else { return };
+        if let Some(pause) = signal {
+            self.pause_inputs(node, pause);
+        }
+    }
+
+    #[cold]
+    fn pause_inputs(&mut self, node: usize, pause: bool) {
         for k in 0..self.inputs[node].len() {
             let input = self.inputs[node][k];
             if let Node::Producer(p) = &mut self.nodes[input] {
@@ -994,7 +984,7 @@ impl Simulation {
         } else {
             Err(format!(
                 "at {}: produced {} != delivered {} + dropped {} + in system {}",
-                self.now, t.produced, t.delivered, t.dropped, t.in_system
+                self.core.now, t.produced, t.delivered, t.dropped, t.in_system
             ))
         }
     }
@@ -1009,7 +999,7 @@ impl Simulation {
                 if q.asks_pause() && q.is_empty() && !q.is_disconnected() {
                     return Err(format!(
                         "at {}: queue \"{}\" is at {} with nothing queued, so its producers would wait forever",
-                        self.now,
+                        self.core.now,
                         self.node_id(i),
                         q.state().as_str()
                     ));
@@ -1033,7 +1023,7 @@ impl Simulation {
             dropped_total: stats.dropped_total(),
             depth_messages: stats.depth_messages.value(),
             depth_bytes: stats.depth_bytes,
-            mean_depth_messages: stats.depth_messages.mean(self.now),
+            mean_depth_messages: stats.depth_messages.mean(self.core.now),
             in_service: stats.in_service,
             state: None,
             paused: None,
@@ -1078,10 +1068,10 @@ impl Simulation {
         Report {
             scenario: self.scenario.name.clone(),
             seed: self.seed,
-            sim_time_s: self.now.as_secs_f64(),
+            sim_time_s: self.core.now.as_secs_f64(),
             events: self.events,
             totals: self.totals(),
-            transitions: self.log.total(),
+            transitions: self.core.log.total(),
             nodes: (0..self.nodes.len()).map(|i| (self.node_id(i).to_string(), self.node_report(i))).collect(),
         }
     }

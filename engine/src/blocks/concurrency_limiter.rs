@@ -58,12 +58,12 @@ impl ConcurrencyLimiter {
         self.in_flight += 1;
         ctx.stats.arrived += 1;
         ctx.stats.departed += 1;
-        ctx.stats.set_depth(ctx.now, self.in_flight, 0);
+        ctx.stats.set_depth(ctx.core.now, self.in_flight, 0);
     }
 
     /// A message that passed finished (or was dropped).
     pub fn finished(&mut self, ctx: &mut Context) {
         self.in_flight = self.in_flight.saturating_sub(1);
-        ctx.stats.set_depth(ctx.now, self.in_flight, 0);
+        ctx.stats.set_depth(ctx.core.now, self.in_flight, 0);
     }
 }

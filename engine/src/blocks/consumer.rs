@@ -146,12 +146,6 @@ enum Change {
     SlowEnds,
 }
 
-/// Whether the consumer took an offered message.
-pub enum Offer {
-    Accepted,
-    Refused(Message),
-}
-
 /// How a worker's service ended.
 pub enum Served {
     /// Done: deliver or pass on the message.
@@ -231,10 +225,12 @@ impl Consumer {
         self.in_outage
     }
 
+    #[inline]
     fn accepting(&self) -> bool {
         self.phase == Phase::Operational && !self.in_outage
     }
 
+    #[inline]
     pub fn has_room(&self) -> bool {
         self.busy < self.spec.workers && self.accepting()
     }
@@ -249,7 +245,7 @@ impl Consumer {
 
     fn schedule_next_change(&mut self, ctx: &mut Context) {
         if let Some(&(at, _)) = self.timeline.get(self.next_change) {
-            ctx.scheduler.schedule(at.max(ctx.now), ctx.node, EventKind::ConsumerPhase, self.next_change as u32);
+            ctx.core.scheduler.schedule(at.max(ctx.core.now), ctx.node, EventKind::ConsumerPhase, self.next_change as u32);
         }
     }
 
@@ -261,7 +257,7 @@ impl Consumer {
         }
         let was_accepting = self.accepting();
         while let Some(&(at, change)) = self.timeline.get(self.next_change) {
-            if at > ctx.now {
+            if at > ctx.core.now {
                 break;
             }
             self.next_change += 1;
@@ -308,8 +304,9 @@ impl Consumer {
         self.grow_slots();
     }
 
+    #[inline]
     fn begin_attempt(&mut self, slot: u32, ctx: &mut Context) {
-        let s = self.spec.service_time.sample(ctx.rng) * self.slow_factor;
+        let s = self.spec.service_time.sample(&mut ctx.core.rng) * self.slow_factor;
         let (seconds, cut_off) = match self.spec.timeout_s {
             Some(t) if s > t => (t, true),
             _ => (s, false),
@@ -318,23 +315,27 @@ impl Consumer {
         ctx.schedule_in(SimDuration::from_secs_f64(seconds), EventKind::ServiceDone, slot);
     }
 
-    pub fn offer(&mut self, msg: Message, ctx: &mut Context) -> Offer {
+    #[inline]
+    /// Takes `msg` on a free worker; returns whether it did (a refused
+    /// sender keeps the message).
+    pub fn offer(&mut self, msg: Message, ctx: &mut Context) -> bool {
         if !self.has_room() {
-            return Offer::Refused(msg);
+            return false;
         }
         let Some(slot) = self.free.pop() else {
-            return Offer::Refused(msg);
+            return false;
         };
-        self.slots[slot as usize] = Slot { msg: Some(msg), started: ctx.now, attempts: 0, cut_off: false };
+        self.slots[slot as usize] = Slot { msg: Some(msg), started: ctx.core.now, attempts: 0, cut_off: false };
         self.busy += 1;
         ctx.stats.arrived += 1;
         ctx.stats.in_service = self.busy as u64;
-        ctx.stats.depth_messages.set(ctx.now, self.busy as u64);
+        ctx.stats.depth_messages.set(ctx.core.now, self.busy as u64);
         self.begin_attempt(slot, ctx);
-        Offer::Accepted
+        true
     }
 
     /// A worker's service (or its time-out) ended.
+    #[inline]
     pub fn on_service_done(&mut self, slot: u32, ctx: &mut Context) -> Served {
         let Some(s) = self.slots.get(slot as usize).copied() else { return Served::Nothing };
         let Some(msg) = s.msg else { return Served::Nothing };
@@ -350,11 +351,12 @@ impl Consumer {
             return Served::GaveUp;
         }
         if !msg.gates.is_empty() {
-            ctx.outbox.push(Notice::Processed(msg));
+            ctx.core.outbox.push(Notice::Processed(msg));
         }
         Served::Done(msg)
     }
 
+    #[inline]
     fn free_slot(&mut self, slot: u32, ctx: &mut Context) -> Option<Slot> {
         let s = self.slots.get_mut(slot as usize)?;
         let taken = std::mem::take(s);
@@ -362,19 +364,20 @@ impl Consumer {
         self.busy -= 1;
         self.free.push(slot);
         ctx.stats.in_service = self.busy as u64;
-        ctx.stats.depth_messages.set(ctx.now, self.busy as u64);
+        ctx.stats.depth_messages.set(ctx.core.now, self.busy as u64);
         self.finish_shutdown_if_idle(ctx);
         Some(taken)
     }
 
     /// The worker in `slot` is done with its message: delivered (`sink`)
     /// or taken by the next block.
+    #[inline]
     pub fn release(&mut self, slot: u32, sink: bool, ctx: &mut Context) {
         if let Some(s) = self.free_slot(slot, ctx) {
             ctx.stats.departed += 1;
-            ctx.stats.residence_ns += ctx.now.since(s.started).as_nanos() as u128;
+            ctx.stats.residence_ns += ctx.core.now.since(s.started).as_nanos() as u128;
             if let (true, Some(msg)) = (sink, s.msg) {
-                let sojourn = ctx.now.since(msg.created);
+                let sojourn = ctx.core.now.since(msg.created);
                 ctx.stats.sojourn_ns += sojourn.as_nanos() as u128;
                 ctx.stats.record_duration(sojourn);
             }

@@ -159,7 +159,7 @@ impl Credit {
             PeerState::Unknown => {
                 peer.state = PeerState::Connecting;
                 // The CONNACK carries the initial credit.
-                self.grants.add(ctx.now + connect_after, key, initial, ctx);
+                self.grants.add(ctx.core.now + connect_after, key, initial, ctx);
                 false
             }
             PeerState::Connecting => false,
@@ -196,7 +196,7 @@ impl Credit {
         peer.in_flight = peer.in_flight.saturating_sub(1);
         if let (0, Some(after)) = (peer.in_flight, close_after) {
             let activity = peer.activity;
-            self.closes.add(ctx.now + after, key, activity, ctx);
+            self.closes.add(ctx.core.now + after, key, activity, ctx);
         }
         let peer = self.peer(key);
         let grant = if peer.awaiting_first_grant {
@@ -209,7 +209,7 @@ impl Credit {
             }
             std::mem::take(&mut peer.processed)
         };
-        self.grants.add(ctx.now + latency, key, grant, ctx);
+        self.grants.add(ctx.core.now + latency, key, grant, ctx);
     }
 
     /// Peers closed for being idle.
@@ -246,6 +246,6 @@ impl Credit {
     }
 
     fn record(&self, ctx: &mut Context) {
-        ctx.stats.set_depth(ctx.now, self.credits(), 0);
+        ctx.stats.set_depth(ctx.core.now, self.credits(), 0);
     }
 }

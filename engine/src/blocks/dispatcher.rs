@@ -298,8 +298,8 @@ impl Dispatcher {
     /// Schedules the hosts' down and up times at the start of a run.
     pub fn start(&mut self, ctx: &mut Context) {
         for (i, d) in self.spec.hosts_down.iter().enumerate() {
-            ctx.scheduler.schedule(SimTime::from_secs_f64(d.from_s), ctx.node, EventKind::LinkState, (i as u32) << 1);
-            ctx.scheduler.schedule(SimTime::from_secs_f64(d.to_s), ctx.node, EventKind::LinkState, ((i as u32) << 1) | 1);
+            ctx.core.scheduler.schedule(SimTime::from_secs_f64(d.from_s), ctx.node, EventKind::LinkState, (i as u32) << 1);
+            ctx.core.scheduler.schedule(SimTime::from_secs_f64(d.to_s), ctx.node, EventKind::LinkState, ((i as u32) << 1) | 1);
         }
     }
 
@@ -375,15 +375,16 @@ impl Dispatcher {
         list.iter().any(|c| c == name)
     }
 
-    /// Takes a message from input `from`. Returns it if refused.
-    pub fn offer(&mut self, mut msg: Message, from: usize, ctx: &mut Context) -> Result<(), Message> {
+    /// Takes a message from input `from`. Returns whether it did (a refused
+    /// sender keeps the message).
+    pub fn offer(&mut self, mut msg: Message, from: usize, ctx: &mut Context) -> bool {
         let q = self.queue_for(&msg, from);
         if self.spec.discipline == Discipline::Netsendq {
             let (host, class) = (self.queues[q].host, self.queues[q].class);
             if self.is_down(host) && !self.class_in(&self.spec.queueable_if_down, class) {
                 ctx.stats.arrived += 1;
                 ctx.drop_message(msg, DropReason::HostDown);
-                return Ok(());
+                return true;
             }
         }
         let cap = self.spec.capacity;
@@ -391,12 +392,12 @@ impl Dispatcher {
             match self.spec.on_full {
                 DemandOnFull::Refuse => {
                     self.refused = true;
-                    return Err(msg);
+                    return false;
                 }
                 DemandOnFull::DropNewest => {
                     ctx.stats.arrived += 1;
                     ctx.drop_message(msg, DropReason::Overflow);
-                    return Ok(());
+                    return true;
                 }
                 DemandOnFull::DropOldest => {
                     if let Some(old) = self.queues[q].buffer.pop_oldest() {
@@ -411,14 +412,14 @@ impl Dispatcher {
         }
         ctx.stats.arrived += 1;
         self.count_in(&msg);
-        self.queues[q].buffer.push(Entry { msg, enqueued: ctx.now });
+        self.queues[q].buffer.push(Entry { msg, enqueued: ctx.core.now });
         if !self.in_ready_list[q] {
             self.in_ready_list[q] = true;
             self.ready_list.push_back(q);
         }
         self.arm_expiry(ctx);
         self.record(ctx);
-        Ok(())
+        true
     }
 
     /// The next demand for a free worker, by the discipline.
@@ -432,7 +433,7 @@ impl Dispatcher {
         match picked {
             Some((q, e)) => {
                 self.count_out(&e.msg);
-                let waited = ctx.now.since(e.enqueued);
+                let waited = ctx.core.now.since(e.enqueued);
                 if waited.as_nanos() > 0 {
                     ctx.stats.waited += 1;
                     ctx.stats.residence_ns += waited.as_nanos() as u128;
@@ -620,12 +621,12 @@ impl Dispatcher {
 
     /// Drops what waited longer than `ttl_s`.
     pub fn on_expiry(&mut self, ctx: &mut Context) {
-        if self.expiry_timer != Some(ctx.now) {
+        if self.expiry_timer != Some(ctx.core.now) {
             return;
         }
         self.expiry_timer = None;
         let Some(ttl) = self.spec.ttl_s.map(SimDuration::from_secs_f64) else { return };
-        let now = ctx.now;
+        let now = ctx.core.now;
         let stale: Vec<Message> = self.queues.iter_mut().flat_map(|q| q.buffer.take_expired(now, ttl)).collect();
         for m in stale {
             self.count_out(&m);
@@ -638,13 +639,13 @@ impl Dispatcher {
     fn arm_expiry(&mut self, ctx: &mut Context) {
         let (Some(ttl), None) = (self.spec.ttl_s, self.expiry_timer) else { return };
         if let Some(oldest) = self.queues.iter().filter_map(|q| q.buffer.oldest_enqueued()).min() {
-            let at = (oldest + SimDuration::from_secs_f64(ttl)).max(ctx.now);
+            let at = (oldest + SimDuration::from_secs_f64(ttl)).max(ctx.core.now);
             self.expiry_timer = Some(at);
-            ctx.scheduler.schedule(at, ctx.node, EventKind::Expire, 0);
+            ctx.core.scheduler.schedule(at, ctx.node, EventKind::Expire, 0);
         }
     }
 
     fn record(&self, ctx: &mut Context) {
-        ctx.stats.set_depth(ctx.now, self.waiting, self.waiting_bytes);
+        ctx.stats.set_depth(ctx.core.now, self.waiting, self.waiting_bytes);
     }
 }

@@ -105,8 +105,8 @@ impl Link {
     /// Schedules the up/down periods at the start of a run.
     pub fn start(&mut self, ctx: &mut Context) {
         for d in &self.spec.down {
-            ctx.scheduler.schedule(SimTime::from_secs_f64(d.from_s), ctx.node, EventKind::LinkState, 0);
-            ctx.scheduler.schedule(SimTime::from_secs_f64(d.to_s), ctx.node, EventKind::LinkState, 1);
+            ctx.core.scheduler.schedule(SimTime::from_secs_f64(d.from_s), ctx.node, EventKind::LinkState, 0);
+            ctx.core.scheduler.schedule(SimTime::from_secs_f64(d.to_s), ctx.node, EventKind::LinkState, 1);
         }
     }
 
@@ -125,16 +125,16 @@ impl Link {
     }
 
     /// Takes a message into the send buffer, or refuses it ("would block").
-    pub fn offer(&mut self, msg: Message, ctx: &mut Context) -> Result<(), Message> {
+    pub fn offer(&mut self, msg: Message, ctx: &mut Context) -> bool {
         if self.is_full(msg.size_bytes as u64) {
-            return Err(msg);
+            return false;
         }
         ctx.stats.arrived += 1;
         self.buffer.push_back(msg);
         self.buffer_bytes += msg.size_bytes as u64;
         self.record(ctx);
         self.start_transmission(ctx);
-        Ok(())
+        true
     }
 
     fn start_transmission(&mut self, ctx: &mut Context) {
@@ -160,10 +160,10 @@ impl Link {
         self.transmitting = false;
         let Some(msg) = self.buffer.pop_front() else { return false };
         self.buffer_bytes -= msg.size_bytes as u64;
-        let arrive = ctx.now + SimDuration::from_secs_f64(self.spec.latency_s);
+        let arrive = ctx.core.now + SimDuration::from_secs_f64(self.spec.latency_s);
         self.flying.push_back((arrive, msg));
         if self.flying.len() == 1 {
-            ctx.scheduler.schedule(arrive, ctx.node, EventKind::Propagated, self.epoch);
+            ctx.core.scheduler.schedule(arrive, ctx.node, EventKind::Propagated, self.epoch);
         }
         self.record(ctx);
         self.start_transmission(ctx);
@@ -196,8 +196,8 @@ impl Link {
     /// Makes sure a timer is set for the next arrival behind the head.
     pub fn arm_next_arrival(&mut self, ctx: &mut Context) {
         if let Some(&(t, _)) = self.flying.front() {
-            if t > ctx.now {
-                ctx.scheduler.schedule(t, ctx.node, EventKind::Propagated, self.epoch);
+            if t > ctx.core.now {
+                ctx.core.scheduler.schedule(t, ctx.node, EventKind::Propagated, self.epoch);
             }
         }
     }
@@ -229,6 +229,6 @@ impl Link {
     }
 
     fn record(&self, ctx: &mut Context) {
-        ctx.stats.set_depth(ctx.now, self.holds(), self.buffer_bytes);
+        ctx.stats.set_depth(ctx.core.now, self.holds(), self.buffer_bytes);
     }
 }

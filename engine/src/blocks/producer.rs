@@ -315,7 +315,7 @@ impl Producer {
                     if let Some(msg) = self.held.take() {
                         ctx.drop_message(msg, DropReason::Refused);
                     }
-                    ctx.stats.set_depth(ctx.now, 0, 0);
+                    ctx.stats.set_depth(ctx.core.now, 0, 0);
                 }
                 OnRefused::Retry => self.start_retry_chain(ctx),
                 OnRefused::Pause => {}
@@ -364,15 +364,15 @@ impl Producer {
 
     /// When the next open-loop arrival falls, if there is one.
     fn next_open_arrival(&mut self, ctx: &mut Context) -> Option<SimTime> {
-        let now = ctx.now;
+        let now = ctx.core.now;
         let after = |seconds: f64| Some(now + SimDuration::from_secs_f64(seconds));
         match &self.spec.arrivals {
             Arrivals::Constant { rate_per_s } => after(1.0 / rate_per_s),
-            Arrivals::Poisson { rate_per_s } => after(ctx.rng.exponential(1.0 / rate_per_s)),
+            Arrivals::Poisson { rate_per_s } => after(ctx.core.rng.exponential(1.0 / rate_per_s)),
             Arrivals::OnOff { rate_per_s, on_s, off_s } => {
                 // The Poisson clock only runs during on periods.
                 let (on, period) = (*on_s, on_s + off_s);
-                let mut need = ctx.rng.exponential(1.0 / rate_per_s);
+                let mut need = ctx.core.rng.exponential(1.0 / rate_per_s);
                 let mut t = now.as_secs_f64();
                 loop {
                     let phase = t % period;
@@ -395,11 +395,11 @@ impl Producer {
                 let rate_at = |t: f64| from + (to - from) * (t / over).min(1.0);
                 let mut t = now.as_secs_f64();
                 loop {
-                    t += ctx.rng.exponential(1.0 / top);
+                    t += ctx.core.rng.exponential(1.0 / top);
                     if t >= over && to == 0.0 {
                         return None;
                     }
-                    if ctx.rng.uniform() * top < rate_at(t) {
+                    if ctx.core.rng.uniform() * top < rate_at(t) {
                         return Some(SimTime::from_secs_f64(t));
                     }
                 }
@@ -417,9 +417,10 @@ impl Producer {
         }
     }
 
+    #[inline]
     fn schedule_next(&mut self, ctx: &mut Context) {
         if let Some(at) = self.next_open_arrival(ctx) {
-            ctx.scheduler.schedule(at, ctx.node, EventKind::Arrival, 0);
+            ctx.core.scheduler.schedule(at, ctx.node, EventKind::Arrival, 0);
             self.scheduled = true;
         }
     }
@@ -427,7 +428,7 @@ impl Producer {
     /// A closed-loop client thinks, then sends.
     fn think_then_send(&mut self, ctx: &mut Context) {
         if let Arrivals::ClosedLoop { think, .. } = &self.spec.arrivals {
-            let t = think.sample(ctx.rng);
+            let t = think.sample(&mut ctx.core.rng);
             ctx.schedule_in(SimDuration::from_secs_f64(t), EventKind::Arrival, 0);
         }
     }
@@ -445,6 +446,7 @@ impl Producer {
     }
 
     /// The arrival event: make a message, unless stopped.
+    #[inline]
     pub fn on_arrival(&mut self, ctx: &mut Context) -> ProducerAction {
         let closed = self.is_closed_loop();
         if !closed {
@@ -463,11 +465,12 @@ impl Producer {
         ProducerAction::Offer(msg)
     }
 
+    #[inline]
     fn make_message(&mut self, ctx: &mut Context) -> Message {
-        let class = if self.weights.len() == 1 { 0 } else { ctx.rng.weighted_index(&self.weights, self.total_weight) };
+        let class = if self.weights.len() == 1 { 0 } else { ctx.core.rng.weighted_index(&self.weights, self.total_weight) };
         let spec = &self.spec.classes[class];
         // Sizes are positive: adding one half and truncating rounds them.
-        let size = (spec.size.sample(ctx.rng) + 0.5).clamp(1.0, MAX_MESSAGE_BYTES) as u64;
+        let size = (spec.size.sample(&mut ctx.core.rng) + 0.5).clamp(1.0, MAX_MESSAGE_BYTES) as u64;
         let mut gates = Gates::default();
         if self.is_closed_loop() {
             // The producer hears when its request is processed or dropped.
@@ -482,7 +485,7 @@ impl Producer {
             destination: self.classes.destinations.get(class).copied().unwrap_or(NO_DESTINATION),
             droppable: spec.droppable,
             size_bytes: size as u32,
-            created: ctx.now,
+            created: ctx.core.now,
             gates,
         };
         self.next_id += 1;
@@ -506,10 +509,11 @@ impl Producer {
     }
 
     /// The next block took the message.
+    #[inline]
     pub fn on_accepted(&mut self, ctx: &mut Context) {
         ctx.stats.departed += 1;
         if self.held.take().is_some() {
-            ctx.stats.set_depth(ctx.now, 0, 0);
+            ctx.stats.set_depth(ctx.core.now, 0, 0);
             self.restart_if_idle(ctx);
         }
     }
@@ -521,7 +525,7 @@ impl Producer {
             OnRefused::Pause | OnRefused::Retry => {
                 let first_refusal = self.held.is_none();
                 self.held = Some(msg);
-                ctx.stats.set_depth(ctx.now, 1, msg.size_bytes as u64);
+                ctx.stats.set_depth(ctx.core.now, 1, msg.size_bytes as u64);
                 if self.spec.on_refused == OnRefused::Retry && first_refusal {
                     self.start_retry_chain(ctx);
                 }

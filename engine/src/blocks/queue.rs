@@ -127,6 +127,13 @@ impl Limits {
     pub fn is_unlimited(&self) -> bool {
         self.messages == 0 && self.bytes == 0
     }
+
+    /// The threshold as the least (messages, bytes) that reach it, with "no
+    /// limit" as a number no queue reaches: one comparison per dimension.
+    fn floors(&self) -> [u64; 2] {
+        let floor = |limit: u64| if limit == 0 { u64::MAX } else { limit };
+        [floor(self.messages), floor(self.bytes)]
+    }
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -254,7 +261,7 @@ pub enum QueueOffer {
     /// Taken (queued, or dropped and counted here).
     Taken(PauseSignal),
     /// Full, with `on_full: refuse`: the sender keeps it.
-    Refused(Message),
+    Refused,
 }
 
 pub struct Queue {
@@ -270,10 +277,15 @@ pub struct Queue {
     disconnects: u64,
     /// When the pending expiry timer fires, if one is pending.
     expiry_timer: Option<SimTime>,
+    /// The hard and soft limits as `Limits::floors` (the state is evaluated
+    /// after every enqueue and send loop).
+    hard_floors: [u64; 2],
+    soft_floors: [u64; 2],
 }
 
 impl Queue {
     pub fn new(spec: QueueSpec, priorities: PriorityTable) -> Self {
+        let (hard_floors, soft_floors) = (spec.hard_limit.floors(), spec.soft_limit.floors());
         Queue {
             priorities,
             buffer: Buffer::new(spec.order),
@@ -284,6 +296,8 @@ impl Queue {
             disconnected: false,
             disconnects: 0,
             expiry_timer: None,
+            hard_floors,
+            soft_floors,
         }
     }
 
@@ -345,6 +359,7 @@ impl Queue {
 
     /// Takes out the message the send loop offers next. It must be given
     /// back through `sent` or `put_back`.
+    #[inline]
     pub fn take_head(&mut self) -> Option<Entry> {
         self.buffer.pop()
     }
@@ -355,6 +370,7 @@ impl Queue {
     }
 
     /// Takes a message from upstream.
+    #[inline]
     pub fn offer(&mut self, mut msg: Message, ctx: &mut Context) -> QueueOffer {
         if self.spec.order == Order::Priority && !self.priorities.is_empty() {
             msg.priority = self.priorities.of(&msg);
@@ -372,7 +388,7 @@ impl Queue {
         let cap = self.spec.capacity;
         if cap.would_exceed(self.buffer.len() as u64, self.buffer.bytes(), msg.size_bytes as u64) {
             match self.spec.on_full {
-                OnFull::Refuse => return QueueOffer::Refused(msg),
+                OnFull::Refuse => return QueueOffer::Refused,
                 OnFull::DropNewest => {
                     ctx.stats.arrived += 1;
                     ctx.drop_message(msg, DropReason::Overflow);
@@ -397,16 +413,17 @@ impl Queue {
             }
         }
         ctx.stats.arrived += 1;
-        self.buffer.push(Entry { msg, enqueued: ctx.now });
+        self.buffer.push(Entry { msg, enqueued: ctx.core.now });
         self.record_depth(ctx);
         self.arm_expiry(ctx);
         QueueOffer::Taken(self.evaluate(false, "enqueue", ctx))
     }
 
     /// The next block took the taken head.
+    #[inline]
     pub fn sent(&mut self, e: Entry, ctx: &mut Context) {
         ctx.stats.departed += 1;
-        let waited = ctx.now.since(e.enqueued);
+        let waited = ctx.core.now.since(e.enqueued);
         ctx.stats.record_duration(waited);
         if waited.as_nanos() > 0 {
             ctx.stats.waited += 1;
@@ -417,6 +434,7 @@ impl Queue {
 
     /// Closes a send loop that sent `sent` messages and ended refused or
     /// with the queue empty.
+    #[inline]
     pub fn after_send_loop(&mut self, sent: u64, refused: bool, ctx: &mut Context) -> PauseSignal {
         self.last_send_refused = refused;
         self.waiting_for_room = refused;
@@ -432,6 +450,8 @@ impl Queue {
         self.priorities = priorities;
         self.buffer.set_order(spec.order);
         let ttl_changed = spec.ttl_s != self.spec.ttl_s;
+        self.hard_floors = spec.hard_limit.floors();
+        self.soft_floors = spec.soft_limit.floors();
         self.spec = spec;
         if ttl_changed {
             self.expiry_timer = None;
@@ -460,12 +480,12 @@ impl Queue {
 
     /// The expiry timer: discards what has waited `ttl_s` or longer.
     pub fn on_expiry(&mut self, ctx: &mut Context) -> PauseSignal {
-        if self.expiry_timer != Some(ctx.now) {
+        if self.expiry_timer != Some(ctx.core.now) {
             return None; // a timer superseded by a change of ttl
         }
         self.expiry_timer = None;
         let ttl = self.spec.ttl_s.map(SimDuration::from_secs_f64)?;
-        for msg in self.buffer.take_expired(ctx.now, ttl) {
+        for msg in self.buffer.take_expired(ctx.core.now, ttl) {
             ctx.drop_message(msg, DropReason::Expired);
         }
         self.record_depth(ctx);
@@ -474,20 +494,23 @@ impl Queue {
     }
 
     /// Makes sure a timer is set for the oldest message's expiry.
+    #[inline]
     fn arm_expiry(&mut self, ctx: &mut Context) {
         let (Some(ttl), None) = (self.spec.ttl_s, self.expiry_timer) else { return };
         if let Some(oldest) = self.buffer.oldest_enqueued() {
-            let at = (oldest + SimDuration::from_secs_f64(ttl)).max(ctx.now);
+            let at = (oldest + SimDuration::from_secs_f64(ttl)).max(ctx.core.now);
             self.expiry_timer = Some(at);
-            ctx.scheduler.schedule(at, ctx.node, EventKind::Expire, 0);
+            ctx.core.scheduler.schedule(at, ctx.node, EventKind::Expire, 0);
         }
     }
 
+    #[inline]
     fn target_state(&self) -> SendState {
         let (messages, bytes) = (self.buffer.len() as u64, self.buffer.bytes());
-        if self.spec.hard_limit.reached(messages, bytes) {
+        let reached = |[m, b]: [u64; 2]| messages >= m || bytes >= b;
+        if reached(self.hard_floors) {
             SendState::HardLimit
-        } else if self.spec.soft_limit.reached(messages, bytes) {
+        } else if reached(self.soft_floors) {
             SendState::SoftLimit
         } else if self.last_send_refused {
             SendState::Overloaded
@@ -496,6 +519,7 @@ impl Queue {
         }
     }
 
+    #[inline]
     fn evaluate(&mut self, after_send: bool, cause: &'static str, ctx: &mut Context) -> PauseSignal {
         if self.target_state() == self.state {
             // The common case, kept cheap: nothing to move, nothing to signal.
@@ -563,7 +587,8 @@ impl Queue {
         ctx.schedule_in(SimDuration::from_secs_f64(self.spec.reconnect_after_s), EventKind::Reconnect, 0);
     }
 
+    #[inline]
     fn record_depth(&self, ctx: &mut Context) {
-        ctx.stats.set_depth(ctx.now, self.buffer.len() as u64, self.buffer.bytes());
+        ctx.stats.set_depth(ctx.core.now, self.buffer.len() as u64, self.buffer.bytes());
     }
 }

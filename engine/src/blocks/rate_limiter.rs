@@ -279,7 +279,7 @@ impl RateLimiter {
 
     pub fn decide(&mut self, msg: &Message, ctx: &mut Context) -> RateDecision {
         let amount = self.amount(msg);
-        let now = ctx.now;
+        let now = ctx.core.now;
         let at = self.rules.iter_mut().map(|r| r.earliest(amount, now)).max().unwrap_or(now);
         if at <= now {
             return RateDecision::Pass;
@@ -293,7 +293,7 @@ impl RateLimiter {
             OnExcess::Delay => {
                 if self.timer.is_none_or(|t| at < t) {
                     self.timer = Some(at);
-                    ctx.scheduler.schedule(at, ctx.node, EventKind::RateOpen, 0);
+                    ctx.core.scheduler.schedule(at, ctx.node, EventKind::RateOpen, 0);
                 }
                 RateDecision::Wait
             }
@@ -304,7 +304,7 @@ impl RateLimiter {
     pub fn sent(&mut self, msg: &Message, ctx: &mut Context) {
         let amount = self.amount(msg);
         for r in &mut self.rules {
-            r.commit(amount, ctx.now);
+            r.commit(amount, ctx.core.now);
         }
         ctx.stats.arrived += 1;
         ctx.stats.departed += 1;
@@ -312,7 +312,7 @@ impl RateLimiter {
 
     /// The wake-up timer fired.
     pub fn on_open(&mut self, ctx: &mut Context) {
-        if self.timer.is_some_and(|t| t <= ctx.now) {
+        if self.timer.is_some_and(|t| t <= ctx.core.now) {
             self.timer = None;
         }
     }

@@ -152,6 +152,6 @@ impl ResourcePool {
     }
 
     fn record(&self, ctx: &mut Context) {
-        ctx.stats.set_depth(ctx.now, self.busy as u64, 0);
+        ctx.stats.set_depth(ctx.core.now, self.busy as u64, 0);
     }
 }

@@ -106,18 +106,18 @@ impl PendingAcks {
         self.due.insert(pos, (at, key, bytes));
         if self.timer.is_none_or(|t| at < t) {
             self.timer = Some(at);
-            ctx.scheduler.schedule(at, ctx.node, EventKind::AckDue, 0);
+            ctx.core.scheduler.schedule(at, ctx.node, EventKind::AckDue, 0);
         }
     }
 
     /// Takes every acknowledgement due by `now`, and sets the next timer.
     pub fn take_due(&mut self, ctx: &mut Context) -> Vec<(usize, u64)> {
-        if self.timer.is_some_and(|t| t <= ctx.now) {
+        if self.timer.is_some_and(|t| t <= ctx.core.now) {
             self.timer = None;
         }
         let mut out = Vec::new();
         while let Some(&(t, key, bytes)) = self.due.front() {
-            if t > ctx.now {
+            if t > ctx.core.now {
                 break;
             }
             self.due.pop_front();
@@ -125,7 +125,7 @@ impl PendingAcks {
         }
         if let (None, Some(&(t, _, _))) = (self.timer, self.due.front()) {
             self.timer = Some(t);
-            ctx.scheduler.schedule(t, ctx.node, EventKind::AckDue, 0);
+            ctx.core.scheduler.schedule(t, ctx.node, EventKind::AckDue, 0);
         }
         out
     }
@@ -212,7 +212,7 @@ impl Window {
     /// The acknowledgement of `msg` is due now; it arrives after the latency.
     pub fn acknowledge(&mut self, msg: &Message, ctx: &mut Context) {
         let key = scope_key(self.spec.scope, msg);
-        let at = ctx.now + SimDuration::from_secs_f64(self.spec.ack_latency_s);
+        let at = ctx.core.now + SimDuration::from_secs_f64(self.spec.ack_latency_s);
         self.acks.add(at, key, msg.size_bytes as u64, ctx);
     }
 
@@ -235,6 +235,6 @@ impl Window {
     }
 
     fn record(&self, ctx: &mut Context) {
-        ctx.stats.set_depth(ctx.now, self.total.messages, self.total.bytes);
+        ctx.stats.set_depth(ctx.core.now, self.total.messages, self.total.bytes);
     }
 }
