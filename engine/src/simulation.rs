@@ -594,36 +594,27 @@ impl Simulation {
 
     /// The send loop: offers the queue's head until refused or empty.
     fn pump_queue(&mut self, q: usize) {
+        let to = self.outputs[q].first().copied();
         let mut sent = 0;
-        let refused;
-        loop {
+        let refused = loop {
             // A busy consumer refuses any message: skip building the offer.
             // (Only consumers: a full queue may still take a droppable
             // message in order to thin it.)
-            let full =
-                self.outputs[q].first().is_some_and(|&to| matches!(&self.nodes[to], Node::Consumer(c) if !c.has_room()));
-            let head = match &mut self.nodes[q] {
-                Node::Queue(queue) if !full => queue.take_head(),
-                _ => None,
-            };
-            let Some(entry) = head else {
-                refused = full && matches!(&self.nodes[q], Node::Queue(queue) if !queue.is_empty());
-                break;
-            };
-            let ok = self.send(q, entry.msg);
-            if let Node::Queue(queue) = &mut self.nodes[q] {
-                if ok {
-                    queue.sent(entry, &mut ctx!(self, q));
-                } else {
-                    queue.put_back(entry);
-                }
+            let full = to.is_some_and(|to| matches!(&self.nodes[to], Node::Consumer(c) if !c.has_room()));
+            let Node::Queue(queue) = &mut self.nodes[q] else { return };
+            if full {
+                break !queue.is_empty();
             }
+            let Some(entry) = queue.take_head() else { break false };
+            let ok = to.is_some_and(|to| self.accept(q, to, entry.msg));
+            let Node::Queue(queue) = &mut self.nodes[q] else { return };
             if !ok {
-                refused = true;
-                break;
+                queue.put_back(entry);
+                break true;
             }
+            queue.sent(entry, &mut ctx!(self, q));
             sent += 1;
-        }
+        };
         let mut freed_room = false;
         if let Node::Queue(queue) = &mut self.nodes[q] {
             let signal = queue.after_send_loop(sent, refused, &mut ctx!(self, q));

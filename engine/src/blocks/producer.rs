@@ -470,7 +470,7 @@ impl Producer {
         let class = if self.weights.len() == 1 { 0 } else { ctx.core.rng.weighted_index(&self.weights, self.total_weight) };
         let spec = &self.spec.classes[class];
         // Sizes are positive: adding one half and truncating rounds them.
-        let size = (spec.size.sample(&mut ctx.core.rng) + 0.5).clamp(1.0, MAX_MESSAGE_BYTES) as u64;
+        let size = (spec.size.sample(&mut ctx.core.rng) + 0.5).clamp(1.0, MAX_MESSAGE_BYTES) as i64 as u64;
         let mut gates = Gates::default();
         if self.is_closed_loop() {
             // The producer hears when its request is processed or dropped.
