@@ -9,6 +9,7 @@ pub mod blocks;
 pub mod buffer;
 pub mod context;
 pub mod distribution;
+pub mod editor;
 pub mod message;
 pub mod metrics;
 pub mod priorities;
@@ -21,6 +22,7 @@ pub mod time;
 
 pub use metrics::{DropReason, SeriesPoint, Transition};
 pub use report::{NodeReport, Report, Totals};
+pub use editor::Editor;
 pub use scenario::{BlockSpec, FieldError, NodeSpec, Scenario, ScenarioError, SCENARIO_VERSION};
 pub use simulation::{Node, Simulation};
 pub use time::{SimDuration, SimTime};

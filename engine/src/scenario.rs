@@ -248,6 +248,14 @@ fn typed<T: serde::de::DeserializeOwned>(value: Value, prefix: &str) -> Result<T
 impl Scenario {
     /// Parses and validates a scenario file.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
+        let scenario = Self::from_json_draft(text)?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    /// Parses a scenario file that may still lack outgoing edges (see
+    /// `validate_draft`): what the playground can open and keep editing.
+    pub fn from_json_draft(text: &str) -> Result<Scenario, ScenarioError> {
         if text.len() > MAX_SCENARIO_BYTES {
             return Err(ScenarioError::single(
                 "",
@@ -256,11 +264,17 @@ impl Scenario {
         }
         let value: Value = serde_json::from_str(text)
             .map_err(|e| ScenarioError::single("", format!("not valid JSON: {e}")))?;
-        Self::from_value(value)
+        Self::draft_from_value(value)
     }
 
     /// Validates an already parsed JSON document as a scenario.
     pub fn from_value(value: Value) -> Result<Scenario, ScenarioError> {
+        let scenario = Self::draft_from_value(value)?;
+        scenario.validate()?;
+        Ok(scenario)
+    }
+
+    fn draft_from_value(value: Value) -> Result<Scenario, ScenarioError> {
         let Value::Object(mut top) = value else {
             return Err(ScenarioError::single("", "a scenario must be a JSON object"));
         };
@@ -309,12 +323,24 @@ impl Scenario {
             return Err(ScenarioError { errors });
         }
         scenario.nodes = nodes;
-        scenario.validate()?;
+        scenario.validate_draft()?;
         Ok(scenario)
     }
 
     /// Checks everything that types alone cannot: ranges, identities, edges.
     pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.check(false).map(|_| ())
+    }
+
+    /// Checks a scenario under construction: like `validate`, except that a
+    /// block still lacking a needed outgoing edge is not an error. Returns
+    /// those gaps (empty: the scenario can run).
+    pub fn validate_draft(&self) -> Result<Vec<FieldError>, ScenarioError> {
+        self.check(true)
+    }
+
+    fn check(&self, draft: bool) -> Result<Vec<FieldError>, ScenarioError> {
+        let mut missing = Vec::new();
         let mut errors = Vec::new();
         if self.version != SCENARIO_VERSION {
             push_error(
@@ -405,7 +431,8 @@ impl Scenario {
             let kind = node.block.kind();
             let n = outputs[i];
             if n < min {
-                push_error(&mut errors, format!("nodes[{i}]"), format!("a {kind} needs an outgoing edge; none leaves \"{}\"", node.id));
+                let gaps = if draft { &mut missing } else { &mut errors };
+                push_error(gaps, format!("nodes[{i}]"), format!("a {kind} needs an outgoing edge; none leaves \"{}\"", node.id));
             } else if n > max {
                 push_error(
                     &mut errors,
@@ -419,7 +446,7 @@ impl Scenario {
             self.validate_graph(&index, &mut errors);
         }
         if errors.is_empty() {
-            Ok(())
+            Ok(missing)
         } else {
             Err(ScenarioError { errors })
         }

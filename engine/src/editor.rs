@@ -1,0 +1,410 @@
+//! Editing a scenario the way the playground does: add a block, connect two,
+//! move, duplicate, delete, change parameters, import; undo and redo.
+//!
+//! Guarantees:
+//! - The scenario held is always a draft: every field valid and every edge
+//!   sound (no dangling or duplicate edge, no cycle, no input into a
+//!   producer, no more outputs than a kind takes). What a draft may lack is
+//!   only an outgoing edge some block still needs; `missing` lists those,
+//!   and a draft without any is a runnable scenario.
+//! - An edit that would break the first rule is refused with a message
+//!   saying why, and nothing changes.
+//! - Every accepted edit can be undone and redone, in order; a new edit
+//!   clears what could be redone. The history is bounded.
+
+use serde_json::{json, Value};
+
+use crate::scenario::{BlockSpec, FieldError, NodeSpec, Position, Scenario, ScenarioError, BLOCK_KINDS};
+
+/// How many edits can be undone.
+pub const HISTORY_LIMIT: usize = 200;
+
+
+pub struct Editor {
+    scenario: Scenario,
+    undo: Vec<Scenario>,
+    redo: Vec<Scenario>,
+}
+
+/// The parameters a new block of each kind starts with: a working example
+/// rather than the smallest valid one, so that it does something at once.
+pub fn default_block(kind: &str) -> Option<BlockSpec> {
+    let fields = match kind {
+        "producer" => json!({"arrivals": {"process": "poisson", "rate_per_s": 20.0}}),
+        "queue" => json!({"soft_limit": {"messages": 20}, "hard_limit": {"messages": 60}}),
+        "consumer" => json!({"service_time": {"dist": "exponential", "mean": 0.05}}),
+        "router" => json!({"policy": "round_robin"}),
+        "window" => json!({"max_messages": 8}),
+        "credit" => json!({"initial_credit": 8}),
+        "rate_limiter" => json!({"rules": [{"scheme": "token_bucket", "limit": 10, "span_s": 1}]}),
+        "concurrency_limiter" => json!({"max_in_flight": 4}),
+        "link" => json!({"bandwidth_bytes_per_s": 100000.0, "latency_s": 0.02}),
+        "dispatcher" => json!({"workers": 2, "service_time": {"dist": "exponential", "mean": 0.05}}),
+        "resource_pool" => json!({"min_total": 1, "max_total": 4}),
+        _ => return None,
+    };
+    let mut value = fields;
+    value["kind"] = Value::from(kind);
+    serde_json::from_value(value).ok()
+}
+
+/// Turns a refused draft into one message, naming the nodes rather than
+/// their indices where it can.
+fn explain(scenario: &Scenario, error: ScenarioError) -> String {
+    error
+        .errors
+        .iter()
+        .map(|e| {
+            let node = e
+                .path
+                .strip_prefix("nodes[")
+                .and_then(|rest| rest.split(']').next())
+                .and_then(|i| i.parse::<usize>().ok())
+                .and_then(|i| scenario.nodes.get(i));
+            match node {
+                Some(n) => format!("{}: {}", n.id, e.message),
+                None => e.message.clone(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+impl Editor {
+    /// Starts from `scenario`, which must be a sound draft.
+    pub fn new(scenario: Scenario) -> Result<Editor, String> {
+        scenario.validate_draft().map_err(|e| explain(&scenario, e))?;
+        Ok(Editor { scenario, undo: Vec::new(), redo: Vec::new() })
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The outgoing edges the draft still needs before it can run.
+    pub fn missing(&self) -> Vec<FieldError> {
+        self.scenario.validate_draft().unwrap_or_default()
+    }
+
+    pub fn can_undo(&self) -> bool {
+        !self.undo.is_empty()
+    }
+
+    pub fn can_redo(&self) -> bool {
+        !self.redo.is_empty()
+    }
+
+    /// Applies `change` to a copy; keeps it if it is a sound draft.
+    fn edit(&mut self, change: impl FnOnce(&mut Scenario) -> Result<(), String>) -> Result<(), String> {
+        let mut next = self.scenario.clone();
+        change(&mut next)?;
+        next.validate_draft().map_err(|e| explain(&next, e))?;
+        if next == self.scenario {
+            return Ok(());
+        }
+        let previous = std::mem::replace(&mut self.scenario, next);
+        self.undo.push(previous);
+        if self.undo.len() > HISTORY_LIMIT {
+            self.undo.remove(0);
+        }
+        self.redo.clear();
+        Ok(())
+    }
+
+    pub fn undo(&mut self) -> bool {
+        let Some(previous) = self.undo.pop() else { return false };
+        self.redo.push(std::mem::replace(&mut self.scenario, previous));
+        true
+    }
+
+    pub fn redo(&mut self) -> bool {
+        let Some(next) = self.redo.pop() else { return false };
+        self.undo.push(std::mem::replace(&mut self.scenario, next));
+        true
+    }
+
+    /// A fresh id for a block of `kind`: the kind and the first free number.
+    fn fresh_id(scenario: &Scenario, kind: &str) -> String {
+        (1..)
+            .map(|n| format!("{kind}{n}"))
+            .find(|id| scenario.node_index(id).is_none())
+            .unwrap_or_else(|| kind.to_string())
+    }
+
+    /// Adds a block of `kind` with its default parameters at `at`. Returns
+    /// its id.
+    pub fn add_node(&mut self, kind: &str, at: Position) -> Result<String, String> {
+        let block = default_block(kind)
+            .ok_or_else(|| format!("unknown block kind \"{kind}\"; known kinds: {}", BLOCK_KINDS.join(", ")))?;
+        let id = Editor::fresh_id(&self.scenario, kind);
+        let node = NodeSpec { id: id.clone(), position: Some(at), block };
+        self.edit(|s| {
+            s.nodes.push(node);
+            Ok(())
+        })?;
+        Ok(id)
+    }
+
+    /// Connects `from`'s output to `to`'s input.
+    pub fn connect(&mut self, from: &str, to: &str) -> Result<(), String> {
+        let (Some(a), Some(b)) = (self.scenario.node_index(from), self.scenario.node_index(to)) else {
+            return Err(format!("no node \"{from}\" or \"{to}\""));
+        };
+        if a == b {
+            return Err(format!("{from} cannot feed itself"));
+        }
+        let (source, target) = (&self.scenario.nodes[a].block, &self.scenario.nodes[b].block);
+        if matches!(target, BlockSpec::Producer(_)) {
+            return Err(format!("{to} is a producer: it makes messages and takes none in"));
+        }
+        if self.scenario.edges.iter().any(|e| e.from == from && e.to == to) {
+            return Err(format!("{from} already feeds {to}"));
+        }
+        let (_, max) = source.outputs();
+        let outs = self.scenario.edges.iter().filter(|e| e.from == from).count();
+        if outs >= max {
+            return Err(format!(
+                "a {} has {} output; {from} already feeds {} (put a router after it to fan out)",
+                source.kind().replace('_', " "),
+                if max == 1 { "one" } else { "a limited number of" },
+                self.scenario.edges.iter().find(|e| e.from == from).map_or("", |e| e.to.as_str())
+            ));
+        }
+        let edge = crate::scenario::EdgeSpec { from: from.to_string(), to: to.to_string() };
+        self.edit(|s| {
+            s.edges.push(edge);
+            Ok(())
+        })
+    }
+
+    /// Removes the edge from `from` to `to`.
+    pub fn disconnect(&mut self, from: &str, to: &str) -> Result<(), String> {
+        self.edit(|s| {
+            let before = s.edges.len();
+            s.edges.retain(|e| !(e.from == from && e.to == to));
+            if s.edges.len() == before {
+                return Err(format!("{from} does not feed {to}"));
+            }
+            Ok(())
+        })
+    }
+
+    /// Deletes nodes and every edge touching them.
+    pub fn remove(&mut self, ids: &[String]) -> Result<(), String> {
+        if ids.is_empty() {
+            return Ok(());
+        }
+        self.edit(|s| {
+            let before = s.nodes.len();
+            s.nodes.retain(|n| !ids.contains(&n.id));
+            if s.nodes.len() == before {
+                return Err("nothing to delete".to_string());
+            }
+            s.edges.retain(|e| !ids.contains(&e.from) && !ids.contains(&e.to));
+            if s.nodes.is_empty() {
+                return Err("a scenario keeps at least one block".to_string());
+            }
+            Ok(())
+        })
+    }
+
+    /// Moves nodes by (dx, dy), as one edit.
+    pub fn move_by(&mut self, ids: &[String], dx: f64, dy: f64) -> Result<(), String> {
+        self.edit(|s| {
+            for (i, n) in s.nodes.iter_mut().enumerate() {
+                if ids.contains(&n.id) {
+                    let p = n.position.unwrap_or(default_position(i));
+                    n.position = Some(Position { x: (p.x + dx).round(), y: (p.y + dy).round() });
+                }
+            }
+            Ok(())
+        })
+    }
+
+    /// Copies nodes (with the edges among them) beside the originals.
+    /// Returns the new ids, in the order given.
+    pub fn duplicate(&mut self, ids: &[String]) -> Result<Vec<String>, String> {
+        let mut next = self.scenario.clone();
+        let mut renamed = Vec::new();
+        for id in ids {
+            let Some(i) = next.node_index(id) else { return Err(format!("no node \"{id}\"")) };
+            let mut copy = next.nodes[i].clone();
+            copy.id = Editor::fresh_id(&next, copy.block.kind());
+            let p = copy.position.unwrap_or(default_position(i));
+            copy.position = Some(Position { x: p.x + 40.0, y: p.y + 40.0 });
+            renamed.push((id.clone(), copy.id.clone()));
+            next.nodes.push(copy);
+        }
+        let lookup = |id: &str| renamed.iter().find(|(old, _)| old == id).map(|(_, new)| new.clone());
+        let copies: Vec<_> = next
+            .edges
+            .iter()
+            .filter_map(|e| Some(crate::scenario::EdgeSpec { from: lookup(&e.from)?, to: lookup(&e.to)? }))
+            .collect();
+        next.edges.extend(copies);
+        self.edit(|s| {
+            *s = next;
+            Ok(())
+        })?;
+        Ok(renamed.into_iter().map(|(_, new)| new).collect())
+    }
+
+    /// Changes one node's parameters (same kind).
+    pub fn set_block(&mut self, id: &str, block: BlockSpec) -> Result<(), String> {
+        self.edit(|s| {
+            let i = s.node_index(id).ok_or_else(|| format!("no node \"{id}\""))?;
+            if s.nodes[i].block.kind() != block.kind() {
+                return Err(format!("{id} is a {}, not a {}", s.nodes[i].block.kind(), block.kind()));
+            }
+            s.nodes[i].block = block;
+            Ok(())
+        })
+    }
+
+    /// Replaces the whole scenario by an imported file's text. A file that
+    /// is too large, malformed or unsound is refused and nothing changes.
+    pub fn import(&mut self, text: &str) -> Result<(), String> {
+        let scenario = Scenario::from_json_draft(text).map_err(|e| e.to_string())?;
+        self.edit(|s| {
+            *s = scenario;
+            Ok(())
+        })
+    }
+}
+
+/// Where a node without a position is drawn: in a row, in file order.
+pub fn default_position(index: usize) -> Position {
+    Position { x: 120.0 + 280.0 * index as f64, y: 160.0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn at(x: f64, y: f64) -> Position {
+        Position { x, y }
+    }
+
+    fn node(id: &str, kind: &str) -> NodeSpec {
+        NodeSpec { id: id.into(), position: None, block: default_block(kind).unwrap() }
+    }
+
+    /// A producer `p` feeding a consumer `c`.
+    fn empty_editor() -> Editor {
+        let edges = vec![crate::scenario::EdgeSpec { from: "p".into(), to: "c".into() }];
+        let s = Scenario { version: 1, name: String::new(), description: String::new(), seed: None, nodes: vec![node("p", "producer"), node("c", "consumer")], edges };
+        Editor::new(s).unwrap()
+    }
+
+    #[test]
+    fn every_kind_has_a_valid_default() {
+        for kind in BLOCK_KINDS {
+            let mut e = empty_editor();
+            let id = e.add_node(kind, at(10.0, 20.0)).unwrap_or_else(|why| panic!("{kind}: {why}"));
+            assert_eq!(e.scenario().nodes.last().unwrap().id, id);
+        }
+        assert!(default_block("teapot").is_none());
+    }
+
+    #[test]
+    fn building_a_pipeline_step_by_step_ends_runnable() {
+        let mut e = empty_editor();
+        e.remove(&["p".to_string()]).unwrap();
+        let p = e.add_node("producer", at(0.0, 0.0)).unwrap();
+        let w = e.add_node("window", at(100.0, 0.0)).unwrap();
+        let l = e.add_node("link", at(200.0, 0.0)).unwrap();
+        let q = e.add_node("queue", at(300.0, 0.0)).unwrap();
+        assert_eq!(e.missing().len(), 4, "{:?}", e.missing());
+        for (a, b) in [(&p, &w), (&w, &l), (&l, &q)] {
+            e.connect(a, b).unwrap();
+        }
+        e.connect(&q, "c").unwrap();
+        assert!(e.missing().is_empty());
+        e.scenario().validate().expect("runnable");
+        let mut sim = crate::Simulation::new(e.scenario().clone(), 1).unwrap();
+        sim.run_until(crate::SimTime::from_secs_f64(5.0));
+        assert!(sim.totals().delivered > 0);
+    }
+
+    #[test]
+    fn bad_connections_are_refused_with_a_reason() {
+        let mut e = empty_editor();
+        let q = e.add_node("queue", at(0.0, 0.0)).unwrap();
+        let why = e.connect("c", "p").unwrap_err();
+        assert!(why.contains("producer"), "{why}");
+        let why = e.connect("p", "p").unwrap_err();
+        assert!(why.contains("itself"), "{why}");
+        let why = e.connect("p", "c").unwrap_err();
+        assert!(why.contains("already feeds"), "{why}");
+        let why = e.connect("p", &q).unwrap_err();
+        assert!(why.contains("one output"), "{why}");
+        e.connect("c", &q).unwrap();
+        let why = e.connect(&q, "c").unwrap_err();
+        assert!(why.contains("cycle"), "{why}");
+        assert_eq!(e.scenario().edges.len(), 2);
+    }
+
+    #[test]
+    fn undo_and_redo_walk_the_history() {
+        let mut e = empty_editor();
+        let original = e.scenario().clone();
+        let q = e.add_node("queue", at(0.0, 0.0)).unwrap();
+        e.move_by(std::slice::from_ref(&q), 15.0, -5.0).unwrap();
+        let moved = e.scenario().clone();
+        assert!(e.undo() && e.undo());
+        assert_eq!(e.scenario(), &original);
+        assert!(!e.undo());
+        assert!(e.redo() && e.redo());
+        assert_eq!(e.scenario(), &moved);
+        assert!(!e.redo());
+        e.undo();
+        e.remove(std::slice::from_ref(&q)).unwrap();
+        assert!(!e.can_redo(), "a new edit clears the redo list");
+    }
+
+    #[test]
+    fn delete_takes_the_edges_and_duplicate_copies_them() {
+        let mut e = empty_editor();
+        let copies = e.duplicate(&["p".to_string(), "c".to_string()]).unwrap();
+        assert_eq!(copies, vec!["producer1", "consumer1"]);
+        assert!(e.scenario().edges.iter().any(|x| x.from == "producer1" && x.to == "consumer1"));
+        e.remove(&["c".to_string()]).unwrap();
+        assert!(e.scenario().edges.iter().all(|x| x.to != "c"));
+        assert_eq!(e.missing().len(), 1, "p now needs an output");
+        let why = e.remove(&["p".to_string(), "producer1".to_string(), "consumer1".to_string()]).unwrap_err();
+        assert!(why.contains("at least one"), "{why}");
+    }
+
+    #[test]
+    fn hostile_imports_are_refused_and_change_nothing() {
+        let mut e = empty_editor();
+        let before = e.scenario().clone();
+        for text in [
+            "{not json".to_string(),
+            r#"{"version": 1, "nodes": [{"id": "p", "kind": "producer", "speed": 3}]}"#.to_string(),
+            r#"{"version": 1, "nodes": [{"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 1e308}}]}"#.to_string(),
+            format!(r#"{{"version": 1, "name": "{}", "nodes": []}}"#, "x".repeat(crate::scenario::MAX_SCENARIO_BYTES)),
+        ] {
+            assert!(e.import(&text).is_err(), "accepted: {}", &text[..text.len().min(80)]);
+            assert_eq!(e.scenario(), &before);
+        }
+        e.import(&crate::Scenario::from_json(crate::DEFAULT_SCENARIO).unwrap().to_json_pretty()).unwrap();
+        assert_ne!(e.scenario(), &before);
+        assert!(e.undo());
+        assert_eq!(e.scenario(), &before);
+    }
+
+    #[test]
+    fn parameter_changes_are_checked() {
+        let mut e = empty_editor();
+        let mut bad = default_block("queue").unwrap();
+        if let BlockSpec::Queue(q) = &mut bad {
+            q.soft_limit.messages = 100;
+            q.hard_limit.messages = 10;
+        }
+        let q = e.add_node("queue", at(0.0, 0.0)).unwrap();
+        let why = e.set_block(&q, bad).unwrap_err();
+        assert!(why.starts_with("queue1: ") && why.contains("hard_limit"), "{why}");
+        assert!(e.set_block(&q, default_block("consumer").unwrap()).is_err());
+    }
+}
