@@ -248,7 +248,7 @@ fn typed<T: serde::de::DeserializeOwned>(value: Value, prefix: &str) -> Result<T
 impl Scenario {
     /// Parses and validates a scenario file.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
-        let scenario = Self::from_json_draft(text)?;
+        let scenario = Self::parse(text)?;
         scenario.validate()?;
         Ok(scenario)
     }
@@ -256,6 +256,13 @@ impl Scenario {
     /// Parses a scenario file that may still lack outgoing edges (see
     /// `validate_draft`): what the playground can open and keep editing.
     pub fn from_json_draft(text: &str) -> Result<Scenario, ScenarioError> {
+        let scenario = Self::parse(text)?;
+        scenario.validate_draft()?;
+        Ok(scenario)
+    }
+
+    /// Reads the text into typed fields, checking no more than types do.
+    fn parse(text: &str) -> Result<Scenario, ScenarioError> {
         if text.len() > MAX_SCENARIO_BYTES {
             return Err(ScenarioError::single(
                 "",
@@ -264,17 +271,17 @@ impl Scenario {
         }
         let value: Value = serde_json::from_str(text)
             .map_err(|e| ScenarioError::single("", format!("not valid JSON: {e}")))?;
-        Self::draft_from_value(value)
+        Self::typed_from_value(value)
     }
 
     /// Validates an already parsed JSON document as a scenario.
     pub fn from_value(value: Value) -> Result<Scenario, ScenarioError> {
-        let scenario = Self::draft_from_value(value)?;
+        let scenario = Self::typed_from_value(value)?;
         scenario.validate()?;
         Ok(scenario)
     }
 
-    fn draft_from_value(value: Value) -> Result<Scenario, ScenarioError> {
+    fn typed_from_value(value: Value) -> Result<Scenario, ScenarioError> {
         let Value::Object(mut top) = value else {
             return Err(ScenarioError::single("", "a scenario must be a JSON object"));
         };
@@ -323,7 +330,6 @@ impl Scenario {
             return Err(ScenarioError { errors });
         }
         scenario.nodes = nodes;
-        scenario.validate_draft()?;
         Ok(scenario)
     }
 
