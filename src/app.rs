@@ -1,18 +1,31 @@
-//! The page: owns the running simulation and drives it on a timer; every
-//! other component gets plain data as props and reports input as callbacks.
+//! The page: owns the scenario being edited and the running simulation, and
+//! drives the simulation on a timer; every other component gets plain data
+//! as props and reports input as callbacks.
+//!
+//! Edits go through the engine's `Editor` (which refuses what is unsound
+//! and keeps the undo history); the simulation then follows the edited
+//! scenario: a parameter change applies to the running simulation, a change
+//! of shape starts it again, and a scenario that still lacks an edge does not
+//! run until it is complete.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
+use gloo_events::{EventListener, EventListenerOptions};
 use gloo_timers::callback::Interval;
-use sluice_engine::{BlockSpec, Scenario, Simulation};
+use sluice_engine::editor::default_position;
+use sluice_engine::scenario::Position;
+use sluice_engine::{BlockSpec, Editor, Scenario, Simulation};
+use wasm_bindgen::JsCast;
+use web_sys::{Element, KeyboardEvent};
 use yew::prelude::*;
 
 use crate::chart::DepthChart;
 use crate::controls::Controls;
 use crate::counters::Counters;
-use crate::graph::Graph;
+use crate::graph::{client_to_canvas, over_canvas, Graph};
 use crate::inspector::Inspector;
+use crate::palette::Palette;
 use crate::snapshot::{DepthSeries, Snapshot};
 use crate::transitions_log::TransitionsLog;
 
@@ -29,31 +42,105 @@ fn default_scenario() -> Scenario {
     Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).expect("the built-in scenario is valid")
 }
 
-fn new_simulation(scenario: Scenario) -> Simulation {
-    let seed = scenario.seed.unwrap_or(1);
-    Simulation::new(scenario, seed).expect("a validated scenario builds")
-}
-
 fn now_ms() -> f64 {
     web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now())
 }
 
-/// The node charted when nothing is selected: the first queue, else node 0.
-fn default_chart_node(sim: &Simulation) -> usize {
-    sim.scenario().nodes.iter().position(|n| n.block.kind() == "queue").unwrap_or(0)
+/// The scenario being edited and the simulation of its last runnable form.
+pub struct Session {
+    editor: Editor,
+    sim: Option<Simulation>,
+}
+
+impl Session {
+    fn new(scenario: Scenario) -> Session {
+        let editor = Editor::new(scenario).expect("the built-in scenario is sound");
+        let mut session = Session { editor, sim: None };
+        session.restart();
+        session
+    }
+
+    /// Starts the simulation again from time zero, if the scenario can run.
+    fn restart(&mut self) {
+        let scenario = self.editor.scenario().clone();
+        let seed = scenario.seed.unwrap_or(1);
+        self.sim = if self.editor.missing().is_empty() { Simulation::new(scenario, seed).ok() } else { None };
+    }
+
+    /// Brings the simulation in line with the edited scenario: parameters
+    /// change live; anything else starts again.
+    fn follow(&mut self) {
+        if !self.editor.missing().is_empty() {
+            self.sim = None;
+            return;
+        }
+        if let Some(sim) = &mut self.sim {
+            let (running, edited) = (sim.scenario(), self.editor.scenario());
+            let same_shape = running.edges == edited.edges
+                && running.seed == edited.seed
+                && running.nodes.len() == edited.nodes.len()
+                && running.nodes.iter().zip(&edited.nodes).all(|(a, b)| a.id == b.id && a.block.kind() == b.block.kind());
+            if same_shape {
+                let changed: Vec<(String, BlockSpec)> = edited
+                    .nodes
+                    .iter()
+                    .zip(&running.nodes)
+                    .filter(|(e, r)| e.block != r.block)
+                    .map(|(e, _)| (e.id.clone(), e.block.clone()))
+                    .collect();
+                if changed.into_iter().all(|(id, block)| sim.reconfigure(&id, block).is_ok()) {
+                    return;
+                }
+            }
+        }
+        self.restart();
+    }
+
+    fn id_of(&self, index: usize) -> Option<String> {
+        self.editor.scenario().nodes.get(index).map(|n| n.id.clone())
+    }
+
+    fn index_of(&self, id: &str) -> Option<usize> {
+        self.editor.scenario().node_index(id)
+    }
+}
+
+/// A free spot for a block added without a drop point: right of the others.
+fn free_spot(scenario: &Scenario) -> Position {
+    let right = scenario
+        .nodes
+        .iter()
+        .enumerate()
+        .map(|(i, n)| n.position.unwrap_or(default_position(i)))
+        .fold(None::<Position>, |best, p| match best {
+            Some(b) if b.x >= p.x => Some(b),
+            _ => Some(p),
+        });
+    right.map_or(Position { x: 120.0, y: 160.0 }, |p| Position { x: p.x + 240.0, y: p.y })
+}
+
+/// Whether a key press belongs to a text field rather than to the page.
+fn typing(e: &KeyboardEvent) -> bool {
+    e.target()
+        .and_then(|t| t.dyn_into::<Element>().ok())
+        .is_some_and(|el| matches!(el.tag_name().to_ascii_lowercase().as_str(), "input" | "select" | "textarea"))
 }
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let sim = use_mut_ref(|| new_simulation(default_scenario()));
+    let session = use_mut_ref(|| Session::new(default_scenario()));
     let playing = use_state(|| true);
     let speed = use_state(|| 1.0f64);
-    let selected = use_state(|| Some(default_chart_node(&sim.borrow())));
+    let selected = use_state(|| {
+        let s = session.borrow();
+        s.editor.scenario().nodes.iter().position(|n| n.block.kind() == "queue")
+    });
+    let notice = use_state(|| None::<String>);
     let behind = use_state(|| false);
     let redraw = use_force_update();
 
     {
-        let sim = sim.clone();
+        let session = session.clone();
         let redraw = redraw.clone();
         let behind = behind.clone();
         use_effect_with((*playing, *speed), move |&(playing, speed)| {
@@ -63,10 +150,11 @@ pub fn app() -> Html {
                     let now = now_ms();
                     let real_s = ((now - last.get()) / 1000.0).clamp(0.0, MAX_FRAME_SECONDS);
                     last.set(now);
-                    let mut sim = sim.borrow_mut();
+                    let mut s = session.borrow_mut();
+                    let Some(sim) = s.sim.as_mut() else { return };
                     let target = sim.now() + sluice_engine::SimDuration::from_secs_f64(real_s * speed);
                     let kept_up = sim.run_until_bounded(target, EVENTS_PER_FRAME);
-                    drop(sim);
+                    drop(s);
                     if *behind == kept_up {
                         behind.set(!kept_up);
                     }
@@ -77,9 +165,29 @@ pub fn app() -> Html {
         });
     }
 
-    let snapshot = Rc::new(Snapshot::of(&sim.borrow()));
-    let chart_node = selected.unwrap_or_else(|| default_chart_node(&sim.borrow()));
-    let series = Rc::new(DepthSeries::of(&sim.borrow(), chart_node));
+    // Every edit goes through here: refused edits leave a notice and change
+    // nothing; accepted ones move the simulation along.
+    let edit = {
+        let session = session.clone();
+        let notice = notice.clone();
+        let redraw = redraw.clone();
+        Rc::new(move |change: &dyn Fn(&mut Session) -> Result<(), String>| -> Result<(), String> {
+            let result = {
+                let mut s = session.borrow_mut();
+                let result = change(&mut s);
+                if result.is_ok() {
+                    s.follow();
+                }
+                result
+            };
+            match &result {
+                Ok(()) => notice.set(None),
+                Err(why) => notice.set(Some(why.clone())),
+            }
+            redraw.force_update();
+            result
+        })
+    };
 
     let on_play = {
         let playing = playing.clone();
@@ -90,11 +198,10 @@ pub fn app() -> Html {
         Callback::from(move |s: f64| speed.set(s))
     };
     let on_reset = {
-        let sim = sim.clone();
+        let session = session.clone();
         let redraw = redraw.clone();
         Callback::from(move |_| {
-            let scenario = sim.borrow().scenario().clone();
-            *sim.borrow_mut() = new_simulation(scenario);
+            session.borrow_mut().restart();
             redraw.force_update();
         })
     };
@@ -103,17 +210,192 @@ pub fn app() -> Html {
         Callback::from(move |node: Option<usize>| selected.set(node))
     };
     let on_reconfigure: Callback<(String, BlockSpec), Result<(), String>> = {
-        let sim = sim.clone();
-        let redraw = redraw.clone();
+        let edit = edit.clone();
         Callback::from(move |(id, block): (String, BlockSpec)| {
-            let result = sim.borrow_mut().reconfigure(&id, block).map_err(|e| e.to_string());
-            redraw.force_update();
-            result
+            let block = RefCell::new(Some(block));
+            edit(&|s| match block.borrow_mut().take() {
+                Some(b) => s.editor.set_block(&id, b),
+                None => Ok(()),
+            })
+        })
+    };
+    let on_move = {
+        let edit = edit.clone();
+        Callback::from(move |(index, dx, dy): (usize, f64, f64)| {
+            let _ = edit(&|s| match s.id_of(index) {
+                Some(id) => s.editor.move_by(&[id], dx, dy),
+                None => Ok(()),
+            });
+        })
+    };
+    let on_connect = {
+        let edit = edit.clone();
+        Callback::from(move |(from, to): (usize, usize)| {
+            let _ = edit(&|s| match (s.id_of(from), s.id_of(to)) {
+                (Some(a), Some(b)) => s.editor.connect(&a, &b),
+                _ => Ok(()),
+            });
+        })
+    };
+    let add_at = {
+        let edit = edit.clone();
+        let selected = selected.clone();
+        let session = session.clone();
+        Rc::new(move |kind: String, at: Option<Position>| {
+            let added = RefCell::new(None);
+            let result = edit(&|s| {
+                let at = at.unwrap_or_else(|| free_spot(s.editor.scenario()));
+                let id = s.editor.add_node(&kind, at)?;
+                *added.borrow_mut() = Some(id);
+                Ok(())
+            });
+            if result.is_ok() {
+                let index = added.take().and_then(|id| session.borrow().index_of(&id));
+                selected.set(index);
+            }
+        })
+    };
+    let on_drop = {
+        let add_at = add_at.clone();
+        Callback::from(move |(kind, x, y): (String, f64, f64)| {
+            let svg = gloo_utils::document().query_selector("svg.graph").ok().flatten();
+            let Some(svg) = svg.filter(|svg| over_canvas(svg, x, y)) else { return };
+            let at = client_to_canvas(&svg, x, y).map(|(x, y)| Position { x: x.round(), y: y.round() });
+            add_at(kind, at);
+        })
+    };
+    let on_add = {
+        let add_at = add_at.clone();
+        Callback::from(move |kind: String| add_at(kind, None))
+    };
+    let undo = {
+        let edit = edit.clone();
+        Callback::from(move |_: ()| {
+            let _ = edit(&|s| {
+                s.editor.undo();
+                Ok(())
+            });
+        })
+    };
+    let redo = {
+        let edit = edit.clone();
+        Callback::from(move |_: ()| {
+            let _ = edit(&|s| {
+                s.editor.redo();
+                Ok(())
+            });
+        })
+    };
+    let delete = {
+        let edit = edit.clone();
+        let selected = selected.clone();
+        Callback::from(move |_: ()| {
+            let Some(index) = *selected else { return };
+            let result = edit(&|s| match s.id_of(index) {
+                Some(id) => s.editor.remove(&[id]),
+                None => Ok(()),
+            });
+            if result.is_ok() {
+                selected.set(None);
+            }
+        })
+    };
+    let duplicate = {
+        let edit = edit.clone();
+        let selected = selected.clone();
+        let session = session.clone();
+        Callback::from(move |_: ()| {
+            let Some(index) = *selected else { return };
+            let copy = RefCell::new(None);
+            let result = edit(&|s| {
+                let Some(id) = s.id_of(index) else { return Ok(()) };
+                *copy.borrow_mut() = s.editor.duplicate(&[id])?.pop();
+                Ok(())
+            });
+            if result.is_ok() {
+                selected.set(copy.take().and_then(|id| session.borrow().index_of(&id)));
+            }
         })
     };
 
-    let selected_spec = selected.and_then(|i| sim.borrow().scenario().nodes.get(i).cloned());
-    let scenario_name = sim.borrow().scenario().name.clone();
+    // Keyboard shortcuts, on the whole page. Installed again whenever what
+    // the handlers read changes (callbacks see the state of their render).
+    {
+        let (undo, redo, delete, duplicate, on_play) =
+            (undo.clone(), redo.clone(), delete.clone(), duplicate.clone(), on_play.clone());
+        use_effect_with((*selected, *playing), move |_| {
+            let options = EventListenerOptions::enable_prevent_default();
+            let listener = EventListener::new_with_options(&gloo_utils::document(), "keydown", options, move |event| {
+                let Some(e) = event.dyn_ref::<KeyboardEvent>() else { return };
+                if typing(e) {
+                    return;
+                }
+                let command = e.ctrl_key() || e.meta_key();
+                let key = e.key().to_ascii_lowercase();
+                let handled = match key.as_str() {
+                    "z" if command && e.shift_key() => {
+                        redo.emit(());
+                        true
+                    }
+                    "z" if command => {
+                        undo.emit(());
+                        true
+                    }
+                    "y" if command => {
+                        redo.emit(());
+                        true
+                    }
+                    "d" if command => {
+                        duplicate.emit(());
+                        true
+                    }
+                    "delete" | "backspace" => {
+                        delete.emit(());
+                        true
+                    }
+                    // Space plays and pauses, unless a button has the focus
+                    // (where Space presses that button).
+                    " " if !e.target().and_then(|t| t.dyn_into::<Element>().ok()).is_some_and(|el| {
+                        el.tag_name().eq_ignore_ascii_case("button") || el.get_attribute("role").as_deref() == Some("button")
+                    }) => {
+                        on_play.emit(());
+                        true
+                    }
+                    _ => false,
+                };
+                if handled {
+                    e.prevent_default();
+                }
+            });
+            move || drop(listener)
+        });
+    }
+
+    let s = session.borrow();
+    let scenario = s.editor.scenario();
+    let snapshot = Rc::new(match &s.sim {
+        Some(sim) => Snapshot::of(sim, scenario),
+        None => Snapshot::draft(scenario),
+    });
+    let selected_index = selected.filter(|&i| i < scenario.nodes.len());
+    let series = s.sim.as_ref().map(|sim| {
+        let node = selected_index.unwrap_or_else(|| scenario.nodes.iter().position(|n| n.block.kind() == "queue").unwrap_or(0));
+        Rc::new(DepthSeries::of(sim, node))
+    });
+    let selected_spec = selected_index.and_then(|i| scenario.nodes.get(i).cloned());
+    let scenario_name = scenario.name.clone();
+    let missing: Vec<String> = s.editor.missing().into_iter().map(|e| e.message).collect();
+    let (can_undo, can_redo) = (s.editor.can_undo(), s.editor.can_redo());
+    drop(s);
+
+    let button = |label: &'static str, test_id: &'static str, title: &'static str, enabled: bool, cb: &Callback<()>| {
+        let cb = cb.clone();
+        html! {
+            <button data-testid={test_id} title={title} disabled={!enabled} onclick={Callback::from(move |_: MouseEvent| cb.emit(()))}>
+                { label }
+            </button>
+        }
+    };
 
     html! {
         <div class="app">
@@ -134,9 +416,29 @@ pub fn app() -> Html {
                 />
             </header>
             <main class="workspace">
+                <aside class="toolbox">
+                    <Palette {on_drop} {on_add} />
+                </aside>
                 <section class="stage">
-                    <Graph snapshot={snapshot.clone()} selected={*selected} on_select={on_select.clone()} />
-                    <DepthChart series={series} />
+                    <div class="toolbar" role="toolbar" aria-label="Edit">
+                        { button("↶ Undo", "undo", "Undo (Ctrl+Z)", can_undo, &undo) }
+                        { button("↷ Redo", "redo", "Redo (Ctrl+Shift+Z or Ctrl+Y)", can_redo, &redo) }
+                        { button("⧉ Duplicate", "duplicate", "Duplicate the selected block (Ctrl+D)", selected_index.is_some(), &duplicate) }
+                        { button("✕ Delete", "delete", "Delete the selected block (Delete)", selected_index.is_some(), &delete) }
+                    </div>
+                    if let Some(why) = (*notice).clone() {
+                        <div class="notice" role="alert" data-testid="notice">{ why }</div>
+                    }
+                    if !missing.is_empty() {
+                        <div class="missing" role="status" data-testid="missing">
+                            <strong>{"Not running yet: "}</strong>
+                            { missing.join("; ") }
+                        </div>
+                    }
+                    <Graph snapshot={snapshot.clone()} selected={selected_index} on_select={on_select.clone()} {on_move} {on_connect} />
+                    if let Some(series) = series {
+                        <DepthChart series={series} />
+                    }
                 </section>
                 <aside class="sidebar">
                     <Inspector spec={selected_spec} on_reconfigure={on_reconfigure} on_close={on_select.reform(|_| None)} />
@@ -147,4 +449,3 @@ pub fn app() -> Html {
         </div>
     }
 }
-

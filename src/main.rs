@@ -7,6 +7,7 @@ mod controls;
 mod counters;
 mod graph;
 mod inspector;
+mod palette;
 mod slider;
 mod snapshot;
 mod transitions_log;

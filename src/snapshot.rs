@@ -2,7 +2,8 @@
 //! engine once per frame so that components compare plain data.
 
 use sluice_engine::blocks::Limits;
-use sluice_engine::{Node, SeriesPoint, Simulation, Totals};
+use sluice_engine::editor::default_position;
+use sluice_engine::{Node, Scenario, SeriesPoint, Simulation, Totals};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeView {
@@ -52,7 +53,50 @@ pub struct Snapshot {
 const LOG_LINES: usize = 200;
 
 impl Snapshot {
-    pub fn of(sim: &Simulation) -> Snapshot {
+    /// A scenario still being built: its nodes where they are drawn, no
+    /// figures yet.
+    pub fn draft(scenario: &Scenario) -> Snapshot {
+        let nodes = scenario
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let position = spec.position.unwrap_or(default_position(i));
+                NodeView {
+                    index: i,
+                    id: spec.id.clone(),
+                    kind: spec.block.kind(),
+                    x: position.x,
+                    y: position.y,
+                    state: None,
+                    depth: 0,
+                    depth_bytes: 0,
+                    in_service: 0,
+                    workers: 0,
+                    paused: false,
+                    disconnected: false,
+                    arrived: 0,
+                    departed: 0,
+                    dropped: Vec::new(),
+                    soft: Limits::default(),
+                    hard: Limits::default(),
+                }
+            })
+            .collect();
+        Snapshot {
+            time_s: 0.0,
+            events: 0,
+            totals: Totals { produced: 0, delivered: 0, dropped: 0, in_system: 0 },
+            nodes,
+            edges: edges_of(scenario),
+            transitions: Vec::new(),
+            transitions_total: 0,
+        }
+    }
+
+    /// A running simulation, its nodes drawn where `layout` (the scenario
+    /// being edited, of the same shape) puts them.
+    pub fn of(sim: &Simulation, layout: &Scenario) -> Snapshot {
         let scenario = sim.scenario();
         let nodes = scenario
             .nodes
@@ -61,10 +105,7 @@ impl Snapshot {
             .map(|(i, spec)| {
                 let stats = sim.stats(i);
                 let report = sim.node_report(i);
-                let position = spec.position.unwrap_or(sluice_engine::scenario::Position {
-                    x: 120.0 + 280.0 * i as f64,
-                    y: 160.0,
-                });
+                let position = layout.nodes.get(i).unwrap_or(spec).position.unwrap_or(default_position(i));
                 let mut view = NodeView {
                     index: i,
                     id: spec.id.clone(),
@@ -96,11 +137,7 @@ impl Snapshot {
                 view
             })
             .collect();
-        let edges = scenario
-            .edges
-            .iter()
-            .filter_map(|e| Some((scenario.node_index(&e.from)?, scenario.node_index(&e.to)?)))
-            .collect();
+        let edges = edges_of(scenario);
         let transitions = sim
             .transitions()
             .entries()
@@ -124,6 +161,14 @@ impl Snapshot {
             transitions_total: sim.transitions().total(),
         }
     }
+}
+
+fn edges_of(scenario: &Scenario) -> Vec<(usize, usize)> {
+    scenario
+        .edges
+        .iter()
+        .filter_map(|e| Some((scenario.node_index(&e.from)?, scenario.node_index(&e.to)?)))
+        .collect()
 }
 
 /// The depth series of one node, with its thresholds, for the chart.

@@ -1,0 +1,138 @@
+//! The palette: every block of the engine, to drag onto the canvas (mouse,
+//! pen or touch) or to add with Enter. Dropping reports the kind and the
+//! pointer's position on the screen; the page places the block there.
+
+use gloo_events::EventListener;
+use sluice_engine::scenario::BLOCK_KINDS;
+use wasm_bindgen::JsCast;
+use yew::prelude::*;
+
+/// What each block is, in one line.
+pub fn describe_kind(kind: &str) -> &'static str {
+    match kind {
+        "producer" => "Makes messages: steady, Poisson, bursts, ramps, traces or a closed loop",
+        "queue" => "Holds messages; soft and hard limits, states, drops and time-outs",
+        "consumer" => "Serves messages with workers; slow-downs, outages, time-outs",
+        "router" => "Sends each message down one of several edges",
+        "window" => "Lets at most so many messages be in flight until acknowledged",
+        "credit" => "Sends only while the receiver has granted credit",
+        "rate_limiter" => "At most so many messages or bytes per span of time",
+        "concurrency_limiter" => "At most so many messages being processed at once",
+        "link" => "A wire: bandwidth, latency and a send buffer",
+        "dispatcher" => "Workers serving many queues: round-robin, priority, per host",
+        "resource_pool" => "Workers created and retired between a minimum and a maximum",
+        _ => "",
+    }
+}
+
+/// A kind as people read it: "rate_limiter" → "Rate limiter".
+pub fn kind_label(kind: &str) -> String {
+    let words = kind.replace('_', " ");
+    let mut c = words.chars();
+    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
+}
+
+#[derive(Properties, PartialEq)]
+pub struct PaletteProps {
+    /// A kind dropped at a point of the screen (client coordinates).
+    pub on_drop: Callback<(String, f64, f64)>,
+    /// A kind chosen with the keyboard or a click without a drag.
+    pub on_add: Callback<String>,
+}
+
+/// A drag from the palette: the kind and where the pointer is now.
+#[derive(Clone, PartialEq)]
+struct Drag {
+    kind: &'static str,
+    start: (f64, f64),
+    at: (f64, f64),
+}
+
+impl Drag {
+    fn moved(&self) -> bool {
+        (self.at.0 - self.start.0).hypot(self.at.1 - self.start.1) > 4.0
+    }
+}
+
+#[function_component(Palette)]
+pub fn palette(props: &PaletteProps) -> Html {
+    // The drag under way, shared with the page-wide listeners below, and a
+    // copy in state to draw the ghost that follows the pointer.
+    let current = use_mut_ref(|| None::<Drag>);
+    let ghost = use_state(|| None::<Drag>);
+    {
+        let (current, ghost) = (current.clone(), ghost.clone());
+        let (on_drop, on_add) = (props.on_drop.clone(), props.on_add.clone());
+        use_effect_with((), move |_| {
+            let document = gloo_utils::document();
+            let moving = {
+                let (current, ghost) = (current.clone(), ghost.clone());
+                EventListener::new(&document, "pointermove", move |event| {
+                    let Some(e) = event.dyn_ref::<PointerEvent>() else { return };
+                    let mut drag = current.borrow_mut();
+                    if let Some(d) = drag.as_mut() {
+                        d.at = (e.client_x() as f64, e.client_y() as f64);
+                        ghost.set(Some(d.clone()).filter(Drag::moved));
+                    }
+                })
+            };
+            let ending = EventListener::new(&document, "pointerup", move |event| {
+                let Some(e) = event.dyn_ref::<PointerEvent>() else { return };
+                let Some(d) = current.borrow_mut().take() else { return };
+                ghost.set(None);
+                if d.moved() {
+                    on_drop.emit((d.kind.to_string(), e.client_x() as f64, e.client_y() as f64));
+                } else {
+                    on_add.emit(d.kind.to_string());
+                }
+            });
+            move || drop((moving, ending))
+        });
+    }
+    let items = BLOCK_KINDS.iter().map(|&kind| {
+        let onpointerdown = {
+            let current = current.clone();
+            Callback::from(move |e: PointerEvent| {
+                if e.button() != 0 {
+                    return;
+                }
+                e.prevent_default();
+                let at = (e.client_x() as f64, e.client_y() as f64);
+                *current.borrow_mut() = Some(Drag { kind, start: at, at });
+            })
+        };
+        let onkeydown = {
+            let on_add = props.on_add.clone();
+            Callback::from(move |e: KeyboardEvent| {
+                if e.key() == "Enter" || e.key() == " " {
+                    e.prevent_default();
+                    on_add.emit(kind.to_string());
+                }
+            })
+        };
+        html! {
+            <li class={classes!("palette-item", kind)} data-kind={kind} role="button" tabindex="0"
+                aria-label={format!("Add a {}: {}", kind_label(kind).to_lowercase(), describe_kind(kind))}
+                title={describe_kind(kind)}
+                {onpointerdown} {onkeydown}>
+                <span class="swatch" aria-hidden="true"></span>
+                <span class="name">{ kind_label(kind) }</span>
+            </li>
+        }
+    });
+    let ghost = (*ghost).clone().map(|d| {
+        html! {
+            <div class="palette-ghost" aria-hidden="true" style={format!("left: {}px; top: {}px", d.at.0, d.at.1)}>
+                { kind_label(d.kind) }
+            </div>
+        }
+    });
+    html! {
+        <section class="panel palette" aria-label="Blocks">
+            <h2>{"Blocks"}</h2>
+            <p class="hint">{"Drag onto the canvas, or press Enter."}</p>
+            <ul>{ for items }</ul>
+            { for ghost }
+        </section>
+    }
+}
