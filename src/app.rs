@@ -423,7 +423,7 @@ pub fn app() -> Html {
                     <div class="toolbar" role="toolbar" aria-label="Edit">
                         { button("↶ Undo", "undo", "Undo (Ctrl+Z)", can_undo, &undo) }
                         { button("↷ Redo", "redo", "Redo (Ctrl+Shift+Z or Ctrl+Y)", can_redo, &redo) }
-                        { button("⧉ Duplicate", "duplicate", "Duplicate the selected block (Ctrl+D)", selected_index.is_some(), &duplicate) }
+                        { button("Duplicate", "duplicate", "Duplicate the selected block (Ctrl+D)", selected_index.is_some(), &duplicate) }
                         { button("✕ Delete", "delete", "Delete the selected block (Delete)", selected_index.is_some(), &delete) }
                     </div>
                     if let Some(why) = (*notice).clone() {
