@@ -50,13 +50,15 @@ fn now_ms() -> f64 {
 pub struct Session {
     editor: Editor,
     sim: Option<Simulation>,
+    /// What the draft still lacks, worked out once per edit (not per frame).
+    missing: Vec<String>,
 }
 
 impl Session {
     fn new(scenario: Scenario) -> Session {
         let editor = Editor::new(scenario).expect("the built-in scenario is sound");
-        let mut session = Session { editor, sim: None };
-        session.restart();
+        let mut session = Session { editor, sim: None, missing: Vec::new() };
+        session.follow();
         session
     }
 
@@ -64,13 +66,14 @@ impl Session {
     fn restart(&mut self) {
         let scenario = self.editor.scenario().clone();
         let seed = scenario.seed.unwrap_or(1);
-        self.sim = if self.editor.missing().is_empty() { Simulation::new(scenario, seed).ok() } else { None };
+        self.sim = if self.missing.is_empty() { Simulation::new(scenario, seed).ok() } else { None };
     }
 
     /// Brings the simulation in line with the edited scenario: parameters
     /// change live; anything else starts again.
     fn follow(&mut self) {
-        if !self.editor.missing().is_empty() {
+        self.missing = self.editor.missing().into_iter().map(|e| e.message).collect();
+        if !self.missing.is_empty() {
             self.sim = None;
             return;
         }
@@ -112,10 +115,8 @@ fn free_spot(scenario: &Scenario) -> Position {
         .iter()
         .enumerate()
         .map(|(i, n)| n.position.unwrap_or(default_position(i)))
-        .fold(None::<Position>, |best, p| match best {
-            Some(b) if b.x >= p.x => Some(b),
-            _ => Some(p),
-        });
+        // The first of the rightmost, as `min_by` keeps the first of equals.
+        .min_by(|a, b| b.x.total_cmp(&a.x));
     right.map_or(Position { x: 120.0, y: 160.0 }, |p| Position { x: p.x + 240.0, y: p.y })
 }
 
@@ -268,24 +269,16 @@ pub fn app() -> Html {
         let add_at = add_at.clone();
         Callback::from(move |kind: String| add_at(kind, None))
     };
-    let undo = {
+    let history = |step: fn(&mut Editor) -> bool| {
         let edit = edit.clone();
         Callback::from(move |_: ()| {
             let _ = edit(&|s| {
-                s.editor.undo();
+                step(&mut s.editor);
                 Ok(())
             });
         })
     };
-    let redo = {
-        let edit = edit.clone();
-        Callback::from(move |_: ()| {
-            let _ = edit(&|s| {
-                s.editor.redo();
-                Ok(())
-            });
-        })
-    };
+    let (undo, redo) = (history(Editor::undo), history(Editor::redo));
     let delete = {
         let edit = edit.clone();
         let selected = selected.clone();
@@ -384,7 +377,7 @@ pub fn app() -> Html {
     });
     let selected_spec = selected_index.and_then(|i| scenario.nodes.get(i).cloned());
     let scenario_name = scenario.name.clone();
-    let missing: Vec<String> = s.editor.missing().into_iter().map(|e| e.message).collect();
+    let missing = s.missing.clone();
     let (can_undo, can_redo) = (s.editor.can_undo(), s.editor.can_redo());
     drop(s);
 

@@ -60,9 +60,11 @@ pub fn palette(props: &PaletteProps) -> Html {
     // copy in state to draw the ghost that follows the pointer.
     let current = use_mut_ref(|| None::<Drag>);
     let ghost = use_state(|| None::<Drag>);
+    // The listeners are installed once; they call the latest callbacks.
+    let callbacks = use_mut_ref(|| (props.on_drop.clone(), props.on_add.clone()));
+    *callbacks.borrow_mut() = (props.on_drop.clone(), props.on_add.clone());
     {
         let (current, ghost) = (current.clone(), ghost.clone());
-        let (on_drop, on_add) = (props.on_drop.clone(), props.on_add.clone());
         use_effect_with((), move |_| {
             let document = gloo_utils::document();
             let moving = {
@@ -80,6 +82,7 @@ pub fn palette(props: &PaletteProps) -> Html {
                 let Some(e) = event.dyn_ref::<PointerEvent>() else { return };
                 let Some(d) = current.borrow_mut().take() else { return };
                 ghost.set(None);
+                let (on_drop, on_add) = callbacks.borrow().clone();
                 if d.moved() {
                     on_drop.emit((d.kind.to_string(), e.client_x() as f64, e.client_y() as f64));
                 } else {

@@ -3,7 +3,8 @@
 
 use sluice_engine::blocks::Limits;
 use sluice_engine::editor::default_position;
-use sluice_engine::{Node, Scenario, SeriesPoint, Simulation, Totals};
+use sluice_engine::scenario::Position;
+use sluice_engine::{Node, NodeSpec, Scenario, SeriesPoint, Simulation, Totals};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeView {
@@ -26,6 +27,31 @@ pub struct NodeView {
     pub dropped: Vec<(&'static str, u64)>,
     pub soft: Limits,
     pub hard: Limits,
+}
+
+impl NodeView {
+    /// A node drawn at `position` with no figures yet.
+    fn blank(index: usize, spec: &NodeSpec, position: Position) -> NodeView {
+        NodeView {
+            index,
+            id: spec.id.clone(),
+            kind: spec.block.kind(),
+            x: position.x,
+            y: position.y,
+            state: None,
+            depth: 0,
+            depth_bytes: 0,
+            in_service: 0,
+            workers: 0,
+            paused: false,
+            disconnected: false,
+            arrived: 0,
+            departed: 0,
+            dropped: Vec::new(),
+            soft: Limits::default(),
+            hard: Limits::default(),
+        }
+    }
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -60,28 +86,7 @@ impl Snapshot {
             .nodes
             .iter()
             .enumerate()
-            .map(|(i, spec)| {
-                let position = spec.position.unwrap_or(default_position(i));
-                NodeView {
-                    index: i,
-                    id: spec.id.clone(),
-                    kind: spec.block.kind(),
-                    x: position.x,
-                    y: position.y,
-                    state: None,
-                    depth: 0,
-                    depth_bytes: 0,
-                    in_service: 0,
-                    workers: 0,
-                    paused: false,
-                    disconnected: false,
-                    arrived: 0,
-                    departed: 0,
-                    dropped: Vec::new(),
-                    soft: Limits::default(),
-                    hard: Limits::default(),
-                }
-            })
+            .map(|(i, spec)| NodeView::blank(i, spec, spec.position.unwrap_or(default_position(i))))
             .collect();
         Snapshot {
             time_s: 0.0,
@@ -107,23 +112,15 @@ impl Snapshot {
                 let report = sim.node_report(i);
                 let position = layout.nodes.get(i).unwrap_or(spec).position.unwrap_or(default_position(i));
                 let mut view = NodeView {
-                    index: i,
-                    id: spec.id.clone(),
-                    kind: spec.block.kind(),
-                    x: position.x,
-                    y: position.y,
                     state: report.state,
                     depth: stats.depth_messages.value(),
                     depth_bytes: stats.depth_bytes,
                     in_service: stats.in_service,
-                    workers: 0,
                     paused: report.paused.unwrap_or(false),
-                    disconnected: false,
                     arrived: stats.arrived,
                     departed: stats.departed,
                     dropped: report.dropped.into_iter().collect(),
-                    soft: Limits::default(),
-                    hard: Limits::default(),
+                    ..NodeView::blank(i, spec, position)
                 };
                 match &sim.nodes()[i] {
                     Node::Queue(q) => {

@@ -115,7 +115,7 @@ macro_rules! pool_ctx {
 /// Builds the context of node `$i` from the simulation's disjoint fields.
 macro_rules! ctx {
     ($sim:ident, $i:expr) => {
-        Context { core: &mut $sim.core, node: $i, stats: &mut $sim.stats[$i] }
+        pool_ctx!($sim, $i, &mut $sim.stats[$i])
     };
 }
 
