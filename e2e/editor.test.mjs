@@ -3,7 +3,7 @@
 // the keyboard alone.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, open, screenshot } from './harness.mjs';
+import { serve, launch, open, screenshot, centre, drag } from './harness.mjs';
 
 let server, url, browser;
 
@@ -16,22 +16,6 @@ after(async () => {
   await browser?.close();
   server?.close();
 });
-
-const centre = async (locator) => {
-  const b = await locator.boundingBox();
-  assert.ok(b, 'element is drawn');
-  return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
-};
-
-// A pointer drag in small steps, as a hand would make it.
-async function drag(page, from, to) {
-  await page.mouse.move(from.x, from.y);
-  await page.mouse.down();
-  for (let i = 1; i <= 8; i++) {
-    await page.mouse.move(from.x + ((to.x - from.x) * i) / 8, from.y + ((to.y - from.y) * i) / 8);
-  }
-  await page.mouse.up();
-}
 
 async function dropFromPalette(page, kind, at) {
   await drag(page, await centre(page.locator(`.palette-item[data-kind="${kind}"]`)), at);

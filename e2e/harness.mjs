@@ -4,6 +4,7 @@ import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
 import { extname, join, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
 import { chromium } from 'playwright-core';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -71,4 +72,21 @@ export async function screenshot(page, name) {
 
 export async function number(page, selector) {
   return Number((await page.textContent(selector)).trim());
+}
+
+/** The centre of a drawn element, in page coordinates. */
+export async function centre(locator) {
+  const b = await locator.boundingBox();
+  assert.ok(b, 'element is drawn');
+  return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+}
+
+/** A pointer drag in small steps, as a hand would make it. */
+export async function drag(page, from, to) {
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) {
+    await page.mouse.move(from.x + ((to.x - from.x) * i) / 8, from.y + ((to.y - from.y) * i) / 8);
+  }
+  await page.mouse.up();
 }

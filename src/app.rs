@@ -25,6 +25,7 @@ use crate::controls::Controls;
 use crate::counters::Counters;
 use crate::graph::{client_to_canvas, over_canvas, Graph};
 use crate::inspector::Inspector;
+use crate::keep;
 use crate::palette::Palette;
 use crate::snapshot::{DepthSeries, Snapshot};
 use crate::transitions_log::TransitionsLog;
@@ -37,6 +38,9 @@ const EVENTS_PER_FRAME: u64 = 200_000;
 /// A frame never simulates more than this much real time (a tab that was in
 /// the background does not jump ahead).
 const MAX_FRAME_SECONDS: f64 = 0.25;
+/// At "as fast as possible", the wall-clock milliseconds a frame may spend
+/// simulating (the rest of the frame draws).
+const FLAT_OUT_MS: f64 = 20.0;
 
 fn default_scenario() -> Scenario {
     Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).expect("the built-in scenario is valid")
@@ -56,7 +60,11 @@ pub struct Session {
 
 impl Session {
     fn new(scenario: Scenario) -> Session {
-        let editor = Editor::new(scenario).expect("the built-in scenario is sound");
+        // What the page opens has been checked as a draft already; should it
+        // still be refused, the built-in scenario is the way out.
+        let editor = Editor::new(scenario)
+            .or_else(|_| Editor::new(default_scenario()))
+            .expect("the built-in scenario is sound");
         let mut session = Session { editor, sim: None, missing: Vec::new() };
         session.follow();
         session
@@ -120,6 +128,19 @@ fn free_spot(scenario: &Scenario) -> Position {
     right.map_or(Position { x: 120.0, y: 160.0 }, |p| Position { x: p.x + 240.0, y: p.y })
 }
 
+/// Simulates until the wall clock reaches `deadline_ms` or nothing is left
+/// to happen, checking the clock every few thousand events.
+fn run_flat_out(sim: &mut Simulation, deadline_ms: f64) {
+    const EVENTS_PER_CHECK: u32 = 4096;
+    while now_ms() < deadline_ms {
+        for _ in 0..EVENTS_PER_CHECK {
+            if !sim.step() {
+                return;
+            }
+        }
+    }
+}
+
 /// Whether a key press belongs to a text field rather than to the page.
 fn typing(e: &KeyboardEvent) -> bool {
     e.target()
@@ -129,14 +150,29 @@ fn typing(e: &KeyboardEvent) -> bool {
 
 #[function_component(App)]
 pub fn app() -> Html {
-    let session = use_mut_ref(|| Session::new(default_scenario()));
+    let opening = use_memo((), |_| {
+        let (scenario, origin, problem) = keep::opening_scenario(default_scenario());
+        let welcome = match origin {
+            keep::Origin::Shared => Some(format!("Opened \"{}\" from the share link.", scenario.name)),
+            keep::Origin::Saved => Some("Your last scenario was restored from this browser.".to_string()),
+            keep::Origin::BuiltIn => None,
+        };
+        (RefCell::new(Some(scenario)), problem, welcome)
+    });
+    let session = use_mut_ref(|| Session::new(opening.0.borrow_mut().take().unwrap_or_else(default_scenario)));
     let playing = use_state(|| true);
     let speed = use_state(|| 1.0f64);
     let selected = use_state(|| {
         let s = session.borrow();
         s.editor.scenario().nodes.iter().position(|n| n.block.kind() == "queue")
     });
-    let notice = use_state(|| None::<String>);
+    let notice = use_state(|| opening.1.clone());
+    // A passing message (a link copied, a file imported), unlike `notice`.
+    let status = use_state(|| opening.2.clone());
+    // The link last made with "Share link", shown until closed.
+    let shared = use_state(|| None::<String>);
+    // An import's file reader, kept alive until it has read the file.
+    let reader = use_mut_ref(|| None::<gloo_file::callbacks::FileReader>);
     let behind = use_state(|| false);
     let redraw = use_force_update();
 
@@ -153,8 +189,13 @@ pub fn app() -> Html {
                     last.set(now);
                     let mut s = session.borrow_mut();
                     let Some(sim) = s.sim.as_mut() else { return };
-                    let target = sim.now() + sluice_engine::SimDuration::from_secs_f64(real_s * speed);
-                    let kept_up = sim.run_until_bounded(target, EVENTS_PER_FRAME);
+                    let kept_up = if speed.is_finite() {
+                        let target = sim.now() + sluice_engine::SimDuration::from_secs_f64(real_s * speed);
+                        sim.run_until_bounded(target, EVENTS_PER_FRAME)
+                    } else {
+                        run_flat_out(sim, now + FLAT_OUT_MS);
+                        true
+                    };
                     drop(s);
                     if *behind == kept_up {
                         behind.set(!kept_up);
@@ -171,6 +212,7 @@ pub fn app() -> Html {
     let edit = {
         let session = session.clone();
         let notice = notice.clone();
+        let status = status.clone();
         let redraw = redraw.clone();
         Rc::new(move |change: &dyn Fn(&mut Session) -> Result<(), String>| -> Result<(), String> {
             let result = {
@@ -178,6 +220,7 @@ pub fn app() -> Html {
                 let result = change(&mut s);
                 if result.is_ok() {
                     s.follow();
+                    keep::autosave(s.editor.scenario());
                 }
                 result
             };
@@ -185,6 +228,7 @@ pub fn app() -> Html {
                 Ok(()) => notice.set(None),
                 Err(why) => notice.set(Some(why.clone())),
             }
+            status.set(None);
             redraw.force_update();
             result
         })
@@ -204,6 +248,65 @@ pub fn app() -> Html {
         Callback::from(move |_| {
             session.borrow_mut().restart();
             redraw.force_update();
+        })
+    };
+    let on_step = {
+        let session = session.clone();
+        let redraw = redraw.clone();
+        Callback::from(move |_| {
+            if let Some(sim) = session.borrow_mut().sim.as_mut() {
+                sim.step();
+            }
+            redraw.force_update();
+        })
+    };
+    let on_seed = {
+        let edit = edit.clone();
+        Callback::from(move |text: String| {
+            let seed = text.trim().parse::<u64>().map_err(|_| format!("The seed must be a whole number from 0 to {}, not \"{}\".", u64::MAX, text.trim()));
+            let _ = edit(&|s| s.editor.set_seed(Some(seed.clone()?)));
+        })
+    };
+    let on_export = {
+        let session = session.clone();
+        Callback::from(move |_: ()| {
+            let s = session.borrow();
+            let scenario = s.editor.scenario();
+            keep::download(&keep::file_name(scenario), &scenario.to_json_pretty());
+        })
+    };
+    let on_import = {
+        let edit = edit.clone();
+        let notice = notice.clone();
+        let status = status.clone();
+        let selected = selected.clone();
+        let reader = reader.clone();
+        Callback::from(move |file: web_sys::File| {
+            let name = file.name();
+            let (edit, notice, status, selected) = (edit.clone(), notice.clone(), status.clone(), selected.clone());
+            let done = move |result: Result<String, String>| {
+                let outcome = result.and_then(|text| edit(&|s| s.editor.import(&text)));
+                match outcome {
+                    Ok(()) => {
+                        selected.set(None);
+                        status.set(Some(format!("Opened {name}. Undo (Ctrl+Z) brings back what was there before.")));
+                    }
+                    Err(why) => {
+                        status.set(None);
+                        notice.set(Some(format!("{name} was not imported: {why}. Your work is unchanged.")));
+                    }
+                }
+            };
+            *reader.borrow_mut() = keep::read_file(file, done);
+        })
+    };
+    let on_share = {
+        let session = session.clone();
+        let shared = shared.clone();
+        Callback::from(move |_: ()| {
+            let link = keep::share_link(session.borrow().editor.scenario());
+            keep::copy_to_clipboard(&link);
+            shared.set(Some(link));
         })
     };
     let on_select = {
@@ -379,6 +482,7 @@ pub fn app() -> Html {
     let scenario_name = scenario.name.clone();
     let missing = s.missing.clone();
     let (can_undo, can_redo) = (s.editor.can_undo(), s.editor.can_redo());
+    let (events, seed) = (s.sim.as_ref().map_or(0, |sim| sim.events()), scenario.seed.unwrap_or(1));
     drop(s);
 
     let button = |label: &'static str, test_id: &'static str, title: &'static str, enabled: bool, cb: &Callback<()>| {
@@ -403,9 +507,13 @@ pub fn app() -> Html {
                     speed={*speed}
                     time_s={snapshot.time_s}
                     behind={*behind}
+                    {events}
+                    {seed}
                     {on_play}
+                    {on_step}
                     {on_speed}
                     {on_reset}
+                    {on_seed}
                 />
             </header>
             <main class="workspace">
@@ -418,7 +526,28 @@ pub fn app() -> Html {
                         { button("↷ Redo", "redo", "Redo (Ctrl+Shift+Z or Ctrl+Y)", can_redo, &redo) }
                         { button("Duplicate", "duplicate", "Duplicate the selected block (Ctrl+D)", selected_index.is_some(), &duplicate) }
                         { button("✕ Delete", "delete", "Delete the selected block (Delete)", selected_index.is_some(), &delete) }
+                        <span class="toolbar-gap"></span>
+                        { button("⤓ Export", "export", "Save the scenario as a JSON file", true, &on_export) }
+                        <ImportButton on_file={on_import} />
+                        { button("↗ Share link", "share", "Make a link that opens this scenario (copied to the clipboard)", true, &on_share) }
                     </div>
+                    if let Some(link) = (*shared).clone() {
+                        <div class="share" role="status" data-testid="share-panel">
+                            <label for="share-link">{"Anyone who opens this link gets this scenario (copied to the clipboard):"}</label>
+                            <input id="share-link" data-testid="share-link" readonly=true value={link}
+                                onfocus={Callback::from(|e: FocusEvent| {
+                                    let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                                    input.select();
+                                })} />
+                            <button class="icon" aria-label="Close the share link" onclick={{
+                                let shared = shared.clone();
+                                Callback::from(move |_: MouseEvent| shared.set(None))
+                            }}>{"×"}</button>
+                        </div>
+                    }
+                    if let Some(text) = (*status).clone() {
+                        <div class="info" role="status" data-testid="status">{ text }</div>
+                    }
                     if let Some(why) = (*notice).clone() {
                         <div class="notice" role="alert" data-testid="notice">{ why }</div>
                     }
@@ -440,5 +569,42 @@ pub fn app() -> Html {
                 </aside>
             </main>
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ImportButtonProps {
+    on_file: Callback<web_sys::File>,
+}
+
+/// "Import…": a button that opens the browser's file chooser.
+#[function_component(ImportButton)]
+fn import_button(props: &ImportButtonProps) -> Html {
+    let input = use_node_ref();
+    let open = {
+        let input = input.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(input) = input.cast::<web_sys::HtmlInputElement>() {
+                input.click();
+            }
+        })
+    };
+    let chosen = {
+        let on_file = props.on_file.clone();
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Some(file) = input.files().and_then(|files| files.get(0)) {
+                on_file.emit(file);
+            }
+            // Choosing the same file again must fire another change.
+            input.set_value("");
+        })
+    };
+    html! {
+        <>
+            <button data-testid="import" title="Open a scenario file (JSON)" onclick={open}>{"⤒ Import…"}</button>
+            <input ref={input} type="file" accept=".json,application/json" class="hidden-file" data-testid="import-file"
+                aria-label="Scenario file to import" tabindex="-1" onchange={chosen} />
+        </>
     }
 }

@@ -1,47 +1,87 @@
-//! Play, pause, reset, speed and the simulation clock.
+//! Play, pause, step, reset, speed, the seed and the simulation clock.
 
-use web_sys::HtmlSelectElement;
+use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-/// Simulated seconds per real second the speed menu offers.
-pub const SPEEDS: &[f64] = &[0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 50.0, 100.0];
+/// Simulated seconds per real second the speed menu offers; infinity is
+/// "as fast as possible".
+pub const SPEEDS: &[f64] = &[0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 50.0, 100.0, 1000.0, f64::INFINITY];
+
+fn speed_label(speed: f64) -> String {
+    if speed.is_finite() {
+        format!("{speed}×")
+    } else {
+        "fastest".into()
+    }
+}
+
+fn speed_value(speed: f64) -> String {
+    if speed.is_finite() {
+        speed.to_string()
+    } else {
+        "max".into()
+    }
+}
 
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
     pub playing: bool,
     pub speed: f64,
     pub time_s: f64,
+    /// Events processed since the start.
+    pub events: u64,
+    pub seed: u64,
     /// The simulation could not keep up with the chosen speed.
     pub behind: bool,
     pub on_play: Callback<()>,
+    pub on_step: Callback<()>,
     pub on_speed: Callback<f64>,
     pub on_reset: Callback<()>,
+    /// The seed field's text, when changed (the page checks it).
+    pub on_seed: Callback<String>,
 }
 
 #[function_component(Controls)]
 pub fn controls(props: &ControlsProps) -> Html {
     let on_play = props.on_play.reform(|_: MouseEvent| ());
+    let on_step = props.on_step.reform(|_: MouseEvent| ());
     let on_reset = props.on_reset.reform(|_: MouseEvent| ());
     let on_speed = props.on_speed.reform(|e: Event| {
         let select: HtmlSelectElement = e.target_unchecked_into();
-        select.value().parse().unwrap_or(1.0)
+        match select.value().as_str() {
+            "max" => f64::INFINITY,
+            v => v.parse().unwrap_or(1.0),
+        }
+    });
+    let on_seed = props.on_seed.reform(|e: Event| {
+        let input: HtmlInputElement = e.target_unchecked_into();
+        input.value()
     });
     html! {
         <div class="controls">
-            <button class="primary" data-testid="play" onclick={on_play} aria-pressed={props.playing.to_string()}>
+            <button class="primary" data-testid="play" onclick={on_play} aria-pressed={props.playing.to_string()}
+                title="Play or pause (Space)">
                 { if props.playing { "❚❚ Pause" } else { "▶ Play" } }
             </button>
+            <button data-testid="step" onclick={on_step} disabled={props.playing}
+                title="Process the next event only (while paused)">{"⇥ Step"}</button>
             <button data-testid="reset" onclick={on_reset} title="Start the scenario again from time zero">{"↺ Reset"}</button>
             <label class="speed">
                 {"Speed "}
                 <select data-testid="speed" onchange={on_speed} aria-label="Simulation speed">
-                    { for SPEEDS.iter().map(|s| html! {
-                        <option value={s.to_string()} selected={(*s - props.speed).abs() < 1e-9}>{ format!("{s}×") }</option>
+                    { for SPEEDS.iter().map(|&s| html! {
+                        <option value={speed_value(s)} title={if s.is_finite() { "" } else { "As fast as the browser can simulate" }} selected={s == props.speed || (s - props.speed).abs() < 1e-9}>{ speed_label(s) }</option>
                     }) }
                 </select>
             </label>
-            <span class="clock" data-testid="clock" title="Simulation time">
-                { format!("t = {:.2} s", props.time_s) }
+            <label class="seed" title="The random seed: the same seed gives the same run">
+                {"Seed "}
+                <input data-testid="seed" type="number" min="0" step="1" inputmode="numeric" aria-label="Random seed"
+                    value={props.seed.to_string()} onchange={on_seed} />
+            </label>
+            <span class="clock" data-testid="clock" title="Simulation time and events processed">
+                { format!("t = {:.3} s", props.time_s) }
+                <span class="events">{ format!(" · {} events", props.events) }</span>
             </span>
             if props.behind {
                 <span class="behind" title="The browser cannot simulate this fast; the clock runs slower than the chosen speed">{"falling behind"}</span>

@@ -7,11 +7,14 @@ mod controls;
 mod counters;
 mod graph;
 mod inspector;
+mod keep;
 mod palette;
+mod panic_panel;
 mod slider;
 mod snapshot;
 mod transitions_log;
 
 fn main() {
+    panic_panel::install();
     yew::Renderer::<app::App>::new().render();
 }

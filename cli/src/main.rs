@@ -36,6 +36,14 @@ enum Command {
     Check {
         file: String,
     },
+    /// Prints a link that opens the scenario in the page: the whole
+    /// scenario rides, compressed, in the link's fragment.
+    Share {
+        file: String,
+        /// Where the page is served.
+        #[arg(long, default_value = "http://127.0.0.1:8080/")]
+        page: String,
+    },
     /// Measures simulation speed on built-in models.
     Bench {
         /// Multiplies the length of every run (1 takes a few seconds).
@@ -84,6 +92,7 @@ fn main() -> ExitCode {
         Command::Run { file, until, seed, format, transitions } => run(&file, until, seed, format, transitions),
         Command::Bench { scale } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),
         Command::Bench { scale } => Ok(bench::run(scale)),
+        Command::Share { file, page } => load(&file).map(|s| format!("{page}#s={}\n", sluice_engine::share::encode(&s))),
         Command::Check { file } => load(&file).map(|s| format!("{file}: valid ({} nodes, {} edges)\n", s.nodes.len(), s.edges.len())),
     };
     match result {

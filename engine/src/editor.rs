@@ -261,6 +261,14 @@ impl Editor {
         })
     }
 
+    /// Sets the scenario's random seed (`None`: the default, 1).
+    pub fn set_seed(&mut self, seed: Option<u64>) -> Result<(), String> {
+        self.edit(|s| {
+            s.seed = seed;
+            Ok(())
+        })
+    }
+
     /// Replaces the whole scenario by an imported file's text. A file that
     /// is too large, malformed or unsound is refused and nothing changes.
     pub fn import(&mut self, text: &str) -> Result<(), String> {
@@ -406,5 +414,14 @@ mod tests {
         let why = e.set_block(&q, bad).unwrap_err();
         assert!(why.starts_with("queue1: ") && why.contains("hard_limit"), "{why}");
         assert!(e.set_block(&q, default_block("consumer").unwrap()).is_err());
+    }
+
+    #[test]
+    fn the_seed_is_an_edit_that_can_be_undone() {
+        let mut e = empty_editor();
+        e.set_seed(Some(42)).unwrap();
+        assert_eq!(e.scenario().seed, Some(42));
+        assert!(e.undo());
+        assert_eq!(e.scenario().seed, None);
     }
 }

@@ -17,6 +17,7 @@ pub mod report;
 pub mod rng;
 pub mod scenario;
 pub mod scheduler;
+pub mod share;
 pub mod simulation;
 pub mod time;
 

@@ -224,7 +224,18 @@ pub(crate) fn check_range(errors: &mut Vec<FieldError>, path: String, value: f64
     if !value.is_finite() {
         push_error(errors, path, "must be a finite number");
     } else if value < min || value > max {
-        push_error(errors, path, format!("must be between {min} and {max}, got {value}"));
+        push_error(errors, path, format!("must be between {} and {}, got {}", readable(min), readable(max), readable(value)));
+    }
+}
+
+/// A number as a person would write it: `1e9` rather than ten digits,
+/// `1e300` rather than three hundred.
+fn readable(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e7 || (a > 0.0 && a < 1e-4) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
     }
 }
 

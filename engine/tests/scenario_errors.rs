@@ -32,7 +32,7 @@ fn unknown_kind_and_unknown_field_are_named() {
 fn bad_numbers_are_named() {
     let mut doc = base();
     doc["nodes"][0]["arrivals"]["rate_per_s"] = json!(-5);
-    assert_eq!(errors_of(doc), "nodes[0].arrivals.rate_per_s: must be between 0 and 1000000000, got -5");
+    assert_eq!(errors_of(doc), "nodes[0].arrivals.rate_per_s: must be between 0 and 1e9, got -5");
     let mut doc = base();
     doc["nodes"][2]["workers"] = json!(0);
     assert!(errors_of(doc).starts_with("nodes[2].workers: must be between 1"));

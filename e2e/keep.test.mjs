@@ -1,0 +1,184 @@
+// Keeping and sharing work in a real Chromium: export then import, a share
+// link opened in another browser profile, autosave across a reload, broken
+// and hostile imports refused with the work kept; the run controls (step,
+// as fast as possible, the seed); and the error panel.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { serve, launch, open, screenshot } from './harness.mjs';
+
+let server, url, browser;
+
+before(async () => {
+  ({ server, url } = await serve());
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+/** Adds a block from the palette with the keyboard. */
+async function addBlock(page, kind) {
+  await page.focus(`.palette-item[data-kind="${kind}"]`);
+  await page.keyboard.press('Enter');
+}
+
+const nodeIds = (page) => page.$$eval('[data-node]', (nodes) => nodes.map((n) => n.dataset.node).sort());
+
+/** The clock's simulated seconds and events processed. */
+async function clock(page) {
+  const text = await page.textContent('[data-testid="clock"]');
+  const m = text.match(/t = ([\d.]+) s · (\d+) events/);
+  assert.ok(m, `clock reads "${text}"`);
+  return { t: Number(m[1]), events: Number(m[2]) };
+}
+
+test('an exported scenario file imports into a fresh page', async () => {
+  const { page, errors } = await open(browser, url);
+  await addBlock(page, 'link');
+  await page.waitForSelector('[data-node="link1"]');
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export"]')]);
+  assert.match(download.suggestedFilename(), /^[a-z0-9-]+\.sluice\.json$/);
+  const text = await readFile(await download.path(), 'utf8');
+  const exported = JSON.parse(text);
+  assert.equal(exported.version, 1);
+  assert.ok(exported.nodes.some((n) => n.id === 'link1' && n.kind === 'link'), 'the export holds the new block');
+  const ids = await nodeIds(page);
+
+  // Another browser profile: its own storage, the built-in scenario.
+  const fresh = await open(browser, url);
+  assert.equal(await fresh.page.locator('[data-node="link1"]').count(), 0);
+  await fresh.page.setInputFiles('[data-testid="import-file"]', {
+    name: 'mine.sluice.json', mimeType: 'application/json', buffer: Buffer.from(text),
+  });
+  await fresh.page.waitForSelector('[data-node="link1"]');
+  assert.deepEqual(await nodeIds(fresh.page), ids);
+  assert.match(await fresh.page.textContent('[data-testid="status"]'), /Opened mine\.sluice\.json/);
+  // The import is one edit: undo brings back what was there.
+  await fresh.page.click('[data-testid="undo"]');
+  assert.equal(await fresh.page.locator('[data-node="link1"]').count(), 0);
+  assert.deepEqual([...errors, ...fresh.errors], []);
+  await page.close();
+  await fresh.page.close();
+});
+
+test('broken and hostile imports are refused and the work is kept', async () => {
+  const { page, errors } = await open(browser, url);
+  await addBlock(page, 'window');
+  await page.waitForSelector('[data-node="window1"]');
+  const ids = await nodeIds(page);
+  const edges = await page.locator('.edge').count();
+  const valid = JSON.stringify({
+    version: 1,
+    nodes: [
+      { id: 'p', kind: 'producer', arrivals: { process: 'poisson', rate_per_s: 5 } },
+      { id: 'c', kind: 'consumer', service_time: { dist: 'fixed', value: 0.1 } },
+    ],
+    edges: [{ from: 'p', to: 'c' }],
+  });
+  const cases = [
+    ['malformed.json', '{"version": 1, "nodes": [', /not valid JSON/],
+    ['unknown-field.json', valid.replace('"kind":"consumer"', '"kind":"consumer","colour":"red"'), /colour/],
+    ['huge-number.json', valid.replace('"rate_per_s":5', '"rate_per_s":1e300'), /rate_per_s: must be between 0 and 1e9, got 1e300/],
+    ['unknown-kind.json', valid.replace('"kind":"consumer"', '"kind":"blender"'), /blender/],
+    ['future.json', valid.replace('"version":1', '"version":99'), /version/],
+    ['megabytes.json', `{"version": 1, "name": "${'x'.repeat(5 * 1024 * 1024)}", "nodes": []}`, /5\.0 MB; a scenario file may be at most 4 MB/],
+  ];
+  for (const [name, text, reason] of cases) {
+    await page.setInputFiles('[data-testid="import-file"]', { name, mimeType: 'application/json', buffer: Buffer.from(text) });
+    await page.waitForSelector('[data-testid="notice"]');
+    const notice = await page.textContent('[data-testid="notice"]');
+    assert.match(notice, reason, `${name}: ${notice}`);
+    assert.match(notice, new RegExp(`^${name.replace('.', '\\.')} was not imported: .*Your work is unchanged\\.$`));
+    assert.deepEqual(await nodeIds(page), ids, `${name} left the blocks as they were`);
+    assert.equal(await page.locator('.edge').count(), edges);
+  }
+  await screenshot(page, 'import-refused');
+  // Nothing was lost from the history either: undo still takes back the window.
+  await page.click('[data-testid="undo"]');
+  assert.equal(await page.locator('[data-node="window1"]').count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a share link carries the scenario to another browser', async () => {
+  const { page, errors } = await open(browser, url);
+  await addBlock(page, 'credit');
+  await page.waitForSelector('[data-node="credit1"]');
+  await page.fill('[data-testid="seed"]', '9');
+  await page.press('[data-testid="seed"]', 'Enter');
+  await page.click('[data-testid="share"]');
+  const link = await page.inputValue('[data-testid="share-link"]');
+  assert.ok(link.startsWith(url), link);
+  assert.match(link, /#s=1\.[A-Za-z0-9_-]+$/);
+  await screenshot(page, 'share-link');
+
+  const other = await open(browser, link);
+  await other.page.waitForSelector('[data-node="credit1"]');
+  assert.deepEqual(await nodeIds(other.page), await nodeIds(page));
+  assert.equal(await other.page.inputValue('[data-testid="seed"]'), '9');
+  assert.match(await other.page.textContent('[data-testid="status"]'), /from the share link/);
+  // The fragment is spent: a reload shows later edits, not the link's original.
+  assert.equal(new URL(other.page.url()).hash, '');
+
+  // A damaged link says so and opens the built-in scenario.
+  const cut = await open(browser, link.slice(0, link.length - 40));
+  assert.match(await cut.page.textContent('[data-testid="notice"]'), /share link could not be opened: .*damaged/);
+  assert.equal(await cut.page.locator('[data-node="credit1"]').count(), 0);
+  assert.deepEqual([...errors, ...other.errors, ...cut.errors], []);
+  await Promise.all([page.close(), other.page.close(), cut.page.close()]);
+});
+
+test('work is saved in the browser and restored on reload', async () => {
+  const { page, errors } = await open(browser, url);
+  await addBlock(page, 'router');
+  await page.waitForSelector('[data-node="router1"]');
+  await page.reload();
+  await page.waitForSelector('[data-node="router1"]');
+  assert.match(await page.textContent('[data-testid="status"]'), /restored/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('step, as fast as possible, and the seed', async () => {
+  const { page, errors } = await open(browser, url);
+  await page.click('[data-testid="play"]'); // pause
+  assert.equal(await page.isDisabled('[data-testid="step"]'), false);
+  const before = await clock(page);
+  await page.click('[data-testid="step"]');
+  const after = await clock(page);
+  assert.equal(after.events, before.events + 1, 'one step is one event');
+  assert.ok(after.t >= before.t);
+
+  await page.selectOption('[data-testid="speed"]', 'max');
+  await page.click('[data-testid="play"]');
+  assert.equal(await page.isDisabled('[data-testid="step"]'), true, 'no stepping while playing');
+  await page.waitForTimeout(1500);
+  const fast = await clock(page);
+  assert.ok(fast.t > 200, `as fast as possible ran ${fast.t} simulated seconds in 1.5 s`);
+
+  // A new seed starts the run again from time zero.
+  await page.click('[data-testid="play"]'); // pause, to read a still clock
+  await page.fill('[data-testid="seed"]', '12345');
+  await page.press('[data-testid="seed"]', 'Enter');
+  assert.deepEqual(await clock(page), { t: 0, events: 0 }, 'restarted');
+  // A seed that is not a whole number is refused, saying why.
+  await page.fill('[data-testid="seed"]', '1.5');
+  await page.press('[data-testid="seed"]', 'Enter');
+  assert.match(await page.textContent('[data-testid="notice"]'), /seed must be a whole number/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a panic shows the error panel instead of a dead page', async () => {
+  const { page } = await open(browser, `${url}?crash-test`);
+  await page.waitForSelector('[data-testid="panic"]');
+  const text = await page.textContent('[data-testid="panic"]');
+  assert.match(text, /Sluice stopped working/);
+  assert.match(text, /crash test requested/);
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Reload the page');
+  await screenshot(page, 'panic-panel');
+  await page.close();
+});

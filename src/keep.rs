@@ -1,0 +1,175 @@
+//! Keeping and sharing work: the scenario saved in the browser's local
+//! storage after every edit and restored on the next visit, share links that
+//! carry the whole scenario in the URL fragment (no server involved), and
+//! scenario files exported and imported.
+//!
+//! Guarantees: nothing here panics on what the browser hands back; a saved
+//! scenario or a share link that does not load is reported and set aside,
+//! and the page opens on the next source in line (link, then saved work,
+//! then the built-in scenario).
+
+use gloo_file::callbacks::FileReader;
+use sluice_engine::scenario::MAX_SCENARIO_BYTES;
+use sluice_engine::{share, Scenario};
+use wasm_bindgen::{JsCast, JsValue};
+
+/// Where the autosaved scenario lives in local storage. The suffix is the
+/// scenario format version, so a future format never misreads this one.
+const STORAGE_KEY: &str = "sluice.scenario.v1";
+/// The fragment that introduces a share code: `#s=1.…`.
+const FRAGMENT_PREFIX: &str = "#s=";
+
+fn storage() -> Option<web_sys::Storage> {
+    web_sys::window()?.local_storage().ok().flatten()
+}
+
+/// Saves `scenario` for the next visit. Storage may be full or switched off
+/// (private windows); the page then works on without it.
+pub fn autosave(scenario: &Scenario) {
+    let Some(storage) = storage() else { return };
+    if storage.set_item(STORAGE_KEY, &scenario.to_json_pretty()).is_err() {
+        web_sys::console::warn_1(&"Sluice: the browser refused to save the scenario (storage full or disabled)".into());
+    }
+}
+
+/// Forgets the saved scenario (the way out should it be what breaks the page).
+pub fn forget_saved() {
+    if let Some(storage) = storage() {
+        let _ = storage.remove_item(STORAGE_KEY);
+    }
+}
+
+/// Where the page's scenario came from when it opened.
+pub enum Origin {
+    Shared,
+    Saved,
+    BuiltIn,
+}
+
+/// The scenario to open with: the share link's, else the saved one, else
+/// `built_in`. Also says where it came from and, if a link or saved
+/// scenario had to be set aside, why.
+pub fn opening_scenario(built_in: Scenario) -> (Scenario, Origin, Option<String>) {
+    let mut problem = None;
+    if let Some(code) = fragment_code() {
+        // The fragment has done its job: later edits are saved, and a reload
+        // must show them rather than the link's original.
+        clear_fragment();
+        match share::decode(&code) {
+            Ok(s) => return (s, Origin::Shared, None),
+            Err(e) => problem = Some(format!("The share link could not be opened: {e}")),
+        }
+    }
+    if let Some(text) = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()) {
+        match Scenario::from_json_draft(&text) {
+            Ok(s) => return (s, Origin::Saved, problem),
+            Err(e) => {
+                problem.get_or_insert_with(|| format!("The saved scenario could not be restored ({e}); the built-in one is open instead."));
+            }
+        }
+    }
+    (built_in, Origin::BuiltIn, problem)
+}
+
+fn fragment_code() -> Option<String> {
+    let hash = web_sys::window()?.location().hash().ok()?;
+    let code = hash.strip_prefix(FRAGMENT_PREFIX)?;
+    // Some mail and chat programs escape characters of a link they pass on.
+    Some(js_sys::decode_uri_component(code).ok().and_then(|c| c.as_string()).unwrap_or_else(|| code.to_string()))
+}
+
+fn clear_fragment() {
+    let Some(window) = web_sys::window() else { return };
+    let location = window.location();
+    let (Ok(path), Ok(search)) = (location.pathname(), location.search()) else { return };
+    if let Ok(history) = window.history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{search}")));
+    }
+}
+
+/// A link to this page that opens `scenario`.
+pub fn share_link(scenario: &Scenario) -> String {
+    let base = web_sys::window()
+        .and_then(|w| {
+            let l = w.location();
+            Some(format!("{}{}{}", l.origin().ok()?, l.pathname().ok()?, l.search().ok()?))
+        })
+        .unwrap_or_default();
+    format!("{base}{FRAGMENT_PREFIX}{}", share::encode(scenario))
+}
+
+/// Puts `text` on the clipboard, where the browser allows it (a secure page
+/// and a user gesture). The page shows the text either way.
+pub fn copy_to_clipboard(text: &str) {
+    let Some(window) = web_sys::window() else { return };
+    // `navigator.clipboard` is not in web-sys's stable API; reach it by name.
+    let clipboard = js_sys::Reflect::get(&window.navigator(), &"clipboard".into()).ok();
+    let write = clipboard
+        .as_ref()
+        .and_then(|c| js_sys::Reflect::get(c, &"writeText".into()).ok())
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
+    if let (Some(clipboard), Some(write)) = (clipboard, write) {
+        // A refusal comes back as a rejected promise, which nobody needs to
+        // hear of: the link is on screen to copy by hand.
+        if let Ok(promise) = write.call1(&clipboard, &text.into()).map(js_sys::Promise::from) {
+            wasm_bindgen_futures::spawn_local(async move {
+                let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+            });
+        }
+    }
+}
+
+/// A file name for `scenario`: its name made safe, or `scenario`.
+pub fn file_name(scenario: &Scenario) -> String {
+    let stem: String = scenario
+        .name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+        .collect::<String>()
+        .split('-')
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    let stem = if stem.is_empty() { "scenario".to_string() } else { stem.chars().take(60).collect() };
+    format!("{stem}.sluice.json")
+}
+
+/// Offers `text` as a file download named `name`.
+pub fn download(name: &str, text: &str) {
+    let blob = gloo_file::Blob::new_with_options(text, Some("application/json"));
+    let url = gloo_file::ObjectUrl::from(blob);
+    let Some(anchor) = gloo_utils::document()
+        .create_element("a")
+        .ok()
+        .and_then(|a| a.dyn_into::<web_sys::HtmlAnchorElement>().ok())
+    else {
+        return;
+    };
+    anchor.set_href(&url);
+    anchor.set_download(name);
+    anchor.click();
+    // The browser reads the object URL after the click returns; release it
+    // a little later.
+    gloo_timers::callback::Timeout::new(10_000, move || drop(url)).forget();
+}
+
+/// Reads a file the user chose, refusing one too large to be a scenario
+/// before reading it. `done` gets the text or the reason. The returned
+/// reader must be kept until `done` has run (dropping it cancels the read).
+pub fn read_file(file: web_sys::File, done: impl FnOnce(Result<String, String>) + 'static) -> Option<FileReader> {
+    let file = gloo_file::File::from(file);
+    let size = file.size();
+    if size > MAX_SCENARIO_BYTES as u64 {
+        done(Err(format!(
+            "{} is {:.1} MB; a scenario file may be at most {} MB. Nothing was changed.",
+            file.name(),
+            size as f64 / 1_048_576.0,
+            MAX_SCENARIO_BYTES / 1_048_576
+        )));
+        return None;
+    }
+    let name = file.name();
+    Some(gloo_file::callbacks::read_as_text(&file, move |result| {
+        done(result.map_err(|e| format!("{name} could not be read: {e}")))
+    }))
+}
