@@ -34,7 +34,7 @@ test: setup-test
 	@scripts/test.sh
 
 test-native:
-	cargo test --workspace --exclude sluice-web
+	cargo test --workspace
 
 test-wasm: setup-test
 	cd engine && cargo test --target wasm32-unknown-unknown --test wasm

@@ -101,3 +101,60 @@ test('the keyboard alone adds, selects and moves a block', async () => {
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('pan, zoom and fit; several blocks selected, moved and deleted together', async () => {
+  const { page, errors } = await open(browser, url);
+  await page.click('[data-testid="play"]'); // pause: a still page
+  const box = async () => (await page.getAttribute('svg.graph', 'viewBox')).split(' ').map(Number);
+  const fitted = await box();
+  assert.equal(await page.getAttribute('[data-testid="fit"]', 'aria-pressed'), 'true');
+
+  await page.click('[data-testid="zoom-in"]');
+  const zoomed = await box();
+  assert.ok(zoomed[2] < fitted[2], `zoom in narrows the view: ${zoomed[2]} < ${fitted[2]}`);
+  assert.equal(await page.getAttribute('[data-testid="fit"]', 'aria-pressed'), 'false');
+
+  // The wheel zooms about the pointer; the page does not scroll.
+  const canvas = await page.locator('svg.graph').boundingBox();
+  await page.mouse.move(canvas.x + 20, canvas.y + canvas.height - 20);
+  await page.mouse.wheel(0, 400);
+  const out = await box();
+  assert.ok(out[2] > zoomed[2], 'wheel down zooms out');
+  assert.equal(await page.evaluate(() => window.scrollY), 0);
+
+  // Dragging the empty canvas pans.
+  const empty = { x: canvas.x + 30, y: canvas.y + canvas.height - 30 };
+  await drag(page, empty, { x: empty.x + 120, y: empty.y - 40 });
+  const panned = await box();
+  assert.ok(panned[0] < out[0], 'dragging right shows what lies to the left');
+  assert.equal(panned[2], out[2], 'panning keeps the zoom');
+
+  await page.click('[data-testid="fit"]');
+  assert.deepEqual(await box(), fitted);
+
+  // Shift-click builds a selection; dragging one of its blocks moves all.
+  await page.click('[data-node="stream"] .body');
+  await page.click('[data-node="client"] .body', { modifiers: ['Shift'] });
+  for (const id of ['stream', 'client']) {
+    assert.equal(await page.getAttribute(`[data-node="${id}"]`, 'aria-pressed'), 'true', `${id} selected`);
+  }
+  assert.equal(await page.getAttribute('[data-node="sender"]', 'aria-pressed'), 'false');
+  const where = async (id) => page.getAttribute(`[data-node="${id}"]`, 'transform');
+  const [s0, c0, q0] = [await where('stream'), await where('client'), await where('sender')];
+  const from = await centre(page.locator('[data-node="stream"] .body'));
+  await drag(page, from, { x: from.x, y: from.y + 60 });
+  assert.notEqual(await where('stream'), s0);
+  assert.notEqual(await where('client'), c0);
+  assert.equal(await where('sender'), q0, 'an unselected block stays');
+  // Shift-click again takes one out.
+  await page.click('[data-node="client"] .body', { modifiers: ['Shift'] });
+  assert.equal(await page.getAttribute('[data-node="client"]', 'aria-pressed'), 'false');
+  await page.click('[data-node="client"] .body', { modifiers: ['Shift'] });
+  await page.click('[data-testid="delete"]');
+  assert.equal(await page.locator('[data-node="stream"], [data-node="client"]').count(), 0);
+  await page.keyboard.press('Control+Z');
+  assert.equal(await page.locator('[data-node="stream"], [data-node="client"]').count(), 2);
+  await screenshot(page, 'multi-select');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

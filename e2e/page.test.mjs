@@ -61,14 +61,14 @@ test('lowering the soft threshold makes the queue reach SoftLimit and the produc
   const { page, errors } = await open(browser, url);
   // Raise the soft limit out of reach first, so the queue is below it.
   await page.click('[data-node="sender"]');
-  await page.fill('[data-testid="param-soft-messages-number"]', '100');
+  await page.fill('[data-testid="param-soft_limit-messages-number"]', '100');
   await page.waitForTimeout(800);
   await page.click('[data-testid="play"]'); // pause
   const sender = page.locator('[data-node="sender"]');
   assert.notEqual(await sender.getAttribute('data-state'), 'SoftLimit');
   assert.equal(await page.locator('[data-node="stream"]').getAttribute('data-paused'), 'false');
 
-  await page.fill('[data-testid="param-soft-messages-number"]', '1');
+  await page.fill('[data-testid="param-soft_limit-messages-number"]', '1');
   await page.click('[data-testid="play"]'); // play
   await page.waitForSelector('[data-node="sender"][data-state="SoftLimit"]', { timeout: 5000 });
   await page.waitForSelector('[data-node="stream"][data-paused="true"]', { timeout: 5000 });
@@ -88,10 +88,10 @@ test('lowering the soft threshold makes the queue reach SoftLimit and the produc
   await screenshot(page, 'soft-limit-lowered');
 
   // A soft limit above the hard one is refused inline; the last valid value stays.
-  await page.fill('[data-testid="param-soft-messages-number"]', '999');
-  const error = await page.textContent('[data-testid="param-soft-messages-error"]');
+  await page.fill('[data-testid="param-soft_limit-messages-number"]', '999');
+  const error = await page.textContent('[data-testid="param-soft_limit-messages-error"]');
   assert.match(error, /must not exceed hard_limit\.messages/);
-  assert.equal(await page.inputValue('[data-testid="param-soft-messages"]'), '1');
+  assert.equal(await page.inputValue('[data-testid="param-soft_limit-messages"]'), '1');
   assert.deepEqual(errors, []);
   await page.close();
 });

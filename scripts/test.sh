@@ -29,7 +29,9 @@ stage() {
   fi
 }
 
-stage native cargo test --workspace --exclude sluice-web
+# The page crate too: its pure parts (the inspector's field table and edits)
+# have unit tests that run natively.
+stage native cargo test --workspace
 # The fuzz targets again, in release and for longer: random graphs of every
 # block and damaged scenario files.
 stage fuzz env PROPTEST_CASES="${FUZZ_CASES:-20000}" cargo test --release -p sluice-engine --test fuzz

@@ -23,7 +23,7 @@ use yew::prelude::*;
 use crate::chart::DepthChart;
 use crate::controls::Controls;
 use crate::counters::Counters;
-use crate::graph::{client_to_canvas, over_canvas, Graph};
+use crate::graph::{client_to_canvas, over_canvas, Graph, Select};
 use crate::inspector::Inspector;
 use crate::keep;
 use crate::palette::Palette;
@@ -111,21 +111,31 @@ impl Session {
         self.editor.scenario().nodes.get(index).map(|n| n.id.clone())
     }
 
+    fn ids_of(&self, indices: &[usize]) -> Vec<String> {
+        indices.iter().filter_map(|&i| self.id_of(i)).collect()
+    }
+
     fn index_of(&self, id: &str) -> Option<usize> {
         self.editor.scenario().node_index(id)
     }
 }
 
-/// A free spot for a block added without a drop point: right of the others.
+/// A free spot for a block added without a drop point: the first free cell
+/// of a grid four blocks wide, from the top left of the existing ones, so
+/// the canvas grows downwards in rows rather than ever wider.
 fn free_spot(scenario: &Scenario) -> Position {
-    let right = scenario
-        .nodes
-        .iter()
-        .enumerate()
-        .map(|(i, n)| n.position.unwrap_or(default_position(i)))
-        // The first of the rightmost, as `min_by` keeps the first of equals.
-        .min_by(|a, b| b.x.total_cmp(&a.x));
-    right.map_or(Position { x: 120.0, y: 160.0 }, |p| Position { x: p.x + 240.0, y: p.y })
+    const COLUMNS: usize = 4;
+    const DX: f64 = 240.0;
+    const DY: f64 = 150.0;
+    let taken: Vec<Position> =
+        scenario.nodes.iter().enumerate().map(|(i, n)| n.position.unwrap_or(default_position(i))).collect();
+    let left = taken.iter().map(|p| p.x).fold(f64::INFINITY, f64::min);
+    let top = taken.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
+    let (left, top) = if left.is_finite() { (left, top) } else { (120.0, 160.0) };
+    (0..)
+        .map(|k| Position { x: left + DX * (k % COLUMNS) as f64, y: top + DY * (k / COLUMNS) as f64 })
+        .find(|spot| taken.iter().all(|p| (p.x - spot.x).abs() >= DX * 0.75 || (p.y - spot.y).abs() >= DY * 0.75))
+        .unwrap_or(Position { x: left, y: top })
 }
 
 /// Simulates until the wall clock reaches `deadline_ms` or nothing is left
@@ -162,9 +172,10 @@ pub fn app() -> Html {
     let session = use_mut_ref(|| Session::new(opening.0.borrow_mut().take().unwrap_or_else(default_scenario)));
     let playing = use_state(|| true);
     let speed = use_state(|| 1.0f64);
+    // The selected nodes, by index; the last is the one the inspector shows.
     let selected = use_state(|| {
         let s = session.borrow();
-        s.editor.scenario().nodes.iter().position(|n| n.block.kind() == "queue")
+        s.editor.scenario().nodes.iter().position(|n| n.block.kind() == "queue").into_iter().collect::<Vec<usize>>()
     });
     let notice = use_state(|| opening.1.clone());
     // A passing message (a link copied, a file imported), unlike `notice`.
@@ -288,7 +299,7 @@ pub fn app() -> Html {
                 let outcome = result.and_then(|text| edit(&|s| s.editor.import(&text)));
                 match outcome {
                     Ok(()) => {
-                        selected.set(None);
+                        selected.set(Vec::new());
                         status.set(Some(format!("Opened {name}. Undo (Ctrl+Z) brings back what was there before.")));
                     }
                     Err(why) => {
@@ -311,7 +322,20 @@ pub fn app() -> Html {
     };
     let on_select = {
         let selected = selected.clone();
-        Callback::from(move |node: Option<usize>| selected.set(node))
+        Callback::from(move |change: Select| {
+            let mut next = (*selected).clone();
+            match change {
+                Select::Only(i) => next = vec![i],
+                Select::Toggle(i) => match next.iter().position(|&j| j == i) {
+                    Some(k) => {
+                        next.remove(k);
+                    }
+                    None => next.push(i),
+                },
+                Select::Clear => next.clear(),
+            }
+            selected.set(next);
+        })
     };
     let on_reconfigure: Callback<(String, BlockSpec), Result<(), String>> = {
         let edit = edit.clone();
@@ -325,11 +349,8 @@ pub fn app() -> Html {
     };
     let on_move = {
         let edit = edit.clone();
-        Callback::from(move |(index, dx, dy): (usize, f64, f64)| {
-            let _ = edit(&|s| match s.id_of(index) {
-                Some(id) => s.editor.move_by(&[id], dx, dy),
-                None => Ok(()),
-            });
+        Callback::from(move |(indices, dx, dy): (Vec<usize>, f64, f64)| {
+            let _ = edit(&|s| s.editor.move_by(&s.ids_of(&indices), dx, dy));
         })
     };
     let on_connect = {
@@ -355,7 +376,7 @@ pub fn app() -> Html {
             });
             if result.is_ok() {
                 let index = added.take().and_then(|id| session.borrow().index_of(&id));
-                selected.set(index);
+                selected.set(index.into_iter().collect());
             }
         })
     };
@@ -386,13 +407,11 @@ pub fn app() -> Html {
         let edit = edit.clone();
         let selected = selected.clone();
         Callback::from(move |_: ()| {
-            let Some(index) = *selected else { return };
-            let result = edit(&|s| match s.id_of(index) {
-                Some(id) => s.editor.remove(&[id]),
-                None => Ok(()),
-            });
-            if result.is_ok() {
-                selected.set(None);
+            if selected.is_empty() {
+                return;
+            }
+            if edit(&|s| s.editor.remove(&s.ids_of(&selected))).is_ok() {
+                selected.set(Vec::new());
             }
         })
     };
@@ -401,15 +420,17 @@ pub fn app() -> Html {
         let selected = selected.clone();
         let session = session.clone();
         Callback::from(move |_: ()| {
-            let Some(index) = *selected else { return };
-            let copy = RefCell::new(None);
+            if selected.is_empty() {
+                return;
+            }
+            let copies = RefCell::new(Vec::new());
             let result = edit(&|s| {
-                let Some(id) = s.id_of(index) else { return Ok(()) };
-                *copy.borrow_mut() = s.editor.duplicate(&[id])?.pop();
+                *copies.borrow_mut() = s.editor.duplicate(&s.ids_of(&selected))?;
                 Ok(())
             });
             if result.is_ok() {
-                selected.set(copy.take().and_then(|id| session.borrow().index_of(&id)));
+                let s = session.borrow();
+                selected.set(copies.take().iter().filter_map(|id| s.index_of(id)).collect());
             }
         })
     };
@@ -419,7 +440,7 @@ pub fn app() -> Html {
     {
         let (undo, redo, delete, duplicate, on_play) =
             (undo.clone(), redo.clone(), delete.clone(), duplicate.clone(), on_play.clone());
-        use_effect_with((*selected, *playing), move |_| {
+        use_effect_with(((*selected).clone(), *playing), move |_| {
             let options = EventListenerOptions::enable_prevent_default();
             let listener = EventListener::new_with_options(&gloo_utils::document(), "keydown", options, move |event| {
                 let Some(e) = event.dyn_ref::<KeyboardEvent>() else { return };
@@ -473,12 +494,17 @@ pub fn app() -> Html {
         Some(sim) => Snapshot::of(sim, scenario),
         None => Snapshot::draft(scenario),
     });
-    let selected_index = selected.filter(|&i| i < scenario.nodes.len());
+    let selection: Vec<usize> = selected.iter().copied().filter(|&i| i < scenario.nodes.len()).collect();
+    let selected_index = selection.last().copied();
     let series = s.sim.as_ref().map(|sim| {
         let node = selected_index.unwrap_or_else(|| scenario.nodes.iter().position(|n| n.block.kind() == "queue").unwrap_or(0));
         Rc::new(DepthSeries::of(sim, node))
     });
     let selected_spec = selected_index.and_then(|i| scenario.nodes.get(i).cloned());
+    let selected_outputs: Vec<String> = selected_spec
+        .as_ref()
+        .map(|n| scenario.edges.iter().filter(|e| e.from == n.id).map(|e| e.to.clone()).collect())
+        .unwrap_or_default();
     let scenario_name = scenario.name.clone();
     let missing = s.missing.clone();
     let (can_undo, can_redo) = (s.editor.can_undo(), s.editor.can_redo());
@@ -524,8 +550,8 @@ pub fn app() -> Html {
                     <div class="toolbar" role="toolbar" aria-label="Edit">
                         { button("↶ Undo", "undo", "Undo (Ctrl+Z)", can_undo, &undo) }
                         { button("↷ Redo", "redo", "Redo (Ctrl+Shift+Z or Ctrl+Y)", can_redo, &redo) }
-                        { button("Duplicate", "duplicate", "Duplicate the selected block (Ctrl+D)", selected_index.is_some(), &duplicate) }
-                        { button("✕ Delete", "delete", "Delete the selected block (Delete)", selected_index.is_some(), &delete) }
+                        { button("Duplicate", "duplicate", "Duplicate the selected blocks (Ctrl+D)", !selection.is_empty(), &duplicate) }
+                        { button("✕ Delete", "delete", "Delete the selected blocks (Delete)", !selection.is_empty(), &delete) }
                         <span class="toolbar-gap"></span>
                         { button("⤓ Export", "export", "Save the scenario as a JSON file", true, &on_export) }
                         <ImportButton on_file={on_import} />
@@ -557,13 +583,13 @@ pub fn app() -> Html {
                             { missing.join("; ") }
                         </div>
                     }
-                    <Graph snapshot={snapshot.clone()} selected={selected_index} on_select={on_select.clone()} {on_move} {on_connect} />
+                    <Graph snapshot={snapshot.clone()} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
                     if let Some(series) = series {
                         <DepthChart series={series} />
                     }
                 </section>
                 <aside class="sidebar">
-                    <Inspector spec={selected_spec} on_reconfigure={on_reconfigure} on_close={on_select.reform(|_| None)} />
+                    <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={on_reconfigure} on_close={on_select.reform(|_| Select::Clear)} />
                     <Counters snapshot={snapshot.clone()} />
                     <TransitionsLog snapshot={snapshot} />
                 </aside>

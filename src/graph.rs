@@ -2,10 +2,17 @@
 //! queue is coloured by its send-queue state. Nodes are moved by dragging
 //! them and connected by dragging from the output port (the dot on their
 //! right edge) onto another node; the page decides whether that is allowed.
+//!
+//! The view fits every node until the user pans (drag the empty canvas) or
+//! zooms (the wheel, or the + and − buttons); "Fit" returns to fitting.
+//! Shift- or Ctrl-click adds a node to the selection or takes it out;
+//! dragging a selected node moves the whole selection.
 
 use std::rc::Rc;
 
-use web_sys::Element;
+use gloo_events::{EventListener, EventListenerOptions};
+use wasm_bindgen::JsCast;
+use web_sys::{Element, WheelEvent};
 use yew::prelude::*;
 
 use crate::palette::kind_label;
@@ -15,13 +22,33 @@ use crate::snapshot::{state_colour, NodeView, Snapshot};
 const NODE_W: f64 = 170.0;
 const NODE_H: f64 = 104.0;
 
+/// A change of the selection asked for on the canvas.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Select {
+    /// This node alone.
+    Only(usize),
+    /// This node added to the selection, or taken out of it.
+    Toggle(usize),
+    /// Nothing.
+    Clear,
+}
+
+/// A view box: left, top, width, height in canvas units.
+type ViewBox = (f64, f64, f64, f64);
+
+/// The zoom step of the buttons; the wheel zooms continuously.
+const ZOOM_STEP: f64 = 1.25;
+/// How far one can zoom: a view box from 1/8 to 8 times the fitted one.
+const ZOOM_RANGE: f64 = 8.0;
+
 #[derive(Properties, PartialEq)]
 pub struct GraphProps {
     pub snapshot: Rc<Snapshot>,
-    pub selected: Option<usize>,
-    pub on_select: Callback<Option<usize>>,
-    /// A node dragged by (dx, dy) canvas units.
-    pub on_move: Callback<(usize, f64, f64)>,
+    /// The selected nodes; the last is the one the inspector shows.
+    pub selected: Vec<usize>,
+    pub on_select: Callback<Select>,
+    /// Nodes dragged by (dx, dy) canvas units.
+    pub on_move: Callback<(Vec<usize>, f64, f64)>,
     /// A connection dragged from the first node's output to the second.
     pub on_connect: Callback<(usize, usize)>,
 }
@@ -29,8 +56,11 @@ pub struct GraphProps {
 /// A pointer gesture under way on the canvas.
 #[derive(Clone, Copy, PartialEq)]
 enum Gesture {
-    Move { node: usize, start: (f64, f64), at: (f64, f64) },
+    /// `node` was pressed; `group` says whether the whole selection moves.
+    Move { node: usize, group: bool, toggle: bool, start: (f64, f64), at: (f64, f64) },
     Connect { from: usize, at: (f64, f64) },
+    /// The empty canvas dragged: `start` in screen pixels.
+    Pan { start: (f64, f64), view: ViewBox },
 }
 
 /// Parses a `viewBox` attribute.
@@ -140,7 +170,7 @@ fn fill_bar(node: &NodeView) -> Html {
 }
 
 /// The view box that shows every node with a margin, at least 800 × 240.
-fn view_box(nodes: &[NodeView]) -> String {
+fn fit_view(nodes: &[NodeView]) -> ViewBox {
     let margin = 40.0;
     let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
     for n in nodes {
@@ -154,23 +184,69 @@ fn view_box(nodes: &[NodeView]) -> String {
     }
     let (w, h) = ((x1 - x0 + 2.0 * margin).max(800.0), (y1 - y0 + 2.0 * margin).max(240.0));
     let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
-    format!("{} {} {} {}", cx - w / 2.0, cy - h / 2.0, w, h)
+    (cx - w / 2.0, cy - h / 2.0, w, h)
+}
+
+/// `view` zoomed by `factor` (above 1: out) about the canvas point `at`,
+/// kept within `ZOOM_RANGE` of the fitted view.
+fn zoom(view: ViewBox, fit: ViewBox, factor: f64, at: (f64, f64)) -> ViewBox {
+    let (x, y, w, h) = view;
+    let factor = (w * factor).clamp(fit.2 / ZOOM_RANGE, fit.2 * ZOOM_RANGE) / w;
+    (at.0 - (at.0 - x) * factor, at.1 - (at.1 - y) * factor, w * factor, h * factor)
+}
+
+/// Pixels per canvas unit on screen (`xMidYMid meet`).
+fn screen_scale(svg: &Element, view: ViewBox) -> f64 {
+    let rect = svg.get_bounding_client_rect();
+    (rect.width() / view.2).min(rect.height() / view.3).max(1e-9)
 }
 
 #[function_component(Graph)]
 pub fn graph(props: &GraphProps) -> Html {
     let snap = &props.snapshot;
     let gesture = use_state(|| None::<Gesture>);
+    // The view the user panned or zoomed to; `None` fits every node.
+    let view = use_state(|| None::<ViewBox>);
+    let fit = fit_view(&snap.nodes);
+    let shown = view.unwrap_or(fit);
+    // The views as of this render, for the wheel listener installed once.
+    let views = use_mut_ref(|| (shown, fit));
+    *views.borrow_mut() = (shown, fit);
     let svg_ref = use_node_ref();
+    // Whether a pointer is pressed on a node: the focus that the press gives
+    // the node must not change the selection (the release decides).
+    let pressing = use_mut_ref(|| false);
+    {
+        let (svg_ref, views, view) = (svg_ref.clone(), views.clone(), view.clone());
+        use_effect_with((), move |_| {
+            // Not Yew's `onwheel`: that listener is passive, and the page
+            // must not scroll while the wheel zooms the canvas.
+            let listener = svg_ref.cast::<Element>().map(|svg| {
+                let target = svg.clone();
+                EventListener::new_with_options(&svg, "wheel", EventListenerOptions::enable_prevent_default(), move |event| {
+                    let Some(e) = event.dyn_ref::<WheelEvent>() else { return };
+                    e.prevent_default();
+                    let (shown, fit) = *views.borrow();
+                    let Some(at) = client_to_canvas(&target, e.client_x() as f64, e.client_y() as f64) else { return };
+                    let lines = if e.delta_mode() == WheelEvent::DOM_DELTA_PIXEL { e.delta_y() / 40.0 } else { e.delta_y() };
+                    view.set(Some(zoom(shown, fit, ZOOM_STEP.powf(lines.clamp(-5.0, 5.0) / 3.0), at)));
+                })
+            });
+            move || drop(listener)
+        });
+    }
     let to_canvas = {
         let svg_ref = svg_ref.clone();
         move |e: &PointerEvent| {
             svg_ref.cast::<Element>().and_then(|svg| client_to_canvas(&svg, e.client_x() as f64, e.client_y() as f64))
         }
     };
-    // Where each node is drawn, the node being moved following the pointer.
+    let selected = props.selected.clone();
+    // Where each node is drawn, the nodes being moved following the pointer.
     let offset = |index: usize| match *gesture {
-        Some(Gesture::Move { node, start, at }) if node == index => (at.0 - start.0, at.1 - start.1),
+        Some(Gesture::Move { node, group, start, at, .. }) if node == index || (group && selected.contains(&index)) => {
+            (at.0 - start.0, at.1 - start.1)
+        }
         _ => (0.0, 0.0),
     };
     let place = |n: &NodeView| {
@@ -178,26 +254,51 @@ pub fn graph(props: &GraphProps) -> Html {
         (n.x + dx, n.y + dy)
     };
 
-    // Pressing on the empty canvas clears the selection. (Not on click: the
-    // canvas captures the pointer during a drag, so the click that ends a
-    // drag on a node would land on the canvas.)
+    // Pressing on the empty canvas clears the selection (unless Shift or
+    // Ctrl is held) and starts a pan. (Not on click: the canvas captures
+    // the pointer during a drag, so the click that ends a drag on a node
+    // would land on the canvas.)
     let on_background = {
         let on_select = props.on_select.clone();
+        let (gesture, svg_ref) = (gesture.clone(), svg_ref.clone());
         Callback::from(move |e: PointerEvent| {
-            if e.target() == e.current_target() {
-                on_select.emit(None);
+            // Only the canvas itself, not a node on it. (Compared with the
+            // element rather than `current_target`: Yew delegates events.)
+            let svg = svg_ref.cast::<Element>();
+            let on_canvas = e.target().and_then(|t| t.dyn_into::<Element>().ok()).is_some_and(|t| Some(&t) == svg.as_ref());
+            if !on_canvas || e.button() != 0 {
+                return;
             }
+            if !(e.shift_key() || e.ctrl_key() || e.meta_key()) {
+                on_select.emit(Select::Clear);
+            }
+            if let Some(svg) = svg {
+                let _ = svg.set_pointer_capture(e.pointer_id());
+            }
+            gesture.set(Some(Gesture::Pan { start: (e.client_x() as f64, e.client_y() as f64), view: shown }));
         })
     };
     let onpointermove = {
         let gesture = gesture.clone();
         let to_canvas = to_canvas.clone();
+        let (svg_ref, view) = (svg_ref.clone(), view.clone());
         Callback::from(move |e: PointerEvent| {
+            if let Some(Gesture::Pan { start, view: from }) = *gesture {
+                let Some(svg) = svg_ref.cast::<Element>() else { return };
+                let scale = screen_scale(&svg, from);
+                let (dx, dy) = ((e.client_x() as f64 - start.0) / scale, (e.client_y() as f64 - start.1) / scale);
+                if dx.hypot(dy) * scale > 2.0 {
+                    view.set(Some((from.0 - dx, from.1 - dy, from.2, from.3)));
+                }
+                return;
+            }
             let Some(at) = to_canvas(&e) else { return };
             match *gesture {
-                Some(Gesture::Move { node, start, .. }) => gesture.set(Some(Gesture::Move { node, start, at })),
+                Some(Gesture::Move { node, group, toggle, start, .. }) => {
+                    gesture.set(Some(Gesture::Move { node, group, toggle, start, at }))
+                }
                 Some(Gesture::Connect { from, .. }) => gesture.set(Some(Gesture::Connect { from, at })),
-                None => {}
+                _ => {}
             }
         })
     };
@@ -205,31 +306,43 @@ pub fn graph(props: &GraphProps) -> Html {
         let gesture = gesture.clone();
         let to_canvas = to_canvas.clone();
         let nodes = snap.nodes.clone();
+        let selected = props.selected.clone();
         let (on_move, on_connect, on_select) = (props.on_move.clone(), props.on_connect.clone(), props.on_select.clone());
+        let pressing = pressing.clone();
         Callback::from(move |e: PointerEvent| {
+            *pressing.borrow_mut() = false;
             let Some(g) = *gesture else { return };
             gesture.set(None);
             let at = to_canvas(&e);
             match g {
-                Gesture::Move { node, start, .. } => {
+                Gesture::Move { node, group, toggle, start, .. } => {
                     let at = at.unwrap_or(start);
                     let (dx, dy) = (at.0 - start.0, at.1 - start.1);
-                    if dx.hypot(dy) > 3.0 {
-                        on_move.emit((node, dx, dy));
+                    let moved = dx.hypot(dy) > 3.0;
+                    if moved {
+                        on_move.emit((if group { selected.clone() } else { vec![node] }, dx, dy));
                     }
-                    on_select.emit(Some(node));
+                    if toggle && !moved {
+                        on_select.emit(Select::Toggle(node));
+                    } else if !(group && moved) {
+                        on_select.emit(Select::Only(node));
+                    }
                 }
                 Gesture::Connect { from, .. } => {
                     if let Some(to) = at.and_then(|p| node_at(&nodes, p)).filter(|&to| to != from) {
                         on_connect.emit((from, to));
                     }
                 }
+                Gesture::Pan { .. } => {}
             }
         })
     };
     let onpointercancel = {
-        let gesture = gesture.clone();
-        Callback::from(move |_: PointerEvent| gesture.set(None))
+        let (gesture, pressing) = (gesture.clone(), pressing.clone());
+        Callback::from(move |_: PointerEvent| {
+            *pressing.borrow_mut() = false;
+            gesture.set(None)
+        })
     };
 
     let edges = snap.edges.iter().map(|&(from, to)| {
@@ -252,42 +365,34 @@ pub fn graph(props: &GraphProps) -> Html {
     let nodes: Vec<Html> = snap.nodes.iter().map(|node| {
         let index = node.index;
         let (status, figure, label) = describe(node);
-        let selected = props.selected == Some(index);
+        let is_selected = props.selected.contains(&index);
         let colour = match node.kind {
             "queue" => state_colour(node.state.unwrap_or("Ready")),
             "producer" if node.paused => state_colour("SoftLimit"),
             _ => "#495057",
         };
         let (x, y) = place(node);
-        let onpointerdown = {
-            let gesture = gesture.clone();
-            let to_canvas = to_canvas.clone();
-            let svg_ref = svg_ref.clone();
+        // Both gestures that start on a node capture the pointer, so that
+        // the canvas hears where it goes.
+        let start = |make: fn(usize, bool, bool, (f64, f64)) -> Gesture| {
+            let (gesture, to_canvas, svg_ref, pressing) = (gesture.clone(), to_canvas.clone(), svg_ref.clone(), pressing.clone());
             Callback::from(move |e: PointerEvent| {
+                e.stop_propagation();
                 if e.button() != 0 {
                     return;
                 }
+                *pressing.borrow_mut() = true;
                 let Some(at) = to_canvas(&e) else { return };
                 if let Some(svg) = svg_ref.cast::<Element>() {
                     let _ = svg.set_pointer_capture(e.pointer_id());
                 }
-                gesture.set(Some(Gesture::Move { node: index, start: at, at }));
+                gesture.set(Some(make(index, is_selected, e.shift_key() || e.ctrl_key() || e.meta_key(), at)));
             })
         };
-        let on_port = {
-            let gesture = gesture.clone();
-            let to_canvas = to_canvas.clone();
-            let svg_ref = svg_ref.clone();
-            Callback::from(move |e: PointerEvent| {
-                e.stop_propagation();
-                let Some(at) = to_canvas(&e) else { return };
-                if let Some(svg) = svg_ref.cast::<Element>() {
-                    let _ = svg.set_pointer_capture(e.pointer_id());
-                }
-                gesture.set(Some(Gesture::Connect { from: index, at }));
-            })
-        };
+        let onpointerdown = start(|node, in_selection, toggle, at| Gesture::Move { node, group: in_selection, toggle, start: at, at });
+        let on_port = start(|from, _, _, at| Gesture::Connect { from, at });
         let onkeydown = {
+            let selected_all = props.selected.clone();
             let on_select = props.on_select.clone();
             let on_move = props.on_move.clone();
             Callback::from(move |e: KeyboardEvent| {
@@ -295,7 +400,7 @@ pub fn graph(props: &GraphProps) -> Html {
                 let moved = match e.key().as_str() {
                     "Enter" => {
                         e.prevent_default();
-                        on_select.emit(Some(index));
+                        on_select.emit(if e.shift_key() { Select::Toggle(index) } else { Select::Only(index) });
                         None
                     }
                     "ArrowLeft" => Some((-step, 0.0)),
@@ -306,19 +411,29 @@ pub fn graph(props: &GraphProps) -> Html {
                 };
                 if let Some((dx, dy)) = moved {
                     e.prevent_default();
-                    on_move.emit((index, dx, dy));
+                    on_move.emit((if is_selected { selected_all.clone() } else { vec![index] }, dx, dy));
                 }
             })
         };
-        let onfocus = props.on_select.reform(move |_: FocusEvent| Some(index));
+        // Focus selects, unless the node is already part of the selection
+        // (Tab through a multiple selection keeps it).
+        let onfocus = {
+            let on_select = props.on_select.clone();
+            let pressing = pressing.clone();
+            Callback::from(move |_: FocusEvent| {
+                if !is_selected && !*pressing.borrow() {
+                    on_select.emit(Select::Only(index));
+                }
+            })
+        };
         let dropped: u64 = node.dropped.iter().map(|(_, n)| n).sum();
         let takes_input = node.kind != "producer";
         html! {
-            <g class={classes!("node", node.kind, selected.then_some("selected"))}
+            <g class={classes!("node", node.kind, is_selected.then_some("selected"))}
                transform={format!("translate({x},{y})")}
                data-node={node.id.clone()} data-state={node.state.unwrap_or("")}
                data-paused={node.paused.to_string()}
-               role="button" tabindex="0" aria-label={label} aria-pressed={selected.to_string()}
+               role="button" tabindex="0" aria-label={label} aria-pressed={is_selected.to_string()}
                {onpointerdown} {onkeydown} {onfocus}>
                 <rect class="body" x={(-NODE_W / 2.0).to_string()} y={(-NODE_H / 2.0).to_string()}
                       width={NODE_W.to_string()} height={NODE_H.to_string()} rx="10" style={format!("stroke: {colour}")} />
@@ -344,8 +459,28 @@ pub fn graph(props: &GraphProps) -> Html {
             </g>
         }
     }).collect();
+    let zoom_by = |factor: f64| {
+        let view = view.clone();
+        Callback::from(move |_: MouseEvent| {
+            let centre = (shown.0 + shown.2 / 2.0, shown.1 + shown.3 / 2.0);
+            view.set(Some(zoom(shown, fit, factor, centre)));
+        })
+    };
+    let on_fit = {
+        let view = view.clone();
+        Callback::from(move |_: MouseEvent| view.set(None))
+    };
+    let panning = matches!(*gesture, Some(Gesture::Pan { .. }));
     html! {
-        <svg class="graph" ref={svg_ref} viewBox={view_box(&snap.nodes)} role="group" aria-label="Scenario canvas"
+      <div class="canvas">
+        <div class="view-controls" role="toolbar" aria-label="View">
+            <button data-testid="zoom-in" aria-label="Zoom in" title="Zoom in (or the mouse wheel)" onclick={zoom_by(1.0 / ZOOM_STEP)}>{"+"}</button>
+            <button data-testid="zoom-out" aria-label="Zoom out" title="Zoom out" onclick={zoom_by(ZOOM_STEP)}>{"−"}</button>
+            <button data-testid="fit" aria-label="Fit to view" title="Show every block" aria-pressed={view.is_none().to_string()} onclick={on_fit}>{"Fit"}</button>
+        </div>
+        <svg class={classes!("graph", panning.then_some("panning"))} ref={svg_ref}
+             viewBox={format!("{} {} {} {}", shown.0, shown.1, shown.2, shown.3)} role="group"
+             aria-label="Scenario canvas: drag the background to pan, the wheel zooms; Shift-click selects several blocks"
              onpointerdown={on_background} {onpointermove} {onpointerup} {onpointercancel}>
             <defs>
                 <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
@@ -356,5 +491,6 @@ pub fn graph(props: &GraphProps) -> Html {
             { for pending }
             { for nodes }
         </svg>
+      </div>
     }
 }

@@ -1,28 +1,89 @@
-//! The inspector: the parameters of the selected node, changed live. A value
-//! the engine refuses shows its error inline and the last valid value stays
-//! in force.
+//! The inspector: every parameter of the selected node (the table in
+//! `fields.rs`), each with its unit, a one-line explanation and a control,
+//! changed live while the simulation runs.
+//!
+//! A change is written into the block's JSON at the field's pointer and the
+//! whole block goes to the engine's editor, which validates it in its
+//! scenario. A refused value shows its reason inline and the last valid
+//! value stays in force (the field keeps what was typed, so it can be
+//! corrected).
 
-use sluice_engine::blocks::{Arrivals, Backpressure, OnRefused};
+use serde_json::{json, Map, Value};
+use sluice_engine::blocks::Arrivals;
+use sluice_engine::distribution::Distribution;
 use sluice_engine::{BlockSpec, NodeSpec};
-use web_sys::HtmlSelectElement;
+use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::slider::Slider;
+use crate::fields::{self, Control, Param};
 
 #[derive(Properties, PartialEq)]
 pub struct InspectorProps {
     pub spec: Option<NodeSpec>,
+    /// The ids of the nodes the selected one feeds, in edge order.
+    pub outputs: Vec<String>,
     pub on_reconfigure: Callback<(String, BlockSpec), Result<(), String>>,
     pub on_close: Callback<()>,
 }
 
-/// A parameter's name and how to set it on a block.
-type Setter = fn(&mut BlockSpec, f64);
+/// Writes `new` at `pointer` in `doc`, creating objects on the way; `None`
+/// removes the field (and an object left empty by that). The empty pointer
+/// replaces the whole document.
+pub fn set_at(doc: &mut Value, pointer: &str, new: Option<Value>) -> Result<(), String> {
+    if pointer.is_empty() {
+        *doc = new.unwrap_or(Value::Null);
+        return Ok(());
+    }
+    let parts: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
+    fn walk(node: &mut Value, parts: &[&str], new: Option<Value>) -> Result<(), String> {
+        let (head, rest) = parts.split_first().ok_or("empty path")?;
+        match node {
+            Value::Array(items) => {
+                let i: usize = head.parse().map_err(|_| format!("{head} is not a list index"))?;
+                let item = items.get_mut(i).ok_or_else(|| format!("the list has no item {i}"))?;
+                if rest.is_empty() {
+                    *item = new.ok_or("a list item cannot be removed here")?;
+                    Ok(())
+                } else {
+                    walk(item, rest, new)
+                }
+            }
+            Value::Object(map) => {
+                if rest.is_empty() {
+                    match new {
+                        Some(v) => map.insert(head.to_string(), v),
+                        None => map.remove(*head),
+                    };
+                    return Ok(());
+                }
+                if new.is_none() && !map.contains_key(*head) {
+                    return Ok(());
+                }
+                let child = map.entry(head.to_string()).or_insert_with(|| Value::Object(Map::new()));
+                walk(child, rest, new)?;
+                if child.as_object().is_some_and(Map::is_empty) {
+                    map.remove(*head);
+                }
+                Ok(())
+            }
+            _ => Err(format!("cannot set {head} inside a {}", if node.is_null() { "missing value" } else { "plain value" })),
+        }
+    }
+    walk(doc, &parts, new)
+}
+
+/// An id for tests and labels: `/soft_limit/messages` → `soft_limit-messages`.
+fn slug(path: &str) -> String {
+    path.trim_start_matches('/').replace('/', "-")
+}
+
+/// A parameter's new value, or why what was typed is not one.
+type Typed = Result<Option<Value>, String>;
 
 #[function_component(Inspector)]
 pub fn inspector(props: &InspectorProps) -> Html {
-    // The parameter whose last change was refused, and why.
-    let error = use_state(|| None::<(&'static str, String)>);
+    // The field whose last change was refused, and why.
+    let error = use_state(|| None::<(String, String)>);
     {
         let error = error.clone();
         let id = props.spec.as_ref().map(|s| s.id.clone());
@@ -36,138 +97,417 @@ pub fn inspector(props: &InspectorProps) -> Html {
             </section>
         };
     };
+    let block = serde_json::to_value(&spec.block).unwrap_or(Value::Null);
 
-    let apply = {
+    // Writes a field's new value into the block and hands it to the editor.
+    let change = {
         let error = error.clone();
         let on_reconfigure = props.on_reconfigure.clone();
-        let spec = spec.clone();
-        move |name: &'static str, set: Setter| {
-            let error = error.clone();
-            let on_reconfigure = on_reconfigure.clone();
-            let spec = spec.clone();
-            Callback::from(move |value: f64| {
-                let mut block = spec.block.clone();
-                set(&mut block, value);
-                match on_reconfigure.emit((spec.id.clone(), block)) {
+        let id = spec.id.clone();
+        let block = block.clone();
+        move |path: &'static str| {
+            let (error, on_reconfigure, id, block) = (error.clone(), on_reconfigure.clone(), id.clone(), block.clone());
+            Callback::from(move |typed: Typed| {
+                let outcome = typed.and_then(|new| {
+                    let mut next = block.clone();
+                    set_at(&mut next, path, new)?;
+                    let parsed: BlockSpec = serde_json::from_value(next).map_err(|e| e.to_string())?;
+                    on_reconfigure.emit((id.clone(), parsed))
+                });
+                match outcome {
                     Ok(()) => error.set(None),
-                    Err(message) => error.set(Some((name, message))),
+                    Err(why) => error.set(Some((slug(path), why))),
                 }
-            })
-        }
-    };
-    let error_for = |name: &str| error.as_ref().filter(|(n, _)| *n == name).map(|(_, m)| m.clone());
-    let choose = {
-        let on_reconfigure = props.on_reconfigure.clone();
-        let spec = spec.clone();
-        move |set: fn(&mut BlockSpec, &str)| {
-            let on_reconfigure = on_reconfigure.clone();
-            let spec = spec.clone();
-            Callback::from(move |e: Event| {
-                let select: HtmlSelectElement = e.target_unchecked_into();
-                let mut block = spec.block.clone();
-                set(&mut block, &select.value());
-                let _ = on_reconfigure.emit((spec.id.clone(), block));
             })
         }
     };
 
-    let params = match &spec.block {
-        BlockSpec::Queue(q) => html! {
-            <>
-                <Slider name="soft-messages" label="Soft limit" unit="messages" min={0.0} max={500.0} step={1.0}
-                    value={q.soft_limit.messages as f64} error={error_for("soft-messages")}
-                    help="At this depth the queue asks its producers to pause (0: no limit)."
-                    on_change={apply("soft-messages", |b, v| if let BlockSpec::Queue(q) = b { q.soft_limit.messages = v.max(0.0) as u64 })} />
-                <Slider name="hard-messages" label="Hard limit" unit="messages" min={0.0} max={1000.0} step={1.0}
-                    value={q.hard_limit.messages as f64} error={error_for("hard-messages")}
-                    help="At this depth the client is disconnected and the queue is lost (0: no limit)."
-                    on_change={apply("hard-messages", |b, v| if let BlockSpec::Queue(q) = b { q.hard_limit.messages = v.max(0.0) as u64 })} />
-                <Slider name="soft-bytes" label="Soft limit" unit="bytes" min={0.0} max={1048576.0} step={1024.0}
-                    value={q.soft_limit.bytes as f64} error={error_for("soft-bytes")}
-                    help="The same threshold counted in bytes; whichever is reached first triggers."
-                    on_change={apply("soft-bytes", |b, v| if let BlockSpec::Queue(q) = b { q.soft_limit.bytes = v.max(0.0) as u64 })} />
-                <Slider name="hard-bytes" label="Hard limit" unit="bytes" min={0.0} max={2097152.0} step={1024.0}
-                    value={q.hard_limit.bytes as f64} error={error_for("hard-bytes")}
-                    help="The hard threshold in bytes (0: no limit)."
-                    on_change={apply("hard-bytes", |b, v| if let BlockSpec::Queue(q) = b { q.hard_limit.bytes = v.max(0.0) as u64 })} />
-                <Slider name="reconnect" label="Reconnect after" unit="s" min={0.0} max={10.0} step={0.1}
-                    value={q.reconnect_after_s} error={error_for("reconnect")}
-                    help="After a disconnect, a new client connects this much later."
-                    on_change={apply("reconnect", |b, v| if let BlockSpec::Queue(q) = b { q.reconnect_after_s = v })} />
-            </>
-        },
-        BlockSpec::Producer(p) => html! {
-            <>
-                if let Some(rate) = p.arrivals.rate_per_s() {
-                    <Slider name="rate" label="Rate" unit="messages/s" min={1.0} max={2000.0} step={1.0}
-                        value={rate} error={error_for("rate")}
-                        help="How many messages the producer makes per second, on average."
-                        on_change={apply("rate", |b, v| if let BlockSpec::Producer(p) = b { p.arrivals = p.arrivals.with_rate(v) })} />
-                }
-                if matches!(p.arrivals, Arrivals::Poisson { .. } | Arrivals::Constant { .. }) {
-                    <div class="param">
-                        <label for="param-process"><span class="param-label">{"Arrivals"}</span></label>
-                        <select id="param-process" data-testid="param-process" onchange={choose(|b, v| if let BlockSpec::Producer(p) = b {
-                            let rate_per_s = p.arrivals.rate_per_s().unwrap_or(1.0);
-                            p.arrivals = if v == "constant" { Arrivals::Constant { rate_per_s } } else { Arrivals::Poisson { rate_per_s } };
-                        })}>
-                            <option value="poisson" selected={matches!(p.arrivals, Arrivals::Poisson { .. })}>{"Poisson (random gaps)"}</option>
-                            <option value="constant" selected={matches!(p.arrivals, Arrivals::Constant { .. })}>{"Constant (even gaps)"}</option>
-                        </select>
-                    </div>
-                }
-                <div class="param">
-                    <label for="param-backpressure"><span class="param-label">{"When asked to pause"}</span></label>
-                    <select id="param-backpressure" data-testid="param-backpressure" onchange={choose(|b, v| if let BlockSpec::Producer(p) = b {
-                        p.backpressure = if v == "ignore" { Backpressure::Ignore } else { Backpressure::Pause };
-                    })}>
-                        <option value="pause" selected={p.backpressure == Backpressure::Pause}>{"pause (a client we stop reading)"}</option>
-                        <option value="ignore" selected={p.backpressure == Backpressure::Ignore}>{"ignore (a live source)"}</option>
-                    </select>
-                    <p class="param-help">{"A live source keeps sending past the soft limit, so the queue can reach its hard limit."}</p>
-                </div>
-                <div class="param">
-                    <label for="param-refused"><span class="param-label">{"When refused"}</span></label>
-                    <select id="param-refused" data-testid="param-refused" onchange={choose(|b, v| if let BlockSpec::Producer(p) = b {
-                        p.on_refused = match v { "drop" => OnRefused::Drop, "retry" => OnRefused::Retry, _ => OnRefused::Pause };
-                    })}>
-                        <option value="pause" selected={p.on_refused == OnRefused::Pause}>{"hold it and wait"}</option>
-                        <option value="drop" selected={p.on_refused == OnRefused::Drop}>{"drop it"}</option>
-                        <option value="retry" selected={p.on_refused == OnRefused::Retry}>{"retry after a delay"}</option>
-                    </select>
-                </div>
-            </>
-        },
-        BlockSpec::Consumer(c) => html! {
-            <>
-                <Slider name="service" label="Service time" unit="ms" min={0.1} max={100.0} step={0.1}
-                    value={c.service_time.mean() * 1000.0} error={error_for("service")}
-                    help="How long one message takes to serve, on average."
-                    on_change={apply("service", |b, v| if let BlockSpec::Consumer(c) = b {
-                        c.service_time = c.service_time.with_mean(v / 1000.0);
-                    })} />
-                <Slider name="workers" label="Workers" unit="at once" min={1.0} max={32.0} step={1.0}
-                    value={c.workers as f64} error={error_for("workers")}
-                    help="How many messages the consumer serves in parallel."
-                    on_change={apply("workers", |b, v| if let BlockSpec::Consumer(c) = b { c.workers = v.max(0.0) as u32 })} />
-            </>
-        },
-        other => html! {
-            <>
-                <p class="hint">{"This block's parameters, as the scenario file gives them:"}</p>
-                <pre class="spec-json">{ serde_json::to_string_pretty(other).unwrap_or_default() }</pre>
-            </>
-        },
-    };
+    let rows = fields::fields(spec.block.kind())
+        .iter()
+        .filter(|field| match field.when {
+            Some((path, values)) => block.pointer(path).and_then(Value::as_str).is_some_and(|v| values.contains(&v)),
+            None => true,
+        })
+        .map(|field| {
+            let key = slug(field.path);
+            let err = error.as_ref().filter(|(k, _)| *k == key).map(|(_, m)| m.clone());
+            let on_change = if field.path == "/policy" {
+                // A router's policy decides its other fields: switch to a
+                // working form of the new one.
+                let outputs = props.outputs.clone();
+                change("").reform(move |typed: Typed| {
+                    let policy = typed?.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                    Ok(Some(router_template(&policy, &outputs)))
+                })
+            } else {
+                change(field.path)
+            };
+            html! {
+                <ParamRow key={key.clone()} id={key.clone()} label={field.label} unit={field.unit} help={field.help}
+                    control={Ctl(field.control)} value={block.pointer(field.path).cloned()} error={err} {on_change} />
+            }
+        });
 
     let on_close = props.on_close.reform(|_: MouseEvent| ());
     html! {
         <section class="panel inspector" aria-label="Inspector" data-testid="inspector">
             <div class="panel-head">
-                <h2>{ format!("{} ", spec.id) }<span class="muted">{ spec.block.kind() }</span></h2>
+                <h2>{ format!("{} ", spec.id) }<span class="muted">{ crate::palette::kind_label(spec.block.kind()) }</span></h2>
                 <button class="icon" onclick={on_close} aria-label="Close the inspector">{"×"}</button>
             </div>
-            { params }
+            <p class="hint">{ crate::palette::describe_kind(spec.block.kind()) }</p>
+            { for rows }
         </section>
+    }
+}
+
+/// A router of `policy` with the fields that policy needs.
+fn router_template(policy: &str, outputs: &[String]) -> Value {
+    let mut v = json!({"kind": "router", "policy": policy});
+    match policy {
+        "by_weight" => v["weights"] = json!(vec![1.0; outputs.len().max(1)]),
+        "by_class" => {
+            v["classes"] = json!({});
+            if let Some(first) = outputs.first() {
+                v["default"] = json!(first);
+            }
+        }
+        _ => {}
+    }
+    v
+}
+
+/// A distribution of the kind `dist` with about the mean of `current`.
+fn distribution_template(dist: &str, current: Option<&Value>) -> Value {
+    let mean = current
+        .and_then(|v| serde_json::from_value::<Distribution>(v.clone()).ok())
+        .map(|d| d.mean())
+        .filter(|m| m.is_finite() && *m > 0.0)
+        .unwrap_or(1.0);
+    match dist {
+        "fixed" => json!({"dist": "fixed", "value": mean}),
+        "uniform" => json!({"dist": "uniform", "min": 0.0, "max": 2.0 * mean}),
+        "log_normal" => json!({"dist": "log_normal", "mean": mean, "cv": 1.0}),
+        // A fast mode most of the time and a slow one now and then, with
+        // the same mean: 0.9 × m/2 + 0.1 × 5.5 m = m.
+        "mix" => json!({"dist": "mix", "p": 0.9,
+                        "a": {"dist": "fixed", "value": mean / 2.0},
+                        "b": {"dist": "exponential", "mean": 5.5 * mean}}),
+        _ => json!({"dist": "exponential", "mean": mean}),
+    }
+}
+
+/// An arrival process of the kind `process` at about the rate of `current`.
+fn arrivals_template(process: &str, current: Option<&Value>) -> Value {
+    let rate = current
+        .and_then(|v| serde_json::from_value::<Arrivals>(v.clone()).ok())
+        .and_then(|a| a.rate_per_s())
+        .filter(|r| r.is_finite() && *r > 0.0)
+        .unwrap_or(10.0);
+    match process {
+        "constant" => json!({"process": "constant", "rate_per_s": rate}),
+        "on_off" => json!({"process": "on_off", "rate_per_s": 2.0 * rate, "on_s": 1.0, "off_s": 1.0}),
+        "ramp" => json!({"process": "ramp", "from_per_s": 0.0, "to_per_s": rate, "over_s": 10.0}),
+        "trace" => json!({"process": "trace", "times_s": [0.1, 0.2, 0.3, 1.0, 1.05, 2.0]}),
+        "closed_loop" => json!({"process": "closed_loop", "clients": 4, "think": {"dist": "exponential", "mean": 4.0 / rate}}),
+        _ => json!({"process": "poisson", "rate_per_s": rate}),
+    }
+}
+
+/// `Control` compared by value, for props.
+#[derive(Clone, Copy, PartialEq)]
+struct Ctl(Control);
+
+#[derive(Properties, PartialEq)]
+struct ParamRowProps {
+    id: String,
+    label: AttrValue,
+    unit: AttrValue,
+    help: AttrValue,
+    control: Ctl,
+    value: Option<Value>,
+    #[prop_or_default]
+    error: Option<String>,
+    on_change: Callback<Typed>,
+}
+
+/// One parameter: its label and unit, its control, its explanation, and
+/// the reason its last value was refused.
+#[function_component(ParamRow)]
+fn param_row(props: &ParamRowProps) -> Html {
+    let id = format!("param-{}", props.id);
+    let label = html! {
+        <label for={id.clone()}>
+            <span class="param-label">{ &props.label }</span>
+            <span class="param-unit">{ &props.unit }</span>
+        </label>
+    };
+    let aria = format!("{}{}", props.label, if props.unit.is_empty() { String::new() } else { format!(" ({})", props.unit) });
+    let body = match props.control.0 {
+        Control::Number { min, max, step } => number_inputs(&id, &aria, min, max, step, false, &props.value, &props.on_change),
+        Control::Whole { min, max, step } => number_inputs(&id, &aria, min, max, step, true, &props.value, &props.on_change),
+        Control::Optional { none_is } => {
+            let shown = props
+                .value
+                .as_ref()
+                .and_then(Value::as_f64)
+                .filter(|v| none_is != Some(*v))
+                .map(|v| v.to_string())
+                .unwrap_or_default();
+            let on_change = props.on_change.reform(|e: InputEvent| {
+                let text = e.target_unchecked_into::<HtmlInputElement>().value();
+                match text.trim() {
+                    "" => Ok(None),
+                    t => t.parse::<f64>().map(|v| Some(json!(v))).map_err(|_| format!("\"{t}\" is not a number")),
+                }
+            });
+            html! {
+                <div class="param-inputs">
+                    <input type="number" class="param-number wide" id={id.clone()} data-testid={format!("{id}-number")}
+                        aria-label={aria} placeholder="none" value={shown} oninput={on_change} />
+                </div>
+            }
+        }
+        Control::Text => {
+            let shown = props.value.as_ref().and_then(Value::as_str).unwrap_or_default().to_string();
+            let on_change = props.on_change.reform(|e: Event| {
+                let text = e.target_unchecked_into::<HtmlInputElement>().value();
+                Ok((!text.trim().is_empty()).then(|| json!(text.trim())))
+            });
+            html! {
+                <div class="param-inputs">
+                    <input type="text" class="param-text" id={id.clone()} data-testid={id.clone()} aria-label={aria}
+                        placeholder="none" value={shown} onchange={on_change} />
+                </div>
+            }
+        }
+        Control::Choice(options) => choice(&id, &aria, options, props.value.as_ref().and_then(Value::as_str), props.on_change.clone()),
+        Control::Toggle => {
+            let on = props.value.as_ref().and_then(Value::as_bool).unwrap_or(false);
+            let on_change = props.on_change.reform(|e: Event| Ok(Some(json!(e.target_unchecked_into::<HtmlInputElement>().checked()))));
+            html! {
+                <div class="param-inputs">
+                    <input type="checkbox" id={id.clone()} data-testid={id.clone()} aria-label={aria} checked={on} onchange={on_change} />
+                    <span class="param-unit">{ if on { "yes" } else { "no" } }</span>
+                </div>
+            }
+        }
+        Control::Json => json_area(&id, &aria, &props.value, &props.on_change),
+        Control::Distribution => variant(
+            &props.id,
+            &aria,
+            "dist",
+            fields::DISTRIBUTIONS,
+            fields::distribution_params,
+            distribution_template,
+            &props.unit,
+            &props.value,
+            &props.on_change,
+        ),
+        Control::Arrivals => variant(
+            &props.id,
+            &aria,
+            "process",
+            fields::PROCESSES,
+            fields::process_params,
+            arrivals_template,
+            &props.unit,
+            &props.value,
+            &props.on_change,
+        ),
+    };
+    // A distribution or an arrival process explains itself before its own
+    // parameters; others after their control.
+    let nested = matches!(props.control.0, Control::Distribution | Control::Arrivals);
+    let help = (!props.help.is_empty()).then(|| html! { <p class="param-help">{ &props.help }</p> });
+    let (help_first, help_last) = if nested { (help, None) } else { (None, help) };
+    html! {
+        <div class={classes!("param", props.error.is_some().then_some("invalid"), nested.then_some("nested"))} data-param={props.id.clone()}>
+            { label }
+            { help_first }
+            { body }
+            { help_last }
+            if let Some(error) = &props.error {
+                <p class="param-error" role="alert" data-testid={format!("{id}-error")}>{ error }</p>
+            }
+        </div>
+    }
+}
+
+/// A slider and a number field side by side.
+#[allow(clippy::too_many_arguments)]
+fn number_inputs(id: &str, aria: &str, min: f64, max: f64, step: f64, whole: bool, value: &Option<Value>, on_change: &Callback<Typed>) -> Html {
+    let current = value.as_ref().and_then(Value::as_f64).unwrap_or(0.0);
+    let emit = on_change.reform(move |e: InputEvent| {
+        let text = e.target_unchecked_into::<HtmlInputElement>().value();
+        let v: f64 = text.trim().parse().map_err(|_| format!("\"{}\" is not a number", text.trim()))?;
+        if !v.is_finite() {
+            return Err("must be a finite number".into());
+        }
+        if whole {
+            if v < 0.0 || v.fract() != 0.0 || v > u64::MAX as f64 {
+                return Err(format!("must be a whole number, 0 or more; got {v}"));
+            }
+            Ok(Some(json!(v as u64)))
+        } else {
+            Ok(Some(json!(v)))
+        }
+    });
+    html! {
+        <div class="param-inputs">
+            <input type="range" id={id.to_string()} data-testid={id.to_string()} aria-label={format!("{aria}, slider")}
+                min={min.to_string()} max={max.to_string()} step={step.to_string()}
+                value={current.to_string()} oninput={emit.clone()} />
+            <input type="number" class="param-number" aria-label={aria.to_string()} data-testid={format!("{id}-number")}
+                step={step.to_string()} value={current.to_string()} oninput={emit} />
+        </div>
+    }
+}
+
+fn choice(id: &str, aria: &str, options: &'static [(&'static str, &'static str)], current: Option<&str>, on_change: Callback<Typed>) -> Html {
+    let on_change = on_change.reform(|e: Event| Ok(Some(json!(e.target_unchecked_into::<HtmlSelectElement>().value()))));
+    html! {
+        <select id={id.to_string()} data-testid={id.to_string()} aria-label={aria.to_string()} onchange={on_change}>
+            { for options.iter().map(|(value, label)| html! {
+                <option value={*value} selected={current == Some(*value)}>{ *label }</option>
+            }) }
+        </select>
+    }
+}
+
+/// A list or map as JSON text, applied when the field loses focus.
+fn json_area(id: &str, aria: &str, value: &Option<Value>, on_change: &Callback<Typed>) -> Html {
+    let text = value.as_ref().map(|v| serde_json::to_string(v).unwrap_or_default()).unwrap_or_default();
+    let on_change = on_change.reform(|e: Event| {
+        let text = e.target_unchecked_into::<HtmlTextAreaElement>().value();
+        if text.trim().is_empty() {
+            return Ok(None);
+        }
+        serde_json::from_str::<Value>(&text).map(Some).map_err(|e| format!("not valid JSON: {e}"))
+    });
+    let rows = (text.len() / 38 + 1).clamp(1, 8).to_string();
+    html! {
+        <textarea class="param-json" id={id.to_string()} data-testid={id.to_string()} aria-label={aria.to_string()}
+            rows={rows} spellcheck="false" placeholder="none" value={text} onchange={on_change} />
+    }
+}
+
+/// A tagged object (a distribution, an arrival process): a menu of its
+/// kinds, and a row for each parameter of the chosen one. Choosing another
+/// kind starts from a working example of it with about the same mean or
+/// rate.
+#[allow(clippy::too_many_arguments)]
+fn variant(
+    key: &str,
+    aria: &str,
+    tag: &'static str,
+    kinds: &'static [(&'static str, &'static str)],
+    params: fn(&str) -> &'static [Param],
+    template: fn(&str, Option<&Value>) -> Value,
+    unit: &str,
+    value: &Option<Value>,
+    on_change: &Callback<Typed>,
+) -> Html {
+    let current = value.as_ref().and_then(|v| v.get(tag)).and_then(Value::as_str).unwrap_or_default().to_string();
+    let switch = {
+        let value = value.clone();
+        on_change.reform(move |typed: Typed| {
+            let kind = typed?.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+            Ok(Some(template(&kind, value.as_ref())))
+        })
+    };
+    let id = format!("param-{key}");
+    let rows = params(&current).iter().map(|param| {
+        let sub_key = format!("{key}-{}", param.name);
+        let on_change = {
+            let value = value.clone();
+            let name = param.name;
+            on_change.reform(move |typed: Typed| {
+                let mut whole = value.clone().unwrap_or_else(|| json!({}));
+                set_at(&mut whole, &format!("/{name}"), typed?)?;
+                Ok(Some(whole))
+            })
+        };
+        let sub_value = value.as_ref().and_then(|v| v.get(param.name)).cloned();
+        // Sliders inside a distribution scale with the value (seconds for a
+        // service, bytes for a size).
+        let control = match param.control {
+            Control::Number { min, max, step } if tag == "dist" => {
+                let v = sub_value.as_ref().and_then(Value::as_f64).unwrap_or(0.0).abs();
+                let top = if param.name == "p" { max } else { nice_ceiling((4.0 * v).max(max)) };
+                Control::Number { min, max: top, step: if param.name == "p" { step } else { top / 1000.0 } }
+            }
+            other => other,
+        };
+        let unit = if param.unit.is_empty() { unit.to_string() } else { param.unit.to_string() };
+        html! {
+            <div class="sub-param">
+                <ParamRow key={sub_key.clone()} id={sub_key.clone()} label={param.label} unit={unit} help={param.help}
+                    control={Ctl(control)} value={sub_value} {on_change} />
+            </div>
+        }
+    });
+    html! {
+        <>
+            { choice(&id, aria, kinds, Some(&current), switch) }
+            { for rows }
+        </>
+    }
+}
+
+/// The smallest 1, 2 or 5 times a power of ten at or above `v`.
+fn nice_ceiling(v: f64) -> f64 {
+    if !(v.is_finite() && v > 0.0) {
+        return 1.0;
+    }
+    let power = 10f64.powf(v.log10().floor());
+    [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * power).find(|c| *c >= v).unwrap_or(10.0 * power)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn set_at_creates_removes_and_indexes() {
+        let mut v = json!({"kind": "queue", "rules": [{"limit": 1}]});
+        set_at(&mut v, "/capacity/messages", Some(json!(5))).unwrap();
+        assert_eq!(v["capacity"], json!({"messages": 5}));
+        set_at(&mut v, "/capacity/messages", None).unwrap();
+        assert!(v.get("capacity").is_none(), "an emptied object goes too");
+        set_at(&mut v, "/rules/0/limit", Some(json!(9))).unwrap();
+        assert_eq!(v["rules"][0]["limit"], json!(9));
+        assert!(set_at(&mut v, "/rules/3/limit", Some(json!(9))).is_err());
+        set_at(&mut v, "/ttl_s", None).unwrap();
+        set_at(&mut v, "", Some(json!({"kind": "router"}))).unwrap();
+        assert_eq!(v, json!({"kind": "router"}));
+    }
+
+    #[test]
+    fn templates_are_valid_and_keep_the_mean_or_rate() {
+        for (kind, _) in fields::DISTRIBUTIONS {
+            let t = distribution_template(kind, Some(&json!({"dist": "exponential", "mean": 0.2})));
+            let d: Distribution = serde_json::from_value(t).unwrap();
+            assert!((d.mean() - 0.2).abs() < 1e-9, "{kind}: {}", d.mean());
+        }
+        for (process, _) in fields::PROCESSES {
+            let t = arrivals_template(process, Some(&json!({"process": "poisson", "rate_per_s": 20.0})));
+            let a: Arrivals = serde_json::from_value(t).unwrap();
+            if let Some(r) = a.rate_per_s() {
+                assert!((r - 20.0).abs() < 1e-9, "{process}: {r}");
+            }
+        }
+        for policy in ["round_robin", "by_weight", "by_class", "by_destination"] {
+            let t = router_template(policy, &["a".into(), "b".into()]);
+            serde_json::from_value::<BlockSpec>(t).unwrap();
+        }
+    }
+
+    #[test]
+    fn nice_ceilings() {
+        assert_eq!(nice_ceiling(0.3), 0.5);
+        assert_eq!(nice_ceiling(1.0), 1.0);
+        assert_eq!(nice_ceiling(4800.0), 5000.0);
+        assert_eq!(nice_ceiling(0.0), 1.0);
     }
 }

@@ -5,12 +5,12 @@ mod app;
 mod chart;
 mod controls;
 mod counters;
+mod fields;
 mod graph;
 mod inspector;
 mod keep;
 mod palette;
 mod panic_panel;
-mod slider;
 mod snapshot;
 mod transitions_log;
 

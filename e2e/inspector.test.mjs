@@ -1,0 +1,109 @@
+// The inspector in a real Chromium: every block kind shows its parameters
+// with units and explanations; a change applies while the simulation runs;
+// a refused value is explained inline and the last valid one stays.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { serve, launch, open, screenshot, number } from './harness.mjs';
+
+let server, url, browser;
+
+before(async () => {
+  ({ server, url } = await serve());
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  server?.close();
+});
+
+const KINDS = ['producer', 'queue', 'consumer', 'router', 'window', 'credit', 'rate_limiter',
+  'concurrency_limiter', 'link', 'dispatcher', 'resource_pool'];
+
+test('every block kind has its parameters in the inspector, with units and explanations', async () => {
+  const { page, errors } = await open(browser, url);
+  await page.click('[data-testid="play"]'); // pause
+  for (const kind of KINDS) {
+    await page.focus(`.palette-item[data-kind="${kind}"]`);
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`[data-node="${kind}1"]`);
+    // The new block is selected and the inspector shows it.
+    assert.match(await page.textContent('.inspector h2'), new RegExp(`^${kind}1 `));
+    const rows = page.locator('.inspector .param');
+    const count = await rows.count();
+    assert.ok(count >= 1, `${kind}: ${count} parameters`);
+    for (let i = 0; i < count; i++) {
+      const row = rows.nth(i);
+      const label = (await row.locator('.param-label').first().textContent()).trim();
+      assert.ok(label.length > 0, `${kind}: parameter ${i} has a label`);
+      // Every control has an accessible name.
+      for (const control of await row.locator('input, select, textarea').all()) {
+        const name = (await control.getAttribute('aria-label')) ?? '';
+        assert.ok(name.length > 0, `${kind}/${label}: a control without a name`);
+      }
+    }
+    if (kind === 'dispatcher') await screenshot(page, 'inspector-dispatcher');
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a parameter changed while running applies at once', async () => {
+  const { page, errors } = await open(browser, url);
+  await page.click('[data-node="stream"]');
+  // The producer's rate, live: from its default to a trickle.
+  const rate = page.locator('[data-testid="param-arrivals-rate_per_s-number"]');
+  assert.ok(Number(await rate.inputValue()) > 50);
+  await page.waitForTimeout(500);
+  await rate.fill('0.5');
+  await page.waitForTimeout(300);
+  const before = await number(page, '[data-testid="total-produced"]');
+  await page.waitForTimeout(1500);
+  const after = await number(page, '[data-testid="total-produced"]');
+  assert.ok(after - before <= 5, `at 0.5 a second, ${after - before} made in 1.5 s`);
+  assert.equal(await page.locator('[data-testid="play"]').getAttribute('aria-pressed'), 'true', 'still running');
+
+  // The client's service time becomes log-normal: its spread appears, and
+  // the mean is kept.
+  await page.click('[data-node="client"]');
+  assert.equal(await page.inputValue('[data-testid="param-service_time"]'), 'exponential');
+  const mean = await page.inputValue('[data-testid="param-service_time-mean-number"]');
+  await page.selectOption('[data-testid="param-service_time"]', 'log_normal');
+  await page.waitForSelector('[data-testid="param-service_time-cv"]');
+  assert.equal(await page.inputValue('[data-testid="param-service_time-mean-number"]'), mean);
+  await screenshot(page, 'inspector-consumer');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a refused value is explained inline and the last valid value stays', async () => {
+  const { page, errors } = await open(browser, url);
+  await page.focus('.palette-item[data-kind="window"]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-node="window1"]');
+  // A window of 0 messages and 0 bytes bounds nothing: refused.
+  await page.fill('[data-testid="param-max_messages-number"]', '0');
+  const error = await page.textContent('[data-testid="param-max_messages-error"]');
+  assert.match(error, /max_messages|max_bytes/);
+  assert.match(await page.getAttribute('[data-node="window1"]', 'aria-label'), /Window window1/);
+  // The range still shows the value in force, and a valid one clears the error.
+  assert.equal(await page.inputValue('[data-testid="param-max_messages"]'), '8');
+  await page.fill('[data-testid="param-max_messages-number"]', '3');
+  assert.equal(await page.locator('[data-testid="param-max_messages-error"]').count(), 0);
+  assert.equal(await page.inputValue('[data-testid="param-max_messages"]'), '3');
+  // Not a whole number: refused before it reaches the engine.
+  await page.fill('[data-testid="param-max_messages-number"]', '2.5');
+  assert.match(await page.textContent('[data-testid="param-max_messages-error"]'), /whole number/);
+  // A list edited as JSON: malformed text is refused, saying why.
+  await page.focus('.palette-item[data-kind="consumer"]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-node="consumer1"]');
+  await page.fill('[data-testid="param-outages"]', '[{"from_s": 1, "to_s": ');
+  await page.press('[data-testid="param-outages"]', 'Tab');
+  assert.match(await page.textContent('[data-testid="param-outages-error"]'), /not valid JSON/);
+  await page.fill('[data-testid="param-outages"]', '[{"from_s": 1, "to_s": 2}]');
+  await page.press('[data-testid="param-outages"]', 'Tab');
+  assert.equal(await page.locator('[data-testid="param-outages-error"]').count(), 0);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
