@@ -113,3 +113,31 @@ test('speed changes how fast simulated time passes, and reset starts again from 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the event log shows state changes and drops, filters them, and selects a node on click', async () => {
+  const { page, errors } = await open(browser, url);
+  await page.waitForSelector('[data-testid="transitions"] .entry.drop', { timeout: 10000 });
+  await page.click('[data-testid="play"]'); // pause: a still log
+  const entries = page.locator('[data-testid="transitions"] .entry');
+  assert.ok(await page.locator('.entry.transition').count() > 0, 'state changes are logged');
+  assert.match(await page.locator('.entry.drop').first().textContent(), /sender dropped \d+thinned/);
+  // Filters hide a kind of entry and bring it back.
+  await page.uncheck('[data-testid="log-filter-Drops"]');
+  assert.equal(await page.locator('.entry.drop').count(), 0);
+  assert.ok(await entries.count() > 0);
+  await page.check('[data-testid="log-filter-Drops"]');
+  assert.ok(await page.locator('.entry.drop').count() > 0);
+  // An entry selects its node.
+  await page.click('[data-node="client"] .body');
+  assert.match(await page.textContent('.inspector h2'), /^client /);
+  await page.locator('.entry.drop .entry-button').first().click();
+  assert.match(await page.textContent('.inspector h2'), /^sender /);
+  // "Selected nodes only": the client has no events.
+  await page.click('[data-node="client"] .body');
+  await page.check('[data-testid="log-only-selected"]');
+  assert.equal(await entries.count(), 0);
+  assert.match(await page.textContent('.log'), /Nothing matches the filters/);
+  await screenshot(page, 'event-log');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -27,8 +27,8 @@ use crate::graph::{client_to_canvas, over_canvas, Graph, Select};
 use crate::inspector::Inspector;
 use crate::keep;
 use crate::palette::Palette;
-use crate::snapshot::{DepthSeries, Snapshot};
-use crate::transitions_log::TransitionsLog;
+use crate::event_log::EventLog;
+use crate::snapshot::{DepthSeries, DropLog, Snapshot};
 
 /// Milliseconds between frames.
 const FRAME_MS: u32 = 33;
@@ -56,6 +56,8 @@ pub struct Session {
     sim: Option<Simulation>,
     /// What the draft still lacks, worked out once per edit (not per frame).
     missing: Vec<String>,
+    /// Drops noted frame by frame, for the event log.
+    drops: DropLog,
 }
 
 impl Session {
@@ -65,7 +67,7 @@ impl Session {
         let editor = Editor::new(scenario)
             .or_else(|_| Editor::new(default_scenario()))
             .expect("the built-in scenario is sound");
-        let mut session = Session { editor, sim: None, missing: Vec::new() };
+        let mut session = Session { editor, sim: None, missing: Vec::new(), drops: DropLog::default() };
         session.follow();
         session
     }
@@ -75,6 +77,14 @@ impl Session {
         let scenario = self.editor.scenario().clone();
         let seed = scenario.seed.unwrap_or(1);
         self.sim = if self.missing.is_empty() { Simulation::new(scenario, seed).ok() } else { None };
+        self.drops = DropLog::default();
+    }
+
+    /// Notes what the simulation did since the last frame.
+    fn observe(&mut self) {
+        if let Some(sim) = &self.sim {
+            self.drops.observe(sim);
+        }
     }
 
     /// Brings the simulation in line with the edited scenario: parameters
@@ -83,6 +93,7 @@ impl Session {
         self.missing = self.editor.missing().into_iter().map(|e| e.message).collect();
         if !self.missing.is_empty() {
             self.sim = None;
+            self.drops = DropLog::default();
             return;
         }
         if let Some(sim) = &mut self.sim {
@@ -207,6 +218,7 @@ pub fn app() -> Html {
                         run_flat_out(sim, now + FLAT_OUT_MS);
                         true
                     };
+                    s.observe();
                     drop(s);
                     if *behind == kept_up {
                         behind.set(!kept_up);
@@ -265,9 +277,11 @@ pub fn app() -> Html {
         let session = session.clone();
         let redraw = redraw.clone();
         Callback::from(move |_| {
-            if let Some(sim) = session.borrow_mut().sim.as_mut() {
+            let mut s = session.borrow_mut();
+            if let Some(sim) = s.sim.as_mut() {
                 sim.step();
             }
+            s.observe();
             redraw.force_update();
         })
     };
@@ -507,6 +521,7 @@ pub fn app() -> Html {
         .unwrap_or_default();
     let scenario_name = scenario.name.clone();
     let missing = s.missing.clone();
+    let drops = Rc::new(s.drops.latest());
     let (can_undo, can_redo) = (s.editor.can_undo(), s.editor.can_redo());
     let (events, seed) = (s.sim.as_ref().map_or(0, |sim| sim.events()), scenario.seed.unwrap_or(1));
     drop(s);
@@ -591,7 +606,7 @@ pub fn app() -> Html {
                 <aside class="sidebar">
                     <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={on_reconfigure} on_close={on_select.reform(|_| Select::Clear)} />
                     <Counters snapshot={snapshot.clone()} />
-                    <TransitionsLog snapshot={snapshot} />
+                    <EventLog snapshot={snapshot} {drops} selected={selection.clone()} on_select={on_select.clone()} />
                 </aside>
             </main>
         </div>

@@ -434,7 +434,7 @@ fn variant(
         let control = match param.control {
             Control::Number { min, max, step } if tag == "dist" => {
                 let v = sub_value.as_ref().and_then(Value::as_f64).unwrap_or(0.0).abs();
-                let top = if param.name == "p" { max } else { nice_ceiling((4.0 * v).max(max)) };
+                let top = if param.name == "p" || v <= 0.0 { max } else { nice_ceiling(4.0 * v) };
                 Control::Number { min, max: top, step: if param.name == "p" { step } else { top / 1000.0 } }
             }
             other => other,

@@ -5,6 +5,7 @@ mod app;
 mod chart;
 mod controls;
 mod counters;
+mod event_log;
 mod fields;
 mod graph;
 mod inspector;
@@ -12,7 +13,6 @@ mod keep;
 mod palette;
 mod panic_panel;
 mod snapshot;
-mod transitions_log;
 
 fn main() {
     panic_panel::install();

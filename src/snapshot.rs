@@ -4,7 +4,7 @@
 use sluice_engine::blocks::Limits;
 use sluice_engine::editor::default_position;
 use sluice_engine::scenario::Position;
-use sluice_engine::{Node, NodeSpec, Scenario, SeriesPoint, Simulation, Totals};
+use sluice_engine::{DropReason, Node, NodeSpec, Scenario, SeriesPoint, Simulation, Totals};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeView {
@@ -57,6 +57,8 @@ impl NodeView {
 #[derive(Clone, Debug, PartialEq)]
 pub struct TransitionView {
     pub time_s: f64,
+    /// The node's index, to select it from the log.
+    pub index: usize,
     pub node: String,
     pub from: &'static str,
     pub to: &'static str,
@@ -142,6 +144,7 @@ impl Snapshot {
             .take(LOG_LINES)
             .map(|t| TransitionView {
                 time_s: t.time.as_secs_f64(),
+                index: t.node,
                 node: sim.node_id(t.node).to_string(),
                 from: t.from,
                 to: t.to,
@@ -200,5 +203,51 @@ pub fn state_colour(state: &str) -> &'static str {
         "SoftLimit" => "#e8590c",
         "HardLimit" => "#c92a2a",
         _ => "#868e96",
+    }
+}
+
+/// Drops seen between two frames at one node for one reason: the engine
+/// counts drops rather than logging each, so the page notes how the counts
+/// moved, once per frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DropEntry {
+    pub time_s: f64,
+    pub index: usize,
+    pub node: String,
+    pub reason: &'static str,
+    pub count: u64,
+}
+
+/// The latest drop entries, and the counts they were worked out from.
+#[derive(Default)]
+pub struct DropLog {
+    seen: Vec<[u64; DropReason::COUNT]>,
+    entries: std::collections::VecDeque<DropEntry>,
+}
+
+impl DropLog {
+    /// Notes the drops since the last call.
+    pub fn observe(&mut self, sim: &Simulation) {
+        let n = sim.nodes().len();
+        self.seen.resize(n, [0; DropReason::COUNT]);
+        let time_s = sim.now().as_secs_f64();
+        for (i, seen) in self.seen.iter_mut().enumerate() {
+            let now = sim.stats(i).dropped;
+            for (k, reason) in DropReason::ALL.iter().enumerate() {
+                if now[k] > seen[k] {
+                    if self.entries.len() == LOG_LINES {
+                        self.entries.pop_front();
+                    }
+                    let entry = DropEntry { time_s, index: i, node: sim.node_id(i).to_string(), reason: reason.as_str(), count: now[k] - seen[k] };
+                    self.entries.push_back(entry);
+                }
+            }
+            *seen = now;
+        }
+    }
+
+    /// Most recent first.
+    pub fn latest(&self) -> Vec<DropEntry> {
+        self.entries.iter().rev().cloned().collect()
     }
 }

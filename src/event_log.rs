@@ -1,0 +1,186 @@
+//! The event log: state transitions, limits and disconnects, links and
+//! hosts going down and up, consumer lifecycles, and drops, newest first,
+//! with filters. Clicking an entry selects its node.
+
+use std::collections::BTreeSet;
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::graph::Select;
+use crate::snapshot::{state_colour, DropEntry, Snapshot, TransitionView};
+
+/// What kind of happening an entry is, for the filters.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Category {
+    /// A queue's send state moved (Ready, Overloaded, SoftLimit).
+    States,
+    /// A hard limit reached, a client disconnected or reconnected.
+    Limits,
+    /// A link or a host went down or came up, a consumer's outage.
+    UpDown,
+    /// A consumer's lifecycle moved on.
+    Lifecycle,
+    /// Messages dropped.
+    Drops,
+}
+
+const CATEGORIES: [(Category, &str); 5] = [
+    (Category::States, "state changes"),
+    (Category::Limits, "hard limits & disconnects"),
+    (Category::UpDown, "up & down"),
+    (Category::Lifecycle, "lifecycle"),
+    (Category::Drops, "drops"),
+];
+
+fn category_of(t: &TransitionView) -> Category {
+    match (t.from, t.to) {
+        ("up" | "down" | "outage", _) | (_, "up" | "down" | "outage") => Category::UpDown,
+        ("HardLimit", _) | (_, "HardLimit") => Category::Limits,
+        _ if t.cause.contains("connect") => Category::Limits,
+        ("New" | "Initializing" | "Operational" | "ShuttingDown", _) => Category::Lifecycle,
+        _ => Category::States,
+    }
+}
+
+/// One line of the log.
+enum Entry<'a> {
+    Transition(&'a TransitionView),
+    Drop(&'a DropEntry),
+}
+
+impl Entry<'_> {
+    fn time_s(&self) -> f64 {
+        match self {
+            Entry::Transition(t) => t.time_s,
+            Entry::Drop(d) => d.time_s,
+        }
+    }
+    fn index(&self) -> usize {
+        match self {
+            Entry::Transition(t) => t.index,
+            Entry::Drop(d) => d.index,
+        }
+    }
+    fn category(&self) -> Category {
+        match self {
+            Entry::Transition(t) => category_of(t),
+            Entry::Drop(_) => Category::Drops,
+        }
+    }
+}
+
+/// Entries shown at most.
+const SHOWN: usize = 200;
+
+#[derive(Properties, PartialEq)]
+pub struct EventLogProps {
+    pub snapshot: Rc<Snapshot>,
+    /// Drops noted frame by frame, newest first.
+    pub drops: Rc<Vec<DropEntry>>,
+    pub selected: Vec<usize>,
+    pub on_select: Callback<Select>,
+}
+
+#[function_component(EventLog)]
+pub fn event_log(props: &EventLogProps) -> Html {
+    let shown_categories = use_state(|| CATEGORIES.iter().map(|(c, _)| *c).collect::<BTreeSet<Category>>());
+    let only_selected = use_state(|| false);
+    let snap = &props.snapshot;
+
+    let mut entries: Vec<Entry> = snap.transitions.iter().map(Entry::Transition).chain(props.drops.iter().map(Entry::Drop)).collect();
+    // Newest first; at equal times a drop after the transition that caused it.
+    entries.sort_by(|a, b| b.time_s().total_cmp(&a.time_s()));
+    let visible: Vec<&Entry> = entries
+        .iter()
+        .filter(|e| shown_categories.contains(&e.category()))
+        .filter(|e| !*only_selected || props.selected.contains(&e.index()))
+        .take(SHOWN)
+        .collect();
+
+    let filters = CATEGORIES.iter().map(|&(category, label)| {
+        let on = shown_categories.contains(&category);
+        let toggle = {
+            let shown_categories = shown_categories.clone();
+            Callback::from(move |_: Event| {
+                let mut next = (*shown_categories).clone();
+                if !next.remove(&category) {
+                    next.insert(category);
+                }
+                shown_categories.set(next);
+            })
+        };
+        html! {
+            <label class="filter">
+                <input type="checkbox" checked={on} onchange={toggle} data-testid={format!("log-filter-{category:?}")} />
+                { label }
+            </label>
+        }
+    });
+    let toggle_selected = {
+        let only_selected = only_selected.clone();
+        Callback::from(move |_: Event| only_selected.set(!*only_selected))
+    };
+
+    let line = |entry: &Entry| {
+        let index = entry.index();
+        let onclick = props.on_select.reform(move |_: MouseEvent| Select::Only(index));
+        let body = match entry {
+            Entry::Transition(t) => html! {
+                <>
+                    <span class="who">{ &t.node }</span>
+                    <span class="state" style={format!("color: {}", state_colour(t.from))}>{ t.from }</span>
+                    {" → "}
+                    <span class="state to" style={format!("color: {}", state_colour(t.to))}>{ t.to }</span>
+                    <span class="cause">{ t.cause }</span>
+                </>
+            },
+            Entry::Drop(d) => html! {
+                <>
+                    <span class="who">{ &d.node }</span>
+                    {" dropped "}
+                    <strong>{ d.count }</strong>
+                    <span class="cause"><span class={classes!("reason", d.reason)}>{ d.reason }</span></span>
+                </>
+            },
+        };
+        let kind = match entry {
+            Entry::Transition(_) => "transition",
+            Entry::Drop(_) => "drop",
+        };
+        html! {
+            <li class={classes!("entry", kind)}>
+                <button class="entry-button" title="Select this node" {onclick}>
+                    <span class="time">{ format!("{:.3} s", entry.time_s()) }</span>
+                    { body }
+                </button>
+            </li>
+        }
+    };
+
+    html! {
+        <section class="panel log" aria-label="Event log">
+            <h2>
+                {"Events "}
+                <span class="muted" title="State changes since the start" data-testid="transitions-total">{ snap.transitions_total }</span>
+            </h2>
+            <div class="filters" role="group" aria-label="Show in the log">
+                { for filters }
+                <label class="filter">
+                    <input type="checkbox" checked={*only_selected} onchange={toggle_selected} data-testid="log-only-selected" />
+                    {"selected nodes only"}
+                </label>
+            </div>
+            if visible.is_empty() {
+                <p class="hint">{ if entries.is_empty() { "Nothing has happened yet." } else { "Nothing matches the filters." } }</p>
+            } else {
+                <ol class="entries" data-testid="transitions">
+                    { for visible.iter().map(|e| line(e)) }
+                </ol>
+                if snap.transitions_total > snap.transitions.len() as u64 {
+                    <p class="hint">{ format!("state changes: the latest {} of {}", snap.transitions.len(), snap.transitions_total) }</p>
+                }
+            }
+        </section>
+    }
+}
