@@ -141,3 +141,27 @@ test('the event log shows state changes and drops, filters them, and selects a n
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('charts: depth, bytes, throughput and latency tabs, several nodes together, and the state strip', async () => {
+  const { page, errors } = await open(browser, url);
+  await page.waitForTimeout(1500);
+  await page.click('[data-node="sender"] .body');
+  await page.click('[data-node="client"] .body', { modifiers: ['Shift'] });
+  await page.click('[data-testid="play"]'); // pause: a still chart
+  assert.match(await page.textContent('.chart figcaption'), /^Depth of sender, client$/);
+  assert.equal(await page.locator('[data-testid="strip-sender"] rect').count() > 0, true, 'the sender has a state strip');
+  const picture = () => page.locator('[data-testid="depth-chart"]').evaluate((c) => c.toDataURL());
+  let previous = await picture();
+  for (const tab of ['bytes', 'throughput', 'latency']) {
+    await page.click(`[data-testid="chart-tab-${tab}"]`);
+    assert.equal(await page.getAttribute(`[data-testid="chart-tab-${tab}"]`, 'aria-selected'), 'true');
+    assert.match(await page.textContent('.chart figcaption'), new RegExp(`^${tab}`, 'i'));
+    await page.waitForTimeout(100);
+    const now = await picture();
+    assert.notEqual(now, previous, `the ${tab} chart is drawn`);
+    previous = now;
+    await screenshot(page, `chart-${tab}`);
+  }
+  assert.deepEqual(errors, []);
+  await page.close();
+});

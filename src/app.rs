@@ -20,7 +20,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, KeyboardEvent};
 use yew::prelude::*;
 
-use crate::chart::DepthChart;
+use crate::chart::{ChartKind, Charts, Line, NODE_COLOURS};
 use crate::controls::Controls;
 use crate::counters::Counters;
 use crate::graph::{client_to_canvas, over_canvas, Graph, Select};
@@ -28,7 +28,7 @@ use crate::inspector::Inspector;
 use crate::keep;
 use crate::palette::Palette;
 use crate::event_log::EventLog;
-use crate::snapshot::{DepthSeries, DropLog, Snapshot};
+use crate::snapshot::{state_colour, DepthSeries, DropLog, Sampler, Snapshot, TransitionView};
 
 /// Milliseconds between frames.
 const FRAME_MS: u32 = 33;
@@ -58,6 +58,8 @@ pub struct Session {
     missing: Vec<String>,
     /// Drops noted frame by frame, for the event log.
     drops: DropLog,
+    /// Throughput, bytes and latency sampled frame by frame, for the charts.
+    samples: Sampler,
 }
 
 impl Session {
@@ -67,7 +69,7 @@ impl Session {
         let editor = Editor::new(scenario)
             .or_else(|_| Editor::new(default_scenario()))
             .expect("the built-in scenario is sound");
-        let mut session = Session { editor, sim: None, missing: Vec::new(), drops: DropLog::default() };
+        let mut session = Session { editor, sim: None, missing: Vec::new(), drops: DropLog::default(), samples: Sampler::default() };
         session.follow();
         session
     }
@@ -78,12 +80,14 @@ impl Session {
         let seed = scenario.seed.unwrap_or(1);
         self.sim = if self.missing.is_empty() { Simulation::new(scenario, seed).ok() } else { None };
         self.drops = DropLog::default();
+        self.samples = Sampler::default();
     }
 
     /// Notes what the simulation did since the last frame.
     fn observe(&mut self) {
         if let Some(sim) = &self.sim {
             self.drops.observe(sim);
+            self.samples.observe(sim);
         }
     }
 
@@ -147,6 +151,76 @@ fn free_spot(scenario: &Scenario) -> Position {
         .map(|k| Position { x: left + DX * (k % COLUMNS) as f64, y: top + DY * (k / COLUMNS) as f64 })
         .find(|spot| taken.iter().all(|p| (p.x - spot.x).abs() >= DX * 0.75 || (p.y - spot.y).abs() >= DY * 0.75))
         .unwrap_or(Position { x: left, y: top })
+}
+
+/// What the charts draw for the `charted` nodes: each kind's lines, the
+/// nodes' names, and the transitions of the queues among them.
+#[allow(clippy::type_complexity)]
+fn chart_lines(
+    sim: &Simulation,
+    samples: &Sampler,
+    charted: &[usize],
+) -> (Rc<Vec<(ChartKind, Vec<Line>)>>, Vec<String>, Rc<Vec<(String, Vec<TransitionView>)>>) {
+    let names: Vec<String> = charted.iter().map(|&i| sim.node_id(i).to_string()).collect();
+    let several = charted.len() > 1;
+    let (mut depth, mut bytes, mut throughput, mut latency) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut strips = Vec::new();
+    for (k, &node) in charted.iter().enumerate() {
+        let (name, colour) = (&names[k], NODE_COLOURS[k % NODE_COLOURS.len()]);
+        let series = DepthSeries::of(sim, node);
+        depth.push(Line { label: name.clone(), colour, points: series.points.iter().map(|p| (p.t_s, p.last as f64)).collect(), dashed: false });
+        let taken = samples.of(node);
+        bytes.push(Line { label: name.clone(), colour, points: taken.iter().map(|p| (p.t_s, p.depth_bytes as f64)).collect(), dashed: false });
+        throughput.push(Line {
+            label: name.clone(),
+            colour,
+            points: taken.windows(2).map(|w| (w[1].t_s, (w[1].departed - w[0].departed) as f64 / (w[1].t_s - w[0].t_s))).collect(),
+            dashed: false,
+        });
+        let percentiles: &[(&str, fn(&sluice_engine::metrics::Percentiles) -> f64)] = if several {
+            &[("p95", |p| p.p95)]
+        } else {
+            &[("p50", |p| p.p50), ("p95", |p| p.p95), ("p99", |p| p.p99)]
+        };
+        for (j, (label, pick)) in percentiles.iter().enumerate() {
+            latency.push(Line {
+                label: format!("{name} {label}"),
+                colour: if several { colour } else { NODE_COLOURS[j] },
+                points: taken.iter().filter_map(|p| p.latency.as_ref().map(|l| (p.t_s, pick(l)))).collect(),
+                dashed: false,
+            });
+        }
+        if let sluice_engine::Node::Queue(q) = &sim.nodes()[node] {
+            let spec = q.spec();
+            let who = if several { format!("{name} ") } else { String::new() };
+            for (limit, bytes_limit, label, state) in [
+                (spec.soft_limit.messages, spec.soft_limit.bytes, "soft limit", "SoftLimit"),
+                (spec.hard_limit.messages, spec.hard_limit.bytes, "hard limit", "HardLimit"),
+            ] {
+                let threshold = |v: u64| Line { label: format!("{who}{label} ({v})"), colour: state_colour(state), points: vec![(0.0, v as f64)], dashed: true };
+                if limit > 0 {
+                    depth.push(threshold(limit));
+                }
+                if bytes_limit > 0 {
+                    bytes.push(threshold(bytes_limit));
+                }
+            }
+            let transitions = sim
+                .transitions()
+                .entries()
+                .filter(|t| t.node == node && matches!(t.to, "Ready" | "Overloaded" | "SoftLimit" | "HardLimit"))
+                .map(|t| TransitionView { time_s: t.time.as_secs_f64(), index: node, node: name.clone(), from: t.from, to: t.to, cause: t.cause })
+                .collect();
+            strips.push((name.clone(), transitions));
+        }
+    }
+    let lines = vec![
+        (ChartKind::Depth, depth),
+        (ChartKind::Bytes, bytes),
+        (ChartKind::Throughput, throughput),
+        (ChartKind::Latency, latency),
+    ];
+    (Rc::new(lines), names, Rc::new(strips))
 }
 
 /// Simulates until the wall clock reaches `deadline_ms` or nothing is left
@@ -510,9 +584,12 @@ pub fn app() -> Html {
     });
     let selection: Vec<usize> = selected.iter().copied().filter(|&i| i < scenario.nodes.len()).collect();
     let selected_index = selection.last().copied();
-    let series = s.sim.as_ref().map(|sim| {
-        let node = selected_index.unwrap_or_else(|| scenario.nodes.iter().position(|n| n.block.kind() == "queue").unwrap_or(0));
-        Rc::new(DepthSeries::of(sim, node))
+    let charts = s.sim.as_ref().map(|sim| {
+        let mut charted: Vec<usize> = selection.iter().copied().take(NODE_COLOURS.len()).collect();
+        if charted.is_empty() {
+            charted.push(scenario.nodes.iter().position(|n| n.block.kind() == "queue").unwrap_or(0));
+        }
+        chart_lines(sim, &s.samples, &charted)
     });
     let selected_spec = selected_index.and_then(|i| scenario.nodes.get(i).cloned());
     let selected_outputs: Vec<String> = selected_spec
@@ -599,8 +676,8 @@ pub fn app() -> Html {
                         </div>
                     }
                     <Graph snapshot={snapshot.clone()} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
-                    if let Some(series) = series {
-                        <DepthChart series={series} />
+                    if let Some((lines, nodes, strips)) = charts {
+                        <Charts {lines} {nodes} {strips} now_s={snapshot.time_s} />
                     }
                 </section>
                 <aside class="sidebar">

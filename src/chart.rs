@@ -1,5 +1,8 @@
-//! The depth chart of one node, drawn with plotters on a canvas, with the
-//! soft and hard thresholds as lines.
+//! The charts of the selected nodes, drawn with plotters on a canvas: depth
+//! in messages (with the soft and hard thresholds as dashed lines), depth
+//! in bytes, throughput and latency percentiles, one tab each; several
+//! nodes are charted together, one colour each. Below, a strip shows each
+//! selected queue's send state over time.
 
 use std::rc::Rc;
 
@@ -8,11 +11,50 @@ use plotters_canvas::CanvasBackend;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-use crate::snapshot::{state_colour, DepthSeries};
+use crate::snapshot::{state_colour, TransitionView};
 
-#[derive(Properties, PartialEq)]
-pub struct DepthChartProps {
-    pub series: Rc<DepthSeries>,
+/// One line of a chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub label: String,
+    pub colour: &'static str,
+    pub points: Vec<(f64, f64)>,
+    /// Thresholds are dashed.
+    pub dashed: bool,
+}
+
+/// The colours of charted nodes, in selection order.
+pub const NODE_COLOURS: [&str; 6] = ["#1c7ed6", "#7048e8", "#0c8599", "#d6336c", "#5c940d", "#f08c00"];
+
+/// The charts a user can pick.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChartKind {
+    Depth,
+    Bytes,
+    Throughput,
+    Latency,
+}
+
+impl ChartKind {
+    pub const ALL: [ChartKind; 4] = [ChartKind::Depth, ChartKind::Bytes, ChartKind::Throughput, ChartKind::Latency];
+
+    pub fn tab(self) -> &'static str {
+        match self {
+            ChartKind::Depth => "Depth",
+            ChartKind::Bytes => "Bytes",
+            ChartKind::Throughput => "Throughput",
+            ChartKind::Latency => "Latency",
+        }
+    }
+
+    pub fn y_label(self) -> &'static str {
+        match self {
+            ChartKind::Depth => "messages",
+            ChartKind::Bytes => "bytes",
+            ChartKind::Throughput => "messages/s",
+            ChartKind::Latency => "seconds",
+        }
+    }
 }
 
 fn rgb(hex: &str) -> RGBColor {
@@ -20,88 +62,166 @@ fn rgb(hex: &str) -> RGBColor {
     RGBColor((v >> 16) as u8, (v >> 8) as u8, v as u8)
 }
 
-fn draw(canvas: HtmlCanvasElement, series: &DepthSeries) -> Result<(), Box<dyn std::error::Error>> {
+fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), Box<dyn std::error::Error>> {
     let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
     let root = backend.into_drawing_area();
     root.fill(&WHITE)?;
-    let points = &series.points;
-    let t_max = points.last().map_or(1.0, |p| p.t_s).max(1.0);
-    let peak = points.iter().map(|p| p.max).max().unwrap_or(0);
-    let y_max = [peak, series.soft_messages, series.hard_messages, 10].into_iter().max().unwrap_or(10) as f64 * 1.1;
-
+    let all = || lines.iter().flat_map(|l| l.points.iter());
+    let t_max = all().map(|p| p.0).fold(1.0, f64::max);
+    let y_top = all().map(|p| p.1).filter(|v| v.is_finite()).fold(0.0, f64::max);
+    let y_max = if y_top > 0.0 { y_top * 1.1 } else { 10.0 };
     let mut chart = ChartBuilder::on(&root)
         .margin(10)
         .x_label_area_size(44)
-        .y_label_area_size(62)
+        .y_label_area_size(70)
         .build_cartesian_2d(0f64..t_max, 0f64..y_max)?;
     chart
         .configure_mesh()
         .x_desc("simulation time (s)")
-        .y_desc("messages")
+        .y_desc(y_label)
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 14))
         .x_label_formatter(&|t| format!("{t:.1}"))
-        .y_label_formatter(&|v| format!("{v:.0}"))
+        .y_label_formatter(&|v| short(*v))
         .light_line_style(RGBColor(241, 243, 245))
         .draw()?;
-
-    let band = rgb("#a5d8ff");
-    chart.draw_series(points.iter().map(|p| {
-        Rectangle::new([(p.t_s, p.min as f64), (p.t_s, p.max as f64)], band.stroke_width(2))
-    }))?;
-    chart
-        .draw_series(LineSeries::new(points.iter().map(|p| (p.t_s, p.last as f64)), rgb("#1c7ed6").stroke_width(2)))?
-        .label(format!("depth of {}", series.node))
-        .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], rgb("#1c7ed6").stroke_width(2)));
-
-    for (limit, name, colour) in [
-        (series.soft_messages, "soft limit", state_colour("SoftLimit")),
-        (series.hard_messages, "hard limit", state_colour("HardLimit")),
-    ] {
-        if limit == 0 {
-            continue;
+    for line in lines {
+        let c = rgb(line.colour);
+        let style = c.stroke_width(2);
+        let legend = move |(x, y): (i32, i32)| PathElement::new(vec![(x, y), (x + 18, y)], style);
+        if line.dashed {
+            let ends = vec![(0.0, line.points.first().map_or(0.0, |p| p.1)), (t_max, line.points.first().map_or(0.0, |p| p.1))];
+            chart.draw_series(DashedLineSeries::new(ends, 8, 5, style))?.label(&line.label).legend(legend);
+        } else {
+            chart.draw_series(LineSeries::new(line.points.iter().copied(), style))?.label(&line.label).legend(legend);
         }
-        let c = rgb(colour);
-        chart
-            .draw_series(DashedLineSeries::new(
-                vec![(0.0, limit as f64), (t_max, limit as f64)],
-                8,
-                5,
-                c.stroke_width(2),
-            ))?
-            .label(format!("{name} ({limit})"))
-            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 18, y)], c.stroke_width(2)));
     }
-    chart
-        .configure_series_labels()
-        .position(SeriesLabelPosition::UpperLeft)
-        .background_style(WHITE.mix(0.85))
-        .border_style(RGBColor(206, 212, 218))
-        .label_font(("sans-serif", 13))
-        .draw()?;
+    if !lines.is_empty() {
+        chart
+            .configure_series_labels()
+            .position(SeriesLabelPosition::UpperLeft)
+            .background_style(WHITE.mix(0.85))
+            .border_style(RGBColor(206, 212, 218))
+            .label_font(("sans-serif", 13))
+            .draw()?;
+    }
     root.present()?;
     Ok(())
 }
 
-#[function_component(DepthChart)]
-pub fn depth_chart(props: &DepthChartProps) -> Html {
+/// 1500 → "1.5k": axis labels stay short.
+fn short(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{:.1}M", v / 1e6)
+    } else if a >= 1e4 {
+        format!("{:.0}k", v / 1e3)
+    } else if a >= 100.0 || v == v.trunc() {
+        format!("{v:.0}")
+    } else if a >= 1.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.3}")
+    }
+}
+
+#[derive(Properties, PartialEq)]
+pub struct ChartsProps {
+    /// The lines of each kind of chart, computed by the page.
+    pub lines: Rc<Vec<(ChartKind, Vec<Line>)>>,
+    /// Who is charted, for the caption.
+    pub nodes: Vec<String>,
+    /// The transitions of the charted queues, oldest first, and the time now.
+    pub strips: Rc<Vec<(String, Vec<TransitionView>)>>,
+    pub now_s: f64,
+}
+
+#[function_component(Charts)]
+pub fn charts(props: &ChartsProps) -> Html {
+    let kind = use_state(|| ChartKind::Depth);
     let canvas = use_node_ref();
+    let lines: Vec<Line> = props.lines.iter().find(|(k, _)| *k == *kind).map(|(_, l)| l.clone()).unwrap_or_default();
     {
         let canvas = canvas.clone();
-        let series = props.series.clone();
-        use_effect_with(series, move |series| {
+        let y_label = kind.y_label();
+        use_effect_with(lines.clone(), move |lines| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
-                if let Err(e) = draw(element, series) {
-                    web_sys::console::warn_1(&format!("depth chart: {e}").into());
+                if let Err(e) = draw(element, lines, y_label) {
+                    web_sys::console::warn_1(&format!("chart: {e}").into());
                 }
             }
         });
     }
+    let tabs = ChartKind::ALL.iter().map(|&k| {
+        let kind = kind.clone();
+        let selected = *kind == k;
+        html! {
+            <button role="tab" aria-selected={selected.to_string()} class={classes!("tab", selected.then_some("on"))}
+                data-testid={format!("chart-tab-{}", k.tab().to_lowercase())}
+                onclick={Callback::from(move |_: MouseEvent| kind.set(k))}>{ k.tab() }</button>
+        }
+    });
+    let who = props.nodes.join(", ");
     html! {
         <figure class="chart">
-            <figcaption>{ format!("Depth of {} over time", props.series.node) }</figcaption>
-            <canvas ref={canvas} width="780" height="260" data-testid="depth-chart"
-                role="img" aria-label={format!("Chart of the depth of {} with its soft and hard thresholds", props.series.node)} />
+            <div class="chart-head">
+                <figcaption>{ format!("{} of {who}", kind.tab()) }</figcaption>
+                <div class="tabs" role="tablist" aria-label="Chart">{ for tabs }</div>
+            </div>
+            <canvas ref={canvas} width="780" height="260" data-testid="depth-chart" role="img"
+                aria-label={format!("Chart of the {} of {who} over simulation time", kind.tab().to_lowercase())} />
+            if !props.strips.is_empty() {
+                <StateStrips strips={props.strips.clone()} now_s={props.now_s} />
+            }
+            <p class="hint chart-hint">{"Shift-click blocks on the canvas to chart several together."}</p>
         </figure>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct StripsProps {
+    strips: Rc<Vec<(String, Vec<TransitionView>)>>,
+    now_s: f64,
+}
+
+/// Each queue's send state over time: one coloured band per state held.
+#[function_component(StateStrips)]
+fn state_strips(props: &StripsProps) -> Html {
+    let end = props.now_s.max(1e-9);
+    // The chart's plotting area spans the same width as the canvas above,
+    // less its axis: the strips use the full width with their own scale.
+    let rows = props.strips.iter().map(|(node, transitions)| {
+        let mut bands = Vec::new();
+        let mut from_t = 0.0;
+        let mut state = transitions.first().map_or("Ready", |t| t.from);
+        for t in transitions {
+            bands.push((from_t, t.time_s, state));
+            from_t = t.time_s;
+            state = t.to;
+        }
+        bands.push((from_t, end, state));
+        let rects = bands.into_iter().filter(|(a, b, _)| b > a).map(|(a, b, s)| {
+            html! {
+                <rect x={format!("{:.3}", a / end * 1000.0)} y="0" width={format!("{:.3}", (b - a) / end * 1000.0)} height="14" fill={state_colour(s)}>
+                    <title>{ format!("{s} from {a:.3} s to {b:.3} s") }</title>
+                </rect>
+            }
+        });
+        html! {
+            <div class="strip" data-testid={format!("strip-{node}")}>
+                <span class="strip-name">{ node }</span>
+                <svg viewBox="0 0 1000 14" preserveAspectRatio="none" role="img"
+                    aria-label={format!("Send state of {node} over time")}>{ for rects }</svg>
+            </div>
+        }
+    });
+    let legend = ["Ready", "Overloaded", "SoftLimit", "HardLimit"].map(|s| {
+        html! { <span class="legend-item"><span class="swatch" style={format!("background: {}", state_colour(s))}></span>{ s }</span> }
+    });
+    html! {
+        <div class="strips" aria-label="Send states over time">
+            { for rows }
+            <div class="legend">{ for legend }<span class="legend-item muted">{ format!("0 → {:.1} s", props.now_s) }</span></div>
+        </div>
     }
 }

@@ -4,6 +4,7 @@
 use sluice_engine::blocks::Limits;
 use sluice_engine::editor::default_position;
 use sluice_engine::scenario::Position;
+use sluice_engine::metrics::Percentiles;
 use sluice_engine::{DropReason, Node, NodeSpec, Scenario, SeriesPoint, Simulation, Totals};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -249,5 +250,55 @@ impl DropLog {
     /// Most recent first.
     pub fn latest(&self) -> Vec<DropEntry> {
         self.entries.iter().rev().cloned().collect()
+    }
+}
+
+/// One node's figures at one instant, for the throughput and latency charts.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    pub t_s: f64,
+    pub departed: u64,
+    pub depth_bytes: u64,
+    /// Latency percentiles so far (queues: the wait; sinks: from creation).
+    pub latency: Option<Percentiles>,
+}
+
+/// Samples taken at most this many per node; when full, every other one
+/// goes and the gap between samples doubles, so memory stays bounded.
+const SAMPLES: usize = 512;
+
+/// Every node's samples, taken as the page draws (the engine keeps counts
+/// and histograms, not their history).
+#[derive(Default)]
+pub struct Sampler {
+    nodes: Vec<Vec<Sample>>,
+    /// Simulated seconds between samples at least.
+    gap_s: f64,
+}
+
+impl Sampler {
+    pub fn observe(&mut self, sim: &Simulation) {
+        let t_s = sim.now().as_secs_f64();
+        let n = sim.nodes().len();
+        self.nodes.resize_with(n, Vec::new);
+        let last = self.nodes.first().and_then(|s| s.last()).map_or(f64::NEG_INFINITY, |s| s.t_s);
+        if t_s - last < self.gap_s || t_s <= last {
+            return;
+        }
+        for (i, samples) in self.nodes.iter_mut().enumerate() {
+            let stats = sim.stats(i);
+            let latency = stats.durations.as_ref().filter(|d| d.count() > 0).map(|d| d.percentiles());
+            samples.push(Sample { t_s, departed: stats.departed, depth_bytes: stats.depth_bytes, latency });
+        }
+        if self.nodes.first().is_some_and(|s| s.len() >= SAMPLES) {
+            for samples in &mut self.nodes {
+                *samples = samples.iter().copied().step_by(2).collect();
+            }
+            self.gap_s = (self.gap_s * 2.0).max(t_s / SAMPLES as f64);
+        }
+    }
+
+    pub fn of(&self, node: usize) -> &[Sample] {
+        self.nodes.get(node).map_or(&[], Vec::as_slice)
     }
 }
