@@ -1,0 +1,97 @@
+// Measures the page in Chromium and prints figures (not a test: the machines
+// are shared and noisy). Run after `make web`: `node e2e/measure.mjs`.
+//
+// - the gzipped size of the bundle's wasm and JS;
+// - the time from navigation to the first interactive frame (nodes drawn,
+//   the clock moving), median of five loads;
+// - a 40-node scenario at 10,000 simulated messages per second: how many
+//   frames per second the browser paints (requestAnimationFrame) and how
+//   many times per second the page updates its figures.
+import { readdir, readFile } from 'node:fs/promises';
+import { gzipSync } from 'node:zlib';
+import { join } from 'node:path';
+import { serve, launch, dist } from './harness.mjs';
+
+const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
+
+async function bundleSizes() {
+  const out = {};
+  for (const file of await readdir(dist)) {
+    const ext = file.split('.').pop();
+    if (ext !== 'wasm' && ext !== 'js') continue;
+    const body = await readFile(join(dist, file));
+    out[ext] = { raw: body.length, gzip: gzipSync(body, { level: 9 }).length };
+  }
+  return out;
+}
+
+/** Ten chains of producer (1,000 a second) → window → queue → consumer. */
+function fortyNodes() {
+  const nodes = [];
+  const edges = [];
+  for (let k = 0; k < 10; k++) {
+    const ids = [`p${k}`, `w${k}`, `q${k}`, `c${k}`];
+    nodes.push({ id: ids[0], kind: 'producer', arrivals: { process: 'poisson', rate_per_s: 1000 }, position: { x: 120, y: 120 + 140 * k } });
+    nodes.push({ id: ids[1], kind: 'window', max_messages: 32, position: { x: 360, y: 120 + 140 * k } });
+    nodes.push({ id: ids[2], kind: 'queue', soft_limit: { messages: 50 }, hard_limit: { messages: 200 }, position: { x: 600, y: 120 + 140 * k } });
+    nodes.push({ id: ids[3], kind: 'consumer', service_time: { dist: 'exponential', mean: 0.00095 }, position: { x: 840, y: 120 + 140 * k } });
+    for (let i = 0; i < 3; i++) edges.push({ from: ids[i], to: ids[i + 1] });
+  }
+  return { version: 1, name: '40 nodes at 10,000 messages per second', nodes, edges };
+}
+
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+const { server, url } = await serve();
+const browser = await launch();
+try {
+  const sizes = await bundleSizes();
+  console.log(`bundle: wasm ${kib(sizes.wasm.raw)} (${kib(sizes.wasm.gzip)} gzipped), JS ${kib(sizes.js.raw)} (${kib(sizes.js.gzip)} gzipped)`);
+
+  const loads = [];
+  for (let i = 0; i < 5; i++) {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(url);
+    await page.waitForSelector('[data-node]');
+    await page.waitForFunction(() => !/t = 0\.000 s/.test(document.querySelector('[data-testid="clock"]')?.textContent ?? 't = 0.000 s'));
+    loads.push(await page.evaluate(() => performance.now()));
+    await page.close();
+  }
+  console.log(`first interactive frame: ${median(loads).toFixed(0)} ms after navigation (median of ${loads.length}: ${loads.map((t) => t.toFixed(0)).join(', ')})`);
+
+  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await page.goto(url);
+  await page.waitForSelector('[data-node]');
+  await page.setInputFiles('[data-testid="import-file"]', {
+    name: 'forty.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(fortyNodes())),
+  });
+  await page.waitForSelector('[data-node="c9"]');
+  await page.waitForTimeout(1000);
+  const seconds = 5;
+  const result = await page.evaluate(async (seconds) => {
+    let painted = 0;
+    let updates = 0;
+    const clock = document.querySelector('[data-testid="clock"]');
+    const observer = new MutationObserver(() => updates++);
+    observer.observe(clock, { characterData: true, childList: true, subtree: true });
+    const start = performance.now();
+    const t0 = clock.textContent;
+    await new Promise((done) => {
+      const frame = () => {
+        painted++;
+        if (performance.now() - start < seconds * 1000) requestAnimationFrame(frame);
+        else done();
+      };
+      requestAnimationFrame(frame);
+    });
+    observer.disconnect();
+    return { painted, updates, elapsed: (performance.now() - start) / 1000, t0, t1: clock.textContent };
+  }, seconds);
+  const produced = await page.textContent('[data-testid="total-produced"]');
+  console.log(`40 nodes at 10,000 messages/s: ${(result.painted / result.elapsed).toFixed(1)} frames/s painted, ` +
+    `${(result.updates / result.elapsed).toFixed(1)} page updates/s; clock ${result.t0} → ${result.t1}; ${produced} produced`);
+  await page.close();
+} finally {
+  await browser.close();
+  server.close();
+}
