@@ -1,21 +1,11 @@
 // Building on the canvas in a real Chromium: blocks dragged from the palette,
 // connections dragged between ports, refusals explained, undo and redo, and
 // the keyboard alone.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, open, screenshot, centre, drag } from './harness.mjs';
+import { withBrowser, open, screenshot, centre, drag } from './harness.mjs';
 
-let server, url, browser;
-
-before(async () => {
-  ({ server, url } = await serve());
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const env = withBrowser();
 
 async function dropFromPalette(page, kind, at) {
   await drag(page, await centre(page.locator(`.palette-item[data-kind="${kind}"]`)), at);
@@ -26,7 +16,7 @@ async function connect(page, from, to) {
 }
 
 test('blocks dragged from the palette and connected make a scenario that runs', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   const canvas = await page.locator('svg.graph').boundingBox();
   await dropFromPalette(page, 'queue', { x: canvas.x + canvas.width * 0.3, y: canvas.y + canvas.height * 0.85 });
   await page.waitForSelector('[data-node="queue1"]');
@@ -71,7 +61,7 @@ test('blocks dragged from the palette and connected make a scenario that runs', 
 });
 
 test('the keyboard alone adds, selects and moves a block', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await page.click('[data-testid="play"]'); // pause: the figures stay still
   // Tab to the palette's "Link" and add it with Enter.
   let found = false;
@@ -103,7 +93,7 @@ test('the keyboard alone adds, selects and moves a block', async () => {
 });
 
 test('pan, zoom and fit; several blocks selected, moved and deleted together', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await page.click('[data-testid="play"]'); // pause: a still page
   const box = async () => (await page.getAttribute('svg.graph', 'viewBox')).split(' ').map(Number);
   const fitted = await box();

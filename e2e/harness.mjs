@@ -5,6 +5,7 @@ import { readFile, mkdir } from 'node:fs/promises';
 import { extname, join, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
+import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -89,4 +90,21 @@ export async function drag(page, from, to) {
     await page.mouse.move(from.x + ((to.x - from.x) * i) / 8, from.y + ((to.y - from.y) * i) / 8);
   }
   await page.mouse.up();
+}
+
+/**
+ * Serves the bundle and launches Chromium once for a test file: call at its
+ * top level; `browser` and `url` are set before the first test runs.
+ */
+export function withBrowser() {
+  const env = { browser: null, url: null, server: null };
+  before(async () => {
+    ({ server: env.server, url: env.url } = await serve());
+    env.browser = await launch();
+  });
+  after(async () => {
+    await env.browser?.close();
+    env.server?.close();
+  });
+  return env;
 }

@@ -1,27 +1,17 @@
 // The inspector in a real Chromium: every block kind shows its parameters
 // with units and explanations; a change applies while the simulation runs;
 // a refused value is explained inline and the last valid one stays.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, open, screenshot, number } from './harness.mjs';
+import { withBrowser, open, screenshot, number } from './harness.mjs';
 
-let server, url, browser;
-
-before(async () => {
-  ({ server, url } = await serve());
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const env = withBrowser();
 
 const KINDS = ['producer', 'queue', 'consumer', 'router', 'window', 'credit', 'rate_limiter',
   'concurrency_limiter', 'link', 'dispatcher', 'resource_pool'];
 
 test('every block kind has its parameters in the inspector, with units and explanations', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await page.click('[data-testid="play"]'); // pause
   for (const kind of KINDS) {
     await page.focus(`.palette-item[data-kind="${kind}"]`);
@@ -49,7 +39,7 @@ test('every block kind has its parameters in the inspector, with units and expla
 });
 
 test('a parameter changed while running applies at once', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await page.click('[data-node="stream"]');
   // The producer's rate, live: from its default to a trickle.
   const rate = page.locator('[data-testid="param-arrivals-rate_per_s-number"]');
@@ -77,7 +67,7 @@ test('a parameter changed while running applies at once', async () => {
 });
 
 test('a refused value is explained inline and the last valid value stays', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await page.focus('.palette-item[data-kind="window"]');
   await page.keyboard.press('Enter');
   await page.waitForSelector('[data-node="window1"]');

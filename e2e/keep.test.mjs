@@ -2,22 +2,12 @@
 // link opened in another browser profile, autosave across a reload, broken
 // and hostile imports refused with the work kept; the run controls (step,
 // as fast as possible, the seed); and the error panel.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { serve, launch, open, screenshot } from './harness.mjs';
+import { withBrowser, open, screenshot } from './harness.mjs';
 
-let server, url, browser;
-
-before(async () => {
-  ({ server, url } = await serve());
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const env = withBrowser();
 
 /** Adds a block from the palette with the keyboard. */
 async function addBlock(page, kind) {
@@ -36,7 +26,7 @@ async function clock(page) {
 }
 
 test('an exported scenario file imports into a fresh page', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await addBlock(page, 'link');
   await page.waitForSelector('[data-node="link1"]');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export"]')]);
@@ -48,7 +38,7 @@ test('an exported scenario file imports into a fresh page', async () => {
   const ids = await nodeIds(page);
 
   // Another browser profile: its own storage, the built-in scenario.
-  const fresh = await open(browser, url);
+  const fresh = await open(env.browser, env.url);
   assert.equal(await fresh.page.locator('[data-node="link1"]').count(), 0);
   await fresh.page.setInputFiles('[data-testid="import-file"]', {
     name: 'mine.sluice.json', mimeType: 'application/json', buffer: Buffer.from(text),
@@ -65,7 +55,7 @@ test('an exported scenario file imports into a fresh page', async () => {
 });
 
 test('broken and hostile imports are refused and the work is kept', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await addBlock(page, 'window');
   await page.waitForSelector('[data-node="window1"]');
   const ids = await nodeIds(page);
@@ -104,18 +94,18 @@ test('broken and hostile imports are refused and the work is kept', async () => 
 });
 
 test('a share link carries the scenario to another browser', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await addBlock(page, 'credit');
   await page.waitForSelector('[data-node="credit1"]');
   await page.fill('[data-testid="seed"]', '9');
   await page.press('[data-testid="seed"]', 'Enter');
   await page.click('[data-testid="share"]');
   const link = await page.inputValue('[data-testid="share-link"]');
-  assert.ok(link.startsWith(url), link);
+  assert.ok(link.startsWith(env.url), link);
   assert.match(link, /#s=1\.[A-Za-z0-9_-]+$/);
   await screenshot(page, 'share-link');
 
-  const other = await open(browser, link);
+  const other = await open(env.browser, link);
   await other.page.waitForSelector('[data-node="credit1"]');
   assert.deepEqual(await nodeIds(other.page), await nodeIds(page));
   assert.equal(await other.page.inputValue('[data-testid="seed"]'), '9');
@@ -124,7 +114,7 @@ test('a share link carries the scenario to another browser', async () => {
   assert.equal(new URL(other.page.url()).hash, '');
 
   // A damaged link says so and opens the built-in scenario.
-  const cut = await open(browser, link.slice(0, link.length - 40));
+  const cut = await open(env.browser, link.slice(0, link.length - 40));
   assert.match(await cut.page.textContent('[data-testid="notice"]'), /share link could not be opened: .*damaged/);
   assert.equal(await cut.page.locator('[data-node="credit1"]').count(), 0);
   assert.deepEqual([...errors, ...other.errors, ...cut.errors], []);
@@ -132,7 +122,7 @@ test('a share link carries the scenario to another browser', async () => {
 });
 
 test('work is saved in the browser and restored on reload', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await addBlock(page, 'router');
   await page.waitForSelector('[data-node="router1"]');
   await page.reload();
@@ -143,7 +133,7 @@ test('work is saved in the browser and restored on reload', async () => {
 });
 
 test('step, as fast as possible, and the seed', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await page.click('[data-testid="play"]'); // pause
   assert.equal(await page.isDisabled('[data-testid="step"]'), false);
   const before = await clock(page);
@@ -173,7 +163,7 @@ test('step, as fast as possible, and the seed', async () => {
 });
 
 test('a panic shows the error panel instead of a dead page', async () => {
-  const { page } = await open(browser, `${url}?crash-test`);
+  const { page } = await open(env.browser, `${env.url}?crash-test`);
   await page.waitForSelector('[data-testid="panic"]');
   const text = await page.textContent('[data-testid="panic"]');
   assert.match(text, /Sluice stopped working/);

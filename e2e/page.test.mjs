@@ -1,23 +1,13 @@
 // The skeleton page in a real Chromium: it loads clean, the default scenario
 // runs, and the inspector changes a running queue.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serve, launch, open, screenshot, number } from './harness.mjs';
+import { withBrowser, open, screenshot, number } from './harness.mjs';
 
-let server, url, browser;
-
-before(async () => {
-  ({ server, url } = await serve());
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  server?.close();
-});
+const env = withBrowser();
 
 test('the page loads with no console error and shows the default scenario', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   for (const id of ['stream', 'sender', 'client']) {
     assert.equal(await page.locator(`[data-node="${id}"]`).count(), 1, `node ${id} drawn`);
   }
@@ -29,7 +19,7 @@ test('the page loads with no console error and shows the default scenario', asyn
 });
 
 test('the default scenario runs: counters, clock and chart change over time', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await page.waitForTimeout(500);
   const produced1 = await number(page, '[data-testid="total-produced"]');
   const chart1 = await page.locator('[data-testid="depth-chart"]').evaluate((c) => c.toDataURL());
@@ -58,7 +48,7 @@ test('the default scenario runs: counters, clock and chart change over time', as
 });
 
 test('lowering the soft threshold makes the queue reach SoftLimit and the producer pause', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   // Raise the soft limit out of reach first, so the queue is below it.
   await page.click('[data-node="sender"]');
   await page.fill('[data-testid="param-soft_limit-messages-number"]', '100');
@@ -97,7 +87,7 @@ test('lowering the soft threshold makes the queue reach SoftLimit and the produc
 });
 
 test('speed changes how fast simulated time passes, and reset starts again from zero', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   const clock = async () => Number((await page.textContent('[data-testid="clock"]')).match(/[\d.]+/)[0]);
   await page.selectOption('[data-testid="speed"]', '10');
   const t0 = await clock();
@@ -115,7 +105,7 @@ test('speed changes how fast simulated time passes, and reset starts again from 
 });
 
 test('the event log shows state changes and drops, filters them, and selects a node on click', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await page.waitForSelector('[data-testid="transitions"] .entry.drop', { timeout: 10000 });
   await page.click('[data-testid="play"]'); // pause: a still log
   const entries = page.locator('[data-testid="transitions"] .entry');
@@ -143,7 +133,7 @@ test('the event log shows state changes and drops, filters them, and selects a n
 });
 
 test('charts: depth, bytes, throughput and latency tabs, several nodes together, and the state strip', async () => {
-  const { page, errors } = await open(browser, url);
+  const { page, errors } = await open(env.browser, env.url);
   await page.waitForTimeout(1500);
   await page.click('[data-node="sender"] .body');
   await page.click('[data-node="client"] .body', { modifiers: ['Shift'] });

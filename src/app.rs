@@ -28,7 +28,7 @@ use crate::inspector::Inspector;
 use crate::keep;
 use crate::palette::Palette;
 use crate::event_log::EventLog;
-use crate::snapshot::{state_colour, DepthSeries, DropLog, Sampler, Snapshot, TransitionView};
+use crate::snapshot::{state_colour, DropLog, Sampler, Snapshot, TransitionView};
 
 /// Milliseconds between frames.
 const FRAME_MS: u32 = 33;
@@ -153,56 +153,57 @@ fn free_spot(scenario: &Scenario) -> Position {
         .unwrap_or(Position { x: left, y: top })
 }
 
-/// What the charts draw for the `charted` nodes: each kind's lines, the
-/// nodes' names, and the transitions of the queues among them.
+/// What the `kind` chart draws for the `charted` nodes (only the chart on
+/// show is worked out each frame), the nodes' names, and the transitions of
+/// the queues among them for the state strips.
 #[allow(clippy::type_complexity)]
 fn chart_lines(
     sim: &Simulation,
     samples: &Sampler,
     charted: &[usize],
-) -> (Rc<Vec<(ChartKind, Vec<Line>)>>, Vec<String>, Rc<Vec<(String, Vec<TransitionView>)>>) {
+    kind: ChartKind,
+) -> (Rc<Vec<Line>>, Vec<String>, Rc<Vec<(String, Vec<TransitionView>)>>) {
     let names: Vec<String> = charted.iter().map(|&i| sim.node_id(i).to_string()).collect();
     let several = charted.len() > 1;
-    let (mut depth, mut bytes, mut throughput, mut latency) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut lines = Vec::new();
     let mut strips = Vec::new();
     for (k, &node) in charted.iter().enumerate() {
         let (name, colour) = (&names[k], NODE_COLOURS[k % NODE_COLOURS.len()]);
-        let series = DepthSeries::of(sim, node);
-        depth.push(Line { label: name.clone(), colour, points: series.points.iter().map(|p| (p.t_s, p.last as f64)).collect(), dashed: false });
+        let line = |label: String, colour, points| Line { label, colour, points, dashed: false };
         let taken = samples.of(node);
-        bytes.push(Line { label: name.clone(), colour, points: taken.iter().map(|p| (p.t_s, p.depth_bytes as f64)).collect(), dashed: false });
-        throughput.push(Line {
-            label: name.clone(),
-            colour,
-            points: taken.windows(2).map(|w| (w[1].t_s, (w[1].departed - w[0].departed) as f64 / (w[1].t_s - w[0].t_s))).collect(),
-            dashed: false,
-        });
-        let percentiles: &[(&str, fn(&sluice_engine::metrics::Percentiles) -> f64)] = if several {
-            &[("p95", |p| p.p95)]
-        } else {
-            &[("p50", |p| p.p50), ("p95", |p| p.p95), ("p99", |p| p.p99)]
-        };
-        for (j, (label, pick)) in percentiles.iter().enumerate() {
-            latency.push(Line {
-                label: format!("{name} {label}"),
-                colour: if several { colour } else { NODE_COLOURS[j] },
-                points: taken.iter().filter_map(|p| p.latency.as_ref().map(|l| (p.t_s, pick(l)))).collect(),
-                dashed: false,
-            });
+        match kind {
+            ChartKind::Depth => {
+                let points = sim.stats(node).depth_series.points(sim.now()).iter().map(|p| (p.t_s, p.last as f64)).collect();
+                lines.push(line(name.clone(), colour, points));
+            }
+            ChartKind::Bytes => lines.push(line(name.clone(), colour, taken.iter().map(|p| (p.t_s, p.depth_bytes as f64)).collect())),
+            ChartKind::Throughput => {
+                let rates = taken.windows(2).map(|w| (w[1].t_s, (w[1].departed - w[0].departed) as f64 / (w[1].t_s - w[0].t_s)));
+                lines.push(line(name.clone(), colour, rates.collect()));
+            }
+            ChartKind::Latency => {
+                let percentiles: &[(&str, fn(&sluice_engine::metrics::Percentiles) -> f64)] = if several {
+                    &[("p95", |p| p.p95)]
+                } else {
+                    &[("p50", |p| p.p50), ("p95", |p| p.p95), ("p99", |p| p.p99)]
+                };
+                for (j, (label, pick)) in percentiles.iter().enumerate() {
+                    let points = taken.iter().filter_map(|p| p.latency.as_ref().map(|l| (p.t_s, pick(l)))).collect();
+                    lines.push(line(format!("{name} {label}"), if several { colour } else { NODE_COLOURS[j] }, points));
+                }
+            }
         }
         if let sluice_engine::Node::Queue(q) = &sim.nodes()[node] {
             let spec = q.spec();
             let who = if several { format!("{name} ") } else { String::new() };
-            for (limit, bytes_limit, label, state) in [
-                (spec.soft_limit.messages, spec.soft_limit.bytes, "soft limit", "SoftLimit"),
-                (spec.hard_limit.messages, spec.hard_limit.bytes, "hard limit", "HardLimit"),
-            ] {
-                let threshold = |v: u64| Line { label: format!("{who}{label} ({v})"), colour: state_colour(state), points: vec![(0.0, v as f64)], dashed: true };
-                if limit > 0 {
-                    depth.push(threshold(limit));
-                }
-                if bytes_limit > 0 {
-                    bytes.push(threshold(bytes_limit));
+            for (limits, label, state) in [(spec.soft_limit, "soft limit", "SoftLimit"), (spec.hard_limit, "hard limit", "HardLimit")] {
+                let v = match kind {
+                    ChartKind::Depth => limits.messages,
+                    ChartKind::Bytes => limits.bytes,
+                    _ => 0,
+                };
+                if v > 0 {
+                    lines.push(Line { label: format!("{who}{label} ({v})"), colour: state_colour(state), points: vec![(0.0, v as f64)], dashed: true });
                 }
             }
             let transitions = sim
@@ -214,12 +215,6 @@ fn chart_lines(
             strips.push((name.clone(), transitions));
         }
     }
-    let lines = vec![
-        (ChartKind::Depth, depth),
-        (ChartKind::Bytes, bytes),
-        (ChartKind::Throughput, throughput),
-        (ChartKind::Latency, latency),
-    ];
     (Rc::new(lines), names, Rc::new(strips))
 }
 
@@ -270,6 +265,8 @@ pub fn app() -> Html {
     // An import's file reader, kept alive until it has read the file.
     let reader = use_mut_ref(|| None::<gloo_file::callbacks::FileReader>);
     let behind = use_state(|| false);
+    // The chart on show: only its lines are worked out each frame.
+    let chart_kind = use_state(|| ChartKind::Depth);
     let redraw = use_force_update();
 
     {
@@ -589,7 +586,7 @@ pub fn app() -> Html {
         if charted.is_empty() {
             charted.push(scenario.nodes.iter().position(|n| n.block.kind() == "queue").unwrap_or(0));
         }
-        chart_lines(sim, &s.samples, &charted)
+        chart_lines(sim, &s.samples, &charted, *chart_kind)
     });
     let selected_spec = selected_index.and_then(|i| scenario.nodes.get(i).cloned());
     let selected_outputs: Vec<String> = selected_spec
@@ -677,7 +674,10 @@ pub fn app() -> Html {
                     }
                     <Graph snapshot={snapshot.clone()} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
                     if let Some((lines, nodes, strips)) = charts {
-                        <Charts {lines} {nodes} {strips} now_s={snapshot.time_s} />
+                        <Charts kind={*chart_kind} on_kind={{
+                            let chart_kind = chart_kind.clone();
+                            Callback::from(move |k| chart_kind.set(k))
+                        }} {lines} {nodes} {strips} now_s={snapshot.time_s} />
                     }
                 </section>
                 <aside class="sidebar">

@@ -127,8 +127,11 @@ fn short(v: f64) -> String {
 
 #[derive(Properties, PartialEq)]
 pub struct ChartsProps {
-    /// The lines of each kind of chart, computed by the page.
-    pub lines: Rc<Vec<(ChartKind, Vec<Line>)>>,
+    /// The chart on show, and the tab that asks for another.
+    pub kind: ChartKind,
+    pub on_kind: Callback<ChartKind>,
+    /// Its lines, computed by the page.
+    pub lines: Rc<Vec<Line>>,
     /// Who is charted, for the caption.
     pub nodes: Vec<String>,
     /// The transitions of the charted queues, oldest first, and the time now.
@@ -138,13 +141,12 @@ pub struct ChartsProps {
 
 #[function_component(Charts)]
 pub fn charts(props: &ChartsProps) -> Html {
-    let kind = use_state(|| ChartKind::Depth);
+    let kind = props.kind;
     let canvas = use_node_ref();
-    let lines: Vec<Line> = props.lines.iter().find(|(k, _)| *k == *kind).map(|(_, l)| l.clone()).unwrap_or_default();
     {
         let canvas = canvas.clone();
         let y_label = kind.y_label();
-        use_effect_with(lines.clone(), move |lines| {
+        use_effect_with((props.lines.clone(), kind), move |(lines, _)| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
                 if let Err(e) = draw(element, lines, y_label) {
                     web_sys::console::warn_1(&format!("chart: {e}").into());
@@ -153,12 +155,11 @@ pub fn charts(props: &ChartsProps) -> Html {
         });
     }
     let tabs = ChartKind::ALL.iter().map(|&k| {
-        let kind = kind.clone();
-        let selected = *kind == k;
+        let selected = kind == k;
         html! {
             <button role="tab" aria-selected={selected.to_string()} class={classes!("tab", selected.then_some("on"))}
                 data-testid={format!("chart-tab-{}", k.tab().to_lowercase())}
-                onclick={Callback::from(move |_: MouseEvent| kind.set(k))}>{ k.tab() }</button>
+                onclick={props.on_kind.reform(move |_: MouseEvent| k)}>{ k.tab() }</button>
         }
     });
     let who = props.nodes.join(", ");

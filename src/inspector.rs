@@ -144,7 +144,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
             };
             html! {
                 <ParamRow key={key.clone()} id={key.clone()} label={field.label} unit={field.unit} help={field.help}
-                    control={Ctl(field.control)} value={block.pointer(field.path).cloned()} error={err} {on_change} />
+                    control={field.control} value={block.pointer(field.path).cloned()} error={err} {on_change} />
             }
         });
 
@@ -214,17 +214,13 @@ fn arrivals_template(process: &str, current: Option<&Value>) -> Value {
     }
 }
 
-/// `Control` compared by value, for props.
-#[derive(Clone, Copy, PartialEq)]
-struct Ctl(Control);
-
 #[derive(Properties, PartialEq)]
 struct ParamRowProps {
     id: String,
     label: AttrValue,
     unit: AttrValue,
     help: AttrValue,
-    control: Ctl,
+    control: Control,
     value: Option<Value>,
     #[prop_or_default]
     error: Option<String>,
@@ -243,7 +239,7 @@ fn param_row(props: &ParamRowProps) -> Html {
         </label>
     };
     let aria = format!("{}{}", props.label, if props.unit.is_empty() { String::new() } else { format!(" ({})", props.unit) });
-    let body = match props.control.0 {
+    let body = match props.control {
         Control::Number { min, max, step } => number_inputs(&id, &aria, min, max, step, false, &props.value, &props.on_change),
         Control::Whole { min, max, step } => number_inputs(&id, &aria, min, max, step, true, &props.value, &props.on_change),
         Control::Optional { none_is } => {
@@ -318,7 +314,7 @@ fn param_row(props: &ParamRowProps) -> Html {
     };
     // A distribution or an arrival process explains itself before its own
     // parameters; others after their control.
-    let nested = matches!(props.control.0, Control::Distribution | Control::Arrivals);
+    let nested = matches!(props.control, Control::Distribution | Control::Arrivals);
     let help = (!props.help.is_empty()).then(|| html! { <p class="param-help">{ &props.help }</p> });
     let (help_first, help_last) = if nested { (help, None) } else { (None, help) };
     html! {
@@ -443,7 +439,7 @@ fn variant(
         html! {
             <div class="sub-param">
                 <ParamRow key={sub_key.clone()} id={sub_key.clone()} label={param.label} unit={unit} help={param.help}
-                    control={Ctl(control)} value={sub_value} {on_change} />
+                    control={control} value={sub_value} {on_change} />
             </div>
         }
     });

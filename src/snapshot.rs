@@ -5,7 +5,7 @@ use sluice_engine::blocks::Limits;
 use sluice_engine::editor::default_position;
 use sluice_engine::scenario::Position;
 use sluice_engine::metrics::Percentiles;
-use sluice_engine::{DropReason, Node, NodeSpec, Scenario, SeriesPoint, Simulation, Totals};
+use sluice_engine::{DropReason, Node, NodeSpec, Scenario, Simulation, Totals};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeView {
@@ -170,30 +170,6 @@ fn edges_of(scenario: &Scenario) -> Vec<(usize, usize)> {
         .iter()
         .filter_map(|e| Some((scenario.node_index(&e.from)?, scenario.node_index(&e.to)?)))
         .collect()
-}
-
-/// The depth series of one node, with its thresholds, for the chart.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DepthSeries {
-    pub node: String,
-    pub points: Vec<SeriesPoint>,
-    pub soft_messages: u64,
-    pub hard_messages: u64,
-}
-
-impl DepthSeries {
-    pub fn of(sim: &Simulation, node: usize) -> DepthSeries {
-        let (soft, hard) = match &sim.nodes()[node] {
-            Node::Queue(q) => (q.spec().soft_limit.messages, q.spec().hard_limit.messages),
-            _ => (0, 0),
-        };
-        DepthSeries {
-            node: sim.node_id(node).to_string(),
-            points: sim.stats(node).depth_series.points(sim.now()),
-            soft_messages: soft,
-            hard_messages: hard,
-        }
-    }
 }
 
 /// The colour of a send-queue state, shared by the canvas, log and legend.
