@@ -155,3 +155,34 @@ test('charts: depth, bytes, throughput and latency tabs, several nodes together,
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('messages move along the edges as dots coloured by class, and a dropping node flashes', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.selectOption('[data-testid="speed"]', '5');
+  // The key names the slow client's three classes, one colour each.
+  const legend = page.locator('[data-testid="class-legend"]');
+  await legend.waitFor();
+  for (const name of ['video', 'audio', 'control']) assert.match(await legend.textContent(), new RegExp(name));
+  assert.match(await page.textContent('[data-testid="per-dot"]'), /one dot/);
+  // Each class that crosses an edge has its own dotted line there.
+  await page.waitForFunction(() => document.querySelectorAll('.flow').length >= 4);
+  const colours = await page.locator('.flow').evaluateAll((ls) => new Set(ls.map((l) => l.getAttribute('stroke'))).size);
+  assert.ok(colours >= 3, `${colours} class colours on the edges`);
+  // The dots move while playing…
+  const offsets = () => page.locator('.flow').evaluateAll((ls) => ls.map((l) => l.getAttribute('stroke-dashoffset')).join(' '));
+  const before = await offsets();
+  await page.waitForTimeout(400);
+  assert.notEqual(await offsets(), before, 'the dots moved');
+  // …and the thinning queue flashes where it drops.
+  await page.waitForSelector('[data-node="sender"] .drop-flash', { timeout: 15000 });
+  assert.equal(await page.locator('[data-node="stream"] .drop-flash').count(), 0, 'the producer drops nothing');
+  await screenshot(page, 'flows-and-drops');
+  // Paused, the dots stand still.
+  await page.click('[data-testid="play"]');
+  await page.waitForTimeout(100);
+  const paused = await offsets();
+  await page.waitForTimeout(400);
+  assert.equal(await offsets(), paused, 'paused dots stay put');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

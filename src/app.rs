@@ -12,7 +12,6 @@ use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
 use gloo_events::{EventListener, EventListenerOptions};
-use gloo_timers::callback::Interval;
 use sluice_engine::editor::default_position;
 use sluice_engine::scenario::Position;
 use sluice_engine::{BlockSpec, Editor, Scenario, Simulation};
@@ -20,18 +19,18 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, KeyboardEvent};
 use yew::prelude::*;
 
-use crate::chart::{ChartKind, Charts, Line, NODE_COLOURS};
+use crate::chart::{ChartKind, Charts, Line, StateChange, NODE_COLOURS};
 use crate::controls::Controls;
 use crate::counters::Counters;
+use crate::frames::FrameLoop;
+use crate::motion::{Motion, MotionTracker};
 use crate::graph::{client_to_canvas, over_canvas, Graph, Select};
 use crate::inspector::Inspector;
 use crate::keep;
 use crate::palette::Palette;
 use crate::event_log::EventLog;
-use crate::snapshot::{state_colour, DropLog, Sampler, Snapshot, TransitionView};
+use crate::snapshot::{state_colour, DropEntry, DropLog, Sampler, Snapshot};
 
-/// Milliseconds between frames.
-const FRAME_MS: u32 = 33;
 /// The most events one frame may process, so the page stays responsive
 /// when the simulation cannot keep up with the chosen speed.
 const EVENTS_PER_FRAME: u64 = 200_000;
@@ -39,8 +38,8 @@ const EVENTS_PER_FRAME: u64 = 200_000;
 /// the background does not jump ahead).
 const MAX_FRAME_SECONDS: f64 = 0.25;
 /// At "as fast as possible", the wall-clock milliseconds a frame may spend
-/// simulating (the rest of the frame draws).
-const FLAT_OUT_MS: f64 = 20.0;
+/// simulating (the rest of a 60 Hz frame draws).
+const FLAT_OUT_MS: f64 = 10.0;
 
 fn default_scenario() -> Scenario {
     Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).expect("the built-in scenario is valid")
@@ -60,6 +59,11 @@ pub struct Session {
     drops: DropLog,
     /// Throughput, bytes and latency sampled frame by frame, for the charts.
     samples: Sampler,
+    /// The dots and flashes on the canvas, followed frame by frame.
+    motion_tracker: MotionTracker,
+    motion: Rc<Motion>,
+    /// Counts accepted edits: the panels catch up at once after one.
+    generation: u64,
 }
 
 impl Session {
@@ -69,7 +73,16 @@ impl Session {
         let editor = Editor::new(scenario)
             .or_else(|_| Editor::new(default_scenario()))
             .expect("the built-in scenario is sound");
-        let mut session = Session { editor, sim: None, missing: Vec::new(), drops: DropLog::default(), samples: Sampler::default() };
+        let mut session = Session {
+            editor,
+            sim: None,
+            missing: Vec::new(),
+            drops: DropLog::default(),
+            samples: Sampler::default(),
+            motion_tracker: MotionTracker::default(),
+            motion: Rc::default(),
+            generation: 0,
+        };
         session.follow();
         session
     }
@@ -79,8 +92,13 @@ impl Session {
         let scenario = self.editor.scenario().clone();
         let seed = scenario.seed.unwrap_or(1);
         self.sim = if self.missing.is_empty() { Simulation::new(scenario, seed).ok() } else { None };
+        if let Some(sim) = &mut self.sim {
+            sim.count_flows();
+        }
         self.drops = DropLog::default();
         self.samples = Sampler::default();
+        self.motion_tracker = MotionTracker::default();
+        self.motion = Rc::default();
     }
 
     /// Notes what the simulation did since the last frame.
@@ -88,6 +106,7 @@ impl Session {
         if let Some(sim) = &self.sim {
             self.drops.observe(sim);
             self.samples.observe(sim);
+            self.motion = Rc::new(self.motion_tracker.observe(sim, now_ms()));
         }
     }
 
@@ -135,6 +154,35 @@ impl Session {
     }
 }
 
+/// The longest the panels of figures and the chart wait between updates
+/// while playing, in milliseconds.
+const PANEL_MS: f64 = 100.0;
+
+/// What the panels and the chart last showed, and for which selection.
+struct PanelCache {
+    at_ms: f64,
+    key: (Vec<usize>, ChartKind, u64),
+    snapshot: Rc<Snapshot>,
+    drops: Rc<Vec<DropEntry>>,
+    charts: Option<ChartData>,
+}
+
+impl Default for PanelCache {
+    fn default() -> Self {
+        // Long ago: the first render works everything out.
+        PanelCache { at_ms: f64::NEG_INFINITY, key: Default::default(), snapshot: Rc::default(), drops: Rc::default(), charts: None }
+    }
+}
+
+/// Reads one percentile.
+type PercentileOf = fn(&sluice_engine::metrics::Percentiles) -> f64;
+
+/// Applies a change to the session, or says why it was refused.
+type Edit = Rc<dyn Fn(&dyn Fn(&mut Session) -> Result<(), String>) -> Result<(), String>>;
+
+/// A chart's lines, the charted nodes' names, and their state strips.
+type ChartData = (Rc<Vec<Line>>, Vec<String>, Rc<Vec<(String, Vec<StateChange>)>>);
+
 /// A free spot for a block added without a drop point: the first free cell
 /// of a grid four blocks wide, from the top left of the existing ones, so
 /// the canvas grows downwards in rows rather than ever wider.
@@ -156,13 +204,12 @@ fn free_spot(scenario: &Scenario) -> Position {
 /// What the `kind` chart draws for the `charted` nodes (only the chart on
 /// show is worked out each frame), the nodes' names, and the transitions of
 /// the queues among them for the state strips.
-#[allow(clippy::type_complexity)]
 fn chart_lines(
     sim: &Simulation,
     samples: &Sampler,
     charted: &[usize],
     kind: ChartKind,
-) -> (Rc<Vec<Line>>, Vec<String>, Rc<Vec<(String, Vec<TransitionView>)>>) {
+) -> ChartData {
     let names: Vec<String> = charted.iter().map(|&i| sim.node_id(i).to_string()).collect();
     let several = charted.len() > 1;
     let mut lines = Vec::new();
@@ -182,7 +229,7 @@ fn chart_lines(
                 lines.push(line(name.clone(), colour, rates.collect()));
             }
             ChartKind::Latency => {
-                let percentiles: &[(&str, fn(&sluice_engine::metrics::Percentiles) -> f64)] = if several {
+                let percentiles: &[(&str, PercentileOf)] = if several {
                     &[("p95", |p| p.p95)]
                 } else {
                     &[("p50", |p| p.p50), ("p95", |p| p.p95), ("p99", |p| p.p99)]
@@ -210,7 +257,7 @@ fn chart_lines(
                 .transitions()
                 .entries()
                 .filter(|t| t.node == node && matches!(t.to, "Ready" | "Overloaded" | "SoftLimit" | "HardLimit"))
-                .map(|t| TransitionView { time_s: t.time.as_secs_f64(), index: node, node: name.clone(), from: t.from, to: t.to, cause: t.cause })
+                .map(|t| StateChange { time_s: t.time.as_secs_f64(), from: t.from, to: t.to })
                 .collect();
             strips.push((name.clone(), transitions));
         }
@@ -268,15 +315,17 @@ pub fn app() -> Html {
     // The chart on show: only its lines are worked out each frame.
     let chart_kind = use_state(|| ChartKind::Depth);
     let redraw = use_force_update();
+    let panels = use_mut_ref(PanelCache::default);
 
     {
         let session = session.clone();
         let redraw = redraw.clone();
         let behind = behind.clone();
         use_effect_with((*playing, *speed), move |&(playing, speed)| {
-            let interval = playing.then(|| {
+            let frames = playing.then(|| {
                 let last = Rc::new(Cell::new(now_ms()));
-                Interval::new(FRAME_MS, move || {
+                // One step of simulation and one redraw per painted frame.
+                FrameLoop::start(move |_| {
                     let now = now_ms();
                     let real_s = ((now - last.get()) / 1000.0).clamp(0.0, MAX_FRAME_SECONDS);
                     last.set(now);
@@ -297,22 +346,25 @@ pub fn app() -> Html {
                     redraw.force_update();
                 })
             });
-            move || drop(interval)
+            move || drop(frames)
         });
     }
 
     // Every edit goes through here: refused edits leave a notice and change
     // nothing; accepted ones move the simulation along.
-    let edit = {
+    // Made once: callbacks built on it stay equal from frame to frame, so
+    // the panels they are given are not redrawn for their sake.
+    let edit = (*use_memo((), {
         let session = session.clone();
         let notice = notice.clone();
         let status = status.clone();
         let redraw = redraw.clone();
-        Rc::new(move |change: &dyn Fn(&mut Session) -> Result<(), String>| -> Result<(), String> {
+        move |_| -> Edit { Rc::new(move |change: &dyn Fn(&mut Session) -> Result<(), String>| -> Result<(), String> {
             let result = {
                 let mut s = session.borrow_mut();
                 let result = change(&mut s);
                 if result.is_ok() {
+                    s.generation += 1;
                     s.follow();
                     keep::autosave(s.editor.scenario());
                 }
@@ -325,8 +377,9 @@ pub fn app() -> Html {
             status.set(None);
             redraw.force_update();
             result
-        })
-    };
+        }) }
+    }))
+    .clone();
 
     let on_play = {
         let playing = playing.clone();
@@ -405,10 +458,8 @@ pub fn app() -> Html {
             shared.set(Some(link));
         })
     };
-    let on_select = {
-        let selected = selected.clone();
-        Callback::from(move |change: Select| {
-            let mut next = (*selected).clone();
+    let on_select = use_callback(selected.clone(), |change: Select, selected| {
+            let mut next = (**selected).clone();
             match change {
                 Select::Only(i) => next = vec![i],
                 Select::Toggle(i) => match next.iter().position(|&j| j == i) {
@@ -420,11 +471,12 @@ pub fn app() -> Html {
                 Select::Clear => next.clear(),
             }
             selected.set(next);
-        })
-    };
+        });
+    let on_close = use_callback(on_select.clone(), |_: (), on_select| on_select.emit(Select::Clear));
+    let on_kind = use_callback(chart_kind.clone(), |k: ChartKind, chart_kind| chart_kind.set(k));
     let on_reconfigure: Callback<(String, BlockSpec), Result<(), String>> = {
         let edit = edit.clone();
-        Callback::from(move |(id, block): (String, BlockSpec)| {
+        use_callback((), move |(id, block): (String, BlockSpec), _| {
             let block = RefCell::new(Some(block));
             edit(&|s| match block.borrow_mut().take() {
                 Some(b) => s.editor.set_block(&id, b),
@@ -575,19 +627,37 @@ pub fn app() -> Html {
 
     let s = session.borrow();
     let scenario = s.editor.scenario();
-    let snapshot = Rc::new(match &s.sim {
-        Some(sim) => Snapshot::of(sim, scenario),
-        None => Snapshot::draft(scenario),
-    });
+    let time_s = s.sim.as_ref().map_or(0.0, |sim| sim.now().as_secs_f64());
     let selection: Vec<usize> = selected.iter().copied().filter(|&i| i < scenario.nodes.len()).collect();
     let selected_index = selection.last().copied();
-    let charts = s.sim.as_ref().map(|sim| {
-        let mut charted: Vec<usize> = selection.iter().copied().take(NODE_COLOURS.len()).collect();
-        if charted.is_empty() {
-            charted.push(scenario.nodes.iter().position(|n| n.block.kind() == "queue").unwrap_or(0));
-        }
-        chart_lines(sim, &s.samples, &charted, *chart_kind)
-    });
+    // The canvas and the clock follow every frame; the panels of figures
+    // and the chart at most PANEL_MS apart while playing (numbers that
+    // change 60 times a second cannot be read, and laying them out is most
+    // of a frame), at once after anything else.
+    let panel_key = (selection.clone(), *chart_kind, s.generation);
+    let stale = {
+        let p = panels.borrow();
+        !*playing || p.key != panel_key || now_ms() - p.at_ms >= PANEL_MS
+    };
+    if stale {
+        let snapshot = Rc::new(match &s.sim {
+            Some(sim) => Snapshot::of(sim, scenario),
+            None => Snapshot::draft(scenario),
+        });
+        let charts = s.sim.as_ref().map(|sim| {
+            let mut charted: Vec<usize> = selection.iter().copied().take(NODE_COLOURS.len()).collect();
+            if charted.is_empty() {
+                charted.push(scenario.nodes.iter().position(|n| n.block.kind() == "queue").unwrap_or(0));
+            }
+            chart_lines(sim, &s.samples, &charted, *chart_kind)
+        });
+        *panels.borrow_mut() =
+            PanelCache { at_ms: now_ms(), key: panel_key, snapshot, drops: Rc::new(s.drops.latest()), charts };
+    }
+    let (panel_snapshot, drops, charts) = {
+        let p = panels.borrow();
+        (p.snapshot.clone(), p.drops.clone(), p.charts.clone())
+    };
     let selected_spec = selected_index.and_then(|i| scenario.nodes.get(i).cloned());
     let selected_outputs: Vec<String> = selected_spec
         .as_ref()
@@ -595,7 +665,7 @@ pub fn app() -> Html {
         .unwrap_or_default();
     let scenario_name = scenario.name.clone();
     let missing = s.missing.clone();
-    let drops = Rc::new(s.drops.latest());
+    let motion = s.motion.clone();
     let (can_undo, can_redo) = (s.editor.can_undo(), s.editor.can_redo());
     let (events, seed) = (s.sim.as_ref().map_or(0, |sim| sim.events()), scenario.seed.unwrap_or(1));
     drop(s);
@@ -620,7 +690,7 @@ pub fn app() -> Html {
                 <Controls
                     playing={*playing}
                     speed={*speed}
-                    time_s={snapshot.time_s}
+                    {time_s}
                     behind={*behind}
                     {events}
                     {seed}
@@ -672,18 +742,15 @@ pub fn app() -> Html {
                             { missing.join("; ") }
                         </div>
                     }
-                    <Graph snapshot={snapshot.clone()} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
+                    <Graph snapshot={panel_snapshot.clone()} motion={motion} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
                     if let Some((lines, nodes, strips)) = charts {
-                        <Charts kind={*chart_kind} on_kind={{
-                            let chart_kind = chart_kind.clone();
-                            Callback::from(move |k| chart_kind.set(k))
-                        }} {lines} {nodes} {strips} now_s={snapshot.time_s} />
+                        <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={panel_snapshot.time_s} />
                     }
                 </section>
                 <aside class="sidebar">
-                    <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={on_reconfigure} on_close={on_select.reform(|_| Select::Clear)} />
-                    <Counters snapshot={snapshot.clone()} />
-                    <EventLog snapshot={snapshot} {drops} selected={selection.clone()} on_select={on_select.clone()} />
+                    <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={on_reconfigure} {on_close} />
+                    <Counters snapshot={panel_snapshot.clone()} />
+                    <EventLog snapshot={panel_snapshot} {drops} selected={selection.clone()} on_select={on_select.clone()} />
                 </aside>
             </main>
         </div>

@@ -7,11 +7,11 @@
 use std::rc::Rc;
 
 use plotters::prelude::*;
-use plotters_canvas::CanvasBackend;
+use crate::measured_canvas::MeasuredCanvas;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-use crate::snapshot::{state_colour, TransitionView};
+use crate::snapshot::state_colour;
 
 /// One line of a chart.
 #[derive(Clone, Debug, PartialEq)]
@@ -23,12 +23,21 @@ pub struct Line {
     pub dashed: bool,
 }
 
+/// A queue's send state changed (for the state strips).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StateChange {
+    pub time_s: f64,
+    pub from: &'static str,
+    pub to: &'static str,
+}
+
 /// The colours of charted nodes, in selection order.
 pub const NODE_COLOURS: [&str; 6] = ["#1c7ed6", "#7048e8", "#0c8599", "#d6336c", "#5c940d", "#f08c00"];
 
 /// The charts a user can pick.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ChartKind {
+    #[default]
     Depth,
     Bytes,
     Throughput,
@@ -63,7 +72,7 @@ fn rgb(hex: &str) -> RGBColor {
 }
 
 fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), Box<dyn std::error::Error>> {
-    let backend = CanvasBackend::with_canvas_object(canvas).ok_or("no 2d context")?;
+    let backend = MeasuredCanvas::new(canvas).ok_or("no 2d context")?;
     let root = backend.into_drawing_area();
     root.fill(&WHITE)?;
     let all = || lines.iter().flat_map(|l| l.points.iter());
@@ -85,25 +94,16 @@ fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), 
         .y_label_formatter(&|v| short(*v))
         .light_line_style(RGBColor(241, 243, 245))
         .draw()?;
+    // The key is HTML beside the canvas: plotters sizes an in-canvas key by
+    // laying out the whole page once per label.
     for line in lines {
-        let c = rgb(line.colour);
-        let style = c.stroke_width(2);
-        let legend = move |(x, y): (i32, i32)| PathElement::new(vec![(x, y), (x + 18, y)], style);
+        let style = rgb(line.colour).stroke_width(2);
         if line.dashed {
-            let ends = vec![(0.0, line.points.first().map_or(0.0, |p| p.1)), (t_max, line.points.first().map_or(0.0, |p| p.1))];
-            chart.draw_series(DashedLineSeries::new(ends, 8, 5, style))?.label(&line.label).legend(legend);
+            let level = line.points.first().map_or(0.0, |p| p.1);
+            chart.draw_series(DashedLineSeries::new(vec![(0.0, level), (t_max, level)], 8, 5, style))?;
         } else {
-            chart.draw_series(LineSeries::new(line.points.iter().copied(), style))?.label(&line.label).legend(legend);
+            chart.draw_series(LineSeries::new(line.points.iter().copied(), style))?;
         }
-    }
-    if !lines.is_empty() {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperLeft)
-            .background_style(WHITE.mix(0.85))
-            .border_style(RGBColor(206, 212, 218))
-            .label_font(("sans-serif", 13))
-            .draw()?;
     }
     root.present()?;
     Ok(())
@@ -135,7 +135,7 @@ pub struct ChartsProps {
     /// Who is charted, for the caption.
     pub nodes: Vec<String>,
     /// The transitions of the charted queues, oldest first, and the time now.
-    pub strips: Rc<Vec<(String, Vec<TransitionView>)>>,
+    pub strips: Rc<Vec<(String, Vec<StateChange>)>>,
     pub now_s: f64,
 }
 
@@ -163,6 +163,14 @@ pub fn charts(props: &ChartsProps) -> Html {
         }
     });
     let who = props.nodes.join(", ");
+    let key = props.lines.iter().map(|line| {
+        let stroke = if line.dashed { "dashed" } else { "solid" };
+        html! {
+            <span class="legend-item">
+                <span class="line-swatch" style={format!("border-top: 3px {stroke} {}", line.colour)}></span>{ &line.label }
+            </span>
+        }
+    });
     html! {
         <figure class="chart">
             <div class="chart-head">
@@ -171,6 +179,7 @@ pub fn charts(props: &ChartsProps) -> Html {
             </div>
             <canvas ref={canvas} width="780" height="260" data-testid="depth-chart" role="img"
                 aria-label={format!("Chart of the {} of {who} over simulation time", kind.tab().to_lowercase())} />
+            <div class="legend chart-legend" data-testid="chart-legend">{ for key }</div>
             if !props.strips.is_empty() {
                 <StateStrips strips={props.strips.clone()} now_s={props.now_s} />
             }
@@ -179,9 +188,65 @@ pub fn charts(props: &ChartsProps) -> Html {
     }
 }
 
+/// A strip shows at most about this many bands (one per pixel or so).
+const STRIP_SLOTS: usize = 400;
+
+/// How alarming a state is: a slot too narrow to draw shows the worst state
+/// held in it, so that a brief Overloaded is not lost between two Readys.
+fn severity(state: &str) -> u8 {
+    match state {
+        "Ready" => 0,
+        "Overloaded" => 1,
+        "SoftLimit" => 2,
+        "HardLimit" => 3,
+        _ => 4,
+    }
+}
+
+/// The bands (start, end, state) of a strip from 0 to `end`: one per state
+/// held, except that runs of bands narrower than `end / slots` merge into
+/// one of their worst state. At most about 2 × `slots` bands come out
+/// however many changes go in.
+fn bands(changes: &[StateChange], end: f64, slots: usize) -> Vec<(f64, f64, &'static str)> {
+    let mut raw = Vec::with_capacity(changes.len() + 1);
+    let mut from_t = 0.0;
+    let mut state = changes.first().map_or("Ready", |c| c.from);
+    for c in changes {
+        raw.push((from_t, c.time_s.min(end), state));
+        from_t = c.time_s.min(end);
+        state = c.to;
+    }
+    raw.push((from_t, end, state));
+    let narrow = end / slots.max(1) as f64;
+    let mut out: Vec<(f64, f64, &'static str)> = Vec::new();
+    let mut pending: Option<(f64, f64, &'static str)> = None;
+    for (a, b, s) in raw.into_iter().filter(|(a, b, _)| b > a) {
+        let band = match pending.take() {
+            // A narrow run grows until it is wide enough to draw.
+            Some((pa, _, ps)) => (pa, b, if severity(s) > severity(ps) { s } else { ps }),
+            None => (a, b, s),
+        };
+        if band.1 - band.0 < narrow {
+            pending = Some(band);
+            continue;
+        }
+        match out.last_mut() {
+            Some(last) if last.2 == band.2 => last.1 = band.1,
+            _ => out.push(band),
+        }
+    }
+    if let Some(band) = pending {
+        match out.last_mut() {
+            Some(last) if last.2 == band.2 => last.1 = band.1,
+            _ => out.push(band),
+        }
+    }
+    out
+}
+
 #[derive(Properties, PartialEq)]
 struct StripsProps {
-    strips: Rc<Vec<(String, Vec<TransitionView>)>>,
+    strips: Rc<Vec<(String, Vec<StateChange>)>>,
     now_s: f64,
 }
 
@@ -192,15 +257,7 @@ fn state_strips(props: &StripsProps) -> Html {
     // The chart's plotting area spans the same width as the canvas above,
     // less its axis: the strips use the full width with their own scale.
     let rows = props.strips.iter().map(|(node, transitions)| {
-        let mut bands = Vec::new();
-        let mut from_t = 0.0;
-        let mut state = transitions.first().map_or("Ready", |t| t.from);
-        for t in transitions {
-            bands.push((from_t, t.time_s, state));
-            from_t = t.time_s;
-            state = t.to;
-        }
-        bands.push((from_t, end, state));
+        let bands = bands(transitions, end, STRIP_SLOTS);
         let rects = bands.into_iter().filter(|(a, b, _)| b > a).map(|(a, b, s)| {
             html! {
                 <rect x={format!("{:.3}", a / end * 1000.0)} y="0" width={format!("{:.3}", (b - a) / end * 1000.0)} height="14" fill={state_colour(s)}>
@@ -224,5 +281,37 @@ fn state_strips(props: &StripsProps) -> Html {
             { for rows }
             <div class="legend">{ for legend }<span class="legend-item muted">{ format!("0 → {:.1} s", props.now_s) }</span></div>
         </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn change(time_s: f64, from: &'static str, to: &'static str) -> StateChange {
+        StateChange { time_s, from, to }
+    }
+
+    #[test]
+    fn wide_bands_are_kept_as_they_are() {
+        let changes = [change(2.0, "Ready", "SoftLimit"), change(6.0, "SoftLimit", "Ready")];
+        assert_eq!(bands(&changes, 10.0, 100), vec![(0.0, 2.0, "Ready"), (2.0, 6.0, "SoftLimit"), (6.0, 10.0, "Ready")]);
+    }
+
+    #[test]
+    fn flapping_merges_into_its_worst_state_and_stays_bounded() {
+        // 10,000 brief visits to Overloaded in 10 s: far more than a strip
+        // can draw, and none may vanish.
+        let mut changes = Vec::new();
+        for k in 0..10_000 {
+            let t = k as f64 * 0.001;
+            changes.push(change(t, "Ready", "Overloaded"));
+            changes.push(change(t + 0.0002, "Overloaded", "Ready"));
+        }
+        let out = bands(&changes, 10.0, 400);
+        assert!(out.len() <= 800, "{} bands", out.len());
+        assert!(out.iter().all(|b| b.2 == "Overloaded"));
+        assert_eq!(out.first().map(|b| b.0), Some(0.0));
+        assert_eq!(out.last().map(|b| b.1), Some(10.0));
     }
 }

@@ -71,7 +71,7 @@ impl Entry<'_> {
 }
 
 /// Entries shown at most.
-const SHOWN: usize = 200;
+const SHOWN: usize = 60;
 
 #[derive(Properties, PartialEq)]
 pub struct EventLogProps {
@@ -144,12 +144,14 @@ pub fn event_log(props: &EventLogProps) -> Html {
                 </>
             },
         };
-        let kind = match entry {
-            Entry::Transition(_) => "transition",
-            Entry::Drop(_) => "drop",
+        let (kind, key) = match entry {
+            Entry::Transition(t) => ("transition", format!("t{}", t.seq)),
+            Entry::Drop(d) => ("drop", format!("d{}", d.seq)),
         };
+        // Keyed, so that a new entry at the top adds one row rather than
+        // rewriting every row below it.
         html! {
-            <li class={classes!("entry", kind)}>
+            <li {key} class={classes!("entry", kind)}>
                 <button class="entry-button" title="Select this node" {onclick}>
                     <span class="time">{ format!("{:.3} s", entry.time_s()) }</span>
                     { body }

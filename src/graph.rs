@@ -17,7 +17,11 @@ use yew::prelude::*;
 
 use crate::palette::kind_label;
 
+use crate::motion::Motion;
 use crate::snapshot::{state_colour, NodeView, Snapshot};
+
+/// The spacing of the dots on an edge, in canvas units.
+const DOT_SPACING: f64 = 18.0;
 
 const NODE_W: f64 = 170.0;
 const NODE_H: f64 = 104.0;
@@ -44,6 +48,8 @@ const ZOOM_RANGE: f64 = 8.0;
 #[derive(Properties, PartialEq)]
 pub struct GraphProps {
     pub snapshot: Rc<Snapshot>,
+    /// Dots on the edges and drop flashes, every frame.
+    pub motion: Rc<Motion>,
     /// The selected nodes; the last is the one the inspector shows.
     pub selected: Vec<usize>,
     pub on_select: Callback<Select>,
@@ -177,7 +183,8 @@ fn fit_view(nodes: &[NodeView]) -> ViewBox {
         x0 = x0.min(n.x - NODE_W / 2.0);
         x1 = x1.max(n.x + NODE_W / 2.0);
         y0 = y0.min(n.y - NODE_H / 2.0);
-        y1 = y1.max(n.y + NODE_H / 2.0 + 24.0);
+        // Below: the drop count, and room for the class key.
+        y1 = y1.max(n.y + NODE_H / 2.0 + 48.0);
     }
     if nodes.is_empty() {
         (x0, y0, x1, y1) = (0.0, 0.0, 800.0, 240.0);
@@ -345,11 +352,24 @@ pub fn graph(props: &GraphProps) -> Html {
         })
     };
 
-    let edges = snap.edges.iter().map(|&(from, to)| {
+    let edges = snap.edges.iter().enumerate().map(|(e, &(from, to))| {
         let ((ax, ay), (bx, by)) = (place(&snap.nodes[from]), place(&snap.nodes[to]));
         let (x1, y1, x2, y2) = (ax + NODE_W / 2.0, ay, bx - NODE_W / 2.0 - 6.0, by);
+        let (x1s, y1s, x2s, y2s) = (x1.to_string(), y1.to_string(), x2.to_string(), y2.to_string());
+        // One dashed line of round dots per class, the classes interleaved.
+        let classes = props.motion.edges.get(e).map_or(&[][..], Vec::as_slice);
+        let dots = classes.iter().enumerate().map(|(j, &(colour, phase))| {
+            let offset = -(phase + j as f64 / classes.len() as f64) * DOT_SPACING;
+            html! {
+                <line class="flow" x1={x1s.clone()} y1={y1s.clone()} x2={x2s.clone()} y2={y2s.clone()} stroke={colour}
+                      stroke-dasharray={format!("0 {DOT_SPACING}")} stroke-dashoffset={format!("{offset:.2}")} />
+            }
+        });
         html! {
-            <line class="edge" x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} marker-end="url(#arrow)" />
+            <g class="edge-group">
+                <line class="edge" x1={x1s.clone()} y1={y1s.clone()} x2={x2s.clone()} y2={y2s.clone()} marker-end="url(#arrow)" />
+                { for dots }
+            </g>
         }
     });
     let pending = match *gesture {
@@ -435,6 +455,12 @@ pub fn graph(props: &GraphProps) -> Html {
                data-paused={node.paused.to_string()}
                role="button" tabindex="0" aria-label={label} aria-pressed={is_selected.to_string()}
                {onpointerdown} {onkeydown} {onfocus}>
+                if props.motion.dropping.get(index).copied().unwrap_or(false) {
+                    <rect class="drop-flash" x={(-NODE_W / 2.0 - 7.0).to_string()} y={(-NODE_H / 2.0 - 7.0).to_string()}
+                          width={(NODE_W + 14.0).to_string()} height={(NODE_H + 14.0).to_string()} rx="15" />
+                }
+                <rect class="shadow" x={(-NODE_W / 2.0 + 1.0).to_string()} y={(-NODE_H / 2.0 + 2.0).to_string()}
+                      width={NODE_W.to_string()} height={NODE_H.to_string()} rx="10" />
                 <rect class="body" x={(-NODE_W / 2.0).to_string()} y={(-NODE_H / 2.0).to_string()}
                       width={NODE_W.to_string()} height={NODE_H.to_string()} rx="10" style={format!("stroke: {colour}")} />
                 <rect class="band" x={(-NODE_W / 2.0).to_string()} y={(-NODE_H / 2.0).to_string()}
@@ -491,6 +517,17 @@ pub fn graph(props: &GraphProps) -> Html {
             { for pending }
             { for nodes }
         </svg>
+        if !props.motion.classes.is_empty() {
+            <div class="flow-key" data-testid="class-legend" aria-label="Message classes">
+                { for props.motion.classes.iter().map(|(name, colour)| html! {
+                    <span class="legend-item"><span class="dot" style={format!("background: {colour}")}></span>{ name }</span>
+                }) }
+                <span class="legend-item muted" data-testid="per-dot">{
+                    if props.motion.per_dot == 1 { "one dot = one message".to_string() } else { format!("one dot ≈ {} messages", props.motion.per_dot) }
+                }</span>
+                <span class="legend-item"><span class="flash-swatch"></span>{"dropping"}</span>
+            </div>
+        }
       </div>
     }
 }

@@ -57,6 +57,8 @@ impl NodeView {
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct TransitionView {
+    /// Its place in the run's sequence of transitions: a stable key.
+    pub seq: u64,
     pub time_s: f64,
     /// The node's index, to select it from the log.
     pub index: usize,
@@ -66,7 +68,7 @@ pub struct TransitionView {
     pub cause: &'static str,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct Snapshot {
     pub time_s: f64,
     pub events: u64,
@@ -138,12 +140,15 @@ impl Snapshot {
             })
             .collect();
         let edges = edges_of(scenario);
+        let total = sim.transitions().total();
         let transitions = sim
             .transitions()
             .entries()
             .rev()
             .take(LOG_LINES)
-            .map(|t| TransitionView {
+            .zip((0..total).rev())
+            .map(|(t, seq)| TransitionView {
+                seq,
                 time_s: t.time.as_secs_f64(),
                 index: t.node,
                 node: sim.node_id(t.node).to_string(),
@@ -188,6 +193,8 @@ pub fn state_colour(state: &str) -> &'static str {
 /// moved, once per frame.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DropEntry {
+    /// Its place in the sequence of drop entries: a stable key.
+    pub seq: u64,
     pub time_s: f64,
     pub index: usize,
     pub node: String,
@@ -199,6 +206,7 @@ pub struct DropEntry {
 #[derive(Default)]
 pub struct DropLog {
     seen: Vec<[u64; DropReason::COUNT]>,
+    noted: u64,
     entries: std::collections::VecDeque<DropEntry>,
 }
 
@@ -215,8 +223,9 @@ impl DropLog {
                     if self.entries.len() == LOG_LINES {
                         self.entries.pop_front();
                     }
-                    let entry = DropEntry { time_s, index: i, node: sim.node_id(i).to_string(), reason: reason.as_str(), count: now[k] - seen[k] };
+                    let entry = DropEntry { seq: self.noted, time_s, index: i, node: sim.node_id(i).to_string(), reason: reason.as_str(), count: now[k] - seen[k] };
                     self.entries.push_back(entry);
+                    self.noted += 1;
                 }
             }
             *seen = now;

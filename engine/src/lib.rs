@@ -10,6 +10,7 @@ pub mod buffer;
 pub mod context;
 pub mod distribution;
 pub mod editor;
+pub mod flows;
 pub mod message;
 pub mod metrics;
 pub mod priorities;

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use crate::metrics::Percentiles;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Totals {
     pub produced: u64,
     pub delivered: u64,

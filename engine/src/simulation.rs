@@ -35,6 +35,7 @@ use crate::blocks::{
     RouterSpec, Window,
 };
 use crate::context::{Context, Core, Notice};
+use crate::flows::Flows;
 use crate::message::{Message, NodeRef, NO_DESTINATION};
 use crate::metrics::{DropReason, NodeStats, TransitionLog};
 use crate::report::{NodeReport, Report, Totals};
@@ -102,6 +103,8 @@ pub struct Simulation {
     offer_depth: u32,
     /// Scenario-wide class names, indexed by `Message::class`.
     class_names: Vec<String>,
+    /// Messages per edge and class, when asked for (`count_flows`).
+    flows: Option<Box<Flows>>,
 }
 
 /// Builds the context of a dispatcher's worker pool, with the pool's own
@@ -171,6 +174,7 @@ impl Simulation {
             wake_queued: vec![false; n],
             offer_depth: 0,
             class_names,
+            flows: None,
         };
         for i in 0..n {
             match &mut sim.nodes[i] {
@@ -221,6 +225,26 @@ impl Simulation {
     /// The name of a scenario-wide class index.
     pub fn class_name(&self, class: u16) -> &str {
         self.class_names.get(class as usize).map_or("?", String::as_str)
+    }
+
+    /// Starts counting the messages of each class taken across each edge
+    /// (from now on; the page draws them as moving dots). Off by default:
+    /// a run that does not draw pays nothing for it.
+    pub fn count_flows(&mut self) {
+        if self.flows.is_none() {
+            let edges: Vec<(usize, usize)> = self
+                .scenario
+                .edges
+                .iter()
+                .map(|e| (self.scenario.node_index(&e.from).unwrap_or(usize::MAX), self.scenario.node_index(&e.to).unwrap_or(usize::MAX)))
+                .collect();
+            self.flows = Some(Box::new(Flows::new(self.nodes.len(), &edges, self.class_names.len())));
+        }
+    }
+
+    /// The flow counters, if `count_flows` was called.
+    pub fn flows(&self) -> Option<&Flows> {
+        self.flows.as_deref()
     }
 
     /// The time of the next event, if any.
@@ -451,6 +475,11 @@ impl Simulation {
         self.offer_depth += 1;
         let result = self.accept_here(from, to, msg);
         self.offer_depth -= 1;
+        if result {
+            if let Some(flows) = &mut self.flows {
+                flows.count(from, to, msg.class);
+            }
+        }
         result
     }
 

@@ -82,3 +82,29 @@ fn depth_series_memory_is_bounded_over_long_runs() {
     assert!(sim.transitions().entries().len() <= sluice_engine::simulation::TRANSITION_LOG_CAPACITY);
     sim.check_conservation().unwrap();
 }
+
+/// The flows the page draws as dots: every message a block took is counted
+/// once on the edge it came by, by class; counting changes nothing else.
+#[test]
+fn flows_count_each_hop_by_class_and_change_nothing() {
+    let scenario = default_scenario();
+    let until = SimTime::from_secs_f64(20.0);
+    let mut plain = Simulation::new(scenario.clone(), 7).unwrap();
+    plain.run_until(until);
+    let mut counted = Simulation::new(scenario, 7).unwrap();
+    counted.count_flows();
+    counted.run_until(until);
+    assert_eq!(plain.report(), counted.report(), "counting flows changed the run");
+
+    let flows = counted.flows().expect("counting was asked for");
+    let into_sender: u64 = flows.of_edge(0).iter().sum();
+    let into_client: u64 = flows.of_edge(1).iter().sum();
+    let (sender, client) = (counted.scenario().node_index("sender").unwrap(), counted.scenario().node_index("client").unwrap());
+    assert_eq!(into_sender, counted.stats(sender).arrived);
+    assert_eq!(into_client, counted.stats(client).arrived);
+    // Video, audio and control all travelled, and video (weight 5) most.
+    let by_class = flows.of_edge(0);
+    assert_eq!(by_class.len(), 3);
+    assert!(by_class.iter().all(|&n| n > 0), "{by_class:?}");
+    assert!(by_class[0] > by_class[1] && by_class[1] > by_class[2], "{by_class:?}");
+}
