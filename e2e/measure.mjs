@@ -6,7 +6,8 @@
 //   the clock moving), median of five loads;
 // - a 40-node scenario at 10,000 simulated messages per second: how many
 //   frames per second the browser paints (requestAnimationFrame) and how
-//   many times per second the page updates its figures.
+//   many times per second the page updates its figures, and where the
+//   page's main thread spends each frame (from a Chromium trace).
 import { readdir, readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -90,6 +91,19 @@ try {
   const produced = await page.textContent('[data-testid="total-produced"]');
   console.log(`40 nodes at 10,000 messages/s: ${(result.painted / result.elapsed).toFixed(1)} frames/s painted, ` +
     `${(result.updates / result.elapsed).toFixed(1)} page updates/s; clock ${result.t0} → ${result.t1}; ${produced} produced`);
+  // Where the page's main thread spends a frame, from a 3-second trace.
+  await browser.startTracing(page, { categories: ['devtools.timeline'] });
+  await page.waitForTimeout(3000);
+  const { traceEvents } = JSON.parse((await browser.stopTracing()).toString());
+  const main = new Set(traceEvents.filter((e) => e.name === 'thread_name' && e.args.name === 'CrRendererMain').map((e) => e.tid));
+  const spent = {};
+  for (const e of traceEvents) {
+    if (main.has(e.tid) && e.ph === 'X' && e.dur) spent[e.name] = (spent[e.name] ?? 0) + e.dur / 1000;
+  }
+  const frames = traceEvents.filter((e) => main.has(e.tid) && e.name === 'FireAnimationFrame').length || 1;
+  const per = (name) => ((spent[name] ?? 0) / frames).toFixed(1);
+  console.log(`main thread per frame (${frames} frames traced): script ${per('FireAnimationFrame')} ms, style ${per('UpdateLayoutTree')} ms, ` +
+    `layout ${per('Layout')} ms, pre-paint ${per('PrePaint')} ms, paint ${per('Paint')} ms`);
   await page.close();
 } finally {
   await browser.close();
