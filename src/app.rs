@@ -23,7 +23,7 @@ use crate::chart::{ChartKind, Charts, Line, StateChange, NODE_COLOURS};
 use crate::controls::Controls;
 use crate::counters::Counters;
 use crate::frames::FrameLoop;
-use crate::motion::{Motion, MotionTracker};
+use crate::motion::{Motion, MotionTracker, RECENT_MS};
 use crate::graph::{client_to_canvas, over_canvas, Graph, Select};
 use crate::inspector::Inspector;
 use crate::keep;
@@ -97,16 +97,18 @@ impl Session {
         }
         self.drops = DropLog::default();
         self.samples = Sampler::default();
-        self.motion_tracker = MotionTracker::default();
+        self.motion_tracker = self.sim.as_ref().map(MotionTracker::new).unwrap_or_default();
         self.motion = Rc::default();
     }
 
     /// Notes what the simulation did since the last frame.
     fn observe(&mut self) {
         if let Some(sim) = &self.sim {
-            self.drops.observe(sim);
+            let now = now_ms();
+            self.drops.observe(sim, now);
             self.samples.observe(sim);
-            self.motion = Rc::new(self.motion_tracker.observe(sim, now_ms()));
+            let dropping = self.drops.dropping(now, RECENT_MS);
+            self.motion = Rc::new(self.motion_tracker.observe(sim, now, dropping));
         }
     }
 
@@ -202,8 +204,8 @@ fn free_spot(scenario: &Scenario) -> Position {
 }
 
 /// What the `kind` chart draws for the `charted` nodes (only the chart on
-/// show is worked out each frame), the nodes' names, and the transitions of
-/// the queues among them for the state strips.
+/// show is worked out), the nodes' names, and the transitions of the queues
+/// among them for the state strips.
 fn chart_lines(
     sim: &Simulation,
     samples: &Sampler,
@@ -312,7 +314,7 @@ pub fn app() -> Html {
     // An import's file reader, kept alive until it has read the file.
     let reader = use_mut_ref(|| None::<gloo_file::callbacks::FileReader>);
     let behind = use_state(|| false);
-    // The chart on show: only its lines are worked out each frame.
+    // The chart on show: only its lines are worked out.
     let chart_kind = use_state(|| ChartKind::Depth);
     let redraw = use_force_update();
     let panels = use_mut_ref(PanelCache::default);
@@ -354,30 +356,32 @@ pub fn app() -> Html {
     // nothing; accepted ones move the simulation along.
     // Made once: callbacks built on it stay equal from frame to frame, so
     // the panels they are given are not redrawn for their sake.
-    let edit = (*use_memo((), {
+    let edit: Edit = (*use_memo((), {
         let session = session.clone();
         let notice = notice.clone();
         let status = status.clone();
         let redraw = redraw.clone();
-        move |_| -> Edit { Rc::new(move |change: &dyn Fn(&mut Session) -> Result<(), String>| -> Result<(), String> {
-            let result = {
-                let mut s = session.borrow_mut();
-                let result = change(&mut s);
-                if result.is_ok() {
-                    s.generation += 1;
-                    s.follow();
-                    keep::autosave(s.editor.scenario());
+        move |_| -> Edit {
+            Rc::new(move |change: &dyn Fn(&mut Session) -> Result<(), String>| -> Result<(), String> {
+                let result = {
+                    let mut s = session.borrow_mut();
+                    let result = change(&mut s);
+                    if result.is_ok() {
+                        s.generation += 1;
+                        s.follow();
+                        keep::autosave(s.editor.scenario());
+                    }
+                    result
+                };
+                match &result {
+                    Ok(()) => notice.set(None),
+                    Err(why) => notice.set(Some(why.clone())),
                 }
+                status.set(None);
+                redraw.force_update();
                 result
-            };
-            match &result {
-                Ok(()) => notice.set(None),
-                Err(why) => notice.set(Some(why.clone())),
-            }
-            status.set(None);
-            redraw.force_update();
-            result
-        }) }
+            })
+        }
     }))
     .clone();
 
@@ -459,19 +463,19 @@ pub fn app() -> Html {
         })
     };
     let on_select = use_callback(selected.clone(), |change: Select, selected| {
-            let mut next = (**selected).clone();
-            match change {
-                Select::Only(i) => next = vec![i],
-                Select::Toggle(i) => match next.iter().position(|&j| j == i) {
-                    Some(k) => {
-                        next.remove(k);
-                    }
-                    None => next.push(i),
-                },
-                Select::Clear => next.clear(),
-            }
-            selected.set(next);
-        });
+        let mut next = (**selected).clone();
+        match change {
+            Select::Only(i) => next = vec![i],
+            Select::Toggle(i) => match next.iter().position(|&j| j == i) {
+                Some(k) => {
+                    next.remove(k);
+                }
+                None => next.push(i),
+            },
+            Select::Clear => next.clear(),
+        }
+        selected.set(next);
+    });
     let on_close = use_callback(on_select.clone(), |_: (), on_select| on_select.emit(Select::Clear));
     let on_kind = use_callback(chart_kind.clone(), |k: ChartKind, chart_kind| chart_kind.set(k));
     let on_reconfigure: Callback<(String, BlockSpec), Result<(), String>> = {

@@ -6,6 +6,8 @@
 //! inspector needs no code per block: it reads the value there, and writes
 //! the new one back before the engine validates the whole block.
 
+use serde_json::{json, Value};
+
 /// How a parameter is set.
 #[derive(Clone, Copy, PartialEq)]
 pub enum Control {
@@ -31,7 +33,7 @@ pub enum Control {
     Json,
 }
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 pub struct Field {
     /// A JSON pointer into the block, like `/soft_limit/messages`.
     pub path: &'static str,
@@ -41,15 +43,23 @@ pub struct Field {
     pub control: Control,
     /// Shown only while the field at this pointer has one of these values.
     pub when: Option<(&'static str, &'static [&'static str])>,
+    /// For a choice that decides which other fields the block has: the
+    /// whole block for a choice, given the ids of the block's outputs. The
+    /// inspector then replaces the block rather than setting one field.
+    pub reshape: Option<fn(&str, &[String]) -> Value>,
 }
 
 const fn f(path: &'static str, label: &'static str, unit: &'static str, help: &'static str, control: Control) -> Field {
-    Field { path, label, unit, help, control, when: None }
+    Field { path, label, unit, help, control, when: None, reshape: None }
 }
 
 impl Field {
     const fn when(self, path: &'static str, values: &'static [&'static str]) -> Field {
         Field { when: Some((path, values)), ..self }
+    }
+
+    const fn reshapes(self, block_for: fn(&str, &[String]) -> Value) -> Field {
+        Field { reshape: Some(block_for), ..self }
     }
 }
 
@@ -128,12 +138,29 @@ const ROUTER: &[Field] = &[
         ("by_weight", "by weight"),
         ("by_class", "by class"),
         ("by_destination", "by destination"),
-    ])),
+    ]))
+    .reshapes(router_template),
     f("/weights", "Weights", "JSON", "One number per outgoing edge, in edge order.", Control::Json).when("/policy", &["by_weight"]),
     f("/classes", "Classes", "JSON", "{\"class name\": \"output node id\"}.", Control::Json).when("/policy", &["by_class"]),
     f("/default", "Other classes to", "node id", "The output for classes not listed (empty: dropped as no_route).", Control::Text)
         .when("/policy", &["by_class"]),
 ];
+
+/// A router of `policy` with the fields that policy needs.
+pub fn router_template(policy: &str, outputs: &[String]) -> Value {
+    let mut v = json!({"kind": "router", "policy": policy});
+    match policy {
+        "by_weight" => v["weights"] = json!(vec![1.0; outputs.len().max(1)]),
+        "by_class" => {
+            v["classes"] = json!({});
+            if let Some(first) = outputs.first() {
+                v["default"] = json!(first);
+            }
+        }
+        _ => {}
+    }
+    v
+}
 
 const WINDOW: &[Field] = &[
     f("/max_messages", "Window", "messages", "Messages in flight at most (0: no bound in messages).", whole(0.0, 100.0, 1.0)),
@@ -369,7 +396,7 @@ mod tests {
                             continue; // a list item the default lacks
                         }
                         let parsed: Result<sluice_engine::BlockSpec, _> = serde_json::from_value(v);
-                        assert!(parsed.is_ok() || field.path == "/policy", "{kind}{} = {value}: {:?}", field.path, parsed.err());
+                        assert!(parsed.is_ok() || field.reshape.is_some(), "{kind}{} = {value}: {:?}", field.path, parsed.err());
                     }
                 }
             }

@@ -6,7 +6,7 @@
 //! browser pauses animation frames there), so a background tab costs nothing.
 
 use std::cell::RefCell;
-use std::rc::Rc;
+use std::rc::{Rc, Weak};
 
 use gloo_render::{request_animation_frame, AnimationFrame};
 
@@ -32,11 +32,9 @@ impl Drop for FrameLoop {
     }
 }
 
-type Shared<F> = Rc<RefCell<F>>;
-
 /// Asks for the next frame. The loop holds only a weak reference to its own
 /// slot, so a dropped `FrameLoop` ends the chain.
-fn request_next<F: FnMut(f64) + 'static>(slot: std::rc::Weak<RefCell<Option<AnimationFrame>>>, on_frame: Shared<F>) {
+fn request_next<F: FnMut(f64) + 'static>(slot: Weak<RefCell<Option<AnimationFrame>>>, on_frame: Rc<RefCell<F>>) {
     let Some(strong) = slot.upgrade() else { return };
     let again = slot.clone();
     let frame = request_animation_frame(move |time| {

@@ -131,16 +131,17 @@ pub fn inspector(props: &InspectorProps) -> Html {
         .map(|field| {
             let key = slug(field.path);
             let err = error.as_ref().filter(|(k, _)| *k == key).map(|(_, m)| m.clone());
-            let on_change = if field.path == "/policy" {
-                // A router's policy decides its other fields: switch to a
-                // working form of the new one.
-                let outputs = props.outputs.clone();
-                change("").reform(move |typed: Typed| {
-                    let policy = typed?.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-                    Ok(Some(router_template(&policy, &outputs)))
-                })
-            } else {
-                change(field.path)
+            let on_change = match field.reshape {
+                // A choice that decides the block's other fields replaces
+                // the whole block with a working form of the new choice.
+                Some(reshape) => {
+                    let outputs = props.outputs.clone();
+                    change("").reform(move |typed: Typed| {
+                        let choice = typed?.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                        Ok(Some(reshape(&choice, &outputs)))
+                    })
+                }
+                None => change(field.path),
             };
             html! {
                 <ParamRow key={key.clone()} id={key.clone()} label={field.label} unit={field.unit} help={field.help}
@@ -159,22 +160,6 @@ pub fn inspector(props: &InspectorProps) -> Html {
             { for rows }
         </section>
     }
-}
-
-/// A router of `policy` with the fields that policy needs.
-fn router_template(policy: &str, outputs: &[String]) -> Value {
-    let mut v = json!({"kind": "router", "policy": policy});
-    match policy {
-        "by_weight" => v["weights"] = json!(vec![1.0; outputs.len().max(1)]),
-        "by_class" => {
-            v["classes"] = json!({});
-            if let Some(first) = outputs.first() {
-                v["default"] = json!(first);
-            }
-        }
-        _ => {}
-    }
-    v
 }
 
 /// A distribution of the kind `dist` with about the mean of `current`.
@@ -494,7 +479,7 @@ mod tests {
             }
         }
         for policy in ["round_robin", "by_weight", "by_class", "by_destination"] {
-            let t = router_template(policy, &["a".into(), "b".into()]);
+            let t = fields::router_template(policy, &["a".into(), "b".into()]);
             serde_json::from_value::<BlockSpec>(t).unwrap();
         }
     }

@@ -7,8 +7,10 @@
 //! simulation stops. `per_dot` is a 1-2-5 step chosen so the busiest edge
 //! shows a few dots a second (faster would alias into stillness); it moves
 //! only when the flow changes by more than one step, so the dots do not
-//! jump back and forth. A class or node counts as active for `RECENT_MS`
-//! after its last change.
+//! jump back and forth. A class counts as crossing an edge, and a node as
+//! dropping, for `RECENT_MS` after its last message or drop.
+
+use std::rc::Rc;
 
 use sluice_engine::Simulation;
 
@@ -32,17 +34,19 @@ pub struct Motion {
     pub dropping: Vec<bool>,
     /// Messages per dot.
     pub per_dot: u64,
-    /// The key: class names and their colours.
-    pub classes: Vec<(String, &'static str)>,
+    /// The key: class names and their colours (the same every frame).
+    pub classes: Rc<Vec<(String, &'static str)>>,
 }
 
-/// Follows the simulation's flow counters from frame to frame.
+/// Follows one simulation's flow counters from frame to frame.
 #[derive(Default)]
 pub struct MotionTracker {
+    /// The colour of each class index, and the key: worked out once, as
+    /// the classes are the scenario's.
+    colours: Vec<&'static str>,
+    key: Rc<Vec<(String, &'static str)>>,
     /// Last counts per edge and class, and when each last changed.
     counts: Vec<Vec<(u64, f64)>>,
-    /// Last dropped total per node, and when it last changed.
-    drops: Vec<(u64, f64)>,
     /// Messages per real second over the busiest edge, smoothed.
     busiest: f64,
     last_ms: Option<f64>,
@@ -50,10 +54,9 @@ pub struct MotionTracker {
 }
 
 impl MotionTracker {
-    /// The motion as of `now_ms` (real time).
-    pub fn observe(&mut self, sim: &Simulation, now_ms: f64) -> Motion {
-        let Some(flows) = sim.flows() else { return Motion::default() };
-        let names: Vec<&str> = (0..flows.classes()).map(|c| sim.class_name(c as u16)).collect();
+    pub fn new(sim: &Simulation) -> MotionTracker {
+        let classes = sim.flows().map_or(0, |f| f.classes());
+        let names: Vec<&str> = (0..classes).map(|c| sim.class_name(c as u16)).collect();
         // Two producers' classes of the same name share a colour.
         let mut distinct: Vec<&str> = Vec::new();
         for name in &names {
@@ -61,10 +64,15 @@ impl MotionTracker {
                 distinct.push(name);
             }
         }
-        let colour_of = |class: usize| -> &'static str {
-            let k = distinct.iter().position(|n| *n == names[class]).unwrap_or(0);
-            CLASS_COLOURS[k % CLASS_COLOURS.len()]
-        };
+        let colour = |k: usize| CLASS_COLOURS[k % CLASS_COLOURS.len()];
+        let colours = names.iter().map(|n| colour(distinct.iter().position(|d| d == n).unwrap_or(0))).collect();
+        let key = distinct.iter().enumerate().map(|(k, n)| (n.to_string(), colour(k))).collect();
+        MotionTracker { colours, key: Rc::new(key), ..MotionTracker::default() }
+    }
+
+    /// The motion as of `now_ms` (real time), with the nodes `dropping`.
+    pub fn observe(&mut self, sim: &Simulation, now_ms: f64, dropping: Vec<bool>) -> Motion {
+        let Some(flows) = sim.flows() else { return Motion { dropping, ..Motion::default() } };
         let edges = sim.scenario().edges.len();
         self.counts.resize_with(edges, Vec::new);
         let elapsed_s = self.last_ms.map_or(0.0, |t| ((now_ms - t) / 1000.0).max(0.0));
@@ -86,39 +94,26 @@ impl MotionTracker {
         }
         if elapsed_s > 0.0 {
             // About a second of memory: steady enough to read.
-            let weight = (elapsed_s / 1.0).min(1.0);
+            let weight = elapsed_s.min(1.0);
             self.busiest += (fastest - self.busiest) * weight;
         }
         self.per_dot = steady_step(self.per_dot, self.busiest / MAX_DOTS_PER_S);
         let per_dot = self.per_dot.max(1);
-
-        let motion_edges = self
+        let edges = self
             .counts
             .iter()
             .map(|seen| {
                 seen.iter()
                     .enumerate()
                     .filter(|(_, (_, at))| now_ms - at <= RECENT_MS)
-                    .map(|(class, (n, _))| (colour_of(class), (*n % per_dot) as f64 / per_dot as f64))
+                    .map(|(class, (n, _))| {
+                        let colour = self.colours.get(class).copied().unwrap_or(CLASS_COLOURS[0]);
+                        (colour, (*n % per_dot) as f64 / per_dot as f64)
+                    })
                     .collect()
             })
             .collect();
-
-        let nodes = sim.nodes().len();
-        self.drops.resize(nodes, (0, f64::NEG_INFINITY));
-        let dropping = (0..nodes)
-            .map(|i| {
-                let total: u64 = sim.stats(i).dropped.iter().sum();
-                let seen = &mut self.drops[i];
-                if total != seen.0 {
-                    *seen = (total, now_ms);
-                }
-                now_ms - seen.1 <= RECENT_MS
-            })
-            .collect();
-
-        let classes = distinct.iter().enumerate().map(|(k, n)| (n.to_string(), CLASS_COLOURS[k % CLASS_COLOURS.len()])).collect();
-        Motion { edges: motion_edges, dropping, per_dot, classes }
+        Motion { edges, dropping, per_dot, classes: self.key.clone() }
     }
 }
 

@@ -202,24 +202,28 @@ pub struct DropEntry {
     pub count: u64,
 }
 
-/// The latest drop entries, and the counts they were worked out from.
+/// The latest drop entries, the counts they were worked out from, and when
+/// (in real milliseconds) each node last dropped, for the canvas's flash.
 #[derive(Default)]
 pub struct DropLog {
     seen: Vec<[u64; DropReason::COUNT]>,
+    last_drop_ms: Vec<f64>,
     noted: u64,
     entries: std::collections::VecDeque<DropEntry>,
 }
 
 impl DropLog {
-    /// Notes the drops since the last call.
-    pub fn observe(&mut self, sim: &Simulation) {
+    /// Notes the drops since the last call, made at `now_ms` real time.
+    pub fn observe(&mut self, sim: &Simulation, now_ms: f64) {
         let n = sim.nodes().len();
         self.seen.resize(n, [0; DropReason::COUNT]);
+        self.last_drop_ms.resize(n, f64::NEG_INFINITY);
         let time_s = sim.now().as_secs_f64();
         for (i, seen) in self.seen.iter_mut().enumerate() {
             let now = sim.stats(i).dropped;
             for (k, reason) in DropReason::ALL.iter().enumerate() {
                 if now[k] > seen[k] {
+                    self.last_drop_ms[i] = now_ms;
                     if self.entries.len() == LOG_LINES {
                         self.entries.pop_front();
                     }
@@ -230,6 +234,12 @@ impl DropLog {
             }
             *seen = now;
         }
+    }
+
+    /// Per node, whether it dropped something within `within_ms` of
+    /// `now_ms`.
+    pub fn dropping(&self, now_ms: f64, within_ms: f64) -> Vec<bool> {
+        self.last_drop_ms.iter().map(|&t| now_ms - t <= within_ms).collect()
     }
 
     /// Most recent first.
