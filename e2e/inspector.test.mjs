@@ -97,3 +97,20 @@ test('a refused value is explained inline and the last valid value stays', async
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("a router's policy brings the fields it needs, in a working form", async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.click('[data-testid="play"]'); // pause
+  await page.focus('.palette-item[data-kind="router"]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-node="router1"]');
+  assert.equal(await page.locator('[data-testid="param-weights"]').count(), 0, 'no weights under round robin');
+  await page.selectOption('[data-testid="param-policy"]', 'by_weight');
+  await page.waitForSelector('[data-testid="param-weights"]');
+  assert.equal(await page.locator('[data-testid="param-policy-error"]').count(), 0, 'the switch was accepted');
+  await page.selectOption('[data-testid="param-policy"]', 'by_class');
+  await page.waitForSelector('[data-testid="param-classes"]');
+  assert.equal(await page.locator('[data-testid="param-weights"]').count(), 0, 'weights gone under by class');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -460,7 +460,7 @@ impl Scenario {
         }
 
         if errors.is_empty() {
-            self.validate_graph(&index, &mut errors);
+            self.validate_graph(&index, &mut errors, draft.then_some(&mut missing));
         }
         if errors.is_empty() {
             Ok(missing)
@@ -483,7 +483,10 @@ impl Scenario {
 
     /// Checks what needs the whole graph: no cycle, and routers whose
     /// settings fit their outputs.
-    fn validate_graph(&self, index: &HashMap<&str, usize>, errors: &mut Vec<FieldError>) {
+    /// Checks what needs the whole graph. In a draft (`gaps` given), what
+    /// the next edit is expected to fill in goes there rather than into
+    /// `errors`.
+    fn validate_graph(&self, index: &HashMap<&str, usize>, errors: &mut Vec<FieldError>, mut gaps: Option<&mut Vec<FieldError>>) {
         let outputs = self.outputs();
         // Kahn's algorithm: whatever is never freed of incoming edges is on
         // or behind a cycle.
@@ -540,8 +543,10 @@ impl Scenario {
             let BlockSpec::Router(router) = &node.block else { continue };
             let path = format!("nodes[{i}]");
             match router {
+                // Weights and edges are edited one at a time, so in a draft
+                // one may run ahead of the other for a while.
                 RouterSpec::ByWeight { weights } if weights.len() != outputs[i].len() => push_error(
-                    errors,
+                    gaps.as_deref_mut().unwrap_or(errors),
                     format!("{path}.weights"),
                     format!("has {} weight(s) for {} outgoing edge(s)", weights.len(), outputs[i].len()),
                 ),

@@ -94,3 +94,30 @@ fn a_valid_scenario_round_trips_through_json() {
     let again = Scenario::from_json(&s.to_json_pretty()).unwrap();
     assert_eq!(s, again);
 }
+
+/// A by-weight router's weights and its edges are edited one at a time:
+/// in a draft the one may run ahead of the other (the draft then says what
+/// it lacks), while a scenario to run must have one weight per edge.
+#[test]
+fn router_weights_may_lag_its_edges_in_a_draft_only() {
+    let doc = json!({
+        "version": 1,
+        "nodes": [
+            {"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 10}},
+            {"id": "r", "kind": "router", "policy": "by_weight", "weights": [1.0]},
+            {"id": "a", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.01}},
+            {"id": "b", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.01}}
+        ],
+        "edges": [{"from": "p", "to": "r"}, {"from": "r", "to": "a"}]
+    });
+    let mut editor = sluice_engine::Editor::new(Scenario::from_value(doc).unwrap()).unwrap();
+    editor.connect("r", "b").expect("a second edge is a sound draft");
+    let missing: Vec<String> = editor.missing().into_iter().map(|e| e.to_string()).collect();
+    assert_eq!(missing, vec!["nodes[1].weights: has 1 weight(s) for 2 outgoing edge(s)".to_string()]);
+    let to_run = editor.scenario().clone().validate().expect_err("not runnable yet").to_string();
+    assert_eq!(to_run, "nodes[1].weights: has 1 weight(s) for 2 outgoing edge(s)");
+    let mut block = serde_json::to_value(&editor.scenario().nodes[1].block).unwrap();
+    block["weights"] = json!([1.0, 3.0]);
+    editor.set_block("r", serde_json::from_value(block).unwrap()).unwrap();
+    assert!(editor.missing().is_empty());
+}
