@@ -392,7 +392,7 @@ mod tests {
                 if let Control::Choice(options) = field.control {
                     for (value, _) in options {
                         let mut v = block.clone();
-                        if crate::inspector::set_at(&mut v, field.path, Some(serde_json::Value::from(*value))).is_err() {
+                        if sluice_engine::json_field::set_at(&mut v, field.path, Some(serde_json::Value::from(*value))).is_err() {
                             continue; // a list item the default lacks
                         }
                         let parsed: Result<sluice_engine::BlockSpec, _> = serde_json::from_value(v);

@@ -8,7 +8,7 @@
 //! value stays in force (the field keeps what was typed, so it can be
 //! corrected).
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 use sluice_engine::blocks::Arrivals;
 use sluice_engine::distribution::Distribution;
 use sluice_engine::{BlockSpec, NodeSpec};
@@ -16,6 +16,7 @@ use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::fields::{self, Control, Param};
+use sluice_engine::json_field::set_at;
 
 #[derive(Properties, PartialEq)]
 pub struct InspectorProps {
@@ -24,52 +25,6 @@ pub struct InspectorProps {
     pub outputs: Vec<String>,
     pub on_reconfigure: Callback<(String, BlockSpec), Result<(), String>>,
     pub on_close: Callback<()>,
-}
-
-/// Writes `new` at `pointer` in `doc`, creating objects on the way; `None`
-/// removes the field (and an object left empty by that). The empty pointer
-/// replaces the whole document.
-pub fn set_at(doc: &mut Value, pointer: &str, new: Option<Value>) -> Result<(), String> {
-    if pointer.is_empty() {
-        *doc = new.unwrap_or(Value::Null);
-        return Ok(());
-    }
-    let parts: Vec<&str> = pointer.trim_start_matches('/').split('/').collect();
-    fn walk(node: &mut Value, parts: &[&str], new: Option<Value>) -> Result<(), String> {
-        let (head, rest) = parts.split_first().ok_or("empty path")?;
-        match node {
-            Value::Array(items) => {
-                let i: usize = head.parse().map_err(|_| format!("{head} is not a list index"))?;
-                let item = items.get_mut(i).ok_or_else(|| format!("the list has no item {i}"))?;
-                if rest.is_empty() {
-                    *item = new.ok_or("a list item cannot be removed here")?;
-                    Ok(())
-                } else {
-                    walk(item, rest, new)
-                }
-            }
-            Value::Object(map) => {
-                if rest.is_empty() {
-                    match new {
-                        Some(v) => map.insert(head.to_string(), v),
-                        None => map.remove(*head),
-                    };
-                    return Ok(());
-                }
-                if new.is_none() && !map.contains_key(*head) {
-                    return Ok(());
-                }
-                let child = map.entry(head.to_string()).or_insert_with(|| Value::Object(Map::new()));
-                walk(child, rest, new)?;
-                if child.as_object().is_some_and(Map::is_empty) {
-                    map.remove(*head);
-                }
-                Ok(())
-            }
-            _ => Err(format!("cannot set {head} inside a {}", if node.is_null() { "missing value" } else { "plain value" })),
-        }
-    }
-    walk(doc, &parts, new)
 }
 
 /// An id for tests and labels: `/soft_limit/messages` → `soft_limit-messages`.
@@ -448,21 +403,6 @@ fn nice_ceiling(v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn set_at_creates_removes_and_indexes() {
-        let mut v = json!({"kind": "queue", "rules": [{"limit": 1}]});
-        set_at(&mut v, "/capacity/messages", Some(json!(5))).unwrap();
-        assert_eq!(v["capacity"], json!({"messages": 5}));
-        set_at(&mut v, "/capacity/messages", None).unwrap();
-        assert!(v.get("capacity").is_none(), "an emptied object goes too");
-        set_at(&mut v, "/rules/0/limit", Some(json!(9))).unwrap();
-        assert_eq!(v["rules"][0]["limit"], json!(9));
-        assert!(set_at(&mut v, "/rules/3/limit", Some(json!(9))).is_err());
-        set_at(&mut v, "/ttl_s", None).unwrap();
-        set_at(&mut v, "", Some(json!({"kind": "router"}))).unwrap();
-        assert_eq!(v, json!({"kind": "router"}));
-    }
 
     #[test]
     fn templates_are_valid_and_keep_the_mean_or_rate() {

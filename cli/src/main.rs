@@ -44,6 +44,12 @@ enum Command {
         #[arg(long, default_value = "http://127.0.0.1:8080/")]
         page: String,
     },
+    /// Lists the lessons, or follows every step of one and says whether
+    /// what its text promises happened.
+    Lesson {
+        /// The lesson's number (none: list them all).
+        number: Option<u32>,
+    },
     /// Measures simulation speed on built-in models.
     Bench {
         /// Multiplies the length of every run (1 takes a few seconds).
@@ -86,6 +92,38 @@ fn run(file: &str, until: f64, seed: Option<u64>, format: Format, transitions: b
     })
 }
 
+fn lesson(number: Option<u32>) -> Result<String, String> {
+    let lessons = sluice_engine::lesson::catalogue();
+    let Some(number) = number else {
+        return Ok(lessons.iter().map(|l| format!("{:>2}. {}: {}\n", l.text.number, l.text.title, l.text.summary)).collect());
+    };
+    let lesson = lessons
+        .iter()
+        .find(|l| l.text.number == number)
+        .ok_or_else(|| format!("there is no lesson {number}; lessons are numbered 1 to {}", lessons.len()))?;
+    let outcomes = sluice_engine::lesson::follow(lesson)?;
+    let mut out = format!("Lesson {}: {}\n", lesson.text.number, lesson.text.title);
+    for (k, (step, outcome)) in lesson.text.steps.iter().zip(&outcomes).enumerate() {
+        let verdict = if outcome.verdict.passed { "as the lesson says" } else { "NOT as the lesson says" };
+        out.push_str(&format!(
+            "\nstep {}, {:.1} s to {:.1} s: {verdict}\n  try:    {}\n  expect: {}\n",
+            k + 1,
+            outcome.began_s,
+            outcome.judged_s,
+            step.try_this,
+            step.expect
+        ));
+        for r in &outcome.verdict.results {
+            out.push_str(&format!("  {} {}\n", if r.passed { "ok  " } else { "FAIL" }, r.text));
+        }
+    }
+    if outcomes.iter().all(|o| o.verdict.passed) {
+        Ok(out)
+    } else {
+        Err(out)
+    }
+}
+
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
@@ -93,6 +131,7 @@ fn main() -> ExitCode {
         Command::Bench { scale } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),
         Command::Bench { scale } => Ok(bench::run(scale)),
         Command::Share { file, page } => load(&file).map(|s| format!("{page}#s={}\n", sluice_engine::share::encode(&s))),
+        Command::Lesson { number } => lesson(number),
         Command::Check { file } => load(&file).map(|s| format!("{file}: valid ({} nodes, {} edges)\n", s.nodes.len(), s.edges.len())),
     };
     match result {

@@ -11,6 +11,8 @@ pub mod context;
 pub mod distribution;
 pub mod editor;
 pub mod flows;
+pub mod json_field;
+pub mod lesson;
 pub mod message;
 pub mod metrics;
 pub mod priorities;

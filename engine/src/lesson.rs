@@ -1,0 +1,646 @@
+//! Lessons: a scenario plus the text that teaches with it, and the checks
+//! that say whether what the text promises did happen.
+//!
+//! A lesson file (`lessons/NN-name.json`, format in `docs/lessons.md`)
+//! names a scenario of `scenarios/` and holds the story, what to watch, and
+//! two or three "try this" steps. A step may change parameters (node, JSON
+//! pointer, value: what a person would do in the inspector) or open the
+//! lesson's A/B comparison, and it carries checks on figures the engine
+//! keeps, judged a number of simulated seconds after the step.
+//!
+//! Guarantees:
+//! - Every shipped lesson parses, its scenario is valid, and every change
+//!   and check names a real node, field and figure (`Lesson::verify`,
+//!   called by the tests on the whole catalogue).
+//! - Counters in a check (arrivals, drops, disconnects...) count from the
+//!   moment the step began, so a check judges what the step did, not what
+//!   happened before it.
+//! - Judging is read-only: watching a simulation never changes its run.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::json_field::with_field;
+use crate::metrics::DropReason;
+use crate::scenario::{Scenario, ScenarioError};
+use crate::simulation::{Node, Simulation};
+use crate::time::SimTime;
+
+/// The version of the lesson format this build reads.
+pub const LESSON_VERSION: u32 = 1;
+
+/// The scenario files the lessons use, by file name.
+pub const SCENARIOS: &[(&str, &str)] = &[
+    ("slow-client.json", include_str!("../../scenarios/slow-client.json")),
+    ("deferred-processor.json", include_str!("../../scenarios/deferred-processor.json")),
+    ("shared-window.json", include_str!("../../scenarios/shared-window.json")),
+    ("window-on-receipt.json", include_str!("../../scenarios/window-on-receipt.json")),
+    ("credits.json", include_str!("../../scenarios/credits.json")),
+    ("fastest-sender.json", include_str!("../../scenarios/fastest-sender.json")),
+    ("rate-limits.json", include_str!("../../scenarios/rate-limits.json")),
+    ("job-throttle.json", include_str!("../../scenarios/job-throttle.json")),
+    ("netsendq.json", include_str!("../../scenarios/netsendq.json")),
+    ("agent-queues.json", include_str!("../../scenarios/agent-queues.json")),
+    ("bandwidth.json", include_str!("../../scenarios/bandwidth.json")),
+    ("lifecycle.json", include_str!("../../scenarios/lifecycle.json")),
+    ("queueing-theory.json", include_str!("../../scenarios/queueing-theory.json")),
+];
+
+/// The lesson files, in order.
+const LESSON_FILES: &[(&str, &str)] = &[
+    ("01-slow-client.json", include_str!("../../lessons/01-slow-client.json")),
+    ("02-deferred-processor.json", include_str!("../../lessons/02-deferred-processor.json")),
+    ("03-shared-window.json", include_str!("../../lessons/03-shared-window.json")),
+    ("04-window-on-receipt.json", include_str!("../../lessons/04-window-on-receipt.json")),
+    ("05-credits.json", include_str!("../../lessons/05-credits.json")),
+    ("06-fastest-sender.json", include_str!("../../lessons/06-fastest-sender.json")),
+    ("07-rate-limits.json", include_str!("../../lessons/07-rate-limits.json")),
+    ("08-job-throttle.json", include_str!("../../lessons/08-job-throttle.json")),
+    ("09-netsendq.json", include_str!("../../lessons/09-netsendq.json")),
+    ("10-agent-queues.json", include_str!("../../lessons/10-agent-queues.json")),
+    ("11-bandwidth.json", include_str!("../../lessons/11-bandwidth.json")),
+    ("12-lifecycle.json", include_str!("../../lessons/12-lifecycle.json")),
+    ("13-queueing-theory.json", include_str!("../../lessons/13-queueing-theory.json")),
+];
+
+/// A lesson file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LessonText {
+    pub version: u32,
+    pub number: u32,
+    pub title: String,
+    /// The system and design note it comes from.
+    pub source: String,
+    /// One sentence for the lesson picker.
+    pub summary: String,
+    /// What the system is and what problem it has.
+    pub story: String,
+    /// Where to look once it runs.
+    pub watch: String,
+    /// The file name of its scenario in `scenarios/`.
+    pub scenario: String,
+    /// The nodes selected (and charted) when the lesson opens.
+    #[serde(default)]
+    pub focus: Vec<String>,
+    pub steps: Vec<Step>,
+    /// Two variants to run side by side, if the lesson compares.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compare: Option<Compare>,
+}
+
+/// A "try this" step.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Step {
+    /// What to do, in words.
+    #[serde(rename = "try")]
+    pub try_this: String,
+    /// What will happen, in words.
+    pub expect: String,
+    /// Parameter changes the step makes (applied live, as the inspector
+    /// would).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub changes: Vec<Change>,
+    /// Whether the step opens the lesson's A/B comparison.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub compare: bool,
+    /// What must hold `within_s` simulated seconds after the step began.
+    #[serde(default)]
+    pub check: Vec<Check>,
+    #[serde(default = "default_within_s")]
+    pub within_s: f64,
+}
+
+fn default_within_s() -> f64 {
+    20.0
+}
+
+/// One parameter of one node set to a value.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Change {
+    pub node: String,
+    /// A JSON pointer into the node's block, such as `/soft_limit/messages`.
+    pub field: String,
+    pub value: Value,
+}
+
+/// The two variants of an A/B comparison.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Compare {
+    pub a: Variant,
+    pub b: Variant,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Variant {
+    pub label: String,
+    /// Changes from the lesson's scenario as it opens.
+    #[serde(default)]
+    pub changes: Vec<Change>,
+}
+
+/// A figure of a node compared with a bound, or variant B's with A's.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Check {
+    pub node: String,
+    /// See `Figure::parse`.
+    pub figure: String,
+    /// In a comparison, which run: `"a"` (the default) or `"b"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_least: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_most: Option<f64>,
+    /// In a comparison: B's figure divided by A's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b_over_a_at_least: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub b_over_a_at_most: Option<f64>,
+}
+
+/// What a check reads. Counters and averages cover the time since the step
+/// began; levels are read at the moment of judging.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Figure {
+    /// Messages that entered the node.
+    Arrived,
+    /// Messages the node passed on (a sink: delivered).
+    Departed,
+    /// Drops of every reason, or of one.
+    Dropped(Option<DropReason>),
+    /// Drops of every reason per message arrived.
+    DropFraction,
+    /// A queue's hard-limit disconnects.
+    Disconnects,
+    /// Messages departed per simulated second.
+    Throughput,
+    /// Messages waiting now.
+    Depth,
+    /// The most messages waiting at once.
+    MaxDepth,
+    /// The time average of the messages waiting.
+    MeanDepth,
+    /// The mean time departed messages spent in the node (a queue: the
+    /// wait; a consumer: the service).
+    MeanWait,
+    /// A sink: the mean time from creation to delivery.
+    MeanSojourn,
+    /// A window, concurrency limiter or resource pool: counted in flight now.
+    InFlight,
+    /// A credit link: credits held now.
+    Credits,
+    /// A producer: 1 when paused or blocked now, else 0.
+    Paused,
+    /// How often the node entered the named state.
+    Entered(&'static str),
+}
+
+/// The state names checks may use (queue send states, consumer phases).
+const STATES: &[&str] =
+    &["Ready", "Overloaded", "SoftLimit", "HardLimit", "Initializing", "Operational", "ShuttingDown", "ShutDown"];
+
+impl Figure {
+    /// Reads a figure's name: `arrived`, `departed`, `dropped`,
+    /// `dropped.REASON`, `drop_fraction`, `disconnects`, `throughput_per_s`, `depth`,
+    /// `max_depth`, `mean_depth`, `mean_wait_s`, `mean_sojourn_s`,
+    /// `in_flight`, `credits`, `paused`, `entered.STATE`.
+    pub fn parse(name: &str) -> Result<Figure, String> {
+        let figure = match name {
+            "arrived" => Figure::Arrived,
+            "departed" => Figure::Departed,
+            "dropped" => Figure::Dropped(None),
+            "drop_fraction" => Figure::DropFraction,
+            "disconnects" => Figure::Disconnects,
+            "throughput_per_s" => Figure::Throughput,
+            "depth" => Figure::Depth,
+            "max_depth" => Figure::MaxDepth,
+            "mean_depth" => Figure::MeanDepth,
+            "mean_wait_s" => Figure::MeanWait,
+            "mean_sojourn_s" => Figure::MeanSojourn,
+            "in_flight" => Figure::InFlight,
+            "credits" => Figure::Credits,
+            "paused" => Figure::Paused,
+            _ => {
+                if let Some(reason) = name.strip_prefix("dropped.") {
+                    let reason = DropReason::ALL.iter().find(|r| r.as_str() == reason).ok_or_else(|| {
+                        let names: Vec<&str> = DropReason::ALL.iter().map(|r| r.as_str()).collect();
+                        format!("no drop reason \"{reason}\" (reasons: {})", names.join(", "))
+                    })?;
+                    Figure::Dropped(Some(*reason))
+                } else if let Some(state) = name.strip_prefix("entered.") {
+                    let state = STATES
+                        .iter()
+                        .find(|s| **s == state)
+                        .ok_or_else(|| format!("no state \"{state}\" (states: {})", STATES.join(", ")))?;
+                    Figure::Entered(state)
+                } else {
+                    return Err(format!(
+                        "no figure \"{name}\" (figures: arrived, departed, dropped, dropped.REASON, drop_fraction, disconnects, \
+                         throughput_per_s, depth, max_depth, mean_depth, mean_wait_s, mean_sojourn_s, in_flight, \
+                         credits, paused, entered.STATE)"
+                    ));
+                }
+            }
+        };
+        Ok(figure)
+    }
+}
+
+/// The cumulative figures of one node at one instant.
+#[derive(Clone, Debug, Default)]
+struct Reading {
+    t_s: f64,
+    arrived: u64,
+    departed: u64,
+    dropped: [u64; DropReason::COUNT],
+    disconnects: u64,
+    depth_integral_s: f64,
+    residence_s: f64,
+    sojourn_s: f64,
+    transitions: u64,
+}
+
+impl Reading {
+    fn of(sim: &Simulation, node: usize) -> Reading {
+        let stats = sim.stats(node);
+        let disconnects = match &sim.nodes()[node] {
+            Node::Queue(q) => q.disconnects(),
+            _ => 0,
+        };
+        Reading {
+            t_s: sim.now().as_secs_f64(),
+            arrived: stats.arrived,
+            departed: stats.departed,
+            dropped: stats.dropped,
+            disconnects,
+            depth_integral_s: stats.depth_messages.integral_s(sim.now()),
+            residence_s: stats.residence_sum_s(),
+            sojourn_s: stats.sojourn_sum_s(),
+            transitions: sim.transitions().total(),
+        }
+    }
+}
+
+/// A parsed check: the node's index, the figure, the run it reads.
+#[derive(Clone, Debug)]
+struct Judged {
+    check: Check,
+    node: usize,
+    figure: Figure,
+    /// 0 for A (or the only run), 1 for B.
+    run: usize,
+}
+
+/// How one check came out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckResult {
+    /// The check and the figure found, for people: "sender dropped.thinned
+    /// = 312 (at least 1)".
+    pub text: String,
+    pub passed: bool,
+}
+
+/// The verdict on a step's checks.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Verdict {
+    pub passed: bool,
+    pub results: Vec<CheckResult>,
+}
+
+/// A step being watched: the readings when it began and when to judge.
+#[derive(Clone, Debug)]
+pub struct Watch {
+    checks: Vec<Judged>,
+    /// Per run, per node: the reading when the step began.
+    start: Vec<Vec<Reading>>,
+    pub started: SimTime,
+    pub judge_at: SimTime,
+}
+
+impl Watch {
+    /// Starts watching `step` on `runs` (one simulation, or A and B of a
+    /// comparison, at the same time).
+    pub fn start(step: &Step, runs: &[&Simulation]) -> Result<Watch, String> {
+        let first = runs.first().ok_or("nothing to watch")?;
+        let checks = step
+            .check
+            .iter()
+            .map(|c| judged(c, first.scenario(), runs.len()))
+            .collect::<Result<Vec<_>, String>>()?;
+        let start = runs.iter().map(|sim| (0..sim.nodes().len()).map(|i| Reading::of(sim, i)).collect()).collect();
+        let started = first.now();
+        let judge_at = started + crate::time::SimDuration::from_secs_f64(step.within_s.max(0.0));
+        Ok(Watch { checks, start, started, judge_at })
+    }
+
+    /// Whether the runs have reached the time to judge.
+    pub fn due(&self, runs: &[&Simulation]) -> bool {
+        runs.first().is_some_and(|sim| sim.now() >= self.judge_at)
+    }
+
+    /// Judges every check on the runs as they are now.
+    pub fn verdict(&self, runs: &[&Simulation]) -> Verdict {
+        let results: Vec<CheckResult> = self.checks.iter().map(|j| self.judge(j, runs)).collect();
+        Verdict { passed: results.iter().all(|r| r.passed), results }
+    }
+
+    fn value(&self, j: &Judged, run: usize, runs: &[&Simulation]) -> Option<f64> {
+        let sim = runs.get(run)?;
+        let before = self.start.get(run)?.get(j.node)?;
+        Some(figure_since(sim, j.node, j.figure, before))
+    }
+
+    fn judge(&self, j: &Judged, runs: &[&Simulation]) -> CheckResult {
+        let c = &j.check;
+        let who = if runs.len() > 1 { format!("{} ", if j.run == 1 { "B:" } else { "A:" }) } else { String::new() };
+        let Some(value) = self.value(j, j.run, runs) else {
+            return CheckResult { text: format!("{who}{} {}: not running", c.node, c.figure), passed: false };
+        };
+        let mut passed = true;
+        let mut bounds = Vec::new();
+        if let Some(min) = c.at_least {
+            passed &= value >= min;
+            bounds.push(format!("at least {}", number(min)));
+        }
+        if let Some(max) = c.at_most {
+            passed &= value <= max;
+            bounds.push(format!("at most {}", number(max)));
+        }
+        let mut text = format!("{who}{} {} = {}", c.node, c.figure, number(value));
+        if c.b_over_a_at_least.is_some() || c.b_over_a_at_most.is_some() {
+            let a = self.value(j, 0, runs).unwrap_or(f64::NAN);
+            let b = self.value(j, 1, runs).unwrap_or(f64::NAN);
+            let ratio = if a == 0.0 && b == 0.0 { 1.0 } else { b / a };
+            if let Some(min) = c.b_over_a_at_least {
+                passed &= ratio >= min;
+                bounds.push(format!("B/A at least {}", number(min)));
+            }
+            if let Some(max) = c.b_over_a_at_most {
+                passed &= ratio <= max;
+                bounds.push(format!("B/A at most {}", number(max)));
+            }
+            text = format!("{} {}: A {}, B {}, B/A = {}", c.node, c.figure, number(a), number(b), number(ratio));
+        }
+        CheckResult { text: format!("{text} ({})", bounds.join(", ")), passed }
+    }
+}
+
+fn judged(check: &Check, scenario: &Scenario, runs: usize) -> Result<Judged, String> {
+    let node = scenario.node_index(&check.node).ok_or_else(|| format!("check: no node \"{}\"", check.node))?;
+    let figure = Figure::parse(&check.figure).map_err(|why| format!("check on {}: {why}", check.node))?;
+    let run = match check.variant.as_deref() {
+        None | Some("a") => 0,
+        Some("b") => 1,
+        Some(other) => return Err(format!("check on {}: variant must be \"a\" or \"b\", not \"{other}\"", check.node)),
+    };
+    let ratio = check.b_over_a_at_least.is_some() || check.b_over_a_at_most.is_some();
+    if (run == 1 || ratio) && runs < 2 {
+        return Err(format!("check on {} reads variant B, but the step does not compare", check.node));
+    }
+    let bounded = check.at_least.is_some() || check.at_most.is_some() || ratio;
+    if !bounded {
+        return Err(format!("check on {} {} has no bound", check.node, check.figure));
+    }
+    Ok(Judged { check: check.clone(), node, figure, run })
+}
+
+/// A number for people: whole numbers as such, others to three figures.
+fn number(v: f64) -> String {
+    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
+        format!("{}", v as i64)
+    } else if v.is_finite() && v.abs() >= 100.0 {
+        format!("{v:.0}")
+    } else if v.is_finite() {
+        format!("{:.3}", v).trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        "—".to_string()
+    }
+}
+
+/// `figure` of `node` since the reading `before`.
+fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Reading) -> f64 {
+    let now = Reading::of(sim, node);
+    let stats = sim.stats(node);
+    let span_s = now.t_s - before.t_s;
+    let departed = now.departed.saturating_sub(before.departed);
+    let per_departure = |sum_now: f64, sum_before: f64| if departed > 0 { (sum_now - sum_before) / departed as f64 } else { 0.0 };
+    match figure {
+        Figure::Arrived => now.arrived.saturating_sub(before.arrived) as f64,
+        Figure::Departed => departed as f64,
+        Figure::Dropped(None) => {
+            now.dropped.iter().zip(&before.dropped).map(|(n, b)| n.saturating_sub(*b)).sum::<u64>() as f64
+        }
+        Figure::DropFraction => {
+            let arrived = now.arrived.saturating_sub(before.arrived);
+            let dropped = figure_since(sim, node, Figure::Dropped(None), before);
+            if arrived > 0 {
+                dropped / arrived as f64
+            } else {
+                0.0
+            }
+        }
+        Figure::Dropped(Some(reason)) => now.dropped[reason as usize].saturating_sub(before.dropped[reason as usize]) as f64,
+        Figure::Disconnects => now.disconnects.saturating_sub(before.disconnects) as f64,
+        Figure::Throughput => {
+            if span_s > 0.0 {
+                departed as f64 / span_s
+            } else {
+                0.0
+            }
+        }
+        Figure::Depth => stats.depth_messages.value() as f64,
+        Figure::MaxDepth => {
+            let since = before.t_s;
+            let points = stats.depth_series.points(sim.now());
+            let seen = points.iter().filter(|p| p.t_s >= since).map(|p| p.max).max().unwrap_or(0);
+            seen.max(stats.depth_messages.value()) as f64
+        }
+        Figure::MeanDepth => {
+            if span_s > 0.0 {
+                (now.depth_integral_s - before.depth_integral_s) / span_s
+            } else {
+                stats.depth_messages.value() as f64
+            }
+        }
+        Figure::MeanWait => per_departure(now.residence_s, before.residence_s),
+        Figure::MeanSojourn => per_departure(now.sojourn_s, before.sojourn_s),
+        Figure::InFlight => sim.node_report(node).in_flight.unwrap_or(0) as f64,
+        Figure::Credits => sim.node_report(node).credits.unwrap_or(0) as f64,
+        Figure::Paused => f64::from(u8::from(sim.node_report(node).paused == Some(true))),
+        Figure::Entered(state) => {
+            // The log keeps the latest entries; those since the step began
+            // are enough to say whether it happened.
+            let new = now.transitions.saturating_sub(before.transitions) as usize;
+            let log = sim.transitions().entries().rev().take(new);
+            log.filter(|t| t.node == node && t.to == state).count() as f64
+        }
+    }
+}
+
+/// A lesson: its text and its scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Lesson {
+    pub text: LessonText,
+    pub scenario: Scenario,
+}
+
+impl Lesson {
+    /// Reads a lesson file, finding its scenario among `SCENARIOS`.
+    pub fn from_json(text: &str) -> Result<Lesson, String> {
+        let text: LessonText = serde_json::from_str(text).map_err(|e| e.to_string())?;
+        if text.version != LESSON_VERSION {
+            return Err(format!("lesson format version {} is not {LESSON_VERSION}", text.version));
+        }
+        let file = SCENARIOS
+            .iter()
+            .find(|(name, _)| *name == text.scenario)
+            .ok_or_else(|| format!("no scenario file \"{}\"", text.scenario))?;
+        let scenario = Scenario::from_json(file.1).map_err(|e| format!("{}: {e}", text.scenario))?;
+        Ok(Lesson { text, scenario })
+    }
+
+    /// The scenario of variant `which` (0: A, 1: B) of its comparison.
+    pub fn variant(&self, which: usize) -> Result<Scenario, String> {
+        let compare = self.text.compare.as_ref().ok_or("this lesson has no comparison")?;
+        let variant = if which == 0 { &compare.a } else { &compare.b };
+        apply(&self.scenario, &variant.changes)
+    }
+
+    /// Checks that every step and variant can be carried out and judged.
+    pub fn verify(&self) -> Result<(), String> {
+        let t = &self.text;
+        if t.steps.is_empty() {
+            return Err("a lesson needs at least one step".into());
+        }
+        let mut scenario = self.scenario.clone();
+        for id in &t.focus {
+            scenario.node_index(id).ok_or_else(|| format!("focus: no node \"{id}\""))?;
+        }
+        for (k, step) in t.steps.iter().enumerate() {
+            let at = |why: String| format!("step {}: {why}", k + 1);
+            if step.compare && t.compare.is_none() {
+                return Err(at("it compares, but the lesson has no comparison".into()));
+            }
+            if !(step.within_s.is_finite() && step.within_s > 0.0 && step.within_s <= 3600.0) {
+                return Err(at(format!("within_s must be from 0 to 3600 seconds, not {}", step.within_s)));
+            }
+            scenario = apply(&scenario, &step.changes).map_err(at)?;
+            let runs = if step.compare { 2 } else { 1 };
+            for check in &step.check {
+                judged(check, &scenario, runs).map_err(at)?;
+            }
+        }
+        if t.compare.is_some() {
+            self.variant(0).map_err(|why| format!("variant A: {why}"))?;
+            self.variant(1).map_err(|why| format!("variant B: {why}"))?;
+        }
+        Ok(())
+    }
+}
+
+/// How one step of a lesson came out when followed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepOutcome {
+    /// Simulated seconds at which the step began and was judged.
+    pub began_s: f64,
+    pub judged_s: f64,
+    pub verdict: Verdict,
+}
+
+/// Follows every step of `lesson` in order, as a diligent learner would on
+/// the page: the scenario runs from time zero with the lesson's seed; a
+/// step's changes apply live to the running simulation, and it is judged
+/// `within_s` later; a comparing step runs variants A and B from time zero
+/// side by side on the same seed, and the next step goes back to the
+/// single run.
+pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, String> {
+    let seed = lesson.scenario.seed.unwrap_or(1);
+    let mut scenario = lesson.scenario.clone();
+    let mut sim = Simulation::new(scenario.clone(), seed).map_err(|e| e.to_string())?;
+    let mut outcomes = Vec::new();
+    for (k, step) in lesson.text.steps.iter().enumerate() {
+        let at = |why: String| format!("step {}: {why}", k + 1);
+        if step.compare {
+            let mut a = Simulation::new(lesson.variant(0).map_err(at)?, seed).map_err(|e| at(e.to_string()))?;
+            let mut b = Simulation::new(lesson.variant(1).map_err(at)?, seed).map_err(|e| at(e.to_string()))?;
+            let watch = Watch::start(step, &[&a, &b]).map_err(at)?;
+            a.run_until(watch.judge_at);
+            b.run_until(watch.judge_at);
+            let verdict = watch.verdict(&[&a, &b]);
+            outcomes.push(StepOutcome { began_s: 0.0, judged_s: watch.judge_at.as_secs_f64(), verdict });
+            continue;
+        }
+        let next = apply(&scenario, &step.changes).map_err(at)?;
+        let live = scenario
+            .nodes
+            .iter()
+            .zip(&next.nodes)
+            .filter(|(old, new)| old.block != new.block)
+            .all(|(_, new)| sim.reconfigure(&new.id, new.block.clone()).is_ok());
+        if !live {
+            // A change the running simulation cannot take starts it again,
+            // as on the page.
+            sim = Simulation::new(next.clone(), seed).map_err(|e| at(e.to_string()))?;
+        }
+        scenario = next;
+        let watch = Watch::start(step, &[&sim]).map_err(at)?;
+        sim.run_until(watch.judge_at);
+        let verdict = watch.verdict(&[&sim]);
+        outcomes.push(StepOutcome { began_s: watch.started.as_secs_f64(), judged_s: sim.now().as_secs_f64(), verdict });
+    }
+    Ok(outcomes)
+}
+
+/// `scenario` with `changes` made; an error names the change at fault.
+pub fn apply(scenario: &Scenario, changes: &[Change]) -> Result<Scenario, String> {
+    let mut next = scenario.clone();
+    for change in changes {
+        let i = next.node_index(&change.node).ok_or_else(|| format!("no node \"{}\"", change.node))?;
+        let block = with_field(&next.nodes[i].block, &change.field, change.value.clone())
+            .map_err(|why| format!("{}{why}", change.node))?;
+        next.nodes[i].block = block;
+    }
+    next.validate().map_err(|e: ScenarioError| e.to_string())?;
+    Ok(next)
+}
+
+/// Every lesson, in order. The catalogue is part of the build and tested
+/// whole, so a file that does not read is a bug, not an input.
+pub fn catalogue() -> Vec<Lesson> {
+    LESSON_FILES
+        .iter()
+        .map(|(name, text)| Lesson::from_json(text).unwrap_or_else(|why| panic!("lessons/{name}: {why}")))
+        .collect()
+}
+
+/// The names of the lesson files, in order (for documentation and tests).
+pub fn file_names() -> impl Iterator<Item = &'static str> {
+    LESSON_FILES.iter().map(|(name, _)| *name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn figures_parse_and_name_what_is_wrong() {
+        assert_eq!(Figure::parse("dropped.thinned"), Ok(Figure::Dropped(Some(DropReason::Thinned))));
+        assert_eq!(Figure::parse("entered.HardLimit"), Ok(Figure::Entered("HardLimit")));
+        assert!(Figure::parse("dropped.lost").unwrap_err().contains("thinned"));
+        assert!(Figure::parse("speed").unwrap_err().contains("no figure \"speed\""));
+    }
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(number(3.0), "3");
+        assert_eq!(number(0.25), "0.25");
+        assert_eq!(number(1234.56), "1235");
+        assert_eq!(number(f64::NAN), "—");
+    }
+}
