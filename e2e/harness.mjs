@@ -53,8 +53,12 @@ export async function launch() {
   });
 }
 
-/** Opens the page, collecting console errors and uncaught exceptions. */
-export async function open(browser, url) {
+/**
+ * Opens the page, collecting console errors and uncaught exceptions. A first
+ * visit opens on the lesson picker; it is closed ("Just the playground")
+ * unless `{ picker: true }` asks to keep it.
+ */
+export async function open(browser, url, { picker = false } = {}) {
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   const errors = [];
   page.on('console', (msg) => {
@@ -63,6 +67,8 @@ export async function open(browser, url) {
   page.on('pageerror', (err) => errors.push(String(err)));
   await page.goto(url);
   await page.waitForSelector('[data-node]');
+  const close = page.getByTestId('picker-close');
+  if (!picker && (await close.count()) > 0) await close.click();
   return { page, errors };
 }
 

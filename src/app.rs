@@ -14,7 +14,8 @@ use std::rc::Rc;
 use gloo_events::{EventListener, EventListenerOptions};
 use sluice_engine::editor::default_position;
 use sluice_engine::scenario::Position;
-use sluice_engine::{BlockSpec, Editor, Scenario, Simulation};
+use sluice_engine::lesson::{self, CheckResult, Lesson, LessonText, Verdict, Watch};
+use sluice_engine::{BlockSpec, Editor, Scenario, SimTime, Simulation};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, KeyboardEvent};
 use yew::prelude::*;
@@ -27,6 +28,8 @@ use crate::motion::{Motion, MotionTracker, RECENT_MS};
 use crate::graph::{client_to_canvas, over_canvas, Graph, Select};
 use crate::inspector::Inspector;
 use crate::keep;
+use crate::lesson_panel::{LessonPanel, StepState};
+use crate::lesson_picker::LessonPicker;
 use crate::palette::Palette;
 use crate::event_log::EventLog;
 use crate::snapshot::{state_colour, DropEntry, DropLog, Sampler, Snapshot};
@@ -43,6 +46,22 @@ const FLAT_OUT_MS: f64 = 10.0;
 
 fn default_scenario() -> Scenario {
     Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).expect("the built-in scenario is valid")
+}
+
+/// The lessons, read once.
+fn lessons() -> Rc<Vec<Lesson>> {
+    thread_local! {
+        static LESSONS: Rc<Vec<Lesson>> = Rc::new(lesson::catalogue());
+    }
+    LESSONS.with(Rc::clone)
+}
+
+/// The open lesson: which, and where each of its steps stands.
+struct LessonRun {
+    index: usize,
+    /// The step being watched, and its watch on the running simulation.
+    watching: Option<(usize, Watch)>,
+    states: Vec<StepState>,
 }
 
 fn now_ms() -> f64 {
@@ -64,6 +83,7 @@ pub struct Session {
     motion: Rc<Motion>,
     /// Counts accepted edits: the panels catch up at once after one.
     generation: u64,
+    lesson: Option<LessonRun>,
 }
 
 impl Session {
@@ -82,6 +102,7 @@ impl Session {
             motion_tracker: MotionTracker::default(),
             motion: Rc::default(),
             generation: 0,
+            lesson: None,
         };
         session.follow();
         session
@@ -99,6 +120,56 @@ impl Session {
         self.samples = Sampler::default();
         self.motion_tracker = self.sim.as_ref().map(MotionTracker::new).unwrap_or_default();
         self.motion = Rc::default();
+        // A watch reads the simulation it began on.
+        if let Some(run) = &mut self.lesson {
+            if let Some((k, _)) = run.watching.take() {
+                run.states[k] = StepState::NotTried;
+            }
+        }
+    }
+
+    /// When the watched step of the open lesson is to be judged.
+    fn judge_at(&self) -> Option<SimTime> {
+        self.lesson.as_ref()?.watching.as_ref().map(|(_, w)| w.judge_at)
+    }
+
+    /// Starts watching step `k` of the open lesson: a comparing step runs
+    /// its A and B variants to the time it is judged; any other is watched
+    /// on the running simulation.
+    fn watch_step(&mut self, k: usize) {
+        let Some(run) = &mut self.lesson else { return };
+        let lessons = lessons();
+        let Some(step) = lessons.get(run.index).and_then(|l| l.text.steps.get(k)) else { return };
+        let failed = |why: String| StepState::Judged(Verdict { passed: false, results: vec![CheckResult { text: why, passed: false }] });
+        if step.compare {
+            run.states[k] = match lesson::compare(&lessons[run.index], step) {
+                Ok(outcome) => StepState::Judged(outcome.verdict),
+                Err(why) => failed(why),
+            };
+            return;
+        }
+        let Some(sim) = &self.sim else {
+            run.states[k] = failed("The scenario is not running: it lacks an edge.".into());
+            return;
+        };
+        match Watch::start(step, &[sim]) {
+            Ok(watch) => {
+                run.states[k] = StepState::Watching { until_s: watch.judge_at.as_secs_f64() };
+                run.watching = Some((k, watch));
+            }
+            Err(why) => run.states[k] = failed(why),
+        }
+    }
+
+    /// Gives the verdict on the watched step once its time has come.
+    fn judge(&mut self) {
+        let (Some(run), Some(sim)) = (&mut self.lesson, &self.sim) else { return };
+        if let Some((k, watch)) = &run.watching {
+            if watch.due(&[sim]) {
+                run.states[*k] = StepState::Judged(watch.verdict(&[sim]));
+                run.watching = None;
+            }
+        }
     }
 
     /// Notes what the simulation did since the last frame.
@@ -267,14 +338,24 @@ fn chart_lines(
     (Rc::new(lines), names, Rc::new(strips))
 }
 
-/// Simulates until the wall clock reaches `deadline_ms` or nothing is left
-/// to happen, checking the clock every few thousand events.
-fn run_flat_out(sim: &mut Simulation, deadline_ms: f64) {
+/// Simulates until the wall clock reaches `deadline_ms`, nothing is left
+/// to happen, or the simulation reaches `until`, checking the clock every
+/// few thousand events.
+fn run_flat_out(sim: &mut Simulation, deadline_ms: f64, until: Option<SimTime>) {
     const EVENTS_PER_CHECK: u32 = 4096;
     while now_ms() < deadline_ms {
-        for _ in 0..EVENTS_PER_CHECK {
-            if !sim.step() {
-                return;
+        match until {
+            Some(until) => {
+                if sim.run_until_bounded(until, EVENTS_PER_CHECK.into()) {
+                    return;
+                }
+            }
+            None => {
+                for _ in 0..EVENTS_PER_CHECK {
+                    if !sim.step() {
+                        return;
+                    }
+                }
             }
         }
     }
@@ -296,7 +377,8 @@ pub fn app() -> Html {
             keep::Origin::Saved => Some("Your last scenario was restored from this browser.".to_string()),
             keep::Origin::BuiltIn => None,
         };
-        (RefCell::new(Some(scenario)), problem, welcome)
+        let first_visit = matches!(origin, keep::Origin::BuiltIn);
+        (RefCell::new(Some(scenario)), problem, welcome, first_visit)
     });
     let session = use_mut_ref(|| Session::new(opening.0.borrow_mut().take().unwrap_or_else(default_scenario)));
     let playing = use_state(|| true);
@@ -318,6 +400,8 @@ pub fn app() -> Html {
     let chart_kind = use_state(|| ChartKind::Depth);
     let redraw = use_force_update();
     let panels = use_mut_ref(PanelCache::default);
+    // The lesson picker: the first thing a new visitor sees.
+    let picking = use_state(|| opening.3);
 
     {
         let session = session.clone();
@@ -332,15 +416,18 @@ pub fn app() -> Html {
                     let real_s = ((now - last.get()) / 1000.0).clamp(0.0, MAX_FRAME_SECONDS);
                     last.set(now);
                     let mut s = session.borrow_mut();
+                    // A lesson's step is judged at its time exactly.
+                    let judge_at = s.judge_at();
                     let Some(sim) = s.sim.as_mut() else { return };
                     let kept_up = if speed.is_finite() {
                         let target = sim.now() + sluice_engine::SimDuration::from_secs_f64(real_s * speed);
-                        sim.run_until_bounded(target, EVENTS_PER_FRAME)
+                        sim.run_until_bounded(judge_at.map_or(target, |j| target.min(j)), EVENTS_PER_FRAME)
                     } else {
-                        run_flat_out(sim, now + FLAT_OUT_MS);
+                        run_flat_out(sim, now + FLAT_OUT_MS, judge_at);
                         true
                     };
                     s.observe();
+                    s.judge();
                     drop(s);
                     if *behind == kept_up {
                         behind.set(!kept_up);
@@ -410,6 +497,7 @@ pub fn app() -> Html {
                 sim.step();
             }
             s.observe();
+            s.judge();
             redraw.force_update();
         })
     };
@@ -629,6 +717,66 @@ pub fn app() -> Html {
         });
     }
 
+    let on_pick = {
+        let (edit, session, selected, picking, playing) =
+            (edit.clone(), session.clone(), selected.clone(), picking.clone(), playing.clone());
+        Callback::from(move |index: usize| {
+            let lessons = lessons();
+            let Some(lesson) = lessons.get(index) else { return };
+            let text = lesson.scenario.to_json_pretty();
+            if edit(&|s| s.editor.import(&text)).is_err() {
+                return;
+            }
+            let mut s = session.borrow_mut();
+            // A lesson starts from time zero, even if its scenario was open.
+            s.restart();
+            s.lesson = Some(LessonRun { index, watching: None, states: vec![StepState::NotTried; lesson.text.steps.len()] });
+            s.watch_step(0);
+            selected.set(lesson.text.focus.iter().filter_map(|id| s.index_of(id)).collect());
+            picking.set(false);
+            playing.set(true);
+        })
+    };
+    let on_try = {
+        let (edit, session, playing) = (edit.clone(), session.clone(), playing.clone());
+        Callback::from(move |k: usize| {
+            let index = session.borrow().lesson.as_ref().map(|run| run.index);
+            let Some(step) = index.and_then(|i| lessons().get(i).and_then(|l| l.text.steps.get(k).cloned())) else { return };
+            if k == 0 && step.changes.is_empty() && !step.compare {
+                // The first step watches the lesson from its start.
+                session.borrow_mut().restart();
+            }
+            if !step.changes.is_empty() {
+                let applied = edit(&|s| {
+                    let next = lesson::apply(s.editor.scenario(), &step.changes)?;
+                    s.editor.import(&next.to_json_pretty())
+                });
+                if applied.is_err() {
+                    return;
+                }
+            }
+            session.borrow_mut().watch_step(k);
+            if !step.compare {
+                playing.set(true);
+            }
+        })
+    };
+    let on_lesson_close = {
+        let (session, redraw) = (session.clone(), redraw.clone());
+        Callback::from(move |_: ()| {
+            session.borrow_mut().lesson = None;
+            redraw.force_update();
+        })
+    };
+    let on_all_lessons = {
+        let picking = picking.clone();
+        Callback::from(move |_: ()| picking.set(true))
+    };
+    let on_picker_close = {
+        let picking = picking.clone();
+        Callback::from(move |_: ()| picking.set(false))
+    };
+
     let s = session.borrow();
     let scenario = s.editor.scenario();
     let time_s = s.sim.as_ref().map_or(0.0, |sim| sim.now().as_secs_f64());
@@ -672,7 +820,12 @@ pub fn app() -> Html {
     let motion = s.motion.clone();
     let (can_undo, can_redo) = (s.editor.can_undo(), s.editor.can_redo());
     let (events, seed) = (s.sim.as_ref().map_or(0, |sim| sim.events()), scenario.seed.unwrap_or(1));
+    let open_lesson = s.lesson.as_ref().and_then(|run| {
+        let text: Rc<LessonText> = Rc::new(lessons().get(run.index)?.text.clone());
+        Some((text, run.states.clone()))
+    });
     drop(s);
+    let lesson_texts = (*use_memo((), |_| Rc::new(lessons().iter().map(|l| l.text.clone()).collect::<Vec<_>>()))).clone();
 
     let button = |label: &'static str, test_id: &'static str, title: &'static str, enabled: bool, cb: &Callback<()>| {
         let cb = cb.clone();
@@ -691,6 +844,10 @@ pub fn app() -> Html {
                     <span class="title">{"Sluice"}</span>
                     <span class="subtitle">{ scenario_name }</span>
                 </div>
+                <button class="lessons-button" data-testid="lessons" onclick={{
+                    let on_all_lessons = on_all_lessons.clone();
+                    Callback::from(move |_: MouseEvent| on_all_lessons.emit(()))
+                }}>{"☰ Lessons"}</button>
                 <Controls
                     playing={*playing}
                     speed={*speed}
@@ -752,11 +909,17 @@ pub fn app() -> Html {
                     }
                 </section>
                 <aside class="sidebar">
+                    if let Some((lesson, states)) = open_lesson {
+                        <LessonPanel {lesson} {states} now_s={panel_snapshot.time_s} {on_try} on_all={on_all_lessons} on_close={on_lesson_close} />
+                    }
                     <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={on_reconfigure} {on_close} />
                     <Counters snapshot={panel_snapshot.clone()} />
                     <EventLog snapshot={panel_snapshot} {drops} selected={selection.clone()} on_select={on_select.clone()} />
                 </aside>
             </main>
+            if *picking {
+                <LessonPicker lessons={lesson_texts} on_pick={on_pick} on_close={on_picker_close} />
+            }
         </div>
     }
 }

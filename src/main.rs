@@ -11,6 +11,8 @@ mod frames;
 mod graph;
 mod inspector;
 mod keep;
+mod lesson_panel;
+mod lesson_picker;
 mod measured_canvas;
 mod motion;
 mod palette;

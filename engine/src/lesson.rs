@@ -199,6 +199,8 @@ pub enum Figure {
     Paused,
     /// How often the node entered the named state.
     Entered(&'static str),
+    /// 1 if the node is in the named state now, else 0.
+    In(&'static str),
 }
 
 /// The state names checks may use (queue send states, consumer phases).
@@ -209,7 +211,7 @@ impl Figure {
     /// Reads a figure's name: `arrived`, `departed`, `dropped`,
     /// `dropped.REASON`, `drop_fraction`, `disconnects`, `throughput_per_s`, `depth`,
     /// `max_depth`, `mean_depth`, `mean_wait_s`, `mean_sojourn_s`,
-    /// `in_flight`, `credits`, `paused`, `entered.STATE`.
+    /// `in_flight`, `credits`, `paused`, `entered.STATE`, `in.STATE`.
     pub fn parse(name: &str) -> Result<Figure, String> {
         let figure = match name {
             "arrived" => Figure::Arrived,
@@ -233,17 +235,21 @@ impl Figure {
                         format!("no drop reason \"{reason}\" (reasons: {})", names.join(", "))
                     })?;
                     Figure::Dropped(Some(*reason))
-                } else if let Some(state) = name.strip_prefix("entered.") {
+                } else if let Some((which, state)) = name.split_once('.').filter(|(w, _)| matches!(*w, "entered" | "in")) {
                     let state = STATES
                         .iter()
                         .find(|s| **s == state)
                         .ok_or_else(|| format!("no state \"{state}\" (states: {})", STATES.join(", ")))?;
-                    Figure::Entered(state)
+                    if which == "in" {
+                        Figure::In(state)
+                    } else {
+                        Figure::Entered(state)
+                    }
                 } else {
                     return Err(format!(
                         "no figure \"{name}\" (figures: arrived, departed, dropped, dropped.REASON, drop_fraction, disconnects, \
                          throughput_per_s, depth, max_depth, mean_depth, mean_wait_s, mean_sojourn_s, in_flight, \
-                         credits, paused, entered.STATE)"
+                         credits, paused, entered.STATE, in.STATE)"
                     ));
                 }
             }
@@ -473,6 +479,7 @@ fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Reading)
         Figure::InFlight => sim.node_report(node).in_flight.unwrap_or(0) as f64,
         Figure::Credits => sim.node_report(node).credits.unwrap_or(0) as f64,
         Figure::Paused => f64::from(u8::from(sim.node_report(node).paused == Some(true))),
+        Figure::In(state) => f64::from(u8::from(sim.node_report(node).state == Some(state))),
         Figure::Entered(state) => {
             // The log keeps the latest entries; those since the step began
             // are enough to say whether it happened.
@@ -567,13 +574,7 @@ pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, String> {
     for (k, step) in lesson.text.steps.iter().enumerate() {
         let at = |why: String| format!("step {}: {why}", k + 1);
         if step.compare {
-            let mut a = Simulation::new(lesson.variant(0).map_err(at)?, seed).map_err(|e| at(e.to_string()))?;
-            let mut b = Simulation::new(lesson.variant(1).map_err(at)?, seed).map_err(|e| at(e.to_string()))?;
-            let watch = Watch::start(step, &[&a, &b]).map_err(at)?;
-            a.run_until(watch.judge_at);
-            b.run_until(watch.judge_at);
-            let verdict = watch.verdict(&[&a, &b]);
-            outcomes.push(StepOutcome { began_s: 0.0, judged_s: watch.judge_at.as_secs_f64(), verdict });
+            outcomes.push(compare(lesson, step).map_err(at)?);
             continue;
         }
         let next = apply(&scenario, &step.changes).map_err(at)?;
@@ -595,6 +596,19 @@ pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, String> {
         outcomes.push(StepOutcome { began_s: watch.started.as_secs_f64(), judged_s: sim.now().as_secs_f64(), verdict });
     }
     Ok(outcomes)
+}
+
+/// Runs variants A and B of `lesson` from time zero on its seed, side by
+/// side, to the time `step` is judged, and judges it.
+pub fn compare(lesson: &Lesson, step: &Step) -> Result<StepOutcome, String> {
+    let seed = lesson.scenario.seed.unwrap_or(1);
+    let mut a = Simulation::new(lesson.variant(0)?, seed).map_err(|e| e.to_string())?;
+    let mut b = Simulation::new(lesson.variant(1)?, seed).map_err(|e| e.to_string())?;
+    let watch = Watch::start(step, &[&a, &b])?;
+    a.run_until(watch.judge_at);
+    b.run_until(watch.judge_at);
+    let verdict = watch.verdict(&[&a, &b]);
+    Ok(StepOutcome { began_s: 0.0, judged_s: watch.judge_at.as_secs_f64(), verdict })
 }
 
 /// `scenario` with `changes` made; an error names the change at fault.
@@ -632,6 +646,8 @@ mod tests {
     fn figures_parse_and_name_what_is_wrong() {
         assert_eq!(Figure::parse("dropped.thinned"), Ok(Figure::Dropped(Some(DropReason::Thinned))));
         assert_eq!(Figure::parse("entered.HardLimit"), Ok(Figure::Entered("HardLimit")));
+        assert_eq!(Figure::parse("in.ShutDown"), Ok(Figure::In("ShutDown")));
+        assert!(Figure::parse("in.Asleep").unwrap_err().contains("no state \"Asleep\""));
         assert!(Figure::parse("dropped.lost").unwrap_err().contains("thinned"));
         assert!(Figure::parse("speed").unwrap_err().contains("no figure \"speed\""));
     }

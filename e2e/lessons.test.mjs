@@ -1,0 +1,57 @@
+// Lessons in Chromium: the picker is the first view, and every lesson
+// opens and turns out as its first "try this" step says.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, dirname } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { withBrowser, open, screenshot } from './harness.mjs';
+
+const env = withBrowser();
+const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'lessons');
+const lessons = readdirSync(dir)
+  .filter((f) => f.endsWith('.json'))
+  .sort()
+  .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+
+test('a first visit opens on the lesson picker, with every lesson', async () => {
+  const { page, errors } = await open(env.browser, env.url, { picker: true });
+  const picker = page.getByTestId('lesson-picker');
+  await picker.waitFor();
+  assert.ok(lessons.length >= 12);
+  for (const l of lessons) {
+    await assert.doesNotReject(page.getByTestId(`lesson-${l.number}`).getByText(l.title, { exact: true }).waitFor({ timeout: 2000 }));
+  }
+  // The picker is a dialog with a name, and the keyboard starts on the first lesson.
+  assert.equal(await picker.getAttribute('role'), 'dialog');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'lesson-1');
+  await screenshot(page, 'lesson-picker');
+  // Escape closes it and leaves the first lesson's scenario, the default, running.
+  await page.keyboard.press('Escape');
+  await picker.waitFor({ state: 'detached' });
+  assert.match(await page.textContent('.subtitle'), new RegExp(lessons[0].title));
+  assert.deepEqual(errors, []);
+});
+
+for (const l of lessons) {
+  test(`lesson ${l.number}, "${l.title}": its first step turns out as it says`, async () => {
+    const { page, errors } = await open(env.browser, env.url, { picker: true });
+    await page.getByTestId(`lesson-${l.number}`).click();
+    const panel = page.getByTestId('lesson-panel');
+    await panel.waitFor();
+    assert.match(await panel.locator('h2').textContent(), new RegExp(`Lesson ${l.number}`));
+    assert.match(await page.textContent('.subtitle'), new RegExp(JSON.parse(readFileSync(join(dir, '..', 'scenarios', l.scenario), 'utf8')).name.replace(/[()]/g, '.')));
+    await page.selectOption('[data-testid="speed"]', 'max');
+    await page.getByTestId('step-1-try').click();
+    const verdict = page.getByTestId('step-1-verdict');
+    await page.waitForFunction(
+      () => ['passed', 'failed'].includes(document.querySelector('[data-testid="step-1-verdict"]')?.dataset.state),
+      null,
+      { timeout: 90_000 },
+    );
+    const figures = await verdict.textContent();
+    assert.equal(await verdict.getAttribute('data-state'), 'passed', figures);
+    if (l.number === 1) await screenshot(page, 'lesson-1-judged');
+    assert.deepEqual(errors, []);
+  });
+}

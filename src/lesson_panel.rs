@@ -1,0 +1,92 @@
+//! The open lesson: its story, what to watch, and its "try this" steps,
+//! each with a button that does it and, once the step's time has run, the
+//! verdict on what the lesson said would happen, with the figures behind it.
+
+use std::rc::Rc;
+
+use sluice_engine::lesson::{LessonText, Verdict};
+use yew::prelude::*;
+
+/// Where a step stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepState {
+    NotTried,
+    /// Being watched until this simulated time.
+    Watching { until_s: f64 },
+    Judged(Verdict),
+}
+
+#[derive(Properties, PartialEq)]
+pub struct LessonPanelProps {
+    pub lesson: Rc<LessonText>,
+    pub states: Vec<StepState>,
+    /// The simulated time, for "n s to go".
+    pub now_s: f64,
+    /// Does step k.
+    pub on_try: Callback<usize>,
+    pub on_all: Callback<()>,
+    pub on_close: Callback<()>,
+}
+
+#[function_component(LessonPanel)]
+pub fn lesson_panel(props: &LessonPanelProps) -> Html {
+    let l = &props.lesson;
+    let steps = l.steps.iter().enumerate().map(|(k, step)| {
+        let n = k + 1;
+        let state = props.states.get(k).cloned().unwrap_or(StepState::NotTried);
+        let on_try = props.on_try.clone();
+        let label = if step.compare {
+            "Compare A/B"
+        } else if step.changes.is_empty() && k == 0 {
+            "Watch from the start"
+        } else if step.changes.is_empty() {
+            "Watch"
+        } else {
+            "Try it"
+        };
+        let verdict = match &state {
+            StepState::NotTried => html! {},
+            StepState::Watching { until_s } => html! {
+                <p class="verdict watching" data-testid={format!("step-{n}-verdict")} data-state="watching">
+                    { format!("Watching… {:.0} simulated s to go", (until_s - props.now_s).max(0.0)) }
+                </p>
+            },
+            StepState::Judged(v) => html! {
+                <div class={classes!("verdict", if v.passed { "passed" } else { "failed" })} data-testid={format!("step-{n}-verdict")}
+                    data-state={if v.passed { "passed" } else { "failed" }}>
+                    <p class="verdict-head">{ if v.passed { "✓ As the lesson says" } else { "✗ Not as the lesson says: something on the canvas differs from the lesson's" } }</p>
+                    <ul class="verdict-figures">
+                        { for v.results.iter().map(|r| html! { <li class={if r.passed { "ok" } else { "off" }}>{ &r.text }</li> }) }
+                    </ul>
+                </div>
+            },
+        };
+        html! {
+            <li class="step" data-testid={format!("step-{n}")}>
+                <p class="step-try">{ &step.try_this }</p>
+                <p class="step-expect"><strong>{"Expect: "}</strong>{ &step.expect }</p>
+                <button class="primary small" data-testid={format!("step-{n}-try")} disabled={matches!(state, StepState::Watching { .. })}
+                    onclick={Callback::from(move |_: MouseEvent| on_try.emit(k))}>{ label }</button>
+                { verdict }
+            </li>
+        }
+    });
+    let (on_all, on_close) = (props.on_all.clone(), props.on_close.clone());
+    html! {
+        <section class="panel lesson" aria-label="Lesson" data-testid="lesson-panel">
+            <div class="panel-head">
+                <h2>{ format!("Lesson {} · {}", l.number, l.title) }</h2>
+                <button class="icon" aria-label="Close the lesson" onclick={Callback::from(move |_: MouseEvent| on_close.emit(()))}>{"×"}</button>
+            </div>
+            <p class="lesson-source">{ &l.source }</p>
+            <details open=true>
+                <summary>{"The story"}</summary>
+                <p>{ &l.story }</p>
+            </details>
+            <p><strong>{"Watch: "}</strong>{ &l.watch }</p>
+            <h3>{"Try this"}</h3>
+            <ol class="steps">{ for steps }</ol>
+            <button class="link" data-testid="all-lessons" onclick={Callback::from(move |_: MouseEvent| on_all.emit(()))}>{"All lessons…"}</button>
+        </section>
+    }
+}
