@@ -163,7 +163,8 @@ test('step, as fast as possible, and the seed', async () => {
 });
 
 test('a panic shows the error panel instead of a dead page', async () => {
-  const { page } = await open(env.browser, `${env.url}?crash-test`);
+  // The picker stays untouched: the panel is over it, and it keeps the focus.
+  const { page } = await open(env.browser, `${env.url}?crash-test`, { picker: true });
   await page.waitForSelector('[data-testid="panic"]');
   const text = await page.textContent('[data-testid="panic"]');
   assert.match(text, /Sluice stopped working/);
