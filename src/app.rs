@@ -820,12 +820,11 @@ pub fn app() -> Html {
     let motion = s.motion.clone();
     let (can_undo, can_redo) = (s.editor.can_undo(), s.editor.can_redo());
     let (events, seed) = (s.sim.as_ref().map_or(0, |sim| sim.events()), scenario.seed.unwrap_or(1));
-    let open_lesson = s.lesson.as_ref().and_then(|run| {
-        let text: Rc<LessonText> = Rc::new(lessons().get(run.index)?.text.clone());
-        Some((text, run.states.clone()))
-    });
+    let open_lesson = s.lesson.as_ref().map(|run| (run.index, run.states.clone()));
     drop(s);
-    let lesson_texts = (*use_memo((), |_| Rc::new(lessons().iter().map(|l| l.text.clone()).collect::<Vec<_>>()))).clone();
+    // Made once: the picker and the open lesson's panel share it, and it
+    // stays equal from frame to frame.
+    let lesson_texts = (*use_memo((), |_| Rc::new(lessons().iter().map(|l| l.text.clone()).collect::<Vec<LessonText>>()))).clone();
 
     let button = |label: &'static str, test_id: &'static str, title: &'static str, enabled: bool, cb: &Callback<()>| {
         let cb = cb.clone();
@@ -909,8 +908,8 @@ pub fn app() -> Html {
                     }
                 </section>
                 <aside class="sidebar">
-                    if let Some((lesson, states)) = open_lesson {
-                        <LessonPanel {lesson} {states} now_s={panel_snapshot.time_s} {on_try} on_all={on_all_lessons} on_close={on_lesson_close} />
+                    if let Some((index, states)) = open_lesson {
+                        <LessonPanel lessons={lesson_texts.clone()} {index} {states} now_s={panel_snapshot.time_s} {on_try} on_all={on_all_lessons} on_close={on_lesson_close} />
                     }
                     <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={on_reconfigure} {on_close} />
                     <Counters snapshot={panel_snapshot.clone()} />

@@ -18,7 +18,9 @@ pub enum StepState {
 
 #[derive(Properties, PartialEq)]
 pub struct LessonPanelProps {
-    pub lesson: Rc<LessonText>,
+    /// Every lesson's text, and which one is open.
+    pub lessons: Rc<Vec<LessonText>>,
+    pub index: usize,
     pub states: Vec<StepState>,
     /// The simulated time, for "n s to go".
     pub now_s: f64,
@@ -30,7 +32,7 @@ pub struct LessonPanelProps {
 
 #[function_component(LessonPanel)]
 pub fn lesson_panel(props: &LessonPanelProps) -> Html {
-    let l = &props.lesson;
+    let Some(l) = props.lessons.get(props.index) else { return html! {} };
     let steps = l.steps.iter().enumerate().map(|(k, step)| {
         let n = k + 1;
         let state = props.states.get(k).cloned().unwrap_or(StepState::NotTried);
