@@ -42,11 +42,19 @@ for (const l of lessons) {
     assert.match(await panel.locator('h2').textContent(), new RegExp(`Lesson ${l.number}`));
     assert.match(await page.textContent('.subtitle'), new RegExp(JSON.parse(readFileSync(join(dir, '..', 'scenarios', l.scenario), 'utf8')).name.replace(/[()]/g, '.')));
     await page.selectOption('[data-testid="speed"]', 'max');
+    // A first step that only watches began with the lesson; its button
+    // waits for that verdict. The verdict awaited is the one of the try
+    // this click begins, not one left from before.
+    const before = Number(await page.getByTestId('step-1').getAttribute('data-tries'));
     await page.getByTestId('step-1-try').click();
     const verdict = page.getByTestId('step-1-verdict');
     await page.waitForFunction(
-      () => ['passed', 'failed'].includes(document.querySelector('[data-testid="step-1-verdict"]')?.dataset.state),
-      null,
+      (before) => {
+        const step = document.querySelector('[data-testid="step-1"]');
+        const state = document.querySelector('[data-testid="step-1-verdict"]')?.dataset.state;
+        return Number(step?.dataset.tries) > before && ['passed', 'failed'].includes(state);
+      },
+      before,
       { timeout: 90_000 },
     );
     const figures = await verdict.textContent();

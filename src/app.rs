@@ -20,7 +20,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, KeyboardEvent};
 use yew::prelude::*;
 
-use crate::chart::{ChartKind, Charts, Line, StateChange, NODE_COLOURS};
+use crate::chart::{ChartKind, Charts, Line, StateChange, Stroke, NODE_COLOURS};
 use crate::controls::Controls;
 use crate::counters::Counters;
 use crate::frames::FrameLoop;
@@ -33,6 +33,8 @@ use crate::lesson_picker::LessonPicker;
 use crate::palette::Palette;
 use crate::event_log::EventLog;
 use crate::snapshot::{state_colour, DropEntry, DropLog, Sampler, Snapshot};
+use crate::theory_panel::TheoryPanel;
+use crate::ab_table::AbTable;
 
 /// The most events one frame may process, so the page stays responsive
 /// when the simulation cannot keep up with the chosen speed.
@@ -62,6 +64,45 @@ struct LessonRun {
     /// The step being watched, and its watch on the running simulation.
     watching: Option<(usize, Watch)>,
     states: Vec<StepState>,
+    /// How many times each step was begun (a verdict says which try it
+    /// judged).
+    tries: Vec<u32>,
+}
+
+/// Variant B of an A/B comparison: another scenario on A's seed, run to
+/// A's time frame by frame, watched but not edited.
+struct Comparison {
+    labels: (String, String),
+    sim: Simulation,
+    drops: DropLog,
+    samples: Sampler,
+    motion_tracker: MotionTracker,
+    motion: Rc<Motion>,
+}
+
+impl Comparison {
+    /// `scenario` from time zero on `seed`.
+    fn new(scenario: Scenario, seed: u64, labels: (String, String)) -> Result<Comparison, String> {
+        let mut sim = Simulation::new(scenario, seed).map_err(|e| e.to_string())?;
+        sim.count_flows();
+        let motion_tracker = MotionTracker::new(&sim);
+        Ok(Comparison { labels, sim, drops: DropLog::default(), samples: Sampler::default(), motion_tracker, motion: Rc::default() })
+    }
+
+    /// The same variant from time zero again, on `seed`.
+    fn restarted(&self, seed: u64) -> Option<Comparison> {
+        Comparison::new(self.sim.scenario().clone(), seed, self.labels.clone()).ok()
+    }
+}
+
+/// Notes what a simulation did since the last frame: drops for the log,
+/// samples for the charts, and the dots and flashes of the canvas.
+fn observe_run(sim: &Simulation, drops: &mut DropLog, samples: &mut Sampler, tracker: &mut MotionTracker) -> Rc<Motion> {
+    let now = now_ms();
+    drops.observe(sim, now);
+    samples.observe(sim);
+    let dropping = drops.dropping(now, RECENT_MS);
+    Rc::new(tracker.observe(sim, now, dropping))
 }
 
 fn now_ms() -> f64 {
@@ -84,6 +125,8 @@ pub struct Session {
     /// Counts accepted edits: the panels catch up at once after one.
     generation: u64,
     lesson: Option<LessonRun>,
+    /// With A/B open: variant B (the edited scenario is A).
+    comparison: Option<Comparison>,
 }
 
 impl Session {
@@ -103,6 +146,7 @@ impl Session {
             motion: Rc::default(),
             generation: 0,
             lesson: None,
+            comparison: None,
         };
         session.follow();
         session
@@ -120,6 +164,8 @@ impl Session {
         self.samples = Sampler::default();
         self.motion_tracker = self.sim.as_ref().map(MotionTracker::new).unwrap_or_default();
         self.motion = Rc::default();
+        // B keeps in step: both start again from zero on A's seed.
+        self.comparison = self.comparison.take().and_then(|b| b.restarted(seed));
         // A watch reads the simulation it began on.
         if let Some(run) = &mut self.lesson {
             if let Some((k, _)) = run.watching.take() {
@@ -133,26 +179,33 @@ impl Session {
         self.lesson.as_ref()?.watching.as_ref().map(|(_, w)| w.judge_at)
     }
 
-    /// Starts watching step `k` of the open lesson: a comparing step runs
-    /// its A and B variants to the time it is judged; any other is watched
-    /// on the running simulation.
+    /// The runs a watch reads: A, and B when a comparison is open.
+    fn runs(&self) -> Vec<&Simulation> {
+        self.sim.iter().chain(self.comparison.as_ref().map(|b| &b.sim)).collect()
+    }
+
+    /// Starts watching step `k` of the open lesson on the running
+    /// simulation, or on A and B for a comparing step (whose comparison
+    /// the caller has opened, from time zero).
     fn watch_step(&mut self, k: usize) {
         let Some(run) = &mut self.lesson else { return };
         let lessons = lessons();
         let Some(step) = lessons.get(run.index).and_then(|l| l.text.steps.get(k)) else { return };
-        let failed = |why: String| StepState::Judged(Verdict { passed: false, results: vec![CheckResult { text: why, passed: false }] });
-        if step.compare {
-            run.states[k] = match lesson::compare(&lessons[run.index], step) {
-                Ok(outcome) => StepState::Judged(outcome.verdict),
-                Err(why) => failed(why),
-            };
-            return;
+        if let Some(tries) = run.tries.get_mut(k) {
+            *tries += 1;
         }
-        let Some(sim) = &self.sim else {
+        let failed = |why: String| StepState::Judged(Verdict { passed: false, results: vec![CheckResult { text: why, passed: false }] });
+        let runs: Vec<&Simulation> = self.sim.iter().chain(self.comparison.as_ref().map(|b| &b.sim)).collect();
+        if runs.is_empty() {
             run.states[k] = failed("The scenario is not running: it lacks an edge.".into());
             return;
-        };
-        match Watch::start(step, &[sim]) {
+        }
+        if step.compare && runs.len() < 2 {
+            run.states[k] = failed("The A/B comparison is not open.".into());
+            return;
+        }
+        let runs = if step.compare { &runs[..] } else { &runs[..1] };
+        match Watch::start(step, runs) {
             Ok(watch) => {
                 run.states[k] = StepState::Watching { until_s: watch.judge_at.as_secs_f64() };
                 run.watching = Some((k, watch));
@@ -163,23 +216,46 @@ impl Session {
 
     /// Gives the verdict on the watched step once its time has come.
     fn judge(&mut self) {
-        let (Some(run), Some(sim)) = (&mut self.lesson, &self.sim) else { return };
-        if let Some((k, watch)) = &run.watching {
-            if watch.due(&[sim]) {
-                run.states[*k] = StepState::Judged(watch.verdict(&[sim]));
-                run.watching = None;
-            }
+        let Some(run) = &self.lesson else { return };
+        let Some((k, watch)) = &run.watching else { return };
+        let compare = lessons().get(run.index).and_then(|l| l.text.steps.get(*k)).is_some_and(|step| step.compare);
+        let all = self.runs();
+        let runs = if compare { &all[..] } else { &all[..all.len().min(1)] };
+        // B must have caught up with A too.
+        if runs.is_empty() || !runs.iter().all(|sim| watch.due(&[sim])) {
+            return;
         }
+        let verdict = watch.verdict(runs);
+        let k = *k;
+        if let Some(run) = &mut self.lesson {
+            run.states[k] = StepState::Judged(verdict);
+            run.watching = None;
+        }
+    }
+
+    /// Brings variant B to A's simulated time.
+    fn catch_up_b(&mut self) {
+        if let (Some(a), Some(b)) = (&self.sim, &mut self.comparison) {
+            b.sim.run_until(a.now());
+        }
+    }
+
+    /// Opens an A/B comparison: the edited scenario is A, `b` runs beside
+    /// it on the same seed; both start from zero.
+    fn open_comparison(&mut self, b: Scenario, labels: (String, String)) -> Result<(), String> {
+        let seed = self.editor.scenario().seed.unwrap_or(1);
+        self.comparison = Some(Comparison::new(b, seed, labels)?);
+        self.restart();
+        Ok(())
     }
 
     /// Notes what the simulation did since the last frame.
     fn observe(&mut self) {
         if let Some(sim) = &self.sim {
-            let now = now_ms();
-            self.drops.observe(sim, now);
-            self.samples.observe(sim);
-            let dropping = self.drops.dropping(now, RECENT_MS);
-            self.motion = Rc::new(self.motion_tracker.observe(sim, now, dropping));
+            self.motion = observe_run(sim, &mut self.drops, &mut self.samples, &mut self.motion_tracker);
+        }
+        if let Some(b) = &mut self.comparison {
+            b.motion = observe_run(&b.sim, &mut b.drops, &mut b.samples, &mut b.motion_tracker);
         }
     }
 
@@ -238,12 +314,21 @@ struct PanelCache {
     snapshot: Rc<Snapshot>,
     drops: Rc<Vec<DropEntry>>,
     charts: Option<ChartData>,
+    /// Variant B's, with A/B open.
+    b_snapshot: Option<Rc<Snapshot>>,
 }
 
 impl Default for PanelCache {
     fn default() -> Self {
         // Long ago: the first render works everything out.
-        PanelCache { at_ms: f64::NEG_INFINITY, key: Default::default(), snapshot: Rc::default(), drops: Rc::default(), charts: None }
+        PanelCache {
+            at_ms: f64::NEG_INFINITY,
+            key: Default::default(),
+            snapshot: Rc::default(),
+            drops: Rc::default(),
+            charts: None,
+            b_snapshot: None,
+        }
     }
 }
 
@@ -289,7 +374,7 @@ fn chart_lines(
     let mut strips = Vec::new();
     for (k, &node) in charted.iter().enumerate() {
         let (name, colour) = (&names[k], NODE_COLOURS[k % NODE_COLOURS.len()]);
-        let line = |label: String, colour, points| Line { label, colour, points, dashed: false };
+        let line = |label: String, colour, points| Line { label, colour, points, stroke: Stroke::Solid };
         let taken = samples.of(node);
         match kind {
             ChartKind::Depth => {
@@ -323,7 +408,7 @@ fn chart_lines(
                     _ => 0,
                 };
                 if v > 0 {
-                    lines.push(Line { label: format!("{who}{label} ({v})"), colour: state_colour(state), points: vec![(0.0, v as f64)], dashed: true });
+                    lines.push(Line { label: format!("{who}{label} ({v})"), colour: state_colour(state), points: vec![(0.0, v as f64)], stroke: Stroke::Threshold });
                 }
             }
             let transitions = sim
@@ -336,6 +421,50 @@ fn chart_lines(
         }
     }
     (Rc::new(lines), names, Rc::new(strips))
+}
+
+/// A's chart data with variant B's drawn over it: B's lines dashed in the
+/// same colours, its thresholds only where they differ from A's, its state
+/// strips after A's.
+fn with_variant_b(a: ChartData, b: &Simulation, samples: &Sampler, kind: ChartKind) -> ChartData {
+    let (lines_a, names, strips_a) = a;
+    // The same nodes, by id: B's indices may differ.
+    let charted_b: Vec<usize> = names.iter().filter_map(|id| b.scenario().node_index(id)).collect();
+    let (lines_b, _, strips_b) = chart_lines(b, samples, &charted_b, kind);
+    let mut lines: Vec<Line> = lines_a
+        .iter()
+        .cloned()
+        .map(|mut l| {
+            if l.stroke == Stroke::Solid {
+                l.label = format!("A: {}", l.label);
+            }
+            l
+        })
+        .collect();
+    for mut l in lines_b.iter().cloned() {
+        match l.stroke {
+            Stroke::Threshold if lines_a.iter().any(|t| t.stroke == Stroke::Threshold && t.points == l.points && t.label == l.label) => continue,
+            Stroke::Threshold => l.label = format!("B: {}", l.label),
+            _ => {
+                l.label = format!("B: {}", l.label);
+                l.stroke = Stroke::Dashed;
+            }
+        }
+        lines.push(l);
+    }
+    let mut strips = (*strips_a).clone();
+    strips.extend(strips_b.iter().map(|(name, changes)| (format!("{name} (B)"), changes.clone())));
+    (Rc::new(lines), names, Rc::new(strips))
+}
+
+/// The chart that shows a lesson's figure, where one does.
+fn chart_for(figure: &str) -> Option<ChartKind> {
+    match figure {
+        "throughput_per_s" | "departed" => Some(ChartKind::Throughput),
+        "mean_wait_s" | "mean_sojourn_s" => Some(ChartKind::Latency),
+        "mean_depth" | "max_depth" | "depth" => Some(ChartKind::Depth),
+        _ => None,
+    }
 }
 
 /// Simulates until the wall clock reaches `deadline_ms`, nothing is left
@@ -419,13 +548,19 @@ pub fn app() -> Html {
                     // A lesson's step is judged at its time exactly.
                     let judge_at = s.judge_at();
                     let Some(sim) = s.sim.as_mut() else { return };
-                    let kept_up = if speed.is_finite() {
+                    let mut kept_up = if speed.is_finite() {
                         let target = sim.now() + sluice_engine::SimDuration::from_secs_f64(real_s * speed);
                         sim.run_until_bounded(judge_at.map_or(target, |j| target.min(j)), EVENTS_PER_FRAME)
                     } else {
                         run_flat_out(sim, now + FLAT_OUT_MS, judge_at);
                         true
                     };
+                    // Variant B follows A to the same simulated time (and
+                    // catches up over the next frames if it cannot at once).
+                    let a_now = sim.now();
+                    if let Some(b) = s.comparison.as_mut() {
+                        kept_up &= b.sim.run_until_bounded(a_now, EVENTS_PER_FRAME);
+                    }
                     s.observe();
                     s.judge();
                     drop(s);
@@ -473,8 +608,14 @@ pub fn app() -> Html {
     .clone();
 
     let on_play = {
-        let playing = playing.clone();
-        Callback::from(move |_| playing.set(!*playing))
+        let (playing, session) = (playing.clone(), session.clone());
+        Callback::from(move |_| {
+            if *playing {
+                // Paused, A and B are read at one instant.
+                session.borrow_mut().catch_up_b();
+            }
+            playing.set(!*playing)
+        })
     };
     let on_speed = {
         let speed = speed.clone();
@@ -526,7 +667,9 @@ pub fn app() -> Html {
             let name = file.name();
             let (edit, notice, status, selected) = (edit.clone(), notice.clone(), status.clone(), selected.clone());
             let done = move |result: Result<String, String>| {
-                let outcome = result.and_then(|text| edit(&|s| s.editor.import(&text)));
+                // Another scenario altogether: a comparison with the old one
+                // would mean nothing.
+                let outcome = result.and_then(|text| edit(&|s| s.editor.import(&text).map(|()| s.comparison = None)));
                 match outcome {
                     Ok(()) => {
                         selected.set(Vec::new());
@@ -724,26 +867,57 @@ pub fn app() -> Html {
             let lessons = lessons();
             let Some(lesson) = lessons.get(index) else { return };
             let text = lesson.scenario.to_json_pretty();
-            if edit(&|s| s.editor.import(&text)).is_err() {
+            if edit(&|s| s.editor.import(&text).map(|()| s.comparison = None)).is_err() {
                 return;
             }
             let mut s = session.borrow_mut();
             // A lesson starts from time zero, even if its scenario was open.
             s.restart();
-            s.lesson = Some(LessonRun { index, watching: None, states: vec![StepState::NotTried; lesson.text.steps.len()] });
-            s.watch_step(0);
+            let steps = lesson.text.steps.len();
+            s.lesson = Some(LessonRun { index, watching: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps] });
+            // A first step that only watches begins with the lesson; one
+            // that changes something waits for its button.
+            if lesson.text.steps.first().is_some_and(|step| step.changes.is_empty() && !step.compare) {
+                s.watch_step(0);
+            }
             selected.set(lesson.text.focus.iter().filter_map(|id| s.index_of(id)).collect());
             picking.set(false);
             playing.set(true);
         })
     };
     let on_try = {
-        let (edit, session, playing) = (edit.clone(), session.clone(), playing.clone());
+        let (edit, session, playing, notice, chart_kind) =
+            (edit.clone(), session.clone(), playing.clone(), notice.clone(), chart_kind.clone());
         Callback::from(move |k: usize| {
             let index = session.borrow().lesson.as_ref().map(|run| run.index);
             let Some(step) = index.and_then(|i| lessons().get(i).and_then(|l| l.text.steps.get(k).cloned())) else { return };
-            if k == 0 && step.changes.is_empty() && !step.compare {
-                // The first step watches the lesson from its start.
+            // The chart shows what the step checks first.
+            if let Some(kind) = step.check.first().and_then(|c| chart_for(&c.figure)) {
+                chart_kind.set(kind);
+            }
+            if step.compare {
+                // A is the lesson's variant A, in the editor (undoably); B
+                // runs beside it; both from time zero on the lesson's seed.
+                let Some(lesson) = index.and_then(|i| lessons().get(i).cloned()) else { return };
+                let (Ok(a), Ok(b), Some(compare)) = (lesson.variant(0), lesson.variant(1), lesson.text.compare.as_ref()) else { return };
+                let labels = (compare.a.label.clone(), compare.b.label.clone());
+                if edit(&|s| s.editor.import(&a.to_json_pretty())).is_err() {
+                    return;
+                }
+                let opened = session.borrow_mut().open_comparison(b, labels);
+                if let Err(why) = opened {
+                    notice.set(Some(why));
+                    return;
+                }
+                session.borrow_mut().watch_step(k);
+                playing.set(true);
+                return;
+            }
+            if k == 0 {
+                // The first step starts the lesson's run again from time
+                // zero (its changes then apply at once, as the engine's
+                // test of the lesson makes them), so what it claims does
+                // not depend on when it was pressed.
                 session.borrow_mut().restart();
             }
             if !step.changes.is_empty() {
@@ -756,9 +930,31 @@ pub fn app() -> Html {
                 }
             }
             session.borrow_mut().watch_step(k);
-            if !step.compare {
+            playing.set(true);
+        })
+    };
+    // A/B on the playground: B is the scenario as it is now, A stays
+    // editable; change A and watch how it differs from where it started.
+    let on_compare = {
+        let (session, redraw, notice, playing) = (session.clone(), redraw.clone(), notice.clone(), playing.clone());
+        Callback::from(move |_: ()| {
+            let mut s = session.borrow_mut();
+            if s.comparison.is_some() {
+                s.comparison = None;
+            } else if !s.missing.is_empty() {
+                notice.set(Some("A/B needs a scenario that runs: it still lacks an edge.".into()));
+                return;
+            } else {
+                let b = s.editor.scenario().clone();
+                let labels = ("edited".to_string(), "as it was when A/B opened".to_string());
+                if let Err(why) = s.open_comparison(b, labels) {
+                    notice.set(Some(why));
+                    return;
+                }
                 playing.set(true);
             }
+            drop(s);
+            redraw.force_update();
         })
     };
     let on_lesson_close = {
@@ -801,15 +997,28 @@ pub fn app() -> Html {
             if charted.is_empty() {
                 charted.push(scenario.nodes.iter().position(|n| n.block.kind() == "queue").unwrap_or(0));
             }
-            chart_lines(sim, &s.samples, &charted, *chart_kind)
+            let mut data = chart_lines(sim, &s.samples, &charted, *chart_kind);
+            if let Some(b) = &s.comparison {
+                data = with_variant_b(data, &b.sim, &b.samples, *chart_kind);
+            }
+            data
         });
+        let b_snapshot = s.comparison.as_ref().map(|b| Rc::new(Snapshot::of(&b.sim, b.sim.scenario())));
         *panels.borrow_mut() =
-            PanelCache { at_ms: now_ms(), key: panel_key, snapshot, drops: Rc::new(s.drops.latest()), charts };
+            PanelCache { at_ms: now_ms(), key: panel_key, snapshot, drops: Rc::new(s.drops.latest()), charts, b_snapshot };
     }
-    let (panel_snapshot, drops, charts) = {
+    let (panel_snapshot, drops, charts, b_snapshot) = {
         let p = panels.borrow();
-        (p.snapshot.clone(), p.drops.clone(), p.charts.clone())
+        (p.snapshot.clone(), p.drops.clone(), p.charts.clone(), p.b_snapshot.clone())
     };
+    // With A/B open: B's canvas, its labels, and the selection as B's indices.
+    let comparison = s.comparison.as_ref().zip(b_snapshot).map(|(b, b_snapshot)| {
+        let ids = s.ids_of(&selection);
+        let b_selected: Vec<usize> = ids.iter().filter_map(|id| b.sim.scenario().node_index(id)).collect();
+        (b.labels.clone(), b_snapshot, b.motion.clone(), b_selected, ids)
+    });
+    let selected_theory =
+        selected_index.and_then(|i| panel_snapshot.nodes.get(i)).and_then(|n| Some((n.id.clone(), n.theory.clone()?)));
     let selected_spec = selected_index.and_then(|i| scenario.nodes.get(i).cloned());
     let selected_outputs: Vec<String> = selected_spec
         .as_ref()
@@ -820,7 +1029,28 @@ pub fn app() -> Html {
     let motion = s.motion.clone();
     let (can_undo, can_redo) = (s.editor.can_undo(), s.editor.can_redo());
     let (events, seed) = (s.sim.as_ref().map_or(0, |sim| sim.events()), scenario.seed.unwrap_or(1));
-    let open_lesson = s.lesson.as_ref().map(|run| (run.index, run.states.clone()));
+    let comparing = s.comparison.is_some();
+    // A block picked on B's canvas selects the same block of A.
+    let on_select_b = {
+        let on_select = on_select.clone();
+        let map: Vec<Option<usize>> = s
+            .comparison
+            .as_ref()
+            .map(|b| b.sim.scenario().nodes.iter().map(|n| s.index_of(&n.id)).collect())
+            .unwrap_or_default();
+        Callback::from(move |pick: Select| {
+            let to_a = |i: usize| map.get(i).copied().flatten();
+            let picked = match pick {
+                Select::Only(i) => to_a(i).map(Select::Only),
+                Select::Toggle(i) => to_a(i).map(Select::Toggle),
+                Select::Clear => Some(Select::Clear),
+            };
+            if let Some(pick) = picked {
+                on_select.emit(pick);
+            }
+        })
+    };
+    let open_lesson = s.lesson.as_ref().map(|run| (run.index, run.states.clone(), run.tries.clone()));
     drop(s);
     // Made once: the picker and the open lesson's panel share it, and it
     // stays equal from frame to frame.
@@ -875,6 +1105,12 @@ pub fn app() -> Html {
                         { button("⤓ Export", "export", "Save the scenario as a JSON file", true, &on_export) }
                         <ImportButton on_file={on_import} />
                         { button("↗ Share link", "share", "Make a link that opens this scenario (copied to the clipboard)", true, &on_share) }
+                        <button data-testid="ab-toggle" aria-pressed={comparing.to_string()} onclick={{
+                            let on_compare = on_compare.clone();
+                            Callback::from(move |_: MouseEvent| on_compare.emit(()))
+                        }} title="Run a copy of this scenario beside it (B), on the same seed from time zero; edit A and compare">
+                            { if comparing { "Close A/B" } else { "⇄ A/B" } }
+                        </button>
                     </div>
                     if let Some(link) = (*shared).clone() {
                         <div class="share" role="status" data-testid="share-panel">
@@ -902,14 +1138,32 @@ pub fn app() -> Html {
                             { missing.join("; ") }
                         </div>
                     }
-                    <Graph snapshot={panel_snapshot.clone()} motion={motion} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
+                    if let Some(((label_a, label_b), b_snapshot, b_motion, b_selected, compared)) = comparison {
+                        <div class="ab-canvases" data-testid="ab-view">
+                            <section class="ab-side" data-testid="canvas-a" aria-label={format!("Variant A: {label_a}")}>
+                                <h3 class="ab-label"><span class="ab-letter">{"A"}</span>{ label_a.clone() }<span class="muted">{" · edit here"}</span></h3>
+                                <Graph snapshot={panel_snapshot.clone()} motion={motion} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
+                            </section>
+                            <section class="ab-side" data-testid="canvas-b" aria-label={format!("Variant B: {label_b}")}>
+                                <h3 class="ab-label"><span class="ab-letter b">{"B"}</span>{ label_b.clone() }<span class="muted">{" · watch only"}</span></h3>
+                                <Graph snapshot={b_snapshot.clone()} motion={b_motion} selected={b_selected} on_select={on_select_b} on_move={Callback::noop()} on_connect={Callback::noop()}
+                                    readonly=true label={AttrValue::from(format!("Variant B canvas ({label_b}): watch only; select a block to chart it beside A's"))} />
+                            </section>
+                        </div>
+                        <AbTable labels={(label_a, label_b)} a={panel_snapshot.clone()} b={b_snapshot} nodes={compared} on_close={on_compare.clone()} />
+                    } else {
+                        <Graph snapshot={panel_snapshot.clone()} motion={motion} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
+                    }
                     if let Some((lines, nodes, strips)) = charts {
                         <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={panel_snapshot.time_s} />
                     }
                 </section>
                 <aside class="sidebar">
-                    if let Some((index, states)) = open_lesson {
-                        <LessonPanel lessons={lesson_texts.clone()} {index} {states} now_s={panel_snapshot.time_s} {on_try} on_all={on_all_lessons} on_close={on_lesson_close} />
+                    if let Some((index, states, tries)) = open_lesson {
+                        <LessonPanel lessons={lesson_texts.clone()} {index} {states} {tries} now_s={panel_snapshot.time_s} {on_try} on_all={on_all_lessons} on_close={on_lesson_close} />
+                    }
+                    if let Some((queue, theory)) = selected_theory {
+                        <TheoryPanel {queue} {theory} />
                     }
                     <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={on_reconfigure} {on_close} />
                     <Counters snapshot={panel_snapshot.clone()} />

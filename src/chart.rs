@@ -19,8 +19,17 @@ pub struct Line {
     pub label: String,
     pub colour: &'static str,
     pub points: Vec<(f64, f64)>,
-    /// Thresholds are dashed.
-    pub dashed: bool,
+    pub stroke: Stroke,
+}
+
+/// How a line is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stroke {
+    Solid,
+    /// Variant B of an A/B comparison, over A's solid line.
+    Dashed,
+    /// A threshold: dashed, level across the chart at its first point.
+    Threshold,
 }
 
 /// A queue's send state changed (for the state strips).
@@ -98,11 +107,17 @@ fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), 
     // laying out the whole page once per label.
     for line in lines {
         let style = rgb(line.colour).stroke_width(2);
-        if line.dashed {
-            let level = line.points.first().map_or(0.0, |p| p.1);
-            chart.draw_series(DashedLineSeries::new(vec![(0.0, level), (t_max, level)], 8, 5, style))?;
-        } else {
-            chart.draw_series(LineSeries::new(line.points.iter().copied(), style))?;
+        match line.stroke {
+            Stroke::Threshold => {
+                let level = line.points.first().map_or(0.0, |p| p.1);
+                chart.draw_series(DashedLineSeries::new(vec![(0.0, level), (t_max, level)], 8, 5, style))?;
+            }
+            Stroke::Dashed => {
+                chart.draw_series(DashedLineSeries::new(line.points.iter().copied(), 6, 4, style))?;
+            }
+            Stroke::Solid => {
+                chart.draw_series(LineSeries::new(line.points.iter().copied(), style))?;
+            }
         }
     }
     root.present()?;
@@ -164,7 +179,7 @@ pub fn charts(props: &ChartsProps) -> Html {
     });
     let who = props.nodes.join(", ");
     let key = props.lines.iter().map(|line| {
-        let stroke = if line.dashed { "dashed" } else { "solid" };
+        let stroke = if line.stroke == Stroke::Solid { "solid" } else { "dashed" };
         html! {
             <span class="legend-item">
                 <span class="line-swatch" style={format!("border-top: 3px {stroke} {}", line.colour)}></span>{ &line.label }

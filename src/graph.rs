@@ -18,6 +18,7 @@ use yew::prelude::*;
 use crate::palette::kind_label;
 
 use crate::motion::Motion;
+use crate::theory_panel::short_figure;
 use crate::snapshot::{state_colour, NodeView, Snapshot};
 
 /// The spacing of the dots on an edge, in canvas units.
@@ -57,6 +58,13 @@ pub struct GraphProps {
     pub on_move: Callback<(Vec<usize>, f64, f64)>,
     /// A connection dragged from the first node's output to the second.
     pub on_connect: Callback<(usize, usize)>,
+    /// Only watched (variant B of a comparison): nodes can be selected,
+    /// not moved or connected.
+    #[prop_or_default]
+    pub readonly: bool,
+    /// What a screen reader calls the canvas, when not the editing one.
+    #[prop_or_default]
+    pub label: Option<AttrValue>,
 }
 
 /// A pointer gesture under way on the canvas.
@@ -409,8 +417,19 @@ pub fn graph(props: &GraphProps) -> Html {
                 gesture.set(Some(make(index, is_selected, e.shift_key() || e.ctrl_key() || e.meta_key(), at)));
             })
         };
-        let onpointerdown = start(|node, in_selection, toggle, at| Gesture::Move { node, group: in_selection, toggle, start: at, at });
+        let onpointerdown = if props.readonly {
+            let on_select = props.on_select.clone();
+            Callback::from(move |e: PointerEvent| {
+                e.stop_propagation();
+                if e.button() == 0 {
+                    on_select.emit(if e.shift_key() || e.ctrl_key() || e.meta_key() { Select::Toggle(index) } else { Select::Only(index) });
+                }
+            })
+        } else {
+            start(|node, in_selection, toggle, at| Gesture::Move { node, group: in_selection, toggle, start: at, at })
+        };
         let on_port = start(|from, _, _, at| Gesture::Connect { from, at });
+        let readonly = props.readonly;
         let onkeydown = {
             let selected_all = props.selected.clone();
             let on_select = props.on_select.clone();
@@ -429,7 +448,7 @@ pub fn graph(props: &GraphProps) -> Html {
                     "ArrowDown" => Some((0.0, step)),
                     _ => None,
                 };
-                if let Some((dx, dy)) = moved {
+                if let (Some((dx, dy)), false) = (moved, readonly) {
                     e.prevent_default();
                     on_move.emit((if is_selected { selected_all.clone() } else { vec![index] }, dx, dy));
                 }
@@ -447,7 +466,20 @@ pub fn graph(props: &GraphProps) -> Html {
             })
         };
         let dropped: u64 = node.dropped.iter().map(|(_, n)| n).sum();
+        // A queue the formulas describe says what they predict beneath it.
+        let theory_tag = match &node.theory {
+            Some(Ok((prediction, _))) => Some(match &prediction.steady {
+                Some(steady) => format!("{} theory: {} waiting", prediction.name, short_figure(steady.mean_waiting)),
+                None => format!("{}: ρ ≥ 1, no steady state", prediction.name),
+            }),
+            _ => None,
+        };
+        let label = match &theory_tag {
+            Some(tag) => format!("{label}; {tag}"),
+            None => label,
+        };
         let takes_input = node.kind != "producer";
+        let editable = !props.readonly;
         html! {
             <g class={classes!("node", node.kind, is_selected.then_some("selected"))}
                transform={format!("translate({x},{y})")}
@@ -472,16 +504,21 @@ pub fn graph(props: &GraphProps) -> Html {
                 if node.kind == "queue" {
                     { fill_bar(node) }
                 }
+                if let Some(tag) = &theory_tag {
+                    <text class="theory-tag" data-testid={format!("theory-tag-{}", node.id)} x={(-NODE_W / 2.0 + 4.0).to_string()} y={(NODE_H / 2.0 + 18.0).to_string()}>{ tag }</text>
+                }
                 if dropped > 0 {
-                    <text class="drops" x={(NODE_W / 2.0 - 10.0).to_string()} y={(NODE_H / 2.0 + 18.0).to_string()} text-anchor="end">{ format!("{dropped} dropped") }</text>
+                    <text class="drops" x={(NODE_W / 2.0 - 10.0).to_string()} y={(NODE_H / 2.0 + if theory_tag.is_some() { 36.0 } else { 18.0 }).to_string()} text-anchor="end">{ format!("{dropped} dropped") }</text>
                 }
                 if takes_input {
                     <circle class="port in" cx={(-NODE_W / 2.0).to_string()} cy="0" r="6" aria-hidden="true" />
                 }
-                <circle class="port out" data-port={node.id.clone()} cx={(NODE_W / 2.0).to_string()} cy="0" r="9"
-                        onpointerdown={on_port}>
-                    <title>{"Drag to another block to connect"}</title>
-                </circle>
+                if editable {
+                    <circle class="port out" data-port={node.id.clone()} cx={(NODE_W / 2.0).to_string()} cy="0" r="9"
+                            onpointerdown={on_port}>
+                        <title>{"Drag to another block to connect"}</title>
+                    </circle>
+                }
             </g>
         }
     }).collect();
@@ -506,7 +543,7 @@ pub fn graph(props: &GraphProps) -> Html {
         </div>
         <svg class={classes!("graph", panning.then_some("panning"))} ref={svg_ref}
              viewBox={format!("{} {} {} {}", shown.0, shown.1, shown.2, shown.3)} role="group"
-             aria-label="Scenario canvas: drag the background to pan, the wheel zooms; Shift-click selects several blocks"
+             aria-label={props.label.clone().unwrap_or_else(|| "Scenario canvas: drag the background to pan, the wheel zooms; Shift-click selects several blocks".into())}
              onpointerdown={on_background} {onpointermove} {onpointerup} {onpointercancel}>
             <defs>
                 <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">

@@ -22,6 +22,8 @@ pub struct LessonPanelProps {
     pub lessons: Rc<Vec<LessonText>>,
     pub index: usize,
     pub states: Vec<StepState>,
+    /// How many times each step was begun.
+    pub tries: Vec<u32>,
     /// The simulated time, for "n s to go".
     pub now_s: f64,
     /// Does step k.
@@ -64,7 +66,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
             },
         };
         html! {
-            <li class="step" data-testid={format!("step-{n}")}>
+            <li class="step" data-testid={format!("step-{n}")} data-tries={props.tries.get(k).copied().unwrap_or(0).to_string()}>
                 <p class="step-try">{ &step.try_this }</p>
                 <p class="step-expect"><strong>{"Expect: "}</strong>{ &step.expect }</p>
                 <button class="primary small" data-testid={format!("step-{n}-try")} disabled={matches!(state, StepState::Watching { .. })}

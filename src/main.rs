@@ -1,6 +1,7 @@
 //! The Sluice page: a thin driver of the engine. The engine owns the model;
 //! this crate turns it into pixels and user input into engine calls.
 
+mod ab_table;
 mod app;
 mod chart;
 mod controls;
@@ -18,6 +19,7 @@ mod motion;
 mod palette;
 mod panic_panel;
 mod snapshot;
+mod theory_panel;
 
 fn main() {
     panic_panel::install();

@@ -5,6 +5,7 @@ use sluice_engine::blocks::Limits;
 use sluice_engine::editor::default_position;
 use sluice_engine::scenario::Position;
 use sluice_engine::metrics::Percentiles;
+use sluice_engine::theory::{Measured, Model, Prediction};
 use sluice_engine::{DropReason, Node, NodeSpec, Scenario, Simulation, Totals};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +29,9 @@ pub struct NodeView {
     pub dropped: Vec<(&'static str, u64)>,
     pub soft: Limits,
     pub hard: Limits,
+    /// For queues: what queueing theory predicts beside what was measured,
+    /// or why the formulas do not describe this queue.
+    pub theory: Option<Result<(Prediction, Measured), String>>,
 }
 
 impl NodeView {
@@ -51,6 +55,7 @@ impl NodeView {
             dropped: Vec::new(),
             soft: Limits::default(),
             hard: Limits::default(),
+            theory: None,
         }
     }
 }
@@ -132,6 +137,7 @@ impl Snapshot {
                         view.soft = q.spec().soft_limit;
                         view.hard = q.spec().hard_limit;
                         view.disconnected = q.is_disconnected();
+                        view.theory = Some(Model::of(scenario, i).map(|m| (m.predict(), Measured::of(sim, i))));
                     }
                     Node::Consumer(c) => view.workers = c.spec().workers,
                     _ => {}

@@ -67,6 +67,29 @@ impl Distribution {
         }
     }
 
+    /// Its name in words ("exponential", "log-normal").
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Distribution::Fixed { .. } => "fixed",
+            Distribution::Exponential { .. } => "exponential",
+            Distribution::Uniform { .. } => "uniform",
+            Distribution::LogNormal { .. } => "log-normal",
+            Distribution::Mix { .. } => "two-mode",
+        }
+    }
+
+    /// The exact mean of the square of a draw, E[X²] (what the
+    /// Pollaczek–Khinchine formula needs besides the mean).
+    pub fn second_moment(&self) -> f64 {
+        match self {
+            Distribution::Fixed { value } => value * value,
+            Distribution::Exponential { mean } => 2.0 * mean * mean,
+            Distribution::Uniform { min, max } => (min * min + min * max + max * max) / 3.0,
+            Distribution::LogNormal { mean, cv } => mean * mean * (1.0 + cv * cv),
+            Distribution::Mix { p, a, b } => p * a.second_moment() + (1.0 - p) * b.second_moment(),
+        }
+    }
+
     /// The same distribution with its scale (and so its mean) set to `mean`.
     pub fn with_mean(&self, mean: f64) -> Distribution {
         let factor = if self.mean() > 0.0 { mean / self.mean() } else { 0.0 };
@@ -142,6 +165,27 @@ mod tests {
         for d in cases {
             let m = sample_mean(&d, 400_000);
             assert!((m - d.mean()).abs() < 0.01 * d.mean(), "{d:?}: {m}");
+        }
+    }
+
+    #[test]
+    fn second_moments_match_the_samples() {
+        let cases = [
+            Distribution::Fixed { value: 0.5 },
+            Distribution::Exponential { mean: 2.0 },
+            Distribution::Uniform { min: 1.0, max: 3.0 },
+            Distribution::LogNormal { mean: 2.0, cv: 0.5 },
+            Distribution::Mix {
+                p: 0.9,
+                a: Box::new(Distribution::Fixed { value: 1.0 }),
+                b: Box::new(Distribution::Exponential { mean: 3.0 }),
+            },
+        ];
+        for d in cases {
+            let mut rng = SimRng::new(5);
+            let n = 400_000;
+            let m2 = (0..n).map(|_| d.sample(&mut rng).powi(2)).sum::<f64>() / n as f64;
+            assert!((m2 - d.second_moment()).abs() < 0.02 * d.second_moment(), "{d:?}: {m2}");
         }
     }
 

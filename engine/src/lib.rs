@@ -22,6 +22,7 @@ pub mod scenario;
 pub mod scheduler;
 pub mod share;
 pub mod simulation;
+pub mod theory;
 pub mod time;
 
 pub use metrics::{DropReason, SeriesPoint, Transition};

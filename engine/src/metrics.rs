@@ -211,6 +211,14 @@ impl Series {
     /// The buckets from time zero up to `now`, the value carried forward
     /// through buckets in which nothing changed.
     pub fn points(&self, now: SimTime) -> Vec<SeriesPoint> {
+        if now.as_nanos() / self.width_ns >= self.capacity as u64 {
+            // Nothing recorded since `now` outgrew the buckets (a value
+            // that stopped changing): widen a copy as a record would, so
+            // the points still reach `now`.
+            let mut wider = self.clone();
+            wider.index_for(now);
+            return wider.points(now);
+        }
         let width_s = self.bucket_width_s();
         let end = (now.as_nanos() / self.width_ns).min(self.capacity as u64 - 1) as usize;
         let carry = self.buckets.last().map_or(0, |b| b.last);
@@ -506,6 +514,19 @@ mod tests {
         let points = s.points(SimTime::from_nanos(95));
         assert_eq!(points.len(), 10);
         assert!(points[1..].iter().all(|p| p.min == 7 && p.max == 7));
+    }
+
+    #[test]
+    fn a_quiet_series_still_reaches_now() {
+        // One record early on, then nothing for far longer than the
+        // buckets span: the points run to `now` all the same.
+        let mut s = Series::new(10, 100);
+        s.record(SimTime::from_nanos(5), 3);
+        let points = s.points(SimTime::from_nanos(100_000));
+        assert!(points.len() <= 100);
+        let last = points.last().unwrap();
+        assert!(last.t_s * 1e9 > 50_000.0, "last point at {} s", last.t_s);
+        assert!(points.iter().all(|p| p.last == 3));
     }
 
     #[test]

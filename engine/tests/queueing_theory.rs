@@ -7,6 +7,7 @@
 mod support;
 
 use serde_json::{json, Value};
+use sluice_engine::theory::Model;
 use sluice_engine::{SimTime, Simulation};
 use support::*;
 
@@ -170,6 +171,24 @@ fn md1_waiting_time_is_pollaczek_khinchine() {
         (e[0].residence - s[0].residence) / (e[0].departed - s[0].departed) as f64
     });
     wq.assert_matches(0.7 / 0.6, 0.03, "M/D/1 Wq");
+}
+
+#[test]
+fn mmck_blocking_and_waiting_match_the_theory_overlay() {
+    // M/M/2/7: λ = 2.2, μ = 1 per worker (ρ = 1.1, so the bound matters).
+    // The figures are the ones the page shows beside the queue.
+    let mut sim = queue_then_server(2.2, exponential(1.0), 2, json!({"capacity": {"messages": 5}}));
+    let q = idx(&sim, "q");
+    let prediction = Model::of(sim.scenario(), q).unwrap().predict();
+    assert_eq!(prediction.name, "M/M/2/7");
+    let theory = prediction.steady.unwrap();
+    let mut sim2 = queue_then_server(2.2, exponential(1.0), 2, json!({"capacity": {"messages": 5}}));
+    let blocked = batch_means(&mut sim, &[q], 1000.0, 30, 10_000.0, |s, e| {
+        (e[0].dropped - s[0].dropped) as f64 / (e[0].arrived - s[0].arrived) as f64
+    });
+    blocked.assert_matches(theory.drop_probability, 0.03, "M/M/2/7 blocking");
+    let waiting = batch_means(&mut sim2, &[q], 1000.0, 30, 10_000.0, |s, e| (e[0].area - s[0].area) / (e[0].t - s[0].t));
+    waiting.assert_matches(theory.mean_waiting, 0.03, "M/M/2/7 Lq");
 }
 
 #[test]

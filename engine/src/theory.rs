@@ -1,0 +1,409 @@
+//! Theory: what queueing theory predicts for a queue it has a closed form
+//! for, set beside what the simulation measured.
+//!
+//! Guarantees:
+//! - `Model::of` recognises a queue as a textbook system only when the
+//!   formulas' assumptions hold in the scenario: Poisson arrivals from
+//!   producers feeding only this queue (several merge into one Poisson
+//!   stream), no reaction of the queue that changes the arrivals (thinning
+//!   droppable messages, pausing producers that obey, disconnecting), no
+//!   time-to-live, a bound (if any) in messages that drops the newest, and
+//!   one consumer fed by this queue alone, with no output, schedule,
+//!   lifecycle or time-out. Otherwise it says which assumption fails, in
+//!   words a learner can act on.
+//! - The systems known: M/M/c and M/M/c/K (exponential service, any number
+//!   of workers, K = workers + the queue's capacity) from the birth–death
+//!   stationary distribution, and M/G/1 (one worker, any service time,
+//!   unbounded queue) from the Pollaczek–Khinchine formula; M/D/1 is its
+//!   fixed-service case.
+//! - Every prediction is computed in logarithms, so it stays finite for any
+//!   valid scenario (a million workers, a capacity of 2^40, a load above 1
+//!   with a bound). An unbounded queue loaded at ρ ≥ 1 has no steady state,
+//!   and the prediction says so instead of giving numbers.
+//! - The measured figures are the queue's since time zero: the time-average
+//!   number waiting, the mean wait of the messages that left it, and the
+//!   fraction of arrivals dropped; they approach the prediction as the run
+//!   grows long (the tests in `tests/queueing_theory.rs` hold the engine to
+//!   that within three standard errors).
+
+use crate::blocks::{Arrivals, Backpressure, OnFull, Reaction};
+use crate::distribution::Distribution;
+use crate::scenario::{BlockSpec, Scenario};
+use crate::simulation::Simulation;
+
+/// A queue and its server, as queueing theory sees them.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Model {
+    /// λ: messages per second, all inputs together.
+    pub arrival_rate: f64,
+    /// The time one worker takes per message (seconds).
+    pub service: Distribution,
+    /// c.
+    pub servers: u32,
+    /// Places to wait, when bounded: K = servers + room.
+    pub room: Option<u64>,
+}
+
+/// The long-run figures a closed form gives.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Steady {
+    /// Lq: the time-average number waiting (not in service).
+    pub mean_waiting: f64,
+    /// Wq: the mean wait before service of a message that is served.
+    pub mean_wait_s: f64,
+    /// The fraction of arrivals that find no room.
+    pub drop_probability: f64,
+}
+
+/// What theory says about a model.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Prediction {
+    /// Kendall's notation: "M/M/1", "M/M/2/11", "M/D/1", "M/G/1".
+    pub name: String,
+    /// ρ = λ·E[S] / c: the offered load per worker.
+    pub offered_load: f64,
+    /// None when the queue is unbounded and ρ ≥ 1: it grows without end.
+    pub steady: Option<Steady>,
+}
+
+/// The same three figures, measured.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Measured {
+    pub mean_waiting: f64,
+    /// None until a message has left.
+    pub mean_wait_s: Option<f64>,
+    /// None until a message has arrived.
+    pub drop_probability: Option<f64>,
+}
+
+impl Measured {
+    /// Node `node`'s figures since time zero.
+    pub fn of(sim: &Simulation, node: usize) -> Measured {
+        let stats = sim.stats(node);
+        let ratio = |a: f64, b: u64| (b > 0).then(|| a / b as f64);
+        Measured {
+            mean_waiting: stats.depth_messages.mean(sim.now()),
+            mean_wait_s: ratio(stats.residence_sum_s(), stats.departed),
+            drop_probability: ratio(stats.dropped_total() as f64, stats.arrived),
+        }
+    }
+}
+
+impl Model {
+    /// Queue `node` of `scenario` as a textbook system, or why it is not
+    /// one.
+    pub fn of(scenario: &Scenario, node: usize) -> Result<Model, String> {
+        let spec = scenario.nodes.get(node).ok_or("no such node")?;
+        let BlockSpec::Queue(queue) = &spec.block else {
+            return Err("only a queue has a closed form here".into());
+        };
+        let id = |i: usize| scenario.nodes[i].id.as_str();
+        let inputs: Vec<usize> = scenario
+            .edges
+            .iter()
+            .filter(|e| e.to == spec.id)
+            .filter_map(|e| scenario.node_index(&e.from))
+            .collect();
+        let outputs: Vec<usize> = scenario.outputs().swap_remove(node);
+        if inputs.is_empty() {
+            return Err("nothing feeds it yet".into());
+        }
+        let mut arrival_rate = 0.0;
+        let mut producers = Vec::new();
+        for &i in &inputs {
+            let BlockSpec::Producer(p) = &scenario.nodes[i].block else {
+                return Err(format!("it is fed by {} `{}`, not straight by a producer: its arrivals are not a Poisson stream", scenario.nodes[i].block.kind(), id(i)));
+            };
+            let Arrivals::Poisson { rate_per_s } = p.arrivals else {
+                return Err(format!("producer `{}` does not make Poisson arrivals", id(i)));
+            };
+            arrival_rate += rate_per_s;
+            producers.push(p);
+        }
+
+        // The reactions in force in each state the queue can reach.
+        let droppable = producers.iter().any(|p| p.classes.iter().any(|c| c.droppable));
+        let obey_pause = producers.iter().any(|p| p.backpressure == Backpressure::Pause);
+        // A reaction is in force in its state and every more severe one;
+        // Overloaded comes whenever the server is busy, the limits only
+        // when set.
+        let states = [
+            ("Overloaded (its server busy)", queue.reactions.overloaded),
+            ("SoftLimit", queue.reactions.soft_limit),
+            ("HardLimit", queue.reactions.hard_limit),
+        ];
+        let worst = if !queue.hard_limit.is_unlimited() {
+            3
+        } else if !queue.soft_limit.is_unlimited() {
+            2
+        } else {
+            1
+        };
+        for (state, reaction) in states[..worst].iter().rev() {
+            let what = match reaction {
+                Reaction::Thin if droppable => "thins droppable messages",
+                Reaction::PauseInput if obey_pause => "pauses its producers",
+                Reaction::Disconnect => "disconnects",
+                _ => continue,
+            };
+            return Err(format!("it {what} in {state}, which the formulas do not know"));
+        }
+        if queue.ttl_s.is_some() {
+            return Err("its messages expire (time-to-live), which the formulas do not know".into());
+        }
+        if queue.capacity.bytes > 0 {
+            return Err("its capacity counts bytes; the formulas count messages".into());
+        }
+        let room = (queue.capacity.messages > 0).then_some(queue.capacity.messages);
+        if room.is_some() && queue.on_full != OnFull::DropNewest {
+            return Err("when full it does not drop the newest arrival, as the formulas' blocked arrivals are".into());
+        }
+
+        let [server] = outputs[..] else {
+            return Err("it has no output yet".into());
+        };
+        let BlockSpec::Consumer(consumer) = &scenario.nodes[server].block else {
+            return Err(format!("it feeds {} `{}`, not straight a consumer", scenario.nodes[server].block.kind(), id(server)));
+        };
+        let serves_others = scenario.edges.iter().any(|e| e.to == id(server) && e.from != spec.id);
+        let unusual = if serves_others {
+            Some("also serves other inputs")
+        } else if !scenario.outputs()[server].is_empty() {
+            Some("passes its messages on, so the next block can hold it up")
+        } else if !consumer.slowdowns.is_empty() || !consumer.outages.is_empty() {
+            Some("has slow-downs or outages")
+        } else if consumer.lifecycle.is_some() {
+            Some("has a lifecycle (starting up, shutting down)")
+        } else if consumer.timeout_s.is_some() {
+            Some("has an execution time-out")
+        } else {
+            None
+        };
+        if let Some(why) = unusual {
+            return Err(format!("its consumer `{}` {why}, which the formulas do not know", id(server)));
+        }
+        let service = consumer.service_time.clone();
+        let servers = consumer.workers;
+        let exponential = matches!(service, Distribution::Exponential { .. });
+        if !exponential && (servers > 1 || room.is_some()) {
+            let shape = if servers > 1 { format!("{servers} workers") } else { "a bounded queue".to_string() };
+            return Err(format!("no closed form for {shape} with {} service times (only exponential ones)", service.kind()));
+        }
+        Ok(Model { arrival_rate, service, servers, room })
+    }
+
+    /// What theory predicts for this model.
+    pub fn predict(&self) -> Prediction {
+        let (lambda, c) = (self.arrival_rate, self.servers.max(1));
+        let mean_s = self.service.mean();
+        let offered_load = lambda * mean_s / c as f64;
+        let exponential = matches!(self.service, Distribution::Exponential { .. });
+        let name = match (&self.service, self.room) {
+            (Distribution::Exponential { .. }, None) => format!("M/M/{c}"),
+            (Distribution::Exponential { .. }, Some(room)) => format!("M/M/{c}/{}", room.saturating_add(c.into())),
+            (Distribution::Fixed { .. }, _) => "M/D/1".to_string(),
+            _ => "M/G/1".to_string(),
+        };
+        let idle = Steady { mean_waiting: 0.0, mean_wait_s: 0.0, drop_probability: 0.0 };
+        let steady = if lambda <= 0.0 || mean_s <= 0.0 {
+            Some(idle)
+        } else if self.room.is_none() && offered_load >= 1.0 {
+            None
+        } else if exponential {
+            Some(birth_death(lambda, 1.0 / mean_s, c, self.room))
+        } else {
+            // Pollaczek–Khinchine: Wq = λ·E[S²] / (2(1 − ρ)).
+            let wait = lambda * self.service.second_moment() / (2.0 * (1.0 - offered_load));
+            Some(Steady { mean_waiting: lambda * wait, mean_wait_s: wait, drop_probability: 0.0 })
+        };
+        Prediction { name, offered_load, steady }
+    }
+}
+
+/// ln(e^x + e^y), without overflow.
+fn ln_add(x: f64, y: f64) -> f64 {
+    let (hi, lo) = if x >= y { (x, y) } else { (y, x) };
+    if lo == f64::NEG_INFINITY {
+        hi
+    } else {
+        hi + (lo - hi).exp().ln_1p()
+    }
+}
+
+/// ln of Σ ρ^j and of Σ j·ρ^j over j = 0..=m (m = None: to infinity,
+/// which needs ρ < 1).
+fn ln_geometric(rho: f64, m: Option<u64>) -> (f64, f64) {
+    let Some(m) = m else {
+        return (-(1.0 - rho).ln(), rho.ln() - 2.0 * (1.0 - rho).ln());
+    };
+    let mf = m as f64;
+    if (rho - 1.0).abs() < 1e-12 {
+        return ((mf + 1.0).ln(), (mf * (mf + 1.0) / 2.0).ln());
+    }
+    // Σ x^i and Σ i·x^i for x < 1, over i = 0..=m.
+    let sums = |x: f64| {
+        let top = x.powf(mf);
+        let ones = (1.0 - top * x) / (1.0 - x);
+        let weighted = x * (1.0 - (mf + 1.0) * top + mf * top * x) / (1.0 - x).powi(2);
+        (ones, weighted)
+    };
+    if rho < 1.0 {
+        let (ones, weighted) = sums(rho);
+        (ones.ln(), weighted.max(0.0).ln())
+    } else {
+        // Counted down from the top: ρ^j = ρ^m·σ^(m−j) with σ = 1/ρ < 1.
+        let (ones, weighted) = sums(1.0 / rho);
+        let scale = mf * rho.ln();
+        (scale + ones.ln(), scale + (mf * ones - weighted).max(0.0).ln())
+    }
+}
+
+/// M/M/c/K (or M/M/c with `room` None) for arrivals at `lambda` and
+/// service at `mu` per worker: p(n) ∝ aⁿ/n! below c, (a^c/c!)·ρ^(n−c) from c,
+/// with a = λ/μ and ρ = a/c.
+fn birth_death(lambda: f64, mu: f64, c: u32, room: Option<u64>) -> Steady {
+    let a = lambda / mu;
+    let rho = a / c as f64;
+    let ln_a = a.ln();
+    // ln Σ_{n<c} aⁿ/n!, and ln(a^c/c!).
+    let (mut ln_below, mut ln_term) = (f64::NEG_INFINITY, 0.0);
+    for n in 0..c {
+        ln_below = ln_add(ln_below, ln_term);
+        ln_term += ln_a - f64::from(n + 1).ln();
+    }
+    let ln_at_c = ln_term;
+    let (ln_tail, ln_weighted) = ln_geometric(rho, room);
+    let ln_total = ln_add(ln_below, ln_at_c + ln_tail);
+    let drop_probability = room.map_or(0.0, |m| (ln_at_c + m as f64 * rho.ln() - ln_total).exp());
+    let mean_waiting = (ln_at_c + ln_weighted - ln_total).exp();
+    let admitted = lambda * (1.0 - drop_probability);
+    let mean_wait_s = if admitted > 0.0 { mean_waiting / admitted } else { 0.0 };
+    Steady { mean_waiting, mean_wait_s, drop_probability }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn exponential(mean: f64) -> Distribution {
+        Distribution::Exponential { mean }
+    }
+
+    fn model(lambda: f64, service: Distribution, servers: u32, room: Option<u64>) -> Prediction {
+        Model { arrival_rate: lambda, service, servers, room }.predict()
+    }
+
+    fn close(a: f64, b: f64, what: &str) {
+        assert!((a - b).abs() <= 1e-9 * b.abs().max(1e-12), "{what}: {a} against {b}");
+    }
+
+    #[test]
+    fn mm1_gives_rho_squared_over_one_minus_rho() {
+        let p = model(8.0, exponential(0.1), 1, None);
+        assert_eq!(p.name, "M/M/1");
+        close(p.offered_load, 0.8, "ρ");
+        let s = p.steady.unwrap();
+        close(s.mean_waiting, 3.2, "Lq");
+        close(s.mean_wait_s, 0.4, "Wq");
+        assert_eq!(s.drop_probability, 0.0);
+    }
+
+    #[test]
+    fn mm1k_blocking_is_the_truncated_geometric() {
+        // Nine places and one server: K = 10.
+        let rho: f64 = 0.8;
+        let p = model(8.0, exponential(0.1), 1, Some(9));
+        assert_eq!(p.name, "M/M/1/10");
+        let s = p.steady.unwrap();
+        close(s.drop_probability, (1.0 - rho) * rho.powi(10) / (1.0 - rho.powi(11)), "P(K)");
+        // Lq by summing the distribution directly.
+        let z: f64 = (0..=10).map(|n| rho.powi(n)).sum();
+        let lq: f64 = (2..=10).map(|n| (n - 1) as f64 * rho.powi(n)).sum::<f64>() / z;
+        close(s.mean_waiting, lq, "Lq");
+        close(s.mean_wait_s, lq / (8.0 * (1.0 - s.drop_probability)), "Wq by Little");
+    }
+
+    #[test]
+    fn mmc_waiting_is_erlang_c() {
+        // M/M/2 at λ = 16, μ = 10: a = 1.6, ρ = 0.8; Erlang C = a^c/c!/(1−ρ)
+        // over Σ aⁿ/n! + that, and Lq = C·ρ/(1−ρ).
+        let (a, rho) = (1.6_f64, 0.8);
+        let top = a * a / 2.0 / (1.0 - rho);
+        let erlang_c = top / (1.0 + a + top);
+        let p = model(16.0, exponential(0.1), 2, None);
+        assert_eq!(p.name, "M/M/2");
+        let s = p.steady.unwrap();
+        close(s.mean_waiting, erlang_c * rho / (1.0 - rho), "Lq");
+        assert!((s.mean_waiting - 2.844).abs() < 0.001, "{}", s.mean_waiting);
+        close(s.mean_wait_s, s.mean_waiting / 16.0, "Wq");
+    }
+
+    #[test]
+    fn no_room_to_wait_is_erlang_b() {
+        // M/M/2/2, a = 4: B = (a²/2) / (1 + a + a²/2) = 8/13; nobody waits.
+        let s = model(4.0, exponential(1.0), 2, Some(0)).steady.unwrap();
+        close(s.drop_probability, 8.0 / 13.0, "Erlang B");
+        assert_eq!(s.mean_waiting, 0.0);
+    }
+
+    #[test]
+    fn a_large_bound_tends_to_the_unbounded_queue() {
+        let bounded = model(2.4, exponential(1.0), 3, Some(100_000)).steady.unwrap();
+        let unbounded = model(2.4, exponential(1.0), 3, None).steady.unwrap();
+        close(bounded.mean_waiting, unbounded.mean_waiting, "Lq");
+        assert!(bounded.drop_probability < 1e-300);
+    }
+
+    #[test]
+    fn overload_with_a_bound_keeps_the_queue_nearly_full() {
+        // ρ = 2 and 1000 places: half the arrivals are turned away and the
+        // queue holds nearly all it can; ρ = 1 exactly spreads it evenly.
+        let s = model(2.0, exponential(1.0), 1, Some(1000)).steady.unwrap();
+        assert!((s.drop_probability - 0.5).abs() < 1e-9, "{}", s.drop_probability);
+        assert!(s.mean_waiting > 998.0 && s.mean_waiting < 1000.0, "{}", s.mean_waiting);
+        let even = model(1.0, exponential(1.0), 1, Some(9)).steady.unwrap();
+        close(even.drop_probability, 1.0 / 11.0, "P(K) at ρ = 1");
+        // n = 0..=10 equally likely: Lq = Σ (n−1) for n ≥ 2, over 11.
+        close(even.mean_waiting, 45.0 / 11.0, "Lq at ρ = 1");
+    }
+
+    #[test]
+    fn extreme_but_valid_models_stay_finite() {
+        for (lambda, servers, room) in [(99_000.0, 100_000, Some(1u64 << 40)), (3.0, 1, Some(1 << 40)), (1e6, 1, Some(1 << 40)), (0.5, 100_000, None)] {
+            let p = model(lambda, exponential(1.0), servers, room);
+            let s = p.steady.unwrap();
+            for v in [s.mean_waiting, s.mean_wait_s, s.drop_probability] {
+                assert!(v.is_finite() && v >= 0.0, "λ {lambda}, c {servers}, room {room:?}: {s:?}");
+            }
+            assert!(s.drop_probability <= 1.0);
+        }
+    }
+
+    #[test]
+    fn unbounded_overload_has_no_steady_state() {
+        let p = model(10.0, exponential(0.1), 1, None);
+        assert_eq!(p.steady, None);
+        close(p.offered_load, 1.0, "ρ");
+    }
+
+    #[test]
+    fn md1_and_mg1_follow_pollaczek_khinchine() {
+        // M/D/1 with λ = 0.7, D = 1: Wq = ρ / (2μ(1 − ρ)).
+        let p = model(0.7, Distribution::Fixed { value: 1.0 }, 1, None);
+        assert_eq!(p.name, "M/D/1");
+        close(p.steady.unwrap().mean_wait_s, 0.7 / 0.6, "Wq");
+        // With exponential service it must agree with M/M/1.
+        let mm1 = birth_death(0.7, 1.0, 1, None);
+        let wait = 0.7 * exponential(1.0).second_moment() / (2.0 * 0.3);
+        close(wait, mm1.mean_wait_s, "P–K against M/M/1");
+        let uniform = model(0.5, Distribution::Uniform { min: 0.0, max: 2.0 }, 1, None);
+        assert_eq!(uniform.name, "M/G/1");
+        close(uniform.steady.unwrap().mean_waiting, 0.5 * 0.5 * (4.0 / 3.0) / (2.0 * 0.5), "Lq");
+    }
+
+    #[test]
+    fn no_arrivals_means_no_waiting() {
+        let s = model(0.0, exponential(1.0), 1, Some(5)).steady.unwrap();
+        assert_eq!((s.mean_waiting, s.mean_wait_s, s.drop_probability), (0.0, 0.0, 0.0));
+    }
+}

@@ -1,0 +1,134 @@
+//! Which queues the theory overlay recognises as textbook systems, and why
+//! the others are not: a prediction shown beside a queue the formulas do
+//! not describe would teach something false.
+
+mod support;
+
+use serde_json::{json, Value};
+use sluice_engine::lesson::{self, Lesson};
+use sluice_engine::theory::Model;
+use sluice_engine::Scenario;
+use support::*;
+
+fn poisson(rate: f64) -> Value {
+    json!({"arrivals": {"process": "poisson", "rate_per_s": rate}})
+}
+
+fn exponential(mean: f64) -> Value {
+    json!({"service_time": {"dist": "exponential", "mean": mean}})
+}
+
+fn model_of(scenario: &Scenario, id: &str) -> Result<Model, String> {
+    Model::of(scenario, scenario.node_index(id).unwrap())
+}
+
+fn refused(scenario: &Scenario, naming: &str) {
+    match model_of(scenario, "q") {
+        Ok(model) => panic!("recognised as {model:?}, though {naming}"),
+        Err(why) => assert!(why.contains(naming), "{why:?} does not say {naming:?}"),
+    }
+}
+
+#[test]
+fn lesson_13_is_mm1_then_mm1k_then_mm2() {
+    let lessons = lesson::catalogue();
+    let lesson: &Lesson = lessons.iter().find(|l| l.text.number == 13).unwrap();
+    let mut scenario = lesson.scenario.clone();
+    let mut names = Vec::new();
+    for step in &lesson.text.steps {
+        scenario = lesson::apply(&scenario, &step.changes).unwrap();
+        let prediction = model_of(&scenario, "line").unwrap().predict();
+        names.push(prediction.name.clone());
+        let steady = prediction.steady.unwrap();
+        // The lesson's own text quotes these.
+        match prediction.name.as_str() {
+            "M/M/1" => assert!((steady.mean_waiting - 3.2).abs() < 1e-9 && (steady.mean_wait_s - 0.4).abs() < 1e-9),
+            "M/M/1/10" => assert!((steady.drop_probability - 0.0235).abs() < 0.0001, "{steady:?}"),
+            "M/M/2" => assert!((steady.mean_waiting - 2.84).abs() < 0.01 && (steady.mean_wait_s - 0.178).abs() < 0.001),
+            other => panic!("{other}"),
+        }
+    }
+    assert_eq!(names, ["M/M/1", "M/M/1/10", "M/M/2"]);
+}
+
+#[test]
+fn several_poisson_producers_merge_into_one_stream() {
+    let scenario = Scenario::from_value(json!({
+        "version": 1,
+        "nodes": [
+            {"id": "a", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 1.5}},
+            {"id": "b", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 2.5}},
+            {"id": "q", "kind": "queue"},
+            {"id": "c", "kind": "consumer", "workers": 5, "service_time": {"dist": "exponential", "mean": 1.0}}
+        ],
+        "edges": [{"from": "a", "to": "q"}, {"from": "b", "to": "q"}, {"from": "q", "to": "c"}]
+    }))
+    .unwrap();
+    let model = model_of(&scenario, "q").unwrap();
+    assert_eq!((model.arrival_rate, model.servers), (4.0, 5));
+    assert_eq!(model.predict().name, "M/M/5");
+}
+
+#[test]
+fn non_exponential_service_is_mg1_only_with_one_worker_and_no_bound() {
+    let fixed = json!({"service_time": {"dist": "fixed", "value": 0.1}});
+    let scenario = pipeline(poisson(5.0), json!({}), fixed.clone());
+    assert_eq!(model_of(&scenario, "q").unwrap().predict().name, "M/D/1");
+    let mut two = fixed.clone();
+    two["workers"] = json!(2);
+    refused(&pipeline(poisson(5.0), json!({}), two), "2 workers with fixed service");
+    refused(&pipeline(poisson(5.0), json!({"capacity": {"messages": 5}}), fixed), "a bounded queue");
+}
+
+#[test]
+fn what_the_formulas_do_not_know_is_named() {
+    let plain = || pipeline(poisson(5.0), json!({}), exponential(0.1));
+    assert!(model_of(&plain(), "q").is_ok());
+
+    refused(&pipeline(json!({"arrivals": {"process": "constant", "rate_per_s": 5.0}}), json!({}), exponential(0.1)), "Poisson");
+    refused(&pipeline(poisson(5.0), json!({"ttl_s": 1.0}), exponential(0.1)), "expire");
+    refused(&pipeline(poisson(5.0), json!({"capacity": {"bytes": 5000}}), exponential(0.1)), "bytes");
+    refused(&pipeline(poisson(5.0), json!({"capacity": {"messages": 5}, "on_full": "drop_oldest"}), exponential(0.1)), "newest");
+    // The default reaction at the soft limit pauses producers that obey...
+    refused(&pipeline(poisson(5.0), json!({"soft_limit": {"messages": 5}}), exponential(0.1)), "pauses its producers in SoftLimit");
+    // ...and one that ignores backpressure keeps its Poisson stream.
+    let mut ignoring = poisson(5.0);
+    ignoring["backpressure"] = json!("ignore");
+    assert!(model_of(&pipeline(ignoring, json!({"soft_limit": {"messages": 5}}), exponential(0.1)), "q").is_ok());
+    refused(&pipeline(poisson(5.0), json!({"hard_limit": {"messages": 50}}), exponential(0.1)), "disconnects in HardLimit");
+    // Thinning matters only when something is droppable.
+    let mut video = poisson(5.0);
+    video["classes"] = json!([{"name": "video", "droppable": true}]);
+    refused(&pipeline(video, json!({}), exponential(0.1)), "thins droppable messages in Overloaded");
+    let mut slow = exponential(0.1);
+    slow["slowdowns"] = json!([{"from_s": 1.0, "to_s": 2.0, "factor": 3.0}]);
+    refused(&pipeline(poisson(5.0), json!({}), slow), "slow-downs");
+    let mut timed = exponential(0.1);
+    timed["timeout_s"] = json!(1.0);
+    refused(&pipeline(poisson(5.0), json!({}), timed), "time-out");
+}
+
+#[test]
+fn the_default_scenario_and_a_pipeline_stage_are_not_textbook_queues() {
+    let scenario = default_scenario();
+    for (i, node) in scenario.nodes.iter().enumerate() {
+        if node.block.kind() == "queue" {
+            assert!(Model::of(&scenario, i).is_err(), "{} recognised", node.id);
+        }
+    }
+    let staged = Scenario::from_value(json!({
+        "version": 1,
+        "nodes": [
+            {"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 1.0}},
+            {"id": "q", "kind": "queue"},
+            {"id": "c", "kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.5}},
+            {"id": "q2", "kind": "queue"},
+            {"id": "c2", "kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.5}}
+        ],
+        "edges": [{"from": "p", "to": "q"}, {"from": "q", "to": "c"}, {"from": "c", "to": "q2"}, {"from": "q2", "to": "c2"}]
+    }))
+    .unwrap();
+    refused(&staged, "passes its messages on");
+    assert!(model_of(&staged, "q2").unwrap_err().contains("not straight by a producer"));
+    assert!(model_of(&staged, "c").unwrap_err().contains("only a queue"));
+}

@@ -1,0 +1,84 @@
+//! The totals of an A/B comparison in one table: the whole run's figures
+//! and those of the selected nodes, A beside B, with B's as a multiple of
+//! A's so that "three times the throughput" can be read off directly.
+
+use std::rc::Rc;
+
+use yew::prelude::*;
+
+use crate::snapshot::Snapshot;
+
+#[derive(Properties, PartialEq)]
+pub struct AbTableProps {
+    /// What A and B are ("one shared window", "one window per destination").
+    pub labels: (String, String),
+    pub a: Rc<Snapshot>,
+    pub b: Rc<Snapshot>,
+    /// The nodes whose figures are compared too, by id.
+    pub nodes: Vec<String>,
+    /// Closes the comparison.
+    pub on_close: Callback<()>,
+}
+
+/// B over A, when A is not zero.
+fn ratio(a: f64, b: f64) -> String {
+    if a == 0.0 {
+        if b == 0.0 { "=".to_string() } else { "–".to_string() }
+    } else {
+        format!("×{:.2}", b / a)
+    }
+}
+
+#[function_component(AbTable)]
+pub fn ab_table(props: &AbTableProps) -> Html {
+    let (a, b) = (&props.a, &props.b);
+    let mut rows: Vec<(String, String, f64, f64)> = vec![
+        ("Produced".into(), "produced".into(), a.totals.produced as f64, b.totals.produced as f64),
+        ("Delivered".into(), "delivered".into(), a.totals.delivered as f64, b.totals.delivered as f64),
+        ("Dropped".into(), "dropped".into(), a.totals.dropped as f64, b.totals.dropped as f64),
+        ("In the system".into(), "in-system".into(), a.totals.in_system as f64, b.totals.in_system as f64),
+    ];
+    for id in &props.nodes {
+        let (Some(na), Some(nb)) = (a.nodes.iter().find(|n| &n.id == id), b.nodes.iter().find(|n| &n.id == id)) else {
+            continue;
+        };
+        let dropped = |n: &crate::snapshot::NodeView| n.dropped.iter().map(|(_, c)| c).sum::<u64>() as f64;
+        rows.push((format!("{id}: passed on"), format!("{id}-departed"), na.departed as f64, nb.departed as f64));
+        rows.push((format!("{id}: dropped"), format!("{id}-dropped"), dropped(na), dropped(nb)));
+        if na.kind == "queue" {
+            rows.push((format!("{id}: depth now"), format!("{id}-depth"), na.depth as f64, nb.depth as f64));
+        }
+    }
+    let on_close = props.on_close.clone();
+    html! {
+        <section class="panel ab" aria-label="A/B comparison" data-testid="ab-table">
+            <div class="panel-head">
+                <h2>{ format!("A/B at {:.1} s, same seed", a.time_s) }</h2>
+                <button class="icon" aria-label="Close the A/B comparison" onclick={Callback::from(move |_: MouseEvent| on_close.emit(()))}>{"×"}</button>
+            </div>
+            <table class="ab-table">
+                <thead>
+                    <tr>
+                        <th scope="col">{"Figure"}</th>
+                        <th scope="col" class="num">{ format!("A · {}", props.labels.0) }</th>
+                        <th scope="col" class="num">{ format!("B · {}", props.labels.1) }</th>
+                        <th scope="col" class="num">{"B / A"}</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    { for rows.into_iter().map(|(name, key, va, vb)| html! {
+                        <tr data-testid={format!("ab-{key}")}>
+                            <th scope="row">{ name }</th>
+                            <td class="num" data-testid={format!("ab-{key}-a")}>{ va }</td>
+                            <td class="num" data-testid={format!("ab-{key}-b")}>{ vb }</td>
+                            <td class="num ratio">{ ratio(va, vb) }</td>
+                        </tr>
+                    }) }
+                </tbody>
+            </table>
+            if b.time_s + 1e-9 < a.time_s {
+                <p class="hint">{ format!("B is catching up: at {:.1} s.", b.time_s) }</p>
+            }
+        </section>
+    }
+}
