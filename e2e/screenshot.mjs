@@ -1,9 +1,11 @@
-// Writes docs/screenshot.png: the first lesson after a few simulated
-// seconds, as the README shows it. Run with `make screenshot`.
+// Writes the README's pictures: docs/screenshot.png, the first lesson after
+// a few simulated seconds, and docs/screenshot-ab.png, lesson 3's A/B
+// comparison with its totals. Run with `make screenshot`.
 import { join } from 'node:path';
 import { serve, launch, open } from './harness.mjs';
 
 const out = join(process.cwd(), 'docs', 'screenshot.png');
+const outAb = join(process.cwd(), 'docs', 'screenshot-ab.png');
 const { server, url } = await serve();
 const browser = await launch();
 try {
@@ -16,8 +18,21 @@ try {
   await page.waitForTimeout(4000);
   await page.click('[data-testid="play"]');
   await page.screenshot({ path: out });
+
+  // Lesson 3's comparing step: shared window (A) against one window per
+  // destination (B), judged, with the throughput chart of both receivers.
+  await page.getByTestId('all-lessons').click();
+  await page.getByTestId('lesson-3').click();
+  await page.selectOption('[data-testid="speed"]', '100');
+  await page.getByTestId('step-3-try').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-3-verdict"]')?.dataset.state === 'passed', null, { timeout: 60_000 });
+  await page.click('[data-testid="play"]');
+  await page.locator('[data-testid="canvas-a"] [data-node="fast"]').click();
+  await page.locator('[data-testid="canvas-a"] [data-node="slow"]').click({ modifiers: ['Shift'] });
+  await page.waitForTimeout(300);
+  await page.locator('.stage').screenshot({ path: outAb });
   if (errors.length) throw new Error(`console errors: ${errors.join('; ')}`);
-  console.log(`wrote ${out}`);
+  console.log(`wrote ${out} and ${outAb}`);
 } finally {
   await browser.close();
   server.close();
