@@ -31,6 +31,10 @@ enum Command {
         /// Also print the most recent state transitions (text format).
         #[arg(long)]
         transitions: bool,
+        /// Also print, for every queue, what queueing theory predicts
+        /// beside what was measured, or why no formula applies (text format).
+        #[arg(long)]
+        theory: bool,
     },
     /// Checks a scenario file and prints what is wrong with it.
     Check {
@@ -69,7 +73,43 @@ fn load(file: &str) -> Result<Scenario, String> {
     Scenario::from_json(&text).map_err(|e| format!("{file} is not a valid scenario:\n{e}"))
 }
 
-fn run(file: &str, until: f64, seed: Option<u64>, format: Format, transitions: bool) -> Result<String, String> {
+/// What `--theory` adds: per queue, measured | predicted.
+fn theory_text(sim: &Simulation) -> String {
+    use sluice_engine::theory::{Measured, Model};
+    let mut out = String::from("\ntheory (measured since time zero | predicted)\n");
+    for (i, node) in sim.scenario().nodes.iter().enumerate() {
+        if node.block.kind() != "queue" {
+            continue;
+        }
+        let line = match Model::of(sim.scenario(), i) {
+            Err(why) => format!("no closed form: {why}"),
+            Ok(model) => {
+                let p = model.predict();
+                let head = format!("{}, offered load {:.3}", p.name, p.offered_load);
+                match p.steady {
+                    None => format!("{head}: no steady state (an unbounded queue with a load of 1 or more grows without end)"),
+                    Some(t) => {
+                        let m = Measured::of(sim, i);
+                        let or_dash = |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
+                        format!(
+                            "{head}: waiting {:.3} | {:.3}, wait {} s | {:.4} s, drop probability {} | {:.4}",
+                            m.mean_waiting,
+                            t.mean_waiting,
+                            or_dash(m.mean_wait_s, 4),
+                            t.mean_wait_s,
+                            or_dash(m.drop_probability, 4),
+                            t.drop_probability
+                        )
+                    }
+                }
+            }
+        };
+        out.push_str(&format!("  {:<12} {line}\n", node.id));
+    }
+    out
+}
+
+fn run(file: &str, until: f64, seed: Option<u64>, format: Format, transitions: bool, theory: bool) -> Result<String, String> {
     if !(0.0..=1e9).contains(&until) {
         return Err(format!("--until must be between 0 and 1e9 seconds, got {until}"));
     }
@@ -79,15 +119,19 @@ fn run(file: &str, until: f64, seed: Option<u64>, format: Format, transitions: b
     sim.run_until(SimTime::from_secs_f64(until));
     let report = sim.report();
     Ok(match format {
-        Format::Text if transitions => {
+        Format::Text => {
             let mut out = report.to_text();
-            out.push_str("\ntransitions (most recent last)\n");
-            for t in sim.transitions().entries() {
-                out.push_str(&format!("{:>12.6} s  {:<12} {} -> {}  ({})\n", t.time.as_secs_f64(), sim.node_id(t.node), t.from, t.to, t.cause));
+            if transitions {
+                out.push_str("\ntransitions (most recent last)\n");
+                for t in sim.transitions().entries() {
+                    out.push_str(&format!("{:>12.6} s  {:<12} {} -> {}  ({})\n", t.time.as_secs_f64(), sim.node_id(t.node), t.from, t.to, t.cause));
+                }
+            }
+            if theory {
+                out.push_str(&theory_text(&sim));
             }
             out
         }
-        Format::Text => report.to_text(),
         Format::Json => report.to_json_pretty() + "\n",
     })
 }
@@ -127,7 +171,7 @@ fn lesson(number: Option<u32>) -> Result<String, String> {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
-        Command::Run { file, until, seed, format, transitions } => run(&file, until, seed, format, transitions),
+        Command::Run { file, until, seed, format, transitions, theory } => run(&file, until, seed, format, transitions, theory),
         Command::Bench { scale } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),
         Command::Bench { scale } => Ok(bench::run(scale)),
         Command::Share { file, page } => load(&file).map(|s| format!("{page}#s={}\n", sluice_engine::share::encode(&s))),
