@@ -7,7 +7,9 @@
 // - a 40-node scenario at 10,000 simulated messages per second: how many
 //   frames per second the browser paints (requestAnimationFrame) and how
 //   many times per second the page updates its figures, and where the
-//   page's main thread spends each frame (from a Chromium trace).
+//   page's main thread spends each frame (from a Chromium trace);
+// - the ceiling: how many frames per second the same browser paints for a
+//   blank page doing nothing but count them, measured in the same run.
 import { readdir, readFile } from 'node:fs/promises';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -39,6 +41,23 @@ function fortyNodes() {
     for (let i = 0; i < 3; i++) edges.push({ from: ids[i], to: ids[i + 1] });
   }
   return { version: 1, name: '40 nodes at 10,000 messages per second', nodes, edges };
+}
+
+/** Frames painted per second (requestAnimationFrame) over `seconds`. */
+async function framesPerSecond(page, seconds) {
+  return page.evaluate(async (seconds) => {
+    let painted = 0;
+    const start = performance.now();
+    await new Promise((done) => {
+      const frame = () => {
+        painted++;
+        if (performance.now() - start < seconds * 1000) requestAnimationFrame(frame);
+        else done();
+      };
+      requestAnimationFrame(frame);
+    });
+    return painted / ((performance.now() - start) / 1000);
+  }, seconds);
 }
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -105,6 +124,11 @@ try {
   console.log(`main thread per frame (${frames} frames traced): script ${per('FireAnimationFrame')} ms, style ${per('UpdateLayoutTree')} ms, ` +
     `layout ${per('Layout')} ms, pre-paint ${per('PrePaint')} ms, paint ${per('Paint')} ms`);
   await page.close();
+
+  const blank = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+  await blank.setContent('<!DOCTYPE html><title>blank</title><p>frames</p>');
+  console.log(`ceiling: a blank page in the same browser paints ${(await framesPerSecond(blank, 5)).toFixed(1)} frames/s`);
+  await blank.close();
 } finally {
   await browser.close();
   server.close();
