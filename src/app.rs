@@ -547,19 +547,31 @@ pub fn app() -> Html {
                     let mut s = session.borrow_mut();
                     // A lesson's step is judged at its time exactly.
                     let judge_at = s.judge_at();
-                    let Some(sim) = s.sim.as_mut() else { return };
-                    let mut kept_up = if speed.is_finite() {
+                    let session_now = &mut *s;
+                    let Some(sim) = session_now.sim.as_mut() else { return };
+                    // With A/B open, A goes on only once B has caught up with
+                    // it, and at "as fast as possible" the two share the
+                    // frame's time: B is never more than a frame behind.
+                    let b_behind = session_now.comparison.as_ref().is_some_and(|b| b.sim.now() < sim.now());
+                    let flat_out_ms = if session_now.comparison.is_some() { FLAT_OUT_MS / 2.0 } else { FLAT_OUT_MS };
+                    // (At "as fast as possible" there is no pace to keep up with.)
+                    let mut kept_up = if b_behind {
+                        !speed.is_finite()
+                    } else if speed.is_finite() {
                         let target = sim.now() + sluice_engine::SimDuration::from_secs_f64(real_s * speed);
                         sim.run_until_bounded(judge_at.map_or(target, |j| target.min(j)), EVENTS_PER_FRAME)
                     } else {
-                        run_flat_out(sim, now + FLAT_OUT_MS, judge_at);
+                        run_flat_out(sim, now + flat_out_ms, judge_at);
                         true
                     };
-                    // Variant B follows A to the same simulated time (and
-                    // catches up over the next frames if it cannot at once).
                     let a_now = sim.now();
-                    if let Some(b) = s.comparison.as_mut() {
-                        kept_up &= b.sim.run_until_bounded(a_now, EVENTS_PER_FRAME);
+                    if let Some(b) = session_now.comparison.as_mut() {
+                        kept_up &= if speed.is_finite() {
+                            b.sim.run_until_bounded(a_now, EVENTS_PER_FRAME)
+                        } else {
+                            run_flat_out(&mut b.sim, now_ms() + flat_out_ms, Some(a_now));
+                            true
+                        };
                     }
                     s.observe();
                     s.judge();
