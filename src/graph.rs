@@ -18,7 +18,7 @@ use yew::prelude::*;
 use crate::palette::kind_label;
 
 use crate::motion::Motion;
-use crate::theory_panel::short_figure;
+use crate::theory_panel::{short_figure, theory_summary};
 use crate::snapshot::{state_colour, NodeView, Snapshot};
 
 /// The spacing of the dots on an edge, in canvas units.
@@ -466,16 +466,24 @@ pub fn graph(props: &GraphProps) -> Html {
             })
         };
         let dropped: u64 = node.dropped.iter().map(|(_, n)| n).sum();
-        // A queue the formulas describe says what they predict beneath it.
+        // A queue the formulas describe says beneath it what they predict
+        // beside what was measured (the tooltip and the screen reader get
+        // all three figures).
         let theory_tag = match &node.theory {
-            Some(Ok((prediction, _))) => Some(match &prediction.steady {
-                Some(steady) => format!("{} theory: {} waiting", prediction.name, short_figure(steady.mean_waiting)),
-                None => format!("{}: ρ ≥ 1, no steady state", prediction.name),
+            Some(Ok((prediction, measured))) => Some(match &prediction.steady {
+                Some(steady) => (
+                    format!("{}: {} waiting · theory {}", prediction.name, short_figure(measured.mean_waiting), short_figure(steady.mean_waiting)),
+                    theory_summary(prediction, measured, steady),
+                ),
+                None => {
+                    let why = format!("{}: ρ ≥ 1, no steady state", prediction.name);
+                    (why.clone(), why)
+                }
             }),
             _ => None,
         };
         let label = match &theory_tag {
-            Some(tag) => format!("{label}; {tag}"),
+            Some((_, summary)) => format!("{label}; {summary}"),
             None => label,
         };
         let takes_input = node.kind != "producer";
@@ -504,8 +512,10 @@ pub fn graph(props: &GraphProps) -> Html {
                 if node.kind == "queue" {
                     { fill_bar(node) }
                 }
-                if let Some(tag) = &theory_tag {
-                    <text class="theory-tag" data-testid={format!("theory-tag-{}", node.id)} x={(-NODE_W / 2.0 + 4.0).to_string()} y={(NODE_H / 2.0 + 18.0).to_string()}>{ tag }</text>
+                if let Some((tag, summary)) = &theory_tag {
+                    <text class="theory-tag" data-testid={format!("theory-tag-{}", node.id)} x={(-NODE_W / 2.0 + 4.0).to_string()} y={(NODE_H / 2.0 + 18.0).to_string()}>
+                        { tag }<title>{ summary }</title>
+                    </text>
                 }
                 if dropped > 0 {
                     <text class="drops" x={(NODE_W / 2.0 - 10.0).to_string()} y={(NODE_H / 2.0 + if theory_tag.is_some() { 36.0 } else { 18.0 }).to_string()} text-anchor="end">{ format!("{dropped} dropped") }</text>

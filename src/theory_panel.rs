@@ -3,7 +3,7 @@
 //! measured, or, for a queue the formulas do not describe, why not.
 //! The engine's `theory` module decides and computes; this only shows.
 
-use sluice_engine::theory::{Measured, Prediction};
+use sluice_engine::theory::{Measured, Prediction, Steady};
 use yew::prelude::*;
 
 /// Three significant figures at most, so measured and predicted line up.
@@ -33,6 +33,21 @@ fn percent(p: f64) -> String {
 /// A row of the table: its name, its test id, the measured figure (if any
 /// yet), the predicted one, and how both are written.
 type Row = (&'static str, &'static str, Option<f64>, f64, fn(f64) -> String);
+
+/// All three figures in one line, measured then predicted.
+pub fn theory_summary(prediction: &Prediction, measured: &Measured, steady: &Steady) -> String {
+    let or_dash = |v: Option<f64>, show: fn(f64) -> String| v.map_or_else(|| "–".to_string(), show);
+    format!(
+        "{}: measured {} waiting, wait {} s, {} dropped; theory {} waiting, wait {} s, {} dropped",
+        prediction.name,
+        short_figure(measured.mean_waiting),
+        or_dash(measured.mean_wait_s, short_figure),
+        or_dash(measured.drop_probability, percent),
+        short_figure(steady.mean_waiting),
+        short_figure(steady.mean_wait_s),
+        percent(steady.drop_probability)
+    )
+}
 
 #[derive(Properties, PartialEq)]
 pub struct TheoryPanelProps {
