@@ -383,8 +383,21 @@ fn chart_lines(
             }
             ChartKind::Bytes => lines.push(line(name.clone(), colour, taken.iter().map(|p| (p.t_s, p.depth_bytes as f64)).collect())),
             ChartKind::Throughput => {
-                let rates = taken.windows(2).map(|w| (w[1].t_s, (w[1].departed - w[0].departed) as f64 / (w[1].t_s - w[0].t_s)));
-                lines.push(line(name.clone(), colour, rates.collect()));
+                // Each rate spans at least 1/200 of the run: two samples a
+                // moment apart (a frame stopped at a lesson's judging time)
+                // would make a spike of noise.
+                let min_span = sim.now().as_secs_f64() / 200.0;
+                let mut rates = Vec::with_capacity(taken.len());
+                let mut from = taken.first();
+                for sample in taken.iter().skip(1) {
+                    let Some(start) = from else { break };
+                    let span = sample.t_s - start.t_s;
+                    if span >= min_span && span > 0.0 {
+                        rates.push((sample.t_s, (sample.departed - start.departed) as f64 / span));
+                        from = Some(sample);
+                    }
+                }
+                lines.push(line(name.clone(), colour, rates));
             }
             ChartKind::Latency => {
                 let percentiles: &[(&str, PercentileOf)] = if several {

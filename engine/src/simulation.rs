@@ -809,7 +809,12 @@ impl Simulation {
         }
     }
 
-    /// Serves a wake: lets `node`'s blocked inputs send, round-robin.
+    /// Serves a wake: lets `node`'s blocked inputs send, round-robin. The
+    /// next wake starts after the last input that got something through,
+    /// unless an input was refused outright on the way: that one goes
+    /// first next time. (Moving past a refused input as if it had had its
+    /// turn starved it: with a shared window full, every freed slot went
+    /// to whichever input the cursor reached first, the same one each time.)
     fn serve_wake(&mut self, node: usize) {
         if let Node::Dispatcher(d, _, _) = &mut self.nodes[node] {
             d.woken();
@@ -817,16 +822,25 @@ impl Simulation {
         let n = self.inputs[node].len();
         // Counted without `%`: a division per input is dear in this loop.
         let mut idx = self.wake_cursor[node];
+        let mut refused_first = None;
         for _ in 0..n {
             if !self.has_room(node) {
                 break;
             }
             let input = self.inputs[node][idx];
-            idx = if idx + 1 == n { 0 } else { idx + 1 };
+            let next = if idx + 1 == n { 0 } else { idx + 1 };
             if self.is_blocked(input) {
-                self.wake_cursor[node] = idx;
+                let before = self.stats[node].arrived;
+                self.wake_cursor[node] = next;
                 self.pump(input);
+                if self.stats[node].arrived == before && refused_first.is_none() && self.is_blocked(input) {
+                    refused_first = Some(idx);
+                }
             }
+            idx = next;
+        }
+        if let Some(first) = refused_first {
+            self.wake_cursor[node] = first;
         }
     }
 

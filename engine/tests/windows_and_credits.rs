@@ -52,8 +52,10 @@ fn a_shared_window_lets_a_slow_destination_throttle_a_fast_one() {
     let fast_separate = separate.report().nodes["fast"].departed as f64 / 60.0;
     // Per destination, the fast receiver gets all its producer makes.
     assert!((fast_separate - 100.0).abs() < 8.0, "per destination: {fast_separate}/s");
-    // Shared, it is held to about the slow receiver's pace (20/s).
-    assert!(fast_shared < 35.0, "shared: {fast_shared}/s");
+    // Shared, it is held to about the slow receiver's pace (20/s): each
+    // slot the slow receiver frees goes to the two senders in turn, so the
+    // fast one is neither let through nor starved.
+    assert!((15.0..25.0).contains(&fast_shared), "shared: {fast_shared}/s");
     // The window never had more than 10 in flight.
     assert!(max_depth(&shared, "window") <= 10);
     assert!(max_depth(&separate, "window") <= 20);
