@@ -43,11 +43,19 @@ function fortyNodes() {
   return { version: 1, name: '40 nodes at 10,000 messages per second', nodes, edges };
 }
 
-/** Frames painted per second (requestAnimationFrame) over `seconds`. */
-async function framesPerSecond(page, seconds) {
+/**
+ * Frames painted (requestAnimationFrame) over `seconds`, and how many times
+ * the page's clock changed meanwhile (none on a page without one).
+ */
+async function countFrames(page, seconds) {
   return page.evaluate(async (seconds) => {
     let painted = 0;
+    let updates = 0;
+    const clock = document.querySelector('[data-testid="clock"]');
+    const observer = new MutationObserver(() => updates++);
+    if (clock) observer.observe(clock, { characterData: true, childList: true, subtree: true });
     const start = performance.now();
+    const t0 = clock?.textContent;
     await new Promise((done) => {
       const frame = () => {
         painted++;
@@ -56,7 +64,8 @@ async function framesPerSecond(page, seconds) {
       };
       requestAnimationFrame(frame);
     });
-    return painted / ((performance.now() - start) / 1000);
+    observer.disconnect();
+    return { painted, updates, elapsed: (performance.now() - start) / 1000, t0, t1: clock?.textContent };
   }, seconds);
 }
 
@@ -87,26 +96,7 @@ try {
   });
   await page.waitForSelector('[data-node="c9"]');
   await page.waitForTimeout(1000);
-  const seconds = 5;
-  const result = await page.evaluate(async (seconds) => {
-    let painted = 0;
-    let updates = 0;
-    const clock = document.querySelector('[data-testid="clock"]');
-    const observer = new MutationObserver(() => updates++);
-    observer.observe(clock, { characterData: true, childList: true, subtree: true });
-    const start = performance.now();
-    const t0 = clock.textContent;
-    await new Promise((done) => {
-      const frame = () => {
-        painted++;
-        if (performance.now() - start < seconds * 1000) requestAnimationFrame(frame);
-        else done();
-      };
-      requestAnimationFrame(frame);
-    });
-    observer.disconnect();
-    return { painted, updates, elapsed: (performance.now() - start) / 1000, t0, t1: clock.textContent };
-  }, seconds);
+  const result = await countFrames(page, 5);
   const produced = await page.textContent('[data-testid="total-produced"]');
   console.log(`40 nodes at 10,000 messages/s: ${(result.painted / result.elapsed).toFixed(1)} frames/s painted, ` +
     `${(result.updates / result.elapsed).toFixed(1)} page updates/s; clock ${result.t0} → ${result.t1}; ${produced} produced`);
@@ -127,7 +117,8 @@ try {
 
   const blank = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   await blank.setContent('<!DOCTYPE html><title>blank</title><p>frames</p>');
-  console.log(`ceiling: a blank page in the same browser paints ${(await framesPerSecond(blank, 5)).toFixed(1)} frames/s`);
+  const idle = await countFrames(blank, 5);
+  console.log(`ceiling: a blank page in the same browser paints ${(idle.painted / idle.elapsed).toFixed(1)} frames/s`);
   await blank.close();
 } finally {
   await browser.close();

@@ -820,6 +820,14 @@ impl Simulation {
             d.woken();
         }
         let n = self.inputs[node].len();
+        if n == 1 {
+            // One input (the common case): no turns to keep.
+            let input = self.inputs[node][0];
+            if self.has_room(node) && self.is_blocked(input) {
+                self.pump(input);
+            }
+            return;
+        }
         // Counted without `%`: a division per input is dear in this loop.
         let mut idx = self.wake_cursor[node];
         let mut refused_first = None;
