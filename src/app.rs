@@ -32,7 +32,7 @@ use crate::lesson_panel::{LessonPanel, StepState};
 use crate::lesson_picker::LessonPicker;
 use crate::palette::Palette;
 use crate::event_log::EventLog;
-use crate::snapshot::{state_colour, DropEntry, DropLog, Sampler, Snapshot};
+use crate::snapshot::{state_colour, theories, DropEntry, DropLog, Sampler, Snapshot, Theories};
 use crate::theory_panel::TheoryPanel;
 use crate::ab_table::AbTable;
 
@@ -78,6 +78,7 @@ struct Comparison {
     samples: Sampler,
     motion_tracker: MotionTracker,
     motion: Rc<Motion>,
+    theories: Theories,
 }
 
 impl Comparison {
@@ -86,7 +87,8 @@ impl Comparison {
         let mut sim = Simulation::new(scenario, seed).map_err(|e| e.to_string())?;
         sim.count_flows();
         let motion_tracker = MotionTracker::new(&sim);
-        Ok(Comparison { labels, sim, drops: DropLog::default(), samples: Sampler::default(), motion_tracker, motion: Rc::default() })
+        let theories = theories(sim.scenario());
+        Ok(Comparison { labels, sim, drops: DropLog::default(), samples: Sampler::default(), motion_tracker, motion: Rc::default(), theories })
     }
 
     /// The same variant from time zero again, on `seed`.
@@ -122,6 +124,8 @@ pub struct Session {
     /// The dots and flashes on the canvas, followed frame by frame.
     motion_tracker: MotionTracker,
     motion: Rc<Motion>,
+    /// What queueing theory says of each queue of the running scenario.
+    theories: Theories,
     /// Counts accepted edits: the panels catch up at once after one.
     generation: u64,
     lesson: Option<LessonRun>,
@@ -144,6 +148,7 @@ impl Session {
             samples: Sampler::default(),
             motion_tracker: MotionTracker::default(),
             motion: Rc::default(),
+            theories: Theories::new(),
             generation: 0,
             lesson: None,
             comparison: None,
@@ -164,6 +169,7 @@ impl Session {
         self.samples = Sampler::default();
         self.motion_tracker = self.sim.as_ref().map(MotionTracker::new).unwrap_or_default();
         self.motion = Rc::default();
+        self.theories = self.sim.as_ref().map(|sim| theories(sim.scenario())).unwrap_or_default();
         // B keeps in step: both start again from zero on A's seed.
         self.comparison = self.comparison.take().and_then(|b| b.restarted(seed));
         // A watch reads the simulation it began on.
@@ -179,38 +185,40 @@ impl Session {
         self.lesson.as_ref()?.watching.as_ref().map(|(_, w)| w.judge_at)
     }
 
-    /// The runs a watch reads: A, and B when a comparison is open.
-    fn runs(&self) -> Vec<&Simulation> {
-        self.sim.iter().chain(self.comparison.as_ref().map(|b| &b.sim)).collect()
+    /// The runs a step's watch reads: A, and for a comparing step B too
+    /// (when the comparison is open).
+    fn runs(&self, compare: bool) -> Vec<&Simulation> {
+        let b = self.comparison.as_ref().filter(|_| compare).map(|b| &b.sim);
+        self.sim.iter().chain(b).collect()
     }
 
     /// Starts watching step `k` of the open lesson on the running
     /// simulation, or on A and B for a comparing step (whose comparison
     /// the caller has opened, from time zero).
     fn watch_step(&mut self, k: usize) {
-        let Some(run) = &mut self.lesson else { return };
+        let Some(index) = self.lesson.as_ref().map(|run| run.index) else { return };
         let lessons = lessons();
-        let Some(step) = lessons.get(run.index).and_then(|l| l.text.steps.get(k)) else { return };
+        let Some(step) = lessons.get(index).and_then(|l| l.text.steps.get(k)) else { return };
+        let runs = self.runs(step.compare);
+        let started = if runs.is_empty() {
+            Err("The scenario is not running: it lacks an edge.".to_string())
+        } else if step.compare && runs.len() < 2 {
+            Err("The A/B comparison is not open.".to_string())
+        } else {
+            Watch::start(step, &runs)
+        };
+        let Some(run) = &mut self.lesson else { return };
         if let Some(tries) = run.tries.get_mut(k) {
             *tries += 1;
         }
-        let failed = |why: String| StepState::Judged(Verdict { passed: false, results: vec![CheckResult { text: why, passed: false }] });
-        let runs: Vec<&Simulation> = self.sim.iter().chain(self.comparison.as_ref().map(|b| &b.sim)).collect();
-        if runs.is_empty() {
-            run.states[k] = failed("The scenario is not running: it lacks an edge.".into());
-            return;
-        }
-        if step.compare && runs.len() < 2 {
-            run.states[k] = failed("The A/B comparison is not open.".into());
-            return;
-        }
-        let runs = if step.compare { &runs[..] } else { &runs[..1] };
-        match Watch::start(step, runs) {
+        match started {
             Ok(watch) => {
                 run.states[k] = StepState::Watching { until_s: watch.judge_at.as_secs_f64() };
                 run.watching = Some((k, watch));
             }
-            Err(why) => run.states[k] = failed(why),
+            Err(why) => {
+                run.states[k] = StepState::Judged(Verdict { passed: false, results: vec![CheckResult { text: why, passed: false }] });
+            }
         }
     }
 
@@ -219,13 +227,12 @@ impl Session {
         let Some(run) = &self.lesson else { return };
         let Some((k, watch)) = &run.watching else { return };
         let compare = lessons().get(run.index).and_then(|l| l.text.steps.get(*k)).is_some_and(|step| step.compare);
-        let all = self.runs();
-        let runs = if compare { &all[..] } else { &all[..all.len().min(1)] };
+        let runs = self.runs(compare);
         // B must have caught up with A too.
         if runs.is_empty() || !runs.iter().all(|sim| watch.due(&[sim])) {
             return;
         }
-        let verdict = watch.verdict(runs);
+        let verdict = watch.verdict(&runs);
         let k = *k;
         if let Some(run) = &mut self.lesson {
             run.states[k] = StepState::Judged(verdict);
@@ -283,6 +290,7 @@ impl Session {
                     .map(|(e, _)| (e.id.clone(), e.block.clone()))
                     .collect();
                 if changed.into_iter().all(|(id, block)| sim.reconfigure(&id, block).is_ok()) {
+                    self.theories = theories(sim.scenario());
                     return;
                 }
             }
@@ -1014,7 +1022,7 @@ pub fn app() -> Html {
     };
     if stale {
         let snapshot = Rc::new(match &s.sim {
-            Some(sim) => Snapshot::of(sim, scenario),
+            Some(sim) => Snapshot::of(sim, scenario, &s.theories),
             None => Snapshot::draft(scenario),
         });
         let charts = s.sim.as_ref().map(|sim| {
@@ -1028,7 +1036,7 @@ pub fn app() -> Html {
             }
             data
         });
-        let b_snapshot = s.comparison.as_ref().map(|b| Rc::new(Snapshot::of(&b.sim, b.sim.scenario())));
+        let b_snapshot = s.comparison.as_ref().map(|b| Rc::new(Snapshot::of(&b.sim, b.sim.scenario(), &b.theories)));
         *panels.borrow_mut() =
             PanelCache { at_ms: now_ms(), key: panel_key, snapshot, drops: Rc::new(s.drops.latest()), charts, b_snapshot };
     }
@@ -1057,14 +1065,14 @@ pub fn app() -> Html {
     let comparing = s.comparison.is_some();
     // A block picked on B's canvas selects the same block of A.
     let on_select_b = {
-        let on_select = on_select.clone();
-        let map: Vec<Option<usize>> = s
-            .comparison
-            .as_ref()
-            .map(|b| b.sim.scenario().nodes.iter().map(|n| s.index_of(&n.id)).collect())
-            .unwrap_or_default();
+        let (on_select, session) = (on_select.clone(), session.clone());
         Callback::from(move |pick: Select| {
-            let to_a = |i: usize| map.get(i).copied().flatten();
+            // Worked out on the click, not every frame: B's block by id in A.
+            let to_a = |i: usize| {
+                let s = session.borrow();
+                let id = s.comparison.as_ref()?.sim.scenario().nodes.get(i)?.id.clone();
+                s.index_of(&id)
+            };
             let picked = match pick {
                 Select::Only(i) => to_a(i).map(Select::Only),
                 Select::Toggle(i) => to_a(i).map(Select::Toggle),

@@ -34,6 +34,17 @@ pub struct NodeView {
     pub theory: Option<Result<(Prediction, Measured), String>>,
 }
 
+/// Per node: for a queue, what queueing theory predicts for it, or why no
+/// formula applies. It depends on the scenario alone, so it is worked out
+/// when the running scenario changes, not with every snapshot.
+pub type Theories = Vec<Option<Result<Prediction, String>>>;
+
+pub fn theories(scenario: &Scenario) -> Theories {
+    (0..scenario.nodes.len())
+        .map(|i| (scenario.nodes[i].block.kind() == "queue").then(|| Model::of(scenario, i).map(|m| m.predict())))
+        .collect()
+}
+
 impl NodeView {
     /// A node drawn at `position` with no figures yet.
     fn blank(index: usize, spec: &NodeSpec, position: Position) -> NodeView {
@@ -111,7 +122,8 @@ impl Snapshot {
 
     /// A running simulation, its nodes drawn where `layout` (the scenario
     /// being edited, of the same shape) puts them.
-    pub fn of(sim: &Simulation, layout: &Scenario) -> Snapshot {
+    /// `theories` are those of the running scenario (`theories`).
+    pub fn of(sim: &Simulation, layout: &Scenario, theories: &Theories) -> Snapshot {
         let scenario = sim.scenario();
         let nodes = scenario
             .nodes
@@ -137,7 +149,7 @@ impl Snapshot {
                         view.soft = q.spec().soft_limit;
                         view.hard = q.spec().hard_limit;
                         view.disconnected = q.is_disconnected();
-                        view.theory = Some(Model::of(scenario, i).map(|m| (m.predict(), Measured::of(sim, i))));
+                        view.theory = theories.get(i).cloned().flatten().map(|t| t.map(|p| (p, Measured::of(sim, i))));
                     }
                     Node::Consumer(c) => view.workers = c.spec().workers,
                     _ => {}

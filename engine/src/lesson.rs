@@ -368,33 +368,33 @@ impl Watch {
         let Some(value) = self.value(j, j.run, runs) else {
             return CheckResult { text: format!("{who}{} {}: not running", c.node, c.figure), passed: false };
         };
-        let mut passed = true;
         let mut bounds = Vec::new();
-        if let Some(min) = c.at_least {
-            passed &= value >= min;
-            bounds.push(format!("at least {}", number(min)));
-        }
-        if let Some(max) = c.at_most {
-            passed &= value <= max;
-            bounds.push(format!("at most {}", number(max)));
-        }
+        let mut passed = within(value, c.at_least, c.at_most, "", &mut bounds);
         let mut text = format!("{who}{} {} = {}", c.node, c.figure, number(value));
         if c.b_over_a_at_least.is_some() || c.b_over_a_at_most.is_some() {
             let a = self.value(j, 0, runs).unwrap_or(f64::NAN);
             let b = self.value(j, 1, runs).unwrap_or(f64::NAN);
             let ratio = if a == 0.0 && b == 0.0 { 1.0 } else { b / a };
-            if let Some(min) = c.b_over_a_at_least {
-                passed &= ratio >= min;
-                bounds.push(format!("B/A at least {}", number(min)));
-            }
-            if let Some(max) = c.b_over_a_at_most {
-                passed &= ratio <= max;
-                bounds.push(format!("B/A at most {}", number(max)));
-            }
+            passed &= within(ratio, c.b_over_a_at_least, c.b_over_a_at_most, "B/A ", &mut bounds);
             text = format!("{} {}: A {}, B {}, B/A = {}", c.node, c.figure, number(a), number(b), number(ratio));
         }
         CheckResult { text: format!("{text} ({})", bounds.join(", ")), passed }
     }
+}
+
+/// Whether `value` lies within the bounds given, each bound written into
+/// `bounds` ("at least 3", "B/A at most 0.5").
+fn within(value: f64, min: Option<f64>, max: Option<f64>, what: &str, bounds: &mut Vec<String>) -> bool {
+    let mut passed = true;
+    if let Some(min) = min {
+        passed &= value >= min;
+        bounds.push(format!("{what}at least {}", number(min)));
+    }
+    if let Some(max) = max {
+        passed &= value <= max;
+        bounds.push(format!("{what}at most {}", number(max)));
+    }
+    passed
 }
 
 fn judged(check: &Check, scenario: &Scenario, runs: usize) -> Result<Judged, String> {
@@ -436,17 +436,15 @@ fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Reading)
     let span_s = now.t_s - before.t_s;
     let departed = now.departed.saturating_sub(before.departed);
     let per_departure = |sum_now: f64, sum_before: f64| if departed > 0 { (sum_now - sum_before) / departed as f64 } else { 0.0 };
+    let dropped = || now.dropped.iter().zip(&before.dropped).map(|(n, b)| n.saturating_sub(*b)).sum::<u64>() as f64;
     match figure {
         Figure::Arrived => now.arrived.saturating_sub(before.arrived) as f64,
         Figure::Departed => departed as f64,
-        Figure::Dropped(None) => {
-            now.dropped.iter().zip(&before.dropped).map(|(n, b)| n.saturating_sub(*b)).sum::<u64>() as f64
-        }
+        Figure::Dropped(None) => dropped(),
         Figure::DropFraction => {
             let arrived = now.arrived.saturating_sub(before.arrived);
-            let dropped = figure_since(sim, node, Figure::Dropped(None), before);
             if arrived > 0 {
-                dropped / arrived as f64
+                dropped() / arrived as f64
             } else {
                 0.0
             }
