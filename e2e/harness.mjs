@@ -9,7 +9,8 @@ import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-export const dist = join(root, 'dist');
+// SLUICE_DIST serves another bundle (to compare two builds in one sitting).
+export const dist = process.env.SLUICE_DIST || join(root, 'dist');
 export const artifacts = join(root, 'e2e', 'artifacts');
 
 const types = {

@@ -1,5 +1,6 @@
 // Measures the page in Chromium and prints figures (not a test: the machines
-// are shared and noisy). Run after `make web`: `node e2e/measure.mjs`.
+// are shared and noisy). Run after `make web`: `node e2e/measure.mjs`
+// (`SLUICE_DIST=dir` measures another bundle, to compare two in one sitting).
 //
 // - the gzipped size of the bundle's wasm and JS;
 // - the time from navigation to the first interactive frame (nodes drawn,
@@ -7,7 +8,8 @@
 // - a 40-node scenario at 10,000 simulated messages per second: how many
 //   frames per second the browser paints (requestAnimationFrame) and how
 //   many times per second the page updates its figures, and where the
-//   page's main thread spends each frame (from a Chromium trace);
+//   page's main thread spends each frame (from a Chromium trace), and how
+//   often the SVG canvas changes (the dots are on a layer of their own);
 // - the ceiling: how many frames per second the same browser paints for a
 //   blank page doing nothing but count them, measured in the same run.
 import { readdir, readFile } from 'node:fs/promises';
@@ -51,9 +53,14 @@ async function countFrames(page, seconds) {
   return page.evaluate(async (seconds) => {
     let painted = 0;
     let updates = 0;
+    let redraws = 0;
     const clock = document.querySelector('[data-testid="clock"]');
     const observer = new MutationObserver(() => updates++);
     if (clock) observer.observe(clock, { characterData: true, childList: true, subtree: true });
+    // How often the SVG canvas itself changes (its blocks and edges).
+    const svg = document.querySelector('svg.graph');
+    const svgObserver = new MutationObserver(() => redraws++);
+    if (svg) svgObserver.observe(svg, { attributes: true, characterData: true, childList: true, subtree: true });
     const start = performance.now();
     const t0 = clock?.textContent;
     await new Promise((done) => {
@@ -65,7 +72,8 @@ async function countFrames(page, seconds) {
       requestAnimationFrame(frame);
     });
     observer.disconnect();
-    return { painted, updates, elapsed: (performance.now() - start) / 1000, t0, t1: clock?.textContent };
+    svgObserver.disconnect();
+    return { painted, updates, redraws, elapsed: (performance.now() - start) / 1000, t0, t1: clock?.textContent };
   }, seconds);
 }
 
@@ -99,7 +107,7 @@ try {
   const result = await countFrames(page, 5);
   const produced = await page.textContent('[data-testid="total-produced"]');
   console.log(`40 nodes at 10,000 messages/s: ${(result.painted / result.elapsed).toFixed(1)} frames/s painted, ` +
-    `${(result.updates / result.elapsed).toFixed(1)} page updates/s; clock ${result.t0} → ${result.t1}; ${produced} produced`);
+    `${(result.updates / result.elapsed).toFixed(1)} page updates/s, SVG canvas changed ${(result.redraws / result.elapsed).toFixed(1)} times/s; clock ${result.t0} → ${result.t1}; ${produced} produced`);
   // Where the page's main thread spends a frame, from a 3-second trace.
   await browser.startTracing(page, { categories: ['devtools.timeline'] });
   await page.waitForTimeout(3000);

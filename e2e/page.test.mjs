@@ -164,12 +164,23 @@ test('messages move along the edges as dots coloured by class, and a dropping no
   await legend.waitFor();
   for (const name of ['video', 'audio', 'control']) assert.match(await legend.textContent(), new RegExp(name));
   assert.match(await page.textContent('[data-testid="per-dot"]'), /one dot/);
-  // Each class that crosses an edge has its own dotted line there.
-  await page.waitForFunction(() => document.querySelectorAll('.flow').length >= 4);
-  const colours = await page.locator('.flow').evaluateAll((ls) => new Set(ls.map((l) => l.getAttribute('stroke'))).size);
+  // Each class that crosses an edge has its own dotted line there, drawn
+  // on the layer over the canvas (which says what it drew).
+  const layer = page.locator('[data-testid="flow-dots"]').first();
+  const drawn = (name) => layer.evaluate((c, name) => (c.getAttribute(name) || '').split(' ').filter(Boolean), name);
+  await page.waitForFunction(() => (document.querySelector('[data-testid="flow-dots"]')?.dataset.offsets || '').split(' ').filter(Boolean).length >= 4);
+  const colours = new Set(await drawn('data-colours')).size;
   assert.ok(colours >= 3, `${colours} class colours on the edges`);
+  // The dots are painted on the layer, not only listed: count its pixels.
+  const painted = await layer.evaluate((c) => {
+    const data = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    let n = 0;
+    for (let i = 3; i < data.length; i += 4) if (data[i] > 128) n += 1;
+    return n;
+  });
+  assert.ok(painted > 200, `${painted} pixels of dots painted`);
   // The dots move while playing…
-  const offsets = () => page.locator('.flow').evaluateAll((ls) => ls.map((l) => l.getAttribute('stroke-dashoffset')).join(' '));
+  const offsets = async () => (await drawn('data-offsets')).join(' ');
   const before = await offsets();
   await page.waitForTimeout(400);
   assert.notEqual(await offsets(), before, 'the dots moved');

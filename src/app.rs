@@ -316,26 +316,37 @@ impl Session {
 const PANEL_MS: f64 = 100.0;
 
 /// What the panels and the chart last showed, and for which selection.
+///
+/// Two halves, each refreshed every `PANEL_MS` while playing, half a period
+/// apart: the canvas with the figures, then the event log with the chart.
+/// Refreshed together, they made one frame in six several times as long as
+/// the others, and that frame was dropped.
 struct PanelCache {
-    at_ms: f64,
     key: (Vec<usize>, ChartKind, u64),
+    /// The canvas, the counters and the panels beside them.
+    at_ms: f64,
     snapshot: Rc<Snapshot>,
-    drops: Rc<Vec<DropEntry>>,
-    charts: Option<ChartData>,
     /// Variant B's, with A/B open.
     b_snapshot: Option<Rc<Snapshot>>,
+    /// The event log and the chart.
+    log_at_ms: f64,
+    log_snapshot: Rc<Snapshot>,
+    drops: Rc<Vec<DropEntry>>,
+    charts: Option<ChartData>,
 }
 
 impl Default for PanelCache {
     fn default() -> Self {
         // Long ago: the first render works everything out.
         PanelCache {
-            at_ms: f64::NEG_INFINITY,
             key: Default::default(),
+            at_ms: f64::NEG_INFINITY,
             snapshot: Rc::default(),
+            b_snapshot: None,
+            log_at_ms: f64::NEG_INFINITY,
+            log_snapshot: Rc::default(),
             drops: Rc::default(),
             charts: None,
-            b_snapshot: None,
         }
     }
 }
@@ -752,15 +763,17 @@ pub fn app() -> Html {
             })
         })
     };
+    // Stable from frame to frame, as the canvas is drawn again only when
+    // its props change (`edit` is made once).
     let on_move = {
         let edit = edit.clone();
-        Callback::from(move |(indices, dx, dy): (Vec<usize>, f64, f64)| {
+        use_callback((), move |(indices, dx, dy): (Vec<usize>, f64, f64), _| {
             let _ = edit(&|s| s.editor.move_by(&s.ids_of(&indices), dx, dy));
         })
     };
     let on_connect = {
         let edit = edit.clone();
-        Callback::from(move |(from, to): (usize, usize)| {
+        use_callback((), move |(from, to): (usize, usize), _| {
             let _ = edit(&|s| match (s.id_of(from), s.id_of(to)) {
                 (Some(a), Some(b)) => s.editor.connect(&a, &b),
                 _ => Ok(()),
@@ -1016,15 +1029,35 @@ pub fn app() -> Html {
     // change 60 times a second cannot be read, and laying them out is most
     // of a frame), at once after anything else.
     let panel_key = (selection.clone(), *chart_kind, s.generation);
-    let stale = {
+    let (all, figures, log) = {
         let p = panels.borrow();
-        !*playing || p.key != panel_key || now_ms() - p.at_ms >= PANEL_MS
+        let now = now_ms();
+        let all = !*playing || p.key != panel_key;
+        // While playing, one half at a time, the log half a period after
+        // the figures.
+        let figures = all || now - p.at_ms >= PANEL_MS;
+        let log = all || (!figures && now - p.log_at_ms >= PANEL_MS && now - p.at_ms >= PANEL_MS / 2.0);
+        (all, figures, log)
     };
-    if stale {
-        let snapshot = Rc::new(match &s.sim {
+    let snapshot_now = || {
+        Rc::new(match &s.sim {
             Some(sim) => Snapshot::of(sim, scenario, &s.theories),
             None => Snapshot::draft(scenario),
-        });
+        })
+    };
+    if figures {
+        let snapshot = snapshot_now();
+        let b_snapshot = s.comparison.as_ref().map(|b| Rc::new(Snapshot::of(&b.sim, b.sim.scenario(), &b.theories)));
+        let mut p = panels.borrow_mut();
+        if all {
+            p.log_snapshot = snapshot.clone();
+        }
+        p.key = panel_key;
+        p.at_ms = now_ms();
+        p.snapshot = snapshot;
+        p.b_snapshot = b_snapshot;
+    }
+    if log {
         let charts = s.sim.as_ref().map(|sim| {
             let mut charted: Vec<usize> = selection.iter().copied().take(NODE_COLOURS.len()).collect();
             if charted.is_empty() {
@@ -1036,13 +1069,16 @@ pub fn app() -> Html {
             }
             data
         });
-        let b_snapshot = s.comparison.as_ref().map(|b| Rc::new(Snapshot::of(&b.sim, b.sim.scenario(), &b.theories)));
-        *panels.borrow_mut() =
-            PanelCache { at_ms: now_ms(), key: panel_key, snapshot, drops: Rc::new(s.drops.latest()), charts, b_snapshot };
+        let log_snapshot = if all { panels.borrow().snapshot.clone() } else { snapshot_now() };
+        let mut p = panels.borrow_mut();
+        p.log_at_ms = now_ms();
+        p.log_snapshot = log_snapshot;
+        p.drops = Rc::new(s.drops.latest());
+        p.charts = charts;
     }
-    let (panel_snapshot, drops, charts, b_snapshot) = {
+    let (panel_snapshot, log_snapshot, drops, charts, b_snapshot) = {
         let p = panels.borrow();
-        (p.snapshot.clone(), p.drops.clone(), p.charts.clone(), p.b_snapshot.clone())
+        (p.snapshot.clone(), p.log_snapshot.clone(), p.drops.clone(), p.charts.clone(), p.b_snapshot.clone())
     };
     // With A/B open: B's canvas, its labels, and the selection as B's indices.
     let comparison = s.comparison.as_ref().zip(b_snapshot).map(|(b, b_snapshot)| {
@@ -1050,6 +1086,9 @@ pub fn app() -> Html {
         let b_selected: Vec<usize> = ids.iter().filter_map(|id| b.sim.scenario().node_index(id)).collect();
         (b.labels.clone(), b_snapshot, b.motion.clone(), b_selected, ids)
     });
+    // The canvas hears of drops through a prop that changes only when a
+    // block starts or stops dropping; the dots come by context.
+    let dropping_of = |motion: &Motion| Rc::new(motion.dropping.clone());
     let selected_theory =
         selected_index.and_then(|i| panel_snapshot.nodes.get(i)).and_then(|n| Some((n.id.clone(), n.theory.clone()?)));
     let selected_spec = selected_index.and_then(|i| scenario.nodes.get(i).cloned());
@@ -1065,8 +1104,8 @@ pub fn app() -> Html {
     let comparing = s.comparison.is_some();
     // A block picked on B's canvas selects the same block of A.
     let on_select_b = {
-        let (on_select, session) = (on_select.clone(), session.clone());
-        Callback::from(move |pick: Select| {
+        let session = session.clone();
+        use_callback(on_select.clone(), move |pick: Select, on_select| {
             // Worked out on the click, not every frame: B's block by id in A.
             let to_a = |i: usize| {
                 let s = session.borrow();
@@ -1083,6 +1122,9 @@ pub fn app() -> Html {
             }
         })
     };
+    // B's canvas is watched, not edited.
+    let noop_move = use_callback((), |_: (Vec<usize>, f64, f64), _| ());
+    let noop_connect = use_callback((), |_: (usize, usize), _| ());
     let open_lesson = s.lesson.as_ref().map(|run| (run.index, run.states.clone(), run.tries.clone()));
     drop(s);
     // Made once: the picker and the open lesson's panel share it, and it
@@ -1175,20 +1217,26 @@ pub fn app() -> Html {
                         <div class="ab-canvases" data-testid="ab-view">
                             <section class="ab-side" data-testid="canvas-a" aria-label={format!("Variant A: {label_a}")}>
                                 <h3 class="ab-label"><span class="ab-letter">{"A"}</span>{ label_a.clone() }<span class="muted">{" · edit here"}</span></h3>
-                                <Graph snapshot={panel_snapshot.clone()} motion={motion} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
+                                <ContextProvider<Rc<Motion>> context={motion.clone()}>
+                                    <Graph snapshot={panel_snapshot.clone()} dropping={dropping_of(&motion)} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
+                                </ContextProvider<Rc<Motion>>>
                             </section>
                             <section class="ab-side" data-testid="canvas-b" aria-label={format!("Variant B: {label_b}")}>
                                 <h3 class="ab-label"><span class="ab-letter b">{"B"}</span>{ label_b.clone() }<span class="muted">{" · watch only"}</span></h3>
-                                <Graph snapshot={b_snapshot.clone()} motion={b_motion} selected={b_selected} on_select={on_select_b} on_move={Callback::noop()} on_connect={Callback::noop()}
-                                    readonly=true label={AttrValue::from(format!("Variant B canvas ({label_b}): watch only; select a block to chart it beside A's"))} />
+                                <ContextProvider<Rc<Motion>> context={b_motion.clone()}>
+                                    <Graph snapshot={b_snapshot.clone()} dropping={dropping_of(&b_motion)} selected={b_selected} on_select={on_select_b} on_move={noop_move} on_connect={noop_connect}
+                                        readonly=true label={AttrValue::from(format!("Variant B canvas ({label_b}): watch only; select a block to chart it beside A's"))} />
+                                </ContextProvider<Rc<Motion>>>
                             </section>
                         </div>
                         <AbTable labels={(label_a, label_b)} a={panel_snapshot.clone()} b={b_snapshot} nodes={compared} on_close={on_compare.clone()} />
                     } else {
-                        <Graph snapshot={panel_snapshot.clone()} motion={motion} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
+                        <ContextProvider<Rc<Motion>> context={motion.clone()}>
+                            <Graph snapshot={panel_snapshot.clone()} dropping={dropping_of(&motion)} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
+                        </ContextProvider<Rc<Motion>>>
                     }
                     if let Some((lines, nodes, strips)) = charts {
-                        <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={panel_snapshot.time_s} />
+                        <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={log_snapshot.time_s} />
                     }
                 </section>
                 <aside class="sidebar">
@@ -1200,7 +1248,7 @@ pub fn app() -> Html {
                     }
                     <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={on_reconfigure} {on_close} />
                     <Counters snapshot={panel_snapshot.clone()} />
-                    <EventLog snapshot={panel_snapshot} {drops} selected={selection.clone()} on_select={on_select.clone()} />
+                    <EventLog snapshot={log_snapshot} {drops} selected={selection.clone()} on_select={on_select.clone()} playing={*playing} />
                 </aside>
             </main>
             if *picking {

@@ -72,6 +72,11 @@ impl Entry<'_> {
 
 /// Entries shown at most.
 const SHOWN: usize = 60;
+/// Entries shown at most while playing: a busy log replaces all of them ten
+/// times a second, faster than anyone reads, and laying out 60 new rows
+/// was the longest part of a frame. The box shows about ten; pausing
+/// brings back the longer list to scroll through.
+const SHOWN_PLAYING: usize = 20;
 
 #[derive(Properties, PartialEq)]
 pub struct EventLogProps {
@@ -80,6 +85,9 @@ pub struct EventLogProps {
     pub drops: Rc<Vec<DropEntry>>,
     pub selected: Vec<usize>,
     pub on_select: Callback<Select>,
+    /// Whether the simulation is playing (fewer entries are shown).
+    #[prop_or_default]
+    pub playing: bool,
 }
 
 #[function_component(EventLog)]
@@ -95,7 +103,7 @@ pub fn event_log(props: &EventLogProps) -> Html {
         .iter()
         .filter(|e| shown_categories.contains(&e.category()))
         .filter(|e| !*only_selected || props.selected.contains(&e.index()))
-        .take(SHOWN)
+        .take(if props.playing { SHOWN_PLAYING } else { SHOWN })
         .collect();
 
     let filters = CATEGORIES.iter().map(|&(category, label)| {

@@ -17,12 +17,9 @@ use yew::prelude::*;
 
 use crate::palette::kind_label;
 
-use crate::motion::Motion;
+use crate::flow_layer::{FlowGeometry, FlowLayer};
 use crate::theory_panel::{short_figure, theory_summary};
 use crate::snapshot::{state_colour, NodeView, Snapshot};
-
-/// The spacing of the dots on an edge, in canvas units.
-const DOT_SPACING: f64 = 18.0;
 
 const NODE_W: f64 = 170.0;
 const NODE_H: f64 = 104.0;
@@ -49,8 +46,11 @@ const ZOOM_RANGE: f64 = 8.0;
 #[derive(Properties, PartialEq)]
 pub struct GraphProps {
     pub snapshot: Rc<Snapshot>,
-    /// Dots on the edges and drop flashes, every frame.
-    pub motion: Rc<Motion>,
+    /// Per node, whether it is dropping now (it flashes). The dots on the
+    /// edges come by context to the flow layer (`FlowLayer`), so that they
+    /// move without this canvas being drawn again.
+    #[prop_or_default]
+    pub dropping: Rc<Vec<bool>>,
     /// The selected nodes; the last is the one the inspector shows.
     pub selected: Vec<usize>,
     pub on_select: Callback<Select>,
@@ -360,26 +360,30 @@ pub fn graph(props: &GraphProps) -> Html {
         })
     };
 
-    let edges = snap.edges.iter().enumerate().map(|(e, &(from, to))| {
-        let ((ax, ay), (bx, by)) = (place(&snap.nodes[from]), place(&snap.nodes[to]));
-        let (x1, y1, x2, y2) = (ax + NODE_W / 2.0, ay, bx - NODE_W / 2.0 - 6.0, by);
-        let (x1s, y1s, x2s, y2s) = (x1.to_string(), y1.to_string(), x2.to_string(), y2.to_string());
-        // One dashed line of round dots per class, the classes interleaved.
-        let classes = props.motion.edges.get(e).map_or(&[][..], Vec::as_slice);
-        let dots = classes.iter().enumerate().map(|(j, &(colour, phase))| {
-            let offset = -(phase + j as f64 / classes.len() as f64) * DOT_SPACING;
+    // Where the flow layer draws: the edges' lines and the blocks' areas,
+    // following a block while it is dragged.
+    let mut geometry = FlowGeometry { view: shown, ..FlowGeometry::default() };
+    let edges: Vec<Html> = snap
+        .edges
+        .iter()
+        .map(|&(from, to)| {
+            let ((ax, ay), (bx, by)) = (place(&snap.nodes[from]), place(&snap.nodes[to]));
+            let (x1, y1, x2, y2) = (ax + NODE_W / 2.0, ay, bx - NODE_W / 2.0 - 6.0, by);
+            geometry.segments.push((x1, y1, x2, y2));
             html! {
-                <line class="flow" x1={x1s.clone()} y1={y1s.clone()} x2={x2s.clone()} y2={y2s.clone()} stroke={colour}
-                      stroke-dasharray={format!("0 {DOT_SPACING}")} stroke-dashoffset={format!("{offset:.2}")} />
+                <line class="edge" x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} marker-end="url(#arrow)" />
             }
-        });
-        html! {
-            <g class="edge-group">
-                <line class="edge" x1={x1s.clone()} y1={y1s.clone()} x2={x2s.clone()} y2={y2s.clone()} marker-end="url(#arrow)" />
-                { for dots }
-            </g>
-        }
-    });
+        })
+        .collect();
+    geometry.covers = snap
+        .nodes
+        .iter()
+        .map(|n| {
+            let (x, y) = place(n);
+            // The body and both ports.
+            (x - NODE_W / 2.0 - 7.0, y - NODE_H / 2.0 - 2.0, NODE_W + 17.0, NODE_H + 4.0)
+        })
+        .collect();
     let pending = match *gesture {
         Some(Gesture::Connect { from, at }) => {
             let (ax, ay) = place(&snap.nodes[from]);
@@ -495,7 +499,7 @@ pub fn graph(props: &GraphProps) -> Html {
                data-paused={node.paused.to_string()}
                role="button" tabindex="0" aria-label={label} aria-pressed={is_selected.to_string()}
                {onpointerdown} {onkeydown} {onfocus}>
-                if props.motion.dropping.get(index).copied().unwrap_or(false) {
+                if props.dropping.get(index).copied().unwrap_or(false) {
                     <rect class="drop-flash" x={(-NODE_W / 2.0 - 7.0).to_string()} y={(-NODE_H / 2.0 - 7.0).to_string()}
                           width={(NODE_W + 14.0).to_string()} height={(NODE_H + 14.0).to_string()} rx="15" />
                 }
@@ -564,17 +568,7 @@ pub fn graph(props: &GraphProps) -> Html {
             { for pending }
             { for nodes }
         </svg>
-        if !props.motion.classes.is_empty() {
-            <div class="flow-key" data-testid="class-legend" aria-label="Message classes">
-                { for props.motion.classes.iter().map(|(name, colour)| html! {
-                    <span class="legend-item"><span class="dot" style={format!("background: {colour}")}></span>{ name }</span>
-                }) }
-                <span class="legend-item muted" data-testid="per-dot">{
-                    if props.motion.per_dot == 1 { "one dot = one message".to_string() } else { format!("one dot ≈ {} messages", props.motion.per_dot) }
-                }</span>
-                <span class="legend-item"><span class="flash-swatch"></span>{"dropping"}</span>
-            </div>
-        }
+        <FlowLayer geometry={Rc::new(geometry)} />
       </div>
     }
 }

@@ -8,6 +8,7 @@ mod controls;
 mod counters;
 mod event_log;
 mod fields;
+mod flow_layer;
 mod frames;
 mod graph;
 mod inspector;

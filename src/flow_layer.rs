@@ -1,0 +1,193 @@
+//! The dots that carry messages along the edges, drawn on a `<canvas>` laid
+//! over the SVG canvas, and the key that says what they mean.
+//!
+//! Guarantees:
+//! - The dots look as they would in the SVG: round, 7 canvas units wide,
+//!   `DOT_SPACING` apart, one dotted line per class crossing an edge, the
+//!   classes interleaved, placed by the view box the SVG shows
+//!   (`xMidYMid meet`), sharp at any device pixel ratio.
+//! - No dot is drawn over a block: the area of each block is cleared after
+//!   the dots are drawn, as the blocks used to be drawn over them.
+//! - The layer takes no pointer events and is hidden from screen readers
+//!   (the key and the blocks' own names say what moves).
+//!
+//! Why a canvas: the motion changes every frame, and the SVG beside it at
+//! most ten times a second. Drawn in the SVG, the dots made the whole
+//! canvas (every block and its text) diffed, styled and repainted on every
+//! frame; here a frame redraws this one layer.
+
+use std::rc::Rc;
+
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver, ResizeObserverEntry};
+use yew::prelude::*;
+
+use crate::motion::Motion;
+
+/// The spacing of the dots on an edge, in canvas units.
+pub const DOT_SPACING: f64 = 18.0;
+/// The width of a dot, in canvas units.
+const DOT_WIDTH: f64 = 7.0;
+
+/// Where things are on the SVG canvas, in canvas units.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FlowGeometry {
+    /// The view box shown: left, top, width, height.
+    pub view: (f64, f64, f64, f64),
+    /// Per edge (scenario order), the line its dots run along.
+    pub segments: Vec<(f64, f64, f64, f64)>,
+    /// The areas of the blocks (left, top, width, height): no dot shows there.
+    pub covers: Vec<(f64, f64, f64, f64)>,
+}
+
+#[derive(Properties, PartialEq)]
+pub struct FlowLayerProps {
+    pub geometry: Rc<FlowGeometry>,
+}
+
+/// The layer and the key. The motion comes from the nearest
+/// `ContextProvider<Rc<Motion>>`, so that a new frame redraws this
+/// component alone, not the SVG canvas around it.
+#[function_component(FlowLayer)]
+pub fn flow_layer(props: &FlowLayerProps) -> Html {
+    let motion = use_context::<Rc<Motion>>().unwrap_or_default();
+    let canvas_ref = use_node_ref();
+    // The layer's size in CSS pixels, as a ResizeObserver reports it:
+    // reading it from the element every frame would force a layout of the
+    // page the frame has just changed.
+    let size = use_mut_ref(|| (0.0f64, 0.0f64));
+    // What the last render drew, for a redraw when only the size changes.
+    let latest = use_mut_ref(|| (Rc::new(FlowGeometry::default()), Rc::new(Motion::default())));
+    *latest.borrow_mut() = (props.geometry.clone(), motion.clone());
+    {
+        let (canvas_ref, size, latest) = (canvas_ref.clone(), size.clone(), latest.clone());
+        use_effect_with((), move |_| {
+            let observer = canvas_ref.cast::<HtmlCanvasElement>().and_then(|canvas| {
+                let target = canvas.clone();
+                let on_resize = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+                    let Ok(entry) = entries.get(0).dyn_into::<ResizeObserverEntry>() else { return };
+                    let rect = entry.content_rect();
+                    *size.borrow_mut() = (rect.width(), rect.height());
+                    let (geometry, motion) = latest.borrow().clone();
+                    draw(&target, *size.borrow(), &geometry, &motion);
+                });
+                let observer = ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok()?;
+                observer.observe(&canvas);
+                Some((observer, on_resize))
+            });
+            move || {
+                if let Some((observer, _on_resize)) = observer {
+                    observer.disconnect();
+                }
+            }
+        });
+    }
+    {
+        let (canvas_ref, geometry, motion) = (canvas_ref.clone(), props.geometry.clone(), motion.clone());
+        // After every render: this component renders only when the motion
+        // or the geometry changed.
+        use_effect(move || {
+            if let Some(canvas) = canvas_ref.cast::<HtmlCanvasElement>() {
+                draw(&canvas, *size.borrow(), &geometry, &motion);
+            }
+        });
+    }
+    html! {
+        <>
+            <canvas class="flow-layer" ref={canvas_ref} data-testid="flow-dots" aria-hidden="true"></canvas>
+            if !motion.classes.is_empty() {
+                <div class="flow-key" data-testid="class-legend" aria-label="Message classes">
+                    { for motion.classes.iter().map(|(name, colour)| html! {
+                        <span class="legend-item"><span class="dot" style={format!("background: {colour}")}></span>{ name }</span>
+                    }) }
+                    <span class="legend-item muted" data-testid="per-dot">{
+                        if motion.per_dot == 1 { "one dot = one message".to_string() } else { format!("one dot ≈ {} messages", motion.per_dot) }
+                    }</span>
+                    <span class="legend-item"><span class="flash-swatch"></span>{"dropping"}</span>
+                </div>
+            }
+        </>
+    }
+}
+
+/// Where each class's dot pattern starts on an edge, in canvas units along
+/// it: the pattern's phase, and the classes spread evenly over a spacing.
+pub fn dash_offset(phase: f64, class: usize, classes: usize) -> f64 {
+    -(phase + class as f64 / classes.max(1) as f64) * DOT_SPACING
+}
+
+/// Draws the dots on `canvas`, which is `width` × `height` CSS pixels.
+fn draw(canvas: &HtmlCanvasElement, (width, height): (f64, f64), geometry: &FlowGeometry, motion: &Motion) {
+    let (vx, vy, vw, vh) = geometry.view;
+    if width <= 0.0 || height <= 0.0 || vw <= 0.0 || vh <= 0.0 {
+        return;
+    }
+    // The backing store in device pixels, so dots stay round and sharp.
+    let ratio = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).max(1.0);
+    let (pixels_w, pixels_h) = ((width * ratio).round() as u32, (height * ratio).round() as u32);
+    if canvas.width() != pixels_w {
+        canvas.set_width(pixels_w);
+    }
+    if canvas.height() != pixels_h {
+        canvas.set_height(pixels_h);
+    }
+    let Some(ctx) = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+    else {
+        return;
+    };
+    let _ = ctx.set_transform(1.0, 0.0, 0.0, 1.0, 0.0, 0.0);
+    ctx.clear_rect(0.0, 0.0, pixels_w as f64, pixels_h as f64);
+    // The SVG's mapping: the view box scaled to fit, centred.
+    let scale = (width / vw).min(height / vh);
+    let (left, top) = ((width - vw * scale) / 2.0, (height - vh * scale) / 2.0);
+    let k = ratio * scale;
+    let _ = ctx.set_transform(k, 0.0, 0.0, k, ratio * (left - vx * scale), ratio * (top - vy * scale));
+
+    let dash = js_sys::Array::of2(&JsValue::from_f64(0.0), &JsValue::from_f64(DOT_SPACING));
+    let _ = ctx.set_line_dash(&dash);
+    ctx.set_line_cap("round");
+    ctx.set_line_width(DOT_WIDTH);
+    // What the tests read: the colours drawn and where their patterns stand.
+    let (mut colours, mut offsets) = (Vec::new(), Vec::new());
+    for (e, &(x1, y1, x2, y2)) in geometry.segments.iter().enumerate() {
+        let classes = motion.edges.get(e).map_or(&[][..], Vec::as_slice);
+        for (j, &(colour, phase)) in classes.iter().enumerate() {
+            let offset = dash_offset(phase, j, classes.len());
+            ctx.set_stroke_style_str(colour);
+            ctx.set_line_dash_offset(offset);
+            ctx.begin_path();
+            ctx.move_to(x1, y1);
+            ctx.line_to(x2, y2);
+            ctx.stroke();
+            if !colours.contains(&colour) {
+                colours.push(colour);
+            }
+            offsets.push(format!("{offset:.2}"));
+        }
+    }
+    if !offsets.is_empty() {
+        for &(x, y, w, h) in &geometry.covers {
+            ctx.clear_rect(x, y, w, h);
+        }
+    }
+    let _ = canvas.set_attribute("data-colours", &colours.join(" "));
+    let _ = canvas.set_attribute("data-offsets", &offsets.join(" "));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classes_are_spread_over_one_spacing() {
+        assert_eq!(dash_offset(0.0, 0, 2), 0.0);
+        assert_eq!(dash_offset(0.0, 1, 2), -DOT_SPACING / 2.0);
+        assert_eq!(dash_offset(0.5, 0, 1), -DOT_SPACING / 2.0);
+        assert_eq!(dash_offset(0.25, 0, 0), -DOT_SPACING / 4.0, "no classes: no division by zero");
+    }
+}
