@@ -153,6 +153,10 @@ test('step, as fast as possible, and the seed', async () => {
   await page.click('[data-testid="play"]'); // pause, to read a still clock
   await page.fill('[data-testid="seed"]', '12345');
   await page.press('[data-testid="seed"]', 'Enter');
+  // The page redraws after the key's events (on a loaded machine, after
+  // the read that follows them): wait for the clock to say zero, then check.
+  await page.waitForFunction(() => /t = 0\.000 s · 0 events/.test(document.querySelector('[data-testid="clock"]')?.textContent ?? ''), null, { timeout: 5000 })
+    .catch(() => {});
   assert.deepEqual(await clock(page), { t: 0, events: 0 }, 'restarted');
   // A seed that is not a whole number is refused, saying why.
   await page.fill('[data-testid="seed"]', '1.5');
