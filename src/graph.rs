@@ -1,4 +1,5 @@
-//! The canvas: nodes and edges as SVG. Each node shows its key figure and a
+//! The canvas: nodes and edges as SVG (the dots moving along the edges are
+//! on the flow layer over it, `flow_layer.rs`). Each node shows its key figure and a
 //! queue is coloured by its send-queue state. Nodes are moved by dragging
 //! them and connected by dragging from the output port (the dot on their
 //! right edge) onto another node; the page decides whether that is allowed.
