@@ -317,10 +317,12 @@ const PANEL_MS: f64 = 100.0;
 
 /// What the panels and the chart last showed, and for which selection.
 ///
-/// Two halves, each refreshed every `PANEL_MS` while playing, half a period
-/// apart: the canvas with the figures, then the event log with the chart.
-/// Refreshed together, they made one frame in six several times as long as
-/// the others, and that frame was dropped.
+/// Three parts, each refreshed every `PANEL_MS` while playing, a third of a
+/// period apart, so that no frame refreshes two: the canvas with the
+/// figures, then the event log, then the chart. Refreshed together, they
+/// made one frame in six several times as long as the others, and that
+/// frame was dropped; in two halves (the log with the chart), one heavy
+/// frame in four still was.
 struct PanelCache {
     key: (Vec<usize>, ChartKind, u64),
     /// The canvas, the counters and the panels beside them.
@@ -328,11 +330,14 @@ struct PanelCache {
     snapshot: Rc<Snapshot>,
     /// Variant B's, with A/B open.
     b_snapshot: Option<Rc<Snapshot>>,
-    /// The event log and the chart.
+    /// The event log.
     log_at_ms: f64,
     log_snapshot: Rc<Snapshot>,
     drops: Rc<Vec<DropEntry>>,
+    /// The chart, and the simulated time it reaches.
+    chart_at_ms: f64,
     charts: Option<ChartData>,
+    chart_now_s: f64,
 }
 
 impl Default for PanelCache {
@@ -346,7 +351,9 @@ impl Default for PanelCache {
             log_at_ms: f64::NEG_INFINITY,
             log_snapshot: Rc::default(),
             drops: Rc::default(),
+            chart_at_ms: f64::NEG_INFINITY,
             charts: None,
+            chart_now_s: 0.0,
         }
     }
 }
@@ -1029,15 +1036,18 @@ pub fn app() -> Html {
     // change 60 times a second cannot be read, and laying them out is most
     // of a frame), at once after anything else.
     let panel_key = (selection.clone(), *chart_kind, s.generation);
-    let (all, figures, log) = {
+    let (all, figures, log, chart) = {
         let p = panels.borrow();
         let now = now_ms();
         let all = !*playing || p.key != panel_key;
-        // While playing, one half at a time, the log half a period after
-        // the figures.
-        let figures = all || now - p.at_ms >= PANEL_MS;
-        let log = all || (!figures && now - p.log_at_ms >= PANEL_MS && now - p.at_ms >= PANEL_MS / 2.0);
-        (all, figures, log)
+        // While playing, one part per frame: the log a third of a period
+        // after the figures, the chart a third after the log.
+        let due = |at_ms: f64| now - at_ms >= PANEL_MS;
+        let after = |at_ms: f64| now - at_ms >= PANEL_MS / 3.0;
+        let figures = all || due(p.at_ms);
+        let log = all || (!figures && due(p.log_at_ms) && after(p.at_ms));
+        let chart = all || (!figures && !log && due(p.chart_at_ms) && after(p.log_at_ms));
+        (all, figures, log, chart)
     };
     let snapshot_now = || {
         Rc::new(match &s.sim {
@@ -1057,7 +1067,7 @@ pub fn app() -> Html {
         p.snapshot = snapshot;
         p.b_snapshot = b_snapshot;
     }
-    if log {
+    if chart {
         let charts = s.sim.as_ref().map(|sim| {
             let mut charted: Vec<usize> = selection.iter().copied().take(NODE_COLOURS.len()).collect();
             if charted.is_empty() {
@@ -1069,16 +1079,21 @@ pub fn app() -> Html {
             }
             data
         });
+        let mut p = panels.borrow_mut();
+        p.chart_at_ms = now_ms();
+        p.charts = charts;
+        p.chart_now_s = time_s;
+    }
+    if log {
         let log_snapshot = if all { panels.borrow().snapshot.clone() } else { snapshot_now() };
         let mut p = panels.borrow_mut();
         p.log_at_ms = now_ms();
         p.log_snapshot = log_snapshot;
         p.drops = Rc::new(s.drops.latest());
-        p.charts = charts;
     }
-    let (panel_snapshot, log_snapshot, drops, charts, b_snapshot) = {
+    let (panel_snapshot, log_snapshot, drops, charts, chart_now_s, b_snapshot) = {
         let p = panels.borrow();
-        (p.snapshot.clone(), p.log_snapshot.clone(), p.drops.clone(), p.charts.clone(), p.b_snapshot.clone())
+        (p.snapshot.clone(), p.log_snapshot.clone(), p.drops.clone(), p.charts.clone(), p.chart_now_s, p.b_snapshot.clone())
     };
     // With A/B open: B's canvas, its labels, and the selection as B's indices.
     let comparison = s.comparison.as_ref().zip(b_snapshot).map(|(b, b_snapshot)| {
@@ -1236,7 +1251,7 @@ pub fn app() -> Html {
                         </ContextProvider<Rc<Motion>>>
                     }
                     if let Some((lines, nodes, strips)) = charts {
-                        <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={log_snapshot.time_s} />
+                        <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={chart_now_s} />
                     }
                 </section>
                 <aside class="sidebar">

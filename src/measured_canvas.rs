@@ -6,12 +6,24 @@
 //! third of the frame there. `measureText` on the chart's own 2D context
 //! gives the width without touching the page's layout.
 //!
-//! Guarantees: every drawing call goes to `CanvasBackend` unchanged; only
-//! `estimate_text_size` differs, returning the canvas's measured width and
-//! a line height of 1.2 times the font size (what the span reported for the
-//! fonts used here).
+//! Text is also drawn here rather than by `CanvasBackend`, which sets the
+//! font, alignment and baseline before every label: each is a string
+//! passed from WebAssembly and parsed by the canvas, and a chart has some
+//! thirty labels, nearly all in one style. Here each is set only when it
+//! changes.
+//!
+//! Guarantees: every other drawing call goes to `CanvasBackend` unchanged;
+//! `estimate_text_size` returns the canvas's measured width and a line
+//! height of 1.2 times the font size (what the span reported for the fonts
+//! used here); `draw_text` draws what `CanvasBackend` would, rotations
+//! included.
 
-use plotters_backend::{BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind};
+use std::cell::RefCell;
+
+use plotters_backend::text_anchor::{HPos, VPos};
+use plotters_backend::{
+    BackendColor, BackendCoord, BackendStyle, BackendTextStyle, DrawingBackend, DrawingErrorKind, FontTransform,
+};
 use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
@@ -19,13 +31,43 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 pub struct MeasuredCanvas {
     inner: CanvasBackend,
     context: CanvasRenderingContext2d,
+    /// The font last given to the context (`CanvasBackend` sets fonts only
+    /// in `draw_text`, which is ours, so this stays true).
+    font: RefCell<String>,
+    /// The text alignment and baseline last given to the context.
+    anchor: Option<(&'static str, &'static str)>,
 }
 
 impl MeasuredCanvas {
     pub fn new(canvas: HtmlCanvasElement) -> Option<MeasuredCanvas> {
         let context = canvas.get_context("2d").ok()??.dyn_into::<CanvasRenderingContext2d>().ok()?;
-        Some(MeasuredCanvas { inner: CanvasBackend::with_canvas_object(canvas)?, context })
+        Some(MeasuredCanvas { inner: CanvasBackend::with_canvas_object(canvas)?, context, font: RefCell::default(), anchor: None })
     }
+
+    /// Gives the context `style`'s font, unless it has it already.
+    fn use_font<S: BackendTextStyle>(&self, style: &S) {
+        let font = format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str());
+        let mut current = self.font.borrow_mut();
+        if *current != font {
+            self.context.set_font(&font);
+            *current = font;
+        }
+    }
+}
+
+/// The canvas's names for a label's anchor: (textAlign, textBaseline).
+fn anchor_names(h: HPos, v: VPos) -> (&'static str, &'static str) {
+    let align = match h {
+        HPos::Left => "start",
+        HPos::Right => "end",
+        HPos::Center => "center",
+    };
+    let baseline = match v {
+        VPos::Top => "top",
+        VPos::Center => "middle",
+        VPos::Bottom => "bottom",
+    };
+    (align, baseline)
 }
 
 /// plotters-canvas does not export its error type by name.
@@ -83,11 +125,45 @@ impl DrawingBackend for MeasuredCanvas {
     }
 
     fn draw_text<S: BackendTextStyle>(&mut self, text: &str, style: &S, pos: BackendCoord) -> Result<(), DrawingErrorKind<CanvasError>> {
-        self.inner.draw_text(text, style, pos)
+        let colour = style.color();
+        if colour.alpha == 0.0 {
+            return Ok(());
+        }
+        let turn = match style.transform() {
+            FontTransform::None => 0.0,
+            FontTransform::Rotate90 => 0.25,
+            FontTransform::Rotate180 => 0.5,
+            FontTransform::Rotate270 => 0.75,
+        };
+        let (mut x, mut y) = (f64::from(pos.0), f64::from(pos.1));
+        if turn != 0.0 {
+            self.context.save();
+            let _ = self.context.translate(x, y);
+            let _ = self.context.rotate(turn * std::f64::consts::TAU);
+            (x, y) = (0.0, 0.0);
+        }
+        let anchor = anchor_names(style.anchor().h_pos, style.anchor().v_pos);
+        if self.anchor != Some(anchor) {
+            self.context.set_text_align(anchor.0);
+            self.context.set_text_baseline(anchor.1);
+            self.anchor = Some(anchor);
+        }
+        let (r, g, b) = colour.rgb;
+        self.context.set_fill_style_str(&format!("rgba({r},{g},{b},{})", colour.alpha));
+        self.use_font(style);
+        let _ = self.context.fill_text(text, x, y);
+        if turn != 0.0 {
+            // Restoring brings back the font and anchor saved above, which
+            // are the ones just set only if they were set before the save.
+            self.context.restore();
+            self.font.borrow_mut().clear();
+            self.anchor = None;
+        }
+        Ok(())
     }
 
     fn estimate_text_size<S: BackendTextStyle>(&self, text: &str, style: &S) -> Result<(u32, u32), DrawingErrorKind<CanvasError>> {
-        self.context.set_font(&format!("{} {}px {}", style.style().as_str(), style.size(), style.family().as_str()));
+        self.use_font(style);
         let width = self.context.measure_text(text).map(|m| m.width()).unwrap_or(style.size() * 0.6 * text.len() as f64);
         Ok((width.ceil() as u32, (style.size() * 1.2).ceil() as u32))
     }
