@@ -9,7 +9,7 @@ export CHROMEDRIVER ?= /usr/bin/chromedriver
 export CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER := wasm-bindgen-test-runner
 export WASM_BINDGEN_TEST_TIMEOUT ?= 120
 
-.PHONY: setup setup-test serve build web test test-native test-wasm test-e2e screenshot clean
+.PHONY: setup setup-test serve build web bench test test-native test-wasm test-e2e screenshot clean
 
 setup:
 	@scripts/setup.sh
@@ -27,6 +27,11 @@ web: setup
 
 build: setup
 	cargo build --release -p sluice-cli
+
+## `sluice bench` on a profile-guided build (scripts/bench.sh); ARGS go to
+## `sluice bench`, e.g. `make bench ARGS="--scale 0.5"`.
+bench:
+	@scripts/bench.sh $(ARGS)
 
 ## Every test: native Rust, the engine as wasm in Chromium, the release
 ## bundle, and the page end to end in Chromium. Ends with a summary.

@@ -5,12 +5,21 @@
 //! hand-specialised loop (two clocks, no event heap, no metrics) drawing
 //! from the same random generator, and reports the engine's ratio to it:
 //! comparing within one run cancels out the speed of the machine.
+//!
+//! The engine and the hand loop take turns, `REPEATS` times each, and each
+//! keeps its fastest run. On a shared machine other work only ever slows a
+//! run down, so the fastest is the one least disturbed; taking turns
+//! exposes both to the same spells of load. The ratio of each pair of turns
+//! is printed too, to show how much the load moved.
 
 use std::time::Instant;
 
 use serde_json::json;
 use sluice_engine::rng::SimRng;
 use sluice_engine::{Scenario, SimTime, Simulation};
+
+/// How many turns the engine and the hand loop each take on M/M/1/K.
+pub const REPEATS: usize = 5;
 
 pub struct Measure {
     pub name: String,
@@ -126,12 +135,29 @@ fn time_by_hand(arrivals: u64) -> Measure {
     Measure { name: "M/M/1/K by hand".into(), events: seen + (seen - blocked), arrivals: seen, seconds }
 }
 
+/// The faster of two measures of the same work.
+fn fastest(a: Measure, b: Measure) -> Measure {
+    if b.seconds < a.seconds {
+        b
+    } else {
+        a
+    }
+}
+
 pub fn run(scale: f64) -> String {
     let until = 2_000_000.0 * scale;
     // Warm up caches and the allocator once, untimed.
     run_engine("warm-up", mm1k_scenario(), until / 20.0);
-    let engine = run_engine("M/M/1/K engine", mm1k_scenario(), until);
-    let by_hand = time_by_hand(engine.arrivals);
+    let mut engine = run_engine("M/M/1/K engine", mm1k_scenario(), until);
+    let mut by_hand = time_by_hand(engine.arrivals);
+    let mut turns = vec![engine.arrivals_per_s() / by_hand.arrivals_per_s()];
+    for _ in 1..REPEATS {
+        let e = run_engine("M/M/1/K engine", mm1k_scenario(), until);
+        let h = time_by_hand(e.arrivals);
+        turns.push(e.arrivals_per_s() / h.arrivals_per_s());
+        engine = fastest(engine, e);
+        by_hand = fastest(by_hand, h);
+    }
     let pipeline = run_engine("10-stage window+credit", pipeline_scenario(), 800.0 * scale);
     let dispatcher = run_engine("dispatcher, 100 queues", dispatcher_scenario(), 600.0 * scale);
     let mut out = String::new();
@@ -146,8 +172,11 @@ pub fn run(scale: f64) -> String {
         ));
     }
     let ratio = engine.arrivals_per_s() / by_hand.arrivals_per_s();
+    let each: Vec<String> = turns.iter().map(|r| format!("{r:.3}")).collect();
     out.push_str(&format!(
-        "\nengine / hand-specialised M/M/1/K, arrivals per second: {ratio:.3} (target at least 0.333)\n"
+        "\nengine / hand-specialised M/M/1/K, arrivals per second, fastest of {REPEATS} turns each: {ratio:.3} (target at least 0.333)\n\
+         turn by turn: {}\n",
+        each.join(" ")
     ));
     out
 }

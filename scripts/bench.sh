@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# `make bench`: `sluice bench` on a build optimised with the profile of a
+# typical workload (profile-guided optimisation), as a release would ship.
+#
+#   1. an instrumented build of `sluice` (`-Cprofile-generate`);
+#   2. the training run: every lesson followed step by step, every
+#      ready-made scenario run, and a short `sluice bench`, so that the
+#      hand-specialised loop is trained as the engine is;
+#   3. the profiles merged (`llvm-profdata`, from rustup's `llvm-tools`);
+#   4. the optimised build (`-Cprofile-use`), which runs the benchmark.
+#
+# Both sides of the engine / hand-loop ratio come from the same binary.
+# The plain release build's figures: `cargo run --release -p sluice-cli -- bench`.
+# Arguments go to `sluice bench` (e.g. `make bench ARGS="--scale 0.5"`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+
+say() { printf '\033[1mbench:\033[0m %s\n' "$*" >&2; }
+
+if ! rustup component list --installed 2>/dev/null | grep -q '^llvm-tools'; then
+  say "adding rustup's llvm-tools (llvm-profdata)"
+  rustup component add llvm-tools
+fi
+profdata="$(rustc --print sysroot)/lib/rustlib/$(rustc -vV | awk '/^host:/ { print $2 }')/bin/llvm-profdata"
+
+# Own target directories: other RUSTFLAGS would otherwise rebuild the shared one.
+target=${CARGO_TARGET_DIR:-target}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+
+say "instrumented build"
+RUSTFLAGS="-Cprofile-generate=$work/raw" cargo build --release -q -p sluice-cli --target-dir "$target/pgo-train"
+trained="$target/pgo-train/release/sluice"
+
+say "training on the lessons, the scenarios and a short benchmark"
+lesson=1
+while "$trained" lesson "$lesson" > /dev/null 2>&1; do
+  lesson=$((lesson + 1))
+done
+if [ "$lesson" -eq 1 ]; then
+  say "the instrumented build could not follow lesson 1"; exit 1
+fi
+for scenario in scenarios/*.json; do
+  "$trained" run "$scenario" > /dev/null
+done
+"$trained" bench --scale 0.01 > /dev/null
+
+"$profdata" merge -o "$work/sluice.profdata" "$work/raw"
+
+say "optimised build"
+RUSTFLAGS="-Cprofile-use=$work/sluice.profdata" cargo build --release -q -p sluice-cli --target-dir "$target/pgo"
+"$target/pgo/release/sluice" bench "$@"
