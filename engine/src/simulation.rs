@@ -701,14 +701,14 @@ impl Simulation {
             Node::Dispatcher(_, pool, ps) => pool.on_service_done(slot, &mut pool_ctx!(self, c, ps)),
             _ => return,
         };
-        if let (Served::Done(msg), Node::Dispatcher(d, _, _)) = (&served, &mut self.nodes[c]) {
-            if d.gates_its_messages() {
+        if let (Served::Done, Node::Dispatcher(d, pool, _)) = (&served, &mut self.nodes[c]) {
+            if let (true, Some(msg)) = (d.gates_its_messages(), pool.message(slot)) {
                 d.send_finished(msg);
             }
         }
         match served {
-            Served::Done(msg) => {
-                self.forward_served(c, slot, msg);
+            Served::Done => {
+                self.forward_served(c, slot);
                 self.after_worker_freed(c);
             }
             Served::GaveUp => self.after_worker_freed(c),
@@ -752,17 +752,24 @@ impl Simulation {
         }
     }
 
-    /// Delivers a served message or offers it to the consumer's next block.
-    /// Returns whether the worker is free again.
-    fn forward_served(&mut self, c: usize, slot: u32, msg: Message) -> bool {
-        let mut onward = msg;
-        onward.gates = Default::default();
-        if matches!(&self.nodes[c], Node::Dispatcher(d, _, _) if d.gates_its_messages()) {
-            // netsendq hears of the reply from whoever processes it.
-            onward.gates.push(c);
-        }
+    /// Delivers the message served in `slot` or offers it to the consumer's
+    /// next block. Returns whether the worker is free again.
+    fn forward_served(&mut self, c: usize, slot: u32) -> bool {
         let sink = self.outputs[c].is_empty();
-        let taken = sink || self.send(c, onward);
+        let taken = sink || {
+            let (held, gated) = match &self.nodes[c] {
+                Node::Consumer(consumer) => (consumer.message(slot).copied(), false),
+                Node::Dispatcher(d, pool, _) => (pool.message(slot).copied(), d.gates_its_messages()),
+                _ => (None, false),
+            };
+            let Some(mut onward) = held else { return false };
+            onward.gates = Default::default();
+            if gated {
+                // netsendq hears of the reply from whoever processes it.
+                onward.gates.push(c);
+            }
+            self.send(c, onward)
+        };
         match &mut self.nodes[c] {
             Node::Consumer(consumer) => {
                 if taken {
@@ -879,22 +886,22 @@ impl Simulation {
                 self.pump_queue(node);
             }
             Node::Consumer(_) => {
-                while let Some((slot, msg)) = match &mut self.nodes[node] {
+                while let Some(slot) = match &mut self.nodes[node] {
                     Node::Consumer(c) => c.next_held(),
                     _ => None,
                 } {
-                    if !self.forward_served(node, slot, msg) {
+                    if !self.forward_served(node, slot) {
                         break;
                     }
                 }
                 self.wake_inputs(node);
             }
             Node::Dispatcher(..) => {
-                while let Some((slot, msg)) = match &mut self.nodes[node] {
+                while let Some(slot) = match &mut self.nodes[node] {
                     Node::Dispatcher(_, pool, _) => pool.next_held(),
                     _ => None,
                 } {
-                    if !self.forward_served(node, slot, msg) {
+                    if !self.forward_served(node, slot) {
                         break;
                     }
                 }

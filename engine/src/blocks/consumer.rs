@@ -148,8 +148,9 @@ enum Change {
 
 /// How a worker's service ended.
 pub enum Served {
-    /// Done: deliver or pass on the message.
-    Done(Message),
+    /// Done: deliver or pass on the message, which stays in its slot until
+    /// then (`message`).
+    Done,
     /// Cut off by the time-out and started again.
     Retried,
     /// Cut off once too often: dropped.
@@ -336,48 +337,61 @@ impl Consumer {
 
     /// A worker's service (or its time-out) ended.
     #[inline]
+    ///
+    /// The slot is read where it lies rather than copied out: a message
+    /// copied whole and then read field by field made the processor wait
+    /// for the copy (a store read back in other widths than written).
     pub fn on_service_done(&mut self, slot: u32, ctx: &mut Context) -> Served {
-        let Some(s) = self.slots.get(slot as usize).copied() else { return Served::Nothing };
-        let Some(msg) = s.msg else { return Served::Nothing };
+        let Some(s) = self.slots.get_mut(slot as usize) else { return Served::Nothing };
+        let Some(msg) = &s.msg else { return Served::Nothing };
         if s.cut_off {
-            let attempts = s.attempts + 1;
-            self.slots[slot as usize].attempts = attempts;
-            if attempts <= self.spec.max_retries {
+            s.attempts += 1;
+            if s.attempts <= self.spec.max_retries {
                 self.begin_attempt(slot, ctx);
                 return Served::Retried;
             }
+            let msg = *msg;
             self.free_slot(slot, ctx);
             ctx.drop_message(msg, DropReason::TimedOut);
             return Served::GaveUp;
         }
         if !msg.gates.is_empty() {
-            ctx.core.outbox.push(Notice::Processed(msg));
+            ctx.core.outbox.push(Notice::Processed(*msg));
         }
-        Served::Done(msg)
+        Served::Done
     }
 
+    /// The message a worker holds, served or not.
     #[inline]
-    fn free_slot(&mut self, slot: u32, ctx: &mut Context) -> Option<Slot> {
+    pub fn message(&self, slot: u32) -> Option<&Message> {
+        self.slots.get(slot as usize)?.msg.as_ref()
+    }
+
+    /// Empties a busy slot. Returns when its message was created and when
+    /// its service began.
+    #[inline]
+    fn free_slot(&mut self, slot: u32, ctx: &mut Context) -> Option<(SimTime, SimTime)> {
         let s = self.slots.get_mut(slot as usize)?;
-        let taken = std::mem::take(s);
-        taken.msg?;
+        let created = s.msg.as_ref()?.created;
+        let started = s.started;
+        s.msg = None;
         self.busy -= 1;
         self.free.push(slot);
         ctx.stats.in_service = self.busy as u64;
         ctx.stats.depth_messages.set(ctx.core.now, self.busy as u64);
         self.finish_shutdown_if_idle(ctx);
-        Some(taken)
+        Some((created, started))
     }
 
     /// The worker in `slot` is done with its message: delivered (`sink`)
     /// or taken by the next block.
     #[inline]
     pub fn release(&mut self, slot: u32, sink: bool, ctx: &mut Context) {
-        if let Some(s) = self.free_slot(slot, ctx) {
+        if let Some((created, started)) = self.free_slot(slot, ctx) {
             ctx.stats.departed += 1;
-            ctx.stats.residence_ns += ctx.core.now.since(s.started).as_nanos() as u128;
-            if let (true, Some(msg)) = (sink, s.msg) {
-                let sojourn = ctx.core.now.since(msg.created);
+            ctx.stats.residence_ns += ctx.core.now.since(started).as_nanos() as u128;
+            if sink {
+                let sojourn = ctx.core.now.since(created);
                 ctx.stats.sojourn_ns += sojourn.as_nanos() as u128;
                 ctx.stats.record_duration(sojourn);
             }
@@ -391,10 +405,10 @@ impl Consumer {
         }
     }
 
-    /// The oldest held message and its slot, to offer again when woken.
-    pub fn next_held(&mut self) -> Option<(u32, Message)> {
+    /// The slot of the oldest held message, to offer again when woken.
+    pub fn next_held(&mut self) -> Option<u32> {
         let slot = self.blocked.pop_front()?;
-        self.slots.get(slot as usize).and_then(|s| s.msg).map(|m| (slot, m))
+        self.message(slot).is_some().then_some(slot)
     }
 
     pub fn has_held(&self) -> bool {
