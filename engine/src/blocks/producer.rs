@@ -241,6 +241,10 @@ pub struct Producer {
     classes: ClassMap,
     weights: Vec<f64>,
     total_weight: f64,
+    /// The mean gap between arrivals of a Poisson or on/off process,
+    /// 1 / `rate_per_s`, worked out once rather than divided on every
+    /// arrival (the same number either way).
+    mean_gap_s: f64,
     /// A refused message waiting to be offered again.
     held: Option<Message>,
     /// A downstream queue asked for a pause.
@@ -275,6 +279,7 @@ impl Producer {
             classes,
             weights: Vec::new(),
             total_weight: 0.0,
+            mean_gap_s: 0.0,
             held: None,
             paused: false,
             pending_starts: 0,
@@ -296,6 +301,10 @@ impl Producer {
     fn set_spec(&mut self, spec: ProducerSpec) {
         self.weights = spec.classes.iter().map(|c| c.weight).collect();
         self.total_weight = self.weights.iter().sum();
+        self.mean_gap_s = match spec.arrivals {
+            Arrivals::Poisson { rate_per_s } | Arrivals::OnOff { rate_per_s, .. } => 1.0 / rate_per_s,
+            _ => 0.0,
+        };
         self.spec = spec;
     }
 
@@ -368,11 +377,11 @@ impl Producer {
         let after = |seconds: f64| Some(now + SimDuration::from_secs_f64(seconds));
         match &self.spec.arrivals {
             Arrivals::Constant { rate_per_s } => after(1.0 / rate_per_s),
-            Arrivals::Poisson { rate_per_s } => after(ctx.core.rng.exponential(1.0 / rate_per_s)),
-            Arrivals::OnOff { rate_per_s, on_s, off_s } => {
+            Arrivals::Poisson { .. } => after(ctx.core.rng.exponential(self.mean_gap_s)),
+            Arrivals::OnOff { on_s, off_s, .. } => {
                 // The Poisson clock only runs during on periods.
                 let (on, period) = (*on_s, on_s + off_s);
-                let mut need = ctx.core.rng.exponential(1.0 / rate_per_s);
+                let mut need = ctx.core.rng.exponential(self.mean_gap_s);
                 let mut t = now.as_secs_f64();
                 loop {
                     let phase = t % period;
