@@ -180,3 +180,36 @@ pub fn run(scale: f64) -> String {
     ));
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The reference loop is only a fair yardstick if it simulates the same
+    /// queue: its blocking fraction must match M/M/1/K's closed form,
+    /// within three standard errors over independent replications.
+    #[test]
+    fn the_hand_loop_blocks_as_mm1k_does() {
+        let (lambda, mu, k) = (0.9, 1.0, 10u64);
+        let rho: f64 = lambda / mu;
+        let theory = (1.0 - rho) * rho.powi(k as i32) / (1.0 - rho.powi(k as i32 + 1));
+        let replications: Vec<f64> = (1..=12)
+            .map(|seed| {
+                let (seen, blocked) = mm1k_by_hand(lambda, mu, k, 100_000, seed);
+                blocked as f64 / seen as f64
+            })
+            .collect();
+        let n = replications.len() as f64;
+        let mean = replications.iter().sum::<f64>() / n;
+        let var = replications.iter().map(|p| (p - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        let se = (var / n).sqrt();
+        assert!((mean - theory).abs() < 3.0 * se, "blocking {mean:.5} ± {se:.5}, theory {theory:.5}");
+    }
+
+    #[test]
+    fn the_fastest_turn_is_kept() {
+        let m = |seconds| Measure { name: "m".into(), events: 1, arrivals: 1, seconds };
+        assert_eq!(fastest(m(2.0), m(1.0)).seconds, 1.0);
+        assert_eq!(fastest(m(1.0), m(2.0)).seconds, 1.0);
+    }
+}
