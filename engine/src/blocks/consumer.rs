@@ -336,11 +336,11 @@ impl Consumer {
     }
 
     /// A worker's service (or its time-out) ended.
-    #[inline]
     ///
     /// The slot is read where it lies rather than copied out: a message
     /// copied whole and then read field by field made the processor wait
     /// for the copy (a store read back in other widths than written).
+    #[inline]
     pub fn on_service_done(&mut self, slot: u32, ctx: &mut Context) -> Served {
         let Some(s) = self.slots.get_mut(slot as usize) else { return Served::Nothing };
         let Some(msg) = &s.msg else { return Served::Nothing };
