@@ -32,7 +32,7 @@ use crate::lesson_panel::{LessonPanel, StepState};
 use crate::lesson_picker::LessonPicker;
 use crate::palette::Palette;
 use crate::event_log::EventLog;
-use crate::snapshot::{state_colour, theories, DropEntry, DropLog, Sampler, Snapshot, Theories};
+use crate::snapshot::{state_colour, theories, DropEntry, DropLog, LogView, Sampler, Snapshot, Theories};
 use crate::theory_panel::TheoryPanel;
 use crate::ab_table::AbTable;
 
@@ -332,7 +332,7 @@ struct PanelCache {
     b_snapshot: Option<Rc<Snapshot>>,
     /// The event log.
     log_at_ms: f64,
-    log_snapshot: Rc<Snapshot>,
+    log: Rc<LogView>,
     drops: Rc<Vec<DropEntry>>,
     /// The chart, and the simulated time it reaches.
     chart_at_ms: f64,
@@ -349,7 +349,7 @@ impl Default for PanelCache {
             snapshot: Rc::default(),
             b_snapshot: None,
             log_at_ms: f64::NEG_INFINITY,
-            log_snapshot: Rc::default(),
+            log: Rc::default(),
             drops: Rc::default(),
             chart_at_ms: f64::NEG_INFINITY,
             charts: None,
@@ -1036,7 +1036,7 @@ pub fn app() -> Html {
     // change 60 times a second cannot be read, and laying them out is most
     // of a frame), at once after anything else.
     let panel_key = (selection.clone(), *chart_kind, s.generation);
-    let (all, figures, log, chart) = {
+    let (figures, log, chart) = {
         let p = panels.borrow();
         let now = now_ms();
         let all = !*playing || p.key != panel_key;
@@ -1047,21 +1047,15 @@ pub fn app() -> Html {
         let figures = all || due(p.at_ms);
         let log = all || (!figures && due(p.log_at_ms) && after(p.at_ms));
         let chart = all || (!figures && !log && due(p.chart_at_ms) && after(p.log_at_ms));
-        (all, figures, log, chart)
-    };
-    let snapshot_now = || {
-        Rc::new(match &s.sim {
-            Some(sim) => Snapshot::of(sim, scenario, &s.theories),
-            None => Snapshot::draft(scenario),
-        })
+        (figures, log, chart)
     };
     if figures {
-        let snapshot = snapshot_now();
+        let snapshot = Rc::new(match &s.sim {
+            Some(sim) => Snapshot::of(sim, scenario, &s.theories),
+            None => Snapshot::draft(scenario),
+        });
         let b_snapshot = s.comparison.as_ref().map(|b| Rc::new(Snapshot::of(&b.sim, b.sim.scenario(), &b.theories)));
         let mut p = panels.borrow_mut();
-        if all {
-            p.log_snapshot = snapshot.clone();
-        }
         p.key = panel_key;
         p.at_ms = now_ms();
         p.snapshot = snapshot;
@@ -1085,15 +1079,14 @@ pub fn app() -> Html {
         p.chart_now_s = time_s;
     }
     if log {
-        let log_snapshot = if all { panels.borrow().snapshot.clone() } else { snapshot_now() };
         let mut p = panels.borrow_mut();
         p.log_at_ms = now_ms();
-        p.log_snapshot = log_snapshot;
+        p.log = Rc::new(s.sim.as_ref().map(LogView::of).unwrap_or_default());
         p.drops = Rc::new(s.drops.latest());
     }
-    let (panel_snapshot, log_snapshot, drops, charts, chart_now_s, b_snapshot) = {
+    let (panel_snapshot, log_view, drops, charts, chart_now_s, b_snapshot) = {
         let p = panels.borrow();
-        (p.snapshot.clone(), p.log_snapshot.clone(), p.drops.clone(), p.charts.clone(), p.chart_now_s, p.b_snapshot.clone())
+        (p.snapshot.clone(), p.log.clone(), p.drops.clone(), p.charts.clone(), p.chart_now_s, p.b_snapshot.clone())
     };
     // With A/B open: B's canvas, its labels, and the selection as B's indices.
     let comparison = s.comparison.as_ref().zip(b_snapshot).map(|(b, b_snapshot)| {
@@ -1101,9 +1094,6 @@ pub fn app() -> Html {
         let b_selected: Vec<usize> = ids.iter().filter_map(|id| b.sim.scenario().node_index(id)).collect();
         (b.labels.clone(), b_snapshot, b.motion.clone(), b_selected, ids)
     });
-    // The canvas hears of drops through a prop that changes only when a
-    // block starts or stops dropping; the dots come by context.
-    let dropping_of = |motion: &Motion| Rc::new(motion.dropping.clone());
     let selected_theory =
         selected_index.and_then(|i| panel_snapshot.nodes.get(i)).and_then(|n| Some((n.id.clone(), n.theory.clone()?)));
     let selected_spec = selected_index.and_then(|i| scenario.nodes.get(i).cloned());
@@ -1233,13 +1223,13 @@ pub fn app() -> Html {
                             <section class="ab-side" data-testid="canvas-a" aria-label={format!("Variant A: {label_a}")}>
                                 <h3 class="ab-label"><span class="ab-letter">{"A"}</span>{ label_a.clone() }<span class="muted">{" · edit here"}</span></h3>
                                 <ContextProvider<Rc<Motion>> context={motion.clone()}>
-                                    <Graph snapshot={panel_snapshot.clone()} dropping={dropping_of(&motion)} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
+                                    <Graph snapshot={panel_snapshot.clone()} dropping={motion.dropping.clone()} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
                                 </ContextProvider<Rc<Motion>>>
                             </section>
                             <section class="ab-side" data-testid="canvas-b" aria-label={format!("Variant B: {label_b}")}>
                                 <h3 class="ab-label"><span class="ab-letter b">{"B"}</span>{ label_b.clone() }<span class="muted">{" · watch only"}</span></h3>
                                 <ContextProvider<Rc<Motion>> context={b_motion.clone()}>
-                                    <Graph snapshot={b_snapshot.clone()} dropping={dropping_of(&b_motion)} selected={b_selected} on_select={on_select_b} on_move={noop_move} on_connect={noop_connect}
+                                    <Graph snapshot={b_snapshot.clone()} dropping={b_motion.dropping.clone()} selected={b_selected} on_select={on_select_b} on_move={noop_move} on_connect={noop_connect}
                                         readonly=true label={AttrValue::from(format!("Variant B canvas ({label_b}): watch only; select a block to chart it beside A's"))} />
                                 </ContextProvider<Rc<Motion>>>
                             </section>
@@ -1247,7 +1237,7 @@ pub fn app() -> Html {
                         <AbTable labels={(label_a, label_b)} a={panel_snapshot.clone()} b={b_snapshot} nodes={compared} on_close={on_compare.clone()} />
                     } else {
                         <ContextProvider<Rc<Motion>> context={motion.clone()}>
-                            <Graph snapshot={panel_snapshot.clone()} dropping={dropping_of(&motion)} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
+                            <Graph snapshot={panel_snapshot.clone()} dropping={motion.dropping.clone()} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
                         </ContextProvider<Rc<Motion>>>
                     }
                     if let Some((lines, nodes, strips)) = charts {
@@ -1263,7 +1253,7 @@ pub fn app() -> Html {
                     }
                     <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={on_reconfigure} {on_close} />
                     <Counters snapshot={panel_snapshot.clone()} />
-                    <EventLog snapshot={log_snapshot} {drops} selected={selection.clone()} on_select={on_select.clone()} playing={*playing} />
+                    <EventLog log={log_view} {drops} selected={selection.clone()} on_select={on_select.clone()} playing={*playing} />
                 </aside>
             </main>
             if *picking {

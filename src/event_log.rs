@@ -8,7 +8,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::graph::Select;
-use crate::snapshot::{state_colour, DropEntry, Snapshot, TransitionView};
+use crate::snapshot::{state_colour, DropEntry, LogView, TransitionView};
 
 /// What kind of happening an entry is, for the filters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -80,7 +80,7 @@ const SHOWN_PLAYING: usize = 20;
 
 #[derive(Properties, PartialEq)]
 pub struct EventLogProps {
-    pub snapshot: Rc<Snapshot>,
+    pub log: Rc<LogView>,
     /// Drops noted frame by frame, newest first.
     pub drops: Rc<Vec<DropEntry>>,
     pub selected: Vec<usize>,
@@ -94,9 +94,9 @@ pub struct EventLogProps {
 pub fn event_log(props: &EventLogProps) -> Html {
     let shown_categories = use_state(|| CATEGORIES.iter().map(|(c, _)| *c).collect::<BTreeSet<Category>>());
     let only_selected = use_state(|| false);
-    let snap = &props.snapshot;
+    let log = &props.log;
 
-    let mut entries: Vec<Entry> = snap.transitions.iter().map(Entry::Transition).chain(props.drops.iter().map(Entry::Drop)).collect();
+    let mut entries: Vec<Entry> = log.transitions.iter().map(Entry::Transition).chain(props.drops.iter().map(Entry::Drop)).collect();
     // Newest first; at equal times a drop after the transition that caused it.
     entries.sort_by(|a, b| b.time_s().total_cmp(&a.time_s()));
     let visible: Vec<&Entry> = entries
@@ -172,7 +172,7 @@ pub fn event_log(props: &EventLogProps) -> Html {
         <section class="panel log" aria-label="Event log">
             <h2>
                 {"Events "}
-                <span class="muted" title="State changes since the start" data-testid="transitions-total">{ snap.transitions_total }</span>
+                <span class="muted" title="State changes since the start" data-testid="transitions-total">{ log.total }</span>
             </h2>
             <div class="filters" role="group" aria-label="Show in the log">
                 { for filters }
@@ -187,8 +187,8 @@ pub fn event_log(props: &EventLogProps) -> Html {
                 <ol class="entries" data-testid="transitions">
                     { for visible.iter().map(|e| line(e)) }
                 </ol>
-                if snap.transitions_total > snap.transitions.len() as u64 {
-                    <p class="hint">{ format!("state changes: the latest {} of {}", snap.transitions.len(), snap.transitions_total) }</p>
+                if log.total > log.transitions.len() as u64 {
+                    <p class="hint">{ format!("state changes: the latest {} of {}", log.transitions.len(), log.total) }</p>
                 }
             }
         </section>

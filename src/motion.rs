@@ -30,8 +30,9 @@ pub struct Motion {
     /// Per edge (scenario order), the classes crossing it now: their colour
     /// and where the dot pattern stands, from 0 to 1 of a spacing.
     pub edges: Vec<Vec<(&'static str, f64)>>,
-    /// Per node, whether it dropped something a moment ago.
-    pub dropping: Vec<bool>,
+    /// Per node, whether it dropped something a moment ago (shared, as the
+    /// canvas takes it as a prop every frame).
+    pub dropping: Rc<Vec<bool>>,
     /// Messages per dot.
     pub per_dot: u64,
     /// The key: class names and their colours (the same every frame).
@@ -72,6 +73,7 @@ impl MotionTracker {
 
     /// The motion as of `now_ms` (real time), with the nodes `dropping`.
     pub fn observe(&mut self, sim: &Simulation, now_ms: f64, dropping: Vec<bool>) -> Motion {
+        let dropping = Rc::new(dropping);
         let Some(flows) = sim.flows() else { return Motion { dropping, ..Motion::default() } };
         let edges = sim.scenario().edges.len();
         self.counts.resize_with(edges, Vec::new);

@@ -91,9 +91,39 @@ pub struct Snapshot {
     pub totals: Totals,
     pub nodes: Vec<NodeView>,
     pub edges: Vec<(usize, usize)>,
-    /// Most recent first.
+}
+
+/// What the event log shows of the state transitions: the latest, most
+/// recent first, and how many there were in all. Its own view, taken when
+/// the log refreshes, so that neither the log nor the canvas's figures
+/// copy what only the other shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct LogView {
     pub transitions: Vec<TransitionView>,
-    pub transitions_total: u64,
+    pub total: u64,
+}
+
+impl LogView {
+    pub fn of(sim: &Simulation) -> LogView {
+        let total = sim.transitions().total();
+        let transitions = sim
+            .transitions()
+            .entries()
+            .rev()
+            .take(LOG_LINES)
+            .zip((0..total).rev())
+            .map(|(t, seq)| TransitionView {
+                seq,
+                time_s: t.time.as_secs_f64(),
+                index: t.node,
+                node: sim.node_id(t.node).to_string(),
+                from: t.from,
+                to: t.to,
+                cause: t.cause,
+            })
+            .collect();
+        LogView { transitions, total }
+    }
 }
 
 /// How many log lines the page keeps on screen.
@@ -115,8 +145,6 @@ impl Snapshot {
             totals: Totals { produced: 0, delivered: 0, dropped: 0, in_system: 0 },
             nodes,
             edges: edges_of(scenario),
-            transitions: Vec::new(),
-            transitions_total: 0,
         }
     }
 
@@ -158,31 +186,12 @@ impl Snapshot {
             })
             .collect();
         let edges = edges_of(scenario);
-        let total = sim.transitions().total();
-        let transitions = sim
-            .transitions()
-            .entries()
-            .rev()
-            .take(LOG_LINES)
-            .zip((0..total).rev())
-            .map(|(t, seq)| TransitionView {
-                seq,
-                time_s: t.time.as_secs_f64(),
-                index: t.node,
-                node: sim.node_id(t.node).to_string(),
-                from: t.from,
-                to: t.to,
-                cause: t.cause,
-            })
-            .collect();
         Snapshot {
             time_s: sim.now().as_secs_f64(),
             events: sim.events(),
             totals: sim.totals(),
             nodes,
             edges,
-            transitions,
-            transitions_total: sim.transitions().total(),
         }
     }
 }
