@@ -177,6 +177,10 @@ pub struct Consumer {
     blocked: VecDeque<u32>,
     phase: Phase,
     in_outage: bool,
+    /// How many workers may be busy now: all of them while accepting,
+    /// none otherwise. Kept up to date as the phase, the outage and the
+    /// worker count change, since every offer and every wake asks.
+    open_workers: u32,
     slow_factor: f64,
     timeline: Vec<(SimTime, Change)>,
     next_change: usize,
@@ -194,11 +198,19 @@ impl Consumer {
             blocked: VecDeque::new(),
             phase,
             in_outage: false,
+            open_workers: 0,
             slow_factor: 1.0,
             next_change: 0,
         };
         c.grow_slots();
+        c.reopen();
         c
+    }
+
+    /// Works out `open_workers` again after a change of phase, outage or
+    /// worker count.
+    fn reopen(&mut self) {
+        self.open_workers = if self.accepting() { self.spec.workers } else { 0 };
     }
 
     fn grow_slots(&mut self) {
@@ -233,7 +245,7 @@ impl Consumer {
 
     #[inline]
     pub fn has_room(&self) -> bool {
-        self.busy < self.spec.workers && self.accepting()
+        self.busy < self.open_workers
     }
 
     /// Logs the starting phase and schedules the first change.
@@ -286,6 +298,7 @@ impl Consumer {
                 _ => {}
             }
         }
+        self.reopen();
         self.schedule_next_change(ctx);
         !was_accepting && self.accepting()
     }
@@ -293,6 +306,7 @@ impl Consumer {
     fn finish_shutdown_if_idle(&mut self, ctx: &mut Context) {
         if self.phase == Phase::ShuttingDown && self.busy == 0 {
             self.phase = Phase::ShutDown;
+            self.reopen();
             ctx.log_transition("ShuttingDown", "ShutDown", "drained");
         }
     }
@@ -303,6 +317,7 @@ impl Consumer {
         let (slowdowns, outages, lifecycle) = (self.spec.slowdowns.clone(), self.spec.outages.clone(), self.spec.lifecycle);
         self.spec = ConsumerSpec { slowdowns, outages, lifecycle, ..spec };
         self.grow_slots();
+        self.reopen();
     }
 
     #[inline]

@@ -156,6 +156,13 @@ fn default_retry_after() -> f64 {
 
 /// The largest message size a scenario may ask for: 1 GiB.
 pub const MAX_MESSAGE_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// A drawn size as whole bytes, from 1 to `MAX_MESSAGE_BYTES`. Sizes are
+/// positive: adding one half and truncating rounds them.
+fn size_in_bytes(drawn: f64) -> u32 {
+    (drawn + 0.5).clamp(1.0, MAX_MESSAGE_BYTES) as i64 as u32
+}
+
 /// The highest rate a producer may have.
 pub const MAX_RATE_PER_S: f64 = 1e9;
 
@@ -245,6 +252,11 @@ pub struct Producer {
     /// 1 / `rate_per_s`, worked out once rather than divided on every
     /// arrival (the same number either way).
     mean_gap_s: f64,
+    /// Each class's size in bytes when it is fixed, rounded once rather
+    /// than on every message.
+    fixed_sizes: Vec<Option<u32>>,
+    /// Whether the arrivals are a closed loop (asked on every arrival).
+    closed_loop: bool,
     /// A refused message waiting to be offered again.
     held: Option<Message>,
     /// A downstream queue asked for a pause.
@@ -280,6 +292,8 @@ impl Producer {
             weights: Vec::new(),
             total_weight: 0.0,
             mean_gap_s: 0.0,
+            fixed_sizes: Vec::new(),
+            closed_loop: false,
             held: None,
             paused: false,
             pending_starts: 0,
@@ -305,6 +319,15 @@ impl Producer {
             Arrivals::Poisson { rate_per_s } | Arrivals::OnOff { rate_per_s, .. } => 1.0 / rate_per_s,
             _ => 0.0,
         };
+        self.fixed_sizes = spec
+            .classes
+            .iter()
+            .map(|c| match c.size {
+                Distribution::Fixed { value } => Some(size_in_bytes(value)),
+                _ => None,
+            })
+            .collect();
+        self.closed_loop = matches!(spec.arrivals, Arrivals::ClosedLoop { .. });
         self.spec = spec;
     }
 
@@ -367,8 +390,9 @@ impl Producer {
         !self.paused && self.held.is_none()
     }
 
+    #[inline]
     fn is_closed_loop(&self) -> bool {
-        matches!(self.spec.arrivals, Arrivals::ClosedLoop { .. })
+        self.closed_loop
     }
 
     /// When the next open-loop arrival falls, if there is one.
@@ -478,8 +502,10 @@ impl Producer {
     fn make_message(&mut self, ctx: &mut Context) -> Message {
         let class = if self.weights.len() == 1 { 0 } else { ctx.core.rng.weighted_index(&self.weights, self.total_weight) };
         let spec = &self.spec.classes[class];
-        // Sizes are positive: adding one half and truncating rounds them.
-        let size = (spec.size.sample(&mut ctx.core.rng) + 0.5).clamp(1.0, MAX_MESSAGE_BYTES) as i64 as u64;
+        let size = match self.fixed_sizes.get(class) {
+            Some(&Some(bytes)) => bytes,
+            _ => size_in_bytes(spec.size.sample(&mut ctx.core.rng)),
+        };
         let mut gates = Gates::default();
         if self.is_closed_loop() {
             // The producer hears when its request is processed or dropped.
@@ -493,7 +519,7 @@ impl Producer {
             priority: spec.priority,
             destination: self.classes.destinations.get(class).copied().unwrap_or(NO_DESTINATION),
             droppable: spec.droppable,
-            size_bytes: size as u32,
+            size_bytes: size,
             created: ctx.core.now,
             gates,
         };

@@ -256,6 +256,10 @@ impl SendState {
 /// (`Some(false)`), or carry on as they are (`None`).
 pub type PauseSignal = Option<bool>;
 
+fn calm_floors(hard: [u64; 2], soft: [u64; 2]) -> [u64; 2] {
+    [hard[0].min(soft[0]), hard[1].min(soft[1])]
+}
+
 /// The answer to an offer.
 pub enum QueueOffer {
     /// Taken (queued, or dropped and counted here).
@@ -281,6 +285,9 @@ pub struct Queue {
     /// after every enqueue and send loop).
     hard_floors: [u64; 2],
     soft_floors: [u64; 2],
+    /// Below both of these the queue is under every threshold: the lesser
+    /// of the two floors in each dimension.
+    calm_floors: [u64; 2],
 }
 
 impl Queue {
@@ -298,6 +305,7 @@ impl Queue {
             expiry_timer: None,
             hard_floors,
             soft_floors,
+            calm_floors: calm_floors(hard_floors, soft_floors),
         }
     }
 
@@ -452,6 +460,7 @@ impl Queue {
         let ttl_changed = spec.ttl_s != self.spec.ttl_s;
         self.hard_floors = spec.hard_limit.floors();
         self.soft_floors = spec.soft_limit.floors();
+        self.calm_floors = calm_floors(self.hard_floors, self.soft_floors);
         self.spec = spec;
         if ttl_changed {
             self.expiry_timer = None;
@@ -508,6 +517,10 @@ impl Queue {
     fn target_state(&self) -> SendState {
         let (messages, bytes) = (self.buffer.len() as u64, self.buffer.bytes());
         let reached = |[m, b]: [u64; 2]| messages >= m || bytes >= b;
+        if !reached(self.calm_floors) {
+            // The common case: no threshold is near.
+            return if self.last_send_refused { SendState::Overloaded } else { SendState::Ready };
+        }
         if reached(self.hard_floors) {
             SendState::HardLimit
         } else if reached(self.soft_floors) {
