@@ -107,6 +107,21 @@ pub struct Simulation {
     flows: Option<Box<Flows>>,
 }
 
+/// Two different elements of `items`, both mutable; `None` if `a == b` or
+/// either is out of range.
+fn pair_mut<T>(items: &mut [T], a: usize, b: usize) -> Option<(&mut T, &mut T)> {
+    if a == b || a.max(b) >= items.len() {
+        return None;
+    }
+    if a < b {
+        let (low, high) = items.split_at_mut(b);
+        Some((&mut low[a], &mut high[0]))
+    } else {
+        let (low, high) = items.split_at_mut(a);
+        Some((&mut high[0], &mut low[b]))
+    }
+}
+
 /// Builds the context of a dispatcher's worker pool, with the pool's own
 /// counters.
 macro_rules! pool_ctx {
@@ -625,24 +640,13 @@ impl Simulation {
     fn pump_queue(&mut self, q: usize) {
         let to = self.outputs[q].first().copied();
         let mut sent = 0;
-        let refused = loop {
-            // A busy consumer refuses any message: skip building the offer.
-            // (Only consumers: a full queue may still take a droppable
-            // message in order to thin it.)
-            let full = to.is_some_and(|to| matches!(&self.nodes[to], Node::Consumer(c) if !c.has_room()));
-            let Node::Queue(queue) = &mut self.nodes[q] else { return };
-            if full {
-                break !queue.is_empty();
-            }
-            let Some(entry) = queue.take_head() else { break false };
-            let ok = to.is_some_and(|to| self.offer_from_queue(q, to, entry.msg));
-            let Node::Queue(queue) = &mut self.nodes[q] else { return };
-            if !ok {
-                queue.put_back(entry);
-                break true;
-            }
-            queue.sent(entry, &mut ctx!(self, q));
-            sent += 1;
+        let direct = match to {
+            Some(to) if self.flows.is_none() => self.send_to_plain_consumer(q, to, &mut sent),
+            _ => None,
+        };
+        let refused = match direct {
+            Some(refused) => refused,
+            None => self.send_loop(q, to, &mut sent),
         };
         let mut freed_room = false;
         if let Node::Queue(queue) = &mut self.nodes[q] {
@@ -653,6 +657,61 @@ impl Simulation {
         if freed_room {
             // A queue that refuses when full wakes its senders as it drains.
             self.wake_inputs(q);
+        }
+    }
+
+    /// The general send loop of queue `q` into `to`: offers the head until
+    /// refused or empty, adding what left to `sent`. Returns whether it
+    /// ended refused.
+    fn send_loop(&mut self, q: usize, to: Option<usize>, sent: &mut u64) -> bool {
+        loop {
+            // A busy consumer refuses any message: skip building the offer.
+            // (Only consumers: a full queue may still take a droppable
+            // message in order to thin it.)
+            let full = to.is_some_and(|to| matches!(&self.nodes[to], Node::Consumer(c) if !c.has_room()));
+            let Node::Queue(queue) = &mut self.nodes[q] else { return false };
+            if full {
+                return !queue.is_empty();
+            }
+            let Some(entry) = queue.take_head() else { return false };
+            let ok = to.is_some_and(|to| self.offer_from_queue(q, to, entry.msg));
+            let Node::Queue(queue) = &mut self.nodes[q] else { return false };
+            if !ok {
+                queue.put_back(entry);
+                return true;
+            }
+            queue.sent(entry, &mut ctx!(self, q));
+            *sent += 1;
+        }
+    }
+
+    /// The send loop of queue `q` into consumer `to`, while neither gates
+    /// nor flow counting ask for `accept`'s bookkeeping: the same offers,
+    /// counters and states as the general loop, with both blocks looked up
+    /// once instead of once per message. Returns whether the loop ended
+    /// refused, or `None` where the general loop must go on (`to` is not a
+    /// consumer, or the head is counted by a gate); `sent` counts what left.
+    #[inline]
+    fn send_to_plain_consumer(&mut self, q: usize, to: usize, sent: &mut u64) -> Option<bool> {
+        let (Node::Queue(queue), Node::Consumer(consumer)) = pair_mut(&mut self.nodes, q, to)? else { return None };
+        let (queue_stats, consumer_stats) = pair_mut(&mut self.stats, q, to)?;
+        let core = &mut self.core;
+        loop {
+            if !consumer.has_room() {
+                // A busy consumer refuses any message: no offer is built.
+                return Some(!queue.is_empty());
+            }
+            let Some(entry) = queue.take_head() else { return Some(false) };
+            if !entry.msg.gates.is_empty() {
+                queue.put_back(entry);
+                return None;
+            }
+            if !consumer.offer(entry.msg, &mut Context { core, node: to, stats: consumer_stats }) {
+                queue.put_back(entry);
+                return Some(true);
+            }
+            queue.sent(entry, &mut Context { core, node: q, stats: queue_stats });
+            *sent += 1;
         }
     }
 
