@@ -674,7 +674,7 @@ impl Simulation {
                 return !queue.is_empty();
             }
             let Some(entry) = queue.take_head() else { return false };
-            let ok = to.is_some_and(|to| self.offer_from_queue(q, to, entry.msg));
+            let ok = to.is_some_and(|to| self.accept(q, to, entry.msg));
             let Node::Queue(queue) = &mut self.nodes[q] else { return false };
             if !ok {
                 queue.put_back(entry);
@@ -713,20 +713,6 @@ impl Simulation {
             queue.sent(entry, &mut Context { core, node: q, stats: queue_stats });
             *sent += 1;
         }
-    }
-
-    /// A queue's send loop offers its head to the next block. A consumer
-    /// that no gate waits to hear from takes it directly: what `accept`
-    /// would do, without its bookkeeping, which serves chains of offers that
-    /// a consumer's `offer` never starts (it neither wakes nor forwards).
-    #[inline(always)]
-    fn offer_from_queue(&mut self, q: usize, to: usize, msg: Message) -> bool {
-        if msg.gates.is_empty() && self.flows.is_none() {
-            if let Node::Consumer(c) = &mut self.nodes[to] {
-                return c.offer(msg, &mut ctx!(self, to));
-            }
-        }
-        self.accept(q, to, msg)
     }
 
     /// Offers what has reached the far end of a link, in order.
