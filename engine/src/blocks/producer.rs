@@ -255,8 +255,6 @@ pub struct Producer {
     /// Each class's size in bytes when it is fixed, rounded once rather
     /// than on every message.
     fixed_sizes: Vec<Option<u32>>,
-    /// Whether the arrivals are a closed loop (asked on every arrival).
-    closed_loop: bool,
     /// A refused message waiting to be offered again.
     held: Option<Message>,
     /// A downstream queue asked for a pause.
@@ -293,7 +291,6 @@ impl Producer {
             total_weight: 0.0,
             mean_gap_s: 0.0,
             fixed_sizes: Vec::new(),
-            closed_loop: false,
             held: None,
             paused: false,
             pending_starts: 0,
@@ -327,7 +324,6 @@ impl Producer {
                 _ => None,
             })
             .collect();
-        self.closed_loop = matches!(spec.arrivals, Arrivals::ClosedLoop { .. });
         self.spec = spec;
     }
 
@@ -392,7 +388,7 @@ impl Producer {
 
     #[inline]
     fn is_closed_loop(&self) -> bool {
-        self.closed_loop
+        matches!(self.spec.arrivals, Arrivals::ClosedLoop { .. })
     }
 
     /// When the next open-loop arrival falls, if there is one.
