@@ -315,11 +315,17 @@ impl Session {
 /// while playing, in milliseconds.
 const PANEL_MS: f64 = 100.0;
 
+/// The longest the event log waits between updates while playing. A busy
+/// log (the 40-node scenario logs some 500 state changes a second) replaces
+/// every row it shows on each update, faster than anyone reads, and that
+/// update was the heaviest frame of all: three a second keep it live.
+const LOG_MS: f64 = 3.0 * PANEL_MS;
+
 /// What the panels and the chart last showed, and for which selection.
 ///
-/// Three parts, each refreshed every `PANEL_MS` while playing, a third of a
-/// period apart, so that no frame refreshes two: the canvas with the
-/// figures, then the event log, then the chart. Refreshed together, they
+/// Three parts, each refreshed every `PANEL_MS` (the log every `LOG_MS`)
+/// while playing, a third of a period apart, so that no frame refreshes
+/// two: the canvas with the figures, then the event log, then the chart. Refreshed together, they
 /// made one frame in six several times as long as the others, and that
 /// frame was dropped; in two halves (the log with the chart), one heavy
 /// frame in four still was.
@@ -1045,7 +1051,7 @@ pub fn app() -> Html {
         let due = |at_ms: f64| now - at_ms >= PANEL_MS;
         let after = |at_ms: f64| now - at_ms >= PANEL_MS / 3.0;
         let figures = all || due(p.at_ms);
-        let log = all || (!figures && due(p.log_at_ms) && after(p.at_ms));
+        let log = all || (!figures && now - p.log_at_ms >= LOG_MS && after(p.at_ms));
         let chart = all || (!figures && !log && due(p.chart_at_ms) && after(p.log_at_ms));
         (figures, log, chart)
     };

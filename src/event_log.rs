@@ -72,11 +72,11 @@ impl Entry<'_> {
 
 /// Entries shown at most.
 const SHOWN: usize = 60;
-/// Entries shown at most while playing: a busy log replaces all of them ten
-/// times a second, faster than anyone reads, and laying out 60 new rows
-/// was the longest part of a frame. The box shows about ten; pausing
-/// brings back the longer list to scroll through.
-const SHOWN_PLAYING: usize = 20;
+/// Entries shown at most while playing: a busy log replaces all of them on
+/// every update, faster than anyone reads, and laying out 60 new rows was
+/// the longest part of a frame. The box shows about ten; pausing brings
+/// back the longer list to scroll through.
+const SHOWN_PLAYING: usize = 12;
 
 #[derive(Properties, PartialEq)]
 pub struct EventLogProps {
