@@ -21,7 +21,7 @@ use web_sys::{Element, KeyboardEvent};
 use yew::prelude::*;
 
 use crate::chart::{ChartKind, Charts, Line, StateChange, Stroke, NODE_COLOURS};
-use crate::controls::Controls;
+use crate::controls::{ClockReading, Controls};
 use crate::counters::Counters;
 use crate::frames::FrameLoop;
 use crate::motion::{Motion, MotionTracker, RECENT_MS};
@@ -30,6 +30,7 @@ use crate::inspector::Inspector;
 use crate::keep;
 use crate::lesson_panel::{LessonPanel, StepState};
 use crate::lesson_picker::LessonPicker;
+use crate::live::Live;
 use crate::palette::Palette;
 use crate::event_log::EventLog;
 use crate::snapshot::{state_colour, theories, DropEntry, DropLog, LogView, Sampler, Snapshot, Theories};
@@ -364,6 +365,25 @@ impl Default for PanelCache {
     }
 }
 
+impl PanelCache {
+    /// Which parts are due at `now_ms` while playing (figures, log,
+    /// chart): one part per frame, the log a third of a period after the
+    /// figures, the chart a third after the log.
+    fn due(&self, now_ms: f64) -> (bool, bool, bool) {
+        let due = |at_ms: f64| now_ms - at_ms >= PANEL_MS;
+        let after = |at_ms: f64| now_ms - at_ms >= PANEL_MS / 3.0;
+        let figures = due(self.at_ms);
+        let log = !figures && now_ms - self.log_at_ms >= LOG_MS && after(self.at_ms);
+        let chart = !figures && !log && due(self.chart_at_ms) && after(self.log_at_ms);
+        (figures, log, chart)
+    }
+}
+
+/// Events processed by the session's simulation (none without one).
+fn sim_events(s: &Session) -> u64 {
+    s.sim.as_ref().map_or(0, |sim| sim.events())
+}
+
 /// Reads one percentile.
 type PercentileOf = fn(&sluice_engine::metrics::Percentiles) -> f64;
 
@@ -574,6 +594,11 @@ pub fn app() -> Html {
     let chart_kind = use_state(|| ChartKind::Depth);
     let redraw = use_force_update();
     let panels = use_mut_ref(PanelCache::default);
+    // What changes every frame while playing: the clock and the dots of A
+    // and B. A frame with no panel due renders their components alone.
+    let clock = use_memo((), |_| Live::new(ClockReading::default()));
+    let motion_live = use_memo((), |_| Live::new(Rc::<Motion>::default()));
+    let b_motion_live = use_memo((), |_| Live::new(Rc::<Motion>::default()));
     // The lesson picker: the first thing a new visitor sees.
     let picking = use_state(|| opening.3);
 
@@ -581,6 +606,7 @@ pub fn app() -> Html {
         let session = session.clone();
         let redraw = redraw.clone();
         let behind = behind.clone();
+        let (panels, clock, motion_live, b_motion_live) = (panels.clone(), clock.clone(), motion_live.clone(), b_motion_live.clone());
         use_effect_with((*playing, *speed), move |&(playing, speed)| {
             let frames = playing.then(|| {
                 let last = Rc::new(Cell::new(now_ms()));
@@ -620,11 +646,22 @@ pub fn app() -> Html {
                     }
                     s.observe();
                     s.judge();
+                    let reading = ClockReading { time_s: a_now.as_secs_f64(), events: sim_events(&s) };
+                    let (motion, b_motion) = (s.motion.clone(), s.comparison.as_ref().map(|b| b.motion.clone()));
                     drop(s);
                     if *behind == kept_up {
                         behind.set(!kept_up);
                     }
-                    redraw.force_update();
+                    clock.set(reading);
+                    motion_live.set(motion);
+                    if let Some(b_motion) = b_motion {
+                        b_motion_live.set(b_motion);
+                    }
+                    // The page around them only when a panel is due.
+                    let (figures, log, chart) = panels.borrow().due(now_ms());
+                    if figures || log || chart {
+                        redraw.force_update();
+                    }
                 })
             });
             move || drop(frames)
@@ -1044,16 +1081,11 @@ pub fn app() -> Html {
     let panel_key = (selection.clone(), *chart_kind, s.generation);
     let (figures, log, chart) = {
         let p = panels.borrow();
-        let now = now_ms();
-        let all = !*playing || p.key != panel_key;
-        // While playing, one part per frame: the log a third of a period
-        // after the figures, the chart a third after the log.
-        let due = |at_ms: f64| now - at_ms >= PANEL_MS;
-        let after = |at_ms: f64| now - at_ms >= PANEL_MS / 3.0;
-        let figures = all || due(p.at_ms);
-        let log = all || (!figures && now - p.log_at_ms >= LOG_MS && after(p.at_ms));
-        let chart = all || (!figures && !log && due(p.chart_at_ms) && after(p.log_at_ms));
-        (figures, log, chart)
+        if !*playing || p.key != panel_key {
+            (true, true, true)
+        } else {
+            p.due(now_ms())
+        }
     };
     if figures {
         let snapshot = Rc::new(match &s.sim {
@@ -1110,8 +1142,14 @@ pub fn app() -> Html {
     let scenario_name = scenario.name.clone();
     let missing = s.missing.clone();
     let motion = s.motion.clone();
+    // After a step, a reset or an edit as after a frame.
+    clock.set(ClockReading { time_s, events: sim_events(&s) });
+    motion_live.set(motion.clone());
+    if let Some(b) = &s.comparison {
+        b_motion_live.set(b.motion.clone());
+    }
     let (can_undo, can_redo) = (s.editor.can_undo(), s.editor.can_redo());
-    let (events, seed) = (s.sim.as_ref().map_or(0, |sim| sim.events()), scenario.seed.unwrap_or(1));
+    let seed = scenario.seed.unwrap_or(1);
     let comparing = s.comparison.is_some();
     // A block picked on B's canvas selects the same block of A.
     let on_select_b = {
@@ -1166,9 +1204,8 @@ pub fn app() -> Html {
                 <Controls
                     playing={*playing}
                     speed={*speed}
-                    {time_s}
+                    clock={clock.clone()}
                     behind={*behind}
-                    {events}
                     {seed}
                     {on_play}
                     {on_step}
@@ -1228,23 +1265,23 @@ pub fn app() -> Html {
                         <div class="ab-canvases" data-testid="ab-view">
                             <section class="ab-side" data-testid="canvas-a" aria-label={format!("Variant A: {label_a}")}>
                                 <h3 class="ab-label"><span class="ab-letter">{"A"}</span>{ label_a.clone() }<span class="muted">{" · edit here"}</span></h3>
-                                <ContextProvider<Rc<Motion>> context={motion.clone()}>
+                                <ContextProvider<Rc<Live<Rc<Motion>>>> context={motion_live.clone()}>
                                     <Graph snapshot={panel_snapshot.clone()} dropping={motion.dropping.clone()} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
-                                </ContextProvider<Rc<Motion>>>
+                                </ContextProvider<Rc<Live<Rc<Motion>>>>>
                             </section>
                             <section class="ab-side" data-testid="canvas-b" aria-label={format!("Variant B: {label_b}")}>
                                 <h3 class="ab-label"><span class="ab-letter b">{"B"}</span>{ label_b.clone() }<span class="muted">{" · watch only"}</span></h3>
-                                <ContextProvider<Rc<Motion>> context={b_motion.clone()}>
+                                <ContextProvider<Rc<Live<Rc<Motion>>>> context={b_motion_live.clone()}>
                                     <Graph snapshot={b_snapshot.clone()} dropping={b_motion.dropping.clone()} selected={b_selected} on_select={on_select_b} on_move={noop_move} on_connect={noop_connect}
                                         readonly=true label={AttrValue::from(format!("Variant B canvas ({label_b}): watch only; select a block to chart it beside A's"))} />
-                                </ContextProvider<Rc<Motion>>>
+                                </ContextProvider<Rc<Live<Rc<Motion>>>>>
                             </section>
                         </div>
                         <AbTable labels={(label_a, label_b)} a={panel_snapshot.clone()} b={b_snapshot} nodes={compared} on_close={on_compare.clone()} />
                     } else {
-                        <ContextProvider<Rc<Motion>> context={motion.clone()}>
+                        <ContextProvider<Rc<Live<Rc<Motion>>>> context={motion_live.clone()}>
                             <Graph snapshot={panel_snapshot.clone()} dropping={motion.dropping.clone()} selected={selection.clone()} on_select={on_select.clone()} {on_move} {on_connect} />
-                        </ContextProvider<Rc<Motion>>>
+                        </ContextProvider<Rc<Live<Rc<Motion>>>>>
                     }
                     if let Some((lines, nodes, strips)) = charts {
                         <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={chart_now_s} />

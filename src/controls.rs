@@ -1,7 +1,19 @@
 //! Play, pause, step, reset, speed, the seed and the simulation clock.
 
+use std::rc::Rc;
+
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
+
+use crate::live::{use_live, Live};
+
+/// What the clock shows: simulated seconds, and events processed since the
+/// start.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClockReading {
+    pub time_s: f64,
+    pub events: u64,
+}
 
 /// Simulated seconds per real second the speed menu offers; infinity is
 /// "as fast as possible".
@@ -27,9 +39,8 @@ fn speed_value(speed: f64) -> String {
 pub struct ControlsProps {
     pub playing: bool,
     pub speed: f64,
-    pub time_s: f64,
-    /// Events processed since the start.
-    pub events: u64,
+    /// Changes every frame while playing: the clock follows it alone.
+    pub clock: Rc<Live<ClockReading>>,
     pub seed: u64,
     /// The simulation could not keep up with the chosen speed.
     pub behind: bool,
@@ -79,13 +90,27 @@ pub fn controls(props: &ControlsProps) -> Html {
                 <input data-testid="seed" type="number" min="0" step="1" inputmode="numeric" aria-label="Random seed"
                     value={props.seed.to_string()} onchange={on_seed} />
             </label>
-            <span class="clock" data-testid="clock" title="Simulation time and events processed">
-                { format!("t = {:.3} s", props.time_s) }
-                <span class="events">{ format!(" · {} events", props.events) }</span>
-            </span>
+            <Clock clock={props.clock.clone()} />
             if props.behind {
                 <span class="behind" title="The browser cannot simulate this fast; the clock runs slower than the chosen speed">{"falling behind"}</span>
             }
         </div>
+    }
+}
+
+#[derive(Properties, PartialEq)]
+struct ClockProps {
+    clock: Rc<Live<ClockReading>>,
+}
+
+/// The simulation clock, rendered on its own every frame.
+#[function_component(Clock)]
+fn clock(props: &ClockProps) -> Html {
+    let reading = use_live(props.clock.clone());
+    html! {
+        <span class="clock" data-testid="clock" title="Simulation time and events processed">
+            { format!("t = {:.3} s", reading.time_s) }
+            <span class="events">{ format!(" · {} events", reading.events) }</span>
+        </span>
     }
 }

@@ -23,6 +23,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver, ResizeObserverEntry};
 use yew::prelude::*;
 
+use crate::live::{use_live, Live};
 use crate::motion::Motion;
 
 /// The spacing of the dots on an edge, in canvas units.
@@ -47,11 +48,12 @@ pub struct FlowLayerProps {
 }
 
 /// The layer and the key. The motion comes from the nearest
-/// `ContextProvider<Rc<Motion>>`, so that a new frame redraws this
-/// component alone, not the SVG canvas around it.
+/// `ContextProvider<Rc<Live<Rc<Motion>>>>`, watched here, so that a new
+/// frame redraws this component alone, not the SVG canvas around it.
 #[function_component(FlowLayer)]
 pub fn flow_layer(props: &FlowLayerProps) -> Html {
-    let motion = use_context::<Rc<Motion>>().unwrap_or_default();
+    let live = use_context::<Rc<Live<Rc<Motion>>>>().unwrap_or_else(|| Rc::new(Live::new(Rc::default())));
+    let motion = use_live(live);
     let canvas_ref = use_node_ref();
     // The layer's size in CSS pixels, as a ResizeObserver reports it:
     // reading it from the element every frame would force a layout of the

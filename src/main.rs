@@ -15,6 +15,7 @@ mod inspector;
 mod keep;
 mod lesson_panel;
 mod lesson_picker;
+mod live;
 mod measured_canvas;
 mod motion;
 mod palette;
