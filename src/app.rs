@@ -326,10 +326,10 @@ const LOG_MS: f64 = 3.0 * PANEL_MS;
 ///
 /// Three parts, each refreshed every `PANEL_MS` (the log every `LOG_MS`)
 /// while playing, a third of a period apart, so that no frame refreshes
-/// two: the canvas with the figures, then the event log, then the chart. Refreshed together, they
-/// made one frame in six several times as long as the others, and that
-/// frame was dropped; in two halves (the log with the chart), one heavy
-/// frame in four still was.
+/// two: the canvas with the figures, then the event log, then the chart.
+/// Refreshed together, they made one frame in six several times as long as
+/// the others, and that frame was dropped; in two halves (the log with the
+/// chart), one heavy frame in four still was.
 struct PanelCache {
     key: (Vec<usize>, ChartKind, u64),
     /// The canvas, the counters and the panels beside them.

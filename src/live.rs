@@ -69,6 +69,9 @@ pub fn use_live<T: Clone + PartialEq + 'static>(live: Rc<Live<T>>) -> T {
     {
         let live = live.clone();
         use_effect_with(Rc::as_ptr(&live) as usize, move |_| {
+            // A change between the render and this watch would go unseen
+            // until the next one: render once more.
+            update.force_update();
             let id = live.watch(Callback::from(move |_| update.force_update()));
             move || live.unwatch(id)
         });
