@@ -52,7 +52,10 @@ test('lowering the soft threshold makes the queue reach SoftLimit and the produc
   // Raise the soft limit out of reach first, so the queue is below it.
   await page.click('[data-node="sender"]');
   await page.fill('[data-testid="param-soft_limit-messages-number"]', '100');
-  await page.waitForTimeout(800);
+  // The looser limit applies at the queue's next send, which lets the
+  // producer go again: waited for rather than timed, as a loaded machine
+  // simulates fewer seconds in the same real time.
+  await page.waitForSelector('[data-node="stream"][data-paused="false"]', { timeout: 15000 });
   await page.click('[data-testid="play"]'); // pause
   const sender = page.locator('[data-node="sender"]');
   assert.notEqual(await sender.getAttribute('data-state'), 'SoftLimit');
