@@ -486,22 +486,7 @@ impl Simulation {
     }
 
     /// Node `to` is offered `msg`: it takes it or refuses it now.
-    #[inline]
     fn accept(&mut self, from: usize, to: usize, msg: Message) -> bool {
-        if self.flows.is_none() && msg.gates.is_empty() && matches!(self.nodes.get(to), Some(Node::Queue(_))) {
-            // The common case, kept out of the general offer so that it
-            // inlines where it is called: a queue, no receipt to hear of,
-            // no flows to count.
-            self.offer_depth += 1;
-            let taken = self.take_here(from, to, msg);
-            self.offer_depth -= 1;
-            return taken;
-        }
-        self.accept_general(from, to, msg)
-    }
-
-    #[inline(never)]
-    fn accept_general(&mut self, from: usize, to: usize, msg: Message) -> bool {
         self.offer_depth += 1;
         let result = self.accept_here(from, to, msg);
         self.offer_depth -= 1;
@@ -756,24 +741,8 @@ impl Simulation {
     /// A consumer's worker finished: the message is delivered or passed on,
     /// its gates hear of it, and the consumer asks for more.
     fn service_done(&mut self, c: usize, slot: u32) {
-        if let Node::Consumer(consumer) = &mut self.nodes[c] {
-            // A consumer, its block looked up once.
-            let ctx = &mut ctx!(self, c);
-            match consumer.on_service_done(slot, ctx) {
-                Served::Done if self.outputs[c].is_empty() => {
-                    consumer.release(slot, true, ctx);
-                    self.wake_inputs(c);
-                }
-                Served::Done => {
-                    self.forward_served(c, slot);
-                    self.wake_inputs(c);
-                }
-                Served::GaveUp => self.wake_inputs(c),
-                Served::Retried | Served::Nothing => {}
-            }
-            return;
-        }
         let served = match &mut self.nodes[c] {
+            Node::Consumer(consumer) => consumer.on_service_done(slot, &mut ctx!(self, c)),
             Node::Dispatcher(_, pool, ps) => pool.on_service_done(slot, &mut pool_ctx!(self, c, ps)),
             _ => return,
         };
