@@ -11,13 +11,17 @@
 // - the time from navigation to the first interactive frame (nodes drawn,
 //   the clock moving), median of five loads;
 // - a 40-node scenario at 10,000 simulated messages per second: how many
-//   frames per second the browser paints (requestAnimationFrame) and how
-//   many times per second the page updates its figures, and where the
+//   frames per second the browser paints (requestAnimationFrame), how
+//   many times per second the clock changes, how much processor time the
+//   browser's processes spend per second and per frame (from /proc, on
+//   Linux: a figure that other work on the machine disturbs far less than
+//   the frame rate, to compare two bundles), and where the
 //   page's main thread spends each frame (from a Chromium trace), and how
 //   often the SVG canvas changes (the dots are on a layer of their own);
 // - the ceiling: how many frames per second the same browser paints for a
 //   blank page doing nothing but count them, measured in the same run.
 import { readdir, readFile } from 'node:fs/promises';
+import { platform } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -83,6 +87,40 @@ async function countFrames(page, seconds) {
   }, seconds);
 }
 
+/**
+ * Processor time so far of each of the browser's processes, in ms, by
+ * process type (browser, renderer, gpu-process, …), read from /proc; null
+ * where there is no /proc.
+ */
+async function browserCpuMs() {
+  if (platform() !== 'linux') return null;
+  const ticksPerMs = 100 / 1000; // USER_HZ is 100 on Linux
+  const byType = {};
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    try {
+      const cmdline = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).replaceAll('\0', ' ');
+      if (!/chrom/i.test(cmdline.split(' ')[0])) continue;
+      const type = cmdline.match(/--type=([\w-]+)/)?.[1] ?? 'browser';
+      // Fields 14 and 15 (utime, stime), counted after the command name's ')'.
+      const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1].split(' ');
+      byType[type] = (byType[type] ?? 0) + (Number(fields[11]) + Number(fields[12])) / ticksPerMs;
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return byType;
+}
+
+/** What `browserCpuMs` counted between `before` and `after`, per second and per frame. */
+function cpuSpent(before, after, seconds, frames) {
+  if (!before || !after) return 'processor time: not measured here (no /proc)';
+  const spent = Object.entries(after).map(([type, ms]) => [type, ms - (before[type] ?? 0)]).filter(([, ms]) => ms > 0);
+  const total = spent.reduce((sum, [, ms]) => sum + ms, 0);
+  return `processor time ${(total / seconds).toFixed(0)} ms per second, ${(total / frames).toFixed(1)} ms per frame (` +
+    spent.sort((a, b) => b[1] - a[1]).map(([type, ms]) => `${type} ${(ms / seconds).toFixed(0)}`).join(', ') + ')';
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const { server, url } = await serve();
@@ -116,11 +154,14 @@ try {
   if (busy) console.log('one core kept busy by a worker thread while the frame rate is measured');
   const rates = [];
   for (let run = 0; run < runs; run++) {
+    const cpuBefore = await browserCpuMs();
     const result = await countFrames(page, 5);
+    const cpuAfter = await browserCpuMs();
     const produced = await page.textContent('[data-testid="total-produced"]');
     rates.push(result.painted / result.elapsed);
     console.log(`40 nodes at 10,000 messages/s: ${rates.at(-1).toFixed(1)} frames/s painted, ` +
-      `${(result.updates / result.elapsed).toFixed(1)} page updates/s, SVG canvas changed ${(result.redraws / result.elapsed).toFixed(1)} times/s; clock ${result.t0} → ${result.t1}; ${produced} produced`);
+      `clock changed ${(result.updates / result.elapsed).toFixed(1)} times/s, SVG canvas ${(result.redraws / result.elapsed).toFixed(1)} times/s; clock ${result.t0} → ${result.t1}; ${produced} produced`);
+    console.log(`  ${cpuSpent(cpuBefore, cpuAfter, result.elapsed, result.painted)}`);
   }
   if (runs > 1) {
     console.log(`40 nodes, ${runs} runs: best ${Math.max(...rates).toFixed(1)} frames/s, median ${median(rates).toFixed(1)}`);
@@ -143,8 +184,11 @@ try {
 
   const blank = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   await blank.setContent('<!DOCTYPE html><title>blank</title><p>frames</p>');
+  const idleCpuBefore = await browserCpuMs();
   const idle = await countFrames(blank, 5);
-  console.log(`ceiling: a blank page in the same browser paints ${(idle.painted / idle.elapsed).toFixed(1)} frames/s`);
+  const idleCpuAfter = await browserCpuMs();
+  console.log(`ceiling: a blank page in the same browser paints ${(idle.painted / idle.elapsed).toFixed(1)} frames/s; ` +
+    cpuSpent(idleCpuBefore, idleCpuAfter, idle.elapsed, idle.painted));
   await blank.close();
 } finally {
   await browser.close();

@@ -313,14 +313,25 @@ impl Session {
 }
 
 /// The longest the panels of figures and the chart wait between updates
-/// while playing, in milliseconds.
-const PANEL_MS: f64 = 100.0;
+/// while playing, in milliseconds: five times a second. Figures that change
+/// faster cannot be read, and each refresh lays out and paints the text of
+/// every block; at ten a second, a browser sharing its two cores with other
+/// work dropped a frame on most refreshes.
+const PANEL_MS: f64 = 200.0;
 
 /// The longest the event log waits between updates while playing. A busy
 /// log (the 40-node scenario logs some 500 state changes a second) replaces
 /// every row it shows on each update, faster than anyone reads, and that
-/// update was the heaviest frame of all: three a second keep it live.
-const LOG_MS: f64 = 3.0 * PANEL_MS;
+/// update was the heaviest frame of all: two and a half a second keep it
+/// live.
+const LOG_MS: f64 = 2.0 * PANEL_MS;
+
+/// The least time between two readings of the clock while playing: every
+/// third frame at 60 frames a second (three frames are 50 ms; a little less,
+/// so that a frame that comes early does not push it to the fourth). Every
+/// change of its text costs a layout, a paint and a composite of the top
+/// bar, and milliseconds changing 60 times a second cannot be read either.
+const CLOCK_MS: f64 = 45.0;
 
 /// What the panels and the chart last showed, and for which selection.
 ///
@@ -594,8 +605,9 @@ pub fn app() -> Html {
     let chart_kind = use_state(|| ChartKind::Depth);
     let redraw = use_force_update();
     let panels = use_mut_ref(PanelCache::default);
-    // What changes every frame while playing: the clock and the dots of A
-    // and B. A frame with no panel due renders their components alone.
+    // What changes between panel refreshes while playing: the clock and the
+    // dots of A and B. A frame with no panel due renders their components
+    // alone.
     let clock = use_memo((), |_| Live::new(ClockReading::default()));
     let motion_live = use_memo((), |_| Live::new(Rc::<Motion>::default()));
     let b_motion_live = use_memo((), |_| Live::new(Rc::<Motion>::default()));
@@ -610,6 +622,7 @@ pub fn app() -> Html {
         use_effect_with((*playing, *speed), move |&(playing, speed)| {
             let frames = playing.then(|| {
                 let last = Rc::new(Cell::new(now_ms()));
+                let clock_read_at = Cell::new(f64::NEG_INFINITY);
                 // One step of simulation and one redraw per painted frame.
                 FrameLoop::start(move |_| {
                     let now = now_ms();
@@ -652,7 +665,10 @@ pub fn app() -> Html {
                     if *behind == kept_up {
                         behind.set(!kept_up);
                     }
-                    clock.set(reading);
+                    if now - clock_read_at.get() >= CLOCK_MS {
+                        clock_read_at.set(now);
+                        clock.set(reading);
+                    }
                     motion_live.set(motion);
                     if let Some(b_motion) = b_motion {
                         b_motion_live.set(b_motion);
@@ -1074,10 +1090,10 @@ pub fn app() -> Html {
     let time_s = s.sim.as_ref().map_or(0.0, |sim| sim.now().as_secs_f64());
     let selection: Vec<usize> = selected.iter().copied().filter(|&i| i < scenario.nodes.len()).collect();
     let selected_index = selection.last().copied();
-    // The canvas and the clock follow every frame; the panels of figures
-    // and the chart at most PANEL_MS apart while playing (numbers that
-    // change 60 times a second cannot be read, and laying them out is most
-    // of a frame), at once after anything else.
+    // The dots follow every frame and the clock every third; the panels of
+    // figures and the chart at most PANEL_MS apart while playing (numbers
+    // that change 60 times a second cannot be read, and laying them out is
+    // most of a frame), at once after anything else.
     let panel_key = (selection.clone(), *chart_kind, s.generation);
     let (figures, log, chart) = {
         let p = panels.borrow();
@@ -1142,11 +1158,14 @@ pub fn app() -> Html {
     let scenario_name = scenario.name.clone();
     let missing = s.missing.clone();
     let motion = s.motion.clone();
-    // After a step, a reset or an edit as after a frame.
-    clock.set(ClockReading { time_s, events: sim_events(&s) });
-    motion_live.set(motion.clone());
-    if let Some(b) = &s.comparison {
-        b_motion_live.set(b.motion.clone());
+    // After a step, a reset or an edit as after a frame. While playing,
+    // the frame loop keeps them, at its own pace.
+    if !*playing {
+        clock.set(ClockReading { time_s, events: sim_events(&s) });
+        motion_live.set(motion.clone());
+        if let Some(b) = &s.comparison {
+            b_motion_live.set(b.motion.clone());
+        }
     }
     let (can_undo, can_redo) = (s.editor.can_undo(), s.editor.can_redo());
     let seed = scenario.seed.unwrap_or(1);

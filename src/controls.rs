@@ -39,7 +39,7 @@ fn speed_value(speed: f64) -> String {
 pub struct ControlsProps {
     pub playing: bool,
     pub speed: f64,
-    /// Changes every frame while playing: the clock follows it alone.
+    /// Changes every third frame while playing: the clock follows it alone.
     pub clock: Rc<Live<ClockReading>>,
     pub seed: u64,
     /// The simulation could not keep up with the chosen speed.
@@ -103,7 +103,7 @@ struct ClockProps {
     clock: Rc<Live<ClockReading>>,
 }
 
-/// The simulation clock, rendered on its own every frame.
+/// The simulation clock, rendered on its own whenever its reading changes.
 #[function_component(Clock)]
 fn clock(props: &ClockProps) -> Html {
     let reading = use_live(props.clock.clone());

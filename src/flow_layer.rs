@@ -12,7 +12,7 @@
 //!   (the key and the blocks' own names say what moves).
 //!
 //! Why a canvas: the motion changes every frame, and the SVG beside it at
-//! most ten times a second. Drawn in the SVG, the dots made the whole
+//! most five times a second. Drawn in the SVG, the dots made the whole
 //! canvas (every block and its text) diffed, styled and repainted on every
 //! frame; here a frame redraws this one layer.
 
