@@ -129,6 +129,9 @@ pub struct Session {
     theories: Theories,
     /// Counts accepted edits: the panels catch up at once after one.
     generation: u64,
+    /// Counts the lesson steps judged: the panels catch up at once after
+    /// a verdict, so that the figures beside it are the ones it judged.
+    verdicts: u64,
     lesson: Option<LessonRun>,
     /// With A/B open: variant B (the edited scenario is A).
     comparison: Option<Comparison>,
@@ -151,6 +154,7 @@ impl Session {
             motion: Rc::default(),
             theories: Theories::new(),
             generation: 0,
+            verdicts: 0,
             lesson: None,
             comparison: None,
         };
@@ -224,14 +228,16 @@ impl Session {
     }
 
     /// Gives the verdict on the watched step once its time has come.
-    fn judge(&mut self) {
-        let Some(run) = &self.lesson else { return };
-        let Some((k, watch)) = &run.watching else { return };
+    /// Judges the lesson step being watched, if its time has come. Returns
+    /// whether it did.
+    fn judge(&mut self) -> bool {
+        let Some(run) = &self.lesson else { return false };
+        let Some((k, watch)) = &run.watching else { return false };
         let compare = lessons().get(run.index).and_then(|l| l.text.steps.get(*k)).is_some_and(|step| step.compare);
         let runs = self.runs(compare);
         // B must have caught up with A too.
         if runs.is_empty() || !runs.iter().all(|sim| watch.due(&[sim])) {
-            return;
+            return false;
         }
         let verdict = watch.verdict(&runs);
         let k = *k;
@@ -239,6 +245,8 @@ impl Session {
             run.states[k] = StepState::Judged(verdict);
             run.watching = None;
         }
+        self.verdicts += 1;
+        true
     }
 
     /// Brings variant B to A's simulated time.
@@ -342,7 +350,7 @@ const CLOCK_MS: f64 = 45.0;
 /// the others, and that frame was dropped; in two halves (the log with the
 /// chart), one heavy frame in four still was.
 struct PanelCache {
-    key: (Vec<usize>, ChartKind, u64),
+    key: (Vec<usize>, ChartKind, u64, u64),
     /// The canvas, the counters and the panels beside them.
     at_ms: f64,
     snapshot: Rc<Snapshot>,
@@ -658,7 +666,7 @@ pub fn app() -> Html {
                         };
                     }
                     s.observe();
-                    s.judge();
+                    let judged = s.judge();
                     let reading = ClockReading { time_s: a_now.as_secs_f64(), events: sim_events(&s) };
                     let (motion, b_motion) = (s.motion.clone(), s.comparison.as_ref().map(|b| b.motion.clone()));
                     drop(s);
@@ -673,9 +681,10 @@ pub fn app() -> Html {
                     if let Some(b_motion) = b_motion {
                         b_motion_live.set(b_motion);
                     }
-                    // The page around them only when a panel is due.
+                    // The page around them only when a panel is due, or a
+                    // verdict came (all the panels with it).
                     let (figures, log, chart) = panels.borrow().due(now_ms());
-                    if figures || log || chart {
+                    if judged || figures || log || chart {
                         redraw.force_update();
                     }
                 })
@@ -1094,7 +1103,7 @@ pub fn app() -> Html {
     // figures and the chart at most PANEL_MS apart while playing (numbers
     // that change 60 times a second cannot be read, and laying them out is
     // most of a frame), at once after anything else.
-    let panel_key = (selection.clone(), *chart_kind, s.generation);
+    let panel_key = (selection.clone(), *chart_kind, s.generation, s.verdicts);
     let (figures, log, chart) = {
         let p = panels.borrow();
         if !*playing || p.key != panel_key {
