@@ -228,8 +228,7 @@ impl Session {
     }
 
     /// Gives the verdict on the watched step once its time has come.
-    /// Judges the lesson step being watched, if its time has come. Returns
-    /// whether it did.
+    /// Returns whether it did.
     fn judge(&mut self) -> bool {
         let Some(run) = &self.lesson else { return false };
         let Some((k, watch)) = &run.watching else { return false };
