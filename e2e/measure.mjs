@@ -121,6 +121,14 @@ function cpuSpent(before, after, seconds, frames) {
     spent.sort((a, b) => b[1] - a[1]).map(([type, ms]) => `${type} ${(ms / seconds).toFixed(0)}`).join(', ') + ')';
 }
 
+/** `countFrames`, with the processor time the browser spent meanwhile, written out. */
+async function countFramesAndCpu(page, seconds) {
+  const before = await browserCpuMs();
+  const result = await countFrames(page, seconds);
+  const after = await browserCpuMs();
+  return { ...result, cpu: cpuSpent(before, after, result.elapsed, result.painted) };
+}
+
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 const { server, url } = await serve();
@@ -154,14 +162,12 @@ try {
   if (busy) console.log('one core kept busy by a worker thread while the frame rate is measured');
   const rates = [];
   for (let run = 0; run < runs; run++) {
-    const cpuBefore = await browserCpuMs();
-    const result = await countFrames(page, 5);
-    const cpuAfter = await browserCpuMs();
+    const result = await countFramesAndCpu(page, 5);
     const produced = await page.textContent('[data-testid="total-produced"]');
     rates.push(result.painted / result.elapsed);
     console.log(`40 nodes at 10,000 messages/s: ${rates.at(-1).toFixed(1)} frames/s painted, ` +
       `clock changed ${(result.updates / result.elapsed).toFixed(1)} times/s, SVG canvas ${(result.redraws / result.elapsed).toFixed(1)} times/s; clock ${result.t0} → ${result.t1}; ${produced} produced`);
-    console.log(`  ${cpuSpent(cpuBefore, cpuAfter, result.elapsed, result.painted)}`);
+    console.log(`  ${result.cpu}`);
   }
   if (runs > 1) {
     console.log(`40 nodes, ${runs} runs: best ${Math.max(...rates).toFixed(1)} frames/s, median ${median(rates).toFixed(1)}`);
@@ -184,11 +190,8 @@ try {
 
   const blank = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   await blank.setContent('<!DOCTYPE html><title>blank</title><p>frames</p>');
-  const idleCpuBefore = await browserCpuMs();
-  const idle = await countFrames(blank, 5);
-  const idleCpuAfter = await browserCpuMs();
-  console.log(`ceiling: a blank page in the same browser paints ${(idle.painted / idle.elapsed).toFixed(1)} frames/s; ` +
-    cpuSpent(idleCpuBefore, idleCpuAfter, idle.elapsed, idle.painted));
+  const idle = await countFramesAndCpu(blank, 5);
+  console.log(`ceiling: a blank page in the same browser paints ${(idle.painted / idle.elapsed).toFixed(1)} frames/s; ${idle.cpu}`);
   await blank.close();
 } finally {
   await browser.close();

@@ -127,11 +127,9 @@ pub struct Session {
     motion: Rc<Motion>,
     /// What queueing theory says of each queue of the running scenario.
     theories: Theories,
-    /// Counts accepted edits: the panels catch up at once after one.
+    /// Counts what the panels catch up with at once: accepted edits, and
+    /// lesson verdicts (so that the figures beside one are those it judged).
     generation: u64,
-    /// Counts the lesson steps judged: the panels catch up at once after
-    /// a verdict, so that the figures beside it are the ones it judged.
-    verdicts: u64,
     lesson: Option<LessonRun>,
     /// With A/B open: variant B (the edited scenario is A).
     comparison: Option<Comparison>,
@@ -154,7 +152,6 @@ impl Session {
             motion: Rc::default(),
             theories: Theories::new(),
             generation: 0,
-            verdicts: 0,
             lesson: None,
             comparison: None,
         };
@@ -244,7 +241,7 @@ impl Session {
             run.states[k] = StepState::Judged(verdict);
             run.watching = None;
         }
-        self.verdicts += 1;
+        self.generation += 1;
         true
     }
 
@@ -349,7 +346,7 @@ const CLOCK_MS: f64 = 45.0;
 /// the others, and that frame was dropped; in two halves (the log with the
 /// chart), one heavy frame in four still was.
 struct PanelCache {
-    key: (Vec<usize>, ChartKind, u64, u64),
+    key: (Vec<usize>, ChartKind, u64),
     /// The canvas, the counters and the panels beside them.
     at_ms: f64,
     snapshot: Rc<Snapshot>,
@@ -666,13 +663,14 @@ pub fn app() -> Html {
                     }
                     s.observe();
                     let judged = s.judge();
-                    let reading = ClockReading { time_s: a_now.as_secs_f64(), events: sim_events(&s) };
+                    let reading = (now - clock_read_at.get() >= CLOCK_MS)
+                        .then(|| ClockReading { time_s: a_now.as_secs_f64(), events: sim_events(&s) });
                     let (motion, b_motion) = (s.motion.clone(), s.comparison.as_ref().map(|b| b.motion.clone()));
                     drop(s);
                     if *behind == kept_up {
                         behind.set(!kept_up);
                     }
-                    if now - clock_read_at.get() >= CLOCK_MS {
+                    if let Some(reading) = reading {
                         clock_read_at.set(now);
                         clock.set(reading);
                     }
@@ -1102,7 +1100,7 @@ pub fn app() -> Html {
     // figures and the chart at most PANEL_MS apart while playing (numbers
     // that change 60 times a second cannot be read, and laying them out is
     // most of a frame), at once after anything else.
-    let panel_key = (selection.clone(), *chart_kind, s.generation, s.verdicts);
+    let panel_key = (selection.clone(), *chart_kind, s.generation);
     let (figures, log, chart) = {
         let p = panels.borrow();
         if !*playing || p.key != panel_key {

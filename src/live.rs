@@ -1,5 +1,5 @@
-//! A value that changes every frame, watched by the few components that
-//! show it (the clock, the dots on the edges), so that a frame renders
+//! A value that changes many times a second, watched by the few components
+//! that show it (the clock, the dots on the edges), so that a frame renders
 //! those components alone and not the page around them.
 //!
 //! Guarantees:
