@@ -181,9 +181,24 @@ impl Scheduler {
     /// most `MAX_NODES`).
     #[inline]
     pub fn schedule(&mut self, time: SimTime, node: usize, kind: EventKind, data: u32) {
+        let event = self.prepare(time, node, kind, data);
+        self.push(event);
+    }
+
+    /// Makes an event that takes its place in the scheduling order now (so
+    /// among events at the same time it leaves as if scheduled now), to be
+    /// handed to `push` later in the same step. Nothing may pop in between.
+    #[inline]
+    pub fn prepare(&mut self, time: SimTime, node: usize, kind: EventKind, data: u32) -> Event {
         self.seq += 1;
         let node_and_kind = (node as u32 & NODE_MASK) | ((kind as u32) << KIND_SHIFT);
-        self.heap.push(Event { time_ns: time.as_nanos(), seq: self.seq, node_and_kind, data });
+        Event { time_ns: time.as_nanos(), seq: self.seq, node_and_kind, data }
+    }
+
+    /// Schedules an event made by `prepare`.
+    #[inline]
+    pub fn push(&mut self, event: Event) {
+        self.heap.push(event);
     }
 
     pub fn peek_time(&self) -> Option<SimTime> {
@@ -218,6 +233,17 @@ mod tests {
         }
         let order: Vec<usize> = std::iter::from_fn(|| s.pop()).map(|e| e.node()).collect();
         assert_eq!(order, vec![0, 1, 2, 3, 4, 9]);
+    }
+
+    #[test]
+    fn a_prepared_event_keeps_the_place_it_was_prepared_in() {
+        let mut s = Scheduler::default();
+        let t = SimTime::from_nanos(10);
+        let early = s.prepare(t, 1, EventKind::Arrival, 0);
+        s.schedule(t, 2, EventKind::Arrival, 0);
+        s.push(early);
+        let order: Vec<usize> = std::iter::from_fn(|| s.pop()).map(|e| e.node()).collect();
+        assert_eq!(order, vec![1, 2]);
     }
 
     #[test]

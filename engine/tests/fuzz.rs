@@ -5,6 +5,10 @@
 //!   every event conservation and liveness hold, and nothing panics; a
 //!   random live change of a node's parameters midway changes nothing of
 //!   that.
+//! - The same graphs run again counting flows, which turns off the event
+//!   loop's shortcuts for the common cases (a queue sending straight into
+//!   a consumer, a served message followed at once by the next): the
+//!   report is the same, so the shortcuts do what the general paths do.
 //! - Random damage to a valid scenario file: the loader refuses it with an
 //!   error or accepts it, and an accepted one runs; nothing panics.
 
@@ -14,22 +18,54 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use sluice_engine::{Scenario, SimTime, Simulation};
 
+/// A queue with random thresholds, capacity, policy, expiry and order.
+fn queue_block() -> impl Strategy<Value = Value> {
+    (0u64..30, 0u64..30, prop::sample::select(vec!["drop_newest", "drop_oldest", "drop_droppable_first", "refuse"]),
+     prop::option::of(0.01f64..2.0), prop::sample::select(vec!["fifo", "lifo", "priority"]))
+        .prop_map(|(soft, cap, on_full, ttl, order)| {
+            let mut q = json!({"kind": "queue", "soft_limit": {"messages": soft}, "hard_limit": {"messages": soft * 2},
+                               "capacity": {"messages": cap}, "on_full": on_full, "order": order,
+                               "reconnect_after_s": 0.2,
+                               "message_priorities": [{"class": "a", "destination": "n0", "priority": 0},
+                                                      {"class": "b", "priority": 7}]});
+            if let Some(t) = ttl {
+                q["ttl_s"] = json!(t);
+            }
+            q
+        })
+}
+
+/// A consumer with random workers, service time, time-out and retries,
+/// an outage, a slowdown, and perhaps a lifecycle.
+fn consumer_block() -> impl Strategy<Value = Value> {
+    (1u32..4, 0.0001f64..0.05, 0usize..6, any::<bool>(), prop::option::of(0.001f64..0.05), 0u32..3)
+        .prop_map(|(w, mean, variant, lifecycle, timeout, retries)| {
+            let service = match variant {
+                0 => json!({"dist": "exponential", "mean": mean}),
+                1 => json!({"dist": "uniform", "min": 0.0, "max": mean * 2.0}),
+                2 => json!({"dist": "log_normal", "mean": mean, "cv": 2.0}),
+                3 => json!({"dist": "mix", "p": 0.9, "a": {"dist": "fixed", "value": mean / 2.0},
+                            "b": {"dist": "exponential", "mean": mean * 5.0}}),
+                _ => json!({"dist": "fixed", "value": mean}),
+            };
+            let mut c = json!({"kind": "consumer", "workers": w, "service_time": service,
+                               "outages": [{"from_s": 0.3, "to_s": 0.5}],
+                               "slowdowns": [{"from_s": 0.6, "to_s": 0.9, "factor": 4}],
+                               "max_retries": retries});
+            if lifecycle {
+                c["lifecycle"] = json!({"initializing_s": 0.1, "shutdown_at_s": 1.7});
+            }
+            if let Some(t) = timeout {
+                c["timeout_s"] = json!(t);
+            }
+            c
+        })
+}
+
 /// A block that takes input, with random parameters.
 fn middle_block() -> impl Strategy<Value = Value> {
     prop_oneof![
-        (0u64..30, 0u64..30, prop::sample::select(vec!["drop_newest", "drop_oldest", "drop_droppable_first", "refuse"]),
-         prop::option::of(0.01f64..2.0), prop::sample::select(vec!["fifo", "lifo", "priority"]))
-            .prop_map(|(soft, cap, on_full, ttl, order)| {
-                let mut q = json!({"kind": "queue", "soft_limit": {"messages": soft}, "hard_limit": {"messages": soft * 2},
-                                   "capacity": {"messages": cap}, "on_full": on_full, "order": order,
-                                   "reconnect_after_s": 0.2,
-                                   "message_priorities": [{"class": "a", "destination": "n0", "priority": 0},
-                                                          {"class": "b", "priority": 7}]});
-                if let Some(t) = ttl {
-                    q["ttl_s"] = json!(t);
-                }
-                q
-            }),
+        queue_block(),
         (1u64..20, prop::sample::select(vec!["shared", "per_destination", "per_class"]),
          prop::sample::select(vec!["receipt", "processing"]), 0.0f64..0.05)
             .prop_map(|(max, scope, opens_on, lat)| json!({"kind": "window", "max_messages": max, "scope": scope,
@@ -57,28 +93,7 @@ fn middle_block() -> impl Strategy<Value = Value> {
             }
             l
         }),
-        (1u32..4, 0.0001f64..0.05, 0usize..6, any::<bool>(), prop::option::of(0.001f64..0.05), 0u32..3)
-            .prop_map(|(w, mean, variant, lifecycle, timeout, retries)| {
-                let service = match variant {
-                    0 => json!({"dist": "exponential", "mean": mean}),
-                    1 => json!({"dist": "uniform", "min": 0.0, "max": mean * 2.0}),
-                    2 => json!({"dist": "log_normal", "mean": mean, "cv": 2.0}),
-                    3 => json!({"dist": "mix", "p": 0.9, "a": {"dist": "fixed", "value": mean / 2.0},
-                                "b": {"dist": "exponential", "mean": mean * 5.0}}),
-                    _ => json!({"dist": "fixed", "value": mean}),
-                };
-                let mut c = json!({"kind": "consumer", "workers": w, "service_time": service,
-                                   "outages": [{"from_s": 0.3, "to_s": 0.5}],
-                                   "slowdowns": [{"from_s": 0.6, "to_s": 0.9, "factor": 4}],
-                                   "max_retries": retries});
-                if lifecycle {
-                    c["lifecycle"] = json!({"initializing_s": 0.1, "shutdown_at_s": 1.7});
-                }
-                if let Some(t) = timeout {
-                    c["timeout_s"] = json!(t);
-                }
-                c
-            }),
+        consumer_block(),
         (prop::sample::select(vec!["round_robin", "priority", "event_loop", "netsendq"]),
          prop::sample::select(vec!["per_input", "per_destination", "per_class", "shared"]),
          1u32..3, 0u64..10, prop::sample::select(vec!["drop_oldest", "drop_newest", "refuse"]),
@@ -201,23 +216,28 @@ proptest! {
             }
             if !changed && sim.now() >= change {
                 changed = true;
-                // Halve every queue's capacity and every window: a change
-                // that strands nothing must keep the invariants.
-                for i in 0..sim.scenario().nodes.len() {
-                    let mut block = sim.scenario().nodes[i].block.clone();
-                    match &mut block {
-                        sluice_engine::BlockSpec::Queue(q) => q.capacity.messages /= 2,
-                        sluice_engine::BlockSpec::Window(w) => w.max_messages = (w.max_messages / 2).max(1),
-                        sluice_engine::BlockSpec::Consumer(c) => c.workers = (c.workers / 2).max(1),
-                        _ => continue,
-                    }
-                    let id = sim.scenario().nodes[i].id.clone();
-                    sim.reconfigure(&id, block).unwrap();
-                    sim.check_invariants().unwrap();
-                }
+                halve_limits(&mut sim);
             }
         }
         let _ = sim.report().to_json_pretty();
+    }
+
+    #[test]
+    fn the_shortcuts_do_what_the_general_paths_do(scenario in prop_oneof![random_scenario(), served_queue()],
+                                                 seed in any::<u64>(),
+                                                 change_at in 0.1f64..1.5) {
+        let until = SimTime::from_secs_f64(2.0);
+        let change = SimTime::from_secs_f64(change_at);
+        let mut plain = Simulation::new(scenario.clone(), seed).unwrap();
+        let mut counted = Simulation::new(scenario, seed).unwrap();
+        counted.count_flows();
+        for sim in [&mut plain, &mut counted] {
+            sim.run_until_bounded(change, 100_000);
+            halve_limits(sim);
+            sim.run_until_bounded(until, 100_000);
+        }
+        prop_assert_eq!(plain.events(), counted.events());
+        prop_assert_eq!(plain.report(), counted.report(), "scenario: {}", plain.scenario().to_json_pretty());
     }
 
     #[test]
@@ -230,6 +250,48 @@ proptest! {
             sim.run_until_bounded(SimTime::from_secs_f64(1.0), 20_000);
             sim.check_invariants().unwrap();
         }
+    }
+}
+
+/// Producers into one queue into one consumer, the shape the event loop's
+/// shortcuts serve, with every kind of producer, queue and consumer.
+fn served_queue() -> impl Strategy<Value = Scenario> {
+    (prop::collection::vec(producer(), 1..3), queue_block(), consumer_block()).prop_map(|(producers, queue, consumer)| {
+        let n = producers.len();
+        let mut nodes = producers;
+        for node in nodes.iter_mut() {
+            node["classes"][0]["destination"] = json!("server");
+            node["classes"][1]["destination"] = json!("server");
+        }
+        let mut edges: Vec<Value> = (0..n).map(|i| json!({"from": format!("n{i}"), "to": "line"})).collect();
+        edges.push(json!({"from": "line", "to": "server"}));
+        for (i, node) in nodes.iter_mut().enumerate() {
+            node["id"] = json!(format!("n{i}"));
+        }
+        let (mut queue, mut consumer) = (queue, consumer);
+        queue["id"] = json!("line");
+        consumer["id"] = json!("server");
+        nodes.extend([queue, consumer]);
+        Scenario::from_value(json!({"version": 1, "nodes": nodes, "edges": edges}))
+            .unwrap_or_else(|e| panic!("generated scenario is invalid: {e}"))
+    })
+}
+
+/// Halves every queue's capacity, every window and every consumer's
+/// workers while running: a change that strands nothing must keep the
+/// invariants.
+fn halve_limits(sim: &mut Simulation) {
+    for i in 0..sim.scenario().nodes.len() {
+        let mut block = sim.scenario().nodes[i].block.clone();
+        match &mut block {
+            sluice_engine::BlockSpec::Queue(q) => q.capacity.messages /= 2,
+            sluice_engine::BlockSpec::Window(w) => w.max_messages = (w.max_messages / 2).max(1),
+            sluice_engine::BlockSpec::Consumer(c) => c.workers = (c.workers / 2).max(1),
+            _ => continue,
+        }
+        let id = sim.scenario().nodes[i].id.clone();
+        sim.reconfigure(&id, block).unwrap();
+        sim.check_invariants().unwrap();
     }
 }
 

@@ -36,6 +36,7 @@ use serde::{Deserialize, Serialize};
 use crate::context::{Context, Notice};
 use crate::distribution::Distribution;
 use crate::message::Message;
+use crate::rng::SimRng;
 use crate::metrics::DropReason;
 use crate::scenario::{check_periods, check_range, push_error, FieldError, Period};
 use crate::scheduler::EventKind;
@@ -157,6 +158,14 @@ pub enum Served {
     GaveUp,
     /// Nothing to do (a stale timer).
     Nothing,
+}
+
+/// The drawn length of a worker's attempt at a message.
+#[derive(Clone, Copy, Debug)]
+pub struct Attempt {
+    length: SimDuration,
+    /// The time-out ends it rather than the work finishing.
+    cut_off: bool,
 }
 
 #[derive(Clone, Copy, Debug, Default)]
@@ -322,13 +331,28 @@ impl Consumer {
 
     #[inline]
     fn begin_attempt(&mut self, slot: u32, ctx: &mut Context) {
-        let s = self.spec.service_time.sample(&mut ctx.core.rng) * self.slow_factor;
+        let cut_off = self.schedule_attempt(slot, ctx);
+        self.slots[slot as usize].cut_off = cut_off;
+    }
+
+    /// Draws the length of an attempt in `slot` and schedules its end.
+    /// Returns whether the time-out cuts it off.
+    #[inline]
+    fn schedule_attempt(&mut self, slot: u32, ctx: &mut Context) -> bool {
+        let attempt = self.draw_attempt(&mut ctx.core.rng);
+        ctx.schedule_in(attempt.length, EventKind::ServiceDone, slot);
+        attempt.cut_off
+    }
+
+    /// Draws the length of the next attempt.
+    #[inline]
+    pub fn draw_attempt(&self, rng: &mut SimRng) -> Attempt {
+        let s = self.spec.service_time.sample(rng) * self.slow_factor;
         let (seconds, cut_off) = match self.spec.timeout_s {
             Some(t) if s > t => (t, true),
             _ => (s, false),
         };
-        self.slots[slot as usize].cut_off = cut_off;
-        ctx.schedule_in(SimDuration::from_secs_f64(seconds), EventKind::ServiceDone, slot);
+        Attempt { length: SimDuration::from_secs_f64(seconds), cut_off }
     }
 
     #[inline]
@@ -341,13 +365,50 @@ impl Consumer {
         let Some(slot) = self.free.pop() else {
             return false;
         };
+        self.occupy(slot, msg, ctx);
+        self.begin_attempt(slot, ctx);
+        true
+    }
+
+    /// Puts `msg` on the free worker `slot`, taken off the free list.
+    #[inline]
+    fn occupy(&mut self, slot: u32, msg: Message, ctx: &mut Context) {
         self.slots[slot as usize] = Slot { msg: Some(msg), started: ctx.core.now, attempts: 0, cut_off: false };
         self.busy += 1;
         ctx.stats.arrived += 1;
         ctx.stats.in_service = self.busy as u64;
         ctx.stats.depth_messages.set(ctx.core.now, self.busy as u64);
-        self.begin_attempt(slot, ctx);
-        true
+    }
+
+    /// Whether the service in `slot` ends plainly, with nothing to do but
+    /// release its message (no time-out to retry, no gate to tell), and
+    /// leaves a worker free to take the next message at once.
+    #[inline]
+    pub fn ends_plainly(&self, slot: u32) -> bool {
+        // `busy <= open_workers`: after the release, `busy < open_workers`
+        // (and the consumer is operational, so the release changes no phase).
+        self.busy <= self.open_workers
+            && self.slots.get(slot as usize).is_some_and(|s| !s.cut_off && s.msg.is_some_and(|m| m.gates.is_empty()))
+    }
+
+    /// The worker in `slot` ended plainly (`ends_plainly`), its message
+    /// delivered, and takes `next` at once, its attempt drawn beforehand
+    /// (`draw_attempt`): what `release` then `offer` do, but for the
+    /// scheduling of the attempt's end, left to `schedule_next`.
+    #[inline]
+    pub fn serve_next(&mut self, slot: u32, next: Message, attempt: Attempt, ctx: &mut Context) {
+        self.release(slot, true, ctx);
+        // `release` put `slot` on top of the free list.
+        let reused = self.free.pop();
+        debug_assert_eq!(reused, Some(slot));
+        self.occupy(slot, next, ctx);
+        self.slots[slot as usize].cut_off = attempt.cut_off;
+    }
+
+    /// Schedules the end of the attempt `serve_next` began in `slot`.
+    #[inline]
+    pub fn schedule_next(&self, slot: u32, attempt: Attempt, ctx: &mut Context) {
+        ctx.schedule_in(attempt.length, EventKind::ServiceDone, slot);
     }
 
     /// A worker's service (or its time-out) ended.

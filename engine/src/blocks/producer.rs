@@ -30,7 +30,7 @@ use crate::distribution::Distribution;
 use crate::message::{Gates, Message, NodeRef, NO_DESTINATION};
 use crate::metrics::DropReason;
 use crate::scenario::{check_range, push_error, FieldError};
-use crate::scheduler::EventKind;
+use crate::scheduler::{Event, EventKind};
 use crate::time::{SimDuration, SimTime};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -448,10 +448,18 @@ impl Producer {
 
     #[inline]
     fn schedule_next(&mut self, ctx: &mut Context) {
-        if let Some(at) = self.next_open_arrival(ctx) {
-            ctx.core.scheduler.schedule(at, ctx.node, EventKind::Arrival, 0);
-            self.scheduled = true;
+        if let Some(next) = self.prepare_next(ctx) {
+            ctx.core.scheduler.push(next);
         }
+    }
+
+    /// The next open-loop arrival, drawn and given its place in the
+    /// scheduling order, not yet scheduled.
+    #[inline]
+    fn prepare_next(&mut self, ctx: &mut Context) -> Option<Event> {
+        let at = self.next_open_arrival(ctx)?;
+        self.scheduled = true;
+        Some(ctx.core.scheduler.prepare(at, ctx.node, EventKind::Arrival, 0))
     }
 
     /// A closed-loop client thinks, then sends.
@@ -475,23 +483,33 @@ impl Producer {
     }
 
     /// The arrival event: make a message, unless stopped.
+    ///
+    /// The next open-loop arrival is drawn now but handed back, to be
+    /// scheduled once the message has been offered (`Scheduler::prepare`:
+    /// it keeps the place in the scheduling order it has now). Its time
+    /// decides the event heap's order, a branch the processor guesses wrong
+    /// about half the time; when the logarithm behind the time is long done
+    /// by the time the heap compares, a wrong guess is found out at once.
+    /// In M/M/1/K this took about 2% of the cycles off
+    /// (`docs/performance.md`).
     #[inline]
-    pub fn on_arrival(&mut self, ctx: &mut Context) -> ProducerAction {
+    pub fn on_arrival(&mut self, ctx: &mut Context) -> (ProducerAction, Option<Event>) {
         let closed = self.is_closed_loop();
         if !closed {
             self.scheduled = false;
         }
         if !self.can_produce() {
             self.pending_starts = if closed { self.pending_starts + 1 } else { 1 };
-            return ProducerAction::Nothing;
+            return (ProducerAction::Nothing, None);
         }
         let msg = self.make_message(ctx);
-        if closed {
+        let next = if closed {
             self.outstanding += 1;
+            None
         } else {
-            self.schedule_next(ctx);
-        }
-        ProducerAction::Offer(msg)
+            self.prepare_next(ctx)
+        };
+        (ProducerAction::Offer(msg), next)
     }
 
     #[inline]

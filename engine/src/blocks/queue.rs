@@ -372,6 +372,12 @@ impl Queue {
         self.buffer.pop()
     }
 
+    /// Whether a message waits and leaves next without any gate to tell.
+    #[inline]
+    pub fn head_is_plain(&self) -> bool {
+        self.buffer.peek().is_some_and(|e| e.msg.gates.is_empty())
+    }
+
     /// The next block refused the taken head: it leaves next again.
     pub fn put_back(&mut self, entry: Entry) {
         self.buffer.unpop(entry);
