@@ -798,15 +798,16 @@ impl Simulation {
         if !consumer.ends_plainly(slot) || !queue.head_is_plain() {
             return false;
         }
-        let attempt = consumer.draw_attempt(&mut self.core.rng);
         let Some((queue_stats, consumer_stats)) = pair_mut(&mut self.stats, q, c) else { return false };
-        let core = &mut self.core;
-        queue.on_wake();
         let Some(entry) = queue.take_head() else { return false };
-        let consumer_ctx = &mut Context { core, node: c, stats: consumer_stats };
-        consumer.serve_next(slot, entry.msg, attempt, consumer_ctx);
+        // From here on nothing can fail: the general path is no longer an
+        // option once the draw is made.
+        let core = &mut self.core;
+        let attempt = consumer.draw_attempt(&mut core.rng);
+        queue.on_wake();
+        consumer.serve_next(slot, entry.msg, attempt, &mut Context { core, node: c, stats: consumer_stats });
         queue.sent(entry, &mut Context { core, node: q, stats: queue_stats });
-        consumer.schedule_next(slot, attempt, &mut Context { core, node: c, stats: consumer_stats });
+        consumer.schedule_end(slot, attempt, &mut Context { core, node: c, stats: consumer_stats });
         self.pump_queue_from(q, 1);
         true
     }

@@ -36,8 +36,8 @@ use serde::{Deserialize, Serialize};
 use crate::context::{Context, Notice};
 use crate::distribution::Distribution;
 use crate::message::Message;
-use crate::rng::SimRng;
 use crate::metrics::DropReason;
+use crate::rng::SimRng;
 use crate::scenario::{check_periods, check_range, push_error, FieldError, Period};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
@@ -331,17 +331,9 @@ impl Consumer {
 
     #[inline]
     fn begin_attempt(&mut self, slot: u32, ctx: &mut Context) {
-        let cut_off = self.schedule_attempt(slot, ctx);
-        self.slots[slot as usize].cut_off = cut_off;
-    }
-
-    /// Draws the length of an attempt in `slot` and schedules its end.
-    /// Returns whether the time-out cuts it off.
-    #[inline]
-    fn schedule_attempt(&mut self, slot: u32, ctx: &mut Context) -> bool {
         let attempt = self.draw_attempt(&mut ctx.core.rng);
-        ctx.schedule_in(attempt.length, EventKind::ServiceDone, slot);
-        attempt.cut_off
+        self.slots[slot as usize].cut_off = attempt.cut_off;
+        self.schedule_end(slot, attempt, ctx);
     }
 
     /// Draws the length of the next attempt.
@@ -394,7 +386,7 @@ impl Consumer {
     /// The worker in `slot` ended plainly (`ends_plainly`), its message
     /// delivered, and takes `next` at once, its attempt drawn beforehand
     /// (`draw_attempt`): what `release` then `offer` do, but for the
-    /// scheduling of the attempt's end, left to `schedule_next`.
+    /// scheduling of the attempt's end, left to `schedule_end`.
     #[inline]
     pub fn serve_next(&mut self, slot: u32, next: Message, attempt: Attempt, ctx: &mut Context) {
         self.release(slot, true, ctx);
@@ -405,9 +397,9 @@ impl Consumer {
         self.slots[slot as usize].cut_off = attempt.cut_off;
     }
 
-    /// Schedules the end of the attempt `serve_next` began in `slot`.
+    /// Schedules the end of the attempt begun in `slot`.
     #[inline]
-    pub fn schedule_next(&self, slot: u32, attempt: Attempt, ctx: &mut Context) {
+    pub fn schedule_end(&self, slot: u32, attempt: Attempt, ctx: &mut Context) {
         ctx.schedule_in(attempt.length, EventKind::ServiceDone, slot);
     }
 
