@@ -132,7 +132,7 @@ pub fn dispatcher_scenario() -> Scenario {
 fn run_engine(name: &str, scenario: Scenario, until_s: f64) -> Measure {
     let mut sim = Simulation::new(scenario, 1).expect("built-in scenario builds");
     let watch = Stopwatch::start();
-    sim.run_until(SimTime::from_secs_f64(until_s));
+    sim.run_until(SimTime::from_secs_f64(until_s)).expect("built-in scenarios advance");
     let (seconds, wall_seconds) = watch.read();
     Measure { name: name.into(), events: sim.events(), arrivals: sim.totals().produced, seconds, wall_seconds }
 }

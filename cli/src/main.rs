@@ -1,10 +1,12 @@
 //! `sluice`: runs scenarios natively. A thin driver of the engine.
 
+use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 mod bench;
 
 use clap::{Parser, Subcommand, ValueEnum};
+use sluice_engine::scenario::MAX_SCENARIO_BYTES;
 use sluice_engine::{Scenario, SimTime, Simulation};
 
 #[derive(Parser)]
@@ -68,9 +70,26 @@ enum Format {
     Json,
 }
 
+/// Reads a scenario file, never more than one byte past the largest
+/// scenario accepted (the file may be endless, as `/dev/zero` is).
+fn read_scenario_text(file: &str) -> Result<String, String> {
+    let shown = sluice_engine::printable::printable(file, 200);
+    let opened = std::fs::File::open(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    let mut bytes = Vec::new();
+    opened
+        .take(MAX_SCENARIO_BYTES as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if bytes.len() > MAX_SCENARIO_BYTES {
+        return Err(format!("{shown} is larger than {MAX_SCENARIO_BYTES} bytes, the largest scenario accepted"));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("{shown} is not UTF-8 text (at byte {})", e.utf8_error().valid_up_to()))
+}
+
 fn load(file: &str) -> Result<Scenario, String> {
-    let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
-    Scenario::from_json(&text).map_err(|e| format!("{file} is not a valid scenario:\n{e}"))
+    let text = read_scenario_text(file)?;
+    Scenario::from_json(&text)
+        .map_err(|e| format!("{} is not a valid scenario:\n{e}", sluice_engine::printable::printable(file, 200)))
 }
 
 /// What `--theory` adds: per queue, measured | predicted.
@@ -116,7 +135,7 @@ fn run(file: &str, until: f64, seed: Option<u64>, format: Format, transitions: b
     let scenario = load(file)?;
     let seed = seed.or(scenario.seed).unwrap_or(1);
     let mut sim = Simulation::new(scenario, seed).map_err(|e| e.to_string())?;
-    sim.run_until(SimTime::from_secs_f64(until));
+    sim.run_until(SimTime::from_secs_f64(until)).map_err(|stall| stall.to_string())?;
     let report = sim.report();
     Ok(match format {
         Format::Text => {
@@ -179,12 +198,24 @@ fn main() -> ExitCode {
         Command::Check { file } => load(&file).map(|s| format!("{file}: valid ({} nodes, {} edges)\n", s.nodes.len(), s.edges.len())),
     };
     match result {
-        Ok(out) => {
-            print!("{out}");
-            ExitCode::SUCCESS
-        }
+        Ok(out) => write_output(&out),
         Err(e) => {
-            eprintln!("sluice: {e}");
+            // Nothing more can be said if standard error is closed too.
+            let _ = writeln!(io::stderr(), "sluice: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// Writes the output. A reader that stopped reading (`| head`) is a quiet
+/// end; any other failure (a full disk) is said plainly.
+fn write_output(out: &str) -> ExitCode {
+    let mut stdout = io::stdout().lock();
+    match stdout.write_all(out.as_bytes()).and_then(|()| stdout.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
+        Err(e) => {
+            let _ = writeln!(io::stderr(), "sluice: cannot write the output: {e}");
             ExitCode::FAILURE
         }
     }

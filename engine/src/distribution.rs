@@ -67,6 +67,26 @@ impl Distribution {
         }
     }
 
+    /// The largest value a draw can take (infinite where the tail has no
+    /// end). An exponential draw is at most 37 means: the stream's smallest
+    /// uniform is 2^-53, and -ln(2^-53) is 36.7.
+    pub fn max_draw(&self) -> f64 {
+        match self {
+            Distribution::Fixed { value } => *value,
+            Distribution::Exponential { mean } => mean * 37.0,
+            Distribution::Uniform { max, .. } => *max,
+            Distribution::LogNormal { .. } => f64::INFINITY,
+            Distribution::Mix { p, a, b } if *p >= 1.0 => a.max_draw(),
+            Distribution::Mix { p, a, b } if *p <= 0.0 => b.max_draw(),
+            Distribution::Mix { a, b, .. } => a.max_draw().max(b.max_draw()),
+        }
+    }
+
+    /// Whether every draw, as a time in seconds, rounds to 0 ns.
+    pub fn always_zero_time(&self) -> bool {
+        crate::time::SimDuration::from_secs_f64(self.max_draw()) == crate::time::SimDuration::ZERO
+    }
+
     /// Its name in words ("exponential", "log-normal").
     pub fn kind(&self) -> &'static str {
         match self {

@@ -330,7 +330,7 @@ mod tests {
         assert!(e.missing().is_empty());
         e.scenario().validate().expect("runnable");
         let mut sim = crate::Simulation::new(e.scenario().clone(), 1).unwrap();
-        sim.run_until(crate::SimTime::from_secs_f64(5.0));
+        sim.run_until(crate::SimTime::from_secs_f64(5.0)).expect("runs");
         assert!(sim.totals().delivered > 0);
     }
 

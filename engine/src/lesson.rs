@@ -589,7 +589,7 @@ pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, String> {
         }
         scenario = next;
         let watch = Watch::start(step, &[&sim]).map_err(at)?;
-        sim.run_until(watch.judge_at);
+        sim.run_until(watch.judge_at).map_err(|stall| at(stall.to_string()))?;
         let verdict = watch.verdict(&[&sim]);
         outcomes.push(StepOutcome { began_s: watch.started.as_secs_f64(), judged_s: sim.now().as_secs_f64(), verdict });
     }
@@ -603,8 +603,8 @@ pub fn compare(lesson: &Lesson, step: &Step) -> Result<StepOutcome, String> {
     let mut a = Simulation::new(lesson.variant(0)?, seed).map_err(|e| e.to_string())?;
     let mut b = Simulation::new(lesson.variant(1)?, seed).map_err(|e| e.to_string())?;
     let watch = Watch::start(step, &[&a, &b])?;
-    a.run_until(watch.judge_at);
-    b.run_until(watch.judge_at);
+    a.run_until(watch.judge_at).map_err(|stall| format!("variant A: {stall}"))?;
+    b.run_until(watch.judge_at).map_err(|stall| format!("variant B: {stall}"))?;
     let verdict = watch.verdict(&[&a, &b]);
     Ok(StepOutcome { began_s: 0.0, judged_s: watch.judge_at.as_secs_f64(), verdict })
 }

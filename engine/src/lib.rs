@@ -15,6 +15,8 @@ pub mod json_field;
 pub mod lesson;
 pub mod message;
 pub mod metrics;
+pub mod paths;
+pub mod printable;
 pub mod priorities;
 pub mod report;
 pub mod rng;
@@ -29,7 +31,7 @@ pub use metrics::{DropReason, SeriesPoint, Transition};
 pub use report::{NodeReport, Report, Totals};
 pub use editor::Editor;
 pub use scenario::{BlockSpec, FieldError, NodeSpec, Scenario, ScenarioError, SCENARIO_VERSION};
-pub use simulation::{Node, Simulation};
+pub use simulation::{Node, Simulation, Stall, MAX_EVENTS_AT_ONE_INSTANT};
 pub use time::{SimDuration, SimTime};
 
 /// The scenario the page opens on: a fast video producer, a sender queue with

@@ -461,6 +461,12 @@ impl NodeStats {
         self.dropped.iter().sum()
     }
 
+    /// A number that grows whenever the node takes, passes on or drops a
+    /// message (the watchdog reads which nodes were busy).
+    pub fn activity(&self) -> u64 {
+        self.arrived.wrapping_add(self.departed).wrapping_add(self.dropped_total())
+    }
+
     /// Records the node's new depth.
     #[inline]
     pub fn set_depth(&mut self, now: SimTime, messages: u64, bytes: u64) {

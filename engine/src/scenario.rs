@@ -13,6 +13,7 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::printable::{printable, quoted};
 use crate::blocks::{
     ConcurrencyLimiterSpec, ConsumerSpec, CreditSpec, DispatcherSpec, LinkSpec, ProducerSpec, QueueSpec,
     RateLimiterSpec, ResourcePoolSpec, RouterSpec, WindowSpec,
@@ -152,12 +153,15 @@ pub struct FieldError {
     pub message: String,
 }
 
+/// Errors echo what the file said (unknown field names, ids, values):
+/// shown escaped and cut short, they cannot act on a terminal or fill it.
 impl fmt::Display for FieldError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let message = printable(&self.message, 400);
         if self.path.is_empty() {
-            write!(f, "{}", self.message)
+            write!(f, "{message}")
         } else {
-            write!(f, "{}: {}", self.path, self.message)
+            write!(f, "{}: {message}", printable(&self.path, 200))
         }
     }
 }
@@ -402,7 +406,7 @@ impl Scenario {
                             push_error(
                                 &mut errors,
                                 format!("nodes[{i}].classes[{j}].destination"),
-                                format!("no node has the id \"{d}\""),
+                                format!("no node has the id {}", quoted(d)),
                             );
                         }
                     }
@@ -420,10 +424,10 @@ impl Scenario {
             let from = index.get(edge.from.as_str()).copied();
             let to = index.get(edge.to.as_str()).copied();
             if from.is_none() {
-                push_error(&mut errors, format!("{path}.from"), format!("no node has the id \"{}\"", edge.from));
+                push_error(&mut errors, format!("{path}.from"), format!("no node has the id {}", quoted(&edge.from)));
             }
             if to.is_none() {
-                push_error(&mut errors, format!("{path}.to"), format!("no node has the id \"{}\"", edge.to));
+                push_error(&mut errors, format!("{path}.to"), format!("no node has the id {}", quoted(&edge.to)));
             }
             let (Some(from), Some(to)) = (from, to) else { continue };
             if from == to {
@@ -497,9 +501,9 @@ impl Scenario {
             }
         }
         let mut ready: Vec<usize> = (0..self.nodes.len()).filter(|&i| indegree[i] == 0).collect();
-        let mut seen = 0;
+        let mut order = Vec::with_capacity(self.nodes.len());
         while let Some(n) = ready.pop() {
-            seen += 1;
+            order.push(n);
             for &t in &outputs[n] {
                 indegree[t] -= 1;
                 if indegree[t] == 0 {
@@ -507,7 +511,10 @@ impl Scenario {
                 }
             }
         }
-        if seen < self.nodes.len() {
+        if order.len() == self.nodes.len() {
+            crate::paths::check_gates(self, &outputs, &order, errors);
+            crate::paths::check_zero_time_loops(self, &outputs, errors);
+        } else {
             let on_cycle: Vec<String> = (0..self.nodes.len())
                 .filter(|&i| indegree[i] > 0)
                 .map(|i| format!("\"{}\"", self.nodes[i].id))
@@ -527,16 +534,16 @@ impl Scenario {
             };
             for (k, p) in priorities.iter().enumerate() {
                 if !class_names.contains(p.class.as_str()) {
-                    push_error(errors, format!("nodes[{i}].message_priorities[{k}].class"), format!("no producer has a class \"{}\"", p.class));
+                    push_error(errors, format!("nodes[{i}].message_priorities[{k}].class"), format!("no producer has a class {}", quoted(&p.class)));
                 }
                 if let Some(d) = p.destination.as_deref().filter(|d| !index.contains_key(d)) {
-                    push_error(errors, format!("nodes[{i}].message_priorities[{k}].destination"), format!("no node has the id \"{d}\""));
+                    push_error(errors, format!("nodes[{i}].message_priorities[{k}].destination"), format!("no node has the id {}", quoted(d)));
                 }
             }
             if let BlockSpec::Dispatcher(d) = &node.block {
                 for (k, down) in d.hosts_down.iter().enumerate() {
                     if !index.contains_key(down.host.as_str()) {
-                        push_error(errors, format!("nodes[{i}].hosts_down[{k}].host"), format!("no node has the id \"{}\"", down.host));
+                        push_error(errors, format!("nodes[{i}].hosts_down[{k}].host"), format!("no node has the id {}", quoted(&down.host)));
                     }
                 }
             }
@@ -557,12 +564,12 @@ impl Scenario {
                             push_error(
                                 errors,
                                 format!("{path}.classes.{class}"),
-                                format!("\"{target}\" is not a node this router has an edge to"),
+                                format!("{} is not a node this router has an edge to", quoted(target)),
                             );
                         }
                     }
                     if let Some(d) = default.as_deref().filter(|d| !is_output(d)) {
-                        push_error(errors, format!("{path}.default"), format!("\"{d}\" is not a node this router has an edge to"));
+                        push_error(errors, format!("{path}.default"), format!("{} is not a node this router has an edge to", quoted(d)));
                     }
                 }
                 _ => {}
@@ -600,7 +607,7 @@ fn check_id(id: &str) -> Result<(), String> {
         return Err("must be at most 64 characters".into());
     }
     if !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
-        return Err(format!("\"{id}\" may use only letters, digits, '_' and '-'"));
+        return Err(format!("{} may use only letters, digits, '_' and '-'", quoted(id)));
     }
     Ok(())
 }
@@ -645,7 +652,7 @@ fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, FieldError> {
         other => {
             return Err(FieldError {
                 path: format!("{path}.kind"),
-                message: format!("unknown block kind \"{other}\"; expected one of {}", BLOCK_KINDS.join(", ")),
+                message: format!("unknown block kind {}; expected one of {}", quoted(other), BLOCK_KINDS.join(", ")),
             })
         }
     };

@@ -21,6 +21,9 @@
 //!   in queues and links, and in consumers (`Simulation::check_invariants`).
 //! - Parameters change while running (`reconfigure`) without a restart and
 //!   without losing a message.
+//! - Every run ends: when `MAX_EVENTS_AT_ONE_INSTANT` events in a row happen
+//!   at one instant (a loop whose every step takes no time), the simulation
+//!   stops there and says so with a `Stall` naming the nodes taking part.
 
 use std::collections::BTreeMap;
 
@@ -46,6 +49,46 @@ use crate::time::SimTime;
 
 /// How many state transitions the log keeps.
 pub const TRANSITION_LOG_CAPACITY: usize = 1000;
+
+/// The watchdog's bound: a simulation that handles this many events in a
+/// row without its clock advancing stops with a `Stall`. Ten million is
+/// far beyond any instant of a sound scenario (a million-instant trace at
+/// one instant through a few blocks takes a few million) and takes about a
+/// second natively, a few in the page.
+pub const MAX_EVENTS_AT_ONE_INSTANT: u64 = 10_000_000;
+
+/// How many of the last events before a stall are looked at to name the
+/// nodes taking part.
+const STALL_SAMPLE: u64 = 4096;
+
+/// A simulation stopped by the watchdog: simulated time no longer advanced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stall {
+    /// The instant the clock stopped at.
+    pub at: SimTime,
+    /// How many events in a row happened at that instant.
+    pub events: u64,
+    /// The ids of the nodes whose events those were (the last few
+    /// thousand), in the scenario's order.
+    pub nodes: Vec<String>,
+}
+
+impl std::fmt::Display for Stall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let nodes: Vec<String> = self.nodes.iter().map(|id| format!("\"{id}\"")).collect();
+        write!(
+            f,
+            "the simulation stopped at {}: {} events in a row happened at that instant and simulated time did not advance \
+             (nodes taking part: {}). A loop whose every step takes no time never ends: give one of its steps a time \
+             (a think time, a service time, a latency).",
+            self.at,
+            self.events,
+            nodes.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for Stall {}
 
 pub enum Node {
     Producer(Producer),
@@ -105,6 +148,18 @@ pub struct Simulation {
     class_names: Vec<String>,
     /// Messages per edge and class, when asked for (`count_flows`).
     flows: Option<Box<Flows>>,
+    /// Events handled in a row at the current instant before the one being
+    /// handled.
+    same_instant: u64,
+    /// The watchdog's bound (`MAX_EVENTS_AT_ONE_INSTANT` unless set).
+    stall_bound: u64,
+    /// The nodes of the last events before the bound, while near it.
+    stall_nodes: Vec<u32>,
+    /// Every node's counters as the watchdog began to look (it names the
+    /// nodes whose counters moved since, as well as those with events).
+    stall_counts: Vec<u64>,
+    /// Why the simulation stopped, once the watchdog stopped it.
+    stall: Option<Box<Stall>>,
 }
 
 /// Two different elements of `items`, both mutable; `None` if `a == b` or
@@ -190,6 +245,11 @@ impl Simulation {
             offer_depth: 0,
             class_names,
             flows: None,
+            same_instant: 0,
+            stall_bound: MAX_EVENTS_AT_ONE_INSTANT,
+            stall_nodes: Vec::new(),
+            stall_counts: Vec::new(),
+            stall: None,
         };
         for i in 0..n {
             match &mut sim.nodes[i] {
@@ -262,16 +322,41 @@ impl Simulation {
         self.flows.as_deref()
     }
 
-    /// The time of the next event, if any.
+    /// The time of the next event, if any (none once the watchdog has
+    /// stopped the simulation: nothing more will happen).
     pub fn next_event_time(&self) -> Option<SimTime> {
+        if self.stall.is_some() {
+            return None;
+        }
         self.core.scheduler.peek_time()
     }
 
-    /// Processes one event. Returns false when nothing is left to happen.
+    /// Why the simulation stopped, if the watchdog stopped it: it then
+    /// handles no more events.
+    pub fn stall(&self) -> Option<&Stall> {
+        self.stall.as_deref()
+    }
+
+    /// Sets the watchdog's bound: how many events in a row may happen at
+    /// one instant (at least 1; `MAX_EVENTS_AT_ONE_INSTANT` by default).
+    pub fn set_stall_bound(&mut self, events: u64) {
+        self.stall_bound = events.max(1);
+    }
+
+    /// Processes one event. Returns false when nothing is left to happen,
+    /// or when the watchdog has stopped the simulation (`stall`).
     pub fn step(&mut self) -> bool {
+        if self.stall.is_some() {
+            return false;
+        }
         let Some(event) = self.core.scheduler.pop() else {
             return false;
         };
+        // The watchdog: a compare and an add per event, the rest cold.
+        self.same_instant = if event.time() == self.core.now { self.same_instant + 1 } else { 0 };
+        if self.same_instant + STALL_SAMPLE >= self.stall_bound && self.watch_stall(event) {
+            return false;
+        }
         self.core.now = event.time();
         self.events += 1;
         let i = event.node();
@@ -363,28 +448,71 @@ impl Simulation {
         true
     }
 
-    /// Runs every event up to and including `until`, then sets the clock
-    /// there.
-    pub fn run_until(&mut self, until: SimTime) {
-        while self.core.scheduler.peek_time().is_some_and(|t| t <= until) {
-            self.step();
+    /// The watchdog near its bound: notes the nodes taking part and, at
+    /// the bound, stops the simulation before `event` (which goes back on
+    /// the heap, so the state stays whole). Returns whether it stopped.
+    #[cold]
+    #[inline(never)]
+    fn watch_stall(&mut self, event: crate::scheduler::Event) -> bool {
+        if self.same_instant == 0 || self.same_instant + STALL_SAMPLE == self.stall_bound {
+            self.stall_nodes.clear();
+            self.stall_counts = self.stats.iter().map(NodeStats::activity).collect();
         }
+        if self.same_instant < self.stall_bound {
+            self.stall_nodes.push(event.node() as u32);
+            return false;
+        }
+        self.core.scheduler.push(event);
+        let mut nodes = std::mem::take(&mut self.stall_nodes);
+        let moved = self.stats.iter().zip(&self.stall_counts).enumerate().filter(|(_, (now, then))| now.activity() != **then);
+        nodes.extend(moved.map(|(i, _)| i as u32));
+        nodes.sort_unstable();
+        nodes.dedup();
+        self.stall = Some(Box::new(Stall {
+            at: self.core.now,
+            events: self.same_instant,
+            nodes: nodes.iter().map(|&n| self.node_id(n as usize).to_string()).collect(),
+        }));
+        true
+    }
+
+    /// Runs every event up to and including `until`, then sets the clock
+    /// there; or stops where the watchdog stopped it.
+    pub fn run_until(&mut self, until: SimTime) -> Result<(), Stall> {
+        while self.core.scheduler.peek_time().is_some_and(|t| t <= until) {
+            if !self.step() {
+                break;
+            }
+        }
+        self.stalled()?;
         self.core.now = self.core.now.max(until);
+        Ok(())
     }
 
     /// Like `run_until`, but stops after `max_events` events. Returns whether
     /// `until` was reached.
-    pub fn run_until_bounded(&mut self, until: SimTime, max_events: u64) -> bool {
+    pub fn run_until_bounded(&mut self, until: SimTime, max_events: u64) -> Result<bool, Stall> {
         let mut left = max_events;
         while self.core.scheduler.peek_time().is_some_and(|t| t <= until) {
             if left == 0 {
-                return false;
+                return Ok(false);
             }
-            self.step();
+            if !self.step() {
+                break;
+            }
             left -= 1;
         }
+        self.stalled()?;
         self.core.now = self.core.now.max(until);
-        true
+        Ok(true)
+    }
+
+    /// The watchdog's stall as an error, if it stopped the simulation.
+    fn stalled(&self) -> Result<(), Stall> {
+        match &self.stall {
+            Some(stall) => Err((**stall).clone()),
+            None => Ok(()),
+        }
     }
 
     /// Passes on what blocks reported (gates hear of processed and dropped

@@ -54,7 +54,7 @@ fn every_refusal_policy_conserves_messages() {
 fn same_seed_same_run_and_another_seed_another_run() {
     let run = |seed| {
         let mut sim = Simulation::new(default_scenario(), seed).unwrap();
-        sim.run_until(SimTime::from_secs_f64(30.0));
+        sim.run_until(SimTime::from_secs_f64(30.0)).expect("the run ends");
         sim.report().to_json_pretty()
     };
     assert_eq!(run(7), run(7));
@@ -64,19 +64,19 @@ fn same_seed_same_run_and_another_seed_another_run() {
 #[test]
 fn stepping_in_slices_gives_the_same_run_as_one_go() {
     let mut whole = Simulation::new(default_scenario(), 3).unwrap();
-    whole.run_until(SimTime::from_secs_f64(20.0));
+    whole.run_until(SimTime::from_secs_f64(20.0)).expect("the run ends");
     let mut sliced = Simulation::new(default_scenario(), 3).unwrap();
     for i in 1..=2000 {
-        sliced.run_until_bounded(SimTime::from_secs_f64(i as f64 * 0.01), 50);
+        sliced.run_until_bounded(SimTime::from_secs_f64(i as f64 * 0.01), 50).expect("the run ends");
     }
-    sliced.run_until(SimTime::from_secs_f64(20.0));
+    sliced.run_until(SimTime::from_secs_f64(20.0)).expect("the run ends");
     assert_eq!(whole.report(), sliced.report());
 }
 
 #[test]
 fn depth_series_memory_is_bounded_over_long_runs() {
     let mut sim = Simulation::new(default_scenario(), 1).unwrap();
-    sim.run_until(SimTime::from_secs_f64(3600.0));
+    sim.run_until(SimTime::from_secs_f64(3600.0)).expect("the run ends");
     let q = sim.scenario().node_index("sender").unwrap();
     assert!(sim.stats(q).depth_series.len() <= sluice_engine::metrics::DEPTH_SERIES_CAPACITY);
     assert!(sim.transitions().entries().len() <= sluice_engine::simulation::TRANSITION_LOG_CAPACITY);
@@ -90,10 +90,10 @@ fn flows_count_each_hop_by_class_and_change_nothing() {
     let scenario = default_scenario();
     let until = SimTime::from_secs_f64(20.0);
     let mut plain = Simulation::new(scenario.clone(), 7).unwrap();
-    plain.run_until(until);
+    plain.run_until(until).expect("the run ends");
     let mut counted = Simulation::new(scenario, 7).unwrap();
     counted.count_flows();
-    counted.run_until(until);
+    counted.run_until(until).expect("the run ends");
     assert_eq!(plain.report(), counted.report(), "counting flows changed the run");
 
     let flows = counted.flows().expect("counting was asked for");

@@ -232,9 +232,9 @@ proptest! {
         let mut counted = Simulation::new(scenario, seed).unwrap();
         counted.count_flows();
         for sim in [&mut plain, &mut counted] {
-            sim.run_until_bounded(change, 100_000);
+            sim.run_until_bounded(change, 100_000).expect("the run ends");
             halve_limits(sim);
-            sim.run_until_bounded(until, 100_000);
+            sim.run_until_bounded(until, 100_000).expect("the run ends");
         }
         prop_assert_eq!(plain.events(), counted.events());
         prop_assert_eq!(plain.report(), counted.report(), "scenario: {}", plain.scenario().to_json_pretty());
@@ -247,7 +247,7 @@ proptest! {
         replace_at(&mut doc, &path, replacement);
         if let Ok(scenario) = Scenario::from_json(&doc.to_string()) {
             let mut sim = Simulation::new(scenario, 1).unwrap();
-            sim.run_until_bounded(SimTime::from_secs_f64(1.0), 20_000);
+            sim.run_until_bounded(SimTime::from_secs_f64(1.0), 20_000).expect("the run ends");
             sim.check_invariants().unwrap();
         }
     }

@@ -120,7 +120,7 @@ fn lowering_the_soft_limit_while_running_applies_at_once() {
 #[test]
 fn an_invalid_change_while_running_changes_nothing() {
     let mut sim = Simulation::new(fast_video_slow_client("pause"), 11).unwrap();
-    sim.run_until(secs(1.0));
+    sim.run_until(secs(1.0)).expect("the run ends");
     let before = sim.scenario().clone();
     let BlockSpec::Queue(mut spec) = before.nodes[1].block.clone() else { unreachable!() };
     spec.soft_limit.messages = 1000;

@@ -72,11 +72,11 @@ fn batch_means(
     length: f64,
     measure: impl Fn(&[Mark], &[Mark]) -> f64,
 ) -> Batches {
-    sim.run_until(SimTime::from_secs_f64(warmup));
+    sim.run_until(SimTime::from_secs_f64(warmup)).expect("the run ends");
     let mut start: Vec<Mark> = nodes.iter().map(|&n| mark(sim, n)).collect();
     let mut values = Vec::with_capacity(batches);
     for b in 1..=batches {
-        sim.run_until(SimTime::from_secs_f64(warmup + b as f64 * length));
+        sim.run_until(SimTime::from_secs_f64(warmup + b as f64 * length)).expect("the run ends");
         let end: Vec<Mark> = nodes.iter().map(|&n| mark(sim, n)).collect();
         values.push(measure(&start, &end));
         start = end;
@@ -206,7 +206,7 @@ fn littles_law_holds_on_every_node() {
         &[("p", "q1"), ("q1", "c1"), ("c1", "q2"), ("q2", "c2")],
     );
     let mut sim = Simulation::new(scenario, 77).unwrap();
-    sim.run_until(SimTime::from_secs_f64(200_000.0));
+    sim.run_until(SimTime::from_secs_f64(200_000.0)).expect("the run ends");
     sim.check_invariants().unwrap();
     let t = sim.now().as_secs_f64();
     for id in ["q1", "c1", "q2", "c2"] {
@@ -226,7 +226,7 @@ fn mm1_sojourn_percentiles_follow_the_exponential_law() {
     // digits, about 1 %; 300,000 deliveries keep the sampling error below
     // that for p50 and near it for p99.
     let mut sim = queue_then_server(0.8, exponential(1.0), 1, json!({}));
-    sim.run_until(SimTime::from_secs_f64(400_000.0));
+    sim.run_until(SimTime::from_secs_f64(400_000.0)).expect("the run ends");
     let latency = sim.report().nodes["c"].latency_s.expect("a sink records latency");
     for (measured, p) in [(latency.p50, 0.5), (latency.p95, 0.95), (latency.p99, 0.99)] {
         let theory = -(1.0f64 - p).ln() / 0.2;

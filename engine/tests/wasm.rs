@@ -17,7 +17,7 @@ fn default_sim(seed: u64) -> Simulation {
 #[wasm_bindgen_test]
 fn report_in_the_browser_matches_the_native_golden_file() {
     let mut sim = default_sim(7);
-    sim.run_until(SimTime::from_secs_f64(20.0));
+    sim.run_until(SimTime::from_secs_f64(20.0)).expect("the run ends");
     let report = sim.report().to_json_pretty() + "\n";
     assert_eq!(report, include_str!("golden/slow-client-seed7-20s.json"));
 }
@@ -26,7 +26,7 @@ fn report_in_the_browser_matches_the_native_golden_file() {
 fn every_block_in_the_browser_matches_the_native_golden_file() {
     let scenario = Scenario::from_json(include_str!("../../scenarios/every-block.json")).unwrap();
     let mut sim = Simulation::new(scenario, 3).unwrap();
-    sim.run_until(SimTime::from_secs_f64(30.0));
+    sim.run_until(SimTime::from_secs_f64(30.0)).expect("the run ends");
     let report = sim.report().to_json_pretty() + "\n";
     assert_eq!(report, include_str!("golden/every-block-seed3-30s.json"));
 }

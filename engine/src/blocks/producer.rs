@@ -163,6 +163,55 @@ fn size_in_bytes(drawn: f64) -> u32 {
     (drawn + 0.5).clamp(1.0, MAX_MESSAGE_BYTES) as i64 as u32
 }
 
+/// The instant an on/off process's Poisson clock, which runs only during on
+/// periods, has run for `need` after `now`. Periods start at time zero:
+/// `on`, then `off`, repeating. Integer nanoseconds throughout, and no loop:
+/// a float remainder of the period can come out just below the period and
+/// stop the clock from ever advancing.
+fn on_off_arrival(now: SimTime, need: SimDuration, on: SimDuration, off: SimDuration) -> SimTime {
+    let (on, need) = (on.as_nanos().max(1), need.as_nanos());
+    let period = on.saturating_add(off.as_nanos());
+    let t = now.as_nanos();
+    let phase = t % period;
+    // The start of the on period that `now` is in, or of the next one.
+    let (on_start, used) = if phase < on { (t - phase, phase) } else { ((t - phase).saturating_add(period), 0) };
+    // The clock's whole on periods and what is left of the last, counted
+    // from the start of that on period.
+    let total = need.saturating_add(used);
+    let (cycles, rest) = (total / on, total % on);
+    let at = on_start.saturating_add(cycles.saturating_mul(period)).saturating_add(rest);
+    SimTime::from_nanos(at)
+}
+
+/// The next arrival, in seconds, of a Poisson process whose rate moves
+/// linearly from `from` to `to` over `over` seconds and then stays at `to`,
+/// after `now`: the instant at which the integrated rate since `now` reaches
+/// `work`, a draw of the unit exponential (inversion, exact and O(1)).
+/// `None` when the rate has fallen to zero for good before that.
+fn ramp_arrival(now: f64, work: f64, from: f64, to: f64, over: f64) -> Option<f64> {
+    let mut work = work;
+    let mut t = now;
+    if t < over {
+        let slope = (to - from) / over;
+        let rate_now = from + slope * t;
+        // What the ramp's remaining part can absorb: the area under the
+        // rate from `t` to `over`.
+        let left = over - t;
+        let area = (rate_now + to) / 2.0 * left;
+        if work <= area {
+            // rate_now·x + slope·x²/2 = work, written so that it stays
+            // exact when the slope is zero or negative.
+            let root = libm::sqrt((rate_now * rate_now + 2.0 * slope * work).max(0.0));
+            let denominator = rate_now + root;
+            let x = if denominator > 0.0 { 2.0 * work / denominator } else { 0.0 };
+            return Some(t + x.min(left));
+        }
+        work -= area;
+        t = over;
+    }
+    (to > 0.0).then(|| t + work / to)
+}
+
 /// The highest rate a producer may have.
 pub const MAX_RATE_PER_S: f64 = 1e9;
 
@@ -399,39 +448,12 @@ impl Producer {
             Arrivals::Constant { rate_per_s } => after(1.0 / rate_per_s),
             Arrivals::Poisson { .. } => after(ctx.core.rng.exponential(self.mean_gap_s)),
             Arrivals::OnOff { on_s, off_s, .. } => {
-                // The Poisson clock only runs during on periods.
-                let (on, period) = (*on_s, on_s + off_s);
-                let mut need = ctx.core.rng.exponential(self.mean_gap_s);
-                let mut t = now.as_secs_f64();
-                loop {
-                    let phase = t % period;
-                    if phase >= on {
-                        t += period - phase;
-                        continue;
-                    }
-                    if need <= on - phase {
-                        return Some(SimTime::from_secs_f64(t + need));
-                    }
-                    need -= on - phase;
-                    t += period - phase;
-                }
+                let need = SimDuration::from_secs_f64(ctx.core.rng.exponential(self.mean_gap_s));
+                Some(on_off_arrival(now, need, SimDuration::from_secs_f64(*on_s), SimDuration::from_secs_f64(*off_s)))
             }
             Arrivals::Ramp { from_per_s, to_per_s, over_s } => {
-                // Thinning: candidates at the highest rate, each kept with
-                // probability rate(t) / highest.
-                let (from, to, over) = (*from_per_s, *to_per_s, *over_s);
-                let top = from.max(to);
-                let rate_at = |t: f64| from + (to - from) * (t / over).min(1.0);
-                let mut t = now.as_secs_f64();
-                loop {
-                    t += ctx.core.rng.exponential(1.0 / top);
-                    if t >= over && to == 0.0 {
-                        return None;
-                    }
-                    if ctx.core.rng.uniform() * top < rate_at(t) {
-                        return Some(SimTime::from_secs_f64(t));
-                    }
-                }
+                let work = ctx.core.rng.exponential(1.0);
+                ramp_arrival(now.as_secs_f64(), work, *from_per_s, *to_per_s, *over_s).map(SimTime::from_secs_f64)
             }
             Arrivals::Trace { times_s } => {
                 // Instants missed while stopped are skipped.

@@ -14,7 +14,11 @@
 //!     messages pass freely until the limit, then everything waits for the
 //!     span's end, and the next message starts a new span (super-queue's
 //!     choice);
-//!   - `sliding`: at most `limit` in any span-long interval;
+//!   - `sliding`: at most `limit` in any span-long interval. The rule keeps
+//!     what passed in the last span with a running sum (amortised O(1) per
+//!     message) and remembers at most `MAX_SLIDING_INSTANTS` instants: past
+//!     that, the two oldest count as one at the later instant, which errs
+//!     on the strict side (an amount is remembered a little longer);
 //!   - `token_bucket`: tokens refill at limit/span per second up to
 //!     `burst` (default `limit`); a message takes its amount in tokens.
 //! - An amount larger than a rule's whole limit passes when the rule is
@@ -113,15 +117,19 @@ struct RuleState {
     /// spread: when the next may pass. anchored: the span's start.
     mark: Option<SimTime>,
     /// aligned and anchored: the amount passed in the current span;
-    /// token bucket: the tokens held.
+    /// sliding: the sum of `passed`; token bucket: the tokens held.
     amount: f64,
     /// aligned: the index of the current span.
     span_index: u64,
     /// token bucket: when `amount` was last brought up to date.
     updated: SimTime,
-    /// sliding: what passed in the last span, oldest first.
+    /// sliding: what passed in the last span, oldest first, one entry per
+    /// instant.
     passed: VecDeque<(SimTime, f64)>,
 }
+
+/// The most instants a sliding rule remembers.
+pub const MAX_SLIDING_INSTANTS: usize = 65_536;
 
 impl RuleState {
     fn new(rule: RateRule) -> Self {
@@ -159,11 +167,8 @@ impl RuleState {
                 _ => now,
             },
             Scheme::Sliding => {
-                let span = self.span();
-                while self.passed.front().is_some_and(|(t, _)| *t + span <= now) {
-                    self.passed.pop_front();
-                }
-                let mut used: f64 = self.passed.iter().map(|(_, a)| a).sum();
+                self.forget_before(now);
+                let mut used = self.amount;
                 if used + amount <= limit + 1e-9 {
                     return now;
                 }
@@ -171,7 +176,7 @@ impl RuleState {
                 for (t, a) in &self.passed {
                     used -= a;
                     if used + amount <= limit + 1e-9 {
-                        return *t + span;
+                        return *t + self.span();
                     }
                 }
                 now
@@ -185,6 +190,36 @@ impl RuleState {
                     let rate = limit / self.rule.span_s;
                     now + SimDuration::from_secs_f64((need - self.amount) / rate)
                 }
+            }
+        }
+    }
+
+    /// sliding: forgets what passed a whole span or more before `now`.
+    fn forget_before(&mut self, now: SimTime) {
+        let span = self.span();
+        while let Some(&(t, a)) = self.passed.front() {
+            if t + span > now {
+                break;
+            }
+            self.passed.pop_front();
+            self.amount -= a;
+        }
+        if self.passed.is_empty() {
+            // No rounding left over from the additions and subtractions.
+            self.amount = 0.0;
+        }
+    }
+
+    /// sliding: `amount` passed at `now`.
+    fn remember(&mut self, amount: f64, now: SimTime) {
+        self.amount += amount;
+        match self.passed.back_mut() {
+            Some((t, a)) if *t == now => *a += amount,
+            _ => self.passed.push_back((now, amount)),
+        }
+        if self.passed.len() > MAX_SLIDING_INSTANTS {
+            if let (Some((_, oldest)), Some((_, next))) = (self.passed.pop_front(), self.passed.front_mut()) {
+                *next += oldest;
             }
         }
     }
@@ -223,7 +258,10 @@ impl RuleState {
                 }
                 self.amount += amount;
             }
-            Scheme::Sliding => self.passed.push_back((now, amount)),
+            Scheme::Sliding => {
+                self.forget_before(now);
+                self.remember(amount, now);
+            }
             Scheme::TokenBucket => {
                 self.refill(now);
                 self.amount -= amount.min(self.rule.burst.unwrap_or(limit));

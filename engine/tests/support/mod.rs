@@ -42,7 +42,7 @@ pub fn run_checked(sim: &mut Simulation, until: f64) {
             panic!("{e}");
         }
     }
-    sim.run_until(until);
+    sim.run_until(until).expect("the run ends");
 }
 
 pub fn queue_index(sim: &Simulation, id: &str) -> usize {
