@@ -245,11 +245,22 @@ impl Session {
         true
     }
 
-    /// Brings variant B to A's simulated time.
+    /// Brings variant B to A's simulated time (unless the watchdog stops
+    /// it first: its panel then says why).
     fn catch_up_b(&mut self) {
         if let (Some(a), Some(b)) = (&self.sim, &mut self.comparison) {
-            b.sim.run_until(a.now());
+            let _ = b.sim.run_until(a.now());
         }
+    }
+
+    /// Why the watchdog stopped A or B, if it did.
+    fn stall(&self) -> Option<String> {
+        let a = self.sim.as_ref().and_then(Simulation::stall).map(|stall| stall.to_string());
+        let b = || {
+            let b = self.comparison.as_ref()?;
+            b.sim.stall().map(|stall| format!("Variant B: {stall}"))
+        };
+        a.or_else(b)
     }
 
     /// Opens an A/B comparison: the edited scenario is A, `b` runs beside
@@ -280,7 +291,8 @@ impl Session {
             self.drops = DropLog::default();
             return;
         }
-        if let Some(sim) = &mut self.sim {
+        // A run the watchdog stopped cannot go on: any edit starts it again.
+        if let Some(sim) = self.sim.as_mut().filter(|sim| sim.stall().is_none()) {
             let (running, edited) = (sim.scenario(), self.editor.scenario());
             let same_shape = running.edges == edited.edges
                 && running.seed == edited.seed
@@ -555,7 +567,8 @@ fn run_flat_out(sim: &mut Simulation, deadline_ms: f64, until: Option<SimTime>) 
     while now_ms() < deadline_ms {
         match until {
             Some(until) => {
-                if sim.run_until_bounded(until, EVENTS_PER_CHECK.into()) {
+                // Reached, or stopped by the watchdog (the frame loop shows why).
+                if sim.run_until_bounded(until, EVENTS_PER_CHECK.into()) != Ok(false) {
                     return;
                 }
             }
@@ -623,6 +636,7 @@ pub fn app() -> Html {
         let redraw = redraw.clone();
         let behind = behind.clone();
         let (panels, clock, motion_live, b_motion_live) = (panels.clone(), clock.clone(), motion_live.clone(), b_motion_live.clone());
+        let playing_handle = playing.clone();
         use_effect_with((*playing, *speed), move |&(playing, speed)| {
             let frames = playing.then(|| {
                 let last = Rc::new(Cell::new(now_ms()));
@@ -647,7 +661,8 @@ pub fn app() -> Html {
                         !speed.is_finite()
                     } else if speed.is_finite() {
                         let target = sim.now() + sluice_engine::SimDuration::from_secs_f64(real_s * speed);
-                        sim.run_until_bounded(judge_at.map_or(target, |j| target.min(j)), EVENTS_PER_FRAME)
+                        // A run the watchdog stopped is not behind: it is stopped.
+                        sim.run_until_bounded(judge_at.map_or(target, |j| target.min(j)), EVENTS_PER_FRAME).unwrap_or(true)
                     } else {
                         run_flat_out(sim, now + flat_out_ms, judge_at);
                         true
@@ -655,7 +670,7 @@ pub fn app() -> Html {
                     let a_now = sim.now();
                     if let Some(b) = session_now.comparison.as_mut() {
                         kept_up &= if speed.is_finite() {
-                            b.sim.run_until_bounded(a_now, EVENTS_PER_FRAME)
+                            b.sim.run_until_bounded(a_now, EVENTS_PER_FRAME).unwrap_or(true)
                         } else {
                             run_flat_out(&mut b.sim, now_ms() + flat_out_ms, Some(a_now));
                             true
@@ -663,6 +678,9 @@ pub fn app() -> Html {
                     }
                     s.observe();
                     let judged = s.judge();
+                    // The watchdog stopped a run: the page stops with it,
+                    // and its panel says why (the scenario stays editable).
+                    let stopped = s.stall().is_some();
                     let reading = (now - clock_read_at.get() >= CLOCK_MS)
                         .then(|| ClockReading { time_s: a_now.as_secs_f64(), events: sim_events(&s) });
                     let (motion, b_motion) = (s.motion.clone(), s.comparison.as_ref().map(|b| b.motion.clone()));
@@ -681,7 +699,10 @@ pub fn app() -> Html {
                     // The page around them only when a panel is due, or a
                     // verdict came (all the panels with it).
                     let (figures, log, chart) = panels.borrow().due(now_ms());
-                    if judged || figures || log || chart {
+                    if stopped {
+                        playing_handle.set(false);
+                    }
+                    if judged || figures || log || chart || stopped {
                         redraw.force_update();
                     }
                 })
@@ -1163,6 +1184,7 @@ pub fn app() -> Html {
         .unwrap_or_default();
     let scenario_name = scenario.name.clone();
     let missing = s.missing.clone();
+    let stalled = s.stall();
     let motion = s.motion.clone();
     // After a step, a reset or an edit as after a frame. While playing,
     // the frame loop keeps them, at its own pace.
@@ -1279,6 +1301,13 @@ pub fn app() -> Html {
                     }
                     if let Some(why) = (*notice).clone() {
                         <div class="notice" role="alert" data-testid="notice">{ why }</div>
+                    }
+                    if let Some(why) = stalled {
+                        <div class="notice stall" role="alert" data-testid="stall">
+                            <strong>{"Stopped. "}</strong>
+                            { why }
+                            {" Change the scenario and it runs again from time zero; Reset starts it again as it is."}
+                        </div>
                     }
                     if !missing.is_empty() {
                         <div class="missing" role="status" data-testid="missing">

@@ -12,6 +12,7 @@ pub mod distribution;
 pub mod editor;
 pub mod flows;
 pub mod json_field;
+pub mod json_read;
 pub mod lesson;
 pub mod message;
 pub mod metrics;
