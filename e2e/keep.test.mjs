@@ -102,7 +102,7 @@ test('a share link carries the scenario to another browser', async () => {
   await page.click('[data-testid="share"]');
   const link = await page.inputValue('[data-testid="share-link"]');
   assert.ok(link.startsWith(env.url), link);
-  assert.match(link, /#s=1\.[A-Za-z0-9_-]+$/);
+  assert.match(link, /#s=2\.[A-Za-z0-9_-]+$/);
   await screenshot(page, 'share-link');
 
   const other = await open(env.browser, link);

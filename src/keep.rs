@@ -16,7 +16,7 @@ use wasm_bindgen::{JsCast, JsValue};
 /// Where the autosaved scenario lives in local storage. The suffix is the
 /// scenario format version, so a future format never misreads this one.
 const STORAGE_KEY: &str = "sluice.scenario.v1";
-/// The fragment that introduces a share code: `#s=1.…`.
+/// The fragment that introduces a share code: `#s=2.…`.
 const FRAGMENT_PREFIX: &str = "#s=";
 
 fn storage() -> Option<web_sys::Storage> {

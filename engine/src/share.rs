@@ -1,16 +1,20 @@
 //! Share codes: a whole scenario in one short string, so that a link can
 //! carry it (the page puts it in the URL fragment; no server is involved).
 //!
-//! A code is `1.` (the code format) followed by the scenario's compact JSON,
-//! compressed with DEFLATE and written in URL-safe base64 without padding.
+//! A code is `2.` (the code format) followed by the scenario's compact JSON,
+//! compressed with DEFLATE in a zlib wrapper (whose Adler-32 checksum of the
+//! JSON catches a mistyped or lost character) and written in URL-safe
+//! base64 without padding. Codes of format `1` (raw DEFLATE, no checksum),
+//! made before, still open.
 //!
 //! Guarantees:
 //! - `decode(&encode(s))` gives back `s` exactly, for every scenario the
 //!   editor can hold (complete or still a draft).
 //! - Decoding never trusts the code: an overlong code, bad base64, corrupt
-//!   compressed data, data that would inflate beyond the largest scenario
-//!   file (a "zip bomb"), malformed JSON or an unsound scenario each give an
-//!   error saying which, and nothing else.
+//!   compressed data, a checksum that does not match, bytes after the end of
+//!   the compressed data, data that would inflate beyond the largest
+//!   scenario file (a "zip bomb"), malformed JSON or an unsound scenario each
+//!   give an error saying which, and nothing else.
 
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
@@ -18,7 +22,10 @@ use base64::Engine as _;
 use crate::scenario::{Scenario, MAX_SCENARIO_BYTES};
 
 /// The code format, written before the first `.`.
-pub const SHARE_FORMAT: &str = "1";
+pub const SHARE_FORMAT: &str = "2";
+
+/// The first format: raw DEFLATE without a checksum. Still read.
+const FIRST_FORMAT: &str = "1";
 
 /// The longest code accepted. Compression of JSON is rarely worse than 1:1,
 /// and base64 adds a third, so this admits any scenario of the largest size.
@@ -31,7 +38,7 @@ const LEVEL: u8 = 9;
 pub fn encode(scenario: &Scenario) -> String {
     // Serializing plain data structures cannot fail.
     let json = serde_json::to_string(scenario).unwrap_or_default();
-    let packed = miniz_oxide::deflate::compress_to_vec(json.as_bytes(), LEVEL);
+    let packed = miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), LEVEL);
     format!("{SHARE_FORMAT}.{}", URL_SAFE_NO_PAD.encode(packed))
 }
 
@@ -43,23 +50,66 @@ pub fn decode(code: &str) -> Result<Scenario, String> {
         return Err(format!("the share code is {} characters; at most {MAX_CODE_CHARS} are accepted", code.len()));
     }
     let Some((format, body)) = code.split_once('.') else {
-        return Err("this is not a share code (it should start with \"1.\")".into());
+        return Err(format!("this is not a share code (it should start with \"{SHARE_FORMAT}.\")"));
     };
-    if format != SHARE_FORMAT {
-        return Err(format!("share code format \"{format}\" is not known to this version (it reads \"{SHARE_FORMAT}\")"));
-    }
+    let checked = match format {
+        SHARE_FORMAT => true,
+        FIRST_FORMAT => false,
+        _ => {
+            return Err(format!(
+                "share code format {} is not known to this version (it reads \"{SHARE_FORMAT}\" and \"{FIRST_FORMAT}\")",
+                crate::printable::quoted(format)
+            ))
+        }
+    };
     let packed = URL_SAFE_NO_PAD
         .decode(body)
         .map_err(|e| format!("the share code is damaged (not base64: {e}); was the link cut short?"))?;
-    let json = miniz_oxide::inflate::decompress_to_vec_with_limit(&packed, MAX_SCENARIO_BYTES).map_err(|e| {
-        if e.status == miniz_oxide::inflate::TINFLStatus::HasMoreOutput {
-            format!("the share code unpacks to more than {MAX_SCENARIO_BYTES} bytes, the largest scenario accepted")
-        } else {
-            "the share code is damaged (its compressed data is corrupt); was the link cut short?".to_string()
-        }
-    })?;
+    let json = inflate(&packed, checked)?;
     let text = String::from_utf8(json).map_err(|_| "the share code is damaged (not UTF-8 text)".to_string())?;
     Scenario::from_json_draft(&text).map_err(|e| format!("the shared scenario is not valid: {e}"))
+}
+
+/// Inflates the compressed data of a code (with its zlib wrapper and
+/// checksum when `checked`), refusing anything after its end.
+fn inflate(packed: &[u8], checked: bool) -> Result<Vec<u8>, String> {
+    use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
+    use miniz_oxide::inflate::TINFLStatus;
+    let mut flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
+    if checked {
+        flags |= inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER;
+    }
+    let mut out = vec![0; packed.len().saturating_mul(4).clamp(1024, MAX_SCENARIO_BYTES)];
+    let mut state = Box::<DecompressorOxide>::default();
+    let (mut input, mut written) = (packed, 0);
+    loop {
+        let (status, read, wrote) = decompress(&mut state, input, &mut out, written, flags);
+        written += wrote;
+        input = input.get(read..).unwrap_or_default();
+        match status {
+            TINFLStatus::Done if input.is_empty() => {
+                out.truncate(written);
+                return Ok(out);
+            }
+            TINFLStatus::Done => {
+                return Err(format!(
+                    "the share code has {} byte(s) after the end of its data; was something added to the link?",
+                    input.len()
+                ))
+            }
+            TINFLStatus::HasMoreOutput if out.len() < MAX_SCENARIO_BYTES => {
+                let grown = out.len().saturating_mul(2).min(MAX_SCENARIO_BYTES);
+                out.resize(grown, 0);
+            }
+            TINFLStatus::HasMoreOutput => {
+                return Err(format!("the share code unpacks to more than {MAX_SCENARIO_BYTES} bytes, the largest scenario accepted"))
+            }
+            TINFLStatus::Adler32Mismatch => {
+                return Err("the share code is damaged (its checksum does not match: was a character changed?)".into())
+            }
+            _ => return Err("the share code is damaged (its compressed data is corrupt); was the link cut short?".into()),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -74,7 +124,7 @@ mod tests {
     fn round_trips_every_block_and_is_short() {
         let s = every_block();
         let code = encode(&s);
-        assert!(code.starts_with("1."));
+        assert!(code.starts_with("2."));
         assert!(code.chars().all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)), "URL-safe: {code}");
         assert_eq!(decode(&code).unwrap(), s);
         let json_len = serde_json::to_string(&s).unwrap().len();
@@ -113,21 +163,74 @@ mod tests {
         }
     }
 
+    /// A code as the first format wrote it: raw DEFLATE, no checksum.
+    fn first_format(text: &[u8]) -> String {
+        format!("1.{}", URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(text, 9)))
+    }
+
+    #[test]
+    fn codes_of_the_first_format_still_open() {
+        let s = every_block();
+        let code = first_format(serde_json::to_string(&s).unwrap().as_bytes());
+        assert_eq!(decode(&code).unwrap(), s);
+    }
+
+    #[test]
+    fn refuses_bytes_after_the_data() {
+        let s = every_block();
+        let json = serde_json::to_string(&s).unwrap();
+        for (format, mut packed) in [
+            ("2", miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), 9)),
+            ("1", miniz_oxide::deflate::compress_to_vec(json.as_bytes(), 9)),
+        ] {
+            packed.extend_from_slice(b"junk");
+            let e = decode(&format!("{format}.{}", URL_SAFE_NO_PAD.encode(&packed))).unwrap_err();
+            assert!(e.contains("4 byte(s) after the end"), "format {format}: {e}");
+        }
+    }
+
+    /// Every one-character change of a code (to any other base64 letter) is
+    /// refused, or still gives the same scenario: a mistyped link never
+    /// opens a different one.
+    #[test]
+    fn a_mistyped_character_never_opens_another_scenario() {
+        let s = every_block();
+        let code = encode(&s);
+        let letters = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+        let mut refused = 0;
+        for i in 2..code.len() {
+            for &c in letters.iter().step_by(7) {
+                if code.as_bytes()[i] == c {
+                    continue;
+                }
+                let mut typo = code.clone().into_bytes();
+                typo[i] = c;
+                match decode(std::str::from_utf8(&typo).unwrap()) {
+                    Ok(other) => assert_eq!(other, s, "a typo at {i} opened another scenario"),
+                    Err(_) => refused += 1,
+                }
+            }
+        }
+        assert!(refused > 0);
+    }
+
     #[test]
     fn refuses_a_zip_bomb() {
         let bomb = vec![b' '; MAX_SCENARIO_BYTES + 1];
-        let code = format!("1.{}", URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(&bomb, 9)));
+        let code = first_format(&bomb);
         assert!(code.len() < 20_000, "the bomb is small: {}", code.len());
+        assert!(decode(&code).unwrap_err().contains("more than"));
+        let code = format!("2.{}", URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec_zlib(&bomb, 9)));
         assert!(decode(&code).unwrap_err().contains("more than"));
     }
 
     #[test]
     fn refuses_unsound_scenarios_naming_the_field() {
         let text = r#"{"version": 1, "nodes": [{"id": "q", "kind": "queue", "capasity": {"messages": 3}}]}"#;
-        let code = format!("1.{}", URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(text.as_bytes(), 9)));
+        let code = first_format(text.as_bytes());
         let e = decode(&code).unwrap_err();
         assert!(e.contains("capasity"), "{e}");
-        let not_json = format!("1.{}", URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec(b"{nope", 9)));
+        let not_json = first_format(b"{nope");
         assert!(decode(&not_json).unwrap_err().contains("not valid JSON"));
     }
 }
