@@ -121,3 +121,64 @@ fn router_weights_may_lag_its_edges_in_a_draft_only() {
     editor.set_block("r", serde_json::from_value(block).unwrap()).unwrap();
     assert!(editor.missing().is_empty());
 }
+
+/// A type error once hid every other problem of the file, a node showed
+/// only its first, and inside an arrival process or a distribution the
+/// field's name was lost. Every problem is named now, in document order.
+#[test]
+fn every_problem_of_a_file_is_named_at_its_full_path() {
+    let text = r#"{"version": 1, "nodes": [
+        {"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": "fast"},
+         "classes": [{"name": "a", "weight": "x"}], "retry_after_s": "y"},
+        {"id": "c", "kind": "consumer", "service_time": {"dist": "exponential", "mean": "slow"}, "workers": -1},
+        {"id": "q", "kind": "queue", "soft_limit": {"messages": 500}, "hard_limit": {"messages": 100}},
+        {"id": "r", "kind": "router", "policy": "by_weight", "weights": [1, "two"]}],
+      "edges": [{"from": "p", "to": "c"}, {"from": "x", "to": "c"}, {"from": "q", "to": 7}],
+      "colour": "purple"}"#;
+    let lines: Vec<String> = Scenario::from_json(text).unwrap_err().errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(
+        lines,
+        vec![
+            "colour: unknown field `colour`, expected one of `version`, `name`, `description`, `seed`, `nodes`, `edges`",
+            "nodes[0].arrivals.rate_per_s: invalid type: string \"fast\", expected f64",
+            "nodes[0].classes[0].weight: invalid type: string \"x\", expected f64",
+            "nodes[0].retry_after_s: invalid type: string \"y\", expected f64",
+            "nodes[1].service_time.mean: invalid type: string \"slow\", expected f64",
+            "nodes[1].workers: invalid value: integer `-1`, expected u32",
+            "nodes[2].soft_limit.messages: must not exceed hard_limit.messages (500 > 100)",
+            "nodes[3].weights[1]: invalid type: string \"two\", expected f64",
+            "edges[2].to: invalid type: integer `7`, expected a string",
+        ]
+    );
+    // With the edges whole, the graph is checked too.
+    let text = text.replace(r#", {"from": "q", "to": 7}"#, "");
+    let lines = Scenario::from_json(&text).unwrap_err().to_string();
+    assert!(lines.contains("nodes[2]: a queue needs an outgoing edge; none leaves \"q\""), "{lines}");
+    assert!(lines.contains("edges[1].from: no node has the id \"x\""), "{lines}");
+    assert!(!lines.contains("nodes[3].weights: has"), "a stand-in's own problems are not the file's: {lines}");
+}
+
+#[test]
+fn a_key_given_twice_is_refused_with_its_path() {
+    let e = Scenario::from_json(r#"{"version": 2, "version": 1, "nodes": []}"#).unwrap_err();
+    assert_eq!(e.errors[0].path, "version");
+    assert!(e.errors[0].message.starts_with("this key appears twice in one object"), "{e}");
+    let mut doc = base();
+    doc["nodes"][1]["soft_limit"] = json!({"messages": 3});
+    let text = doc.to_string().replacen(r#""messages":3"#, r#""messages":3,"messages":4"#, 1);
+    assert_eq!(Scenario::from_json(&text).unwrap_err().errors[0].path, "nodes[1].soft_limit.messages");
+}
+
+#[test]
+fn what_a_file_says_is_echoed_escaped_and_short() {
+    let mut doc = base();
+    doc["nodes"][0]["id"] = json!(format!("\u{1b}[31m{}", "x".repeat(5000)));
+    doc["edges"][0]["to"] = json!("\u{202e}gnirts");
+    doc["nodes"][1]["\u{7}bell"] = json!(1);
+    let text = errors_of(doc);
+    assert!(!text.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'), "{text:?}");
+    assert!(text.contains("\"\\u{1b}[31mxxx"), "{text}");
+    assert!(text.contains("\"\\u{202e}gnirts\""), "{text}");
+    assert!(text.contains("\\u{7}bell"), "{text}");
+    assert!(text.len() < 2_000, "{} bytes", text.len());
+}

@@ -661,3 +661,64 @@ impl Producer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::SimRng;
+
+    /// The on time between `from` and `to`, counted nanosecond period by
+    /// period: the slow, obvious reckoning.
+    fn on_time_between(from: u64, to: u64, on: u64, period: u64) -> u64 {
+        let mut total = 0;
+        let mut start = from - from % period;
+        while start < to {
+            let (a, b) = (start.max(from), (start + on).min(to));
+            total += b.saturating_sub(a);
+            start += period;
+        }
+        total
+    }
+
+    #[test]
+    fn an_on_off_clock_runs_only_while_on_and_always_moves_on() {
+        let mut rng = SimRng::new(11);
+        for _ in 0..20_000 {
+            // Non-round lengths, from a microsecond to a few seconds.
+            let on = 1_000 + (rng.uniform() * 3e9) as u64;
+            let off = if rng.uniform() < 0.1 { 0 } else { (rng.uniform() * 3e9) as u64 };
+            let now = (rng.uniform() * 1e11) as u64;
+            let need = (rng.uniform() * 1e10) as u64;
+            let at = on_off_arrival(SimTime::from_nanos(now), SimDuration::from_nanos(need), SimDuration::from_nanos(on), SimDuration::from_nanos(off))
+                .as_nanos();
+            assert!(at >= now);
+            assert_eq!(on_time_between(now, at, on, on + off), need, "now {now}, need {need}, on {on}, off {off}");
+            // Not in an off period (its very start is the end of an on one).
+            assert!(at % (on + off) <= on, "at {at}: on {on}, off {off}");
+        }
+    }
+
+    #[test]
+    fn an_on_off_clock_far_in_the_future_saturates() {
+        let at = on_off_arrival(SimTime::from_nanos(u64::MAX - 5), SimDuration::from_nanos(u64::MAX), SimDuration::from_nanos(1_000), SimDuration::from_nanos(u64::MAX / 2));
+        assert_eq!(at, SimTime::MAX);
+    }
+
+    #[test]
+    fn a_ramp_arrival_takes_the_area_asked_for() {
+        // The area under the rate from `now` to the arrival is the work drawn.
+        let area = |from: f64, to: f64, over: f64, a: f64, b: f64| {
+            let rate = |t: f64| from + (to - from) * (t / over).min(1.0);
+            let n = 100_000;
+            (0..n).map(|k| rate(a + (b - a) * (k as f64 + 0.5) / n as f64)).sum::<f64>() * (b - a) / n as f64
+        };
+        for (from, to, over, now, work) in [(0.0, 200.0, 100.0, 3.0, 7.5), (1000.0, 1.0, 10.0, 2.5, 4000.0), (5.0, 5.0, 1.0, 0.0, 2.0), (9.0, 3.0, 2.0, 1.0, 30.0)] {
+            let at = ramp_arrival(now, work, from, to, over).unwrap();
+            assert!(at > now);
+            let got = area(from, to, over, now, at);
+            assert!((got - work).abs() < 1e-6 * work.max(1.0), "{from}→{to} over {over} from {now}: area {got}, asked {work}");
+        }
+        assert_eq!(ramp_arrival(20.0, 1.0, 100.0, 0.0, 10.0), None, "the rate is zero for good");
+        assert_eq!(ramp_arrival(0.0, 1e9, 1e9, 1e-9, 1e-6), Some(1e-6 + (1e9 - 0.5 * (1e9 + 1e-9) * 1e-6) / 1e-9));
+    }
+}

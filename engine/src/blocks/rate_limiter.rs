@@ -413,6 +413,27 @@ mod tests {
     }
 
     #[test]
+    fn a_sliding_rule_remembers_a_bounded_number_of_instants() {
+        let mut r = RuleState::new(RateRule { scheme: Scheme::Sliding, limit: 1e9, span_s: 100.0, burst: None });
+        for k in 0..(3 * MAX_SLIDING_INSTANTS as u64) {
+            let now = SimTime::from_nanos(k * 1000);
+            assert_eq!(r.earliest(1.0, now), now);
+            r.commit(1.0, now);
+        }
+        assert_eq!(r.passed.len(), MAX_SLIDING_INSTANTS);
+        assert_eq!(r.amount, 3.0 * MAX_SLIDING_INSTANTS as f64, "nothing forgotten within the span");
+        // Several at one instant are one entry.
+        let mut r = rule(Scheme::Sliding, 10.0);
+        for _ in 0..5 {
+            r.commit(1.0, at(0.5));
+        }
+        assert_eq!(r.passed.len(), 1);
+        assert_eq!(r.earliest(6.0, at(0.7)), at(1.5));
+        assert_eq!(r.earliest(5.0, at(0.7)), at(0.7));
+        assert_eq!(r.earliest(6.0, at(1.5)), at(1.5), "forgotten a span later");
+    }
+
+    #[test]
     fn token_bucket_allows_a_burst_then_the_rate() {
         let times = pass_times(rule(Scheme::TokenBucket, 2.0), &[0.0, 0.0, 0.0, 0.0]);
         assert_eq!(times, vec![0.0, 0.0, 0.5, 1.0]);

@@ -1,0 +1,118 @@
+//! `sluice` as a user runs it: whatever the file or the reader at the other
+//! end of the pipe, it answers and ends, with a clear line when it cannot.
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+
+fn sluice() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sluice"))
+}
+
+/// A scenario file written for one test.
+fn scenario_file(name: &str, json: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("sluice-cli-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, json).unwrap();
+    path
+}
+
+fn every_block() -> String {
+    format!("{}/../scenarios/every-block.json", env!("CARGO_MANIFEST_DIR"))
+}
+
+#[test]
+fn an_endless_file_is_read_no_further_than_the_size_cap() {
+    let out = sluice().args(["check", "/dev/zero"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("/dev/zero is larger than 4194304 bytes"), "{err}");
+}
+
+/// A chain of 400 queues: its report is far longer than a pipe holds.
+fn long_chain() -> std::path::PathBuf {
+    let mut nodes = vec![r#"{"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 10}}"#.to_string()];
+    let mut edges = vec![r#"{"from": "p", "to": "q0"}"#.to_string()];
+    for k in 0..400 {
+        nodes.push(format!(r#"{{"id": "q{k}", "kind": "queue"}}"#));
+        let next = if k == 399 { "c".to_string() } else { format!("q{}", k + 1) };
+        edges.push(format!(r#"{{"from": "q{k}", "to": "{next}"}}"#));
+    }
+    nodes.push(r#"{"id": "c", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.01}}"#.to_string());
+    scenario_file("chain.json", &format!(r#"{{"version": 1, "nodes": [{}], "edges": [{}]}}"#, nodes.join(","), edges.join(",")))
+}
+
+#[test]
+fn a_reader_that_stops_reading_is_a_quiet_end() {
+    let chain = long_chain();
+    let mut child = sluice()
+        .args(["run", chain.to_str().unwrap(), "--format", "json", "--until", "5"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 100];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe closes here, with most of the report unread.
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success(), "{:?}", out.status);
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "", "no panic, no complaint");
+}
+
+#[test]
+fn a_full_disk_is_said_plainly() {
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let out = sluice().args(["run", &every_block(), "--until", "5"]).stdout(full).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("sluice: cannot write the output: No space left on device"), "{err}");
+}
+
+#[test]
+fn a_run_the_watchdog_stops_is_an_error_naming_the_loop() {
+    let file = scenario_file(
+        "loop.json",
+        r#"{"version": 1, "nodes": [
+            {"id": "clients", "kind": "producer", "arrivals": {"process": "closed_loop", "clients": 2, "think": {"dist": "fixed", "value": 0}}},
+            {"id": "limit", "kind": "rate_limiter", "on_excess": "reject", "rules": [{"scheme": "anchored", "limit": 1, "span_s": 1}]},
+            {"id": "server", "kind": "consumer", "workers": 4, "service_time": {"dist": "fixed", "value": 10}}],
+           "edges": [{"from": "clients", "to": "limit"}, {"from": "limit", "to": "server"}]}"#,
+    );
+    let out = sluice().args(["run", file.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.starts_with("sluice: the simulation stopped at 0.000000 s: 10000000 events"), "{err}");
+    assert!(err.contains("(nodes taking part: \"clients\", \"limit\")"), "{err}");
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn what_a_file_says_reaches_the_terminal_escaped() {
+    let long_id = "\u{1b}[2J".to_string() + &"x".repeat(10_000);
+    let bad = scenario_file(
+        "bad-ids.json",
+        &serde_json_like(&format!(
+            r#"{{"version": 1, "nodes": [{{"id": "{long_id}", "kind": "queue"}}], "edges": [{{"from": "a", "to": "b"}}]}}"#
+        )),
+    );
+    let out = sluice().args(["check", bad.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert!(!err.contains('\u{1b}'), "raw escape: {err:?}");
+    assert!(err.contains("\"\\u{1b}[2Jxxxx"), "{err}");
+    assert!(err.len() < 2_000, "an over-long id is cut short: {} bytes", err.len());
+
+    let named = scenario_file(
+        "named.json",
+        &std::fs::read_to_string(every_block()).unwrap().replacen("\"Every block\"", "\"Every\\u001b]0;owned\\u0007 block\"", 1),
+    );
+    let out = sluice().args(["run", named.to_str().unwrap(), "--until", "1"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.starts_with("scenario   Every\\u{1b}]0;owned\\u{7} block\n"), "{text}");
+}
+
+/// JSON text with its control characters written as `\u` escapes, as a
+/// file that carries them would be.
+fn serde_json_like(text: &str) -> String {
+    text.chars().map(|c| if c.is_control() { format!("\\u{:04x}", c as u32) } else { c.to_string() }).collect()
+}

@@ -1,0 +1,233 @@
+//! Every run ends, and every input is answered: the scenarios that once
+//! never finished, each now either runs or is refused with the reason.
+
+mod support;
+
+use serde_json::json;
+use sluice_engine::{Scenario, SimTime, Simulation, MAX_EVENTS_AT_ONE_INSTANT};
+use support::*;
+
+/// Closed-loop clients that think for 0 s, behind a rate limiter that
+/// rejects: past its limit, every request is dropped at once and sent
+/// again at the same instant. Validation cannot see it; the watchdog stops it.
+fn rejecting_loop() -> Scenario {
+    graph(
+        vec![
+            json!({"id": "clients", "kind": "producer",
+                   "arrivals": {"process": "closed_loop", "clients": 2, "think": {"dist": "fixed", "value": 0}}}),
+            json!({"id": "limit", "kind": "rate_limiter", "on_excess": "reject",
+                   "rules": [{"scheme": "anchored", "limit": 1, "span_s": 1}]}),
+            json!({"id": "server", "kind": "consumer", "workers": 4, "service_time": {"dist": "fixed", "value": 10}}),
+        ],
+        &[("clients", "limit"), ("limit", "server")],
+    )
+}
+
+#[test]
+fn the_watchdog_stops_a_loop_that_takes_no_time_at_its_default_bound() {
+    let mut sim = Simulation::new(rejecting_loop(), 1).unwrap();
+    let stall = sim.run_until(SimTime::from_secs_f64(60.0)).expect_err("the loop never advances");
+    assert_eq!(stall.at, SimTime::ZERO);
+    assert_eq!(stall.events, MAX_EVENTS_AT_ONE_INSTANT);
+    assert_eq!(stall.nodes, vec!["clients".to_string(), "limit".to_string()]);
+}
+
+#[test]
+fn a_stopped_run_stays_whole_and_says_so_everywhere() {
+    let mut sim = Simulation::new(rejecting_loop(), 1).unwrap();
+    sim.set_stall_bound(20_000);
+    let stall = sim.run_until(SimTime::from_secs_f64(60.0)).expect_err("stopped");
+    assert_eq!(stall.events, 20_000);
+    assert_eq!(sim.stall(), Some(&stall));
+    assert_eq!(sim.now(), SimTime::ZERO, "the clock stays where it stopped");
+    assert!(!sim.step(), "a stopped run handles no more events");
+    assert_eq!(sim.next_event_time(), None, "nothing more will happen");
+    assert_eq!(sim.run_until_bounded(SimTime::from_secs_f64(1.0), 10), Err(stall.clone()));
+    sim.check_invariants().unwrap();
+    let text = stall.to_string();
+    assert!(text.contains("stopped at 0.000000 s") && text.contains("\"clients\", \"limit\""), "{text}");
+}
+
+#[test]
+fn the_watchdog_lets_long_instants_of_sound_runs_be() {
+    // A million messages at one instant through a queue into a consumer
+    // that serves in no time: about three million events at t = 1 s, well
+    // under the bound, and then time goes on.
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "trace", "times_s": vec![1.0; 1_000_000]}}),
+            json!({"id": "q", "kind": "queue"}),
+            json!({"id": "c", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0}}),
+        ],
+        &[("p", "q"), ("q", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    sim.run_until(SimTime::from_secs_f64(2.0)).expect("a long instant is not a stall");
+    assert_eq!(sim.totals().delivered, 1_000_000);
+}
+
+#[test]
+fn validation_refuses_closed_loops_that_can_never_take_time() {
+    let closed_loop = |think: serde_json::Value, between: Option<serde_json::Value>, service: serde_json::Value| {
+        let mut nodes = vec![json!({"id": "p", "kind": "producer",
+                                    "arrivals": {"process": "closed_loop", "clients": 3, "think": think}})];
+        let mut edges = vec![];
+        match between {
+            Some(block) => {
+                nodes.push(block);
+                edges.push(json!({"from": "p", "to": "b"}));
+                edges.push(json!({"from": "b", "to": "c"}));
+            }
+            None => edges.push(json!({"from": "p", "to": "c"})),
+        }
+        nodes.push(json!({"id": "c", "kind": "consumer", "workers": 3, "service_time": service}));
+        Scenario::from_value(json!({"version": 1, "nodes": nodes, "edges": edges}))
+    };
+    let zero = json!({"dist": "fixed", "value": 0});
+    let tiny = json!({"dist": "uniform", "min": 0, "max": 1e-10});
+    let some = json!({"dist": "exponential", "mean": 0.01});
+    for (think, service) in [(&zero, &zero), (&tiny, &zero), (&zero, &tiny)] {
+        let e = closed_loop(think.clone(), None, service.clone()).expect_err("never leaves t = 0").to_string();
+        assert!(e.starts_with("nodes[0].arrivals.think: its clients think for 0 s"), "{e}");
+    }
+    let queue = json!({"id": "b", "kind": "queue"});
+    assert!(closed_loop(zero.clone(), Some(queue), zero.clone()).is_err(), "a queue takes no time");
+    // Time anywhere on the way: it runs.
+    assert!(closed_loop(zero.clone(), None, some.clone()).is_ok());
+    assert!(closed_loop(some, None, zero.clone()).is_ok());
+    let link = json!({"id": "b", "kind": "link", "latency_s": 0.001});
+    assert!(closed_loop(zero.clone(), Some(link), zero).is_ok());
+}
+
+/// On/off periods that binary floating point cannot write exactly: the
+/// next arrival once came out no later than the last, for ever.
+#[test]
+fn on_off_producers_with_inexact_periods_run_on() {
+    let on_off = |rate: f64, on: f64, off: f64| {
+        let scenario = graph(
+            vec![
+                json!({"id": "p", "kind": "producer", "arrivals": {"process": "on_off", "rate_per_s": rate, "on_s": on, "off_s": off}}),
+                json!({"id": "c", "kind": "consumer", "workers": 100, "service_time": {"dist": "fixed", "value": 0.001}}),
+            ],
+            &[("p", "c")],
+        );
+        Simulation::new(scenario, 7).unwrap()
+    };
+    // Built, then run: both once looped for ever.
+    let mut sim = on_off(1.0, 0.1, 0.1);
+    assert_eq!(sim.run_until_bounded(SimTime::from_secs_f64(1000.0), 10_000), Ok(true));
+    let mut sim = on_off(1000.0, 0.1, 0.2);
+    assert_eq!(sim.run_until_bounded(SimTime::from_secs_f64(300.0), 1_000_000), Ok(true));
+    // On a third of the time: a third of the rate in the long run (about
+    // 100,000 arrivals, so within 2%).
+    let rate = sim.totals().produced as f64 / 300.0;
+    assert!((rate - 1000.0 / 3.0).abs() < 1000.0 / 3.0 * 0.02, "{rate}");
+    for (rate, on, off) in [(37.3, 0.0713, 0.4177), (5.0, 1.1, 2.3), (2e5, 1e-6, 0.3)] {
+        let mut sim = on_off(rate, on, off);
+        assert_eq!(sim.run_until_bounded(SimTime::from_secs_f64(100.0), 2_000_000), Ok(true), "{rate} {on} {off}");
+    }
+}
+
+/// A ramp falling to almost nothing: the next arrival is drawn at once,
+/// however far away, where thinning drew candidates at the top rate for
+/// ever.
+#[test]
+fn falling_ramps_draw_the_next_arrival_at_once() {
+    let ramp = |from: f64, to: f64, over: f64| {
+        let scenario = graph(
+            vec![
+                json!({"id": "p", "kind": "producer", "arrivals": {"process": "ramp", "from_per_s": from, "to_per_s": to, "over_s": over}}),
+                json!({"id": "c", "kind": "consumer", "workers": 1000, "service_time": {"dist": "fixed", "value": 0}}),
+            ],
+            &[("p", "c")],
+        );
+        Simulation::new(scenario, 3).unwrap()
+    };
+    let mut sim = ramp(1e9, 1e-9, 1e-6);
+    assert_eq!(sim.run_until_bounded(SimTime::from_secs_f64(1e6), 10_000), Ok(true));
+    // About the area under the ramp: (1e9 + 0) / 2 * 1e-6 = 500.
+    let made = sim.totals().produced as f64;
+    assert!((made - 500.0).abs() < 5.0 * 500f64.sqrt(), "{made}");
+    // Falling to exactly zero: the producer is done once past the ramp.
+    let mut sim = ramp(1000.0, 0.0, 10.0);
+    sim.run_until(SimTime::from_secs_f64(100.0)).unwrap();
+    let made = sim.totals().produced as f64;
+    assert!((made - 5000.0).abs() < 5.0 * 5000f64.sqrt(), "{made}");
+    assert_eq!(sim.next_event_time(), None, "nothing more to come");
+}
+
+fn windows_in_a_row(n: usize, closed_loop: bool) -> Result<Scenario, sluice_engine::ScenarioError> {
+    let arrivals = if closed_loop {
+        json!({"process": "closed_loop", "clients": 10, "think": {"dist": "fixed", "value": 0.01}})
+    } else {
+        json!({"process": "poisson", "rate_per_s": 100})
+    };
+    let mut nodes = vec![json!({"id": "p", "kind": "producer", "arrivals": arrivals})];
+    let mut edges = vec![];
+    let mut last = "p".to_string();
+    for k in 1..=n {
+        let id = format!("w{k}");
+        let max = if k == n { 1 } else { 100 };
+        nodes.push(json!({"id": id, "kind": "window", "max_messages": max, "opens_on": "processing"}));
+        edges.push(json!({"from": last, "to": id}));
+        last = id;
+    }
+    nodes.push(json!({"id": "c", "kind": "consumer", "workers": 20, "service_time": {"dist": "fixed", "value": 0.05}}));
+    edges.push(json!({"from": last, "to": "c"}));
+    Scenario::from_value(json!({"version": 1, "nodes": nodes, "edges": edges}))
+}
+
+/// A message carries at most four gates; a fifth once let through what it
+/// should have held (a last window of 1 with 10 messages in service).
+#[test]
+fn a_path_through_more_gates_than_a_message_carries_is_refused() {
+    let e = windows_in_a_row(5, false).expect_err("five windows").to_string();
+    assert_eq!(
+        e,
+        "nodes[5]: a message along \"p\" → \"w1\" → \"w2\" → \"w3\" → \"w4\" → \"w5\" would be counted against 5 gates \
+         (windows, credit links, limiters, pools, closed loops); at most 4 can count one message: put a consumer between \
+         some of them"
+    );
+    assert!(windows_in_a_row(4, true).is_err(), "a closed loop counts as a gate");
+    // Four windows: every one counts, so the last, of 1, holds one in service.
+    let mut sim = Simulation::new(windows_in_a_row(4, false).unwrap(), 1).unwrap();
+    run_checked(&mut sim, 20.0);
+    assert_eq!(sim.report().nodes["c"].in_service, 1);
+    assert!(sim.totals().delivered > 100);
+}
+
+/// The sliding rule once added up its whole log on every offer: quadratic.
+/// What it lets through must not change with the running sum.
+#[test]
+fn a_sliding_rule_holds_its_limit_over_every_interval() {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 150}}),
+            json!({"id": "q", "kind": "queue"}),
+            json!({"id": "r", "kind": "rate_limiter", "rules": [{"scheme": "sliding", "limit": 1000, "span_s": 10}]}),
+            json!({"id": "c", "kind": "consumer", "workers": 1000, "service_time": {"dist": "fixed", "value": 0.001}}),
+        ],
+        &[("p", "q"), ("q", "r"), ("r", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 5).unwrap();
+    let r = queue_index(&sim, "r");
+    let mut passed_at = Vec::new();
+    while sim.next_event_time().is_some_and(|t| t <= SimTime::from_secs_f64(120.0)) {
+        let before = sim.stats(r).departed;
+        sim.step();
+        for _ in before..sim.stats(r).departed {
+            passed_at.push(sim.now());
+        }
+    }
+    // Any 10 s: at most 1000. Over 120 s at 150 offered a second, the rule
+    // binds: 12 spans' worth pass, give or take the first.
+    let span = SimTime::from_secs_f64(10.0).as_nanos();
+    let mut start = 0;
+    for (end, t) in passed_at.iter().enumerate() {
+        while passed_at[start].as_nanos() + span <= t.as_nanos() {
+            start += 1;
+        }
+        assert!(end - start < 1000, "{} passed within 10 s ending at {t}", end - start + 1);
+    }
+    assert!((11_900..=12_000).contains(&passed_at.len()), "{}", passed_at.len());
+}
