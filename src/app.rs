@@ -133,6 +133,9 @@ pub struct Session {
     lesson: Option<LessonRun>,
     /// With A/B open: variant B (the edited scenario is A).
     comparison: Option<Comparison>,
+    /// The watchdog paused the page: the next run that is not stopped (after
+    /// an edit or Reset) plays again.
+    paused_by_watchdog: bool,
 }
 
 impl Session {
@@ -154,6 +157,7 @@ impl Session {
             generation: 0,
             lesson: None,
             comparison: None,
+            paused_by_watchdog: false,
         };
         session.follow();
         session
@@ -253,9 +257,21 @@ impl Session {
         }
     }
 
-    /// Why the watchdog stopped A or B, if it did.
+    /// Whether to play again: the watchdog had paused the page, and the run
+    /// is no longer stopped.
+    fn resumes(&mut self) -> bool {
+        let resume = self.paused_by_watchdog && self.stall().is_none();
+        self.paused_by_watchdog &= !resume;
+        resume
+    }
+
+    /// Why the watchdog stopped A or B, if it did, as a sentence.
     fn stall(&self) -> Option<String> {
-        let a = self.sim.as_ref().and_then(Simulation::stall).map(|stall| stall.to_string());
+        let a = self.sim.as_ref().and_then(Simulation::stall).map(|stall| {
+            let why = stall.to_string();
+            let mut chars = why.chars();
+            chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or(why)
+        });
         let b = || {
             let b = self.comparison.as_ref()?;
             b.sim.stall().map(|stall| format!("Variant B: {stall}"))
@@ -681,6 +697,7 @@ pub fn app() -> Html {
                     // The watchdog stopped a run: the page stops with it,
                     // and its panel says why (the scenario stays editable).
                     let stopped = s.stall().is_some();
+                    s.paused_by_watchdog |= stopped;
                     let reading = (now - clock_read_at.get() >= CLOCK_MS)
                         .then(|| ClockReading { time_s: a_now.as_secs_f64(), events: sim_events(&s) });
                     let (motion, b_motion) = (s.motion.clone(), s.comparison.as_ref().map(|b| b.motion.clone()));
@@ -717,6 +734,7 @@ pub fn app() -> Html {
     // the panels they are given are not redrawn for their sake.
     let edit: Edit = (*use_memo((), {
         let session = session.clone();
+        let playing = playing.clone();
         let notice = notice.clone();
         let status = status.clone();
         let redraw = redraw.clone();
@@ -729,6 +747,9 @@ pub fn app() -> Html {
                         s.generation += 1;
                         s.follow();
                         keep::autosave(s.editor.scenario());
+                        if s.resumes() {
+                            playing.set(true);
+                        }
                     }
                     result
                 };
@@ -759,10 +780,15 @@ pub fn app() -> Html {
         Callback::from(move |s: f64| speed.set(s))
     };
     let on_reset = {
-        let session = session.clone();
+        let (session, playing) = (session.clone(), playing.clone());
         let redraw = redraw.clone();
         Callback::from(move |_| {
-            session.borrow_mut().restart();
+            let mut s = session.borrow_mut();
+            s.restart();
+            if s.resumes() {
+                playing.set(true);
+            }
+            drop(s);
             redraw.force_update();
         })
     };
@@ -1304,7 +1330,6 @@ pub fn app() -> Html {
                     }
                     if let Some(why) = stalled {
                         <div class="notice stall" role="alert" data-testid="stall">
-                            <strong>{"Stopped. "}</strong>
                             { why }
                             {" Change the scenario and it runs again from time zero; Reset starts it again as it is."}
                         </div>

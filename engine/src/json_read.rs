@@ -32,6 +32,10 @@ const TAG_KEYS: [&str; 3] = ["process", "dist", "policy"];
 /// mend than anyone reads at once.
 const MAX_ERRORS: usize = 64;
 
+/// The longest list whose element at fault is looked for; an error in a
+/// longer one is named at the list.
+const MAX_NARROWED_LIST: usize = 4096;
+
 /// One step of a path: a field or a list position.
 #[derive(Clone, Debug, PartialEq, Eq)]
 enum Step {
@@ -163,7 +167,8 @@ fn find_leaf<T: DeserializeOwned>(doc: &Value, at: Path, message: &str) -> Path 
             }
             at
         }
-        Some(Value::Array(items)) if !items.is_empty() => {
+        // A long list is named whole: narrowing it clones the value each time.
+        Some(Value::Array(items)) if !items.is_empty() && items.len() <= MAX_NARROWED_LIST => {
             // The shortest prefix of the list that still gives the error
             // ends with the element at fault.
             let with_prefix = |len: usize| {

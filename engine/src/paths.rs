@@ -108,7 +108,7 @@ pub(crate) fn check_zero_time_loops(scenario: &Scenario, outputs: &[Vec<usize>],
         // dispatcher processes it, so the walk stops there.
         let mut seen = vec![false; scenario.nodes.len()];
         let mut stack = outputs[p].clone();
-        let mut takes_time = false;
+        let (mut takes_time, mut processed) = (false, false);
         while let Some(i) = stack.pop() {
             if std::mem::replace(&mut seen[i], true) {
                 continue;
@@ -118,11 +118,15 @@ pub(crate) fn check_zero_time_loops(scenario: &Scenario, outputs: &[Vec<usize>],
                 takes_time = true;
                 break;
             }
-            if !matches!(block, BlockSpec::Consumer(_) | BlockSpec::Dispatcher(_)) {
+            if matches!(block, BlockSpec::Consumer(_) | BlockSpec::Dispatcher(_)) {
+                processed = true;
+            } else {
                 stack.extend(outputs[i].iter().copied());
             }
         }
-        if !takes_time {
+        // Requests that reach no consumer never come back (a draft still
+        // being wired): no loop to refuse.
+        if processed && !takes_time {
             push_error(
                 errors,
                 format!("nodes[{p}].arrivals.think"),

@@ -24,6 +24,8 @@ pub const SCENARIO_VERSION: u32 = 1;
 
 /// Inputs larger than this are refused before parsing.
 pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
+/// The most problems a refusal lists (a last line says how many more).
+pub const MAX_REPORTED_ERRORS: usize = 200;
 /// At most this many nodes (and this many edges) in one scenario.
 pub const MAX_NODES: usize = 10_000;
 
@@ -343,6 +345,11 @@ impl Scenario {
             }
         }
         in_document_order(&mut errors);
+        if errors.len() > MAX_REPORTED_ERRORS {
+            let more = errors.len() - MAX_REPORTED_ERRORS;
+            errors.truncate(MAX_REPORTED_ERRORS);
+            errors.push(FieldError { path: String::new(), message: format!("and {more} more problems") });
+        }
         Err(ScenarioError { errors })
     }
 

@@ -68,8 +68,9 @@ pub struct Stall {
     pub at: SimTime,
     /// How many events in a row happened at that instant.
     pub events: u64,
-    /// The ids of the nodes whose events those were (the last few
-    /// thousand), in the scenario's order.
+    /// The ids of the nodes taking part, in the scenario's order: those
+    /// whose events the last few thousand were, and those that took, passed
+    /// on or dropped a message meanwhile.
     pub nodes: Vec<String>,
 }
 
@@ -148,8 +149,8 @@ pub struct Simulation {
     class_names: Vec<String>,
     /// Messages per edge and class, when asked for (`count_flows`).
     flows: Option<Box<Flows>>,
-    /// Events handled in a row at the current instant before the one being
-    /// handled.
+    /// Events in a row at the current instant, the one being handled
+    /// included.
     same_instant: u64,
     /// The watchdog's bound (`MAX_EVENTS_AT_ONE_INSTANT` unless set).
     stall_bound: u64,
@@ -353,8 +354,8 @@ impl Simulation {
             return false;
         };
         // The watchdog: a compare and an add per event, the rest cold.
-        self.same_instant = if event.time() == self.core.now { self.same_instant + 1 } else { 0 };
-        if self.same_instant + STALL_SAMPLE >= self.stall_bound && self.watch_stall(event) {
+        self.same_instant = if event.time() == self.core.now { self.same_instant + 1 } else { 1 };
+        if self.same_instant + STALL_SAMPLE > self.stall_bound && self.watch_stall(event) {
             return false;
         }
         self.core.now = event.time();
@@ -454,11 +455,11 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     fn watch_stall(&mut self, event: crate::scheduler::Event) -> bool {
-        if self.same_instant == 0 || self.same_instant + STALL_SAMPLE == self.stall_bound {
+        if self.same_instant == 1 || self.same_instant + STALL_SAMPLE == self.stall_bound + 1 {
             self.stall_nodes.clear();
             self.stall_counts = self.stats.iter().map(NodeStats::activity).collect();
         }
-        if self.same_instant < self.stall_bound {
+        if self.same_instant <= self.stall_bound {
             self.stall_nodes.push(event.node() as u32);
             return false;
         }
@@ -470,7 +471,7 @@ impl Simulation {
         nodes.dedup();
         self.stall = Some(Box::new(Stall {
             at: self.core.now,
-            events: self.same_instant,
+            events: self.stall_bound,
             nodes: nodes.iter().map(|&n| self.node_id(n as usize).to_string()).collect(),
         }));
         true

@@ -96,7 +96,14 @@ fn validation_refuses_closed_loops_that_can_never_take_time() {
     assert!(closed_loop(zero.clone(), None, some.clone()).is_ok());
     assert!(closed_loop(some, None, zero.clone()).is_ok());
     let link = json!({"id": "b", "kind": "link", "latency_s": 0.001});
-    assert!(closed_loop(zero.clone(), Some(link), zero).is_ok());
+    assert!(closed_loop(zero.clone(), Some(link), zero.clone()).is_ok());
+    // A draft whose requests reach no consumer yet is no loop: it may be
+    // wired on.
+    let draft = json!({"version": 1, "nodes": [
+        {"id": "p", "kind": "producer", "arrivals": {"process": "closed_loop", "clients": 3, "think": zero}},
+        {"id": "q", "kind": "queue"}], "edges": [{"from": "p", "to": "q"}]});
+    let draft = serde_json::from_value::<Scenario>(draft).unwrap();
+    assert_eq!(draft.validate_draft().map(|gaps| gaps.len()), Ok(1), "only the queue's missing edge");
 }
 
 /// On/off periods that binary floating point cannot write exactly: the
