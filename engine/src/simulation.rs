@@ -58,7 +58,7 @@ pub const TRANSITION_LOG_CAPACITY: usize = 1000;
 pub const MAX_EVENTS_AT_ONE_INSTANT: u64 = 10_000_000;
 
 /// How many of the last events before a stall are looked at to name the
-/// nodes taking part.
+/// nodes taking part; the watchdog looks at the clock at least this often.
 const STALL_SAMPLE: u64 = 4096;
 
 /// A simulation stopped by the watchdog: simulated time no longer advanced.
@@ -149,9 +149,16 @@ pub struct Simulation {
     class_names: Vec<String>,
     /// Messages per edge and class, when asked for (`count_flows`).
     flows: Option<Box<Flows>>,
-    /// Events in a row at the current instant, the one being handled
-    /// included.
-    same_instant: u64,
+    /// The watchdog looks at event number `n` when `n & watch_mask` is 0:
+    /// every `watch_every` events, and at every event near its bound.
+    watch_mask: u64,
+    watch_every: u64,
+    /// The instant of the watchdog's last look, and how many events had
+    /// been handled at its first look at that instant. Time never goes
+    /// back, so the clock reading the same at two looks means that every
+    /// event between them happened at that instant.
+    watched_at: Option<SimTime>,
+    watched_since: u64,
     /// The watchdog's bound (`MAX_EVENTS_AT_ONE_INSTANT` unless set).
     stall_bound: u64,
     /// The nodes of the last events before the bound, while near it.
@@ -246,7 +253,10 @@ impl Simulation {
             offer_depth: 0,
             class_names,
             flows: None,
-            same_instant: 0,
+            watch_mask: STALL_SAMPLE - 1,
+            watch_every: STALL_SAMPLE,
+            watched_at: None,
+            watched_since: 0,
             stall_bound: MAX_EVENTS_AT_ONE_INSTANT,
             stall_nodes: Vec::new(),
             stall_counts: Vec::new(),
@@ -342,24 +352,31 @@ impl Simulation {
     /// one instant (at least 1; `MAX_EVENTS_AT_ONE_INSTANT` by default).
     pub fn set_stall_bound(&mut self, events: u64) {
         self.stall_bound = events.max(1);
+        // Often enough to begin naming nodes before the bound.
+        self.watch_every = 1 << (STALL_SAMPLE.min(self.stall_bound / 2).max(1)).ilog2();
+        self.watch_mask = self.watch_every - 1;
+        self.watched_at = None;
     }
 
     /// Processes one event. Returns false when nothing is left to happen,
     /// or when the watchdog has stopped the simulation (`stall`).
+    #[inline]
     pub fn step(&mut self) -> bool {
-        if self.stall.is_some() {
-            return false;
-        }
+        self.stall.is_none() && self.handle_next()
+    }
+
+    /// `step` of a run the watchdog has not stopped.
+    fn handle_next(&mut self) -> bool {
         let Some(event) = self.core.scheduler.pop() else {
             return false;
         };
-        // The watchdog: a compare and an add per event, the rest cold.
-        self.same_instant = if event.time() == self.core.now { self.same_instant + 1 } else { 1 };
-        if self.same_instant + STALL_SAMPLE > self.stall_bound && self.watch_stall(event) {
+        self.events += 1;
+        // The watchdog: a mask test per event, the rest cold.
+        if self.events & self.watch_mask == 0 && self.watch_stall(event) {
+            self.events -= 1;
             return false;
         }
         self.core.now = event.time();
-        self.events += 1;
         let i = event.node();
         match event.kind() {
             EventKind::Arrival => {
@@ -449,17 +466,35 @@ impl Simulation {
         true
     }
 
-    /// The watchdog near its bound: notes the nodes taking part and, at
-    /// the bound, stops the simulation before `event` (which goes back on
-    /// the heap, so the state stays whole). Returns whether it stopped.
+    /// The watchdog looks before `event` is handled: it counts the events
+    /// at one instant, looks at every event near the bound to note the
+    /// nodes taking part, and at the bound stops the simulation before
+    /// `event` (which goes back on the heap, so the state stays whole).
+    /// Returns whether it stopped.
     #[cold]
     #[inline(never)]
     fn watch_stall(&mut self, event: crate::scheduler::Event) -> bool {
-        if self.same_instant == 1 || self.same_instant + STALL_SAMPLE == self.stall_bound + 1 {
+        let handled = self.events - 1;
+        if self.watched_at != Some(event.time()) {
+            // The clock moved since the last look: count from here.
+            self.watched_at = Some(event.time());
+            self.watched_since = handled;
+            self.watch_mask = self.watch_every - 1;
+            return false;
+        }
+        // At least this many events in a row at this instant (those before
+        // the first look at it are not counted).
+        let in_a_row = handled - self.watched_since;
+        if in_a_row + STALL_SAMPLE < self.stall_bound {
+            return false;
+        }
+        if self.watch_mask != 0 {
+            // Near the bound: look at every event from now on.
+            self.watch_mask = 0;
             self.stall_nodes.clear();
             self.stall_counts = self.stats.iter().map(NodeStats::activity).collect();
         }
-        if self.same_instant <= self.stall_bound {
+        if in_a_row < self.stall_bound {
             self.stall_nodes.push(event.node() as u32);
             return false;
         }
@@ -471,7 +506,7 @@ impl Simulation {
         nodes.dedup();
         self.stall = Some(Box::new(Stall {
             at: self.core.now,
-            events: self.stall_bound,
+            events: in_a_row,
             nodes: nodes.iter().map(|&n| self.node_id(n as usize).to_string()).collect(),
         }));
         true
@@ -480,8 +515,9 @@ impl Simulation {
     /// Runs every event up to and including `until`, then sets the clock
     /// there; or stops where the watchdog stopped it.
     pub fn run_until(&mut self, until: SimTime) -> Result<(), Stall> {
+        self.stalled()?;
         while self.core.scheduler.peek_time().is_some_and(|t| t <= until) {
-            if !self.step() {
+            if !self.handle_next() {
                 break;
             }
         }
@@ -493,12 +529,13 @@ impl Simulation {
     /// Like `run_until`, but stops after `max_events` events. Returns whether
     /// `until` was reached.
     pub fn run_until_bounded(&mut self, until: SimTime, max_events: u64) -> Result<bool, Stall> {
+        self.stalled()?;
         let mut left = max_events;
         while self.core.scheduler.peek_time().is_some_and(|t| t <= until) {
             if left == 0 {
                 return Ok(false);
             }
-            if !self.step() {
+            if !self.handle_next() {
                 break;
             }
             left -= 1;
@@ -518,7 +555,7 @@ impl Simulation {
 
     /// Passes on what blocks reported (gates hear of processed and dropped
     /// messages) and serves the wakes that queued up, until nothing is left.
-    #[inline]
+    #[inline(always)]
     fn settle(&mut self) {
         if self.core.outbox.is_empty() && self.wakes.is_empty() {
             return;
