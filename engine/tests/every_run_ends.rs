@@ -106,19 +106,25 @@ fn validation_refuses_closed_loops_that_can_never_take_time() {
     assert_eq!(draft.validate_draft().map(|gaps| gaps.len()), Ok(1), "only the queue's missing edge");
 }
 
+/// A producer of `arrivals` straight into a consumer of 1000 workers
+/// serving in `service` seconds.
+fn into_consumer(arrivals: serde_json::Value, service: f64) -> Simulation {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": arrivals}),
+            json!({"id": "c", "kind": "consumer", "workers": 1000, "service_time": {"dist": "fixed", "value": service}}),
+        ],
+        &[("p", "c")],
+    );
+    Simulation::new(scenario, 7).unwrap()
+}
+
 /// On/off periods that binary floating point cannot write exactly: the
 /// next arrival once came out no later than the last, for ever.
 #[test]
 fn on_off_producers_with_inexact_periods_run_on() {
     let on_off = |rate: f64, on: f64, off: f64| {
-        let scenario = graph(
-            vec![
-                json!({"id": "p", "kind": "producer", "arrivals": {"process": "on_off", "rate_per_s": rate, "on_s": on, "off_s": off}}),
-                json!({"id": "c", "kind": "consumer", "workers": 100, "service_time": {"dist": "fixed", "value": 0.001}}),
-            ],
-            &[("p", "c")],
-        );
-        Simulation::new(scenario, 7).unwrap()
+        into_consumer(json!({"process": "on_off", "rate_per_s": rate, "on_s": on, "off_s": off}), 0.001)
     };
     // Built, then run: both once looped for ever.
     let mut sim = on_off(1.0, 0.1, 0.1);
@@ -141,14 +147,7 @@ fn on_off_producers_with_inexact_periods_run_on() {
 #[test]
 fn falling_ramps_draw_the_next_arrival_at_once() {
     let ramp = |from: f64, to: f64, over: f64| {
-        let scenario = graph(
-            vec![
-                json!({"id": "p", "kind": "producer", "arrivals": {"process": "ramp", "from_per_s": from, "to_per_s": to, "over_s": over}}),
-                json!({"id": "c", "kind": "consumer", "workers": 1000, "service_time": {"dist": "fixed", "value": 0}}),
-            ],
-            &[("p", "c")],
-        );
-        Simulation::new(scenario, 3).unwrap()
+        into_consumer(json!({"process": "ramp", "from_per_s": from, "to_per_s": to, "over_s": over}), 0.0)
     };
     let mut sim = ramp(1e9, 1e-9, 1e-6);
     assert_eq!(sim.run_until_bounded(SimTime::from_secs_f64(1e6), 10_000), Ok(true));
