@@ -1,6 +1,17 @@
 #!/usr/bin/env bash
 # Runs every test stage, keeps going past a failing one, and ends with one
 # summary line over all of them. Exits non-zero if anything failed.
+#
+# A stage passes only if all of these hold (docs/testing.md):
+# - it ends within its time limit (a hang is killed and named);
+# - it exits 0;
+# - it reports at least its expected number of tests (a stage that ran
+#   nothing, or printed nothing, fails);
+# - it reports no failed test, whatever its exit status.
+#
+#   scripts/test.sh                 every stage of the project
+#   scripts/test.sh --stages FILE   the stages FILE declares instead (the
+#                                   runner's own tests, scripts/test-runner.sh)
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,42 +20,69 @@ passed=0
 failed=0
 broken=()
 
+# stage NAME MIN_TESTS LIMIT_SECONDS COMMAND...
 stage() {
-  local name=$1; shift
-  printf '\n\033[1m== %s\033[0m\n' "$name"
-  "$@" 2>&1 | tee "$log/$name.out"
+  local name=$1 min=$2 limit=$3; shift 3
+  printf '\n\033[1m== %s\033[0m (at least %s tests, at most %s s)\n' "$name" "$min" "$limit"
+  timeout --kill-after=30 "$limit" "$@" 2>&1 | tee "$log/$name.out"
   local rc=${PIPESTATUS[0]}
-  local p f
+  local p f why=()
   # cargo: "test result: ok. 7 passed; 0 failed"; node: "ℹ pass 3" / "ℹ fail 0".
-  p=$(grep -Eo '([0-9]+) passed;' "$log/$name.out" | awk '{s+=$1} END {print s+0}')
-  f=$(grep -Eo '([0-9]+) failed;' "$log/$name.out" | awk '{s+=$1} END {print s+0}')
-  p=$((p + $(grep -Eo '^ℹ pass [0-9]+' "$log/$name.out" | awk '{s+=$3} END {print s+0}')))
-  f=$((f + $(grep -Eo '^ℹ fail [0-9]+' "$log/$name.out" | awk '{s+=$3} END {print s+0}')))
+  p=$(grep -aEo '([0-9]+) passed;' "$log/$name.out" | awk '{s+=$1} END {print s+0}')
+  f=$(grep -aEo '([0-9]+) failed;' "$log/$name.out" | awk '{s+=$1} END {print s+0}')
+  p=$((p + $(grep -aEo '^ℹ pass [0-9]+' "$log/$name.out" | awk '{s+=$3} END {print s+0}')))
+  f=$((f + $(grep -aEo '^ℹ fail [0-9]+' "$log/$name.out" | awk '{s+=$3} END {print s+0}')))
+  if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+    why+=("did not end within its limit of $limit s")
+  elif [ "$rc" -ne 0 ]; then
+    why+=("exited with status $rc")
+  fi
+  [ -s "$log/$name.out" ] || why+=("printed nothing")
+  [ "$f" -gt 0 ] && why+=("reported $f failed test(s)")
+  [ "$p" -lt "$min" ] && why+=("reported $p passing test(s), expected at least $min")
   passed=$((passed + p))
   failed=$((failed + f))
-  if [ "$rc" -ne 0 ]; then
+  if [ ${#why[@]} -gt 0 ]; then
     broken+=("$name")
-    # A stage that died before reporting still counts as a failure.
+    # A stage that failed without naming a failed test still counts as one.
     [ "$f" -eq 0 ] && failed=$((failed + 1))
+    local line="stage $name failed: ${why[0]}" reason
+    for reason in "${why[@]:1}"; do line+="; $reason"; done
+    echo "$line" >> "$log/reasons"
+    printf '\033[1;31m%s\033[0m\n' "$line"
   fi
 }
 
-# The page crate too: its pure parts (the inspector's field table and edits)
-# have unit tests that run natively.
-stage native cargo test --workspace
-# The fuzz targets again, in release and for longer: random graphs of every
-# block and damaged scenario files.
-stage fuzz env PROPTEST_CASES="${FUZZ_CASES:-20000}" cargo test --release -p sluice-engine --test fuzz
-stage wasm bash -c 'cd engine && cargo test --target wasm32-unknown-unknown --test wasm'
-stage bundle trunk build --release --offline
-if [[ " ${broken[*]} " == *" bundle "* ]]; then
-  echo "skipping the end-to-end tests: the bundle did not build"
+if [ "${1:-}" = --stages ]; then
+  # shellcheck source=/dev/null
+  source "$2"
 else
-  stage e2e npm run --silent e2e
+  # Golden files are rewritten by hand only (SLUICE_BLESS=1), never here.
+  unset SLUICE_BLESS
+  # The runner's own rules first: a runner that passes on nothing would
+  # make every figure below meaningless.
+  stage runner 6 300 scripts/test-runner.sh
+  # The page crate too: its pure parts (the inspector's field table and
+  # edits) have unit tests that run natively. --no-fail-fast: a failing
+  # test binary does not hide the ones after it.
+  stage native 190 900 cargo test --workspace --no-fail-fast
+  # The fuzz targets again, in release and for longer: random graphs of
+  # every block and damaged scenario files.
+  stage fuzz 4 900 env PROPTEST_CASES="${FUZZ_CASES:-20000}" cargo test --release --no-fail-fast -p sluice-engine --test fuzz
+  stage wasm 4 900 bash -c 'cd engine && cargo test --target wasm32-unknown-unknown --test wasm'
+  stage bundle 0 900 trunk build --release --offline
+  if [[ " ${broken[*]} " == *" bundle "* ]]; then
+    echo "skipping the end-to-end tests: the bundle did not build"
+    broken+=("e2e")
+    failed=$((failed + 1))
+  else
+    stage e2e 39 1200 node --test --test-concurrency=1 --test-reporter=spec e2e/*.test.mjs
+  fi
 fi
 
 echo
 if [ ${#broken[@]} -gt 0 ]; then
+  [ -f "$log/reasons" ] && cat "$log/reasons"
   echo "failing stages: ${broken[*]}"
 fi
 echo "summary: $passed passed, $failed failed"

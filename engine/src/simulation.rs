@@ -923,9 +923,15 @@ impl Simulation {
             Node::Dispatcher(_, pool, ps) => pool.on_service_done(slot, &mut pool_ctx!(self, c, ps)),
             _ => return,
         };
+        let sink = self.outputs[c].is_empty();
         if let (Served::Done, Node::Dispatcher(d, pool, _)) = (&served, &mut self.nodes[c]) {
             if let (true, Some(msg)) = (d.gates_its_messages(), pool.message(slot)) {
                 d.send_finished(msg);
+                if sink {
+                    // No block after it to process the message and reply:
+                    // it was processed here, and the reply is now.
+                    d.replied(msg);
+                }
             }
         }
         match served {

@@ -180,7 +180,8 @@ fn random_scenario() -> impl Strategy<Value = Scenario> {
             let mut pick = picks.iter().cycle();
             for i in 0..n - 2 {
                 let is_router = nodes[i]["kind"] == "router";
-                let is_consumer = nodes[i]["kind"] == "consumer";
+                // Consumers and dispatchers may have no output.
+                let is_consumer = nodes[i]["kind"] == "consumer" || nodes[i]["kind"] == "dispatcher";
                 let outs = if is_router { 2 } else { 1 };
                 let mut targets = Vec::new();
                 for _ in 0..outs {
@@ -189,7 +190,7 @@ fn random_scenario() -> impl Strategy<Value = Scenario> {
                         targets.push(t);
                     }
                 }
-                // A consumer in the middle may also be a sink.
+                // A consumer or dispatcher in the middle may also be a sink.
                 if is_consumer && pick.next().unwrap().index(2) == 0 {
                     continue;
                 }
