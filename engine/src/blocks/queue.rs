@@ -30,8 +30,9 @@
 //!   nothing left to send, so it settles as if it had just sent (`emptied`).
 //! - Each state has a reaction (`reactions`), in force in that state and
 //!   every more severe one: `thin` discards the queued droppable messages on
-//!   entry and droppable arrivals while it lasts (video frames go, audio and
-//!   control stay); `pause_input` asks the producers feeding the queue to
+//!   entry and droppable arrivals while it lasts and sending would block
+//!   (video frames go, audio and control stay; an emptied queue whose next
+//!   block has room again takes the next frame and tries to send it); `pause_input` asks the producers feeding the queue to
 //!   pause (they stop if their `backpressure` is `pause`); `disconnect`
 //!   drops everything queued (`disconnect`) and every arrival until a new
 //!   client connects `reconnect_after_s` later (`disconnected`), the new
@@ -394,7 +395,11 @@ impl Queue {
             ctx.drop_message(msg, DropReason::Disconnected);
             return QueueOffer::Taken(None);
         }
-        if msg.droppable && self.thinning() {
+        // Thinning drops what arrives while sending would block. An
+        // Overloaded queue that has emptied and been woken would not: it
+        // takes the message and tries to send it, and that send, taken,
+        // returns it to Ready (it only ever improves after a real send).
+        if msg.droppable && self.thinning() && self.waiting_for_room {
             ctx.stats.arrived += 1;
             ctx.drop_message(msg, DropReason::Thinned);
             return QueueOffer::Taken(None);
