@@ -356,29 +356,54 @@ impl Watch {
         Verdict { passed: results.iter().all(|r| r.passed), results }
     }
 
-    fn value(&self, j: &Judged, run: usize, runs: &[&Simulation]) -> Option<f64> {
-        let sim = runs.get(run)?;
-        let before = self.start.get(run)?.get(j.node)?;
-        Some(figure_since(sim, j.node, j.figure, before))
+    /// The figure on one run: `Err` when that run is missing, `Ok(None)`
+    /// when the figure has no value.
+    fn value(&self, j: &Judged, run: usize, runs: &[&Simulation]) -> Result<Option<f64>, ()> {
+        let sim = runs.get(run).ok_or(())?;
+        let before = self.start.get(run).and_then(|r| r.get(j.node)).ok_or(())?;
+        Ok(figure_since(sim, j.node, j.figure, before))
     }
 
     fn judge(&self, j: &Judged, runs: &[&Simulation]) -> CheckResult {
         let c = &j.check;
         let who = if runs.len() > 1 { format!("{} ", if j.run == 1 { "B:" } else { "A:" }) } else { String::new() };
-        let Some(value) = self.value(j, j.run, runs) else {
+        let Ok(value) = self.value(j, j.run, runs) else {
             return CheckResult { text: format!("{who}{} {}: not running", c.node, c.figure), passed: false };
         };
         let mut bounds = Vec::new();
-        let mut passed = within(value, c.at_least, c.at_most, "", &mut bounds);
-        let mut text = format!("{who}{} {} = {}", c.node, c.figure, number(value));
+        let shown = |v: Option<f64>| v.map_or_else(|| "no value".to_string(), number);
+        // No value meets no bound: a mean over nothing is not 0.
+        let mut passed = within(value.unwrap_or(f64::NAN), c.at_least, c.at_most, "", &mut bounds) && value.is_some();
+        let mut text = format!("{who}{} {} = {}", c.node, c.figure, shown(value));
+        if value.is_none() {
+            text.push_str(&format!(" ({})", no_value_because(j.figure)));
+        }
         if c.b_over_a_at_least.is_some() || c.b_over_a_at_most.is_some() {
-            let a = self.value(j, 0, runs).unwrap_or(f64::NAN);
-            let b = self.value(j, 1, runs).unwrap_or(f64::NAN);
-            let ratio = if a == 0.0 && b == 0.0 { 1.0 } else { b / a };
-            passed &= within(ratio, c.b_over_a_at_least, c.b_over_a_at_most, "B/A ", &mut bounds);
-            text = format!("{} {}: A {}, B {}, B/A = {}", c.node, c.figure, number(a), number(b), number(ratio));
+            let a = self.value(j, 0, runs).ok().flatten();
+            let b = self.value(j, 1, runs).ok().flatten();
+            // B/A over an A of 0 (or no value) says nothing: it fails.
+            let ratio = match (a, b) {
+                (Some(a), Some(b)) if a != 0.0 => Some(b / a),
+                _ => None,
+            };
+            passed = within(ratio.unwrap_or(f64::NAN), c.b_over_a_at_least, c.b_over_a_at_most, "B/A ", &mut bounds)
+                && ratio.is_some()
+                && (c.at_least.is_none() && c.at_most.is_none() || passed);
+            text = format!("{} {}: A {}, B {}, B/A = {}", c.node, c.figure, shown(a), shown(b), shown(ratio));
+            if ratio.is_none() {
+                text.push_str(" (A gives nothing to compare with)");
+            }
         }
         CheckResult { text: format!("{text} ({})", bounds.join(", ")), passed }
+    }
+}
+
+/// Why a figure has no value.
+fn no_value_because(figure: Figure) -> &'static str {
+    match figure {
+        Figure::MeanWait | Figure::MeanSojourn => "nothing departed",
+        Figure::DropFraction => "nothing arrived",
+        _ => "no time passed",
     }
 }
 
@@ -430,34 +455,27 @@ fn number(v: f64) -> String {
 }
 
 /// `figure` of `node` since the reading `before`.
-fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Reading) -> f64 {
+/// A figure since the step began, or `None` where it has no value: a mean
+/// over no departures, a fraction of no arrivals, a rate over no time. A
+/// check on no value fails: silence is not a result.
+fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Reading) -> Option<f64> {
     let now = Reading::of(sim, node);
     let stats = sim.stats(node);
     let span_s = now.t_s - before.t_s;
     let departed = now.departed.saturating_sub(before.departed);
-    let per_departure = |sum_now: f64, sum_before: f64| if departed > 0 { (sum_now - sum_before) / departed as f64 } else { 0.0 };
+    let per_departure = |sum_now: f64, sum_before: f64| (departed > 0).then(|| (sum_now - sum_before) / departed as f64);
     let dropped = || now.dropped.iter().zip(&before.dropped).map(|(n, b)| n.saturating_sub(*b)).sum::<u64>() as f64;
-    match figure {
+    let value = match figure {
         Figure::Arrived => now.arrived.saturating_sub(before.arrived) as f64,
         Figure::Departed => departed as f64,
         Figure::Dropped(None) => dropped(),
         Figure::DropFraction => {
             let arrived = now.arrived.saturating_sub(before.arrived);
-            if arrived > 0 {
-                dropped() / arrived as f64
-            } else {
-                0.0
-            }
+            return (arrived > 0).then(|| dropped() / arrived as f64);
         }
         Figure::Dropped(Some(reason)) => now.dropped[reason as usize].saturating_sub(before.dropped[reason as usize]) as f64,
         Figure::Disconnects => now.disconnects.saturating_sub(before.disconnects) as f64,
-        Figure::Throughput => {
-            if span_s > 0.0 {
-                departed as f64 / span_s
-            } else {
-                0.0
-            }
-        }
+        Figure::Throughput => return (span_s > 0.0).then(|| departed as f64 / span_s),
         Figure::Depth => stats.depth_messages.value() as f64,
         Figure::MaxDepth => {
             let since = before.t_s;
@@ -472,8 +490,8 @@ fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Reading)
                 stats.depth_messages.value() as f64
             }
         }
-        Figure::MeanWait => per_departure(now.residence_s, before.residence_s),
-        Figure::MeanSojourn => per_departure(now.sojourn_s, before.sojourn_s),
+        Figure::MeanWait => return per_departure(now.residence_s, before.residence_s),
+        Figure::MeanSojourn => return per_departure(now.sojourn_s, before.sojourn_s),
         Figure::InFlight => sim.node_report(node).in_flight.unwrap_or(0) as f64,
         Figure::Credits => sim.node_report(node).credits.unwrap_or(0) as f64,
         Figure::Paused => f64::from(u8::from(sim.node_report(node).paused == Some(true))),
@@ -485,7 +503,8 @@ fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Reading)
             let log = sim.transitions().entries().rev().take(new);
             log.filter(|t| t.node == node && t.to == state).count() as f64
         }
-    }
+    };
+    Some(value)
 }
 
 /// A lesson: its text and its scenario.
@@ -648,6 +667,52 @@ mod tests {
         assert!(Figure::parse("in.Asleep").unwrap_err().contains("no state \"Asleep\""));
         assert!(Figure::parse("dropped.lost").unwrap_err().contains("thinned"));
         assert!(Figure::parse("speed").unwrap_err().contains("no figure \"speed\""));
+    }
+
+    /// A producer into a consumer that takes `service_s` to serve.
+    fn served_in(service_s: f64) -> Simulation {
+        let scenario = Scenario::from_value(serde_json::json!({"version": 1, "nodes": [
+            {"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 10}},
+            {"id": "c", "kind": "consumer", "workers": 1000, "service_time": {"dist": "fixed", "value": service_s}}],
+            "edges": [{"from": "p", "to": "c"}]}))
+        .unwrap();
+        Simulation::new(scenario, 1).unwrap()
+    }
+
+    fn step(checks: serde_json::Value, compare: bool) -> Step {
+        serde_json::from_value(serde_json::json!({"try": "t", "expect": "e", "compare": compare, "within_s": 10, "check": checks}))
+            .unwrap()
+    }
+
+    #[test]
+    fn a_mean_over_nothing_is_no_value_and_meets_no_bound() {
+        // Nothing finishes within the step: no mean sojourn, no throughput
+        // worth the name; "at most" must not pass on that silence.
+        let mut sim = served_in(1000.0);
+        let step = step(serde_json::json!([{"node": "c", "figure": "mean_sojourn_s", "at_most": 1.0}]), false);
+        let watch = Watch::start(&step, &[&sim]).unwrap();
+        sim.run_until(watch.judge_at).unwrap();
+        let verdict = watch.verdict(&[&sim]);
+        assert!(!verdict.passed);
+        assert_eq!(verdict.results[0].text, "c mean_sojourn_s = no value (nothing departed) (at most 1)");
+        // When something departs, the same check reads its mean.
+        let mut sim = served_in(0.5);
+        let watch = Watch::start(&step, &[&sim]).unwrap();
+        sim.run_until(watch.judge_at).unwrap();
+        assert!(watch.verdict(&[&sim]).passed);
+    }
+
+    #[test]
+    fn a_ratio_over_nothing_fails() {
+        // A delivers nothing: B/A is no comparison, whatever B does.
+        let (mut a, mut b) = (served_in(1000.0), served_in(0.1));
+        let step = step(serde_json::json!([{"node": "c", "figure": "departed", "b_over_a_at_least": 2.0}]), true);
+        let watch = Watch::start(&step, &[&a, &b]).unwrap();
+        a.run_until(watch.judge_at).unwrap();
+        b.run_until(watch.judge_at).unwrap();
+        let verdict = watch.verdict(&[&a, &b]);
+        assert!(!verdict.passed, "{verdict:?}");
+        assert!(verdict.results[0].text.contains("B/A = no value (A gives nothing to compare with)"), "{verdict:?}");
     }
 
     #[test]
