@@ -40,8 +40,8 @@ fn queue_block() -> impl Strategy<Value = Value> {
 /// A consumer with random workers, service time, time-out and retries,
 /// an outage, a slowdown, and perhaps a lifecycle.
 fn consumer_block() -> impl Strategy<Value = Value> {
-    (1u32..4, 0.0001f64..0.05, 0usize..6, any::<bool>(), prop::option::of(0.001f64..0.05), 0u32..3)
-        .prop_map(|(w, mean, variant, lifecycle, timeout, retries)| {
+    (1u32..4, 0.0001f64..0.05, 0usize..6, any::<bool>(), prop::option::of(0.001f64..0.05), 0u32..3, 0.0f64..1.0)
+        .prop_map(|(w, mean, variant, lifecycle, timeout, retries, at)| {
             let service = match variant {
                 0 => json!({"dist": "exponential", "mean": mean}),
                 1 => json!({"dist": "uniform", "min": 0.0, "max": mean * 2.0}),
@@ -50,12 +50,13 @@ fn consumer_block() -> impl Strategy<Value = Value> {
                             "b": {"dist": "exponential", "mean": mean * 5.0}}),
                 _ => json!({"dist": "fixed", "value": mean}),
             };
+            // Schedules at random, non-round instants.
             let mut c = json!({"kind": "consumer", "workers": w, "service_time": service,
-                               "outages": [{"from_s": 0.3, "to_s": 0.5}],
-                               "slowdowns": [{"from_s": 0.6, "to_s": 0.9, "factor": 4}],
+                               "outages": [{"from_s": 0.3 * at, "to_s": 0.3 * at + 0.2137}],
+                               "slowdowns": [{"from_s": 0.6 + 0.1 * at, "to_s": 0.9 + 0.3 * at, "factor": 1.0 + 3.0 * at}],
                                "max_retries": retries});
             if lifecycle {
-                c["lifecycle"] = json!({"initializing_s": 0.1, "shutdown_at_s": 1.7});
+                c["lifecycle"] = json!({"initializing_s": 0.1 * at + 0.0123, "shutdown_at_s": 1.7 - 0.4 * at});
             }
             if let Some(t) = timeout {
                 c["timeout_s"] = json!(t);
@@ -221,11 +222,14 @@ proptest! {
     fn random_graphs_keep_every_invariant(scenario in random_scenario(), seed in any::<u64>(),
                                           change_at in 0.1f64..1.5) {
         let mut sim = Simulation::new(scenario, seed).unwrap();
+        // A loop that takes no time is the watchdog's to stop, well within
+        // the step cap.
+        sim.set_stall_bound(50_000);
         let until = SimTime::from_secs_f64(2.0);
         let change = SimTime::from_secs_f64(change_at);
         let mut changed = false;
         let mut steps = 0u64;
-        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 200_000 {
+        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 400_000 {
             sim.step();
             steps += 1;
             if let Err(e) = sim.check_invariants() {
@@ -236,7 +240,12 @@ proptest! {
                 halve_limits(&mut sim);
             }
         }
-        let _ = sim.report().to_json_pretty();
+        // The run got to its end (or was stopped, saying where), not to the
+        // step cap.
+        prop_assert!(sim.stall().is_some() || sim.next_event_time().is_none_or(|t| t > until),
+                     "{steps} steps got to {} of 2 s\n{}", sim.now(), sim.scenario().to_json_pretty());
+        let report = sim.report();
+        prop_assert_eq!(report.totals.produced, report.totals.delivered + report.totals.dropped + report.totals.in_system);
     }
 
     /// Every run of every block either moves its clock on or is stopped by
