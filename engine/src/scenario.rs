@@ -285,6 +285,17 @@ fn in_document_order(errors: &mut [FieldError]) {
     errors.sort_by_key(|e| key(&e.path));
 }
 
+/// At most `MAX_REPORTED_ERRORS` of `errors`, and a last line saying how
+/// many more there were.
+fn at_most_reported(mut errors: Vec<FieldError>) -> ScenarioError {
+    if errors.len() > MAX_REPORTED_ERRORS {
+        let more = errors.len() - MAX_REPORTED_ERRORS;
+        errors.truncate(MAX_REPORTED_ERRORS);
+        errors.push(FieldError { path: String::new(), message: format!("and {more} more problems") });
+    }
+    ScenarioError { errors }
+}
+
 impl Scenario {
     /// Parses and validates a scenario file.
     pub fn from_json(text: &str) -> Result<Scenario, ScenarioError> {
@@ -320,8 +331,10 @@ impl Scenario {
     fn read(value: Value, draft: bool) -> Result<Scenario, ScenarioError> {
         let (scenario, typing) = Self::typed_from_value(value)?;
         if typing.errors.is_empty() {
-            scenario.check(draft)?;
-            return Ok(scenario);
+            return match scenario.check(draft) {
+                Ok(_) => Ok(scenario),
+                Err(e) => Err(at_most_reported(e.errors)),
+            };
         }
         let mut errors = typing.errors;
         if typing.placed {
@@ -345,12 +358,7 @@ impl Scenario {
             }
         }
         in_document_order(&mut errors);
-        if errors.len() > MAX_REPORTED_ERRORS {
-            let more = errors.len() - MAX_REPORTED_ERRORS;
-            errors.truncate(MAX_REPORTED_ERRORS);
-            errors.push(FieldError { path: String::new(), message: format!("and {more} more problems") });
-        }
-        Err(ScenarioError { errors })
+        Err(at_most_reported(errors))
     }
 
     /// Reads the typed fields. Fails outright only when the document is not

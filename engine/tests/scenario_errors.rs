@@ -182,3 +182,23 @@ fn what_a_file_says_is_echoed_escaped_and_short() {
     assert!(text.contains("\\u{7}bell"), "{text}");
     assert!(text.len() < 2_000, "{} bytes", text.len());
 }
+
+/// However many problems a file has, a refusal stays readable: the first
+/// 200, in document order, and how many more.
+#[test]
+fn a_file_with_thousands_of_problems_lists_the_first_two_hundred() {
+    let queue = |i: usize, soft: u64| json!({"id": format!("q{i}"), "kind": "queue", "soft_limit": {"messages": soft},
+                                              "hard_limit": {"messages": 1}});
+    // Range problems only (and the missing edges), then type problems too.
+    for soft in [json!(5), json!("five")] {
+        let nodes: Vec<serde_json::Value> = (0..1000).map(|i| {
+            let mut q = queue(i, 5);
+            q["soft_limit"]["messages"] = soft.clone();
+            q
+        }).collect();
+        let e = Scenario::from_value(json!({"version": 1, "nodes": nodes})).unwrap_err();
+        assert_eq!(e.errors.len(), 201, "{}", e.errors.len());
+        assert!(e.errors[0].path.starts_with("nodes[0]"), "{}", e.errors[0]);
+        assert!(e.errors[200].message.starts_with("and ") && e.errors[200].message.ends_with(" more problems"), "{}", e.errors[200]);
+    }
+}
