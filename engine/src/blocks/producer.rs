@@ -687,7 +687,8 @@ mod tests {
             // Non-round lengths, from a microsecond to a few seconds.
             let on = 1_000 + (rng.uniform() * 3e9) as u64;
             let off = if rng.uniform() < 0.1 { 0 } else { (rng.uniform() * 3e9) as u64 };
-            let now = (rng.uniform() * 1e11) as u64;
+            // From any instant up to 10^6 s.
+            let now = (rng.uniform() * 1e15) as u64;
             let need = (rng.uniform() * 1e10) as u64;
             let at = on_off_arrival(SimTime::from_nanos(now), SimDuration::from_nanos(need), SimDuration::from_nanos(on), SimDuration::from_nanos(off))
                 .as_nanos();
@@ -702,6 +703,45 @@ mod tests {
     fn an_on_off_clock_far_in_the_future_saturates() {
         let at = on_off_arrival(SimTime::from_nanos(u64::MAX - 5), SimDuration::from_nanos(u64::MAX), SimDuration::from_nanos(1_000), SimDuration::from_nanos(u64::MAX / 2));
         assert_eq!(at, SimTime::MAX);
+    }
+
+    /// The integral of a ramp's rate from `a` to `b` seconds, in closed form.
+    fn ramp_area(from: f64, to: f64, over: f64, a: f64, b: f64) -> f64 {
+        let rate = |t: f64| from + (to - from) * (t / over).min(1.0);
+        let (ra, rb) = (a.min(over), b.min(over));
+        let ramp = (rate(ra) + rate(rb)) / 2.0 * (rb - ra);
+        ramp + to * (b.max(over) - a.max(over))
+    }
+
+    /// From any instant up to 10^6 s, over random non-round ramps, rising
+    /// and falling: the next arrival is found in one step, is no earlier
+    /// than now, and the rate's integral up to it is the work drawn (or the
+    /// ramp ends at 0 before it is done, and there is no next arrival).
+    #[test]
+    fn a_ramp_finds_its_next_arrival_from_any_instant() {
+        let mut rng = SimRng::new(29);
+        for _ in 0..50_000 {
+            let scale = |r: &mut SimRng| libm::pow(10.0, r.uniform() * 15.0 - 6.0);
+            let (from, to) = (scale(&mut rng) * (rng.uniform() < 0.9) as u8 as f64, scale(&mut rng) * (rng.uniform() < 0.8) as u8 as f64);
+            let over = libm::pow(10.0, rng.uniform() * 12.0 - 6.0);
+            let now = rng.uniform() * 1e6;
+            let work = rng.exponential(1.0);
+            match ramp_arrival(now, work, from, to, over) {
+                Some(at) => {
+                    assert!(at >= now, "{at} before {now}");
+                    let area = ramp_area(from, to, over, now, at);
+                    // Within a millionth, or what the resolution of an
+                    // instant in seconds holds at the highest rate (far
+                    // below the nanosecond the engine rounds to).
+                    let resolution = 4.0 * f64::EPSILON * at.max(1.0) * from.max(to);
+                    assert!((area - work).abs() <= 1e-6 * work + resolution, "{from}→{to} over {over} from {now}: area {area}, work {work}");
+                }
+                None => {
+                    assert_eq!(to, 0.0, "only a ramp down to 0 stops");
+                    assert!(ramp_area(from, to, over, now, over.max(now)) < work * (1.0 + 1e-9));
+                }
+            }
+        }
     }
 
     #[test]
