@@ -260,9 +260,16 @@ impl Session {
     /// Whether to play again: the watchdog had paused the page, and the run
     /// is no longer stopped.
     fn resumes(&mut self) -> bool {
-        let resume = self.paused_by_watchdog && self.stall().is_none();
+        let resume = self.paused_by_watchdog && !self.stopped();
         self.paused_by_watchdog &= !resume;
         resume
+    }
+
+    /// Whether the watchdog stopped A or B (every frame asks: no sentence
+    /// is written for it).
+    fn stopped(&self) -> bool {
+        self.sim.as_ref().is_some_and(|sim| sim.stall().is_some())
+            || self.comparison.as_ref().is_some_and(|b| b.sim.stall().is_some())
     }
 
     /// Why the watchdog stopped A or B, if it did, as a sentence.
@@ -696,7 +703,7 @@ pub fn app() -> Html {
                     let judged = s.judge();
                     // The watchdog stopped a run: the page stops with it,
                     // and its panel says why (the scenario stays editable).
-                    let stopped = s.stall().is_some();
+                    let stopped = s.stopped();
                     s.paused_by_watchdog |= stopped;
                     let reading = (now - clock_read_at.get() >= CLOCK_MS)
                         .then(|| ClockReading { time_s: a_now.as_secs_f64(), events: sim_events(&s) });

@@ -280,8 +280,9 @@ fn set_aside_at(doc: &mut Value, leaf: &Path, message: &str, template: Option<&V
             _ => false,
         };
     }
-    let replacement = template.and_then(|t| lookup_like(t, leaf)).filter(|_| stand_in(message).is_none()).cloned();
-    match (get_mut(doc, leaf), replacement.or_else(|| stand_in(message))) {
+    // A value of the expected type, else the template's.
+    let replacement = stand_in(message).or_else(|| template.and_then(|t| lookup_like(t, leaf)).cloned());
+    match (get_mut(doc, leaf), replacement) {
         (Some(slot), Some(value)) if *slot != value => {
             *slot = value;
             true

@@ -386,9 +386,10 @@ impl Watch {
                 (Some(a), Some(b)) if a != 0.0 => Some(b / a),
                 _ => None,
             };
-            passed = within(ratio.unwrap_or(f64::NAN), c.b_over_a_at_least, c.b_over_a_at_most, "B/A ", &mut bounds)
-                && ratio.is_some()
-                && (c.at_least.is_none() && c.at_most.is_none() || passed);
+            // The figure's own bounds, if any, still hold; the ratio's too.
+            let direct = c.at_least.is_none() && c.at_most.is_none() || passed;
+            let ratio_holds = within(ratio.unwrap_or(f64::NAN), c.b_over_a_at_least, c.b_over_a_at_most, "B/A ", &mut bounds);
+            passed = direct && ratio_holds && ratio.is_some();
             text = format!("{} {}: A {}, B {}, B/A = {}", c.node, c.figure, shown(a), shown(b), shown(ratio));
             if ratio.is_none() {
                 text.push_str(" (A gives nothing to compare with)");

@@ -433,12 +433,12 @@ impl Scenario {
         }
 
         top.insert("nodes".into(), Value::Array(Vec::new()));
-        let shell = template(&Scenario { version: SCENARIO_VERSION, name: String::new(), description: String::new(), seed: None, nodes: Vec::new(), edges: Vec::new() });
-        let mut scenario: Scenario = match crate::json_read::typed_all(Value::Object(top), "", Some(&shell)) {
+        let empty = Scenario { version: SCENARIO_VERSION, name: String::new(), description: String::new(), seed: None, nodes: Vec::new(), edges: Vec::new() };
+        let mut scenario: Scenario = match crate::json_read::typed_all(Value::Object(top), "", Some(&template(&empty))) {
             Ok(s) => s,
             Err(errors) => {
                 typing.errors.extend(errors);
-                Scenario { version: SCENARIO_VERSION, name: String::new(), description: String::new(), seed: None, nodes: Vec::new(), edges: Vec::new() }
+                empty
             }
         };
         scenario.nodes = nodes;
