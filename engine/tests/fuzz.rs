@@ -2,9 +2,15 @@
 //! 64 by default; CI runs more).
 //!
 //! - Random valid graphs of every block, run with a random seed: after
-//!   every event conservation and liveness hold, and nothing panics; a
-//!   random live change of a node's parameters midway changes nothing of
-//!   that.
+//!   every event conservation and liveness hold, every bounded quantity
+//!   keeps its bound (depth within capacity, in flight within the window,
+//!   busy workers within the pool), and nothing panics; a random live
+//!   change of a node's parameters midway changes nothing of that; each
+//!   run reaches its end time, not the step cap.
+//! - Progress: in the same graphs with every wait made bounded, a block
+//!   holding messages passes one on or drops one within a bounded
+//!   simulated time unless an outage, a down period or a lifecycle phase is
+//!   under way.
 //! - The same graphs run again counting flows, which turns off the event
 //!   loop's shortcuts for the common cases (a queue sending straight into
 //!   a consumer, a served message followed at once by the next): the
@@ -18,7 +24,9 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use sluice_engine::{Scenario, SimTime, Simulation};
+use sluice_engine::blocks::consumer::Phase;
+use sluice_engine::{BlockSpec, Node, Scenario, SimTime, Simulation};
+use std::collections::HashMap;
 
 /// A queue with random thresholds, capacity, policy, expiry and order.
 fn queue_block() -> impl Strategy<Value = Value> {
@@ -229,10 +237,11 @@ proptest! {
         let change = SimTime::from_secs_f64(change_at);
         let mut changed = false;
         let mut steps = 0u64;
+        let mut bounds = Bounds::default();
         while sim.next_event_time().is_some_and(|t| t <= until) && steps < 400_000 {
             sim.step();
             steps += 1;
-            if let Err(e) = sim.check_invariants() {
+            if let Err(e) = sim.check_invariants().and_then(|()| bounds.check(&sim)) {
                 panic!("{e}\nseed {seed}, change at {change_at}\nscenario: {}", sim.scenario().to_json_pretty());
             }
             if !changed && sim.now() >= change {
@@ -274,6 +283,50 @@ proptest! {
             }
             sim.check_invariants().map_err(TestCaseError::fail)?;
         }
+    }
+
+    /// Progress: a block holding messages (a queue, a consumer serving, a
+    /// link, a dispatcher) passes one on or drops one within a bounded
+    /// simulated time, unless an outage, a down period or a lifecycle phase
+    /// that serves nothing is under way somewhere. The graphs are the
+    /// random ones with every wait made bounded (service times, sizes and
+    /// links), so that the bound is a property of the graph, not luck.
+    #[test]
+    fn every_held_message_moves_within_a_bounded_time(scenario in random_scenario().prop_map(bounded_waits),
+                                                      seed in any::<u64>()) {
+        let patience = patience(&scenario);
+        let mut sim = Simulation::new(scenario, seed).unwrap();
+        sim.set_stall_bound(50_000);
+        let until = SimTime::from_secs_f64(6.0);
+        let n = sim.nodes().len();
+        let mut moved = vec![0u64; n];
+        let mut since = vec![SimTime::ZERO; n];
+        let mut held = vec![false; n];
+        let mut steps = 0u64;
+        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 1_000_000 {
+            sim.step();
+            steps += 1;
+            let now = sim.now();
+            let excused = excused(&sim);
+            for i in 0..n {
+                let stats = sim.stats(i);
+                let m = stats.departed + stats.dropped_total();
+                let holds = holds_messages(&sim.nodes()[i]);
+                // The clock starts when the block begins to hold.
+                let began = holds && !held[i];
+                held[i] = holds;
+                if excused || began || m != moved[i] || !holds {
+                    moved[i] = m;
+                    since[i] = now;
+                } else if now.as_secs_f64() - since[i].as_secs_f64() > patience {
+                    panic!("at {now}: \"{}\" has held messages since {} and passed on or dropped none \
+                            (patience {patience} s)\nseed {seed}\n{}",
+                           sim.node_id(i), since[i], sim.scenario().to_json_pretty());
+                }
+            }
+        }
+        prop_assert!(sim.stall().is_some() || sim.next_event_time().is_none_or(|t| t > until),
+                     "{steps} steps got to {} of 6 s", sim.now());
     }
 
     #[test]
@@ -374,6 +427,125 @@ fn halve_limits(sim: &mut Simulation) {
         sim.reconfigure(&id, block).unwrap();
         sim.check_invariants().unwrap();
     }
+}
+
+/// Every bounded quantity holds its bound: a queue's depth (capacity), a
+/// window's messages in flight per scope, a concurrency limiter's jobs, a
+/// consumer's busy workers, a resource pool's workers, a netsendq window.
+/// A live change may lower a bound below what is already there: a value
+/// above its bound must then never grow, only drain.
+#[derive(Default)]
+struct Bounds {
+    last: HashMap<(usize, usize), u64>,
+}
+
+impl Bounds {
+    fn check(&mut self, sim: &Simulation) -> Result<(), String> {
+        for (i, node) in sim.nodes().iter().enumerate() {
+            let mut values: Vec<(&str, u64, u64)> = Vec::new();
+            match (node, &sim.scenario().nodes[i].block) {
+                (Node::Queue(q), BlockSpec::Queue(spec)) if spec.capacity.messages > 0 => {
+                    values.push(("queued messages", q.len() as u64, spec.capacity.messages))
+                }
+                (Node::Window(w), BlockSpec::Window(spec)) if spec.max_messages > 0 => {
+                    values.extend(w.in_flight_by_scope().iter().map(|f| ("messages in flight", f.messages, spec.max_messages)))
+                }
+                (Node::ConcurrencyLimiter(l), _) => values.push(("jobs in flight", l.in_flight(), l.spec().max_in_flight)),
+                (Node::Consumer(c), _) => values.push(("busy workers", c.busy() as u64, c.spec().workers as u64)),
+                (Node::ResourcePool(p), _) => {
+                    let (idle, busy, creating) = p.counts();
+                    values.push(("workers", (idle + busy + creating) as u64, p.spec().max_total as u64))
+                }
+                (Node::Dispatcher(d, workers, _), _) => {
+                    values.push(("busy workers", workers.busy() as u64, workers.spec().workers as u64));
+                    values.extend(d.in_flight_by_window().into_iter().map(|(f, w)| ("sent and unanswered", f, w)));
+                }
+                _ => {}
+            }
+            for (slot, (what, value, bound)) in values.into_iter().enumerate() {
+                let last = self.last.insert((i, slot), value).unwrap_or(0);
+                if value > bound && value > last {
+                    return Err(format!("at {}: \"{}\" has {value} {what}, over its bound of {bound} (and up from {last})",
+                                       sim.now(), sim.node_id(i)));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Whether a block holds messages that it must pass on or drop.
+fn holds_messages(node: &Node) -> bool {
+    match node {
+        Node::Queue(q) => !q.is_empty(),
+        Node::Consumer(c) => c.busy() > 0,
+        Node::Link(l) => l.holds() > 0,
+        Node::Dispatcher(d, workers, _) => d.waiting() > 0 || workers.busy() > 0,
+        _ => false,
+    }
+}
+
+/// Whether something that lawfully holds messages for a while is under
+/// way: an outage, a link down, a host down, a consumer not yet or no
+/// longer serving.
+fn excused(sim: &Simulation) -> bool {
+    let now = sim.now().as_secs_f64();
+    sim.nodes().iter().any(|node| match node {
+        Node::Consumer(c) => c.in_outage() || c.phase() != Phase::Operational,
+        Node::Link(l) => !l.is_up(),
+        Node::Dispatcher(d, workers, _) => {
+            workers.in_outage() || d.spec().hosts_down.iter().any(|h| h.from_s <= now && now <= h.to_s)
+        }
+        _ => false,
+    })
+}
+
+/// The same graph with every wait bounded: service times uniform on
+/// [0, 2 × mean] (no unbounded tail), every message of one size, links
+/// fast enough that one message crosses in under 10 ms.
+fn bounded_waits(scenario: Scenario) -> Scenario {
+    let mut doc = serde_json::to_value(&scenario).unwrap();
+    for node in doc["nodes"].as_array_mut().unwrap() {
+        if let Some(service) = node.get_mut("service_time") {
+            let mean = service.get("mean").or(service.get("value")).and_then(Value::as_f64).unwrap_or(0.002);
+            *service = json!({"dist": "uniform", "min": 0.0, "max": 2.0 * mean});
+        }
+        if let Some(classes) = node.get_mut("classes").and_then(Value::as_array_mut) {
+            for class in classes {
+                class["size"] = json!({"dist": "fixed", "value": 500});
+            }
+        }
+        if node["kind"] == "link" {
+            let bw = node["bandwidth_bytes_per_s"].as_f64().unwrap_or(0.0);
+            if bw > 0.0 {
+                node["bandwidth_bytes_per_s"] = json!(bw.max(50_000.0));
+            }
+        }
+    }
+    Scenario::from_value(doc).unwrap_or_else(|e| panic!("the bounded graph is invalid: {e}"))
+}
+
+/// How long a block may lawfully hold messages without passing one on:
+/// the longest service (slowed down, retried after time-outs), the spans
+/// of the rate limiters a message may wait through, the latencies of
+/// windows, credits, links and pools, with room to spare.
+fn patience(scenario: &Scenario) -> f64 {
+    let doc = serde_json::to_value(scenario).unwrap();
+    let mut longest = 0.0f64;
+    let mut waits = 0.0;
+    for node in doc["nodes"].as_array().unwrap() {
+        if let Some(max) = node["service_time"]["max"].as_f64() {
+            let retries = node["max_retries"].as_f64().unwrap_or(0.0) + 1.0;
+            longest = longest.max(max * 4.0 * retries);
+        }
+        for rule in node["rules"].as_array().into_iter().flatten() {
+            waits += rule["span_s"].as_f64().unwrap_or(0.0);
+        }
+        for latency in ["ack_latency_s", "grant_latency_s", "latency_s", "create_s", "close_after_idle_s"] {
+            waits += node[latency].as_f64().unwrap_or(0.0);
+        }
+    }
+    1.0 + 2.0 * (longest + waits)
 }
 
 fn cases() -> u32 {

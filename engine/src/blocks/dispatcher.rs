@@ -321,6 +321,15 @@ impl Dispatcher {
         self.queues.iter().map(|q| (q.name.clone(), q.buffer.len() as u64)).collect()
     }
 
+    /// netsendq: each (host, type) queue's messages sent and not yet
+    /// answered, with the window that bounds them.
+    pub fn in_flight_by_window(&self) -> Vec<(u64, u64)> {
+        self.queues
+            .iter()
+            .map(|q| (q.in_flight, self.spec.windows.get(self.class_name(q.class)).copied().unwrap_or(1)))
+            .collect()
+    }
+
     fn class_name(&self, class: usize) -> &str {
         self.map.class_names.get(class).map_or("?", String::as_str)
     }

@@ -172,6 +172,12 @@ impl Window {
         self.total
     }
 
+    /// What each scope has in flight (one entry per destination or class
+    /// seen, or one for a shared window).
+    pub fn in_flight_by_scope(&self) -> &[InFlight] {
+        &self.in_flight
+    }
+
     fn slot(&mut self, key: usize) -> &mut InFlight {
         if self.in_flight.len() <= key {
             self.in_flight.resize(key + 1, InFlight::default());
