@@ -8,11 +8,12 @@ use crate::rng::SimRng;
 use crate::scheduler::{EventKind, Scheduler};
 use crate::time::{SimDuration, SimTime};
 
-/// What every block shares: the clock, the random stream, the scheduler,
+/// What every block shares: the clock, the random streams, the scheduler,
 /// the transition log and the outbox of notices.
 pub struct Core {
     pub now: SimTime,
-    pub rng: SimRng,
+    /// One random stream per node, by node index.
+    pub rngs: Vec<SimRng>,
     pub scheduler: Scheduler,
     pub log: TransitionLog,
     /// What blocks report for the simulation to pass on once the handler
@@ -39,6 +40,12 @@ pub enum Notice {
 }
 
 impl Context<'_> {
+    /// This node's random stream.
+    #[inline]
+    pub fn rng(&mut self) -> &mut SimRng {
+        &mut self.core.rngs[self.node]
+    }
+
     /// Schedules an event for this node after `delay`.
     pub fn schedule_in(&mut self, delay: SimDuration, kind: EventKind, data: u32) {
         self.core.scheduler.schedule(self.core.now + delay, self.node, kind, data);

@@ -208,6 +208,11 @@ const STATES: &[&str] =
     &["Ready", "Overloaded", "SoftLimit", "HardLimit", "Initializing", "Operational", "ShuttingDown", "ShutDown"];
 
 impl Figure {
+    /// Whether the figure counts events since the step began.
+    fn is_counter(self) -> bool {
+        matches!(self, Figure::Arrived | Figure::Departed | Figure::Dropped(_) | Figure::Disconnects | Figure::Entered(_))
+    }
+
     /// Reads a figure's name: `arrived`, `departed`, `dropped`,
     /// `dropped.REASON`, `drop_fraction`, `disconnects`, `throughput_per_s`, `depth`,
     /// `max_depth`, `mean_depth`, `mean_wait_s`, `mean_sojourn_s`,
@@ -558,7 +563,23 @@ impl Lesson {
             scenario = apply(&scenario, &step.changes).map_err(at)?;
             let runs = if step.compare { 2 } else { 1 };
             for check in &step.check {
-                judged(check, &scenario, runs).map_err(at)?;
+                let judged = judged(check, &scenario, runs).map_err(at)?;
+                // "At least 1" of a counter shows that something happened
+                // once, not that the lesson's mechanism is at work.
+                if judged.figure.is_counter() && check.at_least.is_some_and(|bound| bound <= 1.0) {
+                    return Err(at(format!(
+                        "check on {} {}: a count at least 1 proves little; bound it by what the lesson expects",
+                        check.node, check.figure
+                    )));
+                }
+            }
+            // A run that stalls reads zeros and passes every upper bound:
+            // each step must also bound something from below.
+            let from_below = step.check.iter().any(|c| {
+                c.at_least.is_some_and(|bound| bound > 0.0) || c.b_over_a_at_least.is_some_and(|bound| bound > 0.0)
+            });
+            if !from_below {
+                return Err(at("no check bounds a figure from below, so a run where nothing moves would pass it".into()));
             }
         }
         if t.compare.is_some() {

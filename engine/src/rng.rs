@@ -1,6 +1,8 @@
 //! The seeded random stream of a run.
 //!
-//! Guarantees: one seed gives one sequence of numbers on every platform. The
+//! Guarantees: one seed gives one sequence of numbers on every platform;
+//! a run gives every node a stream of its own, picked by the seed and the
+//! node's name. The
 //! generator is PCG (64-bit multiplier, 128-bit state); uniform floats take
 //! the top 53 bits; logarithms and exponentials come from `libm`, never from
 //! the platform, so native and WebAssembly runs agree to the bit.
@@ -16,6 +18,17 @@ pub struct SimRng {
 impl SimRng {
     pub fn new(seed: u64) -> Self {
         SimRng { inner: Pcg64Mcg::seed_from_u64(seed) }
+    }
+
+    /// The stream of the node named `id` in a run seeded with `seed`. Each
+    /// node draws from its own stream, chosen by its name, so a node's
+    /// draws do not depend on where it stands in the file or on what other
+    /// nodes exist (adding a producer leaves the others' arrivals as they
+    /// were).
+    pub fn for_node(seed: u64, id: &str) -> Self {
+        // FNV-1a: stable across platforms and versions, unlike std's hasher.
+        let name = id.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x0100_0000_01b3));
+        SimRng::new(seed ^ name)
     }
 
     /// A uniform draw in [0, 1).

@@ -231,13 +231,19 @@ impl Simulation {
             .zip(class_maps)
             .map(|((i, spec), classes)| build_node(&scenario, &outputs, &inputs, i, &spec.block, classes))
             .collect();
+        let rngs = scenario.nodes.iter().map(|node| SimRng::for_node(seed, &node.id)).collect();
+        // Nodes start in the order of their names, not of the file: what
+        // they schedule for the same instant then happens in an order that
+        // moving a node in the file cannot change.
+        let mut start_order: Vec<usize> = (0..n).collect();
+        start_order.sort_by(|&a, &b| scenario.nodes[a].id.cmp(&scenario.nodes[b].id));
         let mut sim = Simulation {
             scenario,
             seed,
             events: 0,
             core: Core {
                 now: SimTime::ZERO,
-                rng: SimRng::new(seed),
+                rngs,
                 scheduler: Scheduler::default(),
                 log: TransitionLog::new(TRANSITION_LOG_CAPACITY),
                 outbox: Vec::new(),
@@ -262,7 +268,7 @@ impl Simulation {
             stall_counts: Vec::new(),
             stall: None,
         };
-        for i in 0..n {
+        for i in start_order {
             match &mut sim.nodes[i] {
                 Node::Producer(p) => p.start(&mut ctx!(sim, i)),
                 Node::Link(l) => l.start(&mut ctx!(sim, i)),
@@ -683,7 +689,7 @@ impl Simulation {
                 taken
             }
             Node::Router(r) => {
-                let Some(k) = r.choose(&msg, &mut self.core.rng) else {
+                let Some(k) = r.choose(&msg, &mut self.core.rngs[to]) else {
                     let ctx = &mut ctx!(self, to);
                     ctx.stats.arrived += 1;
                     ctx.drop_message(msg, DropReason::NoRoute);
@@ -975,7 +981,7 @@ impl Simulation {
         // From here on nothing can fail: the general path is no longer an
         // option once the draw is made.
         let core = &mut self.core;
-        let attempt = consumer.draw_attempt(&mut core.rng);
+        let attempt = consumer.draw_attempt(&mut core.rngs[c]);
         queue.on_wake();
         consumer.serve_next(slot, entry.msg, attempt, &mut Context { core, node: c, stats: consumer_stats });
         queue.sent(entry, &mut Context { core, node: q, stats: queue_stats });

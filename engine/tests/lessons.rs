@@ -144,6 +144,22 @@ fn a_bad_lesson_is_refused_with_what_is_wrong() {
     assert!(bad_figure.verify().unwrap_err().contains("speed"));
 }
 
+#[test]
+fn a_lesson_that_would_pass_on_silence_is_refused() {
+    let mut silent = lesson(3);
+    // Only upper bounds: a run where nothing moves would meet them.
+    for check in &mut silent.text.steps[0].check {
+        check.at_least = None;
+        check.at_most.get_or_insert(1000.0);
+    }
+    assert!(silent.verify().unwrap_err().contains("step 1: no check bounds a figure from below"));
+    // A count of at least 1 is one event, not a mechanism at work.
+    let mut once = lesson(3);
+    once.text.steps[0].check[0].figure = "departed".into();
+    once.text.steps[0].check[0].at_least = Some(1.0);
+    assert!(once.verify().unwrap_err().contains("a count at least 1 proves little"));
+}
+
 /// The lesson index in Markdown, as `docs/lessons.md` holds it.
 fn index_page(lessons: &[Lesson]) -> String {
     let mut out = String::from(

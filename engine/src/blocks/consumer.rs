@@ -331,7 +331,7 @@ impl Consumer {
 
     #[inline]
     fn begin_attempt(&mut self, slot: u32, ctx: &mut Context) {
-        let attempt = self.draw_attempt(&mut ctx.core.rng);
+        let attempt = self.draw_attempt(ctx.rng());
         self.slots[slot as usize].cut_off = attempt.cut_off;
         self.schedule_end(slot, attempt, ctx);
     }

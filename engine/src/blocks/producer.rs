@@ -446,13 +446,13 @@ impl Producer {
         let after = |seconds: f64| Some(now + SimDuration::from_secs_f64(seconds));
         match &self.spec.arrivals {
             Arrivals::Constant { rate_per_s } => after(1.0 / rate_per_s),
-            Arrivals::Poisson { .. } => after(ctx.core.rng.exponential(self.mean_gap_s)),
+            Arrivals::Poisson { .. } => after(ctx.rng().exponential(self.mean_gap_s)),
             Arrivals::OnOff { on_s, off_s, .. } => {
-                let need = SimDuration::from_secs_f64(ctx.core.rng.exponential(self.mean_gap_s));
+                let need = SimDuration::from_secs_f64(ctx.rng().exponential(self.mean_gap_s));
                 Some(on_off_arrival(now, need, SimDuration::from_secs_f64(*on_s), SimDuration::from_secs_f64(*off_s)))
             }
             Arrivals::Ramp { from_per_s, to_per_s, over_s } => {
-                let work = ctx.core.rng.exponential(1.0);
+                let work = ctx.rng().exponential(1.0);
                 ramp_arrival(now.as_secs_f64(), work, *from_per_s, *to_per_s, *over_s).map(SimTime::from_secs_f64)
             }
             Arrivals::Trace { times_s } => {
@@ -487,7 +487,7 @@ impl Producer {
     /// A closed-loop client thinks, then sends.
     fn think_then_send(&mut self, ctx: &mut Context) {
         if let Arrivals::ClosedLoop { think, .. } = &self.spec.arrivals {
-            let t = think.sample(&mut ctx.core.rng);
+            let t = think.sample(ctx.rng());
             ctx.schedule_in(SimDuration::from_secs_f64(t), EventKind::Arrival, 0);
         }
     }
@@ -536,11 +536,11 @@ impl Producer {
 
     #[inline]
     fn make_message(&mut self, ctx: &mut Context) -> Message {
-        let class = if self.weights.len() == 1 { 0 } else { ctx.core.rng.weighted_index(&self.weights, self.total_weight) };
+        let class = if self.weights.len() == 1 { 0 } else { ctx.rng().weighted_index(&self.weights, self.total_weight) };
         let spec = &self.spec.classes[class];
         let size = match self.fixed_sizes.get(class) {
             Some(&Some(bytes)) => bytes,
-            _ => size_in_bytes(spec.size.sample(&mut ctx.core.rng)),
+            _ => size_in_bytes(spec.size.sample(ctx.rng())),
         };
         let mut gates = Gates::default();
         if self.is_closed_loop() {
