@@ -8,9 +8,20 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { withBrowser, open, screenshot } from './harness.mjs';
+import { withBrowser, open, screenshot, clock } from './harness.mjs';
 
 const env = withBrowser();
+
+/** Waits until the paused clock stands still (the last frame has drawn). */
+async function stands(page) {
+  let last = await clock(page);
+  for (;;) {
+    await page.waitForTimeout(150);
+    const now = await clock(page);
+    if (now.events === last.events) return;
+    last = now;
+  }
+}
 const lessonsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'lessons');
 const shared = JSON.parse(readFileSync(join(lessonsDir, '03-shared-window.json'), 'utf8'));
 
@@ -50,8 +61,8 @@ test('a comparing step runs A and B side by side, overlays their charts and tota
   await page.getByTestId('play').click();
   const table = page.getByTestId('ab-table');
   await table.waitFor();
-  await page.waitForTimeout(300);
-  assert.equal(await table.getByText('catching up').count(), 0);
+  // Paused, B catches up with A and the table says so.
+  await page.waitForFunction(() => !/catching up/.test(document.querySelector('[data-testid="ab-table"]')?.textContent ?? 'catching up'));
   assert.ok((await cell(page, 'ab-produced-a')) > 0 && (await cell(page, 'ab-produced-b')) > 0);
   const check = shared.steps[k - 1].check[0];
   await page.locator(`[data-testid="canvas-a"] [data-node="${check.node}"]`).click();
@@ -93,7 +104,7 @@ test('the A/B button compares an edit with the scenario as it was, both from tim
   await page.selectOption('[data-testid="speed"]', '100');
   await page.waitForFunction(() => Number(document.querySelector('[data-testid="ab-produced-b"]')?.textContent) > 2000, null, { timeout: 30_000 });
   await page.getByTestId('play').click();
-  await page.waitForTimeout(300);
+  await stands(page);
   const a = await cell(page, 'ab-produced-a');
   const b = await cell(page, 'ab-produced-b');
   assert.ok(a < 0.75 * b, `A made ${a}, B ${b}`);

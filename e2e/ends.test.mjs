@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
-import { withBrowser, open, screenshot } from './harness.mjs';
+import { withBrowser, open, screenshot, clockPasses } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -21,15 +21,6 @@ async function simulatedSeconds(page) {
   const m = text.match(/t = ([\d.]+) s/);
   assert.ok(m, `clock reads "${text}"`);
   return Number(m[1]);
-}
-
-/** Waits until the clock reads more than `seconds`. */
-async function clockPasses(page, seconds, timeout = 20000) {
-  await page.waitForFunction(
-    (s) => Number(/t = ([\d.]+) s/.exec(document.querySelector('[data-testid="clock"]')?.textContent ?? '')?.[1]) > s,
-    seconds,
-    { timeout },
-  );
 }
 
 test('share links that once froze the tab open, run and answer', async () => {

@@ -115,3 +115,38 @@ export function withBrowser() {
   });
   return env;
 }
+
+/** The clock as the page shows it: simulated seconds and events handled. */
+export async function clock(page) {
+  const text = await page.textContent('[data-testid="clock"]');
+  const m = text.match(/t = ([\d.]+) s · (\d+) events/);
+  assert.ok(m, `clock reads "${text}"`);
+  return { t: Number(m[1]), events: Number(m[2]) };
+}
+
+/** Waits until the clock reads more than `seconds` of simulated time. */
+export async function clockPasses(page, seconds, timeout = 20000) {
+  await page.waitForFunction(
+    (s) => Number(/t = ([\d.]+) s/.exec(document.querySelector('[data-testid="clock"]')?.textContent ?? '')?.[1]) > s,
+    seconds,
+    { timeout },
+  );
+}
+
+/** Waits until the number shown by `selector` exceeds `value`. */
+export async function numberPasses(page, selector, value, timeout = 20000) {
+  await page.waitForFunction(
+    ([sel, v]) => Number(document.querySelector(sel)?.textContent?.trim()) > v,
+    [selector, value],
+    { timeout },
+  );
+}
+
+/**
+ * Whether a running simulation is running: the clock moves on within
+ * `timeout` (read from the clock, not from a button's look).
+ */
+export async function clockMoves(page, timeout = 10000) {
+  const { t } = await clock(page);
+  await clockPasses(page, t, timeout);
+}

@@ -3,7 +3,7 @@
 // a refused value is explained inline and the last valid one stays.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, open, screenshot, number } from './harness.mjs';
+import { withBrowser, open, screenshot, number, clock, clockPasses, clockMoves } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -44,14 +44,18 @@ test('a parameter changed while running applies at once', async () => {
   // The producer's rate, live: from its default to a trickle.
   const rate = page.locator('[data-testid="param-arrivals-rate_per_s-number"]');
   assert.ok(Number(await rate.inputValue()) > 50);
-  await page.waitForTimeout(500);
+  await clockPasses(page, 0.5);
   await rate.fill('0.5');
-  await page.waitForTimeout(300);
-  const before = await number(page, '[data-testid="total-produced"]');
-  await page.waitForTimeout(1500);
-  const after = await number(page, '[data-testid="total-produced"]');
-  assert.ok(after - before <= 5, `at 0.5 a second, ${after - before} made in 1.5 s`);
-  assert.equal(await page.locator('[data-testid="play"]').getAttribute('aria-pressed'), 'true', 'still running');
+  // Judged over simulated time read from the clock: made per simulated
+  // second, whatever the machine's pace.
+  const [before, t0] = [await number(page, '[data-testid="total-produced"]'), (await clock(page)).t];
+  await clockPasses(page, t0 + 4);
+  const [after, t1] = [await number(page, '[data-testid="total-produced"]'), (await clock(page)).t];
+  // Poisson at 0.5 a second: over 4 s or so, 2 on average; 9 is beyond
+  // five standard deviations (the clock and the counter are read a frame
+  // apart, so allow a second more).
+  assert.ok(after - before <= 9, `at 0.5 a second, ${after - before} made in ${(t1 - t0).toFixed(2)} simulated s`);
+  await clockMoves(page);
 
   // The client's service time becomes log-normal: its spread appears, and
   // the mean is kept.

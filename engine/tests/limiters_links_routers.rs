@@ -103,6 +103,25 @@ fn a_concurrency_limit_caps_work_in_flight() {
     assert!((28.0..=30.5).contains(&rate), "{rate}");
     // The rest waited too long or found the queue full.
     assert!(r.nodes["q"].dropped.get("expired").copied().unwrap_or(0) + r.nodes["q"].dropped.get("overflow").copied().unwrap_or(0) > 800);
+    // The limiter counts what it let through, and shows what is in flight.
+    assert_eq!((r.nodes["limit"].arrived, r.nodes["limit"].departed), (r.nodes["c"].arrived, r.nodes["c"].arrived));
+    assert_eq!(r.nodes["limit"].in_flight, Some(r.nodes["c"].in_service));
+    assert!(r.nodes["limit"].mean_depth_messages > 2.5, "{}", r.nodes["limit"].mean_depth_messages);
+
+    // Lowered live to one: once the three under way finish, one at a time.
+    let mut spec = sim.scenario().nodes[idx(&sim, "limit")].block.clone();
+    if let sluice_engine::BlockSpec::ConcurrencyLimiter(l) = &mut spec {
+        l.max_in_flight = 1;
+    }
+    sim.reconfigure("limit", spec).unwrap();
+    run_checked(&mut sim, 61.0);
+    let before = sim.stats(c).departed;
+    for i in 1..=100 {
+        run_checked(&mut sim, 61.0 + i as f64 * 0.1);
+        assert!(sim.stats(c).in_service <= 1, "{} in service after lowering the limit to 1", sim.stats(c).in_service);
+    }
+    let rate = (sim.stats(c).departed - before) as f64 / 10.0;
+    assert!((9.0..=10.1).contains(&rate), "{rate} a second, one at a time");
 }
 
 fn through_link(link: Value) -> Simulation {
