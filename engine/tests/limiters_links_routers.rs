@@ -260,3 +260,29 @@ fn a_resource_pool_lends_at_most_its_resources_and_keeps_spares() {
     assert!((27.0..=30.0).contains(&rate), "{rate}");
     assert!(sim.report().nodes["q"].depth_messages > 300, "the rest waits");
 }
+
+#[test]
+fn a_router_changed_live_sends_by_its_new_weights() {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 100}}),
+            json!({"id": "r", "kind": "router", "policy": "by_weight", "weights": [1, 0]}),
+            consumer("left", 0.0, 100),
+            consumer("right", 0.0, 100),
+        ],
+        &[("p", "r"), ("r", "left"), ("r", "right")],
+    );
+    let mut sim = Simulation::new(scenario, 8).unwrap();
+    run_checked(&mut sim, 10.0);
+    let (left, right) = (idx(&sim, "left"), idx(&sim, "right"));
+    assert!(sim.stats(left).departed > 800);
+    assert_eq!(sim.stats(right).departed, 0, "a weight of 0 gets nothing");
+    let block = serde_json::from_value(json!({"kind": "router", "policy": "by_weight", "weights": [1, 3]})).unwrap();
+    sim.reconfigure("r", block).unwrap();
+    let (l0, r0) = (sim.stats(left).departed, sim.stats(right).departed);
+    run_checked(&mut sim, 110.0);
+    let (l, r) = ((sim.stats(left).departed - l0) as f64, (sim.stats(right).departed - r0) as f64);
+    // 10,000 messages split 1:3: the share of the right is 0.75 ± 0.0043.
+    let share = r / (l + r);
+    assert!((0.73..=0.77).contains(&share), "right got {share} of the messages after the change");
+}

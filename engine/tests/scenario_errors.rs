@@ -202,3 +202,35 @@ fn a_file_with_thousands_of_problems_lists_the_first_two_hundred() {
         assert!(e.errors[200].message.starts_with("and ") && e.errors[200].message.ends_with(" more problems"), "{}", e.errors[200]);
     }
 }
+
+/// The limits of a concurrency limiter and of a router's weights, at and
+/// past their edges.
+#[test]
+fn limiter_and_router_limits_are_named_at_their_edges() {
+    let with_middle = |block: serde_json::Value| {
+        let mut doc = base();
+        let mut block = block;
+        block["id"] = json!("middle");
+        doc["nodes"].as_array_mut().unwrap().push(block);
+        doc["edges"] = json!([{"from": "stream", "to": "middle"}, {"from": "middle", "to": "sender"},
+                              {"from": "middle", "to": "client"}, {"from": "sender", "to": "client"}]);
+        doc
+    };
+    let limiter = |n: serde_json::Value| {
+        let mut doc = with_middle(json!({"kind": "concurrency_limiter", "max_in_flight": n}));
+        // A limiter has one output.
+        doc["edges"].as_array_mut().unwrap().remove(2);
+        doc
+    };
+    for bad in [json!(0), json!((1u64 << 32) + 1)] {
+        assert_eq!(errors_of(limiter(bad)), "nodes[3].max_in_flight: must be between 1 and 2^32");
+    }
+    for good in [json!(1), json!(1u64 << 32)] {
+        Scenario::from_value(limiter(good)).expect("a limit at its edge is valid");
+    }
+    let router = |weights: serde_json::Value| with_middle(json!({"kind": "router", "policy": "by_weight", "weights": weights}));
+    assert!(errors_of(router(json!([]))).starts_with("nodes[3].weights: needs one weight per outgoing edge"));
+    assert!(errors_of(router(json!([0, 0]))).starts_with("nodes[3].weights: at least one weight must be greater than 0"));
+    assert!(errors_of(router(json!([1, -1]))).starts_with("nodes[3].weights[1]: must be between 0 and 1e9"));
+    Scenario::from_value(router(json!([0, 2.5]))).expect("one weight above 0 is enough");
+}
