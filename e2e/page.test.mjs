@@ -35,6 +35,11 @@ test('the default scenario runs: counters, clock and chart change over time', as
   );
   // The queue thins droppable video while overloaded.
   await page.waitForSelector('[data-testid="drops-sender-thinned"]', { timeout: 10000 });
+  // The stream sends three video frames in four; the client reads about
+  // 126 a second of 300, so about half are thinned: by 4 s, hundreds.
+  await clockPasses(page, 4);
+  const thinned = await number(page, '[data-testid="drops-sender-thinned"] .num');
+  assert.ok(thinned >= 200, `${thinned} thinned by ${(await clock(page)).t} s`);
   assert.ok(Number(await page.locator('[data-testid="transitions-total"]').textContent()) > 0);
   // Pause stops the clock.
   await page.click('[data-testid="play"]');
@@ -109,10 +114,11 @@ test('speed changes how fast simulated time passes, and reset starts again from 
     // The clock shows a reading at most 45 ms old at each end; a frame
     // longer than a quarter second (a loaded machine) simulates no more
     // than a quarter second's worth, so the clock may fall behind, never
-    // run ahead.
+    // run ahead. Half the pace asked for is far from the other speed (a
+    // page that ignored the choice would be 10 times off).
     const slack = speed * 0.1;
     assert.ok(advanced <= asked + slack, `at ${speed}× the clock ran ${advanced} s in ${asked / speed} real s`);
-    assert.ok(advanced >= 0.75 * asked - slack, `at ${speed}× the clock ran only ${advanced} s in ${asked / speed} real s`);
+    assert.ok(advanced >= 0.5 * asked - slack, `at ${speed}× the clock ran only ${advanced} s in ${asked / speed} real s`);
   }
   await page.click('[data-testid="play"]'); // pause
   await page.click('[data-testid="reset"]');
