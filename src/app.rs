@@ -223,7 +223,7 @@ impl Session {
                 run.watching = Some((k, watch));
             }
             Err(why) => {
-                run.states[k] = StepState::Judged(Verdict { passed: false, results: vec![CheckResult { text: why, passed: false }] });
+                run.states[k] = StepState::Judged(Verdict { passed: false, results: vec![CheckResult { text: why, figure: None, passed: false }] });
             }
         }
     }

@@ -7,11 +7,6 @@
 
 use sluice_engine::lesson::{self, Lesson};
 
-fn figure(text: &str) -> f64 {
-    // "node figure = 12.3 (at least 4)"
-    text.split(" = ").nth(1).and_then(|rest| rest.split(' ').next()).and_then(|v| v.parse().ok()).unwrap_or(f64::NAN)
-}
-
 fn main() {
     let mut args = std::env::args().skip(1);
     let seeds: u64 = args.next().and_then(|a| a.parse().ok()).unwrap_or(30);
@@ -30,7 +25,7 @@ fn main() {
         println!("lesson {} ({}):", lesson.text.number, lesson.text.title);
         for (k, step) in own.iter().enumerate() {
             for (c, result) in step.verdict.results.iter().enumerate() {
-                let mut figures: Vec<f64> = runs.iter().map(|r| figure(&r[k].verdict.results[c].text)).collect();
+                let mut figures: Vec<f64> = runs.iter().map(|r| r[k].verdict.results[c].figure.unwrap_or(f64::NAN)).collect();
                 let failed = runs.iter().filter(|r| !r[k].verdict.results[c].passed).count();
                 figures.sort_by(f64::total_cmp);
                 println!(

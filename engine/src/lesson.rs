@@ -314,6 +314,9 @@ pub struct CheckResult {
     /// The check and the figure found, for people: "sender dropped.thinned
     /// = 312 (at least 1)".
     pub text: String,
+    /// The figure judged (B/A for a ratio check), unrounded; none when
+    /// there was nothing to read.
+    pub figure: Option<f64>,
     pub passed: bool,
 }
 
@@ -373,13 +376,14 @@ impl Watch {
         let c = &j.check;
         let who = if runs.len() > 1 { format!("{} ", if j.run == 1 { "B:" } else { "A:" }) } else { String::new() };
         let Ok(value) = self.value(j, j.run, runs) else {
-            return CheckResult { text: format!("{who}{} {}: not running", c.node, c.figure), passed: false };
+            return CheckResult { text: format!("{who}{} {}: not running", c.node, c.figure), figure: None, passed: false };
         };
         let mut bounds = Vec::new();
         let shown = |v: Option<f64>| v.map_or_else(|| "no value".to_string(), number);
         // No value meets no bound: a mean over nothing is not 0.
         let mut passed = within(value.unwrap_or(f64::NAN), c.at_least, c.at_most, "", &mut bounds) && value.is_some();
         let mut text = format!("{who}{} {} = {}", c.node, c.figure, shown(value));
+        let mut figure = value;
         if value.is_none() {
             text.push_str(&format!(" ({})", no_value_because(j.figure)));
         }
@@ -395,12 +399,13 @@ impl Watch {
             let direct = c.at_least.is_none() && c.at_most.is_none() || passed;
             let ratio_holds = within(ratio.unwrap_or(f64::NAN), c.b_over_a_at_least, c.b_over_a_at_most, "B/A ", &mut bounds);
             passed = direct && ratio_holds && ratio.is_some();
+            figure = ratio;
             text = format!("{} {}: A {}, B {}, B/A = {}", c.node, c.figure, shown(a), shown(b), shown(ratio));
             if ratio.is_none() {
                 text.push_str(" (A gives nothing to compare with)");
             }
         }
-        CheckResult { text: format!("{text} ({})", bounds.join(", ")), passed }
+        CheckResult { text: format!("{text} ({})", bounds.join(", ")), figure, passed }
     }
 }
 

@@ -441,21 +441,15 @@ fn halve_limits(sim: &mut Simulation) {
 #[derive(Default)]
 struct Bounds {
     last: HashMap<(usize, usize), u64>,
-    lowering: bool,
 }
 
 impl Bounds {
-    /// Bounds were just lowered: remember what stands, judge from here.
-    fn lowered(&mut self, sim: &Simulation) {
-        self.last.clear();
-        self.lowering = true;
-        let _ = self.check(sim);
-        self.lowering = false;
-    }
-
-    fn check(&mut self, sim: &Simulation) -> Result<(), String> {
+    /// Every bounded quantity now: where it is, what it is, its value and
+    /// its bound.
+    fn readings(sim: &Simulation) -> Vec<((usize, usize), &'static str, u64, u64)> {
+        let mut all = Vec::new();
         for (i, node) in sim.nodes().iter().enumerate() {
-            let mut values: Vec<(&str, u64, u64)> = Vec::new();
+            let mut values: Vec<(&'static str, u64, u64)> = Vec::new();
             match (node, &sim.scenario().nodes[i].block) {
                 (Node::Queue(q), BlockSpec::Queue(spec)) if spec.capacity.messages > 0 => {
                     values.push(("queued messages", q.len() as u64, spec.capacity.messages))
@@ -475,15 +469,25 @@ impl Bounds {
                 }
                 _ => {}
             }
-            for (slot, (what, value, bound)) in values.into_iter().enumerate() {
-                let last = self.last.insert((i, slot), value).unwrap_or(0);
-                if value > bound && value > last && !self.lowering {
-                    return Err(format!("at {}: \"{}\" has {value} {what}, over its bound of {bound} (and up from {last})",
-                                       sim.now(), sim.node_id(i)));
-                }
+            all.extend(values.into_iter().enumerate().map(|(slot, (what, value, bound))| ((i, slot), what, value, bound)));
+        }
+        all
+    }
+
+    fn check(&mut self, sim: &Simulation) -> Result<(), String> {
+        for (key, what, value, bound) in Self::readings(sim) {
+            let last = self.last.insert(key, value).unwrap_or(0);
+            if value > bound && value > last {
+                return Err(format!("at {}: \"{}\" has {value} {what}, over its bound of {bound} (and up from {last})",
+                                   sim.now(), sim.node_id(key.0)));
             }
         }
         Ok(())
+    }
+
+    /// Bounds were just lowered: what stands now is the new starting point.
+    fn lowered(&mut self, sim: &Simulation) {
+        self.last = Self::readings(sim).into_iter().map(|(key, _, value, _)| (key, value)).collect();
     }
 }
 

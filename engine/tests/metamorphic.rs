@@ -38,12 +38,12 @@ fn by_id(report: &Report) -> BTreeMap<String, NodeReport> {
 
 /// Every scenario the project ships: the lessons' and the block tour.
 fn shipped() -> Vec<(String, Scenario)> {
-    let mut all: Vec<(String, Scenario)> =
-        lesson::catalogue().into_iter().map(|l| (l.text.scenario.clone(), l.scenario)).collect();
-    all.dedup_by(|a, b| a.0 == b.0);
-    let tour = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../scenarios/every-block.json")).unwrap();
-    all.push(("every-block.json".into(), Scenario::from_json(&tour).unwrap()));
-    all
+    let tour = include_str!("../../scenarios/every-block.json");
+    lesson::SCENARIOS
+        .iter()
+        .chain([&("every-block.json", tour)])
+        .map(|(name, text)| (name.to_string(), Scenario::from_json(text).unwrap()))
+        .collect()
 }
 
 #[test]
