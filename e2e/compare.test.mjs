@@ -8,20 +8,10 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { withBrowser, open, screenshot, clock } from './harness.mjs';
+import { withBrowser, open, screenshot, stands } from './harness.mjs';
 
 const env = withBrowser();
 
-/** Waits until the paused clock stands still (the last frame has drawn). */
-async function stands(page) {
-  let last = await clock(page);
-  for (;;) {
-    await page.waitForTimeout(150);
-    const now = await clock(page);
-    if (now.events === last.events) return;
-    last = now;
-  }
-}
 const lessonsDir = join(dirname(fileURLToPath(import.meta.url)), '..', 'lessons');
 const shared = JSON.parse(readFileSync(join(lessonsDir, '03-shared-window.json'), 'utf8'));
 

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
-import { withBrowser, open, screenshot, clock, clockPasses } from './harness.mjs';
+import { withBrowser, open, screenshot, clock, clockPasses, stands } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -40,7 +40,7 @@ test('share links that once froze the tab open, run and answer', async () => {
   // A button still answers: pause, and the clock stands still.
   await page.click('[data-testid="play"]');
   assert.equal(await page.getAttribute('[data-testid="play"]', 'aria-pressed'), 'false');
-  const paused = (await clock(page)).t;
+  const paused = (await stands(page)).t;
   await page.waitForTimeout(300);
   assert.equal((await clock(page)).t, paused, 'paused');
   assert.equal(await page.locator('[data-testid="stall"]').count(), 0, 'nothing stalled');

@@ -150,3 +150,19 @@ export async function clockMoves(page, timeout = 10000) {
   const { t } = await clock(page);
   await clockPasses(page, t, timeout);
 }
+
+/**
+ * After a pause: waits until the clock stands still, so that what the page
+ * shows is the paused run (the click returns before the page redraws, and
+ * the clock is read out at most every 45 ms while playing).
+ */
+export async function stands(page, timeout = 5000) {
+  let last = await clock(page);
+  for (const started = Date.now(); Date.now() - started < timeout;) {
+    await page.waitForTimeout(150);
+    const now = await clock(page);
+    if (now.events === last.events) return now;
+    last = now;
+  }
+  assert.fail(`the clock did not stand still within ${timeout} ms (at ${last.t} s)`);
+}

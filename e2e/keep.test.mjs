@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { withBrowser, open, screenshot, clock, clockPasses } from './harness.mjs';
+import { withBrowser, open, screenshot, clock, clockPasses, stands } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -129,8 +129,13 @@ test('step, as fast as possible, and the seed', async () => {
   const { page, errors } = await open(env.browser, env.url);
   await page.click('[data-testid="play"]'); // pause
   assert.equal(await page.isDisabled('[data-testid="step"]'), false);
-  const before = await clock(page);
+  const before = await stands(page);
   await page.click('[data-testid="step"]');
+  // The step shows once the page has redrawn.
+  await page.waitForFunction(
+    (n) => Number(/(\d+) events/.exec(document.querySelector('[data-testid="clock"]')?.textContent ?? '')?.[1]) !== n,
+    before.events,
+  );
   const after = await clock(page);
   assert.equal(after.events, before.events + 1, 'one step is one event');
   assert.ok(after.t >= before.t);

@@ -2,7 +2,7 @@
 // runs, and the inspector changes a running queue.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, open, screenshot, number, clock, clockPasses, numberPasses } from './harness.mjs';
+import { withBrowser, open, screenshot, number, clock, clockPasses, numberPasses, stands } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -43,6 +43,7 @@ test('the default scenario runs: counters, clock and chart change over time', as
   assert.ok(Number(await page.locator('[data-testid="transitions-total"]').textContent()) > 0);
   // Pause stops the clock.
   await page.click('[data-testid="play"]');
+  await stands(page);
   const frozen = await page.textContent('[data-testid="clock"]');
   await page.waitForTimeout(500);
   assert.equal(await page.textContent('[data-testid="clock"]'), frozen);
@@ -218,7 +219,7 @@ test('messages move along the edges as dots coloured by class, and a dropping no
   await screenshot(page, 'flows-and-drops');
   // Paused, the dots stand still.
   await page.click('[data-testid="play"]');
-  await page.waitForTimeout(100);
+  await stands(page);
   const paused = await offsets();
   await page.waitForTimeout(400);
   assert.equal(await offsets(), paused, 'paused dots stay put');
