@@ -82,9 +82,10 @@ const PRODUCER: &[Field] = &[
     ])),
     f("/retry_after_s", "Retry after", "s", "Time between offers of a refused message.", num(0.001, 5.0, 0.001))
         .when("/on_refused", &["retry"]),
-    f("/backpressure", "When asked to pause", "", "A live source keeps sending past a queue's soft limit, so the queue can reach its hard limit.", Control::Choice(&[
+    f("/backpressure", "When asked to pause", "", "What a queue's soft limit does to this source: a client the server stops reading pauses; a live stream cannot and keeps sending; ping requests read but not answered are dropped (unanswered).", Control::Choice(&[
         ("pause", "pause (a client we stop reading)"),
         ("ignore", "ignore (a live source)"),
+        ("drop", "drop (ping requests left unanswered)"),
     ])),
     f("/classes", "Message classes", "JSON", "Each: name, weight, size (a distribution of bytes), droppable, priority, destination.", Control::Json),
 ];
@@ -94,7 +95,8 @@ const QUEUE: &[Field] = &[
     f("/hard_limit/messages", "Hard limit", "messages", "At this depth the hard-limit reaction starts (0: no limit).", whole(0.0, 1000.0, 1.0)),
     f("/soft_limit/bytes", "Soft limit", "bytes", "The same threshold counted in bytes; whichever is reached first counts.", whole(0.0, 1_048_576.0, 1024.0)),
     f("/hard_limit/bytes", "Hard limit", "bytes", "The hard threshold in bytes (0: no limit).", whole(0.0, 2_097_152.0, 1024.0)),
-    f("/reactions/overloaded", "When overloaded", "", "The reaction once a send would block.", Control::Choice(REACTIONS)),
+    f("/resume_below/messages", "Resume below", "messages", "An extension, not the Moment note's rule: once at the soft limit, stay there until a send leaves fewer than this (0: leave at the first send below the soft limit).", whole(0.0, 500.0, 1.0)),
+    f("/reactions/overloaded", "When overloaded", "", "The reaction once a write to the socket (a link's send buffer) would block.", Control::Choice(REACTIONS)),
     f("/reactions/soft_limit", "At the soft limit", "", "The reaction at the soft limit (and beyond).", Control::Choice(REACTIONS)),
     f("/reactions/hard_limit", "At the hard limit", "", "The reaction at the hard limit.", Control::Choice(REACTIONS)),
     f("/reconnect_after_s", "Reconnect after", "s", "After a disconnect, a new client connects this much later.", num(0.0, 10.0, 0.1)),

@@ -61,6 +61,7 @@ impl Context<'_> {
     }
 
     pub fn log_transition(&mut self, from: &'static str, to: &'static str, cause: &'static str) {
+        self.stats.count_entry(to);
         self.core.log.push(Transition { time: self.core.now, node: self.node, from, to, cause });
     }
 }

@@ -87,6 +87,10 @@ pub struct LessonText {
     /// Two variants to run side by side, if the lesson compares.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compare: Option<Compare>,
+    /// Where Sluice models the source differently, and how, each in a
+    /// sentence (shown beside the lesson in `docs/lessons.md`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub differs: Vec<String>,
 }
 
 /// A "try this" step.
@@ -274,7 +278,8 @@ struct Reading {
     depth_integral_s: f64,
     residence_s: f64,
     sojourn_s: f64,
-    transitions: u64,
+    /// Entries into each state, in full.
+    entered: Vec<(&'static str, u64)>,
 }
 
 impl Reading {
@@ -293,7 +298,7 @@ impl Reading {
             depth_integral_s: stats.depth_messages.integral_s(sim.now()),
             residence_s: stats.residence_sum_s(),
             sojourn_s: stats.sojourn_sum_s(),
-            transitions: sim.transitions().total(),
+            entered: stats.entered.clone(),
         }
     }
 }
@@ -508,11 +513,8 @@ fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Reading)
         Figure::Paused => f64::from(u8::from(sim.node_report(node).paused == Some(true))),
         Figure::In(state) => f64::from(u8::from(sim.node_report(node).state == Some(state))),
         Figure::Entered(state) => {
-            // The log keeps the latest entries; those since the step began
-            // are enough to say whether it happened.
-            let new = now.transitions.saturating_sub(before.transitions) as usize;
-            let log = sim.transitions().entries().rev().take(new);
-            log.filter(|t| t.node == node && t.to == state).count() as f64
+            let count = |r: &Reading| r.entered.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n);
+            count(&now).saturating_sub(count(&before)) as f64
         }
     };
     Some(value)

@@ -38,10 +38,13 @@ pub enum DropReason {
     TimedOut,
     /// Its host was down and its class is not queueable while down.
     HostDown,
+    /// Made while a queue it feeds asked for a pause, by a producer whose
+    /// backpressure is `drop`: a ping request read and not answered.
+    Unanswered,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 11] = [
+    pub const ALL: [DropReason; 12] = [
         DropReason::Thinned,
         DropReason::Disconnect,
         DropReason::Disconnected,
@@ -53,6 +56,7 @@ impl DropReason {
         DropReason::NoRoute,
         DropReason::TimedOut,
         DropReason::HostDown,
+        DropReason::Unanswered,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -69,6 +73,7 @@ impl DropReason {
             DropReason::NoRoute => "no_route",
             DropReason::TimedOut => "timed_out",
             DropReason::HostDown => "host_down",
+            DropReason::Unanswered => "unanswered",
         }
     }
 }
@@ -413,6 +418,9 @@ pub struct NodeStats {
     /// Queues: how long departures waited; sinks: how long delivered
     /// messages took from creation. Made on first use.
     pub durations: Option<Box<Durations>>,
+    /// How often the node entered each state, counted in full (the
+    /// transition log keeps only the latest entries).
+    pub entered: Vec<(&'static str, u64)>,
 }
 
 /// The first buckets of a depth series are this wide (10 ms).
@@ -421,6 +429,18 @@ const DEPTH_BUCKET_NS: u64 = 10_000_000;
 pub const DEPTH_SERIES_CAPACITY: usize = 2048;
 
 impl NodeStats {
+    /// How often the node entered `state`.
+    pub fn entered(&self, state: &str) -> u64 {
+        self.entered.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n)
+    }
+
+    pub(crate) fn count_entry(&mut self, state: &'static str) {
+        match self.entered.iter_mut().find(|(s, _)| *s == state) {
+            Some((_, n)) => *n += 1,
+            None => self.entered.push((state, 1)),
+        }
+    }
+
     pub fn new() -> Self {
         NodeStats {
             arrived: 0,
@@ -434,6 +454,7 @@ impl NodeStats {
             residence_ns: 0,
             waited: 0,
             durations: None,
+            entered: Vec::new(),
         }
     }
 

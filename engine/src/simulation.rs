@@ -145,6 +145,8 @@ pub struct Simulation {
     wake_queued: Vec<bool>,
     /// How deep the current chain of offers is (0: no offer under way).
     offer_depth: u32,
+    /// A link's send buffer refused the last offer: the socket would block.
+    socket_refused: bool,
     /// Scenario-wide class names, indexed by `Message::class`.
     class_names: Vec<String>,
     /// Messages per edge and class, when asked for (`count_flows`).
@@ -257,6 +259,7 @@ impl Simulation {
             wakes: std::collections::VecDeque::new(),
             wake_queued: vec![false; n],
             offer_depth: 0,
+            socket_refused: false,
             class_names,
             flows: None,
             watch_mask: STALL_SAMPLE - 1,
@@ -754,7 +757,11 @@ impl Simulation {
                 }
                 RateDecision::Rejected => true,
             },
-            Node::Link(l) => l.offer(msg, &mut ctx!(self, to)),
+            Node::Link(l) => {
+                let taken = l.offer(msg, &mut ctx!(self, to));
+                self.socket_refused |= !taken;
+                taken
+            }
             Node::Producer(_) => false,
         }
     }
@@ -824,13 +831,14 @@ impl Simulation {
             Some(to) if self.flows.is_none() => self.send_to_plain_consumer(q, to, &mut sent),
             _ => None,
         };
-        let refused = match direct {
-            Some(refused) => refused,
+        // Only a link's full send buffer is a socket that would block.
+        let (refused, would_block) = match direct {
+            Some(refused) => (refused, false),
             None => self.send_loop(q, to, &mut sent),
         };
         let mut freed_room = false;
         if let Node::Queue(queue) = &mut self.nodes[q] {
-            let signal = queue.after_send_loop(sent, refused, &mut ctx!(self, q));
+            let signal = queue.after_send_loop(sent, refused, would_block, &mut ctx!(self, q));
             freed_room = sent > 0 && queue.spec().on_full == crate::blocks::OnFull::Refuse;
             self.signal_inputs(q, signal);
         }
@@ -842,23 +850,26 @@ impl Simulation {
 
     /// The general send loop of queue `q` into `to`: offers the head until
     /// refused or empty, adding what left to `sent`. Returns whether it
-    /// ended refused.
-    fn send_loop(&mut self, q: usize, to: Option<usize>, sent: &mut u64) -> bool {
+    /// ended refused, and whether the refusal was a link's send buffer (a
+    /// refused offer makes no other offer on its way back, so the flag set
+    /// during it is that refusal's).
+    fn send_loop(&mut self, q: usize, to: Option<usize>, sent: &mut u64) -> (bool, bool) {
         loop {
             // A busy consumer refuses any message: skip building the offer.
             // (Only consumers: a full queue may still take a droppable
             // message in order to thin it.)
             let full = to.is_some_and(|to| matches!(&self.nodes[to], Node::Consumer(c) if !c.has_room()));
-            let Node::Queue(queue) = &mut self.nodes[q] else { return false };
+            let Node::Queue(queue) = &mut self.nodes[q] else { return (false, false) };
             if full {
-                return !queue.is_empty();
+                return (!queue.is_empty(), false);
             }
-            let Some(entry) = queue.take_head() else { return false };
+            let Some(entry) = queue.take_head() else { return (false, false) };
+            self.socket_refused = false;
             let ok = to.is_some_and(|to| self.accept(q, to, entry.msg));
-            let Node::Queue(queue) = &mut self.nodes[q] else { return false };
+            let Node::Queue(queue) = &mut self.nodes[q] else { return (false, false) };
             if !ok {
                 queue.put_back(entry);
-                return true;
+                return (true, self.socket_refused);
             }
             queue.sent(entry, &mut ctx!(self, q));
             *sent += 1;
@@ -1198,14 +1209,36 @@ impl Simulation {
         }
     }
 
+    /// Tells each producer that feeds `node`, directly or through blocks
+    /// that hold nothing (a router, a window, a limiter), once.
     #[cold]
     fn pause_inputs(&mut self, node: usize, pause: bool) {
-        for k in 0..self.inputs[node].len() {
-            let input = self.inputs[node][k];
+        for input in self.pause_targets(node) {
             if let Node::Producer(p) = &mut self.nodes[input] {
                 p.on_backpressure(pause, &mut ctx!(self, input));
             }
         }
+    }
+
+    /// The producers a pause asked by `node` reaches: its inputs, and the
+    /// inputs of blocks that hold nothing, upstream until a block that
+    /// holds messages. Each once, in the order of their indices.
+    fn pause_targets(&self, node: usize) -> Vec<usize> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut producers = Vec::new();
+        let mut stack: Vec<usize> = self.inputs[node].clone();
+        while let Some(input) = stack.pop() {
+            if !seen.insert(input) {
+                continue;
+            }
+            match &self.nodes[input] {
+                Node::Producer(_) => producers.push(input),
+                n if n.passes_through() => stack.extend_from_slice(&self.inputs[input]),
+                _ => {}
+            }
+        }
+        producers.sort_unstable();
+        producers
     }
 
     /// Changes the parameters of node `id` while running. The new block must

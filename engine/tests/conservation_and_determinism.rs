@@ -97,14 +97,18 @@ fn flows_count_each_hop_by_class_and_change_nothing() {
     assert_eq!(plain.report(), counted.report(), "counting flows changed the run");
 
     let flows = counted.flows().expect("counting was asked for");
-    let into_sender: u64 = flows.of_edge(0).iter().sum();
-    let into_client: u64 = flows.of_edge(1).iter().sum();
-    let (sender, client) = (counted.scenario().node_index("sender").unwrap(), counted.scenario().node_index("client").unwrap());
-    assert_eq!(into_sender, counted.stats(sender).arrived);
-    assert_eq!(into_client, counted.stats(client).arrived);
-    // Video, audio and control all travelled, and video (weight 5) most.
+    // Edges 0 and 1: stream → sender (fed by the requests as well), sender → socket.
+    let from_stream: u64 = flows.of_edge(0).iter().sum();
+    let into_socket: u64 = flows.of_edge(1).iter().sum();
+    let index = |id: &str| counted.scenario().node_index(id).unwrap();
+    let arrived = |id: &str| counted.stats(index(id)).arrived;
+    assert_eq!(from_stream + flows.of_edge(3).iter().sum::<u64>() + flows.of_edge(4).iter().sum::<u64>(), arrived("sender"));
+    assert_eq!(into_socket, arrived("socket"));
+    // Video, audio and control all travelled, and video (weight 15) most.
+    // The scenario's classes are counted on every edge; the stream's
+    // edge carries its own three only.
     let by_class = flows.of_edge(0);
-    assert_eq!(by_class.len(), 3);
-    assert!(by_class.iter().all(|&n| n > 0), "{by_class:?}");
+    assert_eq!(by_class.len(), 6);
+    assert!(by_class[..3].iter().all(|&n| n > 0) && by_class[3..].iter().all(|&n| n == 0), "{by_class:?}");
     assert!(by_class[0] > by_class[1] && by_class[1] > by_class[2], "{by_class:?}");
 }

@@ -31,8 +31,8 @@ use std::collections::HashMap;
 /// A queue with random thresholds, capacity, policy, expiry and order.
 fn queue_block() -> impl Strategy<Value = Value> {
     (0u64..30, 0u64..30, prop::sample::select(vec!["drop_newest", "drop_oldest", "drop_droppable_first", "refuse"]),
-     prop::option::of(0.01f64..2.0), prop::sample::select(vec!["fifo", "lifo", "priority"]))
-        .prop_map(|(soft, cap, on_full, ttl, order)| {
+     prop::option::of(0.01f64..2.0), prop::sample::select(vec!["fifo", "lifo", "priority"]), any::<bool>())
+        .prop_map(|(soft, cap, on_full, ttl, order, low_water)| {
             let mut q = json!({"kind": "queue", "soft_limit": {"messages": soft}, "hard_limit": {"messages": soft * 2},
                                "capacity": {"messages": cap}, "on_full": on_full, "order": order,
                                "reconnect_after_s": 0.2,
@@ -40,6 +40,9 @@ fn queue_block() -> impl Strategy<Value = Value> {
                                                       {"class": "b", "priority": 7}]});
             if let Some(t) = ttl {
                 q["ttl_s"] = json!(t);
+            }
+            if low_water {
+                q["resume_below"] = json!({"messages": soft / 2});
             }
             q
         })
@@ -139,7 +142,7 @@ fn middle_block() -> impl Strategy<Value = Value> {
 /// ramps that fall to nothing or almost, and clients that may think for 0 s.
 fn producer() -> impl Strategy<Value = Value> {
     (1.0f64..800.0, 0usize..6, prop::sample::select(vec!["pause", "drop", "retry"]),
-     prop::sample::select(vec!["pause", "ignore"]), 1u32..20,
+     prop::sample::select(vec!["pause", "ignore", "drop"]), 1u32..20,
      (0.013f64..0.7, 0.0f64..0.9, 0usize..3, 0.05f64..3.0, any::<bool>()))
         .prop_map(|(rate, process, refused, bp, clients, (on, off, fall, over, thinks))| {
             let to = [0.0, 1e-6, rate * off][fall];

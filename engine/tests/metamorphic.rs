@@ -1,9 +1,9 @@
 //! Metamorphic tests: two scenarios that must run alike, run side by side.
 //! Each catches a class of defect that no single expected figure would:
 //!
-//! - Marking classes droppable changes nothing while the consumer has
-//!   spare capacity: thinning must come from a send that would block, never
-//!   from the mark alone.
+//! - Marking classes droppable changes nothing while the consumer, or the
+//!   socket, has spare capacity: thinning must come from a write that would
+//!   block, never from the mark alone, nor from a busy consumer.
 //! - A netsendq with no output delivers like the same netsendq followed by
 //!   a consumer that takes no time: a sink hears its replies as an output's
 //!   consumer would send them.
@@ -56,6 +56,9 @@ fn marking_classes_droppable_changes_nothing_while_the_consumer_has_room() {
         (json!({"process": "constant", "rate_per_s": 10}), json!({"workers": 1, "service_time": {"dist": "fixed", "value": 0.0731}})),
         (json!({"process": "on_off", "rate_per_s": 7.3, "on_s": 1.37, "off_s": 0.91}),
          json!({"workers": 30, "service_time": {"dist": "uniform", "min": 0.01, "max": 0.12}})),
+        // One worker busy 30% of the time: it refuses often, but a busy
+        // consumer is not a socket that would block.
+        (json!({"process": "poisson", "rate_per_s": 30}), json!({"workers": 1, "service_time": {"dist": "exponential", "mean": 0.01}})),
     ];
     for (arrivals, consumer) in cases {
         let scenario = |droppable: bool| {
@@ -73,6 +76,31 @@ fn marking_classes_droppable_changes_nothing_while_the_consumer_has_room() {
             assert_eq!(marked.nodes["q"].dropped_total, 0, "{arrivals}, seed {seed}: {:?}", marked.nodes["q"].dropped);
             assert_eq!(plain, marked, "{arrivals}, seed {seed}");
         }
+    }
+}
+
+/// The same through a socket: a link at a quarter of its bandwidth whose
+/// send buffer never fills thins nothing.
+#[test]
+fn marking_classes_droppable_changes_nothing_while_the_socket_has_room() {
+    let scenario = |droppable: bool| {
+        support::graph(
+            vec![
+                json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 100},
+                       "classes": [{"name": "video", "weight": 3, "droppable": droppable, "size": {"dist": "uniform", "min": 400, "max": 2000}},
+                                   {"name": "audio", "weight": 1, "droppable": droppable, "size": {"dist": "fixed", "value": 200}}]}),
+                json!({"id": "q", "kind": "queue", "soft_limit": {"messages": 20}, "hard_limit": {"messages": 40}}),
+                json!({"id": "socket", "kind": "link", "bandwidth_bytes_per_s": 400_000, "latency_s": 0.01, "buffer": {"bytes": 16384}}),
+                json!({"id": "c", "kind": "consumer", "workers": 2, "service_time": {"dist": "fixed", "value": 0}}),
+            ],
+            &[("p", "q"), ("q", "socket"), ("socket", "c")],
+        )
+    };
+    for seed in [1, 2, 3] {
+        let (plain, marked) = (run(scenario(false), seed, 300.0), run(scenario(true), seed, 300.0));
+        assert!(plain.totals.delivered > 20_000, "{:?}", plain.totals);
+        assert_eq!(marked.nodes["q"].dropped_total, 0, "seed {seed}: {:?}", marked.nodes["q"].dropped);
+        assert_eq!(plain, marked, "seed {seed}");
     }
 }
 

@@ -7,8 +7,20 @@ fn errors_of(doc: serde_json::Value) -> String {
     Scenario::from_value(doc).expect_err("should be refused").to_string()
 }
 
+/// stream → sender → client: a valid scenario to spoil one field at a time.
 fn base() -> serde_json::Value {
-    serde_json::from_str(sluice_engine::DEFAULT_SCENARIO).unwrap()
+    json!({
+        "version": 1,
+        "nodes": [
+            {"id": "stream", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 300},
+             "classes": [
+                 {"name": "video", "weight": 5, "size": {"dist": "exponential", "mean": 1200}, "droppable": true},
+                 {"name": "audio", "weight": 4, "size": {"dist": "fixed", "value": 200}}]},
+            {"id": "sender", "kind": "queue", "soft_limit": {"messages": 50}, "hard_limit": {"messages": 100}},
+            {"id": "client", "kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.008}}
+        ],
+        "edges": [{"from": "stream", "to": "sender"}, {"from": "sender", "to": "client"}]
+    })
 }
 
 #[test]

@@ -17,7 +17,11 @@
 //! - When a downstream queue asks for a pause (its soft limit),
 //!   `backpressure: pause` stops making messages until the pause is lifted
 //!   (a client whose socket is no longer read); `ignore` keeps producing (a
-//!   live source that cannot be slowed).
+//!   live source that cannot be slowed); `drop` keeps making messages and
+//!   discards them while the pause lasts (`unanswered`: the ping requests
+//!   a server reads but does not answer). The pause reaches the producer
+//!   through blocks that hold nothing (routers, windows, credit links,
+//!   limiters); it lasts while any queue it reaches asks for it.
 //! - While stopped, no arrival events are scheduled: a paused producer costs
 //!   nothing. When it restarts, the next message comes one inter-arrival time
 //!   later (a trace skips the instants it missed; each closed-loop client
@@ -132,6 +136,7 @@ pub enum Backpressure {
     #[default]
     Pause,
     Ignore,
+    Drop,
 }
 
 fn default_classes() -> Vec<MessageClass> {
@@ -306,8 +311,8 @@ pub struct Producer {
     fixed_sizes: Vec<Option<u32>>,
     /// A refused message waiting to be offered again.
     held: Option<Message>,
-    /// A downstream queue asked for a pause.
-    paused: bool,
+    /// How many downstream queues ask for a pause now.
+    pause_requests: u32,
     /// Arrivals that came due while the producer was stopped, to send when
     /// it restarts (at most one for an open-loop process).
     pending_starts: u32,
@@ -341,7 +346,7 @@ impl Producer {
             mean_gap_s: 0.0,
             fixed_sizes: Vec::new(),
             held: None,
-            paused: false,
+            pause_requests: 0,
             pending_starts: 0,
             scheduled: false,
             trace_next: 0,
@@ -381,11 +386,7 @@ impl Producer {
     pub fn reconfigure(&mut self, spec: ProducerSpec, classes: ClassMap, ctx: &mut Context) {
         self.classes = classes;
         let old_policy = self.spec.on_refused;
-        let old_backpressure = self.spec.backpressure;
         self.set_spec(spec);
-        if self.spec.backpressure == Backpressure::Ignore && old_backpressure == Backpressure::Pause {
-            self.paused = false;
-        }
         if self.held.is_some() && self.spec.on_refused != old_policy {
             match self.spec.on_refused {
                 OnRefused::Drop => {
@@ -422,8 +423,14 @@ impl Producer {
         self.held.as_ref()
     }
 
+    /// Whether a pause asked downstream stops this producer now.
     pub fn is_paused(&self) -> bool {
-        self.paused
+        self.pause_requests > 0 && self.spec.backpressure == Backpressure::Pause
+    }
+
+    /// Whether what it makes now is discarded unanswered.
+    fn is_unanswered(&self) -> bool {
+        self.pause_requests > 0 && self.spec.backpressure == Backpressure::Drop
     }
 
     /// Whether the producer is holding a refused message.
@@ -432,7 +439,7 @@ impl Producer {
     }
 
     fn can_produce(&self) -> bool {
-        !self.paused && self.held.is_none()
+        !self.is_paused() && self.held.is_none()
     }
 
     #[inline]
@@ -531,6 +538,11 @@ impl Producer {
         } else {
             self.prepare_next(ctx)
         };
+        if self.is_unanswered() {
+            // Made and read, never answered: nothing joins the queue.
+            ctx.drop_message(msg, DropReason::Unanswered);
+            return (ProducerAction::Nothing, next);
+        }
         (ProducerAction::Offer(msg), next)
     }
 
@@ -633,13 +645,15 @@ impl Producer {
         }
     }
 
-    /// A downstream queue asks for a pause (`true`) or lifts it (`false`).
+    /// A downstream queue asks for a pause (`true`) or lifts its request
+    /// (`false`). Each queue asks at most once before it lifts, so the
+    /// producer is paused while any of them asks. The count is kept
+    /// whatever `backpressure` says, so a change of it applies at once.
     pub fn on_backpressure(&mut self, pause: bool, ctx: &mut Context) {
-        if self.spec.backpressure == Backpressure::Ignore {
-            return;
-        }
-        self.paused = pause;
-        if !pause {
+        if pause {
+            self.pause_requests += 1;
+        } else {
+            self.pause_requests = self.pause_requests.saturating_sub(1);
             self.restart_if_idle(ctx);
         }
     }

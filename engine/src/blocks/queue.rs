@@ -18,22 +18,33 @@
 //! - Thresholds are pairs of bytes and messages; either one triggers; `0`
 //!   means no limit in that dimension.
 //! - The queue is always in exactly one of four states, ordered by severity:
-//!   `Ready` (no overload), `Overloaded` (the last attempt to send was
-//!   refused: the socket would block), `SoftLimit` (the soft threshold is
-//!   reached) and `HardLimit` (the hard threshold is reached). Every change
+//!   `Ready` (no overload), `Overloaded` (the last write to the socket
+//!   would block: a link's send buffer, directly after the queue or behind
+//!   blocks that hold nothing, refused the message), `SoftLimit` (the soft
+//!   threshold is reached) and `HardLimit` (the hard threshold is reached).
+//!   A busy consumer or a closed window refusing is not a socket that would
+//!   block: the queue waits for it without turning Overloaded. Every change
 //!   is logged with its time and cause.
 //! - A move to a more restrictive state happens after an enqueue, a send
 //!   attempt or a change of thresholds; a move to a less restrictive one
 //!   happens only after data was actually sent. That rule is the hysteresis:
 //!   a queue at SoftLimit stays there, whatever the thresholds say, until it
-//!   sends. One exception keeps it live: a queue emptied by dropping has
-//!   nothing left to send, so it settles as if it had just sent (`emptied`).
+//!   sends. It is all the hysteresis the Moment note has: the first send
+//!   that takes the queue below the soft threshold lifts the pause, so near
+//!   the threshold the state changes with nearly every message. One
+//!   exception keeps it live: a queue emptied by dropping has nothing left
+//!   to send, so it settles as if it had just sent (`emptied`).
+//! - `resume_below` (an extension, not in the Moment note: a low-water
+//!   mark): once at SoftLimit, the queue leaves it only after a send that
+//!   brings it below these limits too.
 //! - Each state has a reaction (`reactions`), in force in that state and
 //!   every more severe one: `thin` discards the queued droppable messages on
 //!   entry and droppable arrivals while it lasts and sending would block
 //!   (video frames go, audio and control stay; an emptied queue whose next
 //!   block has room again takes the next frame and tries to send it); `pause_input` asks the producers feeding the queue to
-//!   pause (they stop if their `backpressure` is `pause`); `disconnect`
+//!   pause (they stop if their `backpressure` is `pause`, even behind
+//!   routers, windows, credit links and limiters, which hold nothing; a
+//!   block that holds messages does not pass the request on); `disconnect`
 //!   drops everything queued (`disconnect`) and every arrival until a new
 //!   client connects `reconnect_after_s` later (`disconnected`), the new
 //!   connection starting `Ready` and empty. The defaults are Moment's:
@@ -78,6 +89,10 @@ pub struct QueueSpec {
     pub message_priorities: Vec<MessagePriority>,
     #[serde(default)]
     pub reactions: Reactions,
+    /// An extension (a low-water mark): once at SoftLimit, stay there until
+    /// a send leaves the queue below these limits too.
+    #[serde(default, skip_serializing_if = "Limits::is_unlimited")]
+    pub resume_below: Limits,
 }
 
 fn default_reconnect_after() -> f64 {
@@ -96,6 +111,7 @@ impl Default for QueueSpec {
             order: Order::default(),
             message_priorities: Vec::new(),
             reactions: Reactions::default(),
+            resume_below: Limits::default(),
         }
     }
 }
@@ -204,7 +220,12 @@ impl Reactions {
 
 impl QueueSpec {
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
-        for (name, limits) in [("soft_limit", &self.soft_limit), ("hard_limit", &self.hard_limit), ("capacity", &self.capacity)] {
+        for (name, limits) in [
+            ("soft_limit", &self.soft_limit),
+            ("hard_limit", &self.hard_limit),
+            ("capacity", &self.capacity),
+            ("resume_below", &self.resume_below),
+        ] {
             for (field, value) in [("messages", limits.messages), ("bytes", limits.bytes)] {
                 if value > MAX_LIMIT {
                     push_error(errors, format!("{path}.{name}.{field}"), format!("must be at most {MAX_LIMIT}"));
@@ -224,6 +245,21 @@ impl QueueSpec {
                 errors,
                 format!("{path}.soft_limit.bytes"),
                 format!("must not exceed hard_limit.bytes ({} > {})", soft.bytes, hard.bytes),
+            );
+        }
+        let resume = self.resume_below;
+        if resume.messages > 0 && soft.messages > 0 && resume.messages > soft.messages {
+            push_error(
+                errors,
+                format!("{path}.resume_below.messages"),
+                format!("must not exceed soft_limit.messages ({} > {})", resume.messages, soft.messages),
+            );
+        }
+        if resume.bytes > 0 && soft.bytes > 0 && resume.bytes > soft.bytes {
+            push_error(
+                errors,
+                format!("{path}.resume_below.bytes"),
+                format!("must not exceed soft_limit.bytes ({} > {})", resume.bytes, soft.bytes),
             );
         }
         check_range(errors, format!("{path}.reconnect_after_s"), self.reconnect_after_s, 0.0, 1e6);
@@ -257,8 +293,8 @@ impl SendState {
 /// (`Some(false)`), or carry on as they are (`None`).
 pub type PauseSignal = Option<bool>;
 
-fn calm_floors(hard: [u64; 2], soft: [u64; 2]) -> [u64; 2] {
-    [hard[0].min(soft[0]), hard[1].min(soft[1])]
+fn calm_floors(hard: [u64; 2], soft: [u64; 2], resume: [u64; 2]) -> [u64; 2] {
+    [hard[0].min(soft[0]).min(resume[0]), hard[1].min(soft[1]).min(resume[1])]
 }
 
 /// The answer to an offer.
@@ -274,7 +310,10 @@ pub struct Queue {
     priorities: PriorityTable,
     buffer: Buffer,
     state: SendState,
-    last_send_refused: bool,
+    /// The last send loop ended on a socket that would block.
+    would_block: bool,
+    /// Whether the producers were last told to pause (`true`) or not.
+    told_pause: bool,
     /// The last send loop was refused and the next block has not woken the
     /// queue since: sending again before then would be refused too.
     waiting_for_room: bool,
@@ -286,6 +325,7 @@ pub struct Queue {
     /// after every enqueue and send loop).
     hard_floors: [u64; 2],
     soft_floors: [u64; 2],
+    resume_floors: [u64; 2],
     /// Below both of these the queue is under every threshold: the lesser
     /// of the two floors in each dimension.
     calm_floors: [u64; 2],
@@ -294,19 +334,22 @@ pub struct Queue {
 impl Queue {
     pub fn new(spec: QueueSpec, priorities: PriorityTable) -> Self {
         let (hard_floors, soft_floors) = (spec.hard_limit.floors(), spec.soft_limit.floors());
+        let resume_floors = spec.resume_below.floors();
         Queue {
             priorities,
             buffer: Buffer::new(spec.order),
             spec,
             state: SendState::Ready,
-            last_send_refused: false,
+            would_block: false,
+            told_pause: false,
             waiting_for_room: false,
             disconnected: false,
             disconnects: 0,
             expiry_timer: None,
             hard_floors,
             soft_floors,
-            calm_floors: calm_floors(hard_floors, soft_floors),
+            resume_floors,
+            calm_floors: calm_floors(hard_floors, soft_floors, resume_floors),
         }
     }
 
@@ -452,14 +495,16 @@ impl Queue {
     }
 
     /// Closes a send loop that sent `sent` messages and ended refused or
-    /// with the queue empty.
+    /// with the queue empty; `would_block` when the refusal was a socket's
+    /// (a link's full send buffer).
     #[inline]
-    pub fn after_send_loop(&mut self, sent: u64, refused: bool, ctx: &mut Context) -> PauseSignal {
-        self.last_send_refused = refused;
+    pub fn after_send_loop(&mut self, sent: u64, refused: bool, would_block: bool, ctx: &mut Context) -> PauseSignal {
         self.waiting_for_room = refused;
         if sent == 0 && !refused {
+            // Nothing to send: the state stands until data is really sent.
             return None;
         }
+        self.would_block = refused && would_block;
         self.evaluate(sent > 0, if sent > 0 { "send" } else { "would block" }, ctx)
     }
 
@@ -471,16 +516,16 @@ impl Queue {
         let ttl_changed = spec.ttl_s != self.spec.ttl_s;
         self.hard_floors = spec.hard_limit.floors();
         self.soft_floors = spec.soft_limit.floors();
-        self.calm_floors = calm_floors(self.hard_floors, self.soft_floors);
+        self.resume_floors = spec.resume_below.floors();
+        self.calm_floors = calm_floors(self.hard_floors, self.soft_floors, self.resume_floors);
         self.spec = spec;
         if ttl_changed {
             self.expiry_timer = None;
             self.arm_expiry(ctx);
         }
-        if self.disconnected {
-            return None;
-        }
-        self.evaluate(false, "thresholds changed", ctx)
+        let moved = if self.disconnected { None } else { self.evaluate(false, "thresholds changed", ctx) };
+        // New reactions may ask for a pause, or stop asking, in the same state.
+        moved.or_else(|| self.pause_signal())
     }
 
     /// A new client connects after a disconnect.
@@ -488,14 +533,13 @@ impl Queue {
         if !self.disconnected {
             return None;
         }
-        let was_pausing = self.asks_pause();
         self.disconnected = false;
-        self.last_send_refused = false;
+        self.would_block = false;
         self.waiting_for_room = false;
         let old = self.state;
         self.state = SendState::Ready;
         ctx.log_transition(old.as_str(), SendState::Ready.as_str(), "new client connected");
-        was_pausing.then_some(false)
+        self.pause_signal()
     }
 
     /// The expiry timer: discards what has waited `ttl_s` or longer.
@@ -530,13 +574,13 @@ impl Queue {
         let reached = |[m, b]: [u64; 2]| messages >= m || bytes >= b;
         if !reached(self.calm_floors) {
             // The common case: no threshold is near.
-            return if self.last_send_refused { SendState::Overloaded } else { SendState::Ready };
+            return if self.would_block { SendState::Overloaded } else { SendState::Ready };
         }
         if reached(self.hard_floors) {
             SendState::HardLimit
-        } else if reached(self.soft_floors) {
+        } else if reached(self.soft_floors) || (self.state >= SendState::SoftLimit && reached(self.resume_floors)) {
             SendState::SoftLimit
-        } else if self.last_send_refused {
+        } else if self.would_block {
             SendState::Overloaded
         } else {
             SendState::Ready
@@ -549,7 +593,6 @@ impl Queue {
             // The common case, kept cheap: nothing to move, nothing to signal.
             return None;
         }
-        let was_pausing = self.asks_pause();
         self.move_to_target(after_send, cause, ctx);
         if !after_send && self.buffer.is_empty() && !self.disconnected {
             // Dropping can empty the queue. With nothing left to send, no
@@ -557,11 +600,17 @@ impl Queue {
             // would wait forever), so an emptied queue counts as sent out.
             self.move_to_target(true, "emptied", ctx);
         }
-        match (was_pausing, self.asks_pause()) {
-            (false, true) => Some(true),
-            (true, false) => Some(false),
-            _ => None,
-        }
+        self.pause_signal()
+    }
+
+    /// What to tell the producers: a pause or its end, when `asks_pause`
+    /// differs from what they were last told. Each request is lifted once.
+    fn pause_signal(&mut self) -> PauseSignal {
+        let asks = self.asks_pause();
+        (asks != self.told_pause).then(|| {
+            self.told_pause = asks;
+            asks
+        })
     }
 
     fn move_to_target(&mut self, after_send: bool, cause: &'static str, ctx: &mut Context) {
