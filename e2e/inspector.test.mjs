@@ -48,9 +48,12 @@ test('a parameter changed while running applies at once', async () => {
   await rate.fill('0.5');
   // Judged over simulated time read from the clock: made per simulated
   // second, whatever the machine's pace.
-  const [before, t0] = [await number(page, '[data-testid="total-produced"]'), (await clock(page)).t];
+  // The stream's own count, from its label ("… 812 messages made"): the
+  // client's requests and pings are made beside it.
+  const made = async () => Number((await page.locator('[data-node="stream"]').getAttribute('aria-label')).match(/(\d+) messages made/)[1]);
+  const [before, t0] = [await made(), (await clock(page)).t];
   await clockPasses(page, t0 + 4);
-  const [after, t1] = [await number(page, '[data-testid="total-produced"]'), (await clock(page)).t];
+  const [after, t1] = [await made(), (await clock(page)).t];
   // Poisson at 0.5 a second: over 4 s or so, 2 on average; 9 is beyond
   // five standard deviations (the clock and the counter are read a frame
   // apart, so allow a second more).
