@@ -232,35 +232,17 @@ impl QueueSpec {
                 }
             }
         }
-        let (soft, hard) = (self.soft_limit, self.hard_limit);
-        if soft.messages > 0 && hard.messages > 0 && soft.messages > hard.messages {
-            push_error(
-                errors,
-                format!("{path}.soft_limit.messages"),
-                format!("must not exceed hard_limit.messages ({} > {})", soft.messages, hard.messages),
-            );
-        }
-        if soft.bytes > 0 && hard.bytes > 0 && soft.bytes > hard.bytes {
-            push_error(
-                errors,
-                format!("{path}.soft_limit.bytes"),
-                format!("must not exceed hard_limit.bytes ({} > {})", soft.bytes, hard.bytes),
-            );
-        }
-        let resume = self.resume_below;
-        if resume.messages > 0 && soft.messages > 0 && resume.messages > soft.messages {
-            push_error(
-                errors,
-                format!("{path}.resume_below.messages"),
-                format!("must not exceed soft_limit.messages ({} > {})", resume.messages, soft.messages),
-            );
-        }
-        if resume.bytes > 0 && soft.bytes > 0 && resume.bytes > soft.bytes {
-            push_error(
-                errors,
-                format!("{path}.resume_below.bytes"),
-                format!("must not exceed soft_limit.bytes ({} > {})", resume.bytes, soft.bytes),
-            );
+        // A lower threshold may not exceed a higher one where both are set.
+        let ordered = [
+            ("soft_limit", self.soft_limit, "hard_limit", self.hard_limit),
+            ("resume_below", self.resume_below, "soft_limit", self.soft_limit),
+        ];
+        for (low_name, low, high_name, high) in ordered {
+            for (field, l, h) in [("messages", low.messages, high.messages), ("bytes", low.bytes, high.bytes)] {
+                if l > 0 && h > 0 && l > h {
+                    push_error(errors, format!("{path}.{low_name}.{field}"), format!("must not exceed {high_name}.{field} ({l} > {h})"));
+                }
+            }
         }
         check_range(errors, format!("{path}.reconnect_after_s"), self.reconnect_after_s, 0.0, 1e6);
         if let Some(ttl) = self.ttl_s {
