@@ -65,7 +65,7 @@ else
   # The page crate too: its pure parts (the inspector's field table and
   # edits) have unit tests that run natively. --no-fail-fast: a failing
   # test binary does not hide the ones after it.
-  stage native 200 900 cargo test --workspace --no-fail-fast
+  stage native 210 900 cargo test --workspace --no-fail-fast
   # The fuzz targets again, in release and for longer: random graphs of
   # every block and damaged scenario files.
   stage fuzz 5 900 env PROPTEST_CASES="${FUZZ_CASES:-20000}" cargo test --release --no-fail-fast -p sluice-engine --test fuzz
