@@ -3,7 +3,7 @@
 // a refused value is explained inline and the last valid one stays.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, open, screenshot, number, clock, clockPasses, clockMoves } from './harness.mjs';
+import { withBrowser, open, screenshot, clock, clockPasses, clockMoves, made } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -48,12 +48,11 @@ test('a parameter changed while running applies at once', async () => {
   await rate.fill('0.5');
   // Judged over simulated time read from the clock: made per simulated
   // second, whatever the machine's pace.
-  // The stream's own count, from its label ("… 812 messages made"): the
-  // client's requests and pings are made beside it.
-  const made = async () => Number((await page.locator('[data-node="stream"]').getAttribute('aria-label')).match(/(\d+) messages made/)[1]);
-  const [before, t0] = [await made(), (await clock(page)).t];
+  // The stream's own count: the client's requests and pings are made
+  // beside it.
+  const [before, t0] = [await made(page, 'stream'), (await clock(page)).t];
   await clockPasses(page, t0 + 4);
-  const [after, t1] = [await made(), (await clock(page)).t];
+  const [after, t1] = [await made(page, 'stream'), (await clock(page)).t];
   // Poisson at 0.5 a second: over 4 s or so, 2 on average; 9 is beyond
   // five standard deviations (the clock and the counter are read a frame
   // apart, so allow a second more).

@@ -2,7 +2,7 @@
 // runs, and the inspector changes a running queue.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, open, screenshot, number, clock, clockPasses, numberPasses, stands } from './harness.mjs';
+import { withBrowser, open, screenshot, number, clock, clockPasses, stands, made, madePasses } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -85,13 +85,7 @@ test('at its soft limit the sender stops reading the client, never the live stre
   // Ping requests arriving meanwhile are read and left unanswered.
   await page.waitForSelector('[data-testid="drops-ping_requests-unanswered"]', { timeout: 15000 });
   // The pause lifts after sends: the requests are never stopped for good.
-  const made = async (id) => Number((await page.locator(`[data-node="${id}"]`).getAttribute('aria-label')).match(/(\d+) messages made/)[1]);
-  const requestsBefore = await made('requests');
-  await page.waitForFunction(
-    (n) => Number(/(\d+) messages made/.exec(document.querySelector('[data-node="requests"]').getAttribute('aria-label'))[1]) > n,
-    requestsBefore + 5,
-    { timeout: 15000 },
-  );
+  await madePasses(page, 'requests', (await made(page, 'requests')) + 5, 15000);
   await page.click('[data-testid="play"]'); // pause to read a stable page
   await stands(page);
   // The live stream was never paused.

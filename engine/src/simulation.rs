@@ -147,6 +147,9 @@ pub struct Simulation {
     offer_depth: u32,
     /// A link's send buffer refused the last offer: the socket would block.
     socket_refused: bool,
+    /// The producers each queue's pause request reaches, found the first
+    /// time it asks (the graph does not change during a run).
+    pause_targets: Vec<Option<Box<[u32]>>>,
     /// Scenario-wide class names, indexed by `Message::class`.
     class_names: Vec<String>,
     /// Messages per edge and class, when asked for (`count_flows`).
@@ -260,6 +263,7 @@ impl Simulation {
             wake_queued: vec![false; n],
             offer_depth: 0,
             socket_refused: false,
+            pause_targets: vec![None; n],
             class_names,
             flows: None,
             watch_mask: STALL_SAMPLE - 1,
@@ -1213,17 +1217,23 @@ impl Simulation {
     /// that hold nothing (a router, a window, a limiter), once.
     #[cold]
     fn pause_inputs(&mut self, node: usize, pause: bool) {
-        for input in self.pause_targets(node) {
+        let targets = match self.pause_targets[node].take() {
+            Some(found) => found,
+            None => self.find_pause_targets(node),
+        };
+        for &input in targets.iter() {
+            let input = input as usize;
             if let Node::Producer(p) = &mut self.nodes[input] {
                 p.on_backpressure(pause, &mut ctx!(self, input));
             }
         }
+        self.pause_targets[node] = Some(targets);
     }
 
     /// The producers a pause asked by `node` reaches: its inputs, and the
     /// inputs of blocks that hold nothing, upstream until a block that
     /// holds messages. Each once, in the order of their indices.
-    fn pause_targets(&self, node: usize) -> Vec<usize> {
+    fn find_pause_targets(&self, node: usize) -> Box<[u32]> {
         let mut seen = std::collections::BTreeSet::new();
         let mut producers = Vec::new();
         let mut stack: Vec<usize> = self.inputs[node].clone();
@@ -1232,13 +1242,13 @@ impl Simulation {
                 continue;
             }
             match &self.nodes[input] {
-                Node::Producer(_) => producers.push(input),
+                Node::Producer(_) => producers.push(input as u32),
                 n if n.passes_through() => stack.extend_from_slice(&self.inputs[input]),
                 _ => {}
             }
         }
         producers.sort_unstable();
-        producers
+        producers.into_boxed_slice()
     }
 
     /// Changes the parameters of node `id` while running. The new block must

@@ -7,23 +7,10 @@ use serde_json::json;
 use sluice_engine::{Simulation, SimTime};
 use support::*;
 
-/// The default scenario with its client slowed to 40 kB/s and a flood of
-/// pings, every one answered: thinning, pauses, disconnects and reconnects
-/// all happen.
+/// The default scenario, slowed so that every reaction happens.
 #[test]
 fn default_scenario_conserves_messages_at_every_step() {
-    let mut doc: serde_json::Value = serde_json::from_str(sluice_engine::DEFAULT_SCENARIO).unwrap();
-    for node in doc["nodes"].as_array_mut().unwrap() {
-        match node["id"].as_str() {
-            Some("socket") => node["bandwidth_bytes_per_s"] = json!(40_000),
-            Some("ping_requests") => {
-                node["backpressure"] = json!("ignore");
-                node["arrivals"]["rate_per_s"] = json!(400);
-            }
-            _ => {}
-        }
-    }
-    let mut sim = Simulation::new(sluice_engine::Scenario::from_value(doc).unwrap(), 42).unwrap();
+    let mut sim = Simulation::new(slowed_default_scenario(), 42).unwrap();
     run_checked(&mut sim, 60.0);
     let t = sim.totals();
     assert!(t.produced > 10_000 && t.delivered > 3_000 && t.dropped > 1_000, "{t:?}");

@@ -10,6 +10,8 @@ use wasm_bindgen_test::*;
 
 wasm_bindgen_test_configure!(run_in_browser);
 
+mod support;
+
 fn default_sim(seed: u64) -> Simulation {
     Simulation::new(Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).unwrap(), seed).unwrap()
 }
@@ -31,26 +33,9 @@ fn every_block_in_the_browser_matches_the_native_golden_file() {
     assert_eq!(report, include_str!("golden/every-block-seed3-30s.json"));
 }
 
-/// The default scenario with its client slowed to 40 kB/s and a flood of
-/// pings, every one answered: thinning, pauses and disconnects all happen.
-fn slowed_default_sim(seed: u64) -> Simulation {
-    let mut doc: serde_json::Value = serde_json::from_str(sluice_engine::DEFAULT_SCENARIO).unwrap();
-    for node in doc["nodes"].as_array_mut().unwrap() {
-        match node["id"].as_str() {
-            Some("socket") => node["bandwidth_bytes_per_s"] = serde_json::json!(40_000),
-            Some("ping_requests") => {
-                node["backpressure"] = serde_json::json!("ignore");
-                node["arrivals"]["rate_per_s"] = serde_json::json!(400);
-            }
-            _ => {}
-        }
-    }
-    Simulation::new(Scenario::from_value(doc).unwrap(), seed).unwrap()
-}
-
 #[wasm_bindgen_test]
 fn conservation_holds_at_every_step_in_the_browser() {
-    let mut sim = slowed_default_sim(3);
+    let mut sim = Simulation::new(support::slowed_default_scenario(), 3).unwrap();
     let until = SimTime::from_secs_f64(10.0);
     while sim.next_event_time().is_some_and(|t| t <= until) {
         sim.step();

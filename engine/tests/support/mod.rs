@@ -28,6 +28,24 @@ pub fn default_scenario() -> Scenario {
     Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).expect("the default scenario is valid")
 }
 
+/// The default scenario with its client slowed to 40 kB/s and a flood of
+/// pings, every one answered: thinning, pauses, disconnects and reconnects
+/// all happen.
+pub fn slowed_default_scenario() -> Scenario {
+    let mut doc: Value = serde_json::from_str(sluice_engine::DEFAULT_SCENARIO).expect("the default scenario is JSON");
+    for node in doc["nodes"].as_array_mut().expect("nodes") {
+        match node["id"].as_str() {
+            Some("socket") => node["bandwidth_bytes_per_s"] = json!(40_000),
+            Some("ping_requests") => {
+                node["backpressure"] = json!("ignore");
+                node["arrivals"]["rate_per_s"] = json!(400);
+            }
+            _ => {}
+        }
+    }
+    Scenario::from_value(doc).expect("the slowed default scenario is valid")
+}
+
 pub fn secs(s: f64) -> SimTime {
     SimTime::from_secs_f64(s)
 }
