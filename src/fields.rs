@@ -193,9 +193,11 @@ const CREDIT: &[Field] = &[
 
 const RATE_LIMITER: &[Field] = &[
     f("/rules/0/scheme", "First rule", "", "How the first rule counts.", Control::Choice(&[
-        ("spread", "timer spreading"),
-        ("aligned", "aligned batches"),
-        ("anchored", "window anchored at the first message"),
+        ("timer", "scheme 1: a timer, one per tick"),
+        ("batch", "scheme 2: a batch each span"),
+        ("anchored", "scheme 3: window anchored at the first message"),
+        ("natural_period", "natural-period counter"),
+        ("spread", "pacer (extension)"),
         ("sliding", "sliding window"),
         ("token_bucket", "token bucket"),
     ])),
@@ -253,6 +255,8 @@ const DISPATCHER: &[Field] = &[
         ("all", "everything"),
     ]))
     .when("/discipline", &["event_loop"]),
+    f("/register_once", "Register once", "", "A task scheduled again while it still waits joins the waiting run (merged) instead of queueing twice.", Control::Toggle)
+        .when("/discipline", &["round_robin", "priority", "event_loop"]),
     f("/queue_priorities", "Queue priorities", "JSON", "{\"queue name\": number}, lower first.", Control::Json).when("/discipline", &["priority"]),
     f("/order", "Order inside a queue", "", "Which demand of one queue goes first.", Control::Choice(ORDERS)),
     f("/message_priorities", "Message priorities", "JSON", "[{\"class\", \"destination\" (optional), \"priority\"}].", Control::Json)

@@ -41,10 +41,14 @@ pub enum DropReason {
     /// Made while a queue it feeds asked for a pause, by a producer whose
     /// backpressure is `drop`: a ping request read and not answered.
     Unanswered,
+    /// Scheduled while the same task (same source, same class) was still
+    /// registered in a dispatcher's demand queue, with `register_once`: the
+    /// run already waiting covers it, so no work is lost.
+    Merged,
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 12] = [
+    pub const ALL: [DropReason; 13] = [
         DropReason::Thinned,
         DropReason::Disconnect,
         DropReason::Disconnected,
@@ -57,6 +61,7 @@ impl DropReason {
         DropReason::TimedOut,
         DropReason::HostDown,
         DropReason::Unanswered,
+        DropReason::Merged,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -74,6 +79,7 @@ impl DropReason {
             DropReason::TimedOut => "timed_out",
             DropReason::HostDown => "host_down",
             DropReason::Unanswered => "unanswered",
+            DropReason::Merged => "merged",
         }
     }
 }

@@ -130,6 +130,39 @@ fn processing_only_the_snapshot_keeps_the_event_loop_fair() {
     assert!(snapshot < 0.5, "{snapshot}");
 }
 
+/// Moment's DeferredProcessor keeps a list of registrations: a task that is
+/// scheduled again while it still waits is not queued twice.
+#[test]
+fn a_task_is_registered_at_most_once() {
+    let run = |register_once: bool| {
+        let scenario = graph(
+            vec![
+                json!({"id": "conns", "kind": "producer", "arrivals": poisson(200.0), "classes": [
+                    {"name": "c1"}, {"name": "c2"}, {"name": "c3"}]}),
+                json!({"id": "loop", "kind": "dispatcher", "discipline": "event_loop", "register_once": register_once,
+                       "service_time": {"dist": "fixed", "value": 0.01}}),
+                sink("done"),
+            ],
+            &[("conns", "loop"), ("loop", "done")],
+        );
+        let mut sim = Simulation::new(scenario, 5).unwrap();
+        run_checked(&mut sim, 60.0);
+        let depth = max_depth(&sim, "loop");
+        (depth, sim.report())
+    };
+    // Three tasks, scheduled 200 times a second, served 100 a second: held
+    // once each, at most three wait; the rest join the waiting run.
+    let (depth, r) = run(true);
+    assert!(depth <= 3, "{depth}");
+    let merged = r.nodes["loop"].dropped.get("merged").copied().unwrap_or(0);
+    assert!(merged > 5_000, "{merged}");
+    assert_eq!(r.nodes["loop"].dropped_total, merged, "nothing else is dropped");
+    // Without it, every scheduling waits its turn and the backlog grows.
+    let (depth, r) = run(false);
+    assert!(depth > 1_000, "{depth}");
+    assert_eq!(r.nodes["loop"].dropped.get("merged").copied().unwrap_or(0), 0);
+}
+
 fn netsendq(hosts_down: Value) -> Simulation {
     let scenario = graph(
         vec![

@@ -88,7 +88,7 @@ fn middle_block() -> impl Strategy<Value = Value> {
             .prop_map(|(init, implicit, batch, lat, scope)| json!({"kind": "credit", "initial_credit": init,
                 "implicit_single_credit": implicit, "grant_batch": batch, "grant_latency_s": lat, "scope": scope,
                 "close_after_idle_s": lat * 3.0 + 0.001})),
-        (prop::sample::select(vec!["spread", "aligned", "anchored", "sliding", "token_bucket"]), 1.0f64..200.0,
+        (prop::sample::select(vec!["timer", "batch", "anchored", "natural_period", "spread", "sliding", "token_bucket"]), 1.0f64..200.0,
          0.05f64..2.0, prop::sample::select(vec!["delay", "reject"]), prop::sample::select(vec!["messages", "bytes"]))
             .prop_map(|(scheme, limit, span, excess, unit)| {
                 let limit = if unit == "bytes" { limit * 1000.0 } else { limit };
@@ -372,7 +372,7 @@ proptest! {
 /// they are, the loop takes no time. Validation cannot see it; the watchdog
 /// must stop it.
 fn loop_without_time() -> impl Strategy<Value = Scenario> {
-    (3u32..9, any::<bool>(), prop::sample::select(vec!["spread", "aligned", "anchored", "sliding", "token_bucket"]),
+    (3u32..9, any::<bool>(), prop::sample::select(vec!["timer", "batch", "anchored", "natural_period", "spread", "sliding", "token_bucket"]),
      1.0f64..5.0, middle_block())
         .prop_map(|(clients, by_limiter, scheme, limit, extra)| {
             let dropper = if by_limiter {

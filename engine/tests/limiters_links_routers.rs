@@ -25,7 +25,7 @@ fn limited(limiter: Value, rate: f64) -> Simulation {
 
 #[test]
 fn an_sms_gateway_sends_at_most_its_rate() {
-    for scheme in ["spread", "aligned", "anchored", "sliding", "token_bucket"] {
+    for scheme in ["timer", "batch", "anchored", "natural_period", "aligned", "spread", "sliding", "token_bucket"] {
         let mut sim = limited(
             json!({"id": "limit", "kind": "rate_limiter", "rules": [{"scheme": scheme, "limit": 10, "span_s": 1}]}),
             50.0,
@@ -51,6 +51,32 @@ fn stacked_rules_per_second_and_per_minute_both_hold() {
     // 10 a second alone would send 1200 in two minutes; 300 a minute caps it.
     let sent = sim.report().nodes["c"].departed;
     assert!((590..=600).contains(&sent), "{sent}");
+}
+
+/// The rest of super-queue's throttler from blocks (`scenarios/sms-day.json`):
+/// nothing goes at night, a daily quota cleared at midnight, urgent jobs
+/// first.
+#[test]
+fn a_day_of_the_sms_throttler() {
+    let scenario = sluice_engine::Scenario::from_json(include_str!("../../scenarios/sms-day.json")).unwrap();
+    let mut sim = Simulation::new(scenario, 3).unwrap();
+    let sent = |sim: &Simulation| sim.report().nodes["gateway"].departed;
+    // 00:00 to 06:00: the time-of-day window is shut; jobs wait.
+    run_checked(&mut sim, 21_599.0);
+    assert_eq!(sent(&sim), 0);
+    assert!(sim.report().nodes["jobs"].depth_messages > 10_000);
+    // By 22:00 the day's 30,000 are used up: 43,200 jobs came.
+    run_checked(&mut sim, 79_200.0);
+    assert_eq!(sent(&sim), 30_000);
+    let r = sim.report();
+    let (urgent, normal) = (r.nodes["urgent_sent"].mean_sojourn_s.unwrap(), r.nodes["normal_sent"].mean_sojourn_s.unwrap());
+    assert!(urgent < normal, "urgent {urgent} s, normal {normal} s");
+    // The night and the quota hold the next day too; after midnight the
+    // quota is fresh but the window is shut until 06:00.
+    run_checked(&mut sim, 108_000.0);
+    assert_eq!(sent(&sim), 30_000);
+    run_checked(&mut sim, 172_800.0);
+    assert_eq!(sent(&sim), 60_000);
 }
 
 #[test]

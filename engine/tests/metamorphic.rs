@@ -36,12 +36,14 @@ fn by_id(report: &Report) -> BTreeMap<String, NodeReport> {
     report.nodes.clone()
 }
 
-/// Every scenario the project ships: the lessons' and the block tour.
+/// Every scenario the project ships: the lessons', the block tour and the
+/// throttler's day.
 fn shipped() -> Vec<(String, Scenario)> {
     let tour = include_str!("../../scenarios/every-block.json");
+    let sms_day = include_str!("../../scenarios/sms-day.json");
     lesson::SCENARIOS
         .iter()
-        .chain([&("every-block.json", tour)])
+        .chain([&("every-block.json", tour), &("sms-day.json", sms_day)])
         .map(|(name, text)| (name.to_string(), Scenario::from_json(text).unwrap()))
         .collect()
 }

@@ -12,6 +12,11 @@
 //!   destination). A demand queue holds at most `capacity` messages
 //!   (`on_full`: `drop_oldest`, `drop_newest` or `refuse`) and drops what
 //!   waited `ttl_s` (`expired`).
+//! - With `register_once`, a task is registered at most once, as in
+//!   Moment's DeferredProcessor, whose queue is a list of registrations: a
+//!   message of the same source and class as one still waiting in its
+//!   demand queue is merged into it (`merged`, no work lost: the waiting run
+//!   covers both). Once its run starts, the task may be registered again.
 //! - `workers` serve demands, each for a `service_time`; a served message
 //!   goes to the output, or is delivered when there is none (as a consumer).
 //! - `discipline` picks the next demand for a free worker:
@@ -79,6 +84,8 @@ pub struct DispatcherSpec {
     pub ttl_s: Option<f64>,
     #[serde(default)]
     pub iteration: Iteration,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub register_once: bool,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub windows: BTreeMap<String, u64>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -161,6 +168,9 @@ impl DispatcherSpec {
             ("queueable_if_down", !self.queueable_if_down.is_empty()),
             ("hosts_down", !self.hosts_down.is_empty()),
         ];
+        if self.register_once && self.discipline == Discipline::Netsendq {
+            push_error(errors, format!("{path}.register_once"), "does not apply to the netsendq discipline, whose every RPC is sent");
+        }
         for (field, set) in netsendq_only {
             if set && self.discipline != Discipline::Netsendq {
                 push_error(errors, format!("{path}.{field}"), "applies only to the netsendq discipline");
@@ -235,6 +245,9 @@ pub struct Dispatcher {
     /// kept as running totals because there may be many queues.
     waiting: u64,
     waiting_bytes: u64,
+    /// With `register_once`: the (source, class) tasks waiting in demand
+    /// queues.
+    registered: std::collections::BTreeSet<(u16, u16)>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -268,17 +281,22 @@ impl Dispatcher {
             refused: false,
             waiting: 0,
             waiting_bytes: 0,
+            registered: std::collections::BTreeSet::new(),
         }
     }
 
     /// `msg` came in to wait here.
     fn count_in(&mut self, msg: &Message) {
+        if self.spec.register_once {
+            self.registered.insert((msg.source, msg.class));
+        }
         self.waiting += 1;
         self.waiting_bytes += msg.size_bytes as u64;
     }
 
     /// `msg` stopped waiting here (served or dropped).
     fn count_out(&mut self, msg: &Message) {
+        self.registered.remove(&(msg.source, msg.class));
         self.waiting -= 1;
         self.waiting_bytes -= msg.size_bytes as u64;
     }
@@ -292,6 +310,12 @@ impl Dispatcher {
         self.spec = DispatcherSpec { hosts_down: self.spec.hosts_down.clone(), ..spec };
         for q in &mut self.queues {
             q.priority = self.spec.queue_priorities.get(&q.name).copied().unwrap_or(0);
+        }
+        // Turned on while running: what already waits is registered (a
+        // duplicate already waiting stays; the next one merges).
+        self.registered.clear();
+        if self.spec.register_once {
+            self.registered = self.queues.iter().flat_map(|q| q.buffer.iter().map(|e| (e.msg.source, e.msg.class))).collect();
         }
     }
 
@@ -395,6 +419,11 @@ impl Dispatcher {
                 ctx.drop_message(msg, DropReason::HostDown);
                 return true;
             }
+        }
+        if self.spec.register_once && self.registered.contains(&(msg.source, msg.class)) {
+            ctx.stats.arrived += 1;
+            ctx.drop_message(msg, DropReason::Merged);
+            return true;
         }
         let cap = self.spec.capacity;
         if cap > 0 && self.queues[q].buffer.len() as u64 >= cap {

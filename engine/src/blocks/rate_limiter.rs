@@ -5,15 +5,27 @@
 //! - Every rule in `rules` must allow a message for it to pass (stacked
 //!   rules: per second and per minute). Amounts are messages or bytes
 //!   (`unit`).
-//! - Schemes, for a rule of `limit` per `span_s`:
-//!   - `spread`: a timer lets one through every span/limit (one message's
-//!     worth of bytes, for bytes), evenly spaced;
-//!   - `aligned`: at most `limit` in each span aligned to time zero (a job
-//!     that just misses a batch waits for the next boundary);
-//!   - `anchored`: the span starts at the first message after a pause;
-//!     messages pass freely until the limit, then everything waits for the
-//!     span's end, and the next message starts a new span (super-queue's
-//!     choice);
+//! - Schemes, for a rule of `limit` per `span_s`. super-queue's note
+//!   compares three, and names a fourth:
+//!   - `timer` (its scheme 1): a timer ticks `limit` times per span, on a
+//!     grid from time zero, and each tick lets one message through (a
+//!     message of n bytes, for bytes, takes n ticks). An isolated message
+//!     waits for the next tick;
+//!   - `batch` (scheme 2): once per span, at each boundary from time zero,
+//!     a batch of up to `limit` waiting messages goes. A message that missed
+//!     a batch waits for the next boundary, even if that batch was not full;
+//!   - `anchored` (scheme 3, the note's choice): the span starts at the
+//!     first message after a pause; messages pass freely until the limit,
+//!     then everything waits for the span's end, and the next message starts
+//!     a new span;
+//!   - `natural_period` (the note's "natural-period counter"; `aligned` is
+//!     read as it): a count cleared at every span boundary from time zero;
+//!     a message passes at once while the count is under `limit`, else
+//!     waits for the next boundary.
+//!
+//!   Extensions, not in the note:
+//!   - `spread`: a pacer, one message's worth every span/limit since the
+//!     last one passed (an isolated message goes at once);
 //!   - `sliding`: at most `limit` in any span-long interval. The rule keeps
 //!     what passed in the last span with a running sum (amortised O(1) per
 //!     message) and remembers at most `MAX_SLIDING_INSTANTS` instants: past
@@ -68,9 +80,12 @@ fn one_second() -> f64 {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Scheme {
-    Spread,
-    Aligned,
+    Timer,
+    Batch,
     Anchored,
+    #[serde(alias = "aligned")]
+    NaturalPeriod,
+    Spread,
     Sliding,
     TokenBucket,
 }
@@ -116,11 +131,15 @@ struct RuleState {
     rule: RateRule,
     /// spread: when the next may pass. anchored: the span's start.
     mark: Option<SimTime>,
-    /// aligned and anchored: the amount passed in the current span;
-    /// sliding: the sum of `passed`; token bucket: the tokens held.
+    /// batch, natural_period and anchored: the amount passed in the
+    /// current span; sliding: the sum of `passed`; token bucket: the tokens
+    /// held.
     amount: f64,
-    /// aligned: the index of the current span.
+    /// batch and natural_period: the index of the current span.
     span_index: u64,
+    /// timer: the first tick not yet used (ticks are numbered from time
+    /// zero; f64 because a bytes rule may tick more than 2^64 times).
+    next_tick: f64,
     /// token bucket: when `amount` was last brought up to date.
     updated: SimTime,
     /// sliding: what passed in the last span, oldest first, one entry per
@@ -134,11 +153,35 @@ pub const MAX_SLIDING_INSTANTS: usize = 65_536;
 impl RuleState {
     fn new(rule: RateRule) -> Self {
         let amount = if rule.scheme == Scheme::TokenBucket { rule.burst.unwrap_or(rule.limit) } else { 0.0 };
-        RuleState { rule, mark: None, amount, span_index: 0, updated: SimTime::ZERO, passed: VecDeque::new() }
+        RuleState { rule, mark: None, amount, span_index: 0, next_tick: 0.0, updated: SimTime::ZERO, passed: VecDeque::new() }
     }
 
     fn span(&self) -> SimDuration {
         SimDuration::from_secs_f64(self.rule.span_s)
+    }
+
+    /// timer: nanoseconds between ticks.
+    fn tick_ns(&self) -> f64 {
+        self.rule.span_s * 1e9 / self.rule.limit
+    }
+
+    /// timer: tick `k`'s time, rounded up to the nanosecond.
+    fn tick_time(&self, k: f64) -> SimTime {
+        let ns = (k * self.tick_ns()).ceil();
+        SimTime::from_nanos(if ns >= u64::MAX as f64 { u64::MAX } else { ns as u64 })
+    }
+
+    /// timer: the first tick at or after `now`, and no earlier than the
+    /// first unused one.
+    fn tick_for(&self, now: SimTime) -> f64 {
+        let below = (now.as_nanos() as f64 / self.tick_ns()).floor();
+        let at_or_after = if self.tick_time(below) >= now { below } else { below + 1.0 };
+        at_or_after.max(self.next_tick)
+    }
+
+    /// batch: the index of the boundary at or after `now`.
+    fn boundary_for(&self, now: SimTime) -> u64 {
+        now.as_nanos().div_ceil(self.span().as_nanos().max(1))
     }
 
     /// The earliest time at which `amount` may pass (`now` if it may now).
@@ -147,7 +190,20 @@ impl RuleState {
         let amount = amount.min(limit);
         match self.rule.scheme {
             Scheme::Spread => self.mark.map_or(now, |m| m.max(now)),
-            Scheme::Aligned => {
+            Scheme::Timer => self.tick_time(self.tick_for(now)).max(now),
+            Scheme::Batch => {
+                let span = self.span().as_nanos().max(1);
+                let index = self.boundary_for(now);
+                let used = if index == self.span_index { self.amount } else { 0.0 };
+                if index * span == now.as_nanos() && used + amount <= limit + 1e-9 {
+                    now
+                } else if index * span == now.as_nanos() {
+                    SimTime::from_nanos((index + 1).saturating_mul(span))
+                } else {
+                    SimTime::from_nanos(index.saturating_mul(span))
+                }
+            }
+            Scheme::NaturalPeriod => {
                 let index = now.as_nanos() / self.span().as_nanos().max(1);
                 let used = if index == self.span_index { self.amount } else { 0.0 };
                 if used + amount <= limit + 1e-9 {
@@ -240,7 +296,19 @@ impl RuleState {
                 let gap = SimDuration::from_secs_f64(self.rule.span_s * amount / limit);
                 self.mark = Some(now + gap);
             }
-            Scheme::Aligned => {
+            Scheme::Timer => {
+                let k = self.tick_for(now);
+                self.next_tick = k + amount.ceil().max(1.0);
+            }
+            Scheme::Batch => {
+                let index = self.boundary_for(now);
+                if index != self.span_index {
+                    self.span_index = index;
+                    self.amount = 0.0;
+                }
+                self.amount += amount;
+            }
+            Scheme::NaturalPeriod => {
                 let index = now.as_nanos() / self.span().as_nanos().max(1);
                 if index != self.span_index {
                     self.span_index = index;
@@ -391,8 +459,25 @@ mod tests {
     }
 
     #[test]
-    fn aligned_waits_for_the_next_boundary() {
-        let times = pass_times(rule(Scheme::Aligned, 2.0), &[0.9, 0.9, 0.9, 1.2]);
+    fn a_timer_lets_one_through_per_tick() {
+        // Ticks every 0.25 s from zero: an isolated job waits for the next
+        // tick; a backlog goes one per tick.
+        let times = pass_times(rule(Scheme::Timer, 4.0), &[0.1, 0.1, 0.1, 2.0, 2.3]);
+        assert_eq!(times, vec![0.25, 0.5, 0.75, 2.0, 2.5]);
+    }
+
+    #[test]
+    fn a_batch_goes_at_each_boundary_full_or_not() {
+        // A batch of up to 2 at each whole second: the job at 0.1 waits for
+        // 1 s though no batch is full; the fourth job of the second batch
+        // waits for 2 s.
+        let times = pass_times(rule(Scheme::Batch, 2.0), &[0.1, 0.9, 0.95, 1.0, 3.0]);
+        assert_eq!(times, vec![1.0, 1.0, 2.0, 2.0, 3.0]);
+    }
+
+    #[test]
+    fn a_natural_period_counter_waits_for_the_next_boundary() {
+        let times = pass_times(rule(Scheme::NaturalPeriod, 2.0), &[0.9, 0.9, 0.9, 1.2]);
         // Two fit before 1 s; the third waits for the boundary at 1 s; the
         // fourth is the second of that span.
         assert_eq!(times, vec![0.9, 0.9, 1.0, 1.2]);
