@@ -19,6 +19,11 @@ pub struct Core {
     /// What blocks report for the simulation to pass on once the handler
     /// returns (to other blocks: the gates a message counted against).
     pub outbox: Vec<Notice>,
+    /// RPCs that were in flight to a netsendq host when it went down, by
+    /// message id: the dispatcher node that sent each, and whether it is
+    /// queued again (a queueable class) rather than failed. Each is taken
+    /// out of the flow where it next surfaces (see `Simulation`).
+    pub failed_rpcs: std::collections::BTreeMap<u64, (usize, bool)>,
 }
 
 /// Three words, built for every call into a block: the shared core by one

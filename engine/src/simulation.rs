@@ -252,6 +252,7 @@ impl Simulation {
                 scheduler: Scheduler::default(),
                 log: TransitionLog::new(TRANSITION_LOG_CAPACITY),
                 outbox: Vec::new(),
+                failed_rpcs: Default::default(),
             },
             nodes,
             stats: (0..n).map(|_| NodeStats::new()).collect(),
@@ -670,6 +671,12 @@ impl Simulation {
 
     /// Node `to` is offered `msg`: it takes it or refuses it now.
     fn accept(&mut self, from: usize, to: usize, msg: Message) -> bool {
+        if !self.core.failed_rpcs.is_empty() {
+            if let Some((d, requeue)) = self.core.failed_rpcs.remove(&msg.id) {
+                self.surface_failed(d, d, requeue, msg);
+                return true;
+            }
+        }
         self.offer_depth += 1;
         let result = self.accept_here(from, to, msg);
         self.offer_depth -= 1;
@@ -936,6 +943,9 @@ impl Simulation {
     /// A consumer's worker finished: the message is delivered or passed on,
     /// its gates hear of it, and the consumer asks for more.
     fn service_done(&mut self, c: usize, slot: u32) {
+        if !self.core.failed_rpcs.is_empty() && self.fail_in_slot(c, slot) {
+            return;
+        }
         if self.serve_next_first(c, slot) {
             return;
         }
@@ -963,6 +973,51 @@ impl Simulation {
             Served::GaveUp => self.after_worker_freed(c),
             Served::Retried | Served::Nothing => {}
         }
+    }
+
+    /// An RPC whose netsendq host went down while it was under way, taken
+    /// out where it surfaced (an offer to any block, or the end of a
+    /// service at node `at`): dispatcher `d` queues it again, or it fails,
+    /// counted at `at`.
+    fn surface_failed(&mut self, d: usize, at: usize, requeue: bool, msg: Message) {
+        let Node::Dispatcher(disp, _, _) = &mut self.nodes[d] else { return };
+        if requeue {
+            disp.requeue(msg, &mut ctx!(self, d));
+            self.dispatch(d);
+        } else {
+            ctx!(self, at).drop_message(msg, DropReason::HostDown);
+        }
+    }
+
+    /// If the message served in `slot` of `c` is an RPC that failed while
+    /// under way, the worker drops it unserved (`surface_failed`) and is
+    /// free. Returns whether it was one.
+    fn fail_in_slot(&mut self, c: usize, slot: u32) -> bool {
+        let id = match &self.nodes[c] {
+            Node::Consumer(consumer) => consumer.message(slot).map(|m| m.id),
+            Node::Dispatcher(_, pool, _) => pool.message(slot).map(|m| m.id),
+            _ => None,
+        };
+        let Some((d, requeue)) = id.and_then(|id| self.core.failed_rpcs.remove(&id)) else { return false };
+        let msg = match &mut self.nodes[c] {
+            Node::Consumer(consumer) => consumer.abandon(slot, &mut ctx!(self, c)),
+            Node::Dispatcher(disp, pool, ps) => {
+                let msg = pool.abandon(slot, &mut pool_ctx!(self, c, ps));
+                if let Some(m) = &msg {
+                    disp.send_finished(m);
+                }
+                msg
+            }
+            _ => None,
+        };
+        if matches!(self.nodes[c], Node::Dispatcher(..)) {
+            self.sync_pool_stats(c);
+        }
+        if let Some(msg) = msg {
+            self.surface_failed(d, c, requeue, msg);
+        }
+        self.after_worker_freed(c);
+        true
     }
 
     /// The common case of `service_done`, taken when it is exactly what the

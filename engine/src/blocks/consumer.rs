@@ -429,6 +429,14 @@ impl Consumer {
         Served::Done
     }
 
+    /// Empties the busy `slot` without serving its message, which it
+    /// returns: an RPC whose host went down while it was under way.
+    pub fn abandon(&mut self, slot: u32, ctx: &mut Context) -> Option<Message> {
+        let msg = *self.slots.get(slot as usize)?.msg.as_ref()?;
+        self.free_slot(slot, ctx);
+        Some(msg)
+    }
+
     /// The message a worker holds, served or not.
     #[inline]
     pub fn message(&self, slot: u32) -> Option<&Message> {

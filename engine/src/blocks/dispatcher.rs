@@ -41,6 +41,10 @@
 //!     round-robin. While a host is down (`hosts_down`), its ready queue is
 //!     emptied and its unsent messages fail (`host_down`), except classes in
 //!     `queueable_if_down`, which are kept and sent when it is up again.
+//!     The RPCs already sent to it and not answered fail too (or, if
+//!     queueable, go back to their work queue): the simulation takes each
+//!     out where it next surfaces, when the host would have finished it or
+//!     at its next hop, and it no longer counts against the window.
 //! - When a demand queue that refused has room again, the dispatcher wakes
 //!   its senders.
 
@@ -248,6 +252,9 @@ pub struct Dispatcher {
     /// With `register_once`: the (source, class) tasks waiting in demand
     /// queues.
     registered: std::collections::BTreeSet<(u16, u16)>,
+    /// netsendq: the messages sent and not yet answered, by id, with their
+    /// work queue.
+    in_flight_ids: BTreeMap<u64, usize>,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -282,6 +289,7 @@ impl Dispatcher {
             waiting: 0,
             waiting_bytes: 0,
             registered: std::collections::BTreeSet::new(),
+            in_flight_ids: BTreeMap::new(),
         }
     }
 
@@ -470,6 +478,9 @@ impl Dispatcher {
         };
         match picked {
             Some((q, e)) => {
+                if self.spec.discipline == Discipline::Netsendq {
+                    self.in_flight_ids.insert(e.msg.id, q);
+                }
                 self.count_out(&e.msg);
                 let waited = ctx.core.now.since(e.enqueued);
                 if waited.as_nanos() > 0 {
@@ -613,9 +624,24 @@ impl Dispatcher {
 
     /// netsendq: the reply to (or the loss of) `msg` arrived.
     pub fn replied(&mut self, msg: &Message) {
-        if let Some(&q) = self.by_key.get(&(Self::host_of(msg), msg.class as usize)) {
+        // One that failed when its host went down was counted out then.
+        if let Some(q) = self.in_flight_ids.remove(&msg.id) {
             self.queues[q].in_flight = self.queues[q].in_flight.saturating_sub(1);
         }
+    }
+
+    /// netsendq: `msg`, a queueable RPC under way when its host went down,
+    /// surfaced: it goes back to the head of its work queue.
+    pub fn requeue(&mut self, mut msg: Message, ctx: &mut Context) {
+        msg.gates = Default::default();
+        let Some(&q) = self.by_key.get(&(Self::host_of(&msg), msg.class as usize)) else {
+            ctx.drop_message(msg, DropReason::HostDown);
+            return;
+        };
+        ctx.stats.arrived += 1;
+        self.count_in(&msg);
+        self.queues[q].buffer.unpop(Entry { msg, enqueued: ctx.core.now });
+        self.record(ctx);
     }
 
     /// netsendq: host `index` of `hosts_down` goes down (`up` false) or up.
@@ -638,6 +664,16 @@ impl Dispatcher {
         for (q, e) in ready {
             self.queues[q].in_flight = self.queues[q].in_flight.saturating_sub(1);
             self.queues[q].buffer.unpop(e);
+        }
+        // Sent and unanswered: they fail, or are queued again if queueable,
+        // where each surfaces; the window no longer counts them.
+        let sent: Vec<(u64, usize)> =
+            self.in_flight_ids.iter().filter(|&(_, &q)| self.queues[q].host == host).map(|(&id, &q)| (id, q)).collect();
+        for (id, q) in sent {
+            self.in_flight_ids.remove(&id);
+            self.queues[q].in_flight = self.queues[q].in_flight.saturating_sub(1);
+            let requeue = keep.iter().any(|c| c == self.class_name(self.queues[q].class));
+            ctx.core.failed_rpcs.insert(id, (ctx.node, requeue));
         }
         // Unsent entries fail, except the queueable ones.
         for q in 0..self.queues.len() {
