@@ -44,6 +44,34 @@ fn two_destinations(scope: &str, opens_on: &str) -> Simulation {
     sim
 }
 
+/// The flaw with the note's own window, which a receipt opens: a far
+/// destination (half a second of latency, 1 ms to process) holds the
+/// shared window with messages on their way, and the near one starves.
+/// Changing the scope while running keeps every count exact: messages sent
+/// under the old scope release the scopes they belong to.
+#[test]
+fn receipts_from_a_far_destination_throttle_a_shared_window_and_a_change_of_scope_keeps_counts() {
+    let scenario = sluice_engine::Scenario::from_json(include_str!("../../scenarios/shared-window.json")).unwrap();
+    let mut sim = Simulation::new(scenario, 5).unwrap();
+    run_checked(&mut sim, 30.0);
+    let fast = sim.report().nodes["fast"].departed as f64 / 30.0;
+    assert!((15.0..25.0).contains(&fast), "shared, on receipt: {fast}/s");
+    let mut block = sim.scenario().nodes[idx(&sim, "window")].block.clone();
+    if let sluice_engine::scenario::BlockSpec::Window(w) = &mut block {
+        w.scope = sluice_engine::blocks::window::Scope::PerDestination;
+    }
+    sim.reconfigure("window", block).unwrap();
+    let (fast_before, far_before) = (sim.report().nodes["fast"].departed, sim.report().nodes["far"].departed);
+    run_checked(&mut sim, 60.0);
+    let far = (sim.report().nodes["far"].departed - far_before) as f64 / 30.0;
+    let fast = (sim.report().nodes["fast"].departed - fast_before) as f64 / 30.0;
+    // Its own window of 10, each held half a second: 20 a second, not more
+    // (a scope change once let old receipts free new places: 39.5/s).
+    assert!((19.0..=20.5).contains(&far), "far, per destination: {far}/s");
+    assert!(fast > 90.0, "fast, per destination: {fast}/s");
+    assert!(max_depth(&sim, "window") <= 20);
+}
+
 #[test]
 fn a_shared_window_lets_a_slow_destination_throttle_a_fast_one() {
     let shared = two_destinations("shared", "processing");

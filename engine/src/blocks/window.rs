@@ -139,16 +139,45 @@ impl PendingAcks {
     }
 }
 
+/// A window counts what is in flight in every scope at once (all
+/// together, per destination, per class), so that a change of scope while
+/// running finds each new scope's count exact, and each acknowledgement
+/// releases the scopes its message was counted in.
 pub struct Window {
     spec: WindowSpec,
-    in_flight: Vec<InFlight>,
+    /// By `scope_key(PerDestination, _)`.
+    by_destination: Vec<InFlight>,
+    /// By `scope_key(PerClass, _)`.
+    by_class: Vec<InFlight>,
     total: InFlight,
     acks: PendingAcks,
 }
 
+/// A message's destination and class keys in one number, as pending
+/// acknowledgements carry it: a destination key is at most `MAX_NODES`
+/// (under 2^14), so 16 bits each fit even a 32-bit `usize`.
+fn ack_key(msg: &Message) -> usize {
+    (scope_key(Scope::PerDestination, msg) << 16) | scope_key(Scope::PerClass, msg)
+}
+
+fn count_in(counts: &mut Vec<InFlight>, key: usize, bytes: u64) {
+    if counts.len() <= key {
+        counts.resize(key + 1, InFlight::default());
+    }
+    counts[key].messages += 1;
+    counts[key].bytes += bytes;
+}
+
+fn count_out(counts: &mut [InFlight], key: usize, bytes: u64) {
+    if let Some(f) = counts.get_mut(key) {
+        f.messages = f.messages.saturating_sub(1);
+        f.bytes = f.bytes.saturating_sub(bytes);
+    }
+}
+
 impl Window {
     pub fn new(spec: WindowSpec) -> Self {
-        Window { spec, in_flight: Vec::new(), total: InFlight::default(), acks: PendingAcks::default() }
+        Window { spec, by_destination: Vec::new(), by_class: Vec::new(), total: InFlight::default(), acks: PendingAcks::default() }
     }
 
     pub fn spec(&self) -> &WindowSpec {
@@ -156,14 +185,6 @@ impl Window {
     }
 
     pub fn reconfigure(&mut self, spec: WindowSpec) {
-        if spec.scope != self.spec.scope {
-            // Counts are kept per scope key; re-key what is in flight.
-            let total = self.total;
-            // Messages already in flight stay counted in key 0 until
-            // acknowledged: their keys under the new scope are not known.
-            self.in_flight.clear();
-            self.in_flight.push(total);
-        }
         self.spec = spec;
     }
 
@@ -175,20 +196,17 @@ impl Window {
     /// What each scope has in flight (one entry per destination or class
     /// seen, or one for a shared window).
     pub fn in_flight_by_scope(&self) -> &[InFlight] {
-        &self.in_flight
-    }
-
-    fn slot(&mut self, key: usize) -> &mut InFlight {
-        if self.in_flight.len() <= key {
-            self.in_flight.resize(key + 1, InFlight::default());
+        match self.spec.scope {
+            Scope::Shared => std::slice::from_ref(&self.total),
+            Scope::PerDestination => &self.by_destination,
+            Scope::PerClass => &self.by_class,
         }
-        &mut self.in_flight[key]
     }
 
     /// Whether `msg` may pass now.
     pub fn admits(&self, msg: &Message) -> bool {
         let key = scope_key(self.spec.scope, msg);
-        let f = self.in_flight.get(key).copied().unwrap_or_default();
+        let f = self.in_flight_by_scope().get(key).copied().unwrap_or_default();
         let size = msg.size_bytes as u64;
         let fits_messages = self.spec.max_messages == 0 || f.messages < self.spec.max_messages;
         // A message larger than the whole byte window may pass alone.
@@ -198,11 +216,9 @@ impl Window {
 
     /// The next block took `msg`: it is in flight.
     pub fn sent(&mut self, msg: &Message, ctx: &mut Context) {
-        let key = scope_key(self.spec.scope, msg);
         let size = msg.size_bytes as u64;
-        let slot = self.slot(key);
-        slot.messages += 1;
-        slot.bytes += size;
+        count_in(&mut self.by_destination, scope_key(Scope::PerDestination, msg), size);
+        count_in(&mut self.by_class, scope_key(Scope::PerClass, msg), size);
         self.total.messages += 1;
         self.total.bytes += size;
         ctx.stats.arrived += 1;
@@ -217,20 +233,16 @@ impl Window {
 
     /// The acknowledgement of `msg` is due now; it arrives after the latency.
     pub fn acknowledge(&mut self, msg: &Message, ctx: &mut Context) {
-        let key = scope_key(self.spec.scope, msg);
         let at = ctx.core.now + SimDuration::from_secs_f64(self.spec.ack_latency_s);
-        self.acks.add(at, key, msg.size_bytes as u64, ctx);
+        self.acks.add(at, ack_key(msg), msg.size_bytes as u64, ctx);
     }
 
     /// Acknowledgements arrive. Returns whether room opened.
     pub fn on_ack_due(&mut self, ctx: &mut Context) -> bool {
         let due = self.acks.take_due(ctx);
         for &(key, bytes) in &due {
-            // A key emptied by a change of scope releases from key 0.
-            let key = if self.in_flight.get(key).is_some_and(|f| f.messages > 0) { key } else { 0 };
-            let slot = self.slot(key);
-            slot.messages = slot.messages.saturating_sub(1);
-            slot.bytes = slot.bytes.saturating_sub(bytes);
+            count_out(&mut self.by_destination, key >> 16, bytes);
+            count_out(&mut self.by_class, key & 0xffff, bytes);
             self.total.messages = self.total.messages.saturating_sub(1);
             self.total.bytes = self.total.bytes.saturating_sub(bytes);
         }
