@@ -31,7 +31,7 @@ try {
   await page.waitForFunction(() => document.querySelector('[data-testid="step-3-verdict"]')?.dataset.state === 'passed', null, { timeout: 60_000 });
   await page.click('[data-testid="play"]');
   await page.locator('[data-testid="canvas-a"] [data-node="fast"]').click();
-  await page.locator('[data-testid="canvas-a"] [data-node="slow"]').click({ modifiers: ['Shift'] });
+  await page.locator('[data-testid="canvas-a"] [data-node="far"]').click({ modifiers: ['Shift'] });
   await page.waitForTimeout(300);
   await page.locator('.stage').screenshot({ path: outAb });
   if (errors.length) throw new Error(`console errors: ${errors.join('; ')}`);
