@@ -60,6 +60,11 @@ impl Context<'_> {
     /// counted against know.
     pub fn drop_message(&mut self, msg: Message, reason: DropReason) {
         self.stats.drop(reason, 1);
+        if !self.core.failed_rpcs.is_empty() {
+            // A failed RPC dropped for another reason before it surfaced
+            // will never surface: forget it.
+            self.core.failed_rpcs.remove(&msg.id);
+        }
         if !msg.gates.is_empty() {
             self.core.outbox.push(Notice::Dropped(msg));
         }

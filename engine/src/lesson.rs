@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::json_field::with_field;
-use crate::metrics::DropReason;
+use crate::metrics::{entries_into, DropReason};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::simulation::{Node, Simulation};
 use crate::time::SimTime;
@@ -513,8 +513,7 @@ fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Reading)
         Figure::Paused => f64::from(u8::from(sim.node_report(node).paused == Some(true))),
         Figure::In(state) => f64::from(u8::from(sim.node_report(node).state == Some(state))),
         Figure::Entered(state) => {
-            let count = |r: &Reading| r.entered.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n);
-            count(&now).saturating_sub(count(&before)) as f64
+            entries_into(&now.entered, state).saturating_sub(entries_into(&before.entered, state)) as f64
         }
     };
     Some(value)

@@ -429,6 +429,12 @@ pub struct NodeStats {
     pub entered: Vec<(&'static str, u64)>,
 }
 
+/// How often a list of state entries (`NodeStats::entered`) says `state`
+/// was entered.
+pub fn entries_into(entered: &[(&'static str, u64)], state: &str) -> u64 {
+    entered.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n)
+}
+
 /// The first buckets of a depth series are this wide (10 ms).
 const DEPTH_BUCKET_NS: u64 = 10_000_000;
 /// Buckets per depth series.
@@ -437,7 +443,7 @@ pub const DEPTH_SERIES_CAPACITY: usize = 2048;
 impl NodeStats {
     /// How often the node entered `state`.
     pub fn entered(&self, state: &str) -> u64 {
-        self.entered.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n)
+        entries_into(&self.entered, state)
     }
 
     pub(crate) fn count_entry(&mut self, state: &'static str) {

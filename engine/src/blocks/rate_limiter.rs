@@ -195,12 +195,12 @@ impl RuleState {
                 let span = self.span().as_nanos().max(1);
                 let index = self.boundary_for(now);
                 let used = if index == self.span_index { self.amount } else { 0.0 };
-                if index * span == now.as_nanos() && used + amount <= limit + 1e-9 {
+                let on_boundary = index * span == now.as_nanos();
+                if on_boundary && used + amount <= limit + 1e-9 {
                     now
-                } else if index * span == now.as_nanos() {
-                    SimTime::from_nanos((index + 1).saturating_mul(span))
                 } else {
-                    SimTime::from_nanos(index.saturating_mul(span))
+                    // Between boundaries, the next one; on a full one, the one after.
+                    SimTime::from_nanos((index + u64::from(on_boundary)).saturating_mul(span))
                 }
             }
             Scheme::NaturalPeriod => {
