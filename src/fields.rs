@@ -109,7 +109,7 @@ const QUEUE: &[Field] = &[
         ("refuse", "refuse (the sender holds it)"),
     ])),
     f("/order", "Order", "", "Which message leaves first.", Control::Choice(ORDERS)),
-    f("/message_priorities", "Message priorities", "JSON", "With priority order: [{\"class\", \"destination\" (optional), \"priority\"}], lower first.", Control::Json)
+    f("/message_priorities", "Message priorities", "JSON", "With priority order: [{\"class\", \"destination\", \"source\" (any of the three), \"priority\"}], lower first.", Control::Json)
         .when("/order", &["priority"]),
     f("/ttl_s", "Time to live", "s", "A message that waited this long is discarded (empty: never).", OPTIONAL),
 ];
@@ -236,7 +236,7 @@ const LINK: &[Field] = &[
 ];
 
 const DISPATCHER: &[Field] = &[
-    f("/workers", "Workers", "at once", "Demands served at once.", whole(1.0, 32.0, 1.0)),
+    f("/workers", "Workers", "at once", "Demands served at once; one agent runs one at a time.", whole(1.0, 32.0, 1.0)),
     f("/service_time", "Service time", "s", "Time per demand.", Control::Distribution),
     f("/queues", "Demand queues", "", "Which queue a message joins.", Control::Choice(&[
         ("per_input", "one per sender"),
@@ -259,7 +259,7 @@ const DISPATCHER: &[Field] = &[
         .when("/discipline", &["round_robin", "priority", "event_loop"]),
     f("/queue_priorities", "Queue priorities", "JSON", "{\"queue name\": number}, lower first.", Control::Json).when("/discipline", &["priority"]),
     f("/order", "Order inside a queue", "", "Which demand of one queue goes first.", Control::Choice(ORDERS)),
-    f("/message_priorities", "Message priorities", "JSON", "[{\"class\", \"destination\" (optional), \"priority\"}].", Control::Json)
+    f("/message_priorities", "Message priorities", "JSON", "[{\"class\", \"destination\", \"source\" (any of the three), \"priority\"}], lower first.", Control::Json)
         .when("/order", &["priority"]),
     f("/capacity", "Capacity", "demands", "The most one demand queue holds (0: no bound).", whole(0.0, 1000.0, 1.0)),
     f("/on_full", "When full", "", "A demand that does not fit.", Control::Choice(&[
@@ -267,7 +267,7 @@ const DISPATCHER: &[Field] = &[
         ("drop_oldest", "drop the oldest"),
         ("refuse", "refuse"),
     ])),
-    f("/ttl_s", "Time to live", "s", "A demand that waited this long is discarded (empty: never).", OPTIONAL),
+    f("/ttl_s", "Time to live", "s", "A demand that waited this long is skipped when a worker reaches it (empty: never).", OPTIONAL),
     f("/windows", "Windows per class", "JSON", "{\"class\": messages in flight to one host}.", Control::Json).when("/discipline", &["netsendq"]),
     f("/one_shot", "One-shot classes", "JSON", "[\"class\"]: go to the head of the ready queue.", Control::Json).when("/discipline", &["netsendq"]),
     f("/queueable_if_down", "Queueable if down", "JSON", "[\"class\"]: kept while their host is down.", Control::Json)

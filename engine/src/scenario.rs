@@ -631,11 +631,21 @@ impl Scenario {
                 _ => &[],
             };
             for (k, p) in priorities.iter().enumerate() {
-                if !class_names.contains(p.class.as_str()) {
-                    push_error(errors, format!("nodes[{i}].message_priorities[{k}].class"), format!("no producer has a class {}", quoted(&p.class)));
+                let path = format!("nodes[{i}].message_priorities[{k}]");
+                if p.class.is_none() && p.destination.is_none() && p.source.is_none() {
+                    push_error(errors, path.clone(), "names no class, destination or source, so it sets nothing");
+                }
+                if let Some(c) = p.class.as_deref().filter(|c| !class_names.contains(c)) {
+                    push_error(errors, format!("{path}.class"), format!("no producer has a class {}", quoted(c)));
                 }
                 if let Some(d) = p.destination.as_deref().filter(|d| !index.contains_key(d)) {
-                    push_error(errors, format!("nodes[{i}].message_priorities[{k}].destination"), format!("no node has the id {}", quoted(d)));
+                    push_error(errors, format!("{path}.destination"), format!("no node has the id {}", quoted(d)));
+                }
+                if let Some(src) = p.source.as_deref() {
+                    let is_producer = index.get(src).is_some_and(|&n| matches!(self.nodes[n].block, BlockSpec::Producer(_)));
+                    if !is_producer {
+                        push_error(errors, format!("{path}.source"), format!("no producer has the id {}", quoted(src)));
+                    }
                 }
             }
             if let BlockSpec::Dispatcher(d) = &node.block {

@@ -424,10 +424,6 @@ impl Simulation {
                     self.signal_inputs(i, signal);
                     self.wake_inputs(i);
                 }
-                Node::Dispatcher(d, _, _) => {
-                    d.on_expiry(&mut ctx!(self, i));
-                    self.wake_inputs(i);
-                }
                 _ => {}
             },
             EventKind::AckDue => {
@@ -949,12 +945,19 @@ impl Simulation {
         if self.serve_next_first(c, slot) {
             return;
         }
+        let mut demand = None;
         let served = match &mut self.nodes[c] {
             Node::Consumer(consumer) => consumer.on_service_done(slot, &mut ctx!(self, c)),
-            Node::Dispatcher(_, pool, ps) => pool.on_service_done(slot, &mut pool_ctx!(self, c, ps)),
+            Node::Dispatcher(_, pool, ps) => {
+                demand = pool.message(slot).map(|m| m.id);
+                pool.on_service_done(slot, &mut pool_ctx!(self, c, ps))
+            }
             _ => return,
         };
         let sink = self.outputs[c].is_empty();
+        if let (Served::Done | Served::GaveUp, Node::Dispatcher(d, _, _), Some(id)) = (&served, &mut self.nodes[c], demand) {
+            d.demand_finished(id);
+        }
         if let (Served::Done, Node::Dispatcher(d, pool, _)) = (&served, &mut self.nodes[c]) {
             if let (true, Some(msg)) = (d.gates_its_messages(), pool.message(slot)) {
                 d.send_finished(msg);

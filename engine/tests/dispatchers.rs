@@ -99,6 +99,74 @@ fn fixed_size_and_time_to_live_bound_the_wait() {
     assert!(r.nodes["disp"].dropped["overflow"] + r.nodes["disp"].dropped["expired"] > 10_000);
 }
 
+#[test]
+fn an_expired_demand_is_skipped_when_extracted_and_holds_its_place_until_then() {
+    // One worker needs a second per demand; a queue of 5 that refuses; a
+    // time-to-live of 0.1 s. The expired demands keep their places until
+    // the worker reaches them, so the sender stays refused between
+    // extractions: about 5 expire a second, not 5 every 0.1 s.
+    let scenario = graph(
+        vec![
+            producer("p", poisson(100.0), "m", None),
+            json!({"id": "disp", "kind": "dispatcher", "service_time": {"dist": "fixed", "value": 1.0},
+                   "capacity": 5, "on_full": "refuse", "ttl_s": 0.1}),
+            sink("done"),
+        ],
+        &[("p", "disp"), ("disp", "done")],
+    );
+    let mut sim = Simulation::new(scenario, 4).unwrap();
+    run_checked(&mut sim, 100.0);
+    let r = sim.report();
+    let expired = r.nodes["disp"].dropped["expired"];
+    assert!((300..=600).contains(&expired), "expired: {expired}");
+    // A worker skipping expired demands finds the next one at no cost:
+    // it is never idle while something fresh waits, and serves almost one
+    // a second.
+    assert!(r.nodes["disp"].departed >= 95, "served: {}", r.nodes["disp"].departed);
+    // The queue stayed full: the expired demands held their places.
+    assert_eq!(max_depth(&sim, "disp"), 5);
+}
+
+/// Messages to two agents, `rate` a second each, through a dispatcher with
+/// `workers` threads; returns each agent's served rate.
+fn two_agents(queues: &str, workers: u32, rate: f64) -> (f64, f64) {
+    let scenario = graph(
+        vec![
+            json!({"id": "src", "kind": "producer", "arrivals": poisson(2.0 * rate),
+                   "classes": [{"name": "to_alice", "destination": "alice"}, {"name": "to_bob", "destination": "bob"}]}),
+            json!({"id": "disp", "kind": "dispatcher", "queues": queues, "workers": workers,
+                   "service_time": {"dist": "fixed", "value": 0.01}, "capacity": 100}),
+            json!({"id": "split", "kind": "router", "policy": "by_destination"}),
+            sink("alice"),
+            sink("bob"),
+        ],
+        &[("src", "disp"), ("disp", "split"), ("split", "alice"), ("split", "bob")],
+    );
+    let mut sim = Simulation::new(scenario, 6).unwrap();
+    run_checked(&mut sim, 60.0);
+    let r = sim.report();
+    (r.nodes["alice"].departed as f64 / 60.0, r.nodes["bob"].departed as f64 / 60.0)
+}
+
+#[test]
+fn an_agent_is_single_threaded_whatever_the_workers() {
+    // 10 ms a demand: one agent can do at most 100 a second, however many
+    // threads the dispatcher has. Each agent is sent 200 a second.
+    let (alice, bob) = two_agents("per_destination", 4, 200.0);
+    // Never two demands of one agent at once...
+    assert!(alice <= 101.0 && bob <= 101.0, "per destination: alice {alice}, bob {bob}");
+    // ...but two agents run side by side on two threads.
+    assert!(alice >= 95.0 && bob >= 95.0, "per destination: alice {alice}, bob {bob}");
+    // A shared queue keeps global FIFO: when its next demand's agent is
+    // busy, the demand behind it for the other agent waits too.
+    let (alice, bob) = two_agents("shared", 4, 200.0);
+    assert!(alice <= 101.0 && bob <= 101.0, "shared: alice {alice}, bob {bob}");
+    assert!(alice + bob > 120.0 && alice + bob < 190.0, "shared: alice {alice}, bob {bob}");
+    // With one thread the two agents share it.
+    let (alice, bob) = two_agents("per_destination", 1, 200.0);
+    assert!(alice + bob <= 101.0, "one thread: alice {alice}, bob {bob}");
+}
+
 /// An event loop with deferred tasks arriving fast and I/O events arriving
 /// slowly; returns the I/O events' mean latency.
 fn event_loop(iteration: &str) -> f64 {

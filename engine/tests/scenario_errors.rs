@@ -246,3 +246,17 @@ fn limiter_and_router_limits_are_named_at_their_edges() {
     assert!(errors_of(router(json!([1, -1]))).starts_with("nodes[3].weights[1]: must be between 0 and 1e9"));
     Scenario::from_value(router(json!([0, 2.5]))).expect("one weight above 0 is enough");
 }
+
+#[test]
+fn message_priorities_name_what_they_set() {
+    let mut doc = base();
+    doc["nodes"][1]["order"] = json!("priority");
+    doc["nodes"][1]["message_priorities"] = json!([{"priority": 0}]);
+    assert_eq!(errors_of(doc), "nodes[1].message_priorities[0]: names no class, destination or source, so it sets nothing");
+    let mut doc = base();
+    doc["nodes"][1]["message_priorities"] = json!([{"source": "client", "priority": 0}]);
+    assert_eq!(errors_of(doc), "nodes[1].message_priorities[0].source: no producer has the id \"client\"");
+    let mut doc = base();
+    doc["nodes"][1]["message_priorities"] = json!([{"source": "stream", "class": "video", "priority": 0}]);
+    assert!(Scenario::from_value(doc).is_ok());
+}

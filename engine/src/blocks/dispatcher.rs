@@ -9,9 +9,13 @@
 //!   Inside a demand queue, messages leave oldest first, or by priority
 //!   (`order: priority`; a message's priority is its class's, unless
 //!   `message_priorities` sets one for its class, or its class and
-//!   destination). A demand queue holds at most `capacity` messages
-//!   (`on_full`: `drop_oldest`, `drop_newest` or `refuse`) and drops what
-//!   waited `ttl_s` (`expired`).
+//!   destination, or its source mailbox: see `priorities`). A demand queue
+//!   holds at most `capacity` messages (`on_full`: `drop_oldest`,
+//!   `drop_newest` or `refuse`).
+//! - A demand that has waited `ttl_s` is discarded unprocessed (`expired`)
+//!   when it is extracted, as SObjectizer's time-limited queue does: until
+//!   a worker reaches it, it holds its place (and counts against
+//!   `capacity`); the worker skips it at no cost and goes on.
 //! - With `register_once`, a task is registered at most once, as in
 //!   Moment's DeferredProcessor, whose queue is a list of registrations: a
 //!   message of the same source and class as one still waiting in its
@@ -19,6 +23,11 @@
 //!   covers both). Once its run starts, the task may be registered again.
 //! - `workers` serve demands, each for a `service_time`; a served message
 //!   goes to the output, or is delivered when there is none (as a consumer).
+//! - An agent is single-threaded (`round_robin` and `priority`): two
+//!   demands of one agent never run at once, whatever the workers. A
+//!   demand's agent is its destination, or, for a message addressed to no
+//!   one, its demand queue. A queue whose next demand's agent is busy is
+//!   passed over, keeping its place, until that agent's demand ends.
 //! - `discipline` picks the next demand for a free worker:
 //!   - `round_robin`: the list of non-empty queues; a worker takes the first
 //!     queue, pops one demand, and puts the queue back at the tail if it is
@@ -242,7 +251,6 @@ pub struct Dispatcher {
     /// send is under way, whether the host is down.
     hosts: BTreeMap<usize, Host>,
     host_turn: VecDeque<usize>,
-    expiry_timer: Option<SimTime>,
     /// A demand queue refused a message since the last wake.
     refused: bool,
     /// Messages (and bytes) waiting, in demand queues and ready queues:
@@ -255,6 +263,18 @@ pub struct Dispatcher {
     /// netsendq: the messages sent and not yet answered, by id, with their
     /// work queue.
     in_flight_ids: BTreeMap<u64, usize>,
+    /// round_robin and priority: the agents with a demand running, and
+    /// the running demands' agents by message id.
+    busy_agents: std::collections::BTreeSet<Agent>,
+    running: BTreeMap<u64, Agent>,
+}
+
+/// A demand's agent: its destination node, or its demand queue when the
+/// message is addressed to no one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Agent {
+    Node(usize),
+    Queue(usize),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -284,12 +304,13 @@ impl Dispatcher {
             cursor: 0,
             hosts: BTreeMap::new(),
             host_turn: VecDeque::new(),
-            expiry_timer: None,
             refused: false,
             waiting: 0,
             waiting_bytes: 0,
             registered: std::collections::BTreeSet::new(),
             in_flight_ids: BTreeMap::new(),
+            busy_agents: std::collections::BTreeSet::new(),
+            running: BTreeMap::new(),
         }
     }
 
@@ -463,23 +484,43 @@ impl Dispatcher {
             self.in_ready_list[q] = true;
             self.ready_list.push_back(q);
         }
-        self.arm_expiry(ctx);
         self.record(ctx);
         true
     }
 
     /// The next demand for a free worker, by the discipline.
     pub fn pick(&mut self, ctx: &mut Context) -> Pick {
-        let picked = match self.spec.discipline {
-            Discipline::RoundRobin => self.pick_round_robin(),
-            Discipline::Priority => self.pick_priority(),
-            Discipline::EventLoop => self.pick_event_loop(),
-            Discipline::Netsendq => self.pick_netsendq(),
+        let ttl = self.spec.ttl_s.map(SimDuration::from_secs_f64);
+        let picked = loop {
+            let picked = match self.spec.discipline {
+                Discipline::RoundRobin => self.pick_round_robin(),
+                Discipline::Priority => self.pick_priority(),
+                Discipline::EventLoop => self.pick_event_loop(),
+                Discipline::Netsendq => self.pick_netsendq(ttl, ctx),
+            };
+            // An expired demand is skipped as it is extracted; the
+            // worker goes on to the next. (netsendq extracts from its work
+            // queues into the ready queues, and skips there.)
+            match (picked, ttl) {
+                (Some((_, e)), Some(ttl)) if e.enqueued + ttl <= ctx.core.now && self.spec.discipline != Discipline::Netsendq => {
+                    self.count_out(&e.msg);
+                    ctx.drop_message(e.msg, DropReason::Expired);
+                }
+                (picked, _) => break picked,
+            }
         };
         match picked {
             Some((q, e)) => {
-                if self.spec.discipline == Discipline::Netsendq {
-                    self.in_flight_ids.insert(e.msg.id, q);
+                match self.spec.discipline {
+                    Discipline::Netsendq => {
+                        self.in_flight_ids.insert(e.msg.id, q);
+                    }
+                    Discipline::RoundRobin | Discipline::Priority => {
+                        let agent = Self::agent_of(q, &e.msg);
+                        self.busy_agents.insert(agent);
+                        self.running.insert(e.msg.id, agent);
+                    }
+                    Discipline::EventLoop => {}
                 }
                 self.count_out(&e.msg);
                 let waited = ctx.core.now.since(e.enqueued);
@@ -494,19 +535,54 @@ impl Dispatcher {
         }
     }
 
+    /// A demand's agent.
+    fn agent_of(q: usize, msg: &Message) -> Agent {
+        if msg.destination == NO_DESTINATION {
+            Agent::Queue(q)
+        } else {
+            Agent::Node(msg.destination as usize)
+        }
+    }
+
+    /// Whether queue `q` has a next demand whose agent is free to run it.
+    fn can_serve(&self, q: usize) -> bool {
+        match self.queues[q].buffer.peek() {
+            None => false,
+            Some(e) => self.busy_agents.is_empty() || !self.busy_agents.contains(&Self::agent_of(q, &e.msg)),
+        }
+    }
+
+    /// A demand of an agent ended (served, or given up): the agent may run
+    /// its next.
+    pub fn demand_finished(&mut self, id: u64) {
+        if let Some(agent) = self.running.remove(&id) {
+            self.busy_agents.remove(&agent);
+        }
+    }
+
     fn pick_round_robin(&mut self) -> Option<(usize, Entry)> {
-        while let Some(q) = self.ready_list.pop_front() {
-            match self.queues[q].buffer.pop() {
-                Some(e) => {
-                    if self.queues[q].buffer.is_empty() {
-                        self.in_ready_list[q] = false;
-                    } else {
-                        self.ready_list.push_back(q);
-                    }
-                    return Some((q, e));
-                }
-                None => self.in_ready_list[q] = false,
+        // The first queue in the list whose next demand can run; one whose
+        // agent is busy keeps its place.
+        let mut i = 0;
+        while i < self.ready_list.len() {
+            let q = self.ready_list[i];
+            if self.queues[q].buffer.is_empty() {
+                self.in_ready_list[q] = false;
+                self.ready_list.remove(i);
+                continue;
             }
+            if !self.can_serve(q) {
+                i += 1;
+                continue;
+            }
+            self.ready_list.remove(i);
+            let e = self.queues[q].buffer.pop()?;
+            if self.queues[q].buffer.is_empty() {
+                self.in_ready_list[q] = false;
+            } else {
+                self.ready_list.push_back(q);
+            }
+            return Some((q, e));
         }
         None
     }
@@ -514,7 +590,7 @@ impl Dispatcher {
     fn pick_priority(&mut self) -> Option<(usize, Entry)> {
         // Lowest number first; among equals, the queue whose head is oldest.
         let q = (0..self.queues.len())
-            .filter(|&q| !self.queues[q].buffer.is_empty())
+            .filter(|&q| self.can_serve(q))
             .min_by_key(|&q| (self.queues[q].priority, self.queues[q].buffer.peek().map(|e| e.enqueued), q))?;
         let e = self.queues[q].buffer.pop()?;
         if self.queues[q].buffer.is_empty() {
@@ -559,7 +635,7 @@ impl Dispatcher {
 
     /// netsendq: move eligible entries from work queues to their hosts'
     /// ready queues, then pick a host that is not sending.
-    fn pick_netsendq(&mut self) -> Option<(usize, Entry)> {
+    fn pick_netsendq(&mut self, ttl: Option<SimDuration>, ctx: &mut Context) -> Option<(usize, Entry)> {
         for q in 0..self.queues.len() {
             let (host, class) = (self.queues[q].host, self.queues[q].class);
             if self.is_down(host) {
@@ -569,6 +645,11 @@ impl Dispatcher {
             let one_shot = self.class_in(&self.spec.one_shot, class);
             while self.queues[q].in_flight < window {
                 let Some(e) = self.queues[q].buffer.pop() else { break };
+                if ttl.is_some_and(|ttl| e.enqueued + ttl <= ctx.core.now) {
+                    self.count_out(&e.msg);
+                    ctx.drop_message(e.msg, DropReason::Expired);
+                    continue;
+                }
                 self.queues[q].in_flight += 1;
                 let h = self.hosts.entry(host).or_default();
                 if one_shot {
@@ -691,32 +772,6 @@ impl Dispatcher {
             }
         }
         self.record(ctx);
-    }
-
-    /// Drops what waited longer than `ttl_s`.
-    pub fn on_expiry(&mut self, ctx: &mut Context) {
-        if self.expiry_timer != Some(ctx.core.now) {
-            return;
-        }
-        self.expiry_timer = None;
-        let Some(ttl) = self.spec.ttl_s.map(SimDuration::from_secs_f64) else { return };
-        let now = ctx.core.now;
-        let stale: Vec<Message> = self.queues.iter_mut().flat_map(|q| q.buffer.take_expired(now, ttl)).collect();
-        for m in stale {
-            self.count_out(&m);
-            ctx.drop_message(m, DropReason::Expired);
-        }
-        self.record(ctx);
-        self.arm_expiry(ctx);
-    }
-
-    fn arm_expiry(&mut self, ctx: &mut Context) {
-        let (Some(ttl), None) = (self.spec.ttl_s, self.expiry_timer) else { return };
-        if let Some(oldest) = self.queues.iter().filter_map(|q| q.buffer.oldest_enqueued()).min() {
-            let at = (oldest + SimDuration::from_secs_f64(ttl)).max(ctx.core.now);
-            self.expiry_timer = Some(at);
-            ctx.core.scheduler.schedule(at, ctx.node, EventKind::Expire, 0);
-        }
     }
 
     fn record(&self, ctx: &mut Context) {
