@@ -88,6 +88,7 @@ const PRODUCER: &[Field] = &[
         ("drop", "drop (ping requests left unanswered)"),
     ])),
     f("/classes", "Message classes", "JSON", "Each: name, weight, size (a distribution of bytes), droppable, priority, destination.", Control::Json),
+    f("/linked_to", "Linked to", "node id", "A consumer this producer is linked to (rotor): it sends nothing until the consumer is operational, and stops for good when it shuts down (empty: not linked).", Control::Text),
 ];
 
 const QUEUE: &[Field] = &[
@@ -130,6 +131,8 @@ const CONSUMER: &[Field] = &[
     f("/max_retries", "Retries", "times", "Retries after a time-out; then the message is dropped (timed_out).", whole(0.0, 10.0, 1.0)),
     f("/lifecycle/initializing_s", "Ready after", "s", "Initializing until then, refusing work (empty: ready at once).", OPTIONAL),
     f("/lifecycle/shutdown_at_s", "Shut down at", "s", "From then on it refuses work, finishes what it holds and stops (empty: never).", OPTIONAL),
+    f("/lifecycle/init_timeout_s", "Initialization time-out", "s", "Still initializing then, it gives up and shuts down without being operational; its supervisor shuts down too (empty: none).", OPTIONAL),
+    f("/lifecycle/supervisor", "Supervisor", "node id", "The consumer that owns this one: when it shuts down, so does this one (empty: none).", Control::Text),
     f("/slowdowns", "Slow-downs", "JSON", "[{\"from_s\", \"to_s\", \"factor\"}]: service times multiplied meanwhile.", Control::Json),
     f("/outages", "Outages", "JSON", "[{\"from_s\", \"to_s\"}]: no new work taken meanwhile.", Control::Json),
 ];

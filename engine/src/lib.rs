@@ -25,6 +25,7 @@ pub mod scenario;
 pub mod scheduler;
 pub mod share;
 pub mod simulation;
+pub mod supervision;
 pub mod theory;
 pub mod time;
 

@@ -648,6 +648,43 @@ impl Scenario {
                     }
                 }
             }
+            let consumer_at = |id: &str| index.get(id).copied().filter(|&n| matches!(self.nodes[n].block, BlockSpec::Consumer(_)));
+            if let Some(server) = match &node.block {
+                BlockSpec::Producer(p) => p.linked_to.as_deref(),
+                _ => None,
+            } {
+                if consumer_at(server).is_none() {
+                    push_error(errors, format!("nodes[{i}].linked_to"), format!("no consumer has the id {}", quoted(server)));
+                }
+            }
+            if let Some(sup) = match &node.block {
+                BlockSpec::Consumer(c) => c.lifecycle.as_ref().and_then(|l| l.supervisor.as_deref()),
+                _ => None,
+            } {
+                let path = format!("nodes[{i}].lifecycle.supervisor");
+                match consumer_at(sup) {
+                    None => push_error(errors, path, format!("no consumer has the id {}", quoted(sup))),
+                    Some(s) if s == i => push_error(errors, path, "a consumer cannot supervise itself"),
+                    Some(_) => {
+                        // Up the ownership tree: it must reach a top.
+                        let supervisor_of = |n: usize| match &self.nodes[n].block {
+                            BlockSpec::Consumer(c) => c.lifecycle.as_ref().and_then(|l| l.supervisor.as_deref()).and_then(consumer_at),
+                            _ => None,
+                        };
+                        let mut at = i;
+                        for _ in 0..self.nodes.len() {
+                            match supervisor_of(at) {
+                                Some(up) if up == i => {
+                                    push_error(errors, path, "the supervisors form a cycle back to this consumer");
+                                    break;
+                                }
+                                Some(up) => at = up,
+                                None => break,
+                            }
+                        }
+                    }
+                }
+            }
             if let BlockSpec::Dispatcher(d) = &node.block {
                 for (k, down) in d.hosts_down.iter().enumerate() {
                     if !index.contains_key(down.host.as_str()) {

@@ -45,6 +45,9 @@ use crate::report::{NodeReport, Report, Totals};
 use crate::rng::SimRng;
 use crate::scenario::{BlockSpec, Scenario, ScenarioError};
 use crate::scheduler::{EventKind, Scheduler};
+use crate::supervision::Supervision;
+use crate::blocks::consumer::Phase;
+use crate::blocks::producer::ServerPhase;
 use crate::time::SimTime;
 
 /// How many state transitions the log keeps.
@@ -173,6 +176,8 @@ pub struct Simulation {
     stall_counts: Vec<u64>,
     /// Why the simulation stopped, once the watchdog stopped it.
     stall: Option<Box<Stall>>,
+    /// rotor's links and supervisors, if the scenario has any.
+    supervision: Option<Box<Supervision>>,
 }
 
 /// Two different elements of `items`, both mutable; `None` if `a == b` or
@@ -275,7 +280,10 @@ impl Simulation {
             stall_nodes: Vec::new(),
             stall_counts: Vec::new(),
             stall: None,
+            supervision: None,
         };
+        sim.supervision = Supervision::build(&sim.scenario);
+        sim.start_supervision();
         for i in start_order {
             match &mut sim.nodes[i] {
                 Node::Producer(p) => p.start(&mut ctx!(sim, i)),
@@ -411,7 +419,12 @@ impl Simulation {
                     }
                 }
             }
-            EventKind::ServiceDone => self.service_done(i, event.data),
+            EventKind::ServiceDone => {
+                self.service_done(i, event.data);
+                if self.supervision.is_some() {
+                    self.follow_phase(i);
+                }
+            }
             EventKind::Reconnect => {
                 if let Node::Queue(q) = &mut self.nodes[i] {
                     let signal = q.on_reconnect(&mut ctx!(self, i));
@@ -470,6 +483,7 @@ impl Simulation {
                         self.wake_inputs(i);
                     }
                 }
+                self.follow_phase(i);
             }
         }
         self.settle();
@@ -936,6 +950,99 @@ impl Simulation {
         }
     }
 
+    /// At the start of a run: supervisors count their children, and linked
+    /// producers hear where their servers stand.
+    fn start_supervision(&mut self) {
+        let Some(sup) = self.supervision.take() else { return };
+        for (c, children) in sup.children.iter().enumerate() {
+            if let Node::Consumer(consumer) = &mut self.nodes[c] {
+                consumer.set_children(children.len() as u32);
+            }
+        }
+        self.supervision = Some(sup);
+        for c in 0..self.nodes.len() {
+            self.follow_phase(c);
+        }
+    }
+
+    /// Producer `p` is now linked to consumer `server` (or to nothing),
+    /// and hears where that server stands.
+    fn relink(&mut self, p: usize, server: Option<usize>) {
+        if self.supervision.is_none() && server.is_none() {
+            return;
+        }
+        let n = self.nodes.len();
+        let phases: Vec<Option<Phase>> = self
+            .nodes
+            .iter()
+            .map(|node| match node {
+                Node::Consumer(c) => Some(c.phase()),
+                _ => None,
+            })
+            .collect();
+        let sup = self.supervision.get_or_insert_with(|| {
+            Box::new(Supervision { seen: phases.clone(), supervisor: vec![None; n], children: vec![Vec::new(); n], clients: vec![Vec::new(); n] })
+        });
+        for clients in &mut sup.clients {
+            clients.retain(|&x| x != p);
+        }
+        let phase = server.and_then(|s| {
+            sup.clients[s].push(p);
+            phases[s]
+        });
+        if let Node::Producer(producer) = &mut self.nodes[p] {
+            producer.server_is(phase.map(server_phase), &mut ctx!(self, p));
+        }
+    }
+
+    /// Carries a change of consumer `c`'s phase along rotor's relations:
+    /// its linked producers hear of it; when it starts shutting down, its
+    /// children shut down, and if it gave up initializing its supervisor
+    /// does too; once shut down, its supervisor counts one child fewer.
+    /// Each consumer changed on the way is followed in turn.
+    fn follow_phase(&mut self, c: usize) {
+        let mut work = vec![c];
+        while let Some(c) = work.pop() {
+            let (Some(sup), Node::Consumer(consumer)) = (self.supervision.as_mut(), &self.nodes[c]) else { continue };
+            let phase = consumer.phase();
+            let old = sup.seen[c].replace(phase);
+            if old == Some(phase) {
+                continue;
+            }
+            let (clients, children, supervisor) = (sup.clients[c].clone(), sup.children[c].clone(), sup.supervisor[c]);
+            let server = server_phase(phase);
+            for p in clients {
+                if let Node::Producer(producer) = &mut self.nodes[p] {
+                    producer.server_is(Some(server), &mut ctx!(self, p));
+                }
+            }
+            let going = |p: Option<Phase>| matches!(p, Some(Phase::ShuttingDown | Phase::ShutDown));
+            if going(Some(phase)) && !going(old) {
+                for child in children {
+                    if let Node::Consumer(ch) = &mut self.nodes[child] {
+                        ch.begin_shutdown("supervisor shutting down", &mut ctx!(self, child));
+                        work.push(child);
+                    }
+                }
+                let failed = matches!(&self.nodes[c], Node::Consumer(x) if x.init_failed());
+                if let (true, Some(s)) = (failed, supervisor) {
+                    if let Node::Consumer(up) = &mut self.nodes[s] {
+                        up.begin_shutdown("child failed to initialize", &mut ctx!(self, s));
+                        work.push(s);
+                    }
+                }
+            }
+            if phase == Phase::ShutDown {
+                if let Some(s) = supervisor {
+                    if let Node::Consumer(up) = &mut self.nodes[s] {
+                        up.child_shut_down(&mut ctx!(self, s));
+                        work.push(s);
+                    }
+                }
+            }
+        }
+    }
+
     /// A consumer's worker finished: the message is delivered or passed on,
     /// its gates hear of it, and the consumer asks for more.
     fn service_done(&mut self, c: usize, slot: u32) {
@@ -1330,8 +1437,10 @@ impl Simulation {
         match (&mut self.nodes[i], block) {
             (Node::Producer(p), BlockSpec::Producer(spec)) => {
                 let classes = class_maps(&self.scenario).swap_remove(i);
+                let server = spec.linked_to.as_deref().and_then(|id| self.scenario.node_index(id));
                 p.reconfigure(spec, classes, &mut ctx!(self, i));
                 self.class_names = class_names(&self.scenario);
+                self.relink(i, server);
                 self.pump(i);
             }
             (Node::Queue(q), BlockSpec::Queue(spec)) => {
@@ -1584,6 +1693,15 @@ fn router_choice(scenario: &Scenario, outputs: &[Vec<usize>], router: usize, spe
             }
             Choice::ByDestination { by_node }
         }
+    }
+}
+
+/// What a consumer's phase means to a producer linked to it.
+fn server_phase(phase: Phase) -> ServerPhase {
+    match phase {
+        Phase::Initializing => ServerPhase::Initializing,
+        Phase::Operational => ServerPhase::Operational,
+        Phase::ShuttingDown | Phase::ShutDown => ServerPhase::Gone,
     }
 }
 

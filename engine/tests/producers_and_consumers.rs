@@ -175,3 +175,120 @@ fn time_outs_retry_then_give_up() {
     // About 40,000 messages: the standard error of p is about 0.0011.
     assert!((p - theory).abs() < 0.0035, "{p} vs {theory}");
 }
+
+/// A producer of 50 a second into a mailbox of 200 and an actor that is
+/// initializing for 2 s and shuts down at 12 s; `linked` links the
+/// producer to the actor.
+fn linked_client(linked: bool) -> Simulation {
+    let mut p = json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 50}});
+    if linked {
+        p["linked_to"] = json!("actor");
+    }
+    let scenario = graph(
+        vec![
+            p,
+            json!({"id": "mailbox", "kind": "queue", "capacity": {"messages": 200}}),
+            json!({"id": "actor", "kind": "consumer", "workers": 2, "service_time": {"dist": "fixed", "value": 0.01},
+                   "lifecycle": {"initializing_s": 2, "shutdown_at_s": 12}}),
+        ],
+        &[("p", "mailbox"), ("mailbox", "actor")],
+    );
+    Simulation::new(scenario, 8).unwrap()
+}
+
+#[test]
+fn a_linked_client_sends_only_while_its_server_is_operational() {
+    let mut sim = linked_client(true);
+    run_checked(&mut sim, 1.99);
+    assert_eq!(made(&sim), 0, "no sending before the link is confirmed");
+    run_checked(&mut sim, 11.99);
+    let by_shutdown = made(&sim);
+    assert!((400..=600).contains(&by_shutdown), "{by_shutdown}");
+    run_checked(&mut sim, 30.0);
+    assert_eq!(made(&sim), by_shutdown, "the server asked it to unlink");
+    assert_eq!(sim.report().nodes["mailbox"].dropped_total, 0);
+    let p = idx(&sim, "p");
+    let links: Vec<_> = sim.transitions().entries().filter(|t| t.node == p).map(|t| (t.to, t.cause)).collect();
+    assert_eq!(links, vec![("linking", "link asked"), ("linked", "link confirmed"), ("unlinked", "server shutting down")]);
+    // Not linked, it sends all along, and the mailbox of a shut-down actor
+    // overflows.
+    let mut sim = linked_client(false);
+    run_checked(&mut sim, 30.0);
+    assert!(made(&sim) > 1_300);
+    assert!(sim.report().nodes["mailbox"].dropped_total > 500);
+}
+
+#[test]
+fn linking_to_a_server_already_shut_down_stops_at_once() {
+    let mut sim = linked_client(false);
+    run_checked(&mut sim, 15.0);
+    let mut spec = sim.scenario().nodes[0].block.clone();
+    if let sluice_engine::BlockSpec::Producer(p) = &mut spec {
+        p.linked_to = Some("actor".into());
+    }
+    sim.reconfigure("p", spec).unwrap();
+    let at_link = made(&sim);
+    run_checked(&mut sim, 30.0);
+    assert!(made(&sim) <= at_link + 1, "made {} after linking", made(&sim) - at_link);
+}
+
+/// A supervisor owning two actors; `a` fails to initialize in time when
+/// `timeout` is set.
+fn supervised(timeout: Option<f64>) -> Simulation {
+    let mut a_life = json!({"initializing_s": 3, "supervisor": "sup"});
+    if let Some(t) = timeout {
+        a_life["init_timeout_s"] = json!(t);
+    }
+    let scenario = graph(
+        vec![
+            json!({"id": "pa", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 20}, "linked_to": "a"}),
+            json!({"id": "pb", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 20}, "linked_to": "b"}),
+            json!({"id": "a", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.01}, "lifecycle": a_life}),
+            json!({"id": "b", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.5},
+                   "lifecycle": {"initializing_s": 1, "supervisor": "sup"}}),
+            json!({"id": "sup", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.01},
+                   "lifecycle": {"initializing_s": 0, "shutdown_at_s": 10}}),
+        ],
+        &[("pa", "a"), ("pb", "b")],
+    );
+    Simulation::new(scenario, 8).unwrap()
+}
+
+fn phases_of(sim: &Simulation, id: &str) -> Vec<(&'static str, &'static str)> {
+    let n = idx(sim, id);
+    sim.transitions().entries().filter(|t| t.node == n).map(|t| (t.to, t.cause)).collect()
+}
+
+#[test]
+fn a_supervisor_shutting_down_takes_its_children_with_it() {
+    let mut sim = supervised(None);
+    run_checked(&mut sim, 30.0);
+    for child in ["a", "b"] {
+        assert!(phases_of(&sim, child).contains(&("ShuttingDown", "supervisor shutting down")), "{child}");
+        assert_eq!(sim.report().nodes[child].state, Some("ShutDown"));
+    }
+    assert_eq!(sim.report().nodes["sup"].state, Some("ShutDown"));
+    // The linked producers stopped when their servers shut down.
+    assert!(sim.report().nodes["pb"].arrived < 20 * 10);
+}
+
+#[test]
+fn an_actor_that_fails_to_initialize_brings_its_supervisor_down() {
+    let mut sim = supervised(Some(1.5));
+    run_checked(&mut sim, 30.0);
+    // a gives up at 1.5 s, never operational...
+    let a = phases_of(&sim, "a");
+    assert!(a.contains(&("ShuttingDown", "init timed out")), "{a:?}");
+    assert!(!a.iter().any(|(to, _)| *to == "Operational"), "{a:?}");
+    assert_eq!(sim.report().nodes["a"].departed, 0);
+    // ...the failure goes up to the supervisor, which takes b down with it,
+    // long before its own shutdown at 10 s.
+    assert!(phases_of(&sim, "sup").contains(&("ShuttingDown", "child failed to initialize")));
+    assert!(phases_of(&sim, "b").contains(&("ShuttingDown", "supervisor shutting down")));
+    assert!(sim.report().nodes["b"].departed <= 2, "b served {}", sim.report().nodes["b"].departed);
+    // The supervisor is shut down only once b has finished what it held.
+    let sup = idx(&sim, "sup");
+    let b = idx(&sim, "b");
+    let at = |n: usize, to: &str| sim.transitions().entries().find(|t| t.node == n && t.to == to).map(|t| t.time).unwrap();
+    assert!(at(sup, "ShutDown") >= at(b, "ShutDown"));
+}

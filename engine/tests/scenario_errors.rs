@@ -260,3 +260,21 @@ fn message_priorities_name_what_they_set() {
     doc["nodes"][1]["message_priorities"] = json!([{"source": "stream", "class": "video", "priority": 0}]);
     assert!(Scenario::from_value(doc).is_ok());
 }
+
+#[test]
+fn links_and_supervisors_name_a_consumer() {
+    let mut doc = base();
+    doc["nodes"][0]["linked_to"] = json!("sender");
+    assert_eq!(errors_of(doc), "nodes[0].linked_to: no consumer has the id \"sender\"");
+    let mut doc = base();
+    doc["nodes"][2]["lifecycle"] = json!({"supervisor": "client"});
+    assert_eq!(errors_of(doc), "nodes[2].lifecycle.supervisor: a consumer cannot supervise itself");
+    let mut doc = base();
+    doc["nodes"].as_array_mut().unwrap().push(json!({"id": "other", "kind": "consumer",
+        "service_time": {"dist": "fixed", "value": 0.1}, "lifecycle": {"supervisor": "client"}}));
+    doc["nodes"][2]["lifecycle"] = json!({"supervisor": "other"});
+    assert!(errors_of(doc).contains("the supervisors form a cycle back to this consumer"));
+    let mut doc = base();
+    doc["nodes"][2]["lifecycle"] = json!({"init_timeout_s": -1});
+    assert!(errors_of(doc).starts_with("nodes[2].lifecycle.init_timeout_s: must be between 0"));
+}

@@ -12,6 +12,13 @@
 //!   `Operational` after `initializing_s`; from `shutdown_at_s` it is
 //!   `ShuttingDown`: it accepts nothing, finishes what it holds, and is then
 //!   `ShutDown` for good (rotor's lifecycle). Every change is logged.
+//! - An actor still `Initializing` at `init_timeout_s` shuts down without
+//!   ever being operational. A consumer may name its `supervisor` (another
+//!   consumer): when the supervisor starts shutting down, so does it, and a
+//!   child that fails to initialize makes its supervisor shut down (rotor's
+//!   cascade up and down the ownership tree). A supervisor is `ShutDown`
+//!   only once its children are. The simulation carries these between
+//!   consumers (`begin_shutdown`, `child_shut_down`).
 //! - `outages`: periods in which it takes no new work (work under way
 //!   finishes). `slowdowns`: periods in which service times are multiplied
 //!   by `factor`.
@@ -74,7 +81,7 @@ pub struct Slowdown {
     pub factor: f64,
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Lifecycle {
     /// Seconds from the start until the consumer is operational.
@@ -83,6 +90,13 @@ pub struct Lifecycle {
     /// When it starts shutting down, if it does.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shutdown_at_s: Option<f64>,
+    /// Seconds from the start after which an actor still initializing
+    /// gives up and shuts down.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub init_timeout_s: Option<f64>,
+    /// The consumer that owns this one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub supervisor: Option<String>,
 }
 
 /// The most workers one consumer may have.
@@ -106,6 +120,9 @@ impl ConsumerSpec {
                 if at < l.initializing_s {
                     push_error(errors, format!("{path}.lifecycle.shutdown_at_s"), "must not come before initializing_s");
                 }
+            }
+            if let Some(t) = l.init_timeout_s {
+                check_range(errors, format!("{path}.lifecycle.init_timeout_s"), t, 0.0, 1e9);
             }
         }
         if let Some(t) = self.timeout_s {
@@ -140,6 +157,7 @@ impl Phase {
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Change {
     Operational,
+    InitTimeout,
     ShutDownBegins,
     OutageBegins,
     OutageEnds,
@@ -193,6 +211,10 @@ pub struct Consumer {
     slow_factor: f64,
     timeline: Vec<(SimTime, Change)>,
     next_change: usize,
+    /// It gave up initializing (its supervisor hears of it).
+    init_failed: bool,
+    /// Children not yet shut down: a supervisor waits for them.
+    children_alive: u32,
 }
 
 impl Consumer {
@@ -210,6 +232,8 @@ impl Consumer {
             open_workers: 0,
             slow_factor: 1.0,
             next_change: 0,
+            init_failed: false,
+            children_alive: 0,
         };
         c.grow_slots();
         c.reopen();
@@ -288,11 +312,12 @@ impl Consumer {
                     self.phase = Phase::Operational;
                     ctx.log_transition("Initializing", "Operational", "initialized");
                 }
-                Change::ShutDownBegins if matches!(self.phase, Phase::Initializing | Phase::Operational) => {
-                    let old = self.phase;
-                    self.phase = Phase::ShuttingDown;
-                    ctx.log_transition(old.as_str(), "ShuttingDown", "shutdown");
-                    self.finish_shutdown_if_idle(ctx);
+                Change::ShutDownBegins => {
+                    self.begin_shutdown("shutdown", ctx);
+                }
+                Change::InitTimeout if self.phase == Phase::Initializing => {
+                    self.init_failed = true;
+                    self.begin_shutdown("init timed out", ctx);
                 }
                 Change::OutageBegins => {
                     self.in_outage = true;
@@ -312,8 +337,38 @@ impl Consumer {
         !was_accepting && self.accepting()
     }
 
+    /// Starts shutting down, if it has not yet (`why` is logged). Returns
+    /// whether it did.
+    pub fn begin_shutdown(&mut self, why: &'static str, ctx: &mut Context) -> bool {
+        if !matches!(self.phase, Phase::Initializing | Phase::Operational) {
+            return false;
+        }
+        let old = self.phase;
+        self.phase = Phase::ShuttingDown;
+        self.reopen();
+        ctx.log_transition(old.as_str(), "ShuttingDown", why);
+        self.finish_shutdown_if_idle(ctx);
+        true
+    }
+
+    /// Whether it gave up initializing.
+    pub fn init_failed(&self) -> bool {
+        self.init_failed
+    }
+
+    /// It supervises `n` children (set at the start of a run).
+    pub fn set_children(&mut self, n: u32) {
+        self.children_alive = n;
+    }
+
+    /// One of its children is shut down.
+    pub fn child_shut_down(&mut self, ctx: &mut Context) {
+        self.children_alive = self.children_alive.saturating_sub(1);
+        self.finish_shutdown_if_idle(ctx);
+    }
+
     fn finish_shutdown_if_idle(&mut self, ctx: &mut Context) {
-        if self.phase == Phase::ShuttingDown && self.busy == 0 {
+        if self.phase == Phase::ShuttingDown && self.busy == 0 && self.children_alive == 0 {
             self.phase = Phase::ShutDown;
             self.reopen();
             ctx.log_transition("ShuttingDown", "ShutDown", "drained");
@@ -323,7 +378,7 @@ impl Consumer {
     /// Takes new parameters while running. Schedules are fixed at the start
     /// of a run; everything else applies to the next message.
     pub fn reconfigure(&mut self, spec: ConsumerSpec) {
-        let (slowdowns, outages, lifecycle) = (self.spec.slowdowns.clone(), self.spec.outages.clone(), self.spec.lifecycle);
+        let (slowdowns, outages, lifecycle) = (self.spec.slowdowns.clone(), self.spec.outages.clone(), self.spec.lifecycle.clone());
         self.spec = ConsumerSpec { slowdowns, outages, lifecycle, ..spec };
         self.grow_slots();
         self.reopen();
@@ -496,8 +551,13 @@ impl Consumer {
 fn timeline(spec: &ConsumerSpec) -> Vec<(SimTime, Change)> {
     let at = SimTime::from_secs_f64;
     let mut changes = Vec::new();
-    if let Some(l) = spec.lifecycle {
+    if let Some(l) = &spec.lifecycle {
+        // At one instant, becoming operational comes first: an actor that
+        // initializes exactly at its time-out made it.
         changes.push((at(l.initializing_s), Change::Operational));
+        if let Some(t) = l.init_timeout_s.filter(|&t| t < l.initializing_s) {
+            changes.push((at(t), Change::InitTimeout));
+        }
         if let Some(s) = l.shutdown_at_s {
             changes.push((at(s), Change::ShutDownBegins));
         }

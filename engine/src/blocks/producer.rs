@@ -22,6 +22,12 @@
 //!   a server reads but does not answer). The pause reaches the producer
 //!   through blocks that hold nothing (routers, windows, credit links,
 //!   limiters); it lasts while any queue it reaches asks for it.
+//! - `linked_to` a consumer (rotor's link from a client to a server): the
+//!   producer sends nothing until the link is confirmed, when the server is
+//!   operational; when the server starts shutting down it asks its linked
+//!   clients to unlink, and the producer stops sending for good (linking
+//!   to a server already shutting down or shut down stops it at once). A
+//!   refused message it holds is still offered; nothing new is made.
 //! - While stopped, no arrival events are scheduled: a paused producer costs
 //!   nothing. When it restarts, the next message comes one inter-arrival time
 //!   later (a trace skips the instants it missed; each closed-loop client
@@ -49,6 +55,9 @@ pub struct ProducerSpec {
     pub retry_after_s: f64,
     #[serde(default)]
     pub backpressure: Backpressure,
+    /// The consumer this producer is linked to (rotor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linked_to: Option<String>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -327,6 +336,27 @@ pub struct Producer {
     next_id: u64,
     /// Tags the current chain of retry events; older ones are ignored.
     retry_chain: u32,
+    link: Link,
+}
+
+/// Where a producer's link to its server stands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Link {
+    /// Not linked to anything: it sends freely.
+    None,
+    /// Asked, not yet confirmed: the server is not operational yet.
+    Awaiting,
+    Confirmed,
+    /// The server shut down: it sends no more.
+    Unlinked,
+}
+
+/// What a server's phase means for a link to it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ServerPhase {
+    Initializing,
+    Operational,
+    Gone,
 }
 
 /// What the producer wants the simulation to do next.
@@ -354,6 +384,7 @@ impl Producer {
             clients: 0,
             next_id: 0,
             retry_chain: 0,
+            link: Link::None,
         };
         p.set_spec(spec);
         p
@@ -386,6 +417,11 @@ impl Producer {
     pub fn reconfigure(&mut self, spec: ProducerSpec, classes: ClassMap, ctx: &mut Context) {
         self.classes = classes;
         let old_policy = self.spec.on_refused;
+        if spec.linked_to != self.spec.linked_to {
+            // A new link is asked afresh (the simulation says where its
+            // server stands).
+            self.link = Link::None;
+        }
         self.set_spec(spec);
         if self.held.is_some() && self.spec.on_refused != old_policy {
             match self.spec.on_refused {
@@ -439,7 +475,43 @@ impl Producer {
     }
 
     fn can_produce(&self) -> bool {
-        !self.is_paused() && self.held.is_none()
+        !self.is_paused() && self.held.is_none() && matches!(self.link, Link::None | Link::Confirmed)
+    }
+
+    pub fn link(&self) -> Link {
+        self.link
+    }
+
+    /// The simulation tells a linked producer where its server stands: at
+    /// the start of a run, when the link is made or dropped while running,
+    /// and whenever the server's phase changes. An unlinked producer stays
+    /// unlinked while the same link stands.
+    pub fn server_is(&mut self, server: Option<ServerPhase>, ctx: &mut Context) {
+        let next = match (server, self.link) {
+            (None, _) => Link::None,
+            (Some(_), Link::Unlinked) => Link::Unlinked,
+            (Some(ServerPhase::Initializing), _) => Link::Awaiting,
+            (Some(ServerPhase::Operational), _) => Link::Confirmed,
+            (Some(ServerPhase::Gone), _) => Link::Unlinked,
+        };
+        if next == self.link {
+            return;
+        }
+        let name = |l: Link| match l {
+            Link::None => "unlinked",
+            Link::Awaiting => "linking",
+            Link::Confirmed => "linked",
+            Link::Unlinked => "unlinked",
+        };
+        let why = match next {
+            Link::Awaiting => "link asked",
+            Link::Confirmed => "link confirmed",
+            Link::Unlinked => "server shutting down",
+            Link::None => "link removed",
+        };
+        ctx.log_transition(name(self.link), name(next), why);
+        self.link = next;
+        self.restart_if_idle(ctx);
     }
 
     #[inline]
