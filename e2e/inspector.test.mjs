@@ -104,6 +104,28 @@ test('a refused value is explained inline and the last valid value stays', async
   await page.close();
 });
 
+test('sizes and durations take the suffixes a proxy configuration uses', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.click('[data-testid="play"]'); // pause
+  await page.click('[data-node="client"]');
+  // 8ms for the client's mean service time: read as 0.008 s.
+  const mean = '[data-testid="param-service_time-mean-number"]';
+  await page.fill(mean, '8ms');
+  await page.waitForFunction((sel) => document.querySelector(sel).value === '0.008', mean);
+  assert.equal(await page.locator('[data-testid="param-service_time-mean-error"]').count(), 0);
+  // A size where a duration is expected is refused, saying so.
+  await page.fill(mean, '16kib');
+  assert.match(await page.textContent('[data-testid="param-service_time-mean-error"]'), /is a size; expected a duration/);
+  // A window's byte bound takes 16kib as 16384.
+  await page.focus('.palette-item[data-kind="window"]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-node="window1"]');
+  await page.fill('[data-testid="param-max_bytes-number"]', '16kib');
+  await page.waitForFunction(() => document.querySelector('[data-testid="param-max_bytes-number"]').value === '16384');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("a router's policy brings the fields it needs, in a working form", async () => {
   const { page, errors } = await open(env.browser, env.url);
   await page.click('[data-testid="play"]'); // pause

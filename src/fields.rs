@@ -323,7 +323,7 @@ pub fn distribution_params(dist: &str) -> &'static [Param] {
         p("cv", "Spread (CV)", "×", "Standard deviation over mean: the longer the tail, the higher.", num(0.0, 5.0, 0.05)),
     ];
     const MIX: &[Param] = &[
-        p("p", "Share of the first mode", "", "With this probability a draw from the first, otherwise from the second.", num(0.0, 1.0, 0.01)),
+        p("p", "Share of the first mode", "0 to 1", "With this probability a draw from the first, otherwise from the second.", num(0.0, 1.0, 0.01)),
         p("a", "First mode", "JSON", "A distribution.", Control::Json),
         p("b", "Second mode", "JSON", "A distribution.", Control::Json),
     ];

@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use sluice_engine::blocks::Arrivals;
 use sluice_engine::distribution::Distribution;
 use sluice_engine::{BlockSpec, NodeSpec};
+use sluice_engine::units::{self, Quantity};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -179,9 +180,10 @@ fn param_row(props: &ParamRowProps) -> Html {
         </label>
     };
     let aria = format!("{}{}", props.label, if props.unit.is_empty() { String::new() } else { format!(" ({})", props.unit) });
+    let quantity = quantity_of(&props.unit);
     let body = match props.control {
-        Control::Number { min, max, step } => number_inputs(&id, &aria, min, max, step, false, &props.value, &props.on_change),
-        Control::Whole { min, max, step } => number_inputs(&id, &aria, min, max, step, true, &props.value, &props.on_change),
+        Control::Number { min, max, step } => number_inputs(&id, &aria, min, max, step, false, quantity, &props.value, &props.on_change),
+        Control::Whole { min, max, step } => number_inputs(&id, &aria, min, max, step, true, quantity, &props.value, &props.on_change),
         Control::Optional { none_is } => {
             let shown = props
                 .value
@@ -190,16 +192,16 @@ fn param_row(props: &ParamRowProps) -> Html {
                 .filter(|v| none_is != Some(*v))
                 .map(|v| v.to_string())
                 .unwrap_or_default();
-            let on_change = props.on_change.reform(|e: InputEvent| {
+            let on_change = props.on_change.reform(move |e: InputEvent| {
                 let text = e.target_unchecked_into::<HtmlInputElement>().value();
                 match text.trim() {
                     "" => Ok(None),
-                    t => t.parse::<f64>().map(|v| Some(json!(v))).map_err(|_| format!("\"{t}\" is not a number")),
+                    t => read_number(t, quantity).map(|v| Some(json!(v))),
                 }
             });
             html! {
                 <div class="param-inputs">
-                    <input type="number" class="param-number wide" id={id.clone()} data-testid={format!("{id}-number")}
+                    <input type={input_type(quantity)} inputmode="decimal" class="param-number wide" id={id.clone()} data-testid={format!("{id}-number")}
                         aria-label={aria} placeholder="none" value={shown} oninput={on_change} />
                 </div>
             }
@@ -270,13 +272,52 @@ fn param_row(props: &ParamRowProps) -> Html {
     }
 }
 
+/// What a field measures, by the unit it shows: durations and sizes may
+/// be typed with a suffix, as the proxy's configuration writes them
+/// (`1200ms`, `16kib`).
+fn quantity_of(unit: &str) -> Option<Quantity> {
+    match unit {
+        "s" => Some(Quantity::Duration),
+        "bytes" | "bytes/s" | "per span" => Some(Quantity::Size),
+        _ => None,
+    }
+}
+
+/// A field taking a suffix is a text field (a number field would refuse
+/// the letters); the others keep the browser's number field.
+fn input_type(quantity: Option<Quantity>) -> &'static str {
+    if quantity.is_some() {
+        "text"
+    } else {
+        "number"
+    }
+}
+
+/// Reads a typed number, with a unit suffix where the field takes one.
+fn read_number(text: &str, quantity: Option<Quantity>) -> Result<f64, String> {
+    match quantity {
+        Some(q) => units::parse(text, q),
+        None => text.parse().map_err(|_| format!("\"{text}\" is not a number")),
+    }
+}
+
 /// A slider and a number field side by side.
 #[allow(clippy::too_many_arguments)]
-fn number_inputs(id: &str, aria: &str, min: f64, max: f64, step: f64, whole: bool, value: &Option<Value>, on_change: &Callback<Typed>) -> Html {
+fn number_inputs(
+    id: &str,
+    aria: &str,
+    min: f64,
+    max: f64,
+    step: f64,
+    whole: bool,
+    quantity: Option<Quantity>,
+    value: &Option<Value>,
+    on_change: &Callback<Typed>,
+) -> Html {
     let current = value.as_ref().and_then(Value::as_f64).unwrap_or(0.0);
     let emit = on_change.reform(move |e: InputEvent| {
         let text = e.target_unchecked_into::<HtmlInputElement>().value();
-        let v: f64 = text.trim().parse().map_err(|_| format!("\"{}\" is not a number", text.trim()))?;
+        let v = read_number(text.trim(), quantity)?;
         if !v.is_finite() {
             return Err("must be a finite number".into());
         }
@@ -294,7 +335,7 @@ fn number_inputs(id: &str, aria: &str, min: f64, max: f64, step: f64, whole: boo
             <input type="range" id={id.to_string()} data-testid={id.to_string()} aria-label={format!("{aria}, slider")}
                 min={min.to_string()} max={max.to_string()} step={step.to_string()}
                 value={current.to_string()} oninput={emit.clone()} />
-            <input type="number" class="param-number" aria-label={aria.to_string()} data-testid={format!("{id}-number")}
+            <input type={input_type(quantity)} inputmode="decimal" class="param-number" aria-label={aria.to_string()} data-testid={format!("{id}-number")}
                 step={step.to_string()} value={current.to_string()} oninput={emit} />
         </div>
     }

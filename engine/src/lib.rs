@@ -28,6 +28,7 @@ pub mod simulation;
 pub mod supervision;
 pub mod theory;
 pub mod time;
+pub mod units;
 
 pub use metrics::{DropReason, SeriesPoint, Transition};
 pub use report::{NodeReport, Report, Totals};

@@ -391,10 +391,29 @@ impl Scenario {
             return Err(ScenarioError::single("nodes", format!("at most {MAX_NODES} nodes, got {}", raw_nodes.len())));
         }
         let mut nodes = Vec::with_capacity(raw_nodes.len());
-        for (i, raw) in raw_nodes.into_iter().enumerate() {
-            match node_from_value(raw, &format!("nodes[{i}]")) {
+        for (i, mut raw) in raw_nodes.into_iter().enumerate() {
+            // Sizes and durations may carry a unit suffix (`16kib`,
+            // `1200ms`); what cannot be read is named in its own words,
+            // not as a type error.
+            let unit_errors: Vec<FieldError> = crate::units::read_suffixes(&mut raw, &format!("nodes[{i}]"))
+                .into_iter()
+                .map(|(path, message)| FieldError { path, message })
+                .collect();
+            let read = match node_from_value(raw, &format!("nodes[{i}]")) {
+                Ok(node) if !unit_errors.is_empty() => Err((Vec::new(), Some(node))),
+                other => other,
+            };
+            match read {
                 Ok(node) => nodes.push(node),
                 Err((errors, stand_in)) => {
+                    // Each in the place the typed reading gave it.
+                    let mut errors = errors;
+                    for u in unit_errors {
+                        match errors.iter_mut().find(|e| e.path == u.path) {
+                            Some(e) => e.message = u.message,
+                            None => errors.push(u),
+                        }
+                    }
                     typing.errors.extend(errors);
                     typing.failed.push(i);
                     match stand_in {

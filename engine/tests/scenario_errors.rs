@@ -154,8 +154,8 @@ fn every_problem_of_a_file_is_named_at_its_full_path() {
             "colour: unknown field `colour`, expected one of `version`, `name`, `description`, `seed`, `nodes`, `edges`",
             "nodes[0].arrivals.rate_per_s: invalid type: string \"fast\", expected f64",
             "nodes[0].classes[0].weight: invalid type: string \"x\", expected f64",
-            "nodes[0].retry_after_s: invalid type: string \"y\", expected f64",
-            "nodes[1].service_time.mean: invalid type: string \"slow\", expected f64",
+            "nodes[0].retry_after_s: \"y\" is not a duration such as 250ms, 7s or 2min",
+            "nodes[1].service_time.mean: \"slow\" is not a duration such as 250ms, 7s or 2min",
             "nodes[1].workers: invalid value: integer `-1`, expected u32",
             "nodes[2].soft_limit.messages: must not exceed hard_limit.messages (500 > 100)",
             "nodes[3].weights[1]: invalid type: string \"two\", expected f64",
@@ -277,4 +277,25 @@ fn links_and_supervisors_name_a_consumer() {
     let mut doc = base();
     doc["nodes"][2]["lifecycle"] = json!({"init_timeout_s": -1});
     assert!(errors_of(doc).starts_with("nodes[2].lifecycle.init_timeout_s: must be between 0"));
+}
+
+#[test]
+fn sizes_and_durations_take_unit_suffixes_and_a_wrong_one_is_named() {
+    let mut doc = base();
+    doc["nodes"][1]["ttl_s"] = json!("250ms");
+    doc["nodes"][1]["soft_limit"]["bytes"] = json!("16kib");
+    doc["nodes"][0]["classes"][1]["size"] = json!({"dist": "fixed", "value": "1kib"});
+    doc["nodes"][2]["service_time"] = json!({"dist": "exponential", "mean": "8ms"});
+    let s = Scenario::from_value(doc).unwrap();
+    let again = serde_json::to_value(&s).unwrap();
+    assert_eq!(again["nodes"][1]["ttl_s"], json!(0.25));
+    assert_eq!(again["nodes"][1]["soft_limit"]["bytes"], json!(16384));
+    assert_eq!(again["nodes"][0]["classes"][1]["size"]["value"], json!(1024.0));
+    assert_eq!(again["nodes"][2]["service_time"]["mean"], json!(0.008));
+    let mut doc = base();
+    doc["nodes"][1]["ttl_s"] = json!("16kib");
+    assert_eq!(errors_of(doc), "nodes[1].ttl_s: \"16kib\" is a size; expected a duration such as 250ms, 7s or 2min");
+    let mut doc = base();
+    doc["nodes"][2]["service_time"] = json!({"dist": "exponential", "mean": "fast"});
+    assert_eq!(errors_of(doc), "nodes[2].service_time.mean: \"fast\" is not a duration such as 250ms, 7s or 2min");
 }
