@@ -112,10 +112,11 @@ test('sizes and durations take the suffixes a proxy configuration uses', async (
   const mean = '[data-testid="param-service_time-mean-number"]';
   await page.fill(mean, '8ms');
   await page.waitForFunction((sel) => document.querySelector(sel).value === '0.008', mean);
-  assert.equal(await page.locator('[data-testid="param-service_time-mean-error"]').count(), 0);
-  // A size where a duration is expected is refused, saying so.
+  assert.equal(await page.locator('[data-testid="param-service_time-error"]').count(), 0);
+  // A size where a duration is expected is refused, saying so (at the
+  // distribution the parameter belongs to).
   await page.fill(mean, '16kib');
-  assert.match(await page.textContent('[data-testid="param-service_time-mean-error"]'), /is a size; expected a duration/);
+  assert.match(await page.textContent('[data-testid="param-service_time-error"]'), /is a size; expected a duration/);
   // A window's byte bound takes 16kib as 16384.
   await page.focus('.palette-item[data-kind="window"]');
   await page.keyboard.press('Enter');

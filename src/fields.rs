@@ -41,7 +41,8 @@ pub struct Field {
     pub unit: &'static str,
     pub help: &'static str,
     pub control: Control,
-    /// Shown only while the field at this pointer has one of these values.
+    /// Shown only while the field at this pointer has one of these values
+    /// (none listed: any value).
     pub when: Option<(&'static str, &'static [&'static str])>,
     /// For a choice that decides which other fields the block has: the
     /// whole block for a choice, given the ids of the block's outputs. The
@@ -180,6 +181,9 @@ const WINDOW: &[Field] = &[
         ("processing", "processing"),
     ])),
     f("/ack_latency_s", "Acknowledgement latency", "s", "How long the acknowledgement takes to come back.", num(0.0, 1.0, 0.001)),
+    f("/receipts/to", "Receipts to", "node id", "With a receipt queue (Exon): the queue, dispatcher or consumer where receipts wait to be read; the window opens only when one is read, and an ACK it has no room for is retransmitted (empty: the window opens on the acknowledgement).", Control::Text),
+    f("/receipts/retransmit_after_s", "Retransmit after", "s", "An ACK not accepted comes again this much later, after the message was sent again.", num(0.001, 2.0, 0.001))
+        .when("/receipts/to", &[]),
 ];
 
 const CREDIT: &[Field] = &[
@@ -251,6 +255,7 @@ const DISPATCHER: &[Field] = &[
         ("round_robin", "round robin over non-empty queues"),
         ("priority", "strict priority"),
         ("event_loop", "event loop iterations"),
+        ("alternate", "alternate between queues (Exon's receive)"),
         ("netsendq", "per-host windows (netsendq)"),
     ])),
     f("/iteration", "Iteration", "", "Serve what was queued when the iteration began, or everything.", Control::Choice(&[
@@ -259,7 +264,7 @@ const DISPATCHER: &[Field] = &[
     ]))
     .when("/discipline", &["event_loop"]),
     f("/register_once", "Register once", "", "A task scheduled again while it still waits joins the waiting run (merged) instead of queueing twice.", Control::Toggle)
-        .when("/discipline", &["round_robin", "priority", "event_loop"]),
+        .when("/discipline", &["round_robin", "priority", "event_loop", "alternate"]),
     f("/queue_priorities", "Queue priorities", "JSON", "{\"queue name\": number}, lower first.", Control::Json).when("/discipline", &["priority"]),
     f("/order", "Order inside a queue", "", "Which demand of one queue goes first.", Control::Choice(ORDERS)),
     f("/message_priorities", "Message priorities", "JSON", "[{\"class\", \"destination\", \"source\" (any of the three), \"priority\"}], lower first.", Control::Json)

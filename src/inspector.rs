@@ -81,7 +81,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
     let rows = fields::fields(spec.block.kind())
         .iter()
         .filter(|field| match field.when {
-            Some((path, values)) => block.pointer(path).and_then(Value::as_str).is_some_and(|v| values.contains(&v)),
+            Some((path, values)) => block.pointer(path).and_then(Value::as_str).is_some_and(|v| values.is_empty() || values.contains(&v)),
             None => true,
         })
         .map(|field| {

@@ -182,6 +182,8 @@ pub enum Figure {
     DropFraction,
     /// A queue's hard-limit disconnects.
     Disconnects,
+    /// A window's messages sent again (their ACK was not accepted).
+    Retransmitted,
     /// Messages departed per simulated second.
     Throughput,
     /// Messages waiting now.
@@ -214,7 +216,10 @@ const STATES: &[&str] =
 impl Figure {
     /// Whether the figure counts events since the step began.
     fn is_counter(self) -> bool {
-        matches!(self, Figure::Arrived | Figure::Departed | Figure::Dropped(_) | Figure::Disconnects | Figure::Entered(_))
+        matches!(
+            self,
+            Figure::Arrived | Figure::Departed | Figure::Dropped(_) | Figure::Disconnects | Figure::Retransmitted | Figure::Entered(_)
+        )
     }
 
     /// Reads a figure's name: `arrived`, `departed`, `dropped`,
@@ -228,6 +233,7 @@ impl Figure {
             "dropped" => Figure::Dropped(None),
             "drop_fraction" => Figure::DropFraction,
             "disconnects" => Figure::Disconnects,
+            "retransmitted" => Figure::Retransmitted,
             "throughput_per_s" => Figure::Throughput,
             "depth" => Figure::Depth,
             "max_depth" => Figure::MaxDepth,
@@ -256,7 +262,7 @@ impl Figure {
                     }
                 } else {
                     return Err(format!(
-                        "no figure \"{name}\" (figures: arrived, departed, dropped, dropped.REASON, drop_fraction, disconnects, \
+                        "no figure \"{name}\" (figures: arrived, departed, dropped, dropped.REASON, drop_fraction, disconnects, retransmitted, \
                          throughput_per_s, depth, max_depth, mean_depth, mean_wait_s, mean_sojourn_s, in_flight, \
                          credits, paused, entered.STATE, in.STATE)"
                     ));
@@ -275,6 +281,7 @@ struct Reading {
     departed: u64,
     dropped: [u64; DropReason::COUNT],
     disconnects: u64,
+    retransmitted: u64,
     depth_integral_s: f64,
     residence_s: f64,
     sojourn_s: f64,
@@ -289,12 +296,17 @@ impl Reading {
             Node::Queue(q) => q.disconnects(),
             _ => 0,
         };
+        let retransmitted = match &sim.nodes()[node] {
+            Node::Window(w) => w.retransmitted().0,
+            _ => 0,
+        };
         Reading {
             t_s: sim.now().as_secs_f64(),
             arrived: stats.arrived,
             departed: stats.departed,
             dropped: stats.dropped,
             disconnects,
+            retransmitted,
             depth_integral_s: stats.depth_messages.integral_s(sim.now()),
             residence_s: stats.residence_sum_s(),
             sojourn_s: stats.sojourn_sum_s(),
@@ -491,6 +503,7 @@ fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Reading)
         }
         Figure::Dropped(Some(reason)) => now.dropped[reason as usize].saturating_sub(before.dropped[reason as usize]) as f64,
         Figure::Disconnects => now.disconnects.saturating_sub(before.disconnects) as f64,
+        Figure::Retransmitted => now.retransmitted.saturating_sub(before.retransmitted) as f64,
         Figure::Throughput => return (span_s > 0.0).then(|| departed as f64 / span_s),
         Figure::Depth => stats.depth_messages.value() as f64,
         Figure::MaxDepth => {

@@ -34,6 +34,10 @@ pub struct NodeReport {
     pub paused: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub disconnects: Option<u64>,
+    /// Windows with receipts: messages sent again because their ACK was
+    /// not accepted (a full receipt queue).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub retransmitted: Option<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub mean_sojourn_s: Option<f64>,
     /// Windows and concurrency limiters: messages counted in flight.
@@ -101,6 +105,9 @@ impl Report {
             }
             if let Some(d) = n.disconnects.filter(|d| *d > 0) {
                 notes.push(format!("{d} disconnect(s)"));
+            }
+            if let Some(d) = n.retransmitted.filter(|d| *d > 0) {
+                notes.push(format!("{d} retransmitted"));
             }
             notes.extend(n.dropped.iter().map(|(reason, count)| format!("{reason} {count}")));
             if let Some(s) = n.mean_sojourn_s {

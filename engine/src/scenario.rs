@@ -704,6 +704,39 @@ impl Scenario {
                     }
                 }
             }
+            if let BlockSpec::Window(w) = &node.block {
+                if let Some(r) = &w.receipts {
+                    let path = format!("nodes[{i}].receipts.to");
+                    match index.get(r.to.as_str()).copied() {
+                        None => push_error(errors, path, format!("no node has the id {}", quoted(&r.to))),
+                        Some(t) if !matches!(self.nodes[t].block, BlockSpec::Queue(_) | BlockSpec::Dispatcher(_) | BlockSpec::Consumer(_)) => {
+                            push_error(errors, path, format!("{} is a {}; receipts wait in a queue, dispatcher or consumer", quoted(&r.to), self.nodes[t].block.kind()))
+                        }
+                        Some(t) => {
+                            // A receipt passing through its own window would
+                            // be counted in flight by it.
+                            let mut seen = vec![false; self.nodes.len()];
+                            let mut stack = vec![t];
+                            while let Some(n) = stack.pop() {
+                                if n == i {
+                                    push_error(errors, path.clone(), "receipts would pass back through this window");
+                                    break;
+                                }
+                                if !std::mem::replace(&mut seen[n], true) {
+                                    stack.extend(outputs[n].iter().copied());
+                                }
+                            }
+                        }
+                    }
+                    for (k, n) in self.nodes.iter().enumerate() {
+                        if let BlockSpec::Producer(p) = &n.block {
+                            if let Some(c) = p.classes.iter().position(|c| c.name == crate::blocks::window::RECEIPT_CLASS) {
+                                push_error(errors, format!("nodes[{k}].classes[{c}].name"), "\"receipt\" is the class of a window's receipts; name this class otherwise");
+                            }
+                        }
+                    }
+                }
+            }
             if let BlockSpec::Dispatcher(d) = &node.block {
                 for (k, down) in d.hosts_down.iter().enumerate() {
                     if !index.contains_key(down.host.as_str()) {
@@ -748,6 +781,8 @@ impl Scenario {
 
     /// The names of all message classes, in the scenario-wide order of
     /// class indices (producers in node order, their classes in order).
+    /// Every class, by scenario-wide class index: the producers' classes
+    /// in order, then `receipt` if a window makes receipts.
     pub fn class_names(&self) -> impl Iterator<Item = &str> {
         self.nodes
             .iter()
@@ -756,6 +791,12 @@ impl Scenario {
                 _ => None,
             })
             .flatten()
+            .chain(self.makes_receipts().then_some(crate::blocks::window::RECEIPT_CLASS))
+    }
+
+    /// Whether a window makes receipts (Exon's receipt queue).
+    pub fn makes_receipts(&self) -> bool {
+        self.nodes.iter().any(|n| matches!(&n.block, BlockSpec::Window(w) if w.receipts.is_some()))
     }
 
     pub fn node_index(&self, id: &str) -> Option<usize> {

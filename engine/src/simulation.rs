@@ -16,8 +16,8 @@
 //!   finishes it; all of them when it is dropped. These notices are passed
 //!   on after the handler that raised them returns, so no block is entered
 //!   twice at once.
-//! - Conservation: at every step, produced = delivered + dropped + in
-//!   system, where in system counts the messages held by producers, waiting
+//! - Conservation: at every step, produced (by producers, and windows'
+//!   receipts) = delivered + dropped + in system, where in system counts the messages held by producers, waiting
 //!   in queues and links, and in consumers (`Simulation::check_invariants`).
 //! - Parameters change while running (`reconfigure`) without a restart and
 //!   without losing a message.
@@ -441,7 +441,11 @@ impl Simulation {
             },
             EventKind::AckDue => {
                 let opened = match &mut self.nodes[i] {
-                    Node::Window(w) => w.on_ack_due(&mut ctx!(self, i)),
+                    Node::Window(w) => {
+                        let opened = w.on_ack_due(&mut ctx!(self, i));
+                        self.offer_receipts(i);
+                        opened
+                    }
                     Node::Credit(c) => c.on_grant_due(&mut ctx!(self, i)),
                     Node::ResourcePool(r) => r.on_created(&mut ctx!(self, i)),
                     _ => false,
@@ -609,6 +613,11 @@ impl Simulation {
             };
             for gate in msg.gates.iter() {
                 match &mut self.nodes[gate] {
+                    Node::Window(w) if w.is_receipt(&msg) => {
+                        if w.receipt_read(&msg, &mut ctx!(self, gate)) {
+                            self.wake_inputs(gate);
+                        }
+                    }
                     Node::Window(w) if !processed || !w.opens_on_receipt() => w.acknowledge(&msg, &mut ctx!(self, gate)),
                     Node::Credit(c) => c.processed(&msg, &mut ctx!(self, gate)),
                     Node::ConcurrencyLimiter(l) => {
@@ -625,6 +634,27 @@ impl Simulation {
                         self.dispatch(gate);
                     }
                     _ => {}
+                }
+            }
+        }
+    }
+
+    /// Window `w`'s receipts due now go to its receipt queue; one refused
+    /// is an ACK not accepted, which the window sees retransmitted.
+    fn offer_receipts(&mut self, w: usize) {
+        let Node::Window(window) = &mut self.nodes[w] else { return };
+        let receipts = window.take_receipts();
+        if receipts.is_empty() {
+            return;
+        }
+        let to = window.spec().receipts.as_ref().and_then(|r| self.scenario.node_index(&r.to));
+        for receipt in receipts {
+            let taken = to.is_some_and(|to| self.accept(w, to, receipt));
+            if let Node::Window(window) = &mut self.nodes[w] {
+                if taken {
+                    window.receipt_entered();
+                } else {
+                    window.receipt_refused(&receipt, &mut ctx!(self, w));
                 }
             }
         }
@@ -660,7 +690,7 @@ impl Simulation {
         let mut stripped = msg;
         let mut any = false;
         for g in msg.gates.iter() {
-            if matches!(&self.nodes[g], Node::Window(w) if w.opens_on_receipt()) {
+            if matches!(&self.nodes[g], Node::Window(w) if w.opens_on_receipt() && !w.is_receipt(&msg)) {
                 stripped.gates.remove(g);
                 any = true;
             }
@@ -672,7 +702,7 @@ impl Simulation {
     fn receipts(&mut self, original: Message) {
         for g in original.gates.iter() {
             if let Node::Window(w) = &mut self.nodes[g] {
-                if w.opens_on_receipt() {
+                if w.opens_on_receipt() && !w.is_receipt(&original) {
                     w.acknowledge(&original, &mut ctx!(self, g));
                 }
             }
@@ -1433,6 +1463,14 @@ impl Simulation {
         let mut candidate = self.scenario.clone();
         candidate.nodes[i].block = block.clone();
         candidate.validate()?;
+        if candidate.makes_receipts() && !self.scenario.makes_receipts() {
+            // Receipts are a class of their own, which every block resolved
+            // when the run started.
+            return Err(ScenarioError::single(
+                format!("nodes[{i}].receipts"),
+                "receipts cannot be turned on while running: start the run again",
+            ));
+        }
         self.scenario = candidate;
         match (&mut self.nodes[i], block) {
             (Node::Producer(p), BlockSpec::Producer(spec)) => {
@@ -1461,6 +1499,9 @@ impl Simulation {
             }
             (Node::Window(w), BlockSpec::Window(spec)) => {
                 w.reconfigure(spec);
+                if let Some(class) = self.class_names.iter().position(|c| c == crate::blocks::window::RECEIPT_CLASS) {
+                    w.set_receipt_class(class as u16);
+                }
                 self.pump(i);
             }
             (Node::Credit(c), BlockSpec::Credit(spec)) => {
@@ -1515,6 +1556,8 @@ impl Simulation {
         for (i, (node, stats)) in self.nodes.iter().zip(&self.stats).enumerate() {
             match node {
                 Node::Producer(_) => t.produced += stats.arrived,
+                // A window's receipts are messages too, made by it.
+                Node::Window(w) => t.produced += w.receipts_entered(),
                 Node::Consumer(_) | Node::Dispatcher(..) if self.outputs[i].is_empty() => t.delivered += stats.departed,
                 _ => {}
             }
@@ -1575,6 +1618,7 @@ impl Simulation {
             state: None,
             paused: None,
             disconnects: None,
+            retransmitted: None,
             mean_sojourn_s: None,
             in_flight: None,
             credits: None,
@@ -1596,7 +1640,12 @@ impl Simulation {
                     r.state = Some(c.phase().as_str());
                 }
             }
-            Node::Window(w) => r.in_flight = Some(w.in_flight().messages),
+            Node::Window(w) => {
+                r.in_flight = Some(w.in_flight().messages);
+                if w.spec().receipts.is_some() {
+                    r.retransmitted = Some(w.retransmitted().0);
+                }
+            }
             Node::ConcurrencyLimiter(l) => r.in_flight = Some(l.in_flight()),
             Node::ResourcePool(p) => r.in_flight = Some(p.counts().1 as u64),
             Node::Credit(c) => r.credits = Some(c.credits()),
@@ -1639,7 +1688,13 @@ fn build_node(
         BlockSpec::Router(r) => {
             Node::Router(Router::new(r.clone(), router_choice(scenario, outputs, i, r), outputs[i].len()))
         }
-        BlockSpec::Window(w) => Node::Window(Window::new(w.clone())),
+        BlockSpec::Window(w) => {
+            let mut window = Window::new(w.clone());
+            if let Some(class) = scenario.class_names().position(|c| c == crate::blocks::window::RECEIPT_CLASS).filter(|_| scenario.makes_receipts()) {
+                window.set_receipt_class(class as u16);
+            }
+            Node::Window(window)
+        }
         BlockSpec::Credit(c) => Node::Credit(Credit::new(c.clone())),
         BlockSpec::RateLimiter(r) => Node::RateLimiter(RateLimiter::new(r.clone())),
         BlockSpec::ConcurrencyLimiter(c) => Node::ConcurrencyLimiter(ConcurrencyLimiter::new(c.clone())),

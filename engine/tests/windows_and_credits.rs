@@ -214,3 +214,87 @@ fn an_idle_peer_closes_and_its_next_message_is_a_first_contact_again() {
     run_checked(&mut sim, 2.06);
     assert_eq!(sim.totals().delivered, 3);
 }
+
+/// A sender whose window (`window` messages) opens when its receipts are
+/// read by a receive loop (`reader`, 4 ms a read) that, with `peers`, also
+/// reads the node's own inbound messages, 200 a second; returns the
+/// simulation after 60 s.
+fn receipts_read_with_messages(window: u64, peers: bool, reader: Value) -> Simulation {
+    let mut reader = reader;
+    reader["id"] = json!("reader");
+    reader["kind"] = json!("dispatcher");
+    reader["service_time"] = json!({"dist": "fixed", "value": 0.004});
+    let mut nodes = vec![
+        json!({"id": "sender", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 200}}),
+        json!({"id": "window", "kind": "window", "max_messages": window, "ack_latency_s": 0.01,
+               "receipts": {"to": "reader", "retransmit_after_s": 0.2}}),
+        json!({"id": "receiver", "kind": "consumer", "workers": 100, "service_time": {"dist": "fixed", "value": 0.001}}),
+        reader,
+    ];
+    let mut edges = vec![("sender", "window"), ("window", "receiver")];
+    if peers {
+        nodes.push(json!({"id": "peers", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 200},
+                          "classes": [{"name": "peer"}]}));
+        edges.push(("peers", "reader"));
+    }
+    let mut sim = Simulation::new(graph(nodes, &edges), 5).unwrap();
+    run_checked(&mut sim, 60.0);
+    sim
+}
+
+fn window_of(sim: &Simulation) -> &sluice_engine::blocks::Window {
+    let i = sim.scenario().node_index("window").unwrap();
+    match &sim.nodes()[i] {
+        sluice_engine::Node::Window(w) => w,
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn a_full_receipt_queue_refuses_the_ack_and_the_message_is_sent_again() {
+    // The receive loop reads 250 items a second; receipts and the node's
+    // own messages each come at up to 200 a second. Two queues of 20, read
+    // in turn: each kind gets its half when both wait. The window lets 50
+    // be unread, more than the receipt queue holds.
+    let sim = receipts_read_with_messages(50, true, json!({"queues": "per_class", "discipline": "alternate", "capacity": 20, "on_full": "refuse"}));
+    let r = sim.report();
+    let (retransmitted, bytes) = window_of(&sim).retransmitted();
+    // The receipt queue fills: ACKs are refused and messages sent again,
+    // wasting bandwidth...
+    assert!(retransmitted > 500, "retransmitted {retransmitted}");
+    assert_eq!(bytes, retransmitted * 1000);
+    // ...but nothing deadlocks: the window moves at the pace receipts are
+    // read, about half the reads, and the node's own messages get the
+    // other half.
+    let sent = r.nodes["receiver"].departed as f64 / 60.0;
+    let peers_read = r.nodes["reader"].departed as f64 / 60.0 - sent;
+    assert!(sent > 100.0 && sent < 135.0, "sent {sent}/s");
+    assert!(peers_read > 100.0, "peer messages read {peers_read}/s");
+    assert!(max_depth(&sim, "window") <= 50);
+}
+
+#[test]
+fn a_receipt_opens_the_window_only_once_read() {
+    // Receipts alone, read 250 a second, with room for all: no ACK is
+    // refused, the sender's 200 a second get through, and what the window
+    // let through is exactly what it still counts plus the receipts read.
+    let sim = receipts_read_with_messages(10, false, json!({}));
+    let r = sim.report();
+    let w = window_of(&sim);
+    assert_eq!(w.retransmitted(), (0, 0));
+    assert_eq!(r.nodes["window"].departed - w.in_flight().messages, r.nodes["reader"].departed);
+    assert!(r.nodes["receiver"].departed > 190 * 60);
+    // Read more slowly than messages come (one per 10 ms), the receipts
+    // hold the window: the sender gets 100 a second through, though the
+    // receiver is idle most of the time.
+    let mut slow = receipts_read_with_messages(10, false, json!({}));
+    let mut spec = slow.scenario().nodes[3].block.clone();
+    if let sluice_engine::BlockSpec::Dispatcher(d) = &mut spec {
+        d.service_time = sluice_engine::distribution::Distribution::Fixed { value: 0.01 };
+    }
+    slow.reconfigure("reader", spec).unwrap();
+    let before = slow.report().nodes["receiver"].departed;
+    run_checked(&mut slow, 120.0);
+    let rate = (slow.report().nodes["receiver"].departed - before) as f64 / 60.0;
+    assert!(rate > 95.0 && rate <= 101.0, "{rate}/s");
+}

@@ -41,6 +41,11 @@
 //!     when it began (Moment's DeferredProcessor); with `all` it empties
 //!     each queue, new arrivals included, before moving to the next (the
 //!     next queue starves while the first keeps filling);
+//!   - `alternate`: Exon's receive() over two queues of equal size (say,
+//!     messages and receipts, with `queues: per_class`): a flag names the
+//!     queue to read; if it is empty, the next non-empty one is read
+//!     instead, and the flag moves on only when the queue it names was
+//!     read. Over more queues, the flag goes round them in order.
 //!   - `netsendq`: Gfarm's sender. Queues are per destination host and per
 //!     class (RPC type); at most `windows[class]` (default 1) messages of a
 //!     class are in flight to a host, each until a consumer processes it (or
@@ -130,6 +135,7 @@ pub enum Discipline {
     RoundRobin,
     Priority,
     EventLoop,
+    Alternate,
     Netsendq,
 }
 
@@ -245,7 +251,8 @@ pub struct Dispatcher {
     /// round_robin: the non-empty queues, in service order.
     ready_list: VecDeque<usize>,
     in_ready_list: Vec<bool>,
-    /// event_loop: the queue being served in this iteration.
+    /// event_loop: the queue being served in this iteration; alternate:
+    /// the queue the flag names.
     cursor: usize,
     /// netsendq, per host: the ready queue of (queue, entry), whether a
     /// send is under way, whether the host is down.
@@ -496,6 +503,7 @@ impl Dispatcher {
                 Discipline::RoundRobin => self.pick_round_robin(),
                 Discipline::Priority => self.pick_priority(),
                 Discipline::EventLoop => self.pick_event_loop(),
+                Discipline::Alternate => self.pick_alternate(),
                 Discipline::Netsendq => self.pick_netsendq(ttl, ctx),
             };
             // An expired demand is skipped as it is extracted; the
@@ -520,7 +528,7 @@ impl Dispatcher {
                         self.busy_agents.insert(agent);
                         self.running.insert(e.msg.id, agent);
                     }
-                    Discipline::EventLoop => {}
+                    Discipline::EventLoop | Discipline::Alternate => {}
                 }
                 self.count_out(&e.msg);
                 let waited = ctx.core.now.since(e.enqueued);
@@ -629,6 +637,25 @@ impl Dispatcher {
                 }
             }
             self.cursor += 1;
+        }
+        None
+    }
+
+    fn pick_alternate(&mut self) -> Option<(usize, Entry)> {
+        let n = self.queues.len();
+        if n == 0 {
+            return None;
+        }
+        let flagged = self.cursor % n;
+        for k in 0..n {
+            let q = (flagged + k) % n;
+            if let Some(e) = self.queues[q].buffer.pop() {
+                if k == 0 {
+                    // The flagged kind was read: the flag moves on.
+                    self.cursor = (flagged + 1) % n;
+                }
+                return Some((q, e));
+            }
         }
         None
     }

@@ -13,6 +13,15 @@
 //!   receiving block (the first queue or consumer after the window) takes
 //!   it, with `opens_on: processing` when a consumer finishes it. A message
 //!   dropped on the way counts as acknowledged when it is dropped.
+//! - With `receipts` (Exon's receipts sharing the sending node's inbound
+//!   path), an acknowledgement that arrives is not yet room: the
+//!   transport turns it into a receipt (a message of class `receipt`)
+//!   offered to the block named `receipts.to`, the node's receipt queue,
+//!   and the window opens only when the middleware has read it (a consumer
+//!   or dispatcher finishes it, or it is dropped). If the receipt queue is
+//!   full, the ACK is not accepted: the message is retransmitted, its bytes
+//!   cross the wire again (`retransmitted`, `retransmitted_bytes`), and the
+//!   ACK comes back `retransmit_after_s` later.
 //! - When room opens, the window wakes its senders.
 
 use std::collections::VecDeque;
@@ -38,7 +47,34 @@ pub struct WindowSpec {
     pub opens_on: OpensOn,
     #[serde(default)]
     pub ack_latency_s: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub receipts: Option<Receipts>,
 }
+
+/// Where a window's receipts go, and what a refused ACK costs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Receipts {
+    /// The id of the receipt queue: a queue, dispatcher or consumer.
+    pub to: String,
+    /// Seconds until an ACK that was not accepted comes again.
+    #[serde(default = "default_retransmit")]
+    pub retransmit_after_s: f64,
+    /// The size of one receipt.
+    #[serde(default = "default_receipt_bytes")]
+    pub size_bytes: u32,
+}
+
+fn default_retransmit() -> f64 {
+    0.2
+}
+
+fn default_receipt_bytes() -> u32 {
+    64
+}
+
+/// The class name receipts carry.
+pub const RECEIPT_CLASS: &str = "receipt";
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -70,6 +106,12 @@ impl WindowSpec {
             }
         }
         check_range(errors, format!("{path}.ack_latency_s"), self.ack_latency_s, 0.0, 1e6);
+        if let Some(r) = &self.receipts {
+            check_range(errors, format!("{path}.receipts.retransmit_after_s"), r.retransmit_after_s, 1e-6, 1e6);
+            if r.size_bytes == 0 || r.size_bytes as f64 > crate::blocks::producer::MAX_MESSAGE_BYTES {
+                push_error(errors, format!("{path}.receipts.size_bytes"), "must be between 1 and 2^30");
+            }
+        }
     }
 }
 
@@ -151,6 +193,17 @@ pub struct Window {
     by_class: Vec<InFlight>,
     total: InFlight,
     acks: PendingAcks,
+    /// With receipts: the class index receipts carry, the receipts made
+    /// and not yet read (by receipt id: the scope key and bytes of the
+    /// message they stand for), those due to be offered now, and what
+    /// refused ACKs cost.
+    receipt_class: u16,
+    next_receipt: u64,
+    unread: std::collections::BTreeMap<u64, (usize, u64)>,
+    to_offer: Vec<Message>,
+    retransmitted: u64,
+    retransmitted_bytes: u64,
+    receipts_entered: u64,
 }
 
 /// A message's destination and class keys in one number, as pending
@@ -177,7 +230,20 @@ fn count_out(counts: &mut [InFlight], key: usize, bytes: u64) {
 
 impl Window {
     pub fn new(spec: WindowSpec) -> Self {
-        Window { spec, by_destination: Vec::new(), by_class: Vec::new(), total: InFlight::default(), acks: PendingAcks::default() }
+        Window {
+            spec,
+            by_destination: Vec::new(),
+            by_class: Vec::new(),
+            total: InFlight::default(),
+            acks: PendingAcks::default(),
+            receipt_class: u16::MAX,
+            next_receipt: 0,
+            unread: Default::default(),
+            to_offer: Vec::new(),
+            retransmitted: 0,
+            retransmitted_bytes: 0,
+            receipts_entered: 0,
+        }
     }
 
     pub fn spec(&self) -> &WindowSpec {
@@ -237,19 +303,97 @@ impl Window {
         self.acks.add(at, ack_key(msg), msg.size_bytes as u64, ctx);
     }
 
-    /// Acknowledgements arrive. Returns whether room opened.
+    /// Acknowledgements arrive. Returns whether room opened. With
+    /// receipts, each becomes a receipt to offer (`take_receipts`) instead.
     pub fn on_ack_due(&mut self, ctx: &mut Context) -> bool {
         let due = self.acks.take_due(ctx);
+        if self.spec.receipts.is_some() && self.receipt_class != u16::MAX {
+            for (key, bytes) in due {
+                let id = ((ctx.node as u64) << 40) | self.next_receipt;
+                self.next_receipt += 1;
+                self.unread.insert(id, (key, bytes));
+                let size = self.spec.receipts.as_ref().map_or(64, |r| r.size_bytes);
+                let mut gates = crate::message::Gates::default();
+                gates.push(ctx.node);
+                self.to_offer.push(Message {
+                    id,
+                    created: ctx.core.now,
+                    size_bytes: size,
+                    source: ctx.node as crate::message::NodeRef,
+                    destination: NO_DESTINATION,
+                    class: self.receipt_class,
+                    priority: 0,
+                    droppable: false,
+                    gates,
+                });
+            }
+            return false;
+        }
         for &(key, bytes) in &due {
-            count_out(&mut self.by_destination, key >> 16, bytes);
-            count_out(&mut self.by_class, key & 0xffff, bytes);
-            self.total.messages = self.total.messages.saturating_sub(1);
-            self.total.bytes = self.total.bytes.saturating_sub(bytes);
+            self.release(key, bytes);
         }
         if !due.is_empty() {
             self.record(ctx);
         }
         !due.is_empty()
+    }
+
+    fn release(&mut self, key: usize, bytes: u64) {
+        count_out(&mut self.by_destination, key >> 16, bytes);
+        count_out(&mut self.by_class, key & 0xffff, bytes);
+        self.total.messages = self.total.messages.saturating_sub(1);
+        self.total.bytes = self.total.bytes.saturating_sub(bytes);
+    }
+
+    /// The class index receipts carry (set by the simulation).
+    pub fn set_receipt_class(&mut self, class: u16) {
+        self.receipt_class = class;
+    }
+
+    /// Receipts to offer to the receipt queue now.
+    pub fn take_receipts(&mut self) -> Vec<Message> {
+        std::mem::take(&mut self.to_offer)
+    }
+
+    /// Whether `msg` is one of this window's receipts.
+    pub fn is_receipt(&self, msg: &Message) -> bool {
+        msg.class == self.receipt_class && self.unread.contains_key(&msg.id)
+    }
+
+    /// The receipt queue refused `receipt`: the ACK was not accepted. The
+    /// message is sent again and its ACK comes back later.
+    pub fn receipt_refused(&mut self, receipt: &Message, ctx: &mut Context) {
+        let Some((key, bytes)) = self.unread.remove(&receipt.id) else { return };
+        self.retransmitted += 1;
+        self.retransmitted_bytes += bytes;
+        let after = self.spec.receipts.as_ref().map_or(0.2, |r| r.retransmit_after_s);
+        let at = ctx.core.now + SimDuration::from_secs_f64(after);
+        self.acks.add(at, key, bytes, ctx);
+    }
+
+    /// The middleware read `receipt` (or it was dropped): room opens.
+    /// Returns whether it did.
+    pub fn receipt_read(&mut self, receipt: &Message, ctx: &mut Context) -> bool {
+        let Some((key, bytes)) = self.unread.remove(&receipt.id) else { return false };
+        self.release(key, bytes);
+        self.record(ctx);
+        true
+    }
+
+    /// The receipt queue took a receipt: a message now in the system.
+    pub fn receipt_entered(&mut self) {
+        self.receipts_entered += 1;
+    }
+
+    /// Receipts that entered the system.
+    pub fn receipts_entered(&self) -> u64 {
+        self.receipts_entered
+    }
+
+    /// Messages sent again because their ACK was not accepted, and their
+    /// bytes.
+    pub fn retransmitted(&self) -> (u64, u64) {
+        (self.retransmitted, self.retransmitted_bytes)
     }
 
     fn record(&self, ctx: &mut Context) {
