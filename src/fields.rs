@@ -190,7 +190,7 @@ const CREDIT: &[Field] = &[
     f("/initial_credit", "Initial credit", "messages", "Credits granted when a peer's state is created.", whole(1.0, 100.0, 1.0)),
     f("/implicit_single_credit", "Implicit single credit", "", "A peer without state may send one message at once, instead of a CONNECT and its CONNACK first.", Control::Toggle),
     f("/grant_batch", "Grant batch", "messages", "The receiver grants credit per this many processed messages.", whole(1.0, 50.0, 1.0)),
-    f("/grant_latency_s", "Grant latency", "s", "How long a grant (and a CONNACK) takes to arrive.", num(0.0, 1.0, 0.001)),
+    f("/grant_latency_s", "Grant latency", "s", "How long a grant takes to come back; a CONNECT and its CONNACK take it each way.", num(0.0, 1.0, 0.001)),
     f("/scope", "Scope", "", "One peer per message destination, or one for all.", Control::Choice(&[
         ("per_destination", "one peer per destination"),
         ("shared", "one peer for all"),

@@ -167,10 +167,10 @@ fn the_implicit_single_credit_saves_the_handshake() {
     run_checked(&mut implicit, 0.12);
     assert_eq!(implicit.totals().delivered, 1, "sent on the implicit credit at once");
     let mut handshake = Simulation::new(credit_scenario(false), 1).unwrap();
-    run_checked(&mut handshake, 0.12);
-    assert_eq!(handshake.totals().delivered, 0, "waits for the CONNACK");
-    run_checked(&mut handshake, 0.16);
-    assert_eq!(handshake.totals().delivered, 1, "sent when the CONNACK brought credit, at 0.15 s");
+    run_checked(&mut handshake, 0.19);
+    assert_eq!(handshake.totals().delivered, 0, "waits for the CONNACK, a round trip away");
+    run_checked(&mut handshake, 0.21);
+    assert_eq!(handshake.totals().delivered, 1, "sent when the CONNACK brought credit: CONNECT at 0.1 s, 0.05 s there and 0.05 s back");
 }
 
 #[test]
@@ -197,7 +197,7 @@ fn credit_bounds_what_waits_at_the_receiver() {
 fn an_idle_peer_closes_and_its_next_message_is_a_first_contact_again() {
     let scenario = graph(
         vec![
-            json!({"id": "p", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.0, 0.1, 2.0]}}),
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.0, 0.15, 2.0]}}),
             json!({"id": "credit", "kind": "credit", "initial_credit": 4, "grant_latency_s": 0.05,
                    "close_after_idle_s": 0.5}),
             consumer("c", 0.001),
@@ -205,13 +205,13 @@ fn an_idle_peer_closes_and_its_next_message_is_a_first_contact_again() {
         &[("p", "credit"), ("credit", "c")],
     );
     let mut sim = Simulation::new(scenario, 1).unwrap();
-    run_checked(&mut sim, 0.04);
-    assert_eq!(sim.totals().delivered, 0, "waits for the CONNACK");
+    run_checked(&mut sim, 0.09);
+    assert_eq!(sim.totals().delivered, 0, "waits for the CONNACK, a round trip of 0.1 s");
     run_checked(&mut sim, 0.2);
     assert_eq!(sim.totals().delivered, 2, "the second goes at once");
-    run_checked(&mut sim, 2.04);
+    run_checked(&mut sim, 2.09);
     assert_eq!(sim.totals().delivered, 2, "the peer closed when idle: CONNECT again");
-    run_checked(&mut sim, 2.06);
+    run_checked(&mut sim, 2.11);
     assert_eq!(sim.totals().delivered, 3);
 }
 

@@ -10,8 +10,11 @@
 //! - First contact: with `implicit_single_credit`, a peer without state is
 //!   assumed to hold one credit; the first message creates the state with 0
 //!   credits, and processing it brings a grant of `initial_credit`. Without
-//!   it, first contact sends a CONNECT and waits for the CONNACK, which
-//!   arrives `grant_latency_s` later carrying `initial_credit`.
+//!   it, first contact sends a CONNECT and waits for the CONNACK carrying
+//!   `initial_credit`: a round trip, the CONNECT's way to the receiver and
+//!   the CONNACK's way back, each as long as a grant's
+//!   (`grant_latency_s`), so the CONNACK comes `2 × grant_latency_s` after
+//!   the CONNECT.
 //! - With `close_after_idle_s`, a peer with nothing in flight for that long
 //!   closes: its state is released, and its next message is a first contact
 //!   again.
@@ -151,7 +154,8 @@ impl Credit {
     pub fn admits(&mut self, msg: &Message, ctx: &mut Context) -> bool {
         let key = self.key(msg);
         let implicit = self.spec.implicit_single_credit;
-        let connect_after = SimDuration::from_secs_f64(self.spec.grant_latency_s);
+        // CONNECT there, CONNACK back: a round trip.
+        let connect_after = SimDuration::from_secs_f64(2.0 * self.spec.grant_latency_s);
         let initial = self.spec.initial_credit;
         let peer = self.peer(key);
         match peer.state {
