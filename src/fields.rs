@@ -130,6 +130,10 @@ const CONSUMER: &[Field] = &[
     f("/workers", "Workers", "at once", "How many messages the consumer serves in parallel.", whole(1.0, 32.0, 1.0)),
     f("/timeout_s", "Time-out", "s", "A service that would take longer is cut off and tried again (empty: none).", OPTIONAL),
     f("/max_retries", "Retries", "times", "Retries after a time-out; then the message is dropped (timed_out).", whole(0.0, 10.0, 1.0)),
+    f("/on_timeout", "On time-out", "", "Where a job cut off by the time-out is tried again.", Control::Choice(&[
+        ("retry", "again at once, on the same worker"),
+        ("requeue", "cancelled: back to its job queue, through the limiters"),
+    ])),
     f("/lifecycle/initializing_s", "Ready after", "s", "Initializing until then, refusing work (empty: ready at once).", OPTIONAL),
     f("/lifecycle/shutdown_at_s", "Shut down at", "s", "From then on it refuses work, finishes what it holds and stops (empty: never).", OPTIONAL),
     f("/lifecycle/init_timeout_s", "Initialization time-out", "s", "Still initializing then, it gives up and shuts down without being operational; its supervisor shuts down too (empty: none).", OPTIONAL),

@@ -261,6 +261,7 @@ mod tests {
                 droppable,
                 size_bytes: 10,
                 created: SimTime::from_nanos(t),
+                attempts: 0,
                 gates: Default::default(),
             },
             enqueued: SimTime::from_nanos(t),

@@ -32,6 +32,8 @@ pub struct Message {
     pub priority: u8,
     /// Whether an overloaded queue may discard it (a video frame).
     pub droppable: bool,
+    /// How often an execution time-out sent it back to its job queue.
+    pub attempts: u8,
     /// The gates still waiting to hear that this message was received or
     /// processed.
     pub gates: Gates,

@@ -124,6 +124,7 @@ mod tests {
             class,
             priority: 9,
             droppable: false,
+            attempts: 0,
             gates: Default::default(),
         }
     }

@@ -704,6 +704,16 @@ impl Scenario {
                     }
                 }
             }
+            if let BlockSpec::Consumer(c) = &node.block {
+                if c.on_timeout == crate::blocks::consumer::OnTimeout::Requeue && !self.has_job_queue(i, &outputs) {
+                    // A draft may still lack the edge from its queue.
+                    push_error(
+                        gaps.as_deref_mut().unwrap_or(errors),
+                        format!("nodes[{i}].on_timeout"),
+                        "requeue sends a timed-out job back to its job queue, but no queue comes before this consumer (through limiters, windows or routers)",
+                    );
+                }
+            }
             if let BlockSpec::Window(w) = &node.block {
                 if let Some(r) = &w.receipts {
                     let path = format!("nodes[{i}].receipts.to");
@@ -792,6 +802,31 @@ impl Scenario {
             })
             .flatten()
             .chain(self.makes_receipts().then_some(crate::blocks::window::RECEIPT_CLASS))
+    }
+
+    /// Whether a queue comes before node `i`, through blocks that hold
+    /// nothing.
+    fn has_job_queue(&self, i: usize, outputs: &[Vec<usize>]) -> bool {
+        let holds_nothing = |b: &BlockSpec| {
+            matches!(
+                b,
+                BlockSpec::Router(_) | BlockSpec::Window(_) | BlockSpec::Credit(_) | BlockSpec::RateLimiter(_) | BlockSpec::ConcurrencyLimiter(_) | BlockSpec::ResourcePool(_)
+            )
+        };
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![i];
+        while let Some(n) = stack.pop() {
+            for (from, outs) in outputs.iter().enumerate() {
+                if outs.contains(&n) && !std::mem::replace(&mut seen[from], true) {
+                    match &self.nodes[from].block {
+                        BlockSpec::Queue(_) => return true,
+                        b if holds_nothing(b) => stack.push(from),
+                        _ => {}
+                    }
+                }
+            }
+        }
+        false
     }
 
     /// Whether a window makes receipts (Exon's receipt queue).

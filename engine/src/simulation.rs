@@ -1111,7 +1111,53 @@ impl Simulation {
                 self.after_worker_freed(c);
             }
             Served::GaveUp => self.after_worker_freed(c),
+            Served::Requeue(msg) => {
+                self.requeue_timed_out(c, msg);
+                self.after_worker_freed(c);
+            }
             Served::Retried | Served::Nothing => {}
+        }
+    }
+
+    /// The job queue before consumer `c`, found through the blocks that
+    /// hold nothing (limiters, windows, routers), and those blocks.
+    fn job_queue_of(&self, c: usize) -> (Option<usize>, Vec<usize>) {
+        let mut between = Vec::new();
+        let mut stack: Vec<usize> = self.inputs[c].iter().rev().copied().collect();
+        while let Some(n) = stack.pop() {
+            match &self.nodes[n] {
+                Node::Queue(_) => return (Some(n), between),
+                node if node.passes_through() && !between.contains(&n) => {
+                    between.push(n);
+                    stack.extend(self.inputs[n].iter().rev());
+                }
+                _ => {}
+            }
+        }
+        (None, between)
+    }
+
+    /// A job cut off by consumer `c`'s execution time-out goes back to its
+    /// job queue: the limiters between them count it finished, and it
+    /// passes them again. If the queue cannot take it, it is dropped
+    /// (`timed_out`).
+    fn requeue_timed_out(&mut self, c: usize, msg: Message) {
+        let (queue, between) = self.job_queue_of(c);
+        let mut kept = msg;
+        let mut released = msg;
+        for g in msg.gates.iter() {
+            if between.contains(&g) {
+                kept.gates.remove(g);
+            } else {
+                released.gates.remove(g);
+            }
+        }
+        if !released.gates.is_empty() {
+            self.core.outbox.push(Notice::Dropped(released));
+        }
+        let taken = queue.is_some_and(|q| self.accept(c, q, kept));
+        if !taken {
+            ctx!(self, c).drop_message(kept, DropReason::TimedOut);
         }
     }
 

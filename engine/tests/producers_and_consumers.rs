@@ -292,3 +292,44 @@ fn an_actor_that_fails_to_initialize_brings_its_supervisor_down() {
     let at = |n: usize, to: &str| sim.transitions().entries().find(|t| t.node == n && t.to == to).map(|t| t.time).unwrap();
     assert!(at(sup, "ShutDown") >= at(b, "ShutDown"));
 }
+
+/// Jobs, 30 a second, through a queue and a concurrency limiter of 4 to
+/// workers taking about 0.1 s, cut off at 0.15 s and tried again up to 3
+/// times, `on_timeout` saying how.
+fn throttled_jobs(on_timeout: &str) -> Simulation {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 30}}),
+            json!({"id": "jobs", "kind": "queue"}),
+            json!({"id": "limit", "kind": "concurrency_limiter", "max_in_flight": 4}),
+            json!({"id": "c", "kind": "consumer", "workers": 16, "service_time": {"dist": "exponential", "mean": 0.1},
+                   "timeout_s": 0.15, "max_retries": 3, "on_timeout": on_timeout}),
+        ],
+        &[("p", "jobs"), ("jobs", "limit"), ("limit", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 12).unwrap();
+    run_checked(&mut sim, 200.0);
+    sim
+}
+
+#[test]
+fn a_requeued_job_frees_its_worker_and_passes_the_limiters_again() {
+    let requeue = throttled_jobs("requeue");
+    let r = requeue.report();
+    let made = r.nodes["p"].departed as f64;
+    // About one job in five runs past 0.15 s (e^-1.5): cut off, its slot
+    // freed, it goes back to the queue and through the limiter again, so
+    // the queue sends about 1/(1 - 0.22) times what came in.
+    let passes = r.nodes["jobs"].departed as f64 / made;
+    assert!(passes > 1.2 && passes < 1.35, "{passes} passes a job");
+    assert_eq!(r.nodes["limit"].departed, r.nodes["jobs"].departed);
+    // The limiter never counts more than its 4, retries included.
+    assert!(max_depth(&requeue, "limit") <= 4);
+    // Almost all finish; those cut off four times are dropped.
+    let timed_out = r.nodes["c"].dropped.get("timed_out").copied().unwrap_or(0) as f64;
+    assert!(timed_out / made < 0.01, "{timed_out} timed out");
+    // Retried in place, a job passes the queue and the limiter once.
+    let in_place = throttled_jobs("retry").report();
+    assert_eq!(in_place.nodes["jobs"].departed, in_place.nodes["limit"].departed);
+    assert!((in_place.nodes["jobs"].departed as f64) < 1.01 * in_place.nodes["p"].departed as f64);
+}

@@ -299,3 +299,17 @@ fn sizes_and_durations_take_unit_suffixes_and_a_wrong_one_is_named() {
     doc["nodes"][2]["service_time"] = json!({"dist": "exponential", "mean": "fast"});
     assert_eq!(errors_of(doc), "nodes[2].service_time.mean: \"fast\" is not a duration such as 250ms, 7s or 2min");
 }
+
+#[test]
+fn a_requeued_time_out_needs_a_job_queue() {
+    let mut doc = base();
+    doc["edges"] = json!([{"from": "stream", "to": "client"}]);
+    doc["nodes"].as_array_mut().unwrap().remove(1);
+    doc["nodes"][1]["timeout_s"] = json!(0.1);
+    doc["nodes"][1]["on_timeout"] = json!("requeue");
+    let e = errors_of(doc);
+    assert!(e.contains("nodes[1].on_timeout: requeue sends a timed-out job back to its job queue, but no queue comes before this consumer"), "{e}");
+    let mut doc = base();
+    doc["nodes"][2]["on_timeout"] = json!("requeue");
+    assert!(Scenario::from_value(doc).is_ok());
+}

@@ -24,7 +24,11 @@
 //!   by `factor`.
 //! - With `timeout_s`, a service that would take longer is cut off at the
 //!   time-out and tried again, up to `max_retries` times; then the message
-//!   is dropped (`timed_out`).
+//!   is dropped (`timed_out`). `on_timeout: retry` tries again at once on
+//!   the same worker; `requeue` (super-queue's execTimeout: the task is
+//!   cancelled) frees the worker at the time-out and sends the job back to
+//!   its job queue (the simulation finds it), so that it passes the
+//!   limiters between them again.
 //! - A served message is processed: the gates it was counted against
 //!   (windows opening on processing, credit links, concurrency limiters,
 //!   closed-loop producers) hear of it at that instant. Without an output,
@@ -66,6 +70,23 @@ pub struct ConsumerSpec {
     pub timeout_s: Option<f64>,
     #[serde(default)]
     pub max_retries: u32,
+    #[serde(default, skip_serializing_if = "is_retry")]
+    pub on_timeout: OnTimeout,
+}
+
+/// What an execution time-out does with the job it cuts off.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnTimeout {
+    /// Try again at once on the same worker.
+    #[default]
+    Retry,
+    /// Free the worker; the job goes back to its job queue.
+    Requeue,
+}
+
+fn is_retry(o: &OnTimeout) -> bool {
+    *o == OnTimeout::Retry
 }
 
 fn default_workers() -> u32 {
@@ -131,6 +152,9 @@ impl ConsumerSpec {
         if self.max_retries > 1000 {
             push_error(errors, format!("{path}.max_retries"), "must be at most 1000");
         }
+        if self.on_timeout == OnTimeout::Requeue && self.max_retries > u8::MAX as u32 {
+            push_error(errors, format!("{path}.max_retries"), "must be at most 255 when a timed-out job is requeued");
+        }
     }
 }
 
@@ -174,6 +198,8 @@ pub enum Served {
     Retried,
     /// Cut off once too often: dropped.
     GaveUp,
+    /// Cut off, the worker freed: the job goes back to its job queue.
+    Requeue(Message),
     /// Nothing to do (a stale timer).
     Nothing,
 }
@@ -468,6 +494,16 @@ impl Consumer {
         let Some(s) = self.slots.get_mut(slot as usize) else { return Served::Nothing };
         let Some(msg) = &s.msg else { return Served::Nothing };
         if s.cut_off {
+            if self.spec.on_timeout == OnTimeout::Requeue {
+                let mut msg = *msg;
+                self.free_slot(slot, ctx);
+                if (msg.attempts as u32) < self.spec.max_retries {
+                    msg.attempts += 1;
+                    return Served::Requeue(msg);
+                }
+                ctx.drop_message(msg, DropReason::TimedOut);
+                return Served::GaveUp;
+            }
             s.attempts += 1;
             if s.attempts <= self.spec.max_retries {
                 self.begin_attempt(slot, ctx);

@@ -214,6 +214,7 @@ impl DispatcherSpec {
             lifecycle: None,
             timeout_s: None,
             max_retries: 0,
+            on_timeout: Default::default(),
         }
     }
 }

@@ -641,6 +641,7 @@ impl Producer {
             droppable: spec.droppable,
             size_bytes: size,
             created: ctx.core.now,
+            attempts: 0,
             gates,
         };
         self.next_id += 1;

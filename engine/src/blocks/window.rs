@@ -324,6 +324,7 @@ impl Window {
                     class: self.receipt_class,
                     priority: 0,
                     droppable: false,
+                    attempts: 0,
                     gates,
                 });
             }
