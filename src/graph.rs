@@ -376,6 +376,22 @@ pub fn graph(props: &GraphProps) -> Html {
             }
         })
         .collect();
+    // Ties beside the edges, dashed and named at their middle.
+    let relations: Vec<Html> = snap
+        .relations
+        .iter()
+        .filter(|(a, b, _)| a.max(b) < &snap.nodes.len())
+        .map(|&(from, to, what)| {
+            let ((ax, ay), (bx, by)) = (place(&snap.nodes[from]), place(&snap.nodes[to]));
+            let (mx, my) = ((ax + bx) / 2.0, (ay + by) / 2.0);
+            html! {
+                <g class="relation" data-relation={what}>
+                    <line x1={ax.to_string()} y1={ay.to_string()} x2={bx.to_string()} y2={by.to_string()} />
+                    <text x={mx.to_string()} y={(my - 4.0).to_string()} text-anchor="middle">{ what }</text>
+                </g>
+            }
+        })
+        .collect();
     geometry.covers = snap
         .nodes
         .iter()
@@ -565,6 +581,7 @@ pub fn graph(props: &GraphProps) -> Html {
                     <path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head" />
                 </marker>
             </defs>
+            { for relations }
             { for edges }
             { for pending }
             { for nodes }

@@ -6,7 +6,7 @@ use sluice_engine::editor::default_position;
 use sluice_engine::scenario::Position;
 use sluice_engine::metrics::Percentiles;
 use sluice_engine::theory::{Measured, Model, Prediction};
-use sluice_engine::{DropReason, Node, NodeSpec, Scenario, Simulation, Totals};
+use sluice_engine::{BlockSpec, DropReason, Node, NodeSpec, Scenario, Simulation, Totals};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeView {
@@ -91,6 +91,10 @@ pub struct Snapshot {
     pub totals: Totals,
     pub nodes: Vec<NodeView>,
     pub edges: Vec<(usize, usize)>,
+    /// What ties blocks beside the edges, drawn dashed and named: a
+    /// window's receipts to the block that reads them, a producer's link to
+    /// its server, a consumer to its supervisor.
+    pub relations: Vec<(usize, usize, &'static str)>,
 }
 
 /// What the event log shows of the state transitions: the latest, most
@@ -145,6 +149,7 @@ impl Snapshot {
             totals: Totals { produced: 0, delivered: 0, dropped: 0, in_system: 0 },
             nodes,
             edges: edges_of(scenario),
+            relations: relations_of(scenario),
         }
     }
 
@@ -192,8 +197,27 @@ impl Snapshot {
             totals: sim.totals(),
             nodes,
             edges,
+            relations: relations_of(scenario),
         }
     }
+}
+
+fn relations_of(scenario: &Scenario) -> Vec<(usize, usize, &'static str)> {
+    let at = |id: &str| scenario.node_index(id);
+    scenario
+        .nodes
+        .iter()
+        .enumerate()
+        .filter_map(|(i, node)| {
+            let (to, what) = match &node.block {
+                BlockSpec::Window(w) => (w.receipts.as_ref().and_then(|r| at(&r.to))?, "receipts"),
+                BlockSpec::Producer(p) => (p.linked_to.as_deref().and_then(at)?, "linked"),
+                BlockSpec::Consumer(c) => (c.lifecycle.as_ref()?.supervisor.as_deref().and_then(at)?, "supervisor"),
+                _ => return None,
+            };
+            Some((i, to, what))
+        })
+        .collect()
 }
 
 fn edges_of(scenario: &Scenario) -> Vec<(usize, usize)> {
