@@ -10,10 +10,16 @@
 //!   - `timer` (its scheme 1): a timer ticks `limit` times per span, on a
 //!     grid from time zero, and each tick lets one message through (a
 //!     message of n bytes, for bytes, takes n ticks). An isolated message
-//!     waits for the next tick;
+//!     waits for the next tick; a message a tick found waiting goes as
+//!     soon as the next block takes it, until the next tick (a tick the
+//!     next block could not use at once is not lost, but ticks are not
+//!     saved up either);
 //!   - `batch` (scheme 2): once per span, at each boundary from time zero,
-//!     a batch of up to `limit` waiting messages goes. A message that missed
-//!     a batch waits for the next boundary, even if that batch was not full;
+//!     a batch of up to `limit` of the messages waiting then is taken, and
+//!     they go as the next block takes them (one the next block cannot
+//!     take at the boundary instant stays in its batch). A message made
+//!     after a boundary missed that batch and waits for the next boundary,
+//!     even if that batch was not full;
 //!   - `anchored` (scheme 3, the note's choice): the span starts at the
 //!     first message after a pause; messages pass freely until the limit,
 //!     then everything waits for the span's end, and the next message starts
@@ -179,28 +185,45 @@ impl RuleState {
         at_or_after.max(self.next_tick)
     }
 
+    /// timer: the last tick at or before `now`, if one is.
+    fn latest_tick(&self, now: SimTime) -> Option<f64> {
+        let below = (now.as_nanos() as f64 / self.tick_ns()).floor();
+        let k = if self.tick_time(below) <= now { below } else { below - 1.0 };
+        (k >= 0.0).then_some(k)
+    }
+
     /// batch: the index of the boundary at or after `now`.
     fn boundary_for(&self, now: SimTime) -> u64 {
         now.as_nanos().div_ceil(self.span().as_nanos().max(1))
     }
 
-    /// The earliest time at which `amount` may pass (`now` if it may now).
-    fn earliest(&mut self, amount: f64, now: SimTime) -> SimTime {
+    /// The earliest time at which `amount`, made at `created`, may pass
+    /// (`now` if it may now).
+    fn earliest(&mut self, amount: f64, now: SimTime, created: SimTime) -> SimTime {
         let limit = self.rule.limit;
         let amount = amount.min(limit);
         match self.rule.scheme {
             Scheme::Spread => self.mark.map_or(now, |m| m.max(now)),
-            Scheme::Timer => self.tick_time(self.tick_for(now)).max(now),
+            Scheme::Timer => match self.latest_tick(now) {
+                // The last tick found this message waiting and is unused:
+                // it released the message, which goes now that the next
+                // block takes it. Older unused ticks are lost.
+                Some(k) if k >= self.next_tick && self.tick_time(k) >= created.min(now) => now,
+                _ => self.tick_time(self.tick_for(now)).max(now),
+            },
             Scheme::Batch => {
                 let span = self.span().as_nanos().max(1);
-                let index = self.boundary_for(now);
-                let used = if index == self.span_index { self.amount } else { 0.0 };
-                let on_boundary = index * span == now.as_nanos();
-                if on_boundary && used + amount <= limit + 1e-9 {
+                // The batch now is that of the last boundary; the message
+                // belongs to the batch of the first boundary it waited at.
+                let current = now.as_nanos() / span;
+                let its_batch = self.boundary_for(created.min(now));
+                let used = if current == self.span_index { self.amount } else { 0.0 };
+                if its_batch > current {
+                    SimTime::from_nanos(its_batch.saturating_mul(span))
+                } else if used + amount <= limit + 1e-9 {
                     now
                 } else {
-                    // Between boundaries, the next one; on a full one, the one after.
-                    SimTime::from_nanos((index + u64::from(on_boundary)).saturating_mul(span))
+                    SimTime::from_nanos((current + 1).saturating_mul(span))
                 }
             }
             Scheme::NaturalPeriod => {
@@ -297,11 +320,14 @@ impl RuleState {
                 self.mark = Some(now + gap);
             }
             Scheme::Timer => {
-                let k = self.tick_for(now);
+                let k = match self.latest_tick(now) {
+                    Some(k) if k >= self.next_tick => k,
+                    _ => self.tick_for(now),
+                };
                 self.next_tick = k + amount.ceil().max(1.0);
             }
             Scheme::Batch => {
-                let index = self.boundary_for(now);
+                let index = now.as_nanos() / self.span().as_nanos().max(1);
                 if index != self.span_index {
                     self.span_index = index;
                     self.amount = 0.0;
@@ -386,7 +412,7 @@ impl RateLimiter {
     pub fn decide(&mut self, msg: &Message, ctx: &mut Context) -> RateDecision {
         let amount = self.amount(msg);
         let now = ctx.core.now;
-        let at = self.rules.iter_mut().map(|r| r.earliest(amount, now)).max().unwrap_or(now);
+        let at = self.rules.iter_mut().map(|r| r.earliest(amount, now, msg.created)).max().unwrap_or(now);
         if at <= now {
             return RateDecision::Pass;
         }
@@ -443,8 +469,8 @@ mod tests {
         let mut ready = SimTime::ZERO;
         for &a in arrivals {
             let now = at(a).max(ready);
-            let t = r.earliest(1.0, now);
-            let t = r.earliest(1.0, t).max(t);
+            let t = r.earliest(1.0, now, at(a));
+            let t = r.earliest(1.0, t, at(a)).max(t);
             r.commit(1.0, t);
             out.push(t.as_secs_f64());
             ready = t;
@@ -476,6 +502,33 @@ mod tests {
     }
 
     #[test]
+    fn a_tick_that_found_a_message_waiting_lets_it_go_when_the_next_block_can() {
+        // Ticks every 0.1 s. The job made at 0.05 was waiting at the tick
+        // of 0.1; the next block takes it at 0.15: it goes then. One made
+        // at 0.12 was not waiting at that tick.
+        let mut r = rule(Scheme::Timer, 10.0);
+        assert_eq!(r.earliest(1.0, at(0.15), at(0.12)), at(0.2));
+        assert_eq!(r.earliest(1.0, at(0.15), at(0.05)), at(0.15));
+        r.commit(1.0, at(0.15));
+        // The tick of 0.1 is used: the next job waits for 0.2, and ticks
+        // missed meanwhile are not saved up.
+        assert_eq!(r.earliest(1.0, at(0.16), at(0.05)), at(0.2));
+        assert_eq!(r.earliest(1.0, at(0.55), at(0.05)), at(0.55));
+        r.commit(1.0, at(0.55));
+        assert_eq!(r.earliest(1.0, at(0.56), at(0.05)), at(0.6));
+    }
+
+    #[test]
+    fn a_batch_goes_as_the_next_block_takes_it() {
+        // The job made at 0.5 was in the batch taken at 1 s; the next
+        // block could take it only at 1.2 s: it goes then, not a span
+        // later. One made at 1.1 missed that batch.
+        let mut r = rule(Scheme::Batch, 2.0);
+        assert_eq!(r.earliest(1.0, at(1.2), at(0.5)), at(1.2));
+        assert_eq!(r.earliest(1.0, at(1.2), at(1.1)), at(2.0));
+    }
+
+    #[test]
     fn a_natural_period_counter_waits_for_the_next_boundary() {
         let times = pass_times(rule(Scheme::NaturalPeriod, 2.0), &[0.9, 0.9, 0.9, 1.2]);
         // Two fit before 1 s; the third waits for the boundary at 1 s; the
@@ -502,7 +555,7 @@ mod tests {
         let mut r = RuleState::new(RateRule { scheme: Scheme::Sliding, limit: 1e9, span_s: 100.0, burst: None });
         for k in 0..(3 * MAX_SLIDING_INSTANTS as u64) {
             let now = SimTime::from_nanos(k * 1000);
-            assert_eq!(r.earliest(1.0, now), now);
+            assert_eq!(r.earliest(1.0, now, now), now);
             r.commit(1.0, now);
         }
         assert_eq!(r.passed.len(), MAX_SLIDING_INSTANTS);
@@ -513,9 +566,9 @@ mod tests {
             r.commit(1.0, at(0.5));
         }
         assert_eq!(r.passed.len(), 1);
-        assert_eq!(r.earliest(6.0, at(0.7)), at(1.5));
-        assert_eq!(r.earliest(5.0, at(0.7)), at(0.7));
-        assert_eq!(r.earliest(6.0, at(1.5)), at(1.5), "forgotten a span later");
+        assert_eq!(r.earliest(6.0, at(0.7), at(0.7)), at(1.5));
+        assert_eq!(r.earliest(5.0, at(0.7), at(0.7)), at(0.7));
+        assert_eq!(r.earliest(6.0, at(1.5), at(1.5)), at(1.5), "forgotten a span later");
     }
 
     #[test]
