@@ -14,7 +14,8 @@
 
 use serde_json::{json, Value};
 
-use crate::scenario::{BlockSpec, FieldError, NodeSpec, Position, Scenario, ScenarioError, BLOCK_KINDS};
+use crate::scenario::{BlockSpec, NodeSpec, Position, Scenario, ScenarioError, BLOCK_KINDS};
+use crate::validate::FieldError;
 
 /// How many edits can be undone.
 pub const HISTORY_LIMIT: usize = 200;

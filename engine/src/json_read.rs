@@ -21,7 +21,7 @@ use std::fmt;
 use serde::de::{DeserializeOwned, DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::scenario::FieldError;
+use crate::validate::FieldError;
 
 /// The tags of the internally tagged enums of the format: an object that
 /// holds one of these keys (as a string) is read by it, and keeps it when

@@ -29,6 +29,7 @@ pub mod supervision;
 pub mod theory;
 pub mod time;
 pub mod units;
+pub mod validate;
 
 pub use metrics::{DropReason, SeriesPoint, Transition};
 pub use report::{NodeReport, Report, Totals};

@@ -49,7 +49,7 @@ use crate::distribution::Distribution;
 use crate::message::Message;
 use crate::metrics::DropReason;
 use crate::rng::SimRng;
-use crate::scenario::{check_periods, check_range, push_error, FieldError, Period};
+use crate::validate::{check_periods, check_range, push_error, FieldError, Period};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
 

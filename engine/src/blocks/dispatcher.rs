@@ -73,7 +73,7 @@ use crate::distribution::Distribution;
 use crate::message::{Message, NO_DESTINATION};
 use crate::metrics::DropReason;
 use crate::priorities::{MessagePriority, PriorityTable};
-use crate::scenario::{check_range, push_error, FieldError};
+use crate::validate::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
 

@@ -23,7 +23,7 @@ use crate::blocks::queue::Limits;
 use crate::context::Context;
 use crate::message::Message;
 use crate::metrics::DropReason;
-use crate::scenario::{check_periods, check_range, push_error, FieldError, Period};
+use crate::validate::{check_periods, check_range, push_error, FieldError, Period};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
 

@@ -60,7 +60,7 @@ use crate::context::Context;
 use crate::message::Message;
 use crate::metrics::DropReason;
 use crate::priorities::{MessagePriority, PriorityTable};
-use crate::scenario::{check_range, push_error, FieldError};
+use crate::validate::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
 
