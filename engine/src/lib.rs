@@ -2,7 +2,7 @@
 //! flow control (producers, queues, consumers and the signals between them).
 //!
 //! Pure Rust: no browser, UI or WebAssembly types, so the same code runs in
-//! the page and in the `sluice` command. Start reading at `simulation.rs`;
+//! the page and in the `sluice` command. Start reading at `simulation/mod.rs`;
 //! each block lives in `blocks/`, one file each, its guarantees at the top.
 
 pub mod blocks;

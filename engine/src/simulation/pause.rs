@@ -1,0 +1,52 @@
+//! A queue's request to pause, carried to the producers behind it through
+//! the blocks that hold nothing, and its lifting.
+
+use super::*;
+
+impl Simulation {
+    /// Passes a queue's pause request to the producers that feed it.
+    #[inline(always)]
+    pub(super) fn signal_inputs(&mut self, node: usize, signal: PauseSignal) {
+        if let Some(pause) = signal {
+            self.pause_inputs(node, pause);
+        }
+    }
+
+    /// Tells each producer that feeds `node`, directly or through blocks
+    /// that hold nothing (a router, a window, a limiter), once.
+    #[cold]
+    pub(super) fn pause_inputs(&mut self, node: usize, pause: bool) {
+        let targets = match self.pause_targets[node].take() {
+            Some(found) => found,
+            None => self.find_pause_targets(node),
+        };
+        for &input in targets.iter() {
+            let input = input as usize;
+            if let Node::Producer(p) = &mut self.nodes[input] {
+                p.on_backpressure(pause, &mut ctx!(self, input));
+            }
+        }
+        self.pause_targets[node] = Some(targets);
+    }
+
+    /// The producers a pause asked by `node` reaches: its inputs, and the
+    /// inputs of blocks that hold nothing, upstream until a block that
+    /// holds messages. Each once, in the order of their indices.
+    pub(super) fn find_pause_targets(&self, node: usize) -> Box<[u32]> {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut producers = Vec::new();
+        let mut stack: Vec<usize> = self.inputs[node].clone();
+        while let Some(input) = stack.pop() {
+            if !seen.insert(input) {
+                continue;
+            }
+            match &self.nodes[input] {
+                Node::Producer(_) => producers.push(input as u32),
+                n if n.passes_through() => stack.extend_from_slice(&self.inputs[input]),
+                _ => {}
+            }
+        }
+        producers.sort_unstable();
+        producers.into_boxed_slice()
+    }
+}

@@ -1,0 +1,89 @@
+//! What a simulation shows of itself: its clock, scenario, blocks,
+//! counters, log and flows, and the watchdog's bound.
+
+use super::*;
+
+impl Simulation {
+    pub fn now(&self) -> SimTime {
+        self.core.now
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+
+    pub fn stats(&self, node: usize) -> &NodeStats {
+        &self.stats[node]
+    }
+
+    pub fn transitions(&self) -> &TransitionLog {
+        &self.core.log
+    }
+
+    pub fn node_id(&self, node: usize) -> &str {
+        &self.scenario.nodes[node].id
+    }
+
+    /// The name of a scenario-wide class index.
+    pub fn class_name(&self, class: u16) -> &str {
+        self.class_names.get(class as usize).map_or("?", String::as_str)
+    }
+
+    /// Starts counting the messages of each class taken across each edge
+    /// (from now on; the page draws them as moving dots). Off by default:
+    /// a run that does not draw pays nothing for it.
+    pub fn count_flows(&mut self) {
+        if self.flows.is_none() {
+            let edges: Vec<(usize, usize)> = self
+                .scenario
+                .edges
+                .iter()
+                .map(|e| (self.scenario.node_index(&e.from).unwrap_or(usize::MAX), self.scenario.node_index(&e.to).unwrap_or(usize::MAX)))
+                .collect();
+            self.flows = Some(Box::new(Flows::new(self.nodes.len(), &edges, self.class_names.len())));
+        }
+    }
+
+    /// The flow counters, if `count_flows` was called.
+    pub fn flows(&self) -> Option<&Flows> {
+        self.flows.as_deref()
+    }
+
+    /// The time of the next event, if any (none once the watchdog has
+    /// stopped the simulation: nothing more will happen).
+    pub fn next_event_time(&self) -> Option<SimTime> {
+        if self.stall.is_some() {
+            return None;
+        }
+        self.core.scheduler.peek_time()
+    }
+
+    /// Why the simulation stopped, if the watchdog stopped it: it then
+    /// handles no more events.
+    pub fn stall(&self) -> Option<&Stall> {
+        self.stall.as_deref()
+    }
+
+    /// Sets the watchdog's bound: how many events in a row may happen at
+    /// one instant (at least 1; `MAX_EVENTS_AT_ONE_INSTANT` by default).
+    pub fn set_stall_bound(&mut self, events: u64) {
+        self.stall_bound = events.max(1);
+        // Often enough to begin naming nodes before the bound.
+        self.watch_every = 1 << (STALL_SAMPLE.min(self.stall_bound / 2).max(1)).ilog2();
+        self.watch_mask = self.watch_every - 1;
+        self.watched_at = None;
+    }
+}

@@ -1,0 +1,99 @@
+//! Changing a node's parameters while the simulation runs.
+//!
+//! Guarantee: the new block must be of the same kind and the whole
+//! scenario valid; otherwise nothing changes and the error names the field.
+
+use super::*;
+use super::wiring::{class_maps, class_names, priority_table, router_choice};
+
+impl Simulation {
+    /// Changes the parameters of node `id` while running. The new block must
+    /// be of the same kind and valid in the scenario; otherwise nothing
+    /// changes and the error names the bad field.
+    pub fn reconfigure(&mut self, id: &str, block: BlockSpec) -> Result<(), ScenarioError> {
+        let Some(i) = self.scenario.node_index(id) else {
+            return Err(ScenarioError::single("id", format!("no node has the id \"{id}\"")));
+        };
+        let old_kind = self.scenario.nodes[i].block.kind();
+        if block.kind() != old_kind {
+            return Err(ScenarioError::single(
+                format!("nodes[{i}].kind"),
+                format!("a running {old_kind} cannot become a {}", block.kind()),
+            ));
+        }
+        let mut candidate = self.scenario.clone();
+        candidate.nodes[i].block = block.clone();
+        candidate.validate()?;
+        if candidate.makes_receipts() && !self.scenario.makes_receipts() {
+            // Receipts are a class of their own, which every block resolved
+            // when the run started.
+            return Err(ScenarioError::single(
+                format!("nodes[{i}].receipts"),
+                "receipts cannot be turned on while running: start the run again",
+            ));
+        }
+        self.scenario = candidate;
+        match (&mut self.nodes[i], block) {
+            (Node::Producer(p), BlockSpec::Producer(spec)) => {
+                let classes = class_maps(&self.scenario).swap_remove(i);
+                let server = spec.linked_to.as_deref().and_then(|id| self.scenario.node_index(id));
+                p.reconfigure(spec, classes, &mut ctx!(self, i));
+                self.class_names = class_names(&self.scenario);
+                self.relink(i, server);
+                self.pump(i);
+            }
+            (Node::Queue(q), BlockSpec::Queue(spec)) => {
+                let table = priority_table(&self.scenario, &spec.message_priorities);
+                let signal = q.reconfigure(spec, table, &mut ctx!(self, i));
+                self.signal_inputs(i, signal);
+                self.pump(i);
+                self.wake_inputs(i);
+            }
+            (Node::Consumer(c), BlockSpec::Consumer(spec)) => {
+                c.reconfigure(spec);
+                self.wake_inputs(i);
+            }
+            (Node::Router(r), BlockSpec::Router(spec)) => {
+                let choice = router_choice(&self.scenario, &self.outputs, i, &spec);
+                r.reconfigure(spec, choice);
+                self.pump(i);
+            }
+            (Node::Window(w), BlockSpec::Window(spec)) => {
+                w.reconfigure(spec);
+                if let Some(class) = self.class_names.iter().position(|c| c == crate::blocks::window::RECEIPT_CLASS) {
+                    w.set_receipt_class(class as u16);
+                }
+                self.pump(i);
+            }
+            (Node::Credit(c), BlockSpec::Credit(spec)) => {
+                c.reconfigure(spec);
+                self.pump(i);
+            }
+            (Node::RateLimiter(r), BlockSpec::RateLimiter(spec)) => {
+                r.reconfigure(spec);
+                self.pump(i);
+            }
+            (Node::ConcurrencyLimiter(l), BlockSpec::ConcurrencyLimiter(spec)) => {
+                l.reconfigure(spec);
+                self.pump(i);
+            }
+            (Node::ResourcePool(r), BlockSpec::ResourcePool(spec)) => {
+                r.reconfigure(spec, &mut ctx!(self, i));
+                self.pump(i);
+            }
+            (Node::Link(l), BlockSpec::Link(spec)) => {
+                l.reconfigure(spec);
+                self.wake_inputs(i);
+            }
+            (Node::Dispatcher(d, pool, _), BlockSpec::Dispatcher(spec)) => {
+                pool.reconfigure(spec.workers_spec());
+                d.reconfigure(spec);
+                self.dispatch(i);
+                self.wake_inputs(i);
+            }
+            _ => {}
+        }
+        self.settle();
+        Ok(())
+    }
+}

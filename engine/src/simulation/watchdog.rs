@@ -1,0 +1,123 @@
+//! Running to a time, and the watchdog that stops a run whose clock no
+//! longer moves, naming the nodes taking part.
+
+use super::*;
+
+/// A simulation stopped by the watchdog: simulated time no longer advanced.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Stall {
+    /// The instant the clock stopped at.
+    pub at: SimTime,
+    /// How many events in a row happened at that instant.
+    pub events: u64,
+    /// The ids of the nodes taking part, in the scenario's order: those
+    /// whose events the last few thousand were, and those that took, passed
+    /// on or dropped a message meanwhile.
+    pub nodes: Vec<String>,
+}
+
+impl std::fmt::Display for Stall {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let nodes: Vec<String> = self.nodes.iter().map(|id| format!("\"{id}\"")).collect();
+        write!(
+            f,
+            "the simulation stopped at {}: {} events in a row happened at that instant and simulated time did not advance \
+             (nodes taking part: {}). A loop whose every step takes no time never ends: give one of its steps a time \
+             (a think time, a service time, a latency).",
+            self.at,
+            self.events,
+            nodes.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for Stall {}
+
+impl Simulation {
+    /// The watchdog looks before `event` is handled: it counts the events
+    /// at one instant, looks at every event near the bound to note the
+    /// nodes taking part, and at the bound stops the simulation before
+    /// `event` (which goes back on the heap, so the state stays whole).
+    /// Returns whether it stopped.
+    #[cold]
+    #[inline(never)]
+    pub(super) fn watch_stall(&mut self, event: crate::scheduler::Event) -> bool {
+        let handled = self.events - 1;
+        if self.watched_at != Some(event.time()) {
+            // The clock moved since the last look: count from here.
+            self.watched_at = Some(event.time());
+            self.watched_since = handled;
+            self.watch_mask = self.watch_every - 1;
+            return false;
+        }
+        // At least this many events in a row at this instant (those before
+        // the first look at it are not counted).
+        let in_a_row = handled - self.watched_since;
+        if in_a_row + STALL_SAMPLE < self.stall_bound {
+            return false;
+        }
+        if self.watch_mask != 0 {
+            // Near the bound: look at every event from now on.
+            self.watch_mask = 0;
+            self.stall_nodes.clear();
+            self.stall_counts = self.stats.iter().map(NodeStats::activity).collect();
+        }
+        if in_a_row < self.stall_bound {
+            self.stall_nodes.push(event.node() as u32);
+            return false;
+        }
+        self.core.scheduler.push(event);
+        let mut nodes = std::mem::take(&mut self.stall_nodes);
+        let moved = self.stats.iter().zip(&self.stall_counts).enumerate().filter(|(_, (now, then))| now.activity() != **then);
+        nodes.extend(moved.map(|(i, _)| i as u32));
+        nodes.sort_unstable();
+        nodes.dedup();
+        self.stall = Some(Box::new(Stall {
+            at: self.core.now,
+            events: in_a_row,
+            nodes: nodes.iter().map(|&n| self.node_id(n as usize).to_string()).collect(),
+        }));
+        true
+    }
+
+    /// Runs every event up to and including `until`, then sets the clock
+    /// there; or stops where the watchdog stopped it.
+    pub fn run_until(&mut self, until: SimTime) -> Result<(), Stall> {
+        self.stalled()?;
+        while self.core.scheduler.peek_time().is_some_and(|t| t <= until) {
+            if !self.handle_next() {
+                break;
+            }
+        }
+        self.stalled()?;
+        self.core.now = self.core.now.max(until);
+        Ok(())
+    }
+
+    /// Like `run_until`, but stops after `max_events` events. Returns whether
+    /// `until` was reached.
+    pub fn run_until_bounded(&mut self, until: SimTime, max_events: u64) -> Result<bool, Stall> {
+        self.stalled()?;
+        let mut left = max_events;
+        while self.core.scheduler.peek_time().is_some_and(|t| t <= until) {
+            if left == 0 {
+                return Ok(false);
+            }
+            if !self.handle_next() {
+                break;
+            }
+            left -= 1;
+        }
+        self.stalled()?;
+        self.core.now = self.core.now.max(until);
+        Ok(true)
+    }
+
+    /// The watchdog's stall as an error, if it stopped the simulation.
+    pub(super) fn stalled(&self) -> Result<(), Stall> {
+        match &self.stall {
+            Some(stall) => Err((**stall).clone()),
+            None => Ok(()),
+        }
+    }
+}

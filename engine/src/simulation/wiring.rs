@@ -1,0 +1,215 @@
+//! Building a simulation from a scenario: each node's block, the wiring
+//! between them, the classes and priorities resolved to indices, and the
+//! first events of every block.
+
+use super::*;
+
+impl Simulation {
+    /// Builds a simulation at time zero. The scenario is validated first.
+    pub fn new(scenario: Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
+        scenario.validate()?;
+        let n = scenario.nodes.len();
+        let outputs = scenario.outputs();
+        let mut inputs = vec![Vec::new(); n];
+        for (from, outs) in outputs.iter().enumerate() {
+            for &to in outs {
+                inputs[to].push(from);
+            }
+        }
+        // Inputs in edge order, as documented.
+        let edge_order: BTreeMap<(usize, usize), usize> = scenario
+            .edges
+            .iter()
+            .enumerate()
+            .filter_map(|(k, e)| Some(((scenario.node_index(&e.from)?, scenario.node_index(&e.to)?), k)))
+            .collect();
+        for (to, ins) in inputs.iter_mut().enumerate() {
+            ins.sort_by_key(|&from| edge_order.get(&(from, to)).copied().unwrap_or(usize::MAX));
+        }
+        let class_maps = class_maps(&scenario);
+        let class_names = class_names(&scenario);
+        let nodes = scenario
+            .nodes
+            .iter()
+            .enumerate()
+            .zip(class_maps)
+            .map(|((i, spec), classes)| build_node(&scenario, &outputs, &inputs, i, &spec.block, classes))
+            .collect();
+        let rngs = scenario.nodes.iter().map(|node| SimRng::for_node(seed, &node.id)).collect();
+        // Nodes start in the order of their names, not of the file: what
+        // they schedule for the same instant then happens in an order that
+        // moving a node in the file cannot change.
+        let mut start_order: Vec<usize> = (0..n).collect();
+        start_order.sort_by(|&a, &b| scenario.nodes[a].id.cmp(&scenario.nodes[b].id));
+        let mut sim = Simulation {
+            scenario,
+            seed,
+            events: 0,
+            core: Core {
+                now: SimTime::ZERO,
+                rngs,
+                scheduler: Scheduler::default(),
+                log: TransitionLog::new(TRANSITION_LOG_CAPACITY),
+                outbox: Vec::new(),
+                failed_rpcs: Default::default(),
+            },
+            nodes,
+            stats: (0..n).map(|_| NodeStats::new()).collect(),
+            outputs,
+            inputs,
+            wake_cursor: vec![0; n],
+            refused: vec![false; n],
+            wakes: std::collections::VecDeque::new(),
+            wake_queued: vec![false; n],
+            offer_depth: 0,
+            socket_refused: false,
+            pause_targets: vec![None; n],
+            class_names,
+            flows: None,
+            watch_mask: STALL_SAMPLE - 1,
+            watch_every: STALL_SAMPLE,
+            watched_at: None,
+            watched_since: 0,
+            stall_bound: MAX_EVENTS_AT_ONE_INSTANT,
+            stall_nodes: Vec::new(),
+            stall_counts: Vec::new(),
+            stall: None,
+            supervision: None,
+        };
+        sim.supervision = Supervision::build(&sim.scenario);
+        sim.start_supervision();
+        for i in start_order {
+            match &mut sim.nodes[i] {
+                Node::Producer(p) => p.start(&mut ctx!(sim, i)),
+                Node::Link(l) => l.start(&mut ctx!(sim, i)),
+                Node::Consumer(c) => c.start(&mut ctx!(sim, i)),
+                Node::Dispatcher(d, _, _) => d.start(&mut ctx!(sim, i)),
+                Node::ResourcePool(r) => r.start(&mut ctx!(sim, i)),
+                _ => {}
+            }
+        }
+        Ok(sim)
+    }
+}
+
+pub(super) fn build_node(
+    scenario: &Scenario,
+    outputs: &[Vec<usize>],
+    inputs: &[Vec<usize>],
+    i: usize,
+    block: &BlockSpec,
+    classes: ClassMap,
+) -> Node {
+    match block {
+        BlockSpec::Producer(p) => Node::Producer(Producer::new(p.clone(), classes)),
+        BlockSpec::Queue(q) => Node::Queue(Queue::new(q.clone(), priority_table(scenario, &q.message_priorities))),
+        BlockSpec::Consumer(c) => Node::Consumer(Consumer::new(c.clone())),
+        BlockSpec::Router(r) => {
+            Node::Router(Router::new(r.clone(), router_choice(scenario, outputs, i, r), outputs[i].len()))
+        }
+        BlockSpec::Window(w) => {
+            let mut window = Window::new(w.clone());
+            if let Some(class) = scenario.class_names().position(|c| c == crate::blocks::window::RECEIPT_CLASS).filter(|_| scenario.makes_receipts()) {
+                window.set_receipt_class(class as u16);
+            }
+            Node::Window(window)
+        }
+        BlockSpec::Credit(c) => Node::Credit(Credit::new(c.clone())),
+        BlockSpec::RateLimiter(r) => Node::RateLimiter(RateLimiter::new(r.clone())),
+        BlockSpec::ConcurrencyLimiter(c) => Node::ConcurrencyLimiter(ConcurrencyLimiter::new(c.clone())),
+        BlockSpec::ResourcePool(r) => Node::ResourcePool(ResourcePool::new(r.clone())),
+        BlockSpec::Link(l) => Node::Link(Link::new(l.clone())),
+        BlockSpec::Dispatcher(d) => {
+            let map = DispatcherMap {
+                class_names: class_names(scenario),
+                node_ids: scenario.nodes.iter().map(|n| n.id.clone()).collect(),
+                inputs: inputs[i].clone(),
+            };
+            Node::Dispatcher(
+                Box::new(Dispatcher::new(d.clone(), map)),
+                Box::new(Consumer::new(d.workers_spec())),
+                Box::default(),
+            )
+        }
+    }
+}
+
+/// Resolves a router's policy to output positions.
+pub(super) fn router_choice(scenario: &Scenario, outputs: &[Vec<usize>], router: usize, spec: &RouterSpec) -> Choice {
+    let outs = &outputs[router];
+    let position = |id: &str| scenario.node_index(id).and_then(|n| outs.iter().position(|&o| o == n));
+    match spec {
+        RouterSpec::RoundRobin => Choice::RoundRobin { next: 0 },
+        RouterSpec::ByWeight { weights } => Choice::ByWeight { weights: weights.clone(), total: weights.iter().sum() },
+        RouterSpec::ByClass { classes, default } => {
+            let fallback = default.as_deref().and_then(position);
+            let by_class = class_names(scenario)
+                .iter()
+                .map(|name| classes.get(name).map_or(fallback, |target| position(target)))
+                .collect();
+            Choice::ByClass { by_class }
+        }
+        RouterSpec::ByDestination => {
+            // For every node, the first output from which it can be reached.
+            let mut by_node = vec![None; scenario.nodes.len()];
+            for (k, &out) in outs.iter().enumerate() {
+                let mut stack = vec![out];
+                let mut seen = vec![false; scenario.nodes.len()];
+                while let Some(n) = stack.pop() {
+                    if std::mem::replace(&mut seen[n], true) {
+                        continue;
+                    }
+                    if by_node[n].is_none() {
+                        by_node[n] = Some(k);
+                    }
+                    stack.extend(outputs[n].iter().copied());
+                }
+            }
+            Choice::ByDestination { by_node }
+        }
+    }
+}
+
+/// Resolves message priorities against the scenario's names.
+pub(super) fn priority_table(scenario: &Scenario, list: &[crate::priorities::MessagePriority]) -> crate::priorities::PriorityTable {
+    if list.is_empty() {
+        return Default::default();
+    }
+    let ids: Vec<String> = scenario.nodes.iter().map(|n| n.id.clone()).collect();
+    crate::priorities::PriorityTable::resolve(list, &class_names(scenario), &ids)
+}
+
+/// Scenario-wide class names, by class index.
+pub(super) fn class_names(scenario: &Scenario) -> Vec<String> {
+    scenario.class_names().map(str::to_string).collect()
+}
+
+/// The class map of every node (empty for all but producers). Class indices
+/// run across the scenario in node order.
+pub(super) fn class_maps(scenario: &Scenario) -> Vec<ClassMap> {
+    let mut base = 0u16;
+    scenario
+        .nodes
+        .iter()
+        .map(|node| match &node.block {
+            BlockSpec::Producer(p) => {
+                let map = ClassMap {
+                    class_base: base,
+                    destinations: p
+                        .classes
+                        .iter()
+                        .map(|c| {
+                            c.destination
+                                .as_deref()
+                                .and_then(|d| scenario.node_index(d))
+                                .map_or(NO_DESTINATION, |i| i as NodeRef)
+                        })
+                        .collect(),
+                };
+                base = base.saturating_add(p.classes.len() as u16);
+                map
+            }
+            _ => ClassMap::default(),
+        })
+        .collect()
+}
