@@ -551,7 +551,7 @@ impl Bounds {
                     let (idle, busy, creating) = p.counts();
                     values.push(("workers", (idle + busy + creating) as u64, p.spec().max_total as u64))
                 }
-                (Node::Dispatcher(d, workers, _), _) => {
+                (Node::Dispatcher { demands: d, pool: workers, .. }, _) => {
                     values.push(("busy workers", workers.busy() as u64, workers.spec().workers as u64));
                     values.extend(d.in_flight_by_window().into_iter().map(|(f, w)| ("sent and unanswered", f, w)));
                 }
@@ -585,7 +585,7 @@ fn holds_messages(node: &Node) -> bool {
         Node::Queue(q) => !q.is_empty(),
         Node::Consumer(c) => c.busy() > 0,
         Node::Link(l) => l.holds() > 0,
-        Node::Dispatcher(d, workers, _) => d.waiting() > 0 || workers.busy() > 0,
+        Node::Dispatcher { demands: d, pool: workers, .. } => d.waiting() > 0 || workers.busy() > 0,
         _ => false,
     }
 }
@@ -598,7 +598,7 @@ fn excused(sim: &Simulation) -> bool {
     sim.nodes().iter().any(|node| match node {
         Node::Consumer(c) => c.in_outage() || c.phase() != Phase::Operational,
         Node::Link(l) => !l.is_up(),
-        Node::Dispatcher(d, workers, _) => {
+        Node::Dispatcher { demands: d, pool: workers, .. } => {
             workers.in_outage() || d.spec().hosts_down.iter().any(|h| h.from_s <= now && now <= h.to_s)
         }
         _ => false,

@@ -13,7 +13,7 @@ impl Simulation {
                 Node::Queue(q) => q.len() as u64,
                 Node::Consumer(c) => c.busy() as u64,
                 Node::Link(l) => l.holds(),
-                Node::Dispatcher(d, pool, _) => d.waiting() + pool.busy() as u64,
+                Node::Dispatcher { demands: d, pool, .. } => d.waiting() + pool.busy() as u64,
                 _ => 0,
             })
             .sum()
@@ -26,7 +26,7 @@ impl Simulation {
                 Node::Producer(_) => t.produced += stats.arrived,
                 // A window's receipts are messages too, made by it.
                 Node::Window(w) => t.produced += w.receipts_entered(),
-                Node::Consumer(_) | Node::Dispatcher(..) if self.outputs[i].is_empty() => t.delivered += stats.departed,
+                Node::Consumer(_) | Node::Dispatcher { .. } if self.outputs[i].is_empty() => t.delivered += stats.departed,
                 _ => {}
             }
             t.dropped += stats.dropped_total();
@@ -119,7 +119,7 @@ impl Simulation {
             Node::Credit(c) => r.credits = Some(c.credits()),
             Node::RateLimiter(l) => r.tokens = l.tokens(),
             Node::Link(l) => r.link_up = Some(l.is_up()),
-            Node::Dispatcher(_, _, ps) if self.outputs[i].is_empty() => {
+            Node::Dispatcher { pool_stats: ps, .. } if self.outputs[i].is_empty() => {
                 r.mean_sojourn_s = (ps.departed > 0).then(|| ps.sojourn_sum_s() / ps.departed as f64);
                 r.latency_s = ps.durations.as_ref().filter(|d| d.count() > 0).map(|d| d.percentiles());
             }

@@ -167,7 +167,7 @@ impl Simulation {
     /// service at node `at`): dispatcher `d` queues it again, or it fails,
     /// counted at `at`.
     pub(super) fn surface_failed(&mut self, d: usize, at: usize, requeue: bool, msg: Message) {
-        let Node::Dispatcher(disp, _, _) = &mut self.nodes[d] else { return };
+        let Node::Dispatcher { demands: disp, .. } = &mut self.nodes[d] else { return };
         if requeue {
             disp.requeue(msg, &mut ctx!(self, d));
             self.dispatch(d);
@@ -182,13 +182,13 @@ impl Simulation {
     pub(super) fn fail_in_slot(&mut self, c: usize, slot: u32) -> bool {
         let id = match &self.nodes[c] {
             Node::Consumer(consumer) => consumer.message(slot).map(|m| m.id),
-            Node::Dispatcher(_, pool, _) => pool.message(slot).map(|m| m.id),
+            Node::Dispatcher { pool, .. } => pool.message(slot).map(|m| m.id),
             _ => None,
         };
         let Some((d, requeue)) = id.and_then(|id| self.core.failed_rpcs.remove(&id)) else { return false };
         let msg = match &mut self.nodes[c] {
             Node::Consumer(consumer) => consumer.abandon(slot, &mut ctx!(self, c)),
-            Node::Dispatcher(disp, pool, ps) => {
+            Node::Dispatcher { demands: disp, pool, pool_stats: ps } => {
                 let msg = pool.abandon(slot, &mut pool_ctx!(self, c, ps));
                 if let Some(m) = &msg {
                     disp.send_finished(m);
@@ -197,7 +197,7 @@ impl Simulation {
             }
             _ => None,
         };
-        if matches!(self.nodes[c], Node::Dispatcher(..)) {
+        if matches!(self.nodes[c], Node::Dispatcher { .. }) {
             self.sync_pool_stats(c);
         }
         if let Some(msg) = msg {

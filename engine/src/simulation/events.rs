@@ -97,7 +97,7 @@ impl Simulation {
             }
             EventKind::LinkState => match &mut self.nodes[i] {
                 Node::Link(l) => l.set_up(event.data == 1, &mut ctx!(self, i)),
-                Node::Dispatcher(d, _, _) => {
+                Node::Dispatcher { demands: d, .. } => {
                     d.host_state((event.data >> 1) as usize, event.data & 1 == 1, &mut ctx!(self, i));
                     self.dispatch(i);
                     self.wake_inputs(i);

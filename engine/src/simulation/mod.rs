@@ -85,9 +85,10 @@ pub enum Node {
     ConcurrencyLimiter(ConcurrencyLimiter),
     ResourcePool(ResourcePool),
     Link(Link),
-    /// The demand queues, the worker pool, and the pool's own counters (the
-    /// node's counters show what it took in and what its workers passed on).
-    Dispatcher(Box<Dispatcher>, Box<Consumer>, Box<NodeStats>),
+    /// A dispatcher is its demand queues and its worker pool, with the
+    /// pool's own counters (the node's counters show what it took in and
+    /// what its workers passed on).
+    Dispatcher { demands: Box<Dispatcher>, pool: Box<Consumer>, pool_stats: Box<NodeStats> },
 }
 
 impl Node {
@@ -253,7 +254,7 @@ impl Simulation {
                         self.wake_inputs(gate);
                     }
                     Node::Producer(p) => p.on_request_done(&mut ctx!(self, gate)),
-                    Node::Dispatcher(d, _, _) => {
+                    Node::Dispatcher { demands: d, .. } => {
                         d.replied(&msg);
                         self.dispatch(gate);
                     }
@@ -334,10 +335,10 @@ impl Simulation {
     fn accept_here(&mut self, from: usize, to: usize, msg: Message) -> bool {
         match &mut self.nodes[to] {
             // The common case first: no window waits to hear of a receipt.
-            Node::Queue(_) | Node::Consumer(_) | Node::Dispatcher(..) if msg.gates.is_empty() => {
+            Node::Queue(_) | Node::Consumer(_) | Node::Dispatcher { .. } if msg.gates.is_empty() => {
                 self.take_here(from, to, msg)
             }
-            Node::Queue(_) | Node::Consumer(_) | Node::Dispatcher(..) => {
+            Node::Queue(_) | Node::Consumer(_) | Node::Dispatcher { .. } => {
                 let (stripped, receipt) = self.strip_gates(msg);
                 let taken = self.take_here(from, to, stripped);
                 if let (true, Some(original)) = (taken, receipt) {
@@ -437,7 +438,7 @@ impl Simulation {
                 QueueOffer::Refused => false,
             },
             Node::Consumer(c) => c.offer(msg, &mut ctx!(self, to)),
-            Node::Dispatcher(d, _, _) => {
+            Node::Dispatcher { demands: d, .. } => {
                 let taken = d.offer(msg, from, &mut ctx!(self, to));
                 if taken {
                     self.dispatch(to);
@@ -571,7 +572,7 @@ impl Simulation {
             // Also when emptied meanwhile: the wake must clear its wait.
             Node::Queue(q) => !q.is_empty() || q.waiting_for_room(),
             Node::Consumer(c) => c.has_held(),
-            Node::Dispatcher(_, pool, _) => pool.has_held(),
+            Node::Dispatcher { pool, .. } => pool.has_held(),
             Node::Link(l) => l.is_blocked(),
             _ => self.refused[node],
         }
@@ -599,7 +600,7 @@ impl Simulation {
     /// turn starved it: with a shared window full, every freed slot went
     /// to whichever input the cursor reached first, the same one each time.)
     fn serve_wake(&mut self, node: usize) {
-        if let Node::Dispatcher(d, _, _) = &mut self.nodes[node] {
+        if let Node::Dispatcher { demands: d, .. } = &mut self.nodes[node] {
             d.woken();
         }
         let n = self.inputs[node].len();
@@ -658,9 +659,9 @@ impl Simulation {
                 }
                 self.wake_inputs(node);
             }
-            Node::Dispatcher(..) => {
+            Node::Dispatcher { .. } => {
                 while let Some(slot) = match &mut self.nodes[node] {
-                    Node::Dispatcher(_, pool, _) => pool.next_held(),
+                    Node::Dispatcher { pool, .. } => pool.next_held(),
                     _ => None,
                 } {
                     if !self.forward_served(node, slot) {

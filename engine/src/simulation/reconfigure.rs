@@ -85,7 +85,7 @@ impl Simulation {
                 l.reconfigure(spec);
                 self.wake_inputs(i);
             }
-            (Node::Dispatcher(d, pool, _), BlockSpec::Dispatcher(spec)) => {
+            (Node::Dispatcher { demands: d, pool, .. }, BlockSpec::Dispatcher(spec)) => {
                 pool.reconfigure(spec.workers_spec());
                 d.reconfigure(spec);
                 self.dispatch(i);

@@ -17,17 +17,17 @@ impl Simulation {
         let mut demand = None;
         let served = match &mut self.nodes[c] {
             Node::Consumer(consumer) => consumer.on_service_done(slot, &mut ctx!(self, c)),
-            Node::Dispatcher(_, pool, ps) => {
+            Node::Dispatcher { pool, pool_stats: ps, .. } => {
                 demand = pool.message(slot).map(|m| m.id);
                 pool.on_service_done(slot, &mut pool_ctx!(self, c, ps))
             }
             _ => return,
         };
         let sink = self.outputs[c].is_empty();
-        if let (Served::Done | Served::GaveUp, Node::Dispatcher(d, _, _), Some(id)) = (&served, &mut self.nodes[c], demand) {
+        if let (Served::Done | Served::GaveUp, Node::Dispatcher { demands: d, .. }, Some(id)) = (&served, &mut self.nodes[c], demand) {
             d.demand_finished(id);
         }
-        if let (Served::Done, Node::Dispatcher(d, pool, _)) = (&served, &mut self.nodes[c]) {
+        if let (Served::Done, Node::Dispatcher { demands: d, pool, .. }) = (&served, &mut self.nodes[c]) {
             if let (true, Some(msg)) = (d.gates_its_messages(), pool.message(slot)) {
                 d.send_finished(msg);
                 if sink {
@@ -54,7 +54,7 @@ impl Simulation {
     /// A worker of consumer or dispatcher `c` may be free: a dispatcher
     /// picks its next demand; both ask their inputs for more.
     pub(super) fn after_worker_freed(&mut self, c: usize) {
-        if matches!(self.nodes[c], Node::Dispatcher(..)) {
+        if matches!(self.nodes[c], Node::Dispatcher { .. }) {
             self.dispatch(c);
         }
         self.wake_inputs(c);
@@ -63,12 +63,12 @@ impl Simulation {
     /// Gives free workers of dispatcher `d` the demands its discipline picks.
     pub(super) fn dispatch(&mut self, d: usize) {
         loop {
-            let Node::Dispatcher(disp, pool, _) = &mut self.nodes[d] else { return };
+            let Node::Dispatcher { demands: disp, pool, .. } = &mut self.nodes[d] else { return };
             if !pool.has_room() {
                 return;
             }
             let Pick::Serve(_, msg) = disp.pick(&mut ctx!(self, d)) else { return };
-            let Node::Dispatcher(_, pool, ps) = &mut self.nodes[d] else { return };
+            let Node::Dispatcher { pool, pool_stats: ps, .. } = &mut self.nodes[d] else { return };
             // The pool has room, so it takes the demand.
             let taken = pool.offer(msg, &mut pool_ctx!(self, d, ps));
             debug_assert!(taken, "a pool with room refused a demand");
@@ -78,7 +78,7 @@ impl Simulation {
 
     /// Mirrors a dispatcher pool's counters into the node's.
     pub(super) fn sync_pool_stats(&mut self, d: usize) {
-        if let Node::Dispatcher(_, pool, ps) = &self.nodes[d] {
+        if let Node::Dispatcher { pool, pool_stats: ps, .. } = &self.nodes[d] {
             let st = &mut self.stats[d];
             st.departed = ps.departed;
             st.in_service = pool.busy() as u64;
@@ -94,7 +94,7 @@ impl Simulation {
         let taken = sink || {
             let (held, gated) = match &self.nodes[c] {
                 Node::Consumer(consumer) => (consumer.message(slot).copied(), false),
-                Node::Dispatcher(d, pool, _) => (pool.message(slot).copied(), d.gates_its_messages()),
+                Node::Dispatcher { demands: d, pool, .. } => (pool.message(slot).copied(), d.gates_its_messages()),
                 _ => (None, false),
             };
             let Some(mut onward) = held else { return false };
@@ -113,7 +113,7 @@ impl Simulation {
                     consumer.hold(slot);
                 }
             }
-            Node::Dispatcher(_, pool, ps) => {
+            Node::Dispatcher { pool, pool_stats: ps, .. } => {
                 if taken {
                     pool.release(slot, sink, &mut pool_ctx!(self, c, ps));
                 } else {

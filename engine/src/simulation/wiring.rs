@@ -83,7 +83,7 @@ impl Simulation {
                 Node::Producer(p) => p.start(&mut ctx!(sim, i)),
                 Node::Link(l) => l.start(&mut ctx!(sim, i)),
                 Node::Consumer(c) => c.start(&mut ctx!(sim, i)),
-                Node::Dispatcher(d, _, _) => d.start(&mut ctx!(sim, i)),
+                Node::Dispatcher { demands: d, .. } => d.start(&mut ctx!(sim, i)),
                 Node::ResourcePool(r) => r.start(&mut ctx!(sim, i)),
                 _ => {}
             }
@@ -125,11 +125,11 @@ pub(super) fn build_node(
                 node_ids: scenario.nodes.iter().map(|n| n.id.clone()).collect(),
                 inputs: inputs[i].clone(),
             };
-            Node::Dispatcher(
-                Box::new(Dispatcher::new(d.clone(), map)),
-                Box::new(Consumer::new(d.workers_spec())),
-                Box::default(),
-            )
+            Node::Dispatcher {
+                demands: Box::new(Dispatcher::new(d.clone(), map)),
+                pool: Box::new(Consumer::new(d.workers_spec())),
+                pool_stats: Box::default(),
+            }
         }
     }
 }
