@@ -1,0 +1,363 @@
+//! The scenario file: the engine's public contract (documented in
+//! `docs/scenario.md`).
+//!
+//! Guarantees: `Scenario::from_json` either returns a scenario that
+//! `Simulation::new` accepts, or a `ScenarioError` listing every problem found
+//! with the path of the bad field (`nodes[2].soft_limit.messages: ...`). It
+//! never panics, whatever the input. Unknown fields are refused, so a typo is
+//! an error rather than a silently ignored setting.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::printable::{printable, quoted};
+use crate::blocks::{
+    ConcurrencyLimiterSpec, ConsumerSpec, CreditSpec, DispatcherSpec, LinkSpec, ProducerSpec, QueueSpec,
+    RateLimiterSpec, ResourcePoolSpec, RouterSpec, WindowSpec,
+};
+
+/// The version of the format this build reads and writes.
+mod graph;
+mod read;
+
+pub const SCENARIO_VERSION: u32 = 1;
+
+/// Inputs larger than this are refused before parsing.
+pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
+/// The most problems a refusal lists (a last line says how many more).
+pub const MAX_REPORTED_ERRORS: usize = 200;
+/// At most this many nodes (and this many edges) in one scenario.
+pub const MAX_NODES: usize = 10_000;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    pub version: u32,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    /// The seed used when the caller gives none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    pub nodes: Vec<NodeSpec>,
+    #[serde(default)]
+    pub edges: Vec<EdgeSpec>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct NodeSpec {
+    pub id: String,
+    /// Where the page draws the node; the engine ignores it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Position>,
+    #[serde(flatten)]
+    pub block: BlockSpec,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Position {
+    pub x: f64,
+    pub y: f64,
+}
+
+/// The kind of a node and its parameters.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum BlockSpec {
+    Producer(ProducerSpec),
+    Queue(QueueSpec),
+    Consumer(ConsumerSpec),
+    Router(RouterSpec),
+    Window(WindowSpec),
+    Credit(CreditSpec),
+    RateLimiter(RateLimiterSpec),
+    ConcurrencyLimiter(ConcurrencyLimiterSpec),
+    Link(LinkSpec),
+    Dispatcher(DispatcherSpec),
+    ResourcePool(ResourcePoolSpec),
+}
+
+/// The block kinds, as spelled in the `kind` field.
+pub const BLOCK_KINDS: &[&str] = &[
+    "producer",
+    "queue",
+    "consumer",
+    "router",
+    "window",
+    "credit",
+    "rate_limiter",
+    "concurrency_limiter",
+    "link",
+    "dispatcher",
+    "resource_pool",
+];
+
+impl BlockSpec {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            BlockSpec::Producer(_) => "producer",
+            BlockSpec::Queue(_) => "queue",
+            BlockSpec::Consumer(_) => "consumer",
+            BlockSpec::Router(_) => "router",
+            BlockSpec::Window(_) => "window",
+            BlockSpec::Credit(_) => "credit",
+            BlockSpec::RateLimiter(_) => "rate_limiter",
+            BlockSpec::ConcurrencyLimiter(_) => "concurrency_limiter",
+            BlockSpec::Link(_) => "link",
+            BlockSpec::Dispatcher(_) => "dispatcher",
+            BlockSpec::ResourcePool(_) => "resource_pool",
+        }
+    }
+
+    /// How many outgoing edges this kind takes: (minimum, maximum).
+    pub fn outputs(&self) -> (usize, usize) {
+        match self {
+            BlockSpec::Consumer(_) | BlockSpec::Dispatcher(_) => (0, 1),
+            BlockSpec::Router(_) => (1, MAX_NODES),
+            _ => (1, 1),
+        }
+    }
+
+    /// Whether this kind takes incoming edges.
+    fn takes_input(&self) -> bool {
+        !matches!(self, BlockSpec::Producer(_))
+    }
+
+    fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+        match self {
+            BlockSpec::Producer(p) => p.validate(path, errors),
+            BlockSpec::Queue(q) => q.validate(path, errors),
+            BlockSpec::Consumer(c) => c.validate(path, errors),
+            BlockSpec::Router(r) => r.validate(path, errors),
+            BlockSpec::Window(w) => w.validate(path, errors),
+            BlockSpec::Credit(c) => c.validate(path, errors),
+            BlockSpec::RateLimiter(r) => r.validate(path, errors),
+            BlockSpec::ConcurrencyLimiter(c) => c.validate(path, errors),
+            BlockSpec::Link(l) => l.validate(path, errors),
+            BlockSpec::Dispatcher(d) => d.validate(path, errors),
+            BlockSpec::ResourcePool(r) => r.validate(path, errors),
+        }
+    }
+}
+
+pub use crate::validate::{FieldError, Period};
+pub(crate) use crate::validate::{check_range, push_error};
+
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EdgeSpec {
+    pub from: String,
+    pub to: String,
+}
+
+/// A refused scenario: every problem found, in document order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ScenarioError {
+    pub errors: Vec<FieldError>,
+}
+
+impl ScenarioError {
+    pub fn single(path: impl Into<String>, message: impl Into<String>) -> Self {
+        ScenarioError { errors: vec![FieldError { path: path.into(), message: message.into() }] }
+    }
+}
+
+impl fmt::Display for ScenarioError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, e) in self.errors.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{e}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ScenarioError {}
+
+impl Scenario {
+    /// Checks everything that types alone cannot: ranges, identities, edges.
+    pub fn validate(&self) -> Result<(), ScenarioError> {
+        self.check(false).map(|_| ())
+    }
+
+    /// Checks a scenario under construction: like `validate`, except that a
+    /// block still lacking a needed outgoing edge is not an error. Returns
+    /// those gaps (empty: the scenario can run).
+    pub fn validate_draft(&self) -> Result<Vec<FieldError>, ScenarioError> {
+        self.check(true)
+    }
+
+    fn check(&self, draft: bool) -> Result<Vec<FieldError>, ScenarioError> {
+        let mut missing = Vec::new();
+        let mut errors = Vec::new();
+        if self.version != SCENARIO_VERSION {
+            push_error(
+                &mut errors,
+                "version",
+                format!("unsupported version {}; this build reads version {SCENARIO_VERSION}", self.version),
+            );
+        }
+        if self.nodes.is_empty() {
+            push_error(&mut errors, "nodes", "a scenario needs at least one node");
+        }
+        if self.nodes.len() > MAX_NODES {
+            push_error(&mut errors, "nodes", format!("at most {MAX_NODES} nodes"));
+        }
+        if self.edges.len() > MAX_NODES {
+            push_error(&mut errors, "edges", format!("at most {MAX_NODES} edges"));
+        }
+
+        let mut index: HashMap<&str, usize> = HashMap::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            let path = format!("nodes[{i}]");
+            if let Err(why) = check_id(&node.id) {
+                push_error(&mut errors, format!("{path}.id"), why);
+            } else if let Some(first) = index.insert(node.id.as_str(), i) {
+                push_error(&mut errors, format!("{path}.id"), format!("duplicate id \"{}\" (also nodes[{first}])", node.id));
+                index.insert(node.id.as_str(), first);
+            }
+            if let Some(p) = node.position {
+                check_range(&mut errors, format!("{path}.position.x"), p.x, -1e6, 1e6);
+                check_range(&mut errors, format!("{path}.position.y"), p.y, -1e6, 1e6);
+            }
+            node.block.validate(&path, &mut errors);
+        }
+
+        let mut classes = 0usize;
+        for (i, node) in self.nodes.iter().enumerate() {
+            if let BlockSpec::Producer(p) = &node.block {
+                classes += p.classes.len();
+                for (j, class) in p.classes.iter().enumerate() {
+                    if let Some(d) = &class.destination {
+                        if !index.contains_key(d.as_str()) {
+                            push_error(
+                                &mut errors,
+                                format!("nodes[{i}].classes[{j}].destination"),
+                                format!("no node has the id {}", quoted(d)),
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        if classes > u16::MAX as usize {
+            push_error(&mut errors, "nodes", format!("at most {} message classes in all", u16::MAX));
+        }
+
+        let mut outputs = vec![0usize; self.nodes.len()];
+        let mut seen = BTreeSet::new();
+        for (i, edge) in self.edges.iter().enumerate() {
+            let path = format!("edges[{i}]");
+            let from = index.get(edge.from.as_str()).copied();
+            let to = index.get(edge.to.as_str()).copied();
+            if from.is_none() {
+                push_error(&mut errors, format!("{path}.from"), format!("no node has the id {}", quoted(&edge.from)));
+            }
+            if to.is_none() {
+                push_error(&mut errors, format!("{path}.to"), format!("no node has the id {}", quoted(&edge.to)));
+            }
+            let (Some(from), Some(to)) = (from, to) else { continue };
+            if from == to {
+                push_error(&mut errors, path, format!("an edge cannot connect \"{}\" to itself", edge.from));
+                continue;
+            }
+            if !seen.insert((from, to)) {
+                push_error(&mut errors, path, format!("duplicate edge from \"{}\" to \"{}\"", edge.from, edge.to));
+                continue;
+            }
+            if !self.nodes[to].block.takes_input() {
+                push_error(
+                    &mut errors,
+                    format!("{path}.to"),
+                    format!("\"{}\" is a {} and takes no input", edge.to, self.nodes[to].block.kind()),
+                );
+            }
+            outputs[from] += 1;
+        }
+        for (i, node) in self.nodes.iter().enumerate() {
+            let (min, max) = node.block.outputs();
+            let kind = node.block.kind();
+            let n = outputs[i];
+            if n < min {
+                let gaps = if draft { &mut missing } else { &mut errors };
+                push_error(gaps, format!("nodes[{i}]"), format!("a {kind} needs an outgoing edge; none leaves \"{}\"", node.id));
+            } else if n > max {
+                push_error(
+                    &mut errors,
+                    format!("nodes[{i}]"),
+                    format!("a {kind} has at most {max} outgoing edge(s), but {n} leave \"{}\"", node.id),
+                );
+            }
+        }
+
+        if errors.is_empty() {
+            self.validate_graph(&index, &mut errors, draft.then_some(&mut missing));
+        }
+        if errors.is_empty() {
+            Ok(missing)
+        } else {
+            Err(ScenarioError { errors })
+        }
+    }
+
+    /// The output node indices of every node, in edge order. Only for a
+    /// scenario whose edges name existing nodes.
+    pub fn outputs(&self) -> Vec<Vec<usize>> {
+        let mut out = vec![Vec::new(); self.nodes.len()];
+        for e in &self.edges {
+            if let (Some(from), Some(to)) = (self.node_index(&e.from), self.node_index(&e.to)) {
+                out[from].push(to);
+            }
+        }
+        out
+    }
+
+    pub fn to_json_pretty(&self) -> String {
+        // Serializing plain data structures cannot fail.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// The names of all message classes, in the scenario-wide order of
+    /// class indices (producers in node order, their classes in order).
+    /// Every class, by scenario-wide class index: the producers' classes
+    /// in order, then `receipt` if a window makes receipts.
+    pub fn class_names(&self) -> impl Iterator<Item = &str> {
+        self.nodes
+            .iter()
+            .filter_map(|n| match &n.block {
+                BlockSpec::Producer(p) => Some(p.classes.iter().map(|c| c.name.as_str())),
+                _ => None,
+            })
+            .flatten()
+            .chain(self.makes_receipts().then_some(crate::blocks::window::RECEIPT_CLASS))
+    }
+
+    /// Whether a window makes receipts (Exon's receipt queue).
+    pub fn makes_receipts(&self) -> bool {
+        self.nodes.iter().any(|n| matches!(&n.block, BlockSpec::Window(w) if w.receipts.is_some()))
+    }
+
+    pub fn node_index(&self, id: &str) -> Option<usize> {
+        self.nodes.iter().position(|n| n.id == id)
+    }
+}
+
+fn check_id(id: &str) -> Result<(), String> {
+    if id.is_empty() {
+        return Err("must not be empty".into());
+    }
+    if id.len() > 64 {
+        return Err("must be at most 64 characters".into());
+    }
+    if !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-') {
+        return Err(format!("{} may use only letters, digits, '_' and '-'", quoted(id)));
+    }
+    Ok(())
+}
