@@ -5,6 +5,7 @@
 //! the page and in the `sluice` command. Start reading at `simulation/mod.rs`;
 //! each block lives in `blocks/`, one file each, its guarantees at the top.
 
+pub mod arrivals;
 pub mod blocks;
 pub mod buffer;
 pub mod context;
