@@ -46,10 +46,6 @@ impl Buffer {
         Buffer { order, line: VecDeque::new(), levels: Vec::new(), len: 0, bytes: 0 }
     }
 
-    pub fn order(&self) -> Order {
-        self.order
-    }
-
     /// Changes the order while running; the entries are kept.
     pub fn set_order(&mut self, order: Order) {
         if order == self.order {
@@ -228,17 +224,6 @@ impl Buffer {
             stale
         });
         expired
-    }
-
-    /// Removes everything; returns how many.
-    pub fn clear(&mut self) -> u64 {
-        let n = self.len as u64;
-        for line in self.lines_mut() {
-            line.clear();
-        }
-        self.len = 0;
-        self.bytes = 0;
-        n
     }
 
     pub fn iter(&self) -> impl Iterator<Item = &Entry> {
