@@ -25,14 +25,13 @@ pub struct Supervision {
 }
 
 impl Supervision {
+    /// No relations yet among `n` nodes.
+    pub fn empty(n: usize) -> Supervision {
+        Supervision { seen: vec![None; n], supervisor: vec![None; n], children: vec![Vec::new(); n], clients: vec![Vec::new(); n] }
+    }
+
     pub fn build(scenario: &Scenario) -> Option<Box<Supervision>> {
-        let n = scenario.nodes.len();
-        let mut s = Supervision {
-            seen: vec![None; n],
-            supervisor: vec![None; n],
-            children: vec![Vec::new(); n],
-            clients: vec![Vec::new(); n],
-        };
+        let mut s = Supervision::empty(scenario.nodes.len());
         let mut any = false;
         for (i, node) in scenario.nodes.iter().enumerate() {
             match &node.block {

@@ -326,15 +326,8 @@ impl RuleState {
                 };
                 self.next_tick = k + amount.ceil().max(1.0);
             }
-            Scheme::Batch => {
-                let index = now.as_nanos() / self.span().as_nanos().max(1);
-                if index != self.span_index {
-                    self.span_index = index;
-                    self.amount = 0.0;
-                }
-                self.amount += amount;
-            }
-            Scheme::NaturalPeriod => {
+            // Both count what passed in the span under way.
+            Scheme::Batch | Scheme::NaturalPeriod => {
                 let index = now.as_nanos() / self.span().as_nanos().max(1);
                 if index != self.span_index {
                     self.span_index = index;

@@ -107,7 +107,10 @@ impl WindowSpec {
         }
         check_range(errors, format!("{path}.ack_latency_s"), self.ack_latency_s, 0.0, 1e6);
         if let Some(r) = &self.receipts {
-            check_range(errors, format!("{path}.receipts.retransmit_after_s"), r.retransmit_after_s, 1e-6, 1e6);
+            // A transport retransmits after milliseconds, not less: a
+            // shorter time would have every refused ACK come back a million
+            // times a second, a run that never ends in practice.
+            check_range(errors, format!("{path}.receipts.retransmit_after_s"), r.retransmit_after_s, 1e-3, 1e6);
             if r.size_bytes == 0 || r.size_bytes as f64 > crate::blocks::producer::MAX_MESSAGE_BYTES {
                 push_error(errors, format!("{path}.receipts.size_bytes"), "must be between 1 and 2^30");
             }

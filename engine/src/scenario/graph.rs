@@ -32,7 +32,11 @@ impl Scenario {
                 }
             }
         }
-        if order.len() == self.nodes.len() {
+        // Known only when the edges form no cycle (a cycle is refused
+        // anyway).
+        let acyclic = order.len() == self.nodes.len();
+        let fed_by_queue = if acyclic { self.fed_by_queue(&outputs, &order) } else { vec![true; self.nodes.len()] };
+        if acyclic {
             crate::paths::check_gates(self, &outputs, &order, errors);
             crate::paths::check_zero_time_loops(self, &outputs, errors);
         } else {
@@ -47,6 +51,16 @@ impl Scenario {
             );
         }
         let class_names: BTreeSet<&str> = self.class_names().collect();
+        // Said once, however many windows make receipts.
+        if self.makes_receipts() {
+            for (k, n) in self.nodes.iter().enumerate() {
+                if let BlockSpec::Producer(p) = &n.block {
+                    if let Some(c) = p.classes.iter().position(|c| c.name == crate::blocks::window::RECEIPT_CLASS) {
+                        push_error(errors, format!("nodes[{k}].classes[{c}].name"), "\"receipt\" is the class of a window's receipts; name this class otherwise");
+                    }
+                }
+            }
+        }
         for (i, node) in self.nodes.iter().enumerate() {
             let priorities = match &node.block {
                 BlockSpec::Queue(q) => &q.message_priorities[..],
@@ -109,7 +123,7 @@ impl Scenario {
                 }
             }
             if let BlockSpec::Consumer(c) = &node.block {
-                if c.on_timeout == crate::blocks::consumer::OnTimeout::Requeue && !self.has_job_queue(i, &outputs) {
+                if c.on_timeout == crate::blocks::consumer::OnTimeout::Requeue && !fed_by_queue[i] {
                     // A draft may still lack the edge from its queue.
                     push_error(
                         gaps.as_deref_mut().unwrap_or(errors),
@@ -139,13 +153,6 @@ impl Scenario {
                                 if !std::mem::replace(&mut seen[n], true) {
                                     stack.extend(outputs[n].iter().copied());
                                 }
-                            }
-                        }
-                    }
-                    for (k, n) in self.nodes.iter().enumerate() {
-                        if let BlockSpec::Producer(p) = &n.block {
-                            if let Some(c) = p.classes.iter().position(|c| c.name == crate::blocks::window::RECEIPT_CLASS) {
-                                push_error(errors, format!("nodes[{k}].classes[{c}].name"), "\"receipt\" is the class of a window's receipts; name this class otherwise");
                             }
                         }
                     }
@@ -188,28 +195,22 @@ impl Scenario {
         }
     }
 
-    /// Whether a queue comes before node `i`, through blocks that hold
-    /// nothing.
-    pub(super) fn has_job_queue(&self, i: usize, outputs: &[Vec<usize>]) -> bool {
-        let holds_nothing = |b: &BlockSpec| {
-            matches!(
-                b,
-                BlockSpec::Router(_) | BlockSpec::Window(_) | BlockSpec::Credit(_) | BlockSpec::RateLimiter(_) | BlockSpec::ConcurrencyLimiter(_) | BlockSpec::ResourcePool(_)
-            )
-        };
-        let mut seen = vec![false; self.nodes.len()];
-        let mut stack = vec![i];
-        while let Some(n) = stack.pop() {
-            for (from, outs) in outputs.iter().enumerate() {
-                if outs.contains(&n) && !std::mem::replace(&mut seen[from], true) {
-                    match &self.nodes[from].block {
-                        BlockSpec::Queue(_) => return true,
-                        b if holds_nothing(b) => stack.push(from),
-                        _ => {}
-                    }
+    /// For each node, whether a queue comes before it through blocks that
+    /// hold nothing, worked out once in the order of the edges (`order`
+    /// lists every node, each after all that feed it).
+    fn fed_by_queue(&self, outputs: &[Vec<usize>], order: &[usize]) -> Vec<bool> {
+        let mut fed = vec![false; self.nodes.len()];
+        for &from in order {
+            let passes = match &self.nodes[from].block {
+                BlockSpec::Queue(_) => true,
+                b => b.holds_nothing() && fed[from],
+            };
+            if passes {
+                for &to in &outputs[from] {
+                    fed[to] = true;
                 }
             }
         }
-        false
+        fed
     }
 }

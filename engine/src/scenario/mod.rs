@@ -124,6 +124,20 @@ impl BlockSpec {
     }
 
     /// Whether this kind takes incoming edges.
+    /// Blocks that pass a message on at once or refuse it, keeping none
+    /// (the simulation's `Node::passes_through`).
+    pub fn holds_nothing(&self) -> bool {
+        matches!(
+            self,
+            BlockSpec::Router(_)
+                | BlockSpec::Window(_)
+                | BlockSpec::Credit(_)
+                | BlockSpec::RateLimiter(_)
+                | BlockSpec::ConcurrencyLimiter(_)
+                | BlockSpec::ResourcePool(_)
+        )
+    }
+
     fn takes_input(&self) -> bool {
         !matches!(self, BlockSpec::Producer(_))
     }

@@ -36,9 +36,7 @@ impl Simulation {
                 _ => None,
             })
             .collect();
-        let sup = self.supervision.get_or_insert_with(|| {
-            Box::new(Supervision { seen: phases.clone(), supervisor: vec![None; n], children: vec![Vec::new(); n], clients: vec![Vec::new(); n] })
-        });
+        let sup = self.supervision.get_or_insert_with(|| Box::new(Supervision { seen: phases.clone(), ..Supervision::empty(n) }));
         for clients in &mut sup.clients {
             clients.retain(|&x| x != p);
         }

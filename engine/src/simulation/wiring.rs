@@ -109,7 +109,7 @@ pub(super) fn build_node(
         }
         BlockSpec::Window(w) => {
             let mut window = Window::new(w.clone());
-            if let Some(class) = scenario.class_names().position(|c| c == crate::blocks::window::RECEIPT_CLASS).filter(|_| scenario.makes_receipts()) {
+            if let Some(class) = scenario.class_names().position(|c| c == crate::blocks::window::RECEIPT_CLASS) {
                 window.set_receipt_class(class as u16);
             }
             Node::Window(window)
