@@ -1,6 +1,8 @@
 //! What the page shows of a simulation at one instant, copied out of the
 //! engine once per frame so that components compare plain data.
 
+use std::collections::HashMap;
+
 use sluice_engine::blocks::Limits;
 use sluice_engine::editor::default_position;
 use sluice_engine::scenario::Position;
@@ -143,13 +145,14 @@ impl Snapshot {
             .enumerate()
             .map(|(i, spec)| NodeView::blank(i, spec, spec.position.unwrap_or(default_position(i))))
             .collect();
+        let index = index_of(scenario);
         Snapshot {
             time_s: 0.0,
             events: 0,
             totals: Totals { produced: 0, delivered: 0, dropped: 0, in_system: 0 },
             nodes,
-            edges: edges_of(scenario),
-            relations: relations_of(scenario),
+            edges: edges_of(scenario, &index),
+            relations: relations_of(scenario, &index),
         }
     }
 
@@ -190,20 +193,27 @@ impl Snapshot {
                 view
             })
             .collect();
-        let edges = edges_of(scenario);
+        let index = index_of(scenario);
+        let edges = edges_of(scenario, &index);
         Snapshot {
             time_s: sim.now().as_secs_f64(),
             events: sim.events(),
             totals: sim.totals(),
             nodes,
             edges,
-            relations: relations_of(scenario),
+            relations: relations_of(scenario, &index),
         }
     }
 }
 
-fn relations_of(scenario: &Scenario) -> Vec<(usize, usize, &'static str)> {
-    let at = |id: &str| scenario.node_index(id);
+/// Each node's index by id, looked up once per snapshot rather than by a
+/// scan of the nodes for every edge and tie.
+fn index_of(scenario: &Scenario) -> HashMap<&str, usize> {
+    scenario.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect()
+}
+
+fn relations_of(scenario: &Scenario, index: &HashMap<&str, usize>) -> Vec<(usize, usize, &'static str)> {
+    let at = |id: &str| index.get(id).copied();
     scenario
         .nodes
         .iter()
@@ -220,12 +230,8 @@ fn relations_of(scenario: &Scenario) -> Vec<(usize, usize, &'static str)> {
         .collect()
 }
 
-fn edges_of(scenario: &Scenario) -> Vec<(usize, usize)> {
-    scenario
-        .edges
-        .iter()
-        .filter_map(|e| Some((scenario.node_index(&e.from)?, scenario.node_index(&e.to)?)))
-        .collect()
+fn edges_of(scenario: &Scenario, index: &HashMap<&str, usize>) -> Vec<(usize, usize)> {
+    scenario.edges.iter().filter_map(|e| Some((*index.get(e.from.as_str())?, *index.get(e.to.as_str())?))).collect()
 }
 
 /// The colour of a send-queue state, shared by the canvas, log and legend.
