@@ -15,12 +15,12 @@ fn main() {
         if only.is_some_and(|n| n != lesson.text.number) {
             continue;
         }
-        let own = lesson::follow(&lesson).expect("the lesson runs");
+        let own = sluice_engine::playground::follow(&lesson).expect("the lesson runs");
         let mut runs = Vec::new();
         for seed in 1..=seeds {
             let mut other: Lesson = lesson.clone();
             other.scenario.seed = Some(seed);
-            runs.push(lesson::follow(&other).expect("the lesson runs"));
+            runs.push(sluice_engine::playground::follow(&other).expect("the lesson runs"));
         }
         println!("lesson {} ({}):", lesson.text.number, lesson.text.title);
         for (k, step) in own.iter().enumerate() {

@@ -11,6 +11,10 @@
 //!   saying why, and nothing changes.
 //! - Every accepted edit can be undone and redone, in order; a new edit
 //!   clears what could be redone. The history is bounded.
+//! - Every accepted edit (and every undo and redo) says what it touched:
+//!   the layout only, the parameters of some nodes, or the shape. A run that
+//!   follows the editor needs no diff of two scenarios to know, and the draft
+//!   is validated once per edit.
 
 use serde_json::{json, Value};
 
@@ -23,8 +27,34 @@ pub const HISTORY_LIMIT: usize = 200;
 
 pub struct Editor {
     scenario: Scenario,
-    undo: Vec<Scenario>,
-    redo: Vec<Scenario>,
+    /// What the draft still lacks, found by the validation that accepted it.
+    missing: Vec<FieldError>,
+    undo: Vec<Version>,
+    redo: Vec<Version>,
+    /// What the last accepted edit, undo or redo touched (none: the last
+    /// edit changed nothing).
+    touched: Option<Touched>,
+}
+
+/// A scenario of the history, and what the edit from it touched (so that
+/// undoing that edit touches the same).
+struct Version {
+    scenario: Scenario,
+    missing: Vec<FieldError>,
+    touched: Touched,
+}
+
+/// What an edit changed, as a running simulation needs to know it.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Touched {
+    /// Where blocks are drawn, and nothing a run reads.
+    Layout,
+    /// The parameters of these nodes (by index), and nothing else: ids,
+    /// kinds, edges and seed are as they were.
+    Blocks(Vec<usize>),
+    /// Anything else: nodes or edges added or removed, the seed, a whole
+    /// scenario replaced.
+    Shape,
 }
 
 /// The parameters a new block of each kind starts with: a working example
@@ -74,8 +104,8 @@ fn explain(scenario: &Scenario, error: ScenarioError) -> String {
 impl Editor {
     /// Starts from `scenario`, which must be a sound draft.
     pub fn new(scenario: Scenario) -> Result<Editor, String> {
-        scenario.validate_draft().map_err(|e| explain(&scenario, e))?;
-        Ok(Editor { scenario, undo: Vec::new(), redo: Vec::new() })
+        let missing = scenario.validate_draft().map_err(|e| explain(&scenario, e))?;
+        Ok(Editor { scenario, missing, undo: Vec::new(), redo: Vec::new(), touched: None })
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -83,8 +113,14 @@ impl Editor {
     }
 
     /// The outgoing edges the draft still needs before it can run.
-    pub fn missing(&self) -> Vec<FieldError> {
-        self.scenario.validate_draft().unwrap_or_default()
+    pub fn missing(&self) -> &[FieldError] {
+        &self.missing
+    }
+
+    /// What the last accepted edit, undo or redo touched; `None` when it
+    /// changed nothing (or nothing was edited yet).
+    pub fn touched(&self) -> Option<&Touched> {
+        self.touched.as_ref()
     }
 
     pub fn can_undo(&self) -> bool {
@@ -95,32 +131,58 @@ impl Editor {
         !self.redo.is_empty()
     }
 
-    /// Applies `change` to a copy; keeps it if it is a sound draft.
-    fn edit(&mut self, change: impl FnOnce(&mut Scenario) -> Result<(), String>) -> Result<(), String> {
+    /// Applies `change` to a copy; keeps it if it is a sound draft. The
+    /// change touches what `touched` says.
+    fn edit(&mut self, touched: Touched, change: impl FnOnce(&mut Scenario) -> Result<(), String>) -> Result<(), String> {
         let mut next = self.scenario.clone();
         change(&mut next)?;
-        next.validate_draft().map_err(|e| explain(&next, e))?;
+        let missing = next.validate_draft().map_err(|e| explain(&next, e))?;
         if next == self.scenario {
+            self.touched = None;
             return Ok(());
         }
-        let previous = std::mem::replace(&mut self.scenario, next);
+        let previous = Version {
+            scenario: std::mem::replace(&mut self.scenario, next),
+            missing: std::mem::replace(&mut self.missing, missing),
+            touched: touched.clone(),
+        };
         self.undo.push(previous);
         if self.undo.len() > HISTORY_LIMIT {
             self.undo.remove(0);
         }
         self.redo.clear();
+        self.touched = Some(touched);
         Ok(())
     }
 
+    /// Puts `version` in place of the scenario; returns the one it replaced,
+    /// which the same edit leads back to.
+    fn swap_in(&mut self, version: Version) -> Version {
+        self.touched = Some(version.touched.clone());
+        Version {
+            scenario: std::mem::replace(&mut self.scenario, version.scenario),
+            missing: std::mem::replace(&mut self.missing, version.missing),
+            touched: version.touched,
+        }
+    }
+
     pub fn undo(&mut self) -> bool {
-        let Some(previous) = self.undo.pop() else { return false };
-        self.redo.push(std::mem::replace(&mut self.scenario, previous));
+        let Some(previous) = self.undo.pop() else {
+            self.touched = None;
+            return false;
+        };
+        let current = self.swap_in(previous);
+        self.redo.push(current);
         true
     }
 
     pub fn redo(&mut self) -> bool {
-        let Some(next) = self.redo.pop() else { return false };
-        self.undo.push(std::mem::replace(&mut self.scenario, next));
+        let Some(next) = self.redo.pop() else {
+            self.touched = None;
+            return false;
+        };
+        let current = self.swap_in(next);
+        self.undo.push(current);
         true
     }
 
@@ -139,7 +201,7 @@ impl Editor {
             .ok_or_else(|| format!("unknown block kind \"{kind}\"; known kinds: {}", BLOCK_KINDS.join(", ")))?;
         let id = Editor::fresh_id(&self.scenario, kind);
         let node = NodeSpec { id: id.clone(), position: Some(at), block };
-        self.edit(|s| {
+        self.edit(Touched::Shape, |s| {
             s.nodes.push(node);
             Ok(())
         })?;
@@ -172,7 +234,7 @@ impl Editor {
             ));
         }
         let edge = crate::scenario::EdgeSpec { from: from.to_string(), to: to.to_string() };
-        self.edit(|s| {
+        self.edit(Touched::Shape, |s| {
             s.edges.push(edge);
             Ok(())
         })
@@ -180,7 +242,7 @@ impl Editor {
 
     /// Removes the edge from `from` to `to`.
     pub fn disconnect(&mut self, from: &str, to: &str) -> Result<(), String> {
-        self.edit(|s| {
+        self.edit(Touched::Shape, |s| {
             let before = s.edges.len();
             s.edges.retain(|e| !(e.from == from && e.to == to));
             if s.edges.len() == before {
@@ -195,7 +257,7 @@ impl Editor {
         if ids.is_empty() {
             return Ok(());
         }
-        self.edit(|s| {
+        self.edit(Touched::Shape, |s| {
             let before = s.nodes.len();
             s.nodes.retain(|n| !ids.contains(&n.id));
             if s.nodes.len() == before {
@@ -211,7 +273,7 @@ impl Editor {
 
     /// Moves nodes by (dx, dy), as one edit.
     pub fn move_by(&mut self, ids: &[String], dx: f64, dy: f64) -> Result<(), String> {
-        self.edit(|s| {
+        self.edit(Touched::Layout, |s| {
             for (i, n) in s.nodes.iter_mut().enumerate() {
                 if ids.contains(&n.id) {
                     let p = n.position.unwrap_or(default_position(i));
@@ -243,7 +305,7 @@ impl Editor {
             .filter_map(|e| Some(crate::scenario::EdgeSpec { from: lookup(&e.from)?, to: lookup(&e.to)? }))
             .collect();
         next.edges.extend(copies);
-        self.edit(|s| {
+        self.edit(Touched::Shape, |s| {
             *s = next;
             Ok(())
         })?;
@@ -252,19 +314,34 @@ impl Editor {
 
     /// Changes one node's parameters (same kind).
     pub fn set_block(&mut self, id: &str, block: BlockSpec) -> Result<(), String> {
-        self.edit(|s| {
-            let i = s.node_index(id).ok_or_else(|| format!("no node \"{id}\""))?;
-            if s.nodes[i].block.kind() != block.kind() {
-                return Err(format!("{id} is a {}, not a {}", s.nodes[i].block.kind(), block.kind()));
+        self.set_blocks(vec![(id.to_string(), block)])
+    }
+
+    /// Changes several nodes' parameters (each of the same kind) as one
+    /// edit.
+    pub fn set_blocks(&mut self, blocks: Vec<(String, BlockSpec)>) -> Result<(), String> {
+        let mut indices = Vec::with_capacity(blocks.len());
+        for (id, block) in &blocks {
+            let i = self.scenario.node_index(id).ok_or_else(|| format!("no node \"{id}\""))?;
+            let kind = self.scenario.nodes[i].block.kind();
+            if kind != block.kind() {
+                return Err(format!("{id} is a {kind}, not a {}", block.kind()));
             }
-            s.nodes[i].block = block;
+            indices.push(i);
+        }
+        let changed: Vec<usize> =
+            indices.iter().zip(&blocks).filter(|(&i, (_, b))| self.scenario.nodes[i].block != *b).map(|(&i, _)| i).collect();
+        self.edit(Touched::Blocks(changed), |s| {
+            for (i, (_, block)) in indices.into_iter().zip(blocks) {
+                s.nodes[i].block = block;
+            }
             Ok(())
         })
     }
 
     /// Sets the scenario's random seed (`None`: the default, 1).
     pub fn set_seed(&mut self, seed: Option<u64>) -> Result<(), String> {
-        self.edit(|s| {
+        self.edit(Touched::Shape, |s| {
             s.seed = seed;
             Ok(())
         })
@@ -274,7 +351,7 @@ impl Editor {
     /// is too large, malformed or unsound is refused and nothing changes.
     pub fn import(&mut self, text: &str) -> Result<(), String> {
         let scenario = Scenario::from_json_draft(text).map_err(|e| e.to_string())?;
-        self.edit(|s| {
+        self.edit(Touched::Shape, |s| {
             *s = scenario;
             Ok(())
         })
@@ -284,6 +361,24 @@ impl Editor {
 /// Where a node without a position is drawn: in a row, in file order.
 pub fn default_position(index: usize) -> Position {
     Position { x: 120.0 + 280.0 * index as f64, y: 160.0 }
+}
+
+/// A free spot for a block added without a drop point: the first free cell
+/// of a grid four blocks wide, from the top left of the existing ones, so
+/// the canvas grows downwards in rows rather than ever wider.
+pub fn free_spot(scenario: &Scenario) -> Position {
+    const COLUMNS: usize = 4;
+    const DX: f64 = 240.0;
+    const DY: f64 = 150.0;
+    let taken: Vec<Position> =
+        scenario.nodes.iter().enumerate().map(|(i, n)| n.position.unwrap_or(default_position(i))).collect();
+    let left = taken.iter().map(|p| p.x).fold(f64::INFINITY, f64::min);
+    let top = taken.iter().map(|p| p.y).fold(f64::INFINITY, f64::min);
+    let (left, top) = if left.is_finite() { (left, top) } else { (120.0, 160.0) };
+    (0..)
+        .map(|k| Position { x: left + DX * (k % COLUMNS) as f64, y: top + DY * (k / COLUMNS) as f64 })
+        .find(|spot| taken.iter().all(|p| (p.x - spot.x).abs() >= DX * 0.75 || (p.y - spot.y).abs() >= DY * 0.75))
+        .unwrap_or(Position { x: left, y: top })
 }
 
 #[cfg(test)]

@@ -609,66 +609,6 @@ impl Lesson {
     }
 }
 
-/// How one step of a lesson came out when followed.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StepOutcome {
-    /// Simulated seconds at which the step began and was judged.
-    pub began_s: f64,
-    pub judged_s: f64,
-    pub verdict: Verdict,
-}
-
-/// Follows every step of `lesson` in order, as a diligent learner would on
-/// the page: the scenario runs from time zero with the lesson's seed; a
-/// step's changes apply live to the running simulation, and it is judged
-/// `within_s` later; a comparing step runs variants A and B from time zero
-/// side by side on the same seed, and the next step goes back to the
-/// single run.
-pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, String> {
-    let seed = lesson.scenario.seed.unwrap_or(1);
-    let mut scenario = lesson.scenario.clone();
-    let mut sim = Simulation::new(scenario.clone(), seed).map_err(|e| e.to_string())?;
-    let mut outcomes = Vec::new();
-    for (k, step) in lesson.text.steps.iter().enumerate() {
-        let at = |why: String| format!("step {}: {why}", k + 1);
-        if step.compare {
-            outcomes.push(compare(lesson, step).map_err(at)?);
-            continue;
-        }
-        let next = apply(&scenario, &step.changes).map_err(at)?;
-        let live = scenario
-            .nodes
-            .iter()
-            .zip(&next.nodes)
-            .filter(|(old, new)| old.block != new.block)
-            .all(|(_, new)| sim.reconfigure(&new.id, new.block.clone()).is_ok());
-        if !live {
-            // A change the running simulation cannot take starts it again,
-            // as on the page.
-            sim = Simulation::new(next.clone(), seed).map_err(|e| at(e.to_string()))?;
-        }
-        scenario = next;
-        let watch = Watch::start(step, &[&sim]).map_err(at)?;
-        sim.run_until(watch.judge_at).map_err(|stall| at(stall.to_string()))?;
-        let verdict = watch.verdict(&[&sim]);
-        outcomes.push(StepOutcome { began_s: watch.started.as_secs_f64(), judged_s: sim.now().as_secs_f64(), verdict });
-    }
-    Ok(outcomes)
-}
-
-/// Runs variants A and B of `lesson` from time zero on its seed, side by
-/// side, to the time `step` is judged, and judges it.
-pub fn compare(lesson: &Lesson, step: &Step) -> Result<StepOutcome, String> {
-    let seed = lesson.scenario.seed.unwrap_or(1);
-    let mut a = Simulation::new(lesson.variant(0)?, seed).map_err(|e| e.to_string())?;
-    let mut b = Simulation::new(lesson.variant(1)?, seed).map_err(|e| e.to_string())?;
-    let watch = Watch::start(step, &[&a, &b])?;
-    a.run_until(watch.judge_at).map_err(|stall| format!("variant A: {stall}"))?;
-    b.run_until(watch.judge_at).map_err(|stall| format!("variant B: {stall}"))?;
-    let verdict = watch.verdict(&[&a, &b]);
-    Ok(StepOutcome { began_s: 0.0, judged_s: watch.judge_at.as_secs_f64(), verdict })
-}
-
 /// `scenario` with `changes` made; an error names the change at fault.
 pub fn apply(scenario: &Scenario, changes: &[Change]) -> Result<Scenario, String> {
     let mut next = scenario.clone();

@@ -1,5 +1,5 @@
 //! Every lesson keeps its word: following its steps with its own scenario
-//! and seed, what its text says will happen does happen (`lesson::follow`
+//! and seed, what its text says will happen does happen (`playground::follow`
 //! judges each step's checks). Also: the catalogue is whole and sound, and
 //! `docs/lessons.md` is the catalogue as it stands. After changing a
 //! lesson, rewrite that page with
@@ -15,9 +15,9 @@ fn lesson(number: u32) -> Lesson {
 
 /// Follows lesson `number` and fails with every check's figure if any step
 /// did not turn out as its text says.
-fn keeps_its_word(number: u32) -> Vec<lesson::StepOutcome> {
+fn keeps_its_word(number: u32) -> Vec<sluice_engine::playground::StepOutcome> {
     let lesson = lesson(number);
-    let outcomes = lesson::follow(&lesson).unwrap_or_else(|why| panic!("lesson {number}: {why}"));
+    let outcomes = sluice_engine::playground::follow(&lesson).unwrap_or_else(|why| panic!("lesson {number}: {why}"));
     assert_eq!(outcomes.len(), lesson.text.steps.len());
     for (k, (step, outcome)) in lesson.text.steps.iter().zip(&outcomes).enumerate() {
         assert!(!outcome.verdict.results.is_empty(), "lesson {number} step {}: a step with nothing to check", k + 1);
@@ -108,7 +108,7 @@ fn a_claim_that_does_not_hold_is_reported() {
     let mut l = lesson(1);
     l.text.steps.truncate(2);
     l.text.steps[1].changes.clear();
-    let outcomes = lesson::follow(&l).unwrap();
+    let outcomes = sluice_engine::playground::follow(&l).unwrap();
     assert!(outcomes[0].verdict.passed);
     assert!(!outcomes[1].verdict.passed, "{:?}", outcomes[1].verdict);
 }

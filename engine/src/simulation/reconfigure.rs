@@ -22,17 +22,39 @@ impl Simulation {
             ));
         }
         let mut candidate = self.scenario.clone();
-        candidate.nodes[i].block = block.clone();
+        candidate.nodes[i].block = block;
         candidate.validate()?;
-        if candidate.makes_receipts() && !self.scenario.makes_receipts() {
+        self.take_blocks(&candidate, &[i])
+    }
+
+    /// Takes the parameters of nodes `changed` from `edited`, a valid
+    /// scenario of this run's shape (same ids, kinds, edges and seed: the
+    /// editor says so of an edit that touched blocks only), one node after
+    /// another as `reconfigure` would, without validating again.
+    pub(crate) fn take_blocks(&mut self, edited: &Scenario, changed: &[usize]) -> Result<(), ScenarioError> {
+        if edited.makes_receipts() && !self.scenario.makes_receipts() {
             // Receipts are a class of their own, which every block resolved
             // when the run started.
+            let i = changed.first().copied().unwrap_or(0);
             return Err(ScenarioError::single(
                 format!("nodes[{i}].receipts"),
                 "receipts cannot be turned on while running: start the run again",
             ));
         }
-        self.scenario = candidate;
+        for &i in changed {
+            let Some(block) = edited.nodes.get(i).map(|n| n.block.clone()) else { continue };
+            if self.scenario.nodes.get(i).is_none_or(|n| n.block.kind() != block.kind()) {
+                continue;
+            }
+            self.scenario.nodes[i].block = block.clone();
+            self.take_block(i, block);
+        }
+        Ok(())
+    }
+
+    /// Hands node `i` its new parameters (already in the scenario) and lets
+    /// what they free move on.
+    fn take_block(&mut self, i: usize, block: BlockSpec) {
         match (&mut self.nodes[i], block) {
             (Node::Producer(p), BlockSpec::Producer(spec)) => {
                 let classes = class_maps(&self.scenario).swap_remove(i);
@@ -94,6 +116,5 @@ impl Simulation {
             _ => {}
         }
         self.settle();
-        Ok(())
     }
 }

@@ -1,0 +1,254 @@
+//! Following a lesson on the playground: picking it, trying its steps,
+//! watching each and judging it at its time.
+//!
+//! Guarantees:
+//! - One flow for the page, `sluice lesson` and the tests (`follow` is a
+//!   diligent learner pressing each step's button in turn).
+//! - A lesson starts from time zero on its own scenario and seed. A first
+//!   step that only watches begins with the lesson; any other step waits
+//!   for its command.
+//! - Step 1 starts the run again from time zero before its changes, so what
+//!   it claims does not depend on when it was tried. A later step's changes
+//!   are an ordinary edit (live, or a fresh start if the run cannot take
+//!   them). A comparing step puts variant A in the editor (undoably) and B
+//!   beside it, both from time zero on the lesson's seed.
+//! - A step is judged at its time exactly, and only once B (if it compares)
+//!   has caught up; a step whose run starts again before then is untried.
+
+use crate::json_field::with_field;
+use crate::lesson::{CheckResult, Lesson, Verdict, Watch};
+use crate::scenario::BlockSpec;
+
+use super::{Applied, Command, PlayError, Playground};
+
+/// Where one step of the open lesson stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum StepState {
+    NotTried,
+    /// Being watched until this simulated time.
+    Watching { until_s: f64 },
+    Judged(Verdict),
+}
+
+/// The open lesson: which, and where each of its steps stands.
+pub struct LessonRun {
+    /// Its place in the playground's lessons.
+    pub index: usize,
+    /// The step being watched, and its watch on the run.
+    watching: Option<(usize, Watch)>,
+    pub states: Vec<StepState>,
+    /// How many times each step was begun (a verdict says which try it
+    /// judged).
+    pub tries: Vec<u32>,
+}
+
+impl LessonRun {
+    fn new(index: usize, steps: usize) -> LessonRun {
+        LessonRun { index, watching: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps] }
+    }
+
+    /// The step being watched, if any.
+    pub fn watching(&self) -> Option<usize> {
+        self.watching.as_ref().map(|(k, _)| *k)
+    }
+
+    /// The run the watch read has ended: its step is untried again.
+    pub(super) fn forget_watch(&mut self) {
+        if let Some((k, _)) = self.watching.take() {
+            self.states[k] = StepState::NotTried;
+        }
+    }
+}
+
+/// How one step of a lesson came out when followed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepOutcome {
+    /// Simulated seconds at which the step began and was judged.
+    pub began_s: f64,
+    pub judged_s: f64,
+    pub verdict: Verdict,
+}
+
+impl Playground {
+    pub(super) fn pick_lesson(&mut self, index: usize) -> Result<Applied, PlayError> {
+        let lesson = self.lessons.get(index).ok_or(PlayError::NoSuchLesson(index))?;
+        let text = lesson.scenario.to_json_pretty();
+        let (steps, watch_first, focus) = (
+            lesson.text.steps.len(),
+            lesson.text.steps.first().is_some_and(|step| step.changes.is_empty() && !step.compare),
+            lesson.text.focus.clone(),
+        );
+        self.edit(|e| e.import(&text))?;
+        self.b = None;
+        // A lesson starts from time zero, even if its scenario was open.
+        self.restart();
+        self.lesson = Some(LessonRun::new(index, steps));
+        if watch_first {
+            self.watch_step(0);
+        }
+        Ok(Applied { edited: true, select: Some(focus) })
+    }
+
+    pub(super) fn try_step(&mut self, k: usize) -> Result<Applied, PlayError> {
+        let index = self.lesson.as_ref().ok_or(PlayError::NoLessonOpen)?.index;
+        let lesson: &Lesson = self.lessons.get(index).ok_or(PlayError::NoSuchLesson(index))?;
+        let step = lesson.text.steps.get(k).ok_or(PlayError::NoSuchStep(k))?;
+        if step.compare {
+            let (a, b) = (lesson.variant(0), lesson.variant(1));
+            let labels = lesson.text.compare.as_ref().map(|c| (c.a.label.clone(), c.b.label.clone()));
+            let (a, b, labels) = match (a, b, labels) {
+                (Ok(a), Ok(b), Some(labels)) => (a, b, labels),
+                (Err(why), _, _) | (_, Err(why), _) => return Err(PlayError::Lesson(why)),
+                (_, _, None) => return Err(PlayError::Lesson("this lesson has no comparison".into())),
+            };
+            let a = a.to_json_pretty();
+            self.edit(|e| e.import(&a))?;
+            self.open_comparison(b, labels)?;
+            self.watch_step(k);
+            return Ok(Applied { edited: true, select: None });
+        }
+        let changes = step.changes.clone();
+        if k == 0 {
+            // From time zero: what step 1 claims does not depend on when it
+            // was pressed.
+            self.restart();
+        }
+        let mut edited = false;
+        if !changes.is_empty() {
+            // Each change on the block as the earlier ones left it.
+            let mut blocks: Vec<(String, BlockSpec)> = Vec::new();
+            for change in &changes {
+                let current = match blocks.iter().find(|(id, _)| *id == change.node) {
+                    Some((_, block)) => block.clone(),
+                    None => {
+                        let i = self.index_of(&change.node).ok_or_else(|| PlayError::Lesson(format!("no node \"{}\"", change.node)))?;
+                        self.scenario().nodes[i].block.clone()
+                    }
+                };
+                let block = with_field(&current, &change.field, change.value.clone())
+                    .map_err(|why| PlayError::Lesson(format!("{}{why}", change.node)))?;
+                match blocks.iter_mut().find(|(id, _)| *id == change.node) {
+                    Some(slot) => slot.1 = block,
+                    None => blocks.push((change.node.clone(), block)),
+                }
+            }
+            // Blocks in the scenario's order, as one undoable edit.
+            blocks.sort_by_key(|(id, _)| self.index_of(id));
+            self.edit(|e| e.set_blocks(blocks))?;
+            edited = self.editor.touched().is_some();
+        }
+        self.watch_step(k);
+        Ok(Applied { edited, select: None })
+    }
+
+    /// Starts watching step `k` of the open lesson on the run, or on A and
+    /// B for a comparing step. A step that cannot be watched is judged at
+    /// once, failed, with the reason.
+    fn watch_step(&mut self, k: usize) {
+        let Some(index) = self.lesson.as_ref().map(|run| run.index) else { return };
+        let Some(step) = self.lessons.get(index).and_then(|l| l.text.steps.get(k)) else { return };
+        let runs = self.runs(step.compare);
+        let started = if runs.is_empty() {
+            Err("The scenario is not running: it lacks an edge.".to_string())
+        } else if step.compare && runs.len() < 2 {
+            Err("The A/B comparison is not open.".to_string())
+        } else {
+            Watch::start(step, &runs)
+        };
+        let Some(run) = &mut self.lesson else { return };
+        if let Some(tries) = run.tries.get_mut(k) {
+            *tries += 1;
+        }
+        match started {
+            Ok(watch) => {
+                run.states[k] = StepState::Watching { until_s: watch.judge_at.as_secs_f64() };
+                run.watching = Some((k, watch));
+            }
+            Err(why) => {
+                let failed = CheckResult { text: why, figure: None, passed: false };
+                run.states[k] = StepState::Judged(Verdict { passed: false, results: vec![failed] });
+            }
+        }
+    }
+
+    /// When the watched step is to be judged.
+    pub(super) fn judge_at(&self) -> Option<crate::SimTime> {
+        self.lesson.as_ref()?.watching.as_ref().map(|(_, w)| w.judge_at)
+    }
+
+    /// Whether the watched step compares A with B.
+    fn watching_compares(&self) -> bool {
+        let Some(run) = &self.lesson else { return false };
+        let Some((k, _)) = &run.watching else { return false };
+        self.lessons.get(run.index).and_then(|l| l.text.steps.get(*k)).is_some_and(|step| step.compare)
+    }
+
+    /// Gives the verdict on the watched step once its time has come (for
+    /// B too, if it compares). Returns whether it did.
+    pub(super) fn judge(&mut self) -> bool {
+        let runs = self.runs(self.watching_compares());
+        let Some((k, watch)) = self.lesson.as_ref().and_then(|run| run.watching.as_ref()) else { return false };
+        if runs.is_empty() || !runs.iter().all(|sim| watch.due(&[sim])) {
+            return false;
+        }
+        let verdict = watch.verdict(&runs);
+        let k = *k;
+        if let Some(run) = &mut self.lesson {
+            run.states[k] = StepState::Judged(verdict);
+            run.watching = None;
+        }
+        self.revision += 1;
+        true
+    }
+
+    /// Runs A (and B, for a comparing step) to the watched step's time and
+    /// judges it: what a learner who waits gets. Returns the outcome, or
+    /// why the runs could not get there.
+    fn finish_watch(&mut self) -> Result<Option<StepOutcome>, String> {
+        let Some(run) = &self.lesson else { return Ok(None) };
+        let Some((k, watch)) = &run.watching else { return Ok(None) };
+        let (k, began_s, judge_at) = (*k, watch.started.as_secs_f64(), watch.judge_at);
+        if let Some(sim) = &mut self.a {
+            sim.run_until(judge_at).map_err(|stall| stall.to_string())?;
+        }
+        if self.watching_compares() {
+            if let Some(b) = &mut self.b {
+                b.sim.run_until(judge_at).map_err(|stall| format!("variant B: {stall}"))?;
+            }
+        }
+        self.judge();
+        let judged_s = self.a.as_ref().map_or(0.0, |sim| sim.now().as_secs_f64());
+        Ok(self.outcome(k, began_s, judged_s))
+    }
+
+    fn outcome(&self, k: usize, began_s: f64, judged_s: f64) -> Option<StepOutcome> {
+        match self.lesson.as_ref()?.states.get(k)? {
+            StepState::Judged(verdict) => Some(StepOutcome { began_s, judged_s, verdict: verdict.clone() }),
+            _ => None,
+        }
+    }
+}
+
+/// Follows every step of `lesson` in order on a playground, as a diligent
+/// learner would on the page: the lesson opens, each step is tried once the
+/// one before it was judged, and judged `within_s` after it began.
+pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, String> {
+    let mut playground = Playground::new(lesson.scenario.clone(), vec![lesson.clone()]).map_err(|e| e.to_string())?;
+    playground.apply(Command::PickLesson(0)).map_err(|e| e.to_string())?;
+    let mut outcomes = Vec::new();
+    for k in 0..lesson.text.steps.len() {
+        let at = |why: String| format!("step {}: {why}", k + 1);
+        let watching = playground.lesson().and_then(LessonRun::watching);
+        if watching != Some(k) {
+            playground.apply(Command::TryStep(k)).map_err(|e| at(e.to_string()))?;
+        }
+        let now_s = playground.run().map_or(0.0, |sim| sim.now().as_secs_f64());
+        // A step that could not be watched was judged at once.
+        let outcome = match playground.finish_watch().map_err(at)? {
+            Some(outcome) => outcome,
+            None => playground.outcome(k, now_s, now_s).ok_or_else(|| at("the step was neither watched nor judged".into()))?,
+        };
+        outcomes.push(outcome);
+    }
+    Ok(outcomes)
+}

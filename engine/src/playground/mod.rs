@@ -1,0 +1,365 @@
+//! The playground: the scenario being edited, the run that follows it, an
+//! A/B comparison beside it, and the lesson being followed. The page, the
+//! `sluice lesson` command and the lesson tests all drive it through the
+//! same commands, so what a learner sees and what the tests check is one
+//! flow.
+//!
+//! Guarantees:
+//! - Input is one enum, `Command`, through one `apply`, which returns what
+//!   changed or a `PlayError` that says why nothing did.
+//! - One rule decides whether an edit applies to the running simulation or
+//!   starts it again (`follow_editor`): an edit of layout or of parameters
+//!   goes on live, unless the run cannot take it (receipts turned on) or the
+//!   watchdog stopped it; anything else starts again from time zero on the
+//!   scenario's seed. The editor says what an edit touched, so no two
+//!   scenarios are compared and the draft is validated once.
+//! - A scenario that still lacks an edge does not run; variant B of a
+//!   comparison starts again whenever A does, on A's seed.
+//! - Pure: no clock is read here. The caller says how much real time passed
+//!   (`pacing.rs`).
+
+mod lessons;
+mod pacing;
+
+use crate::editor::{free_spot, Editor, Touched};
+use crate::lesson::Lesson;
+use crate::scenario::{BlockSpec, Position, Scenario};
+use crate::simulation::Simulation;
+
+pub use lessons::{follow, LessonRun, StepOutcome, StepState};
+pub use pacing::{Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_S};
+
+/// What a person (or a test) does to the playground.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Command {
+    /// Adds a block of `kind` at `at`, or in the first free spot.
+    Add { kind: String, at: Option<Position> },
+    Connect { from: String, to: String },
+    Disconnect { from: String, to: String },
+    /// Moves blocks by (dx, dy) as one edit.
+    Move { ids: Vec<String>, dx: f64, dy: f64 },
+    Duplicate(Vec<String>),
+    Remove(Vec<String>),
+    /// New parameters for one block (of the same kind).
+    SetBlock { id: String, block: BlockSpec },
+    SetSeed(u64),
+    /// Replaces the scenario by a file's text (an undoable edit); closes
+    /// the comparison, which would compare with something else altogether.
+    Import(String),
+    Undo,
+    Redo,
+    /// Starts the run (and B) again from time zero.
+    Reset,
+    /// Processes one event of the run.
+    Step,
+    /// Runs a copy of the scenario as it is now beside it, as B; both start
+    /// again from time zero on A's seed.
+    OpenComparison,
+    CloseComparison,
+    /// Opens lesson `n` (by position in the catalogue): its scenario, from
+    /// time zero.
+    PickLesson(usize),
+    /// Does step `k` of the open lesson and starts watching it.
+    TryStep(usize),
+    CloseLesson,
+}
+
+impl Command {
+    /// Whether the command edits the scenario (and so may be refused by the
+    /// editor).
+    pub fn edits(&self) -> bool {
+        !matches!(
+            self,
+            Command::Reset | Command::Step | Command::OpenComparison | Command::CloseComparison | Command::CloseLesson
+        )
+    }
+}
+
+/// What a command did, beyond what the playground now shows.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Applied {
+    /// The scenario changed: worth saving.
+    pub edited: bool,
+    /// Blocks worth selecting now: those added or duplicated, or the open
+    /// lesson's focus.
+    pub select: Option<Vec<String>>,
+}
+
+/// Why a command changed nothing.
+#[derive(Clone, Debug, PartialEq)]
+pub enum PlayError {
+    /// The editor refused the edit; the reason names what is wrong.
+    Refused(String),
+    /// A/B needs a scenario that runs.
+    NotRunning,
+    /// A lesson command, but no lesson is open.
+    NoLessonOpen,
+    NoSuchLesson(usize),
+    NoSuchStep(usize),
+    /// A lesson's step or variant could not be made.
+    Lesson(String),
+    /// Variant B could not start.
+    Comparison(String),
+}
+
+impl std::fmt::Display for PlayError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlayError::Refused(why) | PlayError::Lesson(why) | PlayError::Comparison(why) => f.write_str(why),
+            PlayError::NotRunning => f.write_str("A/B needs a scenario that runs: it still lacks an edge."),
+            PlayError::NoLessonOpen => f.write_str("No lesson is open."),
+            PlayError::NoSuchLesson(n) => write!(f, "There is no lesson {}.", n + 1),
+            PlayError::NoSuchStep(k) => write!(f, "The lesson has no step {}.", k + 1),
+        }
+    }
+}
+
+impl std::error::Error for PlayError {}
+
+/// Variant B of a comparison: another scenario on A's seed, run to A's
+/// time, watched but not edited.
+pub struct Variant {
+    /// What A and B are, for people.
+    pub labels: (String, String),
+    pub sim: Simulation,
+}
+
+impl Variant {
+    fn start(scenario: Scenario, seed: u64, labels: (String, String), flows: bool) -> Result<Variant, PlayError> {
+        let mut sim = Simulation::new(scenario, seed).map_err(|e| PlayError::Comparison(e.to_string()))?;
+        if flows {
+            sim.count_flows();
+        }
+        Ok(Variant { labels, sim })
+    }
+}
+
+pub struct Playground {
+    editor: Editor,
+    lessons: Vec<Lesson>,
+    /// The run of the edited scenario (none while it lacks an edge).
+    a: Option<Simulation>,
+    b: Option<Variant>,
+    lesson: Option<LessonRun>,
+    /// Whether runs count the messages on each edge (the page draws them).
+    flows: bool,
+    /// How many runs were started: a view of a run keeps the count it was
+    /// made for, and starts afresh when it changes.
+    starts: u64,
+    /// Counts accepted edits and lesson verdicts: what a view catches up
+    /// with at once.
+    revision: u64,
+}
+
+impl Playground {
+    /// Opens `scenario` (a sound draft) with `lessons` to pick from.
+    pub fn new(scenario: Scenario, lessons: Vec<Lesson>) -> Result<Playground, PlayError> {
+        let editor = Editor::new(scenario).map_err(PlayError::Refused)?;
+        let mut playground = Playground { editor, lessons, a: None, b: None, lesson: None, flows: false, starts: 0, revision: 0 };
+        playground.restart();
+        Ok(playground)
+    }
+
+    /// Runs count the messages on each edge from now on (what the page's
+    /// canvas draws); the run starts again.
+    pub fn count_flows(&mut self) {
+        self.flows = true;
+        self.restart();
+    }
+
+    pub fn scenario(&self) -> &Scenario {
+        self.editor.scenario()
+    }
+
+    pub fn editor(&self) -> &Editor {
+        &self.editor
+    }
+
+    /// The run of the edited scenario; none while it lacks an edge.
+    pub fn run(&self) -> Option<&Simulation> {
+        self.a.as_ref()
+    }
+
+    /// Variant B, with a comparison open.
+    pub fn variant_b(&self) -> Option<&Variant> {
+        self.b.as_ref()
+    }
+
+    pub fn lessons(&self) -> &[Lesson] {
+        &self.lessons
+    }
+
+    /// The open lesson and where its steps stand.
+    pub fn lesson(&self) -> Option<&LessonRun> {
+        self.lesson.as_ref()
+    }
+
+    /// How many runs were started so far.
+    pub fn starts(&self) -> u64 {
+        self.starts
+    }
+
+    /// Counts accepted edits and verdicts.
+    pub fn revision(&self) -> u64 {
+        self.revision
+    }
+
+    /// What the draft still lacks before it can run, in words.
+    pub fn missing(&self) -> Vec<String> {
+        self.editor.missing().iter().map(|e| e.message.clone()).collect()
+    }
+
+    /// Index of node `id` in the edited scenario.
+    pub fn index_of(&self, id: &str) -> Option<usize> {
+        self.editor.scenario().node_index(id)
+    }
+
+    /// Does `command`.
+    pub fn apply(&mut self, command: Command) -> Result<Applied, PlayError> {
+        // Edits: what they leave worth selecting.
+        let select = match command {
+            Command::Add { kind, at } => {
+                let at = at.unwrap_or_else(|| free_spot(self.editor.scenario()));
+                Some(vec![self.edit(|e| e.add_node(&kind, at))?])
+            }
+            Command::Connect { from, to } => self.edit(|e| e.connect(&from, &to)).map(|()| None)?,
+            Command::Disconnect { from, to } => self.edit(|e| e.disconnect(&from, &to)).map(|()| None)?,
+            Command::Move { ids, dx, dy } => self.edit(|e| e.move_by(&ids, dx, dy)).map(|()| None)?,
+            Command::Duplicate(ids) => Some(self.edit(|e| e.duplicate(&ids))?),
+            Command::Remove(ids) => self.edit(|e| e.remove(&ids)).map(|()| None)?,
+            Command::SetBlock { id, block } => self.edit(|e| e.set_block(&id, block)).map(|()| None)?,
+            Command::SetSeed(seed) => self.edit(|e| e.set_seed(Some(seed))).map(|()| None)?,
+            Command::Import(text) => {
+                self.edit(|e| e.import(&text))?;
+                self.b = None;
+                None
+            }
+            Command::Undo => self.edit(|e| Ok(e.undo())).map(|_| None)?,
+            Command::Redo => self.edit(|e| Ok(e.redo())).map(|_| None)?,
+            // The rest are not edits.
+            Command::Reset => {
+                self.restart();
+                return Ok(Applied::default());
+            }
+            Command::Step => {
+                if let Some(sim) = &mut self.a {
+                    sim.step();
+                }
+                self.judge();
+                return Ok(Applied::default());
+            }
+            Command::OpenComparison => {
+                if self.a.is_none() {
+                    return Err(PlayError::NotRunning);
+                }
+                let b = self.editor.scenario().clone();
+                self.open_comparison(b, ("edited".into(), "as it was when A/B opened".into()))?;
+                return Ok(Applied::default());
+            }
+            Command::CloseComparison => {
+                self.b = None;
+                return Ok(Applied::default());
+            }
+            Command::PickLesson(n) => return self.pick_lesson(n),
+            Command::TryStep(k) => return self.try_step(k),
+            Command::CloseLesson => {
+                self.lesson = None;
+                return Ok(Applied::default());
+            }
+        };
+        Ok(self.edited(select))
+    }
+
+    /// What an edit did: `select` is worth selecting.
+    fn edited(&self, select: Option<Vec<String>>) -> Applied {
+        Applied { edited: self.editor.touched().is_some(), select }
+    }
+
+    /// Edits the scenario with `change`; the run then follows the edit.
+    fn edit<T>(&mut self, change: impl FnOnce(&mut Editor) -> Result<T, String>) -> Result<T, PlayError> {
+        let result = change(&mut self.editor).map_err(PlayError::Refused)?;
+        self.revision += 1;
+        self.follow_editor();
+        Ok(result)
+    }
+
+    /// Brings the run in line with the edited scenario: an edit of layout
+    /// or parameters goes on live; anything else, a change the run cannot
+    /// take, or a run the watchdog stopped, starts again from time zero.
+    fn follow_editor(&mut self) {
+        if !self.editor.missing().is_empty() {
+            self.a = None;
+            return;
+        }
+        let live = match (&mut self.a, self.editor.touched()) {
+            // A run the watchdog stopped cannot go on.
+            (Some(sim), _) if sim.stall().is_some() => false,
+            (Some(_), None | Some(Touched::Layout)) => true,
+            (Some(sim), Some(Touched::Blocks(changed))) => sim.take_blocks(self.editor.scenario(), changed).is_ok(),
+            (Some(_), Some(Touched::Shape)) | (None, _) => false,
+        };
+        if !live {
+            self.restart();
+        }
+    }
+
+    /// Starts the run again from time zero, if the scenario can run; B
+    /// starts again with it, on A's seed. A step being watched is no longer
+    /// (its watch read the run that ended).
+    fn restart(&mut self) {
+        let scenario = self.editor.scenario().clone();
+        let seed = scenario.seed.unwrap_or(1);
+        self.a = if self.editor.missing().is_empty() { Simulation::new(scenario, seed).ok() } else { None };
+        if let Some(sim) = self.a.as_mut().filter(|_| self.flows) {
+            sim.count_flows();
+        }
+        let flows = self.flows;
+        self.b = self.b.take().and_then(|b| Variant::start(b.sim.scenario().clone(), seed, b.labels, flows).ok());
+        self.starts += 1;
+        if let Some(run) = &mut self.lesson {
+            run.forget_watch();
+        }
+    }
+
+    /// Opens a comparison: the edited scenario is A, `b` runs beside it on
+    /// the same seed; both start from time zero.
+    fn open_comparison(&mut self, b: Scenario, labels: (String, String)) -> Result<(), PlayError> {
+        let seed = self.editor.scenario().seed.unwrap_or(1);
+        self.b = Some(Variant::start(b, seed, labels, self.flows)?);
+        self.restart();
+        Ok(())
+    }
+
+    /// Brings B to A's simulated time (unless the watchdog stops it first),
+    /// so that a paused page reads both at one instant.
+    pub fn catch_up(&mut self) {
+        if let (Some(a), Some(b)) = (&self.a, &mut self.b) {
+            let _ = b.sim.run_until(a.now());
+        }
+    }
+
+    /// Whether the watchdog stopped A or B.
+    pub fn stopped(&self) -> bool {
+        self.a.as_ref().is_some_and(|sim| sim.stall().is_some()) || self.b.as_ref().is_some_and(|b| b.sim.stall().is_some())
+    }
+
+    /// Why the watchdog stopped A or B, if it did, as a sentence.
+    pub fn stall(&self) -> Option<String> {
+        let a = self.a.as_ref().and_then(Simulation::stall).map(|stall| {
+            let why = stall.to_string();
+            let mut chars = why.chars();
+            chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or(why)
+        });
+        a.or_else(|| self.b.as_ref().and_then(|b| b.sim.stall()).map(|stall| format!("Variant B: {stall}")))
+    }
+
+    /// The runs a step's watch reads: A, and for a comparing step B too
+    /// (when the comparison is open).
+    fn runs(&self, compare: bool) -> Vec<&Simulation> {
+        let b = self.b.as_ref().filter(|_| compare).map(|b| &b.sim);
+        self.a.iter().chain(b).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,109 @@
+//! Pacing: how far a slice of real time takes the playground's runs.
+//!
+//! Guarantees:
+//! - The engine reads no clock: the caller says how much real time passed,
+//!   and at `Speed::Fastest` lends a clock to stop by.
+//! - A slice never simulates more than `MAX_SLICE_S` of real time (a tab
+//!   that was in the background does not leap ahead) nor more than
+//!   `EVENTS_PER_SLICE` events per run, so the caller stays responsive when
+//!   the simulation cannot keep up; it then says it fell behind.
+//! - A watched lesson step is judged at its time exactly: a slice stops
+//!   there.
+//! - With a comparison open, B is brought to A's time in every slice, and A
+//!   goes on only once B has caught up; at `Fastest` the two share the
+//!   slice's budget, so B is never more than a slice behind.
+
+use crate::time::{SimDuration, SimTime};
+use crate::Simulation;
+
+use super::Playground;
+
+/// The most events one slice may process in each run.
+pub const EVENTS_PER_SLICE: u64 = 200_000;
+/// The most real time one slice simulates, in seconds.
+pub const MAX_SLICE_S: f64 = 0.25;
+/// At `Fastest`, the real seconds a slice may spend simulating (the rest of
+/// a frame at 60 Hz draws).
+pub const FASTEST_BUDGET_S: f64 = 0.010;
+/// At `Fastest`, how many events pass between two readings of the clock.
+const EVENTS_PER_CLOCK_READING: u32 = 4096;
+
+/// How fast simulated time passes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Speed {
+    /// This many simulated seconds per real second.
+    Times(f64),
+    /// As fast as the machine goes, within a budget per slice.
+    Fastest,
+}
+
+/// What one slice did.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Advanced {
+    /// The runs reached the time the speed asked for (a stopped run is not
+    /// behind: it is stopped).
+    pub kept_up: bool,
+    /// A lesson step was judged.
+    pub judged: bool,
+    /// The watchdog stopped A or B.
+    pub stopped: bool,
+}
+
+impl Playground {
+    /// Advances the runs by `elapsed_s` of real time at `speed`. At
+    /// `Fastest`, `clock` gives the real time in seconds (any origin) and
+    /// the slice ends when its budget is spent.
+    pub fn advance(&mut self, elapsed_s: f64, speed: Speed, clock: &dyn Fn() -> f64) -> Advanced {
+        let real_s = if elapsed_s.is_finite() { elapsed_s.clamp(0.0, MAX_SLICE_S) } else { 0.0 };
+        let judge_at = self.judge_at();
+        let budget_s = if self.b.is_some() { FASTEST_BUDGET_S / 2.0 } else { FASTEST_BUDGET_S };
+        let Some(a) = self.a.as_mut() else { return Advanced { kept_up: true, ..Advanced::default() } };
+        let b_behind = self.b.as_ref().is_some_and(|b| b.sim.now() < a.now());
+        let mut kept_up = match speed {
+            // A waits for B (at `Fastest` there is no pace to fall behind).
+            _ if b_behind => speed == Speed::Fastest,
+            Speed::Times(times) => {
+                let target = a.now() + SimDuration::from_secs_f64(real_s * times.max(0.0));
+                a.run_until_bounded(judge_at.map_or(target, |j| target.min(j)), EVENTS_PER_SLICE).unwrap_or(true)
+            }
+            Speed::Fastest => {
+                run_for(a, clock() + budget_s, judge_at, clock);
+                true
+            }
+        };
+        let a_now = a.now();
+        if let Some(b) = &mut self.b {
+            kept_up &= match speed {
+                Speed::Times(_) => b.sim.run_until_bounded(a_now, EVENTS_PER_SLICE).unwrap_or(true),
+                Speed::Fastest => {
+                    run_for(&mut b.sim, clock() + budget_s, Some(a_now), clock);
+                    true
+                }
+            };
+        }
+        let judged = self.judge();
+        Advanced { kept_up, judged, stopped: self.stopped() }
+    }
+}
+
+/// Simulates until `clock` reaches `deadline`, nothing is left to happen,
+/// or the run reaches `until`, reading the clock every few thousand events.
+fn run_for(sim: &mut Simulation, deadline: f64, until: Option<SimTime>, clock: &dyn Fn() -> f64) {
+    while clock() < deadline {
+        match until {
+            // Reached, or stopped by the watchdog (its panel says why).
+            Some(until) => {
+                if sim.run_until_bounded(until, EVENTS_PER_CLOCK_READING.into()) != Ok(false) {
+                    return;
+                }
+            }
+            None => {
+                for _ in 0..EVENTS_PER_CLOCK_READING {
+                    if !sim.step() {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+}

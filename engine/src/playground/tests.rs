@@ -1,0 +1,207 @@
+use std::cell::Cell;
+
+use serde_json::json;
+
+use super::*;
+use crate::lesson::{catalogue, Lesson};
+use crate::time::SimTime;
+
+/// A producer into a queue into a consumer: too slow for the producer.
+fn pipeline() -> Scenario {
+    Scenario::from_value(json!({"version": 1, "seed": 7, "nodes": [
+        {"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 50}},
+        {"id": "q", "kind": "queue", "soft_limit": {"messages": 20}, "hard_limit": {"messages": 60}},
+        {"id": "c", "kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.05}}],
+        "edges": [{"from": "p", "to": "q"}, {"from": "q", "to": "c"}]}))
+    .unwrap()
+}
+
+fn playground() -> Playground {
+    Playground::new(pipeline(), catalogue()).unwrap()
+}
+
+/// A clock that never moves: `Fastest` slices run on event counts alone.
+fn still() -> f64 {
+    0.0
+}
+
+fn at(p: &Playground) -> f64 {
+    p.run().map_or(-1.0, |sim| sim.now().as_secs_f64())
+}
+
+fn block(p: &Playground, id: &str) -> BlockSpec {
+    p.scenario().nodes[p.index_of(id).unwrap()].block.clone()
+}
+
+fn with(block: &BlockSpec, pointer: &str, value: serde_json::Value) -> BlockSpec {
+    crate::json_field::with_field(block, pointer, value).unwrap()
+}
+
+#[test]
+fn a_parameter_edit_goes_on_live_and_a_change_of_shape_starts_again() {
+    let mut p = playground();
+    p.advance(0.25, Speed::Times(8.0), &still);
+    assert_eq!(at(&p), 2.0);
+    let starts = p.starts();
+    let faster = with(&block(&p, "c"), "/workers", json!(3));
+    let applied = p.apply(Command::SetBlock { id: "c".into(), block: faster.clone() }).unwrap();
+    assert!(applied.edited);
+    assert_eq!((p.starts(), at(&p)), (starts, 2.0), "a parameter goes on live");
+    assert_eq!(p.run().unwrap().scenario().nodes[2].block, faster, "the run has the new parameters");
+    p.apply(Command::Move { ids: vec!["q".into()], dx: 30.0, dy: 0.0 }).unwrap();
+    assert_eq!((p.starts(), at(&p)), (starts, 2.0), "moving a block leaves the run alone");
+    p.apply(Command::Undo).unwrap();
+    p.apply(Command::Undo).unwrap();
+    assert_eq!(p.run().unwrap().scenario().nodes[2].block, block(&p, "c"), "undoing a parameter goes on live too");
+    assert_eq!((p.starts(), at(&p)), (starts, 2.0));
+    p.apply(Command::SetSeed(9)).unwrap();
+    assert_eq!((p.starts(), at(&p)), (starts + 1, 0.0), "another seed is another run");
+    p.advance(0.25, Speed::Times(4.0), &still);
+    p.apply(Command::Add { kind: "queue".into(), at: None }).unwrap();
+    assert!(p.run().is_none(), "a block without its output: the draft does not run");
+    p.apply(Command::Connect { from: "queue1".into(), to: "c".into() }).unwrap();
+    assert_eq!(at(&p), 0.0, "a new block starts again");
+}
+
+#[test]
+fn an_edit_the_run_cannot_take_starts_it_again() {
+    // Receipts are a class of their own: a run cannot start making them.
+    let text = crate::lesson::SCENARIOS.iter().find(|(name, _)| *name == "window-on-receipt.json").unwrap().1;
+    let mut p = Playground::new(Scenario::from_json(text).unwrap(), Vec::new()).unwrap();
+    p.advance(0.25, Speed::Times(4.0), &still);
+    let starts = p.starts();
+    let receipts = with(&block(&p, "window"), "/receipts", json!({"to": "sender_node", "retransmit_after_s": 0.2}));
+    p.apply(Command::SetBlock { id: "window".into(), block: receipts }).unwrap();
+    assert_eq!((p.starts(), at(&p)), (starts + 1, 0.0));
+    assert!(p.run().unwrap().scenario().makes_receipts());
+}
+
+#[test]
+fn a_refused_edit_changes_nothing_and_says_why() {
+    let mut p = playground();
+    p.advance(0.25, Speed::Times(4.0), &still);
+    let (before, starts, revision) = (p.scenario().clone(), p.starts(), p.revision());
+    let err = p.apply(Command::Connect { from: "c".into(), to: "p".into() }).unwrap_err();
+    assert!(matches!(&err, PlayError::Refused(why) if why.contains("producer")), "{err:?}");
+    let mut bad = block(&p, "q");
+    if let BlockSpec::Queue(q) = &mut bad {
+        q.soft_limit.messages = 100;
+    }
+    let err = p.apply(Command::SetBlock { id: "q".into(), block: bad }).unwrap_err();
+    assert!(err.to_string().starts_with("q: "), "{err}");
+    assert_eq!((p.scenario(), p.starts(), p.revision(), at(&p)), (&before, starts, revision, 1.0));
+}
+
+#[test]
+fn a_draft_does_not_run_until_it_is_complete_and_a_b_needs_a_run() {
+    let mut p = playground();
+    p.apply(Command::Disconnect { from: "q".into(), to: "c".into() }).unwrap();
+    assert!(p.run().is_none());
+    assert_eq!(p.missing().len(), 1, "{:?}", p.missing());
+    assert_eq!(p.apply(Command::OpenComparison), Err(PlayError::NotRunning));
+    assert!(!p.advance(0.1, Speed::Times(1.0), &still).judged);
+    p.apply(Command::Connect { from: "q".into(), to: "c".into() }).unwrap();
+    assert_eq!(at(&p), 0.0, "complete again: it runs from time zero");
+}
+
+#[test]
+fn variant_b_keeps_pace_with_a_and_starts_again_with_it() {
+    let mut p = playground();
+    p.advance(0.25, Speed::Times(4.0), &still);
+    p.apply(Command::OpenComparison).unwrap();
+    assert_eq!(at(&p), 0.0, "both start from time zero");
+    let slower = with(&block(&p, "c"), "/workers", json!(1));
+    p.apply(Command::SetBlock { id: "c".into(), block: slower }).unwrap();
+    for _ in 0..8 {
+        p.advance(0.25, Speed::Times(4.0), &still);
+    }
+    let b = p.variant_b().unwrap();
+    assert_eq!((at(&p), b.sim.now().as_secs_f64()), (8.0, 8.0));
+    assert_eq!(b.sim.seed(), 7, "B runs on A's seed");
+    p.apply(Command::Reset).unwrap();
+    assert_eq!(p.variant_b().unwrap().sim.now(), SimTime::ZERO);
+    p.apply(Command::Import(pipeline().to_json_pretty())).unwrap();
+    assert!(p.variant_b().is_none(), "another scenario closes the comparison");
+}
+
+#[test]
+fn a_slice_is_bounded_in_real_time_and_in_events() {
+    let mut p = playground();
+    let advanced = p.advance(60.0, Speed::Times(1.0), &still);
+    assert!(advanced.kept_up);
+    assert_eq!(at(&p), MAX_SLICE_S, "a background tab does not leap ahead");
+    p.advance(f64::NAN, Speed::Times(1.0), &still);
+    assert_eq!(at(&p), MAX_SLICE_S);
+    // A million simulated seconds in a slice: the event cap ends it first.
+    let advanced = p.advance(0.25, Speed::Times(4e6), &still);
+    assert!(!advanced.kept_up);
+    assert!(p.run().unwrap().events() <= EVENTS_PER_SLICE + 1_000, "{}", p.run().unwrap().events());
+    // At `Fastest`, the clock ends the slice: one that moves on at every
+    // reading ends it after a few readings.
+    let mut p = playground();
+    let readings = Cell::new(0.0);
+    let ticking = || {
+        readings.set(readings.get() + 1.0);
+        readings.get() * FASTEST_BUDGET_S / 4.0
+    };
+    assert!(p.advance(0.0, Speed::Fastest, &ticking).kept_up);
+    assert!(at(&p) > 0.0);
+    assert!(readings.get() <= 8.0, "{}", readings.get());
+}
+
+#[test]
+fn a_lesson_step_is_judged_at_its_time_and_untried_when_its_run_ends() {
+    let mut p = playground();
+    let first = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
+    let applied = p.apply(Command::PickLesson(first)).unwrap();
+    assert!(applied.select.is_some_and(|ids| !ids.is_empty()), "the lesson's focus is selected");
+    let run = p.lesson().unwrap();
+    let StepState::Watching { until_s } = run.states[0] else { panic!("step 1 only watches: it begins with the lesson") };
+    assert_eq!(run.tries[0], 1);
+    // Fast enough to pass the judging time in one slice: it stops there.
+    let mut judged = false;
+    while !judged {
+        judged = p.advance(0.25, Speed::Times(100.0), &still).judged;
+    }
+    assert_eq!(at(&p), until_s);
+    assert!(matches!(p.lesson().unwrap().states[0], StepState::Judged(_)));
+    p.apply(Command::TryStep(1)).unwrap();
+    assert!(matches!(p.lesson().unwrap().states[1], StepState::Watching { .. }));
+    p.apply(Command::Reset).unwrap();
+    assert_eq!(p.lesson().unwrap().states[1], StepState::NotTried);
+    assert_eq!(p.apply(Command::TryStep(99)), Err(PlayError::NoSuchStep(99)));
+    p.apply(Command::CloseLesson).unwrap();
+    assert_eq!(p.apply(Command::TryStep(0)), Err(PlayError::NoLessonOpen));
+    assert_eq!(p.apply(Command::PickLesson(99)), Err(PlayError::NoSuchLesson(99)));
+}
+
+#[test]
+fn a_comparing_step_puts_variant_a_in_the_editor_and_b_beside_it() {
+    let mut p = playground();
+    let differs = |l: &Lesson| l.text.steps.iter().any(|s| s.compare) && l.variant(0).unwrap().nodes != l.scenario.nodes;
+    let n = p.lessons().iter().position(differs).unwrap();
+    let k = p.lessons()[n].text.steps.iter().position(|s| s.compare).unwrap();
+    let (a, _) = (p.lessons()[n].variant(0).unwrap(), p.lessons()[n].variant(1).unwrap());
+    p.apply(Command::PickLesson(n)).unwrap();
+    p.apply(Command::TryStep(k)).unwrap();
+    assert_eq!(p.scenario().nodes, a.nodes);
+    assert!(p.variant_b().is_some());
+    assert!(matches!(p.lesson().unwrap().states[k], StepState::Watching { .. }));
+    // Undo brings back the lesson's scenario as it was.
+    p.apply(Command::Undo).unwrap();
+    assert_eq!(p.scenario().nodes, p.lessons()[n].scenario.nodes);
+}
+
+#[test]
+fn following_a_lesson_tries_every_step_once() {
+    let lessons = catalogue();
+    let lesson = lessons.iter().find(|l| l.text.number == 1).unwrap();
+    let outcomes = follow(lesson).unwrap();
+    assert_eq!(outcomes.len(), lesson.text.steps.len());
+    // Step 1 starts at zero; each later step begins where the one before
+    // was judged, unless its change started the run again.
+    assert_eq!(outcomes[0].began_s, 0.0);
+    for (before, after) in outcomes.iter().zip(&outcomes[1..]) {
+        assert!(after.began_s == before.judged_s || after.began_s == 0.0, "{before:?} then {after:?}");
+    }
+}
