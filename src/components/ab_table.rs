@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::snapshot::Snapshot;
+use crate::view::snapshot::Snapshot;
 
 #[derive(Properties, PartialEq)]
 pub struct AbTableProps {
@@ -42,7 +42,7 @@ pub fn ab_table(props: &AbTableProps) -> Html {
         let (Some(na), Some(nb)) = (a.nodes.iter().find(|n| &n.id == id), b.nodes.iter().find(|n| &n.id == id)) else {
             continue;
         };
-        let dropped = |n: &crate::snapshot::NodeView| n.dropped.iter().map(|(_, c)| c).sum::<u64>() as f64;
+        let dropped = |n: &crate::view::snapshot::NodeView| n.dropped.iter().map(|(_, c)| c).sum::<u64>() as f64;
         rows.push((format!("{id}: passed on"), format!("{id}-departed"), na.departed as f64, nb.departed as f64));
         rows.push((format!("{id}: dropped"), format!("{id}-dropped"), dropped(na), dropped(nb)));
         if na.kind == "queue" {

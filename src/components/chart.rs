@@ -7,73 +7,12 @@
 use std::rc::Rc;
 
 use plotters::prelude::*;
-use crate::measured_canvas::MeasuredCanvas;
+use crate::components::measured_canvas::MeasuredCanvas;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
-use crate::snapshot::state_colour;
-
-/// One line of a chart.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Line {
-    pub label: String,
-    pub colour: &'static str,
-    pub points: Vec<(f64, f64)>,
-    pub stroke: Stroke,
-}
-
-/// How a line is drawn.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Stroke {
-    Solid,
-    /// Variant B of an A/B comparison, over A's solid line.
-    Dashed,
-    /// A threshold: dashed, level across the chart at its first point.
-    Threshold,
-}
-
-/// A queue's send state changed (for the state strips).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StateChange {
-    pub time_s: f64,
-    pub from: &'static str,
-    pub to: &'static str,
-}
-
-/// The colours of charted nodes, in selection order.
-pub const NODE_COLOURS: [&str; 6] = ["#1c7ed6", "#7048e8", "#0c8599", "#d6336c", "#5c940d", "#f08c00"];
-
-/// The charts a user can pick.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ChartKind {
-    #[default]
-    Depth,
-    Bytes,
-    Throughput,
-    Latency,
-}
-
-impl ChartKind {
-    pub const ALL: [ChartKind; 4] = [ChartKind::Depth, ChartKind::Bytes, ChartKind::Throughput, ChartKind::Latency];
-
-    pub fn tab(self) -> &'static str {
-        match self {
-            ChartKind::Depth => "Depth",
-            ChartKind::Bytes => "Bytes",
-            ChartKind::Throughput => "Throughput",
-            ChartKind::Latency => "Latency",
-        }
-    }
-
-    pub fn y_label(self) -> &'static str {
-        match self {
-            ChartKind::Depth => "messages",
-            ChartKind::Bytes => "bytes",
-            ChartKind::Throughput => "messages/s",
-            ChartKind::Latency => "seconds",
-        }
-    }
-}
+use crate::view::chart_data::{ChartKind, Line, StateChange, Stroke};
+use crate::view::colours::state_colour;
 
 fn rgb(hex: &str) -> RGBColor {
     let v = u32::from_str_radix(hex.trim_start_matches('#'), 16).unwrap_or(0);

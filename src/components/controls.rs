@@ -5,7 +5,7 @@ use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
-use crate::live::{use_live, Live};
+use crate::browser::live::{use_live, Live};
 
 /// What the clock shows: simulated seconds, and events processed since the
 /// start.

@@ -4,7 +4,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::snapshot::Snapshot;
+use crate::view::snapshot::Snapshot;
 
 #[derive(Properties, PartialEq)]
 pub struct CountersProps {

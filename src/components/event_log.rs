@@ -7,8 +7,10 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::graph::Select;
-use crate::snapshot::{state_colour, DropEntry, LogView, TransitionView};
+use crate::view::selection::Select;
+use crate::view::colours::state_colour;
+use crate::view::observed::DropEntry;
+use crate::view::snapshot::{LogView, TransitionView};
 
 /// What kind of happening an entry is, for the filters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]

@@ -28,8 +28,8 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver, ResizeObserverEntry};
 use yew::prelude::*;
 
-use crate::live::{use_live, Live};
-use crate::motion::Motion;
+use crate::browser::live::{use_live, Live};
+use crate::view::motion::Motion;
 
 /// The spacing of the dots on an edge, in canvas units.
 pub const DOT_SPACING: f64 = 18.0;

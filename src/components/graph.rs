@@ -16,25 +16,15 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, WheelEvent};
 use yew::prelude::*;
 
-use crate::palette::kind_label;
+use crate::view::words::{kind_label, short_figure, theory_summary};
 
-use crate::flow_layer::{FlowGeometry, FlowLayer};
-use crate::theory_panel::{short_figure, theory_summary};
-use crate::snapshot::{state_colour, NodeView, Snapshot};
+use crate::components::flow_layer::{FlowGeometry, FlowLayer};
+use crate::view::colours::state_colour;
+use crate::view::selection::Select;
+use crate::view::snapshot::{NodeView, Snapshot};
 
 const NODE_W: f64 = 170.0;
 const NODE_H: f64 = 104.0;
-
-/// A change of the selection asked for on the canvas.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Select {
-    /// This node alone.
-    Only(usize),
-    /// This node added to the selection, or taken out of it.
-    Toggle(usize),
-    /// Nothing.
-    Clear,
-}
 
 /// A view box: left, top, width, height in canvas units.
 type ViewBox = (f64, f64, f64, f64);

@@ -16,7 +16,7 @@ use sluice_engine::units::{self, Quantity};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
-use crate::fields::{self, Control, Param};
+use crate::components::fields::{self, Control, Param};
 use sluice_engine::json_field::set_at;
 
 #[derive(Properties, PartialEq)]
@@ -109,10 +109,10 @@ pub fn inspector(props: &InspectorProps) -> Html {
     html! {
         <section class="panel inspector" aria-label="Inspector" data-testid="inspector">
             <div class="panel-head">
-                <h2>{ format!("{} ", spec.id) }<span class="muted">{ crate::palette::kind_label(spec.block.kind()) }</span></h2>
+                <h2>{ format!("{} ", spec.id) }<span class="muted">{ crate::view::words::kind_label(spec.block.kind()) }</span></h2>
                 <button class="icon" onclick={on_close} aria-label="Close the inspector">{"×"}</button>
             </div>
-            <p class="hint">{ crate::palette::describe_kind(spec.block.kind()) }</p>
+            <p class="hint">{ crate::view::words::describe_kind(spec.block.kind()) }</p>
             { for rows }
         </section>
     }

@@ -4,17 +4,9 @@
 
 use std::rc::Rc;
 
-use sluice_engine::lesson::{LessonText, Verdict};
+use sluice_engine::lesson::LessonText;
+use sluice_engine::playground::StepState;
 use yew::prelude::*;
-
-/// Where a step stands.
-#[derive(Clone, Debug, PartialEq)]
-pub enum StepState {
-    NotTried,
-    /// Being watched until this simulated time.
-    Watching { until_s: f64 },
-    Judged(Verdict),
-}
 
 #[derive(Properties, PartialEq)]
 pub struct LessonPanelProps {

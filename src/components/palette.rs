@@ -7,30 +7,7 @@ use sluice_engine::scenario::BLOCK_KINDS;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
-/// What each block is, in one line.
-pub fn describe_kind(kind: &str) -> &'static str {
-    match kind {
-        "producer" => "Makes messages: steady, Poisson, bursts, ramps, traces or a closed loop",
-        "queue" => "Holds messages; soft and hard limits, states, drops and time-outs",
-        "consumer" => "Serves messages with workers; slow-downs, outages, time-outs",
-        "router" => "Sends each message down one of several edges",
-        "window" => "Lets at most so many messages be in flight until acknowledged",
-        "credit" => "Sends only while the receiver has granted credit",
-        "rate_limiter" => "At most so many messages or bytes per span of time",
-        "concurrency_limiter" => "At most so many messages being processed at once",
-        "link" => "A wire: bandwidth, latency and a send buffer",
-        "dispatcher" => "Workers serving many queues: round-robin, priority, per host",
-        "resource_pool" => "Workers created and retired between a minimum and a maximum",
-        _ => "",
-    }
-}
-
-/// A kind as people read it: "rate_limiter" → "Rate limiter".
-pub fn kind_label(kind: &str) -> String {
-    let words = kind.replace('_', " ");
-    let mut c = words.chars();
-    c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
-}
+use crate::view::words::{describe_kind, kind_label};
 
 #[derive(Properties, PartialEq)]
 pub struct PaletteProps {

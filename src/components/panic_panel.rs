@@ -58,7 +58,7 @@ fn show(message: &str) {
     }
     if let Some(afresh) = add(&panel, "button", "Start afresh (forget the saved scenario)") {
         EventListener::new(&afresh, "click", |_| {
-            crate::keep::forget_saved();
+            crate::browser::keep::forget_saved();
             reload_page();
         })
         .forget();

@@ -3,51 +3,14 @@
 //! measured, or, for a queue the formulas do not describe, why not.
 //! The engine's `theory` module decides and computes; this only shows.
 
-use sluice_engine::theory::{Measured, Prediction, Steady};
+use sluice_engine::theory::{Measured, Prediction};
 use yew::prelude::*;
 
-/// Three significant figures at most, so measured and predicted line up.
-pub fn short_figure(v: f64) -> String {
-    let a = v.abs();
-    if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 0.01 || a == 0.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.1e}")
-    }
-}
-
-fn percent(p: f64) -> String {
-    if p == 0.0 {
-        "0 %".to_string()
-    } else if p >= 0.001 {
-        format!("{:.1} %", p * 100.0)
-    } else {
-        format!("{:.1e} %", p * 100.0)
-    }
-}
+use crate::view::words::{percent, short_figure};
 
 /// A row of the table: its name, its test id, the measured figure (if any
 /// yet), the predicted one, and how both are written.
 type Row = (&'static str, &'static str, Option<f64>, f64, fn(f64) -> String);
-
-/// All three figures in one line, measured then predicted.
-pub fn theory_summary(prediction: &Prediction, measured: &Measured, steady: &Steady) -> String {
-    let or_dash = |v: Option<f64>, show: fn(f64) -> String| v.map_or_else(|| "–".to_string(), show);
-    format!(
-        "{}: measured {} waiting, wait {} s, {} dropped; theory {} waiting, wait {} s, {} dropped",
-        prediction.name,
-        short_figure(measured.mean_waiting),
-        or_dash(measured.mean_wait_s, short_figure),
-        or_dash(measured.drop_probability, percent),
-        short_figure(steady.mean_waiting),
-        short_figure(steady.mean_wait_s),
-        percent(steady.drop_probability)
-    )
-}
 
 #[derive(Properties, PartialEq)]
 pub struct TheoryPanelProps {

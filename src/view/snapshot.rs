@@ -6,9 +6,8 @@ use std::collections::HashMap;
 use sluice_engine::blocks::Limits;
 use sluice_engine::editor::default_position;
 use sluice_engine::scenario::Position;
-use sluice_engine::metrics::Percentiles;
 use sluice_engine::theory::{Measured, Model, Prediction};
-use sluice_engine::{BlockSpec, DropReason, Node, NodeSpec, Scenario, Simulation, Totals};
+use sluice_engine::{BlockSpec, Node, NodeSpec, Scenario, Simulation, Totals};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeView {
@@ -133,7 +132,7 @@ impl LogView {
 }
 
 /// How many log lines the page keeps on screen.
-const LOG_LINES: usize = 200;
+pub const LOG_LINES: usize = 200;
 
 impl Snapshot {
     /// A scenario still being built: its nodes where they are drawn, no
@@ -234,123 +233,3 @@ fn edges_of(scenario: &Scenario, index: &HashMap<&str, usize>) -> Vec<(usize, us
     scenario.edges.iter().filter_map(|e| Some((*index.get(e.from.as_str())?, *index.get(e.to.as_str())?))).collect()
 }
 
-/// The colour of a send-queue state, shared by the canvas, log and legend.
-pub fn state_colour(state: &str) -> &'static str {
-    match state {
-        "Ready" => "#2f9e44",
-        "Overloaded" => "#e6a700",
-        "SoftLimit" => "#e8590c",
-        "HardLimit" => "#c92a2a",
-        _ => "#868e96",
-    }
-}
-
-/// Drops seen between two frames at one node for one reason: the engine
-/// counts drops rather than logging each, so the page notes how the counts
-/// moved, once per frame.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DropEntry {
-    /// Its place in the sequence of drop entries: a stable key.
-    pub seq: u64,
-    pub time_s: f64,
-    pub index: usize,
-    pub node: String,
-    pub reason: &'static str,
-    pub count: u64,
-}
-
-/// The latest drop entries, the counts they were worked out from, and when
-/// (in real milliseconds) each node last dropped, for the canvas's flash.
-#[derive(Default)]
-pub struct DropLog {
-    seen: Vec<[u64; DropReason::COUNT]>,
-    last_drop_ms: Vec<f64>,
-    noted: u64,
-    entries: std::collections::VecDeque<DropEntry>,
-}
-
-impl DropLog {
-    /// Notes the drops since the last call, made at `now_ms` real time.
-    pub fn observe(&mut self, sim: &Simulation, now_ms: f64) {
-        let n = sim.nodes().len();
-        self.seen.resize(n, [0; DropReason::COUNT]);
-        self.last_drop_ms.resize(n, f64::NEG_INFINITY);
-        let time_s = sim.now().as_secs_f64();
-        for (i, seen) in self.seen.iter_mut().enumerate() {
-            let now = sim.stats(i).dropped;
-            for (k, reason) in DropReason::ALL.iter().enumerate() {
-                if now[k] > seen[k] {
-                    self.last_drop_ms[i] = now_ms;
-                    if self.entries.len() == LOG_LINES {
-                        self.entries.pop_front();
-                    }
-                    let entry = DropEntry { seq: self.noted, time_s, index: i, node: sim.node_id(i).to_string(), reason: reason.as_str(), count: now[k] - seen[k] };
-                    self.entries.push_back(entry);
-                    self.noted += 1;
-                }
-            }
-            *seen = now;
-        }
-    }
-
-    /// Per node, whether it dropped something within `within_ms` of
-    /// `now_ms`.
-    pub fn dropping(&self, now_ms: f64, within_ms: f64) -> Vec<bool> {
-        self.last_drop_ms.iter().map(|&t| now_ms - t <= within_ms).collect()
-    }
-
-    /// Most recent first.
-    pub fn latest(&self) -> Vec<DropEntry> {
-        self.entries.iter().rev().cloned().collect()
-    }
-}
-
-/// One node's figures at one instant, for the throughput and latency charts.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Sample {
-    pub t_s: f64,
-    pub departed: u64,
-    pub depth_bytes: u64,
-    /// Latency percentiles so far (queues: the wait; sinks: from creation).
-    pub latency: Option<Percentiles>,
-}
-
-/// Samples taken at most this many per node; when full, every other one
-/// goes and the gap between samples doubles, so memory stays bounded.
-const SAMPLES: usize = 512;
-
-/// Every node's samples, taken as the page draws (the engine keeps counts
-/// and histograms, not their history).
-#[derive(Default)]
-pub struct Sampler {
-    nodes: Vec<Vec<Sample>>,
-    /// Simulated seconds between samples at least.
-    gap_s: f64,
-}
-
-impl Sampler {
-    pub fn observe(&mut self, sim: &Simulation) {
-        let t_s = sim.now().as_secs_f64();
-        let n = sim.nodes().len();
-        self.nodes.resize_with(n, Vec::new);
-        let last = self.nodes.first().and_then(|s| s.last()).map_or(f64::NEG_INFINITY, |s| s.t_s);
-        if t_s - last < self.gap_s || t_s <= last {
-            return;
-        }
-        for (i, samples) in self.nodes.iter_mut().enumerate() {
-            let stats = sim.stats(i);
-            let latency = stats.durations.as_ref().filter(|d| d.count() > 0).map(|d| d.percentiles());
-            samples.push(Sample { t_s, departed: stats.departed, depth_bytes: stats.depth_bytes, latency });
-        }
-        if self.nodes.first().is_some_and(|s| s.len() >= SAMPLES) {
-            for samples in &mut self.nodes {
-                *samples = samples.iter().copied().step_by(2).collect();
-            }
-            self.gap_s = (self.gap_s * 2.0).max(t_s / SAMPLES as f64);
-        }
-    }
-
-    pub fn of(&self, node: usize) -> &[Sample] {
-        self.nodes.get(node).map_or(&[], Vec::as_slice)
-    }
-}

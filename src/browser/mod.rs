@@ -1,0 +1,9 @@
+//! Browser glue: the clock, animation frames, keyboard shortcuts, values
+//! that change every frame, and keeping work (local storage, share links,
+//! files). Nothing here knows the model.
+
+pub mod clock;
+pub mod frames;
+pub mod keep;
+pub mod live;
+pub mod shortcuts;

@@ -1,0 +1,58 @@
+//! What the page has to say above the canvas: the share link last made, a
+//! passing status, a refused edit, why the watchdog stopped the run, and
+//! what the draft still lacks before it runs.
+
+use yew::prelude::*;
+
+#[derive(Properties, PartialEq)]
+pub struct MessagesProps {
+    /// The link last made with "Share link", shown until closed.
+    pub shared: Option<String>,
+    pub on_close_share: Callback<()>,
+    /// A passing message: a link copied, a file imported.
+    pub status: Option<String>,
+    /// Why the last edit was refused.
+    pub notice: Option<String>,
+    /// Why the watchdog stopped A or B.
+    pub stall: Option<String>,
+    /// What the draft still lacks.
+    pub missing: Vec<String>,
+}
+
+#[function_component(Messages)]
+pub fn messages(p: &MessagesProps) -> Html {
+    let close = p.on_close_share.clone();
+    html! {
+        <>
+            if let Some(link) = p.shared.clone() {
+                <div class="share" role="status" data-testid="share-panel">
+                    <label for="share-link">{"Anyone who opens this link gets this scenario (copied to the clipboard):"}</label>
+                    <input id="share-link" data-testid="share-link" readonly=true value={link}
+                        onfocus={Callback::from(|e: FocusEvent| {
+                            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                            input.select();
+                        })} />
+                    <button class="icon" aria-label="Close the share link" onclick={Callback::from(move |_: MouseEvent| close.emit(()))}>{"×"}</button>
+                </div>
+            }
+            if let Some(text) = p.status.clone() {
+                <div class="info" role="status" data-testid="status">{ text }</div>
+            }
+            if let Some(why) = p.notice.clone() {
+                <div class="notice" role="alert" data-testid="notice">{ why }</div>
+            }
+            if let Some(why) = p.stall.clone() {
+                <div class="notice stall" role="alert" data-testid="stall">
+                    { why }
+                    {" Change the scenario and it runs again from time zero; Reset starts it again as it is."}
+                </div>
+            }
+            if !p.missing.is_empty() {
+                <div class="missing" role="status" data-testid="missing">
+                    <strong>{"Not running yet: "}</strong>
+                    { p.missing.join("; ") }
+                </div>
+            }
+        </>
+    }
+}

@@ -1,0 +1,22 @@
+//! The page's components: each takes plain data as props and reports input
+//! as callbacks; none holds the model.
+
+pub mod ab_table;
+pub mod canvases;
+pub mod chart;
+pub mod controls;
+pub mod counters;
+pub mod event_log;
+pub mod fields;
+pub mod flow_layer;
+pub mod graph;
+pub mod import_button;
+pub mod inspector;
+pub mod lesson_panel;
+pub mod lesson_picker;
+pub mod measured_canvas;
+pub mod messages;
+pub mod palette;
+pub mod panic_panel;
+pub mod theory_panel;
+pub mod toolbar;

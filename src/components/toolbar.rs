@@ -1,0 +1,55 @@
+//! The edit toolbar above the canvas: undo, redo, duplicate, delete,
+//! export, import, share and the A/B comparison.
+
+use yew::prelude::*;
+
+use crate::components::import_button::ImportButton;
+
+#[derive(Properties, PartialEq)]
+pub struct ToolbarProps {
+    pub can_undo: bool,
+    pub can_redo: bool,
+    /// Some block is selected (duplicate and delete act on the selection).
+    pub selected: bool,
+    /// An A/B comparison is open.
+    pub comparing: bool,
+    pub on_undo: Callback<()>,
+    pub on_redo: Callback<()>,
+    pub on_duplicate: Callback<()>,
+    pub on_delete: Callback<()>,
+    pub on_export: Callback<()>,
+    pub on_import: Callback<web_sys::File>,
+    pub on_share: Callback<()>,
+    /// Opens or closes the comparison.
+    pub on_compare: Callback<()>,
+}
+
+fn button(label: &'static str, test_id: &'static str, title: &'static str, enabled: bool, cb: &Callback<()>) -> Html {
+    let cb = cb.clone();
+    html! {
+        <button data-testid={test_id} title={title} disabled={!enabled} onclick={Callback::from(move |_: MouseEvent| cb.emit(()))}>
+            { label }
+        </button>
+    }
+}
+
+#[function_component(Toolbar)]
+pub fn toolbar(p: &ToolbarProps) -> Html {
+    let on_compare = p.on_compare.clone();
+    html! {
+        <div class="toolbar" role="toolbar" aria-label="Edit">
+            { button("↶ Undo", "undo", "Undo (Ctrl+Z)", p.can_undo, &p.on_undo) }
+            { button("↷ Redo", "redo", "Redo (Ctrl+Shift+Z or Ctrl+Y)", p.can_redo, &p.on_redo) }
+            { button("Duplicate", "duplicate", "Duplicate the selected blocks (Ctrl+D)", p.selected, &p.on_duplicate) }
+            { button("✕ Delete", "delete", "Delete the selected blocks (Delete)", p.selected, &p.on_delete) }
+            <span class="toolbar-gap"></span>
+            { button("⤓ Export", "export", "Save the scenario as a JSON file", true, &p.on_export) }
+            <ImportButton on_file={p.on_import.clone()} />
+            { button("↗ Share link", "share", "Make a link that opens this scenario (copied to the clipboard)", true, &p.on_share) }
+            <button data-testid="ab-toggle" aria-pressed={p.comparing.to_string()} onclick={Callback::from(move |_: MouseEvent| on_compare.emit(()))}
+                title="Run a copy of this scenario beside it (B), on the same seed from time zero; edit A and compare">
+                { if p.comparing { "Close A/B" } else { "⇄ A/B" } }
+            </button>
+        </div>
+    }
+}

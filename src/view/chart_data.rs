@@ -1,0 +1,197 @@
+//! What the charts draw, worked out from a run and its samples: the lines of
+//! the chart on show (only that one), the thresholds of the charted queues,
+//! their state strips, and variant B drawn over A. Plain data: the `Charts`
+//! component turns it into pixels.
+
+use std::rc::Rc;
+
+use sluice_engine::Simulation;
+
+use crate::view::colours::{state_colour, NODE_COLOURS};
+use crate::view::observed::Sampler;
+
+/// One line of a chart.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Line {
+    pub label: String,
+    pub colour: &'static str,
+    pub points: Vec<(f64, f64)>,
+    pub stroke: Stroke,
+}
+
+/// How a line is drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stroke {
+    Solid,
+    /// Variant B of an A/B comparison, over A's solid line.
+    Dashed,
+    /// A threshold: dashed, level across the chart at its first point.
+    Threshold,
+}
+
+/// A queue's send state changed (for the state strips).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StateChange {
+    pub time_s: f64,
+    pub from: &'static str,
+    pub to: &'static str,
+}
+
+/// The charts a user can pick.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ChartKind {
+    #[default]
+    Depth,
+    Bytes,
+    Throughput,
+    Latency,
+}
+
+impl ChartKind {
+    pub const ALL: [ChartKind; 4] = [ChartKind::Depth, ChartKind::Bytes, ChartKind::Throughput, ChartKind::Latency];
+
+    pub fn tab(self) -> &'static str {
+        match self {
+            ChartKind::Depth => "Depth",
+            ChartKind::Bytes => "Bytes",
+            ChartKind::Throughput => "Throughput",
+            ChartKind::Latency => "Latency",
+        }
+    }
+
+    pub fn y_label(self) -> &'static str {
+        match self {
+            ChartKind::Depth => "messages",
+            ChartKind::Bytes => "bytes",
+            ChartKind::Throughput => "messages/s",
+            ChartKind::Latency => "seconds",
+        }
+    }
+}
+
+/// Reads one percentile.
+type PercentileOf = fn(&sluice_engine::metrics::Percentiles) -> f64;
+
+/// A chart's lines, the charted nodes' names, and their state strips.
+pub type ChartData = (Rc<Vec<Line>>, Vec<String>, Rc<Vec<(String, Vec<StateChange>)>>);
+
+/// What the `kind` chart draws for the `charted` nodes (only the chart on
+/// show is worked out), the nodes' names, and the transitions of the queues
+/// among them for the state strips.
+pub fn chart_lines(
+    sim: &Simulation,
+    samples: &Sampler,
+    charted: &[usize],
+    kind: ChartKind,
+) -> ChartData {
+    let names: Vec<String> = charted.iter().map(|&i| sim.node_id(i).to_string()).collect();
+    let several = charted.len() > 1;
+    let mut lines = Vec::new();
+    let mut strips = Vec::new();
+    for (k, &node) in charted.iter().enumerate() {
+        let (name, colour) = (&names[k], NODE_COLOURS[k % NODE_COLOURS.len()]);
+        let line = |label: String, colour, points| Line { label, colour, points, stroke: Stroke::Solid };
+        let taken = samples.of(node);
+        match kind {
+            ChartKind::Depth => {
+                let points = sim.stats(node).depth_series.points(sim.now()).iter().map(|p| (p.t_s, p.last as f64)).collect();
+                lines.push(line(name.clone(), colour, points));
+            }
+            ChartKind::Bytes => lines.push(line(name.clone(), colour, taken.iter().map(|p| (p.t_s, p.depth_bytes as f64)).collect())),
+            ChartKind::Throughput => {
+                // Each rate spans at least 1/200 of the run: two samples a
+                // moment apart (a frame stopped at a lesson's judging time)
+                // would make a spike of noise.
+                let min_span = sim.now().as_secs_f64() / 200.0;
+                let mut rates = Vec::with_capacity(taken.len());
+                let mut from = taken.first();
+                for sample in taken.iter().skip(1) {
+                    let Some(start) = from else { break };
+                    let span = sample.t_s - start.t_s;
+                    if span >= min_span && span > 0.0 {
+                        rates.push((sample.t_s, (sample.departed - start.departed) as f64 / span));
+                        from = Some(sample);
+                    }
+                }
+                lines.push(line(name.clone(), colour, rates));
+            }
+            ChartKind::Latency => {
+                let percentiles: &[(&str, PercentileOf)] = if several {
+                    &[("p95", |p| p.p95)]
+                } else {
+                    &[("p50", |p| p.p50), ("p95", |p| p.p95), ("p99", |p| p.p99)]
+                };
+                for (j, (label, pick)) in percentiles.iter().enumerate() {
+                    let points = taken.iter().filter_map(|p| p.latency.as_ref().map(|l| (p.t_s, pick(l)))).collect();
+                    lines.push(line(format!("{name} {label}"), if several { colour } else { NODE_COLOURS[j] }, points));
+                }
+            }
+        }
+        if let sluice_engine::Node::Queue(q) = &sim.nodes()[node] {
+            let spec = q.spec();
+            let who = if several { format!("{name} ") } else { String::new() };
+            for (limits, label, state) in [(spec.soft_limit, "soft limit", "SoftLimit"), (spec.hard_limit, "hard limit", "HardLimit")] {
+                let v = match kind {
+                    ChartKind::Depth => limits.messages,
+                    ChartKind::Bytes => limits.bytes,
+                    _ => 0,
+                };
+                if v > 0 {
+                    lines.push(Line { label: format!("{who}{label} ({v})"), colour: state_colour(state), points: vec![(0.0, v as f64)], stroke: Stroke::Threshold });
+                }
+            }
+            let transitions = sim
+                .transitions()
+                .entries()
+                .filter(|t| t.node == node && matches!(t.to, "Ready" | "Overloaded" | "SoftLimit" | "HardLimit"))
+                .map(|t| StateChange { time_s: t.time.as_secs_f64(), from: t.from, to: t.to })
+                .collect();
+            strips.push((name.clone(), transitions));
+        }
+    }
+    (Rc::new(lines), names, Rc::new(strips))
+}
+
+/// A's chart data with variant B's drawn over it: B's lines dashed in the
+/// same colours, its thresholds only where they differ from A's, its state
+/// strips after A's.
+pub fn with_variant_b(a: ChartData, b: &Simulation, samples: &Sampler, kind: ChartKind) -> ChartData {
+    let (lines_a, names, strips_a) = a;
+    // The same nodes, by id: B's indices may differ.
+    let charted_b: Vec<usize> = names.iter().filter_map(|id| b.scenario().node_index(id)).collect();
+    let (lines_b, _, strips_b) = chart_lines(b, samples, &charted_b, kind);
+    let mut lines: Vec<Line> = lines_a
+        .iter()
+        .cloned()
+        .map(|mut l| {
+            if l.stroke == Stroke::Solid {
+                l.label = format!("A: {}", l.label);
+            }
+            l
+        })
+        .collect();
+    for mut l in lines_b.iter().cloned() {
+        match l.stroke {
+            Stroke::Threshold if lines_a.iter().any(|t| t.stroke == Stroke::Threshold && t.points == l.points && t.label == l.label) => continue,
+            Stroke::Threshold => l.label = format!("B: {}", l.label),
+            _ => {
+                l.label = format!("B: {}", l.label);
+                l.stroke = Stroke::Dashed;
+            }
+        }
+        lines.push(l);
+    }
+    let mut strips = (*strips_a).clone();
+    strips.extend(strips_b.iter().map(|(name, changes)| (format!("{name} (B)"), changes.clone())));
+    (Rc::new(lines), names, Rc::new(strips))
+}
+
+/// The chart that shows a lesson's figure, where one does.
+pub fn chart_for(figure: &str) -> Option<ChartKind> {
+    match figure {
+        "throughput_per_s" | "departed" => Some(ChartKind::Throughput),
+        "mean_wait_s" | "mean_sojourn_s" => Some(ChartKind::Latency),
+        "mean_depth" | "max_depth" | "depth" => Some(ChartKind::Depth),
+        _ => None,
+    }
+}

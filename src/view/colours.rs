@@ -1,0 +1,17 @@
+//! The page's colours that carry meaning, in one place: a send-queue state
+//! is the same colour on the canvas, in the log, on the state strips and in
+//! the chart's thresholds; a charted node keeps its colour across charts.
+
+/// The colour of a send-queue state, shared by the canvas, log and legend.
+pub fn state_colour(state: &str) -> &'static str {
+    match state {
+        "Ready" => "#2f9e44",
+        "Overloaded" => "#e6a700",
+        "SoftLimit" => "#e8590c",
+        "HardLimit" => "#c92a2a",
+        _ => "#868e96",
+    }
+}
+
+/// The colours of charted nodes, in selection order.
+pub const NODE_COLOURS: [&str; 6] = ["#1c7ed6", "#7048e8", "#0c8599", "#d6336c", "#5c940d", "#f08c00"];
