@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use sluice_engine::lesson::LessonText;
 use sluice_engine::playground::{Applied, Command, PlayError, Speed};
-use sluice_engine::scenario::Position;
+use sluice_engine::scenario::{Kind, Position};
 use sluice_engine::{BlockSpec, Scenario};
 use yew::prelude::*;
 
@@ -76,7 +76,7 @@ pub fn app() -> Html {
     // The selected nodes, by index; the last is the one the inspector shows.
     let selected = use_state(|| {
         let s = session.borrow();
-        s.play.scenario().nodes.iter().position(|n| n.block.kind() == "queue").into_iter().collect::<Vec<usize>>()
+        s.play.scenario().nodes.iter().position(|n| n.block.kind() == Kind::Queue).into_iter().collect::<Vec<usize>>()
     });
     // Why the last edit was refused, until the next one.
     let notice = use_state(|| opening.1.clone());
@@ -236,7 +236,7 @@ pub fn app() -> Html {
     });
     let on_drop = {
         let dispatch = dispatch.clone();
-        Callback::from(move |(kind, x, y): (String, f64, f64)| {
+        Callback::from(move |(kind, x, y): (Kind, f64, f64)| {
             let svg = gloo_utils::document().query_selector("svg.graph").ok().flatten();
             let Some(svg) = svg.filter(|svg| over_canvas(svg, x, y)) else { return };
             let at = client_to_canvas(&svg, x, y).map(|(x, y)| Position { x: x.round(), y: y.round() });
@@ -245,7 +245,7 @@ pub fn app() -> Html {
     };
     let on_add = {
         let dispatch = dispatch.clone();
-        Callback::from(move |kind: String| drop(dispatch(Command::Add { kind, at: None })))
+        Callback::from(move |kind: Kind| drop(dispatch(Command::Add { kind, at: None })))
     };
     let on_selected = |make: fn(Vec<String>) -> Command, clears: bool| {
         let (dispatch, session, selected) = (dispatch.clone(), session.clone(), selected.clone());

@@ -97,7 +97,7 @@ fn theory_text(sim: &Simulation) -> String {
     use sluice_engine::theory::{Measured, Model};
     let mut out = String::from("\ntheory (measured since time zero | predicted)\n");
     for (i, node) in sim.scenario().nodes.iter().enumerate() {
-        if node.block.kind() != "queue" {
+        if node.block.kind() != sluice_engine::scenario::Kind::Queue {
             continue;
         }
         let line = match Model::of(sim.scenario(), i) {

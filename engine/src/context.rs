@@ -2,6 +2,7 @@
 //! stream, the scheduler, the transition log and its own counters. Never
 //! another block: the simulation carries messages and signals between them.
 
+use crate::state::State;
 use crate::message::Message;
 use crate::metrics::{DropReason, NodeStats, Transition, TransitionLog};
 use crate::rng::SimRng;
@@ -70,7 +71,7 @@ impl Context<'_> {
         }
     }
 
-    pub fn log_transition(&mut self, from: &'static str, to: &'static str, cause: &'static str) {
+    pub fn log_transition(&mut self, from: State, to: State, cause: &'static str) {
         self.stats.count_entry(to);
         self.core.log.push(Transition { time: self.core.now, node: self.node, from, to, cause });
     }

@@ -18,7 +18,7 @@
 
 use serde_json::{json, Value};
 
-use crate::scenario::{BlockSpec, NodeSpec, Position, Scenario, ScenarioError, BLOCK_KINDS};
+use crate::scenario::{BlockSpec, Kind, NodeSpec, Position, Scenario, ScenarioError};
 use crate::validate::FieldError;
 
 /// How many edits can be undone.
@@ -59,24 +59,23 @@ pub enum Touched {
 
 /// The parameters a new block of each kind starts with: a working example
 /// rather than the smallest valid one, so that it does something at once.
-pub fn default_block(kind: &str) -> Option<BlockSpec> {
+pub fn default_block(kind: Kind) -> BlockSpec {
     let fields = match kind {
-        "producer" => json!({"arrivals": {"process": "poisson", "rate_per_s": 20.0}}),
-        "queue" => json!({"soft_limit": {"messages": 20}, "hard_limit": {"messages": 60}}),
-        "consumer" => json!({"service_time": {"dist": "exponential", "mean": 0.05}}),
-        "router" => json!({"policy": "round_robin"}),
-        "window" => json!({"max_messages": 8}),
-        "credit" => json!({"initial_credit": 8}),
-        "rate_limiter" => json!({"rules": [{"scheme": "token_bucket", "limit": 10, "span_s": 1}]}),
-        "concurrency_limiter" => json!({"max_in_flight": 4}),
-        "link" => json!({"bandwidth_bytes_per_s": 100000.0, "latency_s": 0.02}),
-        "dispatcher" => json!({"workers": 2, "service_time": {"dist": "exponential", "mean": 0.05}}),
-        "resource_pool" => json!({"min_total": 1, "max_total": 4}),
-        _ => return None,
+        Kind::Producer => json!({"arrivals": {"process": "poisson", "rate_per_s": 20.0}}),
+        Kind::Queue => json!({"soft_limit": {"messages": 20}, "hard_limit": {"messages": 60}}),
+        Kind::Consumer => json!({"service_time": {"dist": "exponential", "mean": 0.05}}),
+        Kind::Router => json!({"policy": "round_robin"}),
+        Kind::Window => json!({"max_messages": 8}),
+        Kind::Credit => json!({"initial_credit": 8}),
+        Kind::RateLimiter => json!({"rules": [{"scheme": "token_bucket", "limit": 10, "span_s": 1}]}),
+        Kind::ConcurrencyLimiter => json!({"max_in_flight": 4}),
+        Kind::Link => json!({"bandwidth_bytes_per_s": 100000.0, "latency_s": 0.02}),
+        Kind::Dispatcher => json!({"workers": 2, "service_time": {"dist": "exponential", "mean": 0.05}}),
+        Kind::ResourcePool => json!({"min_total": 1, "max_total": 4}),
     };
     let mut value = fields;
-    value["kind"] = Value::from(kind);
-    serde_json::from_value(value).ok()
+    value["kind"] = Value::from(kind.as_str());
+    serde_json::from_value(value).expect("every kind's defaults are a valid block")
 }
 
 /// Turns a refused draft into one message, naming the nodes rather than
@@ -187,7 +186,7 @@ impl Editor {
     }
 
     /// A fresh id for a block of `kind`: the kind and the first free number.
-    fn fresh_id(scenario: &Scenario, kind: &str) -> String {
+    fn fresh_id(scenario: &Scenario, kind: Kind) -> String {
         (1..)
             .map(|n| format!("{kind}{n}"))
             .find(|id| scenario.node_index(id).is_none())
@@ -196,9 +195,8 @@ impl Editor {
 
     /// Adds a block of `kind` with its default parameters at `at`. Returns
     /// its id.
-    pub fn add_node(&mut self, kind: &str, at: Position) -> Result<String, String> {
-        let block = default_block(kind)
-            .ok_or_else(|| format!("unknown block kind \"{kind}\"; known kinds: {}", BLOCK_KINDS.join(", ")))?;
+    pub fn add_node(&mut self, kind: Kind, at: Position) -> Result<String, String> {
+        let block = default_block(kind);
         let id = Editor::fresh_id(&self.scenario, kind);
         let node = NodeSpec { id: id.clone(), position: Some(at), block };
         self.edit(Touched::Shape, |s| {
@@ -228,7 +226,7 @@ impl Editor {
         if outs >= max {
             return Err(format!(
                 "a {} has {} output; {from} already feeds {} (put a router after it to fan out)",
-                source.kind().replace('_', " "),
+                source.kind().as_str().replace('_', " "),
                 if max == 1 { "one" } else { "a limited number of" },
                 self.scenario.edges.iter().find(|e| e.from == from).map_or("", |e| e.to.as_str())
             ));
@@ -390,7 +388,7 @@ mod tests {
     }
 
     fn node(id: &str, kind: &str) -> NodeSpec {
-        NodeSpec { id: id.into(), position: None, block: default_block(kind).unwrap() }
+        NodeSpec { id: id.into(), position: None, block: default_block(Kind::parse(kind).unwrap()) }
     }
 
     /// A producer `p` feeding a consumer `c`.
@@ -402,22 +400,21 @@ mod tests {
 
     #[test]
     fn every_kind_has_a_valid_default() {
-        for kind in BLOCK_KINDS {
+        for kind in Kind::ALL {
             let mut e = empty_editor();
             let id = e.add_node(kind, at(10.0, 20.0)).unwrap_or_else(|why| panic!("{kind}: {why}"));
             assert_eq!(e.scenario().nodes.last().unwrap().id, id);
         }
-        assert!(default_block("teapot").is_none());
     }
 
     #[test]
     fn building_a_pipeline_step_by_step_ends_runnable() {
         let mut e = empty_editor();
         e.remove(&["p".to_string()]).unwrap();
-        let p = e.add_node("producer", at(0.0, 0.0)).unwrap();
-        let w = e.add_node("window", at(100.0, 0.0)).unwrap();
-        let l = e.add_node("link", at(200.0, 0.0)).unwrap();
-        let q = e.add_node("queue", at(300.0, 0.0)).unwrap();
+        let p = e.add_node(Kind::Producer, at(0.0, 0.0)).unwrap();
+        let w = e.add_node(Kind::Window, at(100.0, 0.0)).unwrap();
+        let l = e.add_node(Kind::Link, at(200.0, 0.0)).unwrap();
+        let q = e.add_node(Kind::Queue, at(300.0, 0.0)).unwrap();
         assert_eq!(e.missing().len(), 4, "{:?}", e.missing());
         for (a, b) in [(&p, &w), (&w, &l), (&l, &q)] {
             e.connect(a, b).unwrap();
@@ -433,7 +430,7 @@ mod tests {
     #[test]
     fn bad_connections_are_refused_with_a_reason() {
         let mut e = empty_editor();
-        let q = e.add_node("queue", at(0.0, 0.0)).unwrap();
+        let q = e.add_node(Kind::Queue, at(0.0, 0.0)).unwrap();
         let why = e.connect("c", "p").unwrap_err();
         assert!(why.contains("producer"), "{why}");
         let why = e.connect("p", "p").unwrap_err();
@@ -452,7 +449,7 @@ mod tests {
     fn undo_and_redo_walk_the_history() {
         let mut e = empty_editor();
         let original = e.scenario().clone();
-        let q = e.add_node("queue", at(0.0, 0.0)).unwrap();
+        let q = e.add_node(Kind::Queue, at(0.0, 0.0)).unwrap();
         e.move_by(std::slice::from_ref(&q), 15.0, -5.0).unwrap();
         let moved = e.scenario().clone();
         assert!(e.undo() && e.undo());
@@ -501,15 +498,15 @@ mod tests {
     #[test]
     fn parameter_changes_are_checked() {
         let mut e = empty_editor();
-        let mut bad = default_block("queue").unwrap();
+        let mut bad = default_block(Kind::Queue);
         if let BlockSpec::Queue(q) = &mut bad {
             q.soft_limit.messages = 100;
             q.hard_limit.messages = 10;
         }
-        let q = e.add_node("queue", at(0.0, 0.0)).unwrap();
+        let q = e.add_node(Kind::Queue, at(0.0, 0.0)).unwrap();
         let why = e.set_block(&q, bad).unwrap_err();
         assert!(why.starts_with("queue1: ") && why.contains("hard_limit"), "{why}");
-        assert!(e.set_block(&q, default_block("consumer").unwrap()).is_err());
+        assert!(e.set_block(&q, default_block(Kind::Consumer)).is_err());
     }
 
     #[test]

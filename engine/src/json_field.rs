@@ -82,7 +82,7 @@ mod tests {
 
     #[test]
     fn with_field_parses_again_and_names_the_field() {
-        let queue = crate::editor::default_block("queue").unwrap();
+        let queue = crate::editor::default_block(crate::scenario::Kind::Queue);
         let changed = with_field(&queue, "/capacity/messages", json!(7)).unwrap();
         assert_eq!(serde_json::to_value(&changed).unwrap()["capacity"]["messages"], json!(7));
         let err = with_field(&queue, "/capacity/messages", json!("seven")).unwrap_err();

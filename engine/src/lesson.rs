@@ -24,6 +24,7 @@ use crate::json_field::with_field;
 use crate::metrics::{entries_into, DropReason};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::simulation::{Node, Simulation};
+use crate::state::State;
 use crate::time::SimTime;
 
 /// The version of the lesson format this build reads.
@@ -204,14 +205,22 @@ pub enum Figure {
     /// A producer: 1 when paused or blocked now, else 0.
     Paused,
     /// How often the node entered the named state.
-    Entered(&'static str),
+    Entered(State),
     /// 1 if the node is in the named state now, else 0.
-    In(&'static str),
+    In(State),
 }
 
 /// The state names checks may use (queue send states, consumer phases).
-const STATES: &[&str] =
-    &["Ready", "Overloaded", "SoftLimit", "HardLimit", "Initializing", "Operational", "ShuttingDown", "ShutDown"];
+const STATES: [State; 8] = [
+    State::Ready,
+    State::Overloaded,
+    State::SoftLimit,
+    State::HardLimit,
+    State::Initializing,
+    State::Operational,
+    State::ShuttingDown,
+    State::ShutDown,
+];
 
 impl Figure {
     /// Whether the figure counts events since the step began.
@@ -252,9 +261,9 @@ impl Figure {
                     Figure::Dropped(Some(*reason))
                 } else if let Some((which, state)) = name.split_once('.').filter(|(w, _)| matches!(*w, "entered" | "in")) {
                     let state = STATES
-                        .iter()
-                        .find(|s| **s == state)
-                        .ok_or_else(|| format!("no state \"{state}\" (states: {})", STATES.join(", ")))?;
+                        .into_iter()
+                        .find(|s| s.as_str() == state)
+                        .ok_or_else(|| format!("no state \"{state}\" (states: {})", STATES.map(State::as_str).join(", ")))?;
                     if which == "in" {
                         Figure::In(state)
                     } else {
@@ -286,7 +295,7 @@ struct Reading {
     residence_s: f64,
     sojourn_s: f64,
     /// Entries into each state, in full.
-    entered: Vec<(&'static str, u64)>,
+    entered: Vec<(State, u64)>,
 }
 
 impl Reading {
@@ -643,8 +652,8 @@ mod tests {
     #[test]
     fn figures_parse_and_name_what_is_wrong() {
         assert_eq!(Figure::parse("dropped.thinned"), Ok(Figure::Dropped(Some(DropReason::Thinned))));
-        assert_eq!(Figure::parse("entered.HardLimit"), Ok(Figure::Entered("HardLimit")));
-        assert_eq!(Figure::parse("in.ShutDown"), Ok(Figure::In("ShutDown")));
+        assert_eq!(Figure::parse("entered.HardLimit"), Ok(Figure::Entered(State::HardLimit)));
+        assert_eq!(Figure::parse("in.ShutDown"), Ok(Figure::In(State::ShutDown)));
         assert!(Figure::parse("in.Asleep").unwrap_err().contains("no state \"Asleep\""));
         assert!(Figure::parse("dropped.lost").unwrap_err().contains("thinned"));
         assert!(Figure::parse("speed").unwrap_err().contains("no figure \"speed\""));

@@ -26,6 +26,7 @@ pub mod rng;
 pub mod scenario;
 pub(crate) mod scheduler;
 pub mod share;
+pub mod state;
 pub mod simulation;
 pub mod supervision;
 pub mod theory;
@@ -39,6 +40,7 @@ pub use editor::Editor;
 pub use playground::{Command, Playground};
 pub use scenario::{BlockSpec, FieldError, NodeSpec, Scenario, ScenarioError, SCENARIO_VERSION};
 pub use simulation::{Node, Simulation, Stall, MAX_EVENTS_AT_ONE_INSTANT};
+pub use state::State;
 pub use time::{SimDuration, SimTime};
 
 /// The scenario the page opens on: a fast video producer, a sender queue with

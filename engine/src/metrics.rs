@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
+use crate::state::State;
 use crate::time::{SimDuration, SimTime};
 
 /// Why a message left the system without being delivered.
@@ -255,8 +256,8 @@ impl Series {
 pub struct Transition {
     pub time: SimTime,
     pub node: usize,
-    pub from: &'static str,
-    pub to: &'static str,
+    pub from: State,
+    pub to: State,
     /// What made it happen, in a few words.
     pub cause: &'static str,
 }
@@ -426,12 +427,12 @@ pub struct NodeStats {
     pub durations: Option<Box<Durations>>,
     /// How often the node entered each state, counted in full (the
     /// transition log keeps only the latest entries).
-    pub entered: Vec<(&'static str, u64)>,
+    pub entered: Vec<(State, u64)>,
 }
 
 /// How often a list of state entries (`NodeStats::entered`) says `state`
 /// was entered.
-pub fn entries_into(entered: &[(&'static str, u64)], state: &str) -> u64 {
+pub fn entries_into(entered: &[(State, u64)], state: State) -> u64 {
     entered.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n)
 }
 
@@ -442,11 +443,11 @@ pub const DEPTH_SERIES_CAPACITY: usize = 2048;
 
 impl NodeStats {
     /// How often the node entered `state`.
-    pub fn entered(&self, state: &str) -> u64 {
+    pub fn entered(&self, state: State) -> u64 {
         entries_into(&self.entered, state)
     }
 
-    pub(crate) fn count_entry(&mut self, state: &'static str) {
+    pub(crate) fn count_entry(&mut self, state: State) {
         match self.entered.iter_mut().find(|(s, _)| *s == state) {
             Some((_, n)) => *n += 1,
             None => self.entered.push((state, 1)),
@@ -603,7 +604,7 @@ mod tests {
     fn transition_log_keeps_the_latest() {
         let mut log = TransitionLog::new(3);
         for i in 0..10 {
-            log.push(Transition { time: SimTime::from_nanos(i), node: 0, from: "a", to: "b", cause: "" });
+            log.push(Transition { time: SimTime::from_nanos(i), node: 0, from: State::Up, to: State::Down, cause: "" });
         }
         assert_eq!(log.total(), 10);
         let times: Vec<u64> = log.entries().map(|t| t.time.as_nanos()).collect();

@@ -6,6 +6,8 @@ use std::fmt::Write;
 use serde::Serialize;
 
 use crate::metrics::Percentiles;
+use crate::scenario::Kind;
+use crate::state::State;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Totals {
@@ -17,7 +19,7 @@ pub struct Totals {
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NodeReport {
-    pub kind: &'static str,
+    pub kind: Kind,
     pub arrived: u64,
     pub departed: u64,
     /// Drops by reason; reasons with no drop are left out.
@@ -29,7 +31,7 @@ pub struct NodeReport {
     pub mean_depth_messages: f64,
     pub in_service: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub state: Option<&'static str>,
+    pub state: Option<State>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub paused: Option<bool>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -126,7 +128,7 @@ impl Report {
                 notes.push("down".into());
             }
             if let Some(p) = n.latency_s {
-                let what = if n.kind == "queue" { "wait" } else { "latency" };
+                let what = if n.kind == Kind::Queue { "wait" } else { "latency" };
                 notes.push(format!("{what} p50 {:.4} p99 {:.4} s", p.p50, p.p99));
             }
             let _ = writeln!(

@@ -276,7 +276,7 @@ proptest! {
         let mut doc: Value = serde_json::to_value(&scenario).unwrap();
         let mut pick = picks.iter().cycle();
         let ids: Vec<String> = scenario.nodes.iter().map(|n| n.id.clone()).collect();
-        let consumers: Vec<String> = scenario.nodes.iter().filter(|n| n.block.kind() == "consumer").map(|n| n.id.clone()).collect();
+        let consumers: Vec<String> = scenario.nodes.iter().filter(|n| n.block.kind() == sluice_engine::scenario::Kind::Consumer).map(|n| n.id.clone()).collect();
         let nodes = doc["nodes"].as_array_mut().unwrap();
         let mut extra = Vec::new();
         for (i, node) in nodes.iter_mut().enumerate() {

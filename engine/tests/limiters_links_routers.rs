@@ -2,6 +2,7 @@
 
 mod support;
 
+use sluice_engine::State;
 use serde_json::{json, Value};
 use sluice_engine::Simulation;
 use support::*;
@@ -172,7 +173,7 @@ fn a_full_link_buffer_is_the_would_block_that_overloads_the_sender() {
     let r = sim.report();
     let rate = r.nodes["c"].departed as f64 / 30.0;
     assert!((98.0..=100.5).contains(&rate), "{rate}");
-    assert!(sim.transitions().entries().any(|t| t.to == "Overloaded" && t.cause == "would block"));
+    assert!(sim.transitions().entries().any(|t| t.to == State::Overloaded && t.cause == "would block"));
     // Nothing arrives sooner than transmission (10 ms) plus latency (50 ms).
     assert!(r.nodes["c"].mean_sojourn_s.unwrap() > 0.06);
     assert!(max_depth(&sim, "link") <= 10 + 10, "buffer plus what is on the wire");
@@ -190,7 +191,7 @@ fn a_link_that_goes_down_loses_what_is_on_the_wire_and_resumes() {
     assert_eq!(sim.report().nodes["c"].departed, during, "nothing crosses while down");
     run_checked(&mut sim, 8.0);
     assert!(sim.report().nodes["c"].departed > during + 300, "resumed");
-    let states: Vec<_> = sim.transitions().entries().map(|t| (t.from, t.to)).collect();
+    let states: Vec<_> = sim.transitions().entries().map(|t| (t.from.as_str(), t.to.as_str())).collect();
     assert!(states.contains(&("up", "down")) && states.contains(&("down", "up")));
 }
 

@@ -3,6 +3,7 @@
 
 mod support;
 
+use sluice_engine::State;
 use serde_json::{json, Value};
 use sluice_engine::Simulation;
 use support::*;
@@ -123,9 +124,9 @@ fn a_consumer_accepts_nothing_while_initializing_or_after_shutting_down() {
     assert!(by_shutdown >= 40, "{by_shutdown}");
     run_checked(&mut sim, 20.0);
     assert!(served(&sim) <= by_shutdown + 1, "only what was in service finishes");
-    assert_eq!(sim.report().nodes["c"].state, Some("ShutDown"));
+    assert_eq!(sim.report().nodes["c"].state, Some(State::ShutDown));
     let c = idx(&sim, "c");
-    let phases: Vec<_> = sim.transitions().entries().filter(|t| t.node == c).map(|t| (t.from, t.to)).collect();
+    let phases: Vec<_> = sim.transitions().entries().filter(|t| t.node == c).map(|t| (t.from.as_str(), t.to.as_str())).collect();
     assert_eq!(
         phases,
         vec![
@@ -208,7 +209,7 @@ fn a_linked_client_sends_only_while_its_server_is_operational() {
     assert_eq!(made(&sim), by_shutdown, "the server asked it to unlink");
     assert_eq!(sim.report().nodes["mailbox"].dropped_total, 0);
     let p = idx(&sim, "p");
-    let links: Vec<_> = sim.transitions().entries().filter(|t| t.node == p).map(|t| (t.to, t.cause)).collect();
+    let links: Vec<_> = sim.transitions().entries().filter(|t| t.node == p).map(|t| (t.to.as_str(), t.cause)).collect();
     assert_eq!(links, vec![("linking", "link asked"), ("linked", "link confirmed"), ("unlinked", "server shutting down")]);
     // Not linked, it sends all along, and the mailbox of a shut-down actor
     // overflows.
@@ -256,7 +257,7 @@ fn supervised(timeout: Option<f64>) -> Simulation {
 
 fn phases_of(sim: &Simulation, id: &str) -> Vec<(&'static str, &'static str)> {
     let n = idx(sim, id);
-    sim.transitions().entries().filter(|t| t.node == n).map(|t| (t.to, t.cause)).collect()
+    sim.transitions().entries().filter(|t| t.node == n).map(|t| (t.to.as_str(), t.cause)).collect()
 }
 
 #[test]
@@ -265,9 +266,9 @@ fn a_supervisor_shutting_down_takes_its_children_with_it() {
     run_checked(&mut sim, 30.0);
     for child in ["a", "b"] {
         assert!(phases_of(&sim, child).contains(&("ShuttingDown", "supervisor shutting down")), "{child}");
-        assert_eq!(sim.report().nodes[child].state, Some("ShutDown"));
+        assert_eq!(sim.report().nodes[child].state, Some(State::ShutDown));
     }
-    assert_eq!(sim.report().nodes["sup"].state, Some("ShutDown"));
+    assert_eq!(sim.report().nodes["sup"].state, Some(State::ShutDown));
     // The linked producers stopped when their servers shut down.
     assert!(sim.report().nodes["pb"].arrived < 20 * 10);
 }
@@ -289,7 +290,7 @@ fn an_actor_that_fails_to_initialize_brings_its_supervisor_down() {
     // The supervisor is shut down only once b has finished what it held.
     let sup = idx(&sim, "sup");
     let b = idx(&sim, "b");
-    let at = |n: usize, to: &str| sim.transitions().entries().find(|t| t.node == n && t.to == to).map(|t| t.time).unwrap();
+    let at = |n: usize, to: &str| sim.transitions().entries().find(|t| t.node == n && t.to.as_str() == to).map(|t| t.time).unwrap();
     assert!(at(sup, "ShutDown") >= at(b, "ShutDown"));
 }
 

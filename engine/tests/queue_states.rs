@@ -2,6 +2,7 @@
 
 mod support;
 
+use sluice_engine::State;
 use serde_json::json;
 use sluice_engine::{BlockSpec, Node, Simulation};
 use support::*;
@@ -60,9 +61,9 @@ fn overloaded_queue_thins_video_and_keeps_audio() {
     // Every drop was a thinned (droppable) message: audio was never dropped.
     assert_eq!(q.dropped_total, q.dropped["thinned"]);
     // Each entry into Overloaded is a write the socket refused.
-    let into: Vec<_> = sim.transitions().entries().filter(|t| t.to == "Overloaded").collect();
+    let into: Vec<_> = sim.transitions().entries().filter(|t| t.to == State::Overloaded).collect();
     assert!(!into.is_empty());
-    assert!(into.iter().all(|t| t.from == "Ready" && t.cause == "would block"), "{:?}", into.first());
+    assert!(into.iter().all(|t| t.from == State::Ready && t.cause == "would block"), "{:?}", into.first());
 }
 
 #[test]
@@ -72,7 +73,7 @@ fn at_light_load_the_socket_never_blocks_and_nothing_is_thinned() {
     run_checked(&mut sim, 60.0);
     let r = sim.report();
     assert_eq!(r.nodes["sender"].dropped_total, 0);
-    assert!(sim.transitions().entries().all(|t| t.to != "Overloaded"));
+    assert!(sim.transitions().entries().all(|t| t.to != State::Overloaded));
     assert!(r.nodes["client"].departed > 2000);
 }
 
@@ -91,7 +92,7 @@ fn a_busy_consumer_is_not_a_socket_that_would_block() {
     let mut sim = Simulation::new(scenario, 4).unwrap();
     run_checked(&mut sim, 100.0);
     assert_eq!(sim.report().nodes["q"].dropped_total, 0);
-    assert!(sim.transitions().entries().all(|t| t.to != "Overloaded"));
+    assert!(sim.transitions().entries().all(|t| t.to != State::Overloaded));
     // It did wait for the worker: messages queued.
     assert!(max_depth(&sim, "q") >= 2);
 }
@@ -100,17 +101,17 @@ fn a_busy_consumer_is_not_a_socket_that_would_block() {
 fn soft_limit_pauses_the_producer_and_the_pause_lifts_after_sends() {
     let mut sim = Simulation::new(fast_video_slow_client("pause"), 5).unwrap();
     run_checked(&mut sim, 30.0);
-    let soft_entries = sim.transitions().entries().filter(|t| t.to == "SoftLimit").count();
-    let soft_exits = sim.transitions().entries().filter(|t| t.from == "SoftLimit").count();
+    let soft_entries = sim.transitions().entries().filter(|t| t.to == State::SoftLimit).count();
+    let soft_exits = sim.transitions().entries().filter(|t| t.from == State::SoftLimit).count();
     assert!(soft_entries > 3 && soft_exits > 3, "entries {soft_entries}, exits {soft_exits}");
     // A pausing producer never lets the queue reach the hard limit.
-    assert!(sim.transitions().entries().all(|t| t.to != "HardLimit"));
+    assert!(sim.transitions().entries().all(|t| t.to != State::HardLimit));
     assert_eq!(sim.report().nodes["q"].disconnects, Some(0));
     // Every move to a less severe state was caused by a send.
     let order = ["Ready", "Overloaded", "SoftLimit", "HardLimit"];
     let rank = |s: &str| order.iter().position(|o| *o == s).unwrap();
     for t in sim.transitions().entries() {
-        if rank(t.to) < rank(t.from) {
+        if rank(t.to.as_str()) < rank(t.from.as_str()) {
             assert_eq!(t.cause, "send", "{t:?}");
         }
     }
@@ -120,7 +121,7 @@ fn soft_limit_pauses_the_producer_and_the_pause_lifts_after_sends() {
 fn paused_producer_makes_nothing_while_paused() {
     let mut sim = Simulation::new(fast_video_slow_client("pause"), 5).unwrap();
     // Run until the queue first reaches SoftLimit.
-    while sim.transitions().entries().all(|t| t.to != "SoftLimit") {
+    while sim.transitions().entries().all(|t| t.to != State::SoftLimit) {
         assert!(sim.step());
     }
     let produced = sim.report().nodes["p"].arrived;
@@ -147,9 +148,9 @@ fn ignoring_producer_drives_the_queue_to_hard_limit_and_disconnect() {
     assert!(q.dropped["disconnect"] > 0);
     assert!(q.dropped["disconnected"] > 0, "arrivals while disconnected are dropped");
     let entries: Vec<_> = sim.transitions().entries().collect();
-    let hard = entries.iter().position(|t| t.to == "HardLimit").expect("reached HardLimit");
+    let hard = entries.iter().position(|t| t.to == State::HardLimit).expect("reached HardLimit");
     let next = entries[hard + 1];
-    assert_eq!((next.from, next.to, next.cause), ("HardLimit", "Ready", "new client connected"));
+    assert_eq!((next.from.as_str(), next.to.as_str(), next.cause), ("HardLimit", "Ready", "new client connected"));
     assert!((next.time.as_secs_f64() - entries[hard].time.as_secs_f64() - 0.5).abs() < 1e-9);
 }
 
@@ -196,7 +197,7 @@ fn byte_thresholds_trigger_on_their_own() {
     );
     let mut sim = Simulation::new(scenario, 1).unwrap();
     run_checked(&mut sim, 2.0);
-    assert!(sim.transitions().entries().any(|t| t.to == "SoftLimit"));
+    assert!(sim.transitions().entries().any(|t| t.to == State::SoftLimit));
     // Paused at five messages of 10 kB: the queue never holds much more.
     let series = sim.stats(1).depth_series.points(sim.now());
     assert!(series.iter().all(|p| p.max <= 6), "{:?}", series.iter().map(|p| p.max).max());
@@ -282,10 +283,10 @@ fn an_emptied_overloaded_queue_sends_again_and_returns_to_ready() {
     // A message is thinned only when it finds the socket busy: about a third.
     let delivered = t.delivered as f64 / t.produced as f64;
     assert!((0.55..0.78).contains(&delivered), "{t:?}");
-    let readies = sim.transitions().entries().filter(|tr| tr.from == "Overloaded" && tr.to == "Ready").count();
+    let readies = sim.transitions().entries().filter(|tr| tr.from == State::Overloaded && tr.to == State::Ready).count();
     assert!(readies > 100, "back to Ready after each send: {readies}");
     // Each return to Ready is caused by a send.
-    assert!(sim.transitions().entries().filter(|tr| tr.to == "Ready").all(|tr| tr.cause == "send"));
+    assert!(sim.transitions().entries().filter(|tr| tr.to == State::Ready).all(|tr| tr.cause == "send"));
 }
 
 /// A producer twice as fast as its client, a queue that pauses it at 20
@@ -323,7 +324,7 @@ fn a_pause_reaches_the_producer_through_blocks_that_hold_nothing() {
         run_checked(&mut sim, 60.0);
         let r = sim.report();
         assert_eq!(r.nodes["q"].disconnects, Some(0), "through {names:?}");
-        assert!(sim.transitions().entries().filter(|t| t.to == "SoftLimit").count() > 10, "through {names:?}");
+        assert!(sim.transitions().entries().filter(|t| t.to == State::SoftLimit).count() > 10, "through {names:?}");
         assert!(max_depth(&sim, "q") < 40, "through {names:?}");
     }
 }
@@ -403,7 +404,7 @@ fn a_low_water_mark_cuts_the_flapping_at_the_soft_limit() {
         let mut sim = Simulation::new(scenario, 9).unwrap();
         run_checked(&mut sim, 60.0);
         let q = &sim.stats(idx(&sim, "q"));
-        (q.entered("SoftLimit"), sim.report().nodes["c"].departed)
+        (q.entered(State::SoftLimit), sim.report().nodes["c"].departed)
     };
     let (flaps, served) = run(json!({"soft_limit": {"messages": 30}, "hard_limit": {"messages": 60}}));
     let (calm, served_calm) =

@@ -112,7 +112,7 @@ fn what_the_formulas_do_not_know_is_named() {
 fn the_default_scenario_and_a_pipeline_stage_are_not_textbook_queues() {
     let scenario = default_scenario();
     for (i, node) in scenario.nodes.iter().enumerate() {
-        if node.block.kind() == "queue" {
+        if node.block.kind() == sluice_engine::scenario::Kind::Queue {
             assert!(Model::of(&scenario, i).is_err(), "{} recognised", node.id);
         }
     }

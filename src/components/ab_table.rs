@@ -45,7 +45,7 @@ pub fn ab_table(props: &AbTableProps) -> Html {
         let dropped = |n: &crate::view::snapshot::NodeView| n.dropped.iter().map(|(_, c)| c).sum::<u64>() as f64;
         rows.push((format!("{id}: passed on"), format!("{id}-departed"), na.departed as f64, nb.departed as f64));
         rows.push((format!("{id}: dropped"), format!("{id}-dropped"), dropped(na), dropped(nb)));
-        if na.kind == "queue" {
+        if na.kind == sluice_engine::scenario::Kind::Queue {
             rows.push((format!("{id}: depth now"), format!("{id}-depth"), na.depth as f64, nb.depth as f64));
         }
     }

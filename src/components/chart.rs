@@ -11,6 +11,8 @@ use crate::components::measured_canvas::MeasuredCanvas;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
+use sluice_engine::blocks::queue::SendState;
+
 use crate::view::chart_data::{ChartKind, Line, StateChange, Stroke};
 use crate::view::colours::state_colour;
 
@@ -147,24 +149,15 @@ const STRIP_SLOTS: usize = 400;
 
 /// How alarming a state is: a slot too narrow to draw shows the worst state
 /// held in it, so that a brief Overloaded is not lost between two Readys.
-fn severity(state: &str) -> u8 {
-    match state {
-        "Ready" => 0,
-        "Overloaded" => 1,
-        "SoftLimit" => 2,
-        "HardLimit" => 3,
-        _ => 4,
-    }
-}
 
 /// The bands (start, end, state) of a strip from 0 to `end`: one per state
 /// held, except that runs of bands narrower than `end / slots` merge into
 /// one of their worst state. At most about 2 × `slots` bands come out
 /// however many changes go in.
-fn bands(changes: &[StateChange], end: f64, slots: usize) -> Vec<(f64, f64, &'static str)> {
+fn bands(changes: &[StateChange], end: f64, slots: usize) -> Vec<(f64, f64, SendState)> {
     let mut raw = Vec::with_capacity(changes.len() + 1);
     let mut from_t = 0.0;
-    let mut state = changes.first().map_or("Ready", |c| c.from);
+    let mut state = changes.first().map_or(SendState::Ready, |c| c.from);
     for c in changes {
         raw.push((from_t, c.time_s.min(end), state));
         from_t = c.time_s.min(end);
@@ -172,12 +165,13 @@ fn bands(changes: &[StateChange], end: f64, slots: usize) -> Vec<(f64, f64, &'st
     }
     raw.push((from_t, end, state));
     let narrow = end / slots.max(1) as f64;
-    let mut out: Vec<(f64, f64, &'static str)> = Vec::new();
-    let mut pending: Option<(f64, f64, &'static str)> = None;
+    let mut out: Vec<(f64, f64, SendState)> = Vec::new();
+    let mut pending: Option<(f64, f64, SendState)> = None;
     for (a, b, s) in raw.into_iter().filter(|(a, b, _)| b > a) {
         let band = match pending.take() {
             // A narrow run grows until it is wide enough to draw.
-            Some((pa, _, ps)) => (pa, b, if severity(s) > severity(ps) { s } else { ps }),
+            // The worst of the two: send states are ordered least severe first.
+            Some((pa, _, ps)) => (pa, b, s.max(ps)),
             None => (a, b, s),
         };
         if band.1 - band.0 < narrow {
@@ -214,8 +208,8 @@ fn state_strips(props: &StripsProps) -> Html {
         let bands = bands(transitions, end, STRIP_SLOTS);
         let rects = bands.into_iter().filter(|(a, b, _)| b > a).map(|(a, b, s)| {
             html! {
-                <rect x={format!("{:.3}", a / end * 1000.0)} y="0" width={format!("{:.3}", (b - a) / end * 1000.0)} height="14" fill={state_colour(s)}>
-                    <title>{ format!("{s} from {a:.3} s to {b:.3} s") }</title>
+                <rect x={format!("{:.3}", a / end * 1000.0)} y="0" width={format!("{:.3}", (b - a) / end * 1000.0)} height="14" fill={state_colour(s.into())}>
+                    <title>{ format!("{} from {a:.3} s to {b:.3} s", s.as_str()) }</title>
                 </rect>
             }
         });
@@ -227,8 +221,8 @@ fn state_strips(props: &StripsProps) -> Html {
             </div>
         }
     });
-    let legend = ["Ready", "Overloaded", "SoftLimit", "HardLimit"].map(|s| {
-        html! { <span class="legend-item"><span class="swatch" style={format!("background: {}", state_colour(s))}></span>{ s }</span> }
+    let legend = [SendState::Ready, SendState::Overloaded, SendState::SoftLimit, SendState::HardLimit].map(|s| {
+        html! { <span class="legend-item"><span class="swatch" style={format!("background: {}", state_colour(s.into()))}></span>{ s.as_str() }</span> }
     });
     html! {
         <div class="strips" aria-label="Send states over time">
@@ -241,15 +235,16 @@ fn state_strips(props: &StripsProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use SendState::*;
 
-    fn change(time_s: f64, from: &'static str, to: &'static str) -> StateChange {
+    fn change(time_s: f64, from: SendState, to: SendState) -> StateChange {
         StateChange { time_s, from, to }
     }
 
     #[test]
     fn wide_bands_are_kept_as_they_are() {
-        let changes = [change(2.0, "Ready", "SoftLimit"), change(6.0, "SoftLimit", "Ready")];
-        assert_eq!(bands(&changes, 10.0, 100), vec![(0.0, 2.0, "Ready"), (2.0, 6.0, "SoftLimit"), (6.0, 10.0, "Ready")]);
+        let changes = [change(2.0, Ready, SoftLimit), change(6.0, SoftLimit, Ready)];
+        assert_eq!(bands(&changes, 10.0, 100), vec![(0.0, 2.0, Ready), (2.0, 6.0, SoftLimit), (6.0, 10.0, Ready)]);
     }
 
     #[test]
@@ -259,12 +254,12 @@ mod tests {
         let mut changes = Vec::new();
         for k in 0..10_000 {
             let t = k as f64 * 0.001;
-            changes.push(change(t, "Ready", "Overloaded"));
-            changes.push(change(t + 0.0002, "Overloaded", "Ready"));
+            changes.push(change(t, Ready, Overloaded));
+            changes.push(change(t + 0.0002, Overloaded, Ready));
         }
         let out = bands(&changes, 10.0, 400);
         assert!(out.len() <= 800, "{} bands", out.len());
-        assert!(out.iter().all(|b| b.2 == "Overloaded"));
+        assert!(out.iter().all(|b| b.2 == Overloaded));
         assert_eq!(out.first().map(|b| b.0), Some(0.0));
         assert_eq!(out.last().map(|b| b.1), Some(10.0));
     }

@@ -8,6 +8,8 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::view::selection::Select;
+use sluice_engine::State;
+
 use crate::view::colours::state_colour;
 use crate::view::observed::DropEntry;
 use crate::view::snapshot::{LogView, TransitionView};
@@ -36,11 +38,12 @@ const CATEGORIES: [(Category, &str); 5] = [
 ];
 
 fn category_of(t: &TransitionView) -> Category {
+    use State::*;
     match (t.from, t.to) {
-        ("up" | "down" | "outage", _) | (_, "up" | "down" | "outage") => Category::UpDown,
-        ("HardLimit", _) | (_, "HardLimit") => Category::Limits,
+        (Up | Down | Outage, _) | (_, Up | Down | Outage) => Category::UpDown,
+        (HardLimit, _) | (_, HardLimit) => Category::Limits,
         _ if t.cause.contains("connect") => Category::Limits,
-        ("New" | "Initializing" | "Operational" | "ShuttingDown", _) => Category::Lifecycle,
+        (New | Initializing | Operational | ShuttingDown, _) => Category::Lifecycle,
         _ => Category::States,
     }
 }
@@ -139,9 +142,9 @@ pub fn event_log(props: &EventLogProps) -> Html {
             Entry::Transition(t) => html! {
                 <>
                     <span class="who">{ &t.node }</span>
-                    <span class="state" style={format!("color: {}", state_colour(t.from))}>{ t.from }</span>
+                    <span class="state" style={format!("color: {}", state_colour(t.from))}>{ t.from.as_str() }</span>
                     {" → "}
-                    <span class="state to" style={format!("color: {}", state_colour(t.to))}>{ t.to }</span>
+                    <span class="state to" style={format!("color: {}", state_colour(t.to))}>{ t.to.as_str() }</span>
                     <span class="cause">{ t.cause }</span>
                 </>
             },

@@ -7,6 +7,7 @@
 //! the new one back before the engine validates the whole block.
 
 use serde_json::{json, Value};
+use sluice_engine::scenario::Kind;
 
 /// How a parameter is set.
 #[derive(Clone, Copy, PartialEq)]
@@ -158,7 +159,7 @@ const ROUTER: &[Field] = &[
 
 /// A router of `policy` with the fields that policy needs.
 pub fn router_template(policy: &str, outputs: &[String]) -> Value {
-    let mut v = json!({"kind": "router", "policy": policy});
+    let mut v = json!({"kind": Kind::Router.as_str(), "policy": policy});
     match policy {
         "by_weight" => v["weights"] = json!(vec![1.0; outputs.len().max(1)]),
         "by_class" => {
@@ -288,20 +289,19 @@ const DISPATCHER: &[Field] = &[
 ];
 
 /// The fields of a block kind, in the order the inspector shows them.
-pub fn fields(kind: &str) -> &'static [Field] {
+pub fn fields(kind: Kind) -> &'static [Field] {
     match kind {
-        "producer" => PRODUCER,
-        "queue" => QUEUE,
-        "consumer" => CONSUMER,
-        "router" => ROUTER,
-        "window" => WINDOW,
-        "credit" => CREDIT,
-        "rate_limiter" => RATE_LIMITER,
-        "concurrency_limiter" => CONCURRENCY_LIMITER,
-        "resource_pool" => RESOURCE_POOL,
-        "link" => LINK,
-        "dispatcher" => DISPATCHER,
-        _ => &[],
+        Kind::Producer => PRODUCER,
+        Kind::Queue => QUEUE,
+        Kind::Consumer => CONSUMER,
+        Kind::Router => ROUTER,
+        Kind::Window => WINDOW,
+        Kind::Credit => CREDIT,
+        Kind::RateLimiter => RATE_LIMITER,
+        Kind::ConcurrencyLimiter => CONCURRENCY_LIMITER,
+        Kind::ResourcePool => RESOURCE_POOL,
+        Kind::Link => LINK,
+        Kind::Dispatcher => DISPATCHER,
     }
 }
 
@@ -395,17 +395,16 @@ pub fn process_params(process: &str) -> &'static [Param] {
 mod tests {
     use super::*;
     use sluice_engine::editor::default_block;
-    use sluice_engine::scenario::BLOCK_KINDS;
 
     /// Every pointer of every kind names a real field: serialising the
     /// block with every optional part present must show it, or the
     /// scenario format must document it as optional.
     #[test]
     fn every_kind_has_fields_and_every_choice_parses() {
-        for kind in BLOCK_KINDS {
+        for kind in Kind::ALL {
             let fields = fields(kind);
             assert!(!fields.is_empty(), "{kind} has no fields");
-            let block = serde_json::to_value(default_block(kind).unwrap()).unwrap();
+            let block = serde_json::to_value(default_block(kind)).unwrap();
             for field in fields {
                 if let Control::Choice(options) = field.control {
                     for (value, _) in options {

@@ -12,6 +12,8 @@
 use std::rc::Rc;
 
 use gloo_events::{EventListener, EventListenerOptions};
+use sluice_engine::scenario::Kind;
+use sluice_engine::State;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, WheelEvent};
 use yew::prelude::*;
@@ -114,20 +116,20 @@ fn human_bytes(bytes: u64) -> String {
 /// The words a screen reader says for a node, and the figure drawn in it.
 fn describe(node: &NodeView) -> (String, String, String) {
     match node.kind {
-        "queue" => {
-            let state = node.state.unwrap_or("Ready");
+        Kind::Queue => {
+            let state = node.state.unwrap_or(State::Ready);
             let status = if node.disconnected { format!("{state} · disconnected") } else { state.to_string() };
             let figure = format!("{} messages · {}", node.depth, human_bytes(node.depth_bytes));
             let label = format!("Queue {}, {}, {} messages", node.id, status, node.depth);
             (status, figure, label)
         }
-        "producer" => {
+        Kind::Producer => {
             let status = if node.paused { "paused" } else { "producing" }.to_string();
             let figure = format!("{} made", node.arrived);
             let label = format!("Producer {}, {}, {} messages made", node.id, status, node.arrived);
             (status, figure, label)
         }
-        "consumer" | "dispatcher" => {
+        Kind::Consumer | Kind::Dispatcher => {
             let status = format!("{}/{} busy", node.in_service, node.workers);
             let figure = format!("{} done", node.departed);
             let label = format!("{} {}, {}, {} done", kind_label(node.kind), node.id, status, node.departed);
@@ -135,10 +137,10 @@ fn describe(node: &NodeView) -> (String, String, String) {
         }
         kind => {
             let level = match kind {
-                "window" | "concurrency_limiter" => "in flight",
-                "credit" => "credits",
-                "resource_pool" => "busy",
-                "link" => "on the link",
+                Kind::Window | Kind::ConcurrencyLimiter => "in flight",
+                Kind::Credit => "credits",
+                Kind::ResourcePool => "busy",
+                Kind::Link => "on the link",
                 _ => "held",
             };
             let status = format!("{} {level}", node.depth);
@@ -157,7 +159,7 @@ fn fill_bar(node: &NodeView) -> Html {
     let (x0, width) = (-NODE_W / 2.0 + 12.0, NODE_W - 24.0);
     let y = NODE_H / 2.0 - 16.0;
     let fill = width * (node.depth as f64 / full).min(1.0);
-    let colour = state_colour(node.state.unwrap_or("Ready"));
+    let colour = state_colour(node.state.unwrap_or(State::Ready));
     let mark = |at: f64, class: &'static str| {
         (at > 0.0).then(|| {
             let x = x0 + width * (at / full).min(1.0);
@@ -406,8 +408,8 @@ pub fn graph(props: &GraphProps) -> Html {
         let (status, figure, label) = describe(node);
         let is_selected = props.selected.contains(&index);
         let colour = match node.kind {
-            "queue" => state_colour(node.state.unwrap_or("Ready")),
-            "producer" if node.paused => state_colour("SoftLimit"),
+            Kind::Queue => state_colour(node.state.unwrap_or(State::Ready)),
+            Kind::Producer if node.paused => state_colour(State::SoftLimit),
             _ => "#495057",
         };
         let (x, y) = place(node);
@@ -497,12 +499,12 @@ pub fn graph(props: &GraphProps) -> Html {
             Some((_, summary)) => format!("{label}; {summary}"),
             None => label,
         };
-        let takes_input = node.kind != "producer";
+        let takes_input = node.kind != Kind::Producer;
         let editable = !props.readonly;
         html! {
-            <g class={classes!("node", node.kind, is_selected.then_some("selected"))}
+            <g class={classes!("node", node.kind.as_str(), is_selected.then_some("selected"))}
                transform={format!("translate({x},{y})")}
-               data-node={node.id.clone()} data-state={node.state.unwrap_or("")}
+               data-node={node.id.clone()} data-state={node.state.map_or("", State::as_str)}
                data-paused={node.paused.to_string()}
                role="button" tabindex="0" aria-label={label} aria-pressed={is_selected.to_string()}
                {onpointerdown} {onkeydown} {onfocus}>
@@ -520,7 +522,7 @@ pub fn graph(props: &GraphProps) -> Html {
                 <text class="id" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 38.0).to_string()}>{ &node.id }</text>
                 <text class="status" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 57.0).to_string()} fill={colour}>{ status }</text>
                 <text class="figure" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 76.0).to_string()}>{ figure }</text>
-                if node.kind == "queue" {
+                if node.kind == Kind::Queue {
                     { fill_bar(node) }
                 }
                 if let Some((tag, summary)) = &theory_tag {

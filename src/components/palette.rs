@@ -3,7 +3,7 @@
 //! pointer's position on the screen; the page places the block there.
 
 use gloo_events::EventListener;
-use sluice_engine::scenario::BLOCK_KINDS;
+use sluice_engine::scenario::Kind;
 use wasm_bindgen::JsCast;
 use yew::prelude::*;
 
@@ -12,15 +12,15 @@ use crate::view::words::{describe_kind, kind_label};
 #[derive(Properties, PartialEq)]
 pub struct PaletteProps {
     /// A kind dropped at a point of the screen (client coordinates).
-    pub on_drop: Callback<(String, f64, f64)>,
+    pub on_drop: Callback<(Kind, f64, f64)>,
     /// A kind chosen with the keyboard or a click without a drag.
-    pub on_add: Callback<String>,
+    pub on_add: Callback<Kind>,
 }
 
 /// A drag from the palette: the kind and where the pointer is now.
 #[derive(Clone, PartialEq)]
 struct Drag {
-    kind: &'static str,
+    kind: Kind,
     start: (f64, f64),
     at: (f64, f64),
 }
@@ -61,15 +61,15 @@ pub fn palette(props: &PaletteProps) -> Html {
                 ghost.set(None);
                 let (on_drop, on_add) = callbacks.borrow().clone();
                 if d.moved() {
-                    on_drop.emit((d.kind.to_string(), e.client_x() as f64, e.client_y() as f64));
+                    on_drop.emit((d.kind, e.client_x() as f64, e.client_y() as f64));
                 } else {
-                    on_add.emit(d.kind.to_string());
+                    on_add.emit(d.kind);
                 }
             });
             move || drop((moving, ending))
         });
     }
-    let items = BLOCK_KINDS.iter().map(|&kind| {
+    let items = Kind::ALL.into_iter().map(|kind| {
         let onpointerdown = {
             let current = current.clone();
             Callback::from(move |e: PointerEvent| {
@@ -86,12 +86,12 @@ pub fn palette(props: &PaletteProps) -> Html {
             Callback::from(move |e: KeyboardEvent| {
                 if e.key() == "Enter" || e.key() == " " {
                     e.prevent_default();
-                    on_add.emit(kind.to_string());
+                    on_add.emit(kind);
                 }
             })
         };
         html! {
-            <li class={classes!("palette-item", kind)} data-kind={kind} role="button" tabindex="0"
+            <li class={classes!("palette-item", kind.as_str())} data-kind={kind.as_str()} role="button" tabindex="0"
                 aria-label={format!("Add a {}: {}", kind_label(kind).to_lowercase(), describe_kind(kind))}
                 title={describe_kind(kind)}
                 {onpointerdown} {onkeydown}>

@@ -5,7 +5,8 @@
 
 use std::rc::Rc;
 
-use sluice_engine::Simulation;
+use sluice_engine::blocks::queue::SendState;
+use sluice_engine::{BlockSpec, Simulation, State};
 
 use crate::view::colours::{state_colour, NODE_COLOURS};
 use crate::view::observed::Sampler;
@@ -33,8 +34,8 @@ pub enum Stroke {
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StateChange {
     pub time_s: f64,
-    pub from: &'static str,
-    pub to: &'static str,
+    pub from: SendState,
+    pub to: SendState,
 }
 
 /// The charts a user can pick.
@@ -127,10 +128,10 @@ pub fn chart_lines(
                 }
             }
         }
-        if let sluice_engine::Node::Queue(q) = &sim.nodes()[node] {
-            let spec = q.spec();
+        // A queue's limits as the scenario sets them.
+        if let BlockSpec::Queue(spec) = &sim.scenario().nodes[node].block {
             let who = if several { format!("{name} ") } else { String::new() };
-            for (limits, label, state) in [(spec.soft_limit, "soft limit", "SoftLimit"), (spec.hard_limit, "hard limit", "HardLimit")] {
+            for (limits, label, state) in [(spec.soft_limit, "soft limit", State::SoftLimit), (spec.hard_limit, "hard limit", State::HardLimit)] {
                 let v = match kind {
                     ChartKind::Depth => limits.messages,
                     ChartKind::Bytes => limits.bytes,
@@ -143,8 +144,8 @@ pub fn chart_lines(
             let transitions = sim
                 .transitions()
                 .entries()
-                .filter(|t| t.node == node && matches!(t.to, "Ready" | "Overloaded" | "SoftLimit" | "HardLimit"))
-                .map(|t| StateChange { time_s: t.time.as_secs_f64(), from: t.from, to: t.to })
+                .filter(|t| t.node == node)
+                .filter_map(|t| Some(StateChange { time_s: t.time.as_secs_f64(), from: t.from.send_state()?, to: t.to.send_state()? }))
                 .collect();
             strips.push((name.clone(), transitions));
         }

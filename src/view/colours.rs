@@ -2,13 +2,15 @@
 //! is the same colour on the canvas, in the log, on the state strips and in
 //! the chart's thresholds; a charted node keeps its colour across charts.
 
+use sluice_engine::State;
+
 /// The colour of a send-queue state, shared by the canvas, log and legend.
-pub fn state_colour(state: &str) -> &'static str {
+pub fn state_colour(state: State) -> &'static str {
     match state {
-        "Ready" => "#2f9e44",
-        "Overloaded" => "#e6a700",
-        "SoftLimit" => "#e8590c",
-        "HardLimit" => "#c92a2a",
+        State::Ready => "#2f9e44",
+        State::Overloaded => "#e6a700",
+        State::SoftLimit => "#e8590c",
+        State::HardLimit => "#c92a2a",
         _ => "#868e96",
     }
 }

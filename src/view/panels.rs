@@ -8,6 +8,8 @@
 
 use std::rc::Rc;
 
+use sluice_engine::scenario::Kind;
+
 use crate::view::chart_data::{chart_lines, with_variant_b, ChartData, ChartKind};
 use crate::view::colours::NODE_COLOURS;
 use crate::view::observed::{DropEntry, Session};
@@ -132,7 +134,7 @@ impl PanelCache {
             self.charts = run.map(|sim| {
                 let mut charted: Vec<usize> = selection.iter().copied().take(NODE_COLOURS.len()).collect();
                 if charted.is_empty() {
-                    charted.push(scenario.nodes.iter().position(|n| n.block.kind() == "queue").unwrap_or(0));
+                    charted.push(scenario.nodes.iter().position(|n| n.block.kind() == Kind::Queue).unwrap_or(0));
                 }
                 let data = chart_lines(sim, &s.a.samples, &charted, chart_kind);
                 match (s.play.variant_b(), &s.b) {

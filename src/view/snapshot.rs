@@ -5,19 +5,19 @@ use std::collections::HashMap;
 
 use sluice_engine::blocks::Limits;
 use sluice_engine::editor::default_position;
-use sluice_engine::scenario::Position;
+use sluice_engine::scenario::{Kind, Position};
 use sluice_engine::theory::{Measured, Model, Prediction};
-use sluice_engine::{BlockSpec, Node, NodeSpec, Scenario, Simulation, Totals};
+use sluice_engine::{BlockSpec, NodeSpec, Scenario, Simulation, State, Totals};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeView {
     pub index: usize,
     pub id: String,
-    pub kind: &'static str,
+    pub kind: Kind,
     pub x: f64,
     pub y: f64,
     /// The send-queue state, for queues.
-    pub state: Option<&'static str>,
+    pub state: Option<State>,
     pub depth: u64,
     pub depth_bytes: u64,
     pub in_service: u64,
@@ -42,7 +42,7 @@ pub type Theories = Vec<Option<Result<Prediction, String>>>;
 
 pub fn theories(scenario: &Scenario) -> Theories {
     (0..scenario.nodes.len())
-        .map(|i| (scenario.nodes[i].block.kind() == "queue").then(|| Model::of(scenario, i).map(|m| m.predict())))
+        .map(|i| (scenario.nodes[i].block.kind() == Kind::Queue).then(|| Model::of(scenario, i).map(|m| m.predict())))
         .collect()
 }
 
@@ -80,8 +80,8 @@ pub struct TransitionView {
     /// The node's index, to select it from the log.
     pub index: usize,
     pub node: String,
-    pub from: &'static str,
-    pub to: &'static str,
+    pub from: State,
+    pub to: State,
     pub cause: &'static str,
 }
 
@@ -179,14 +179,15 @@ impl Snapshot {
                     dropped: report.dropped.into_iter().collect(),
                     ..NodeView::blank(i, spec, position)
                 };
-                match &sim.nodes()[i] {
-                    Node::Queue(q) => {
-                        view.soft = q.spec().soft_limit;
-                        view.hard = q.spec().hard_limit;
-                        view.disconnected = q.is_disconnected();
+                // Limits and workers as the scenario sets them.
+                match &spec.block {
+                    BlockSpec::Queue(q) => {
+                        view.soft = q.soft_limit;
+                        view.hard = q.hard_limit;
+                        view.disconnected = sim.disconnected(i);
                         view.theory = theories.get(i).cloned().flatten().map(|t| t.map(|p| (p, Measured::of(sim, i))));
                     }
-                    Node::Consumer(c) => view.workers = c.spec().workers,
+                    BlockSpec::Consumer(c) => view.workers = c.workers,
                     _ => {}
                 }
                 view

@@ -2,29 +2,29 @@
 //! people read them. Shared by the palette, the canvas, the inspector and
 //! the panels, so that one thing is always written one way.
 
+use sluice_engine::scenario::Kind;
 use sluice_engine::theory::{Measured, Prediction, Steady};
 
 /// What each block is, in one line.
-pub fn describe_kind(kind: &str) -> &'static str {
+pub fn describe_kind(kind: Kind) -> &'static str {
     match kind {
-        "producer" => "Makes messages: steady, Poisson, bursts, ramps, traces or a closed loop",
-        "queue" => "Holds messages; soft and hard limits, states, drops and time-outs",
-        "consumer" => "Serves messages with workers; slow-downs, outages, time-outs",
-        "router" => "Sends each message down one of several edges",
-        "window" => "Lets at most so many messages be in flight until acknowledged",
-        "credit" => "Sends only while the receiver has granted credit",
-        "rate_limiter" => "At most so many messages or bytes per span of time",
-        "concurrency_limiter" => "At most so many messages being processed at once",
-        "link" => "A wire: bandwidth, latency and a send buffer",
-        "dispatcher" => "Workers serving many queues: round-robin, priority, per host",
-        "resource_pool" => "Workers created and retired between a minimum and a maximum",
-        _ => "",
+        Kind::Producer => "Makes messages: steady, Poisson, bursts, ramps, traces or a closed loop",
+        Kind::Queue => "Holds messages; soft and hard limits, states, drops and time-outs",
+        Kind::Consumer => "Serves messages with workers; slow-downs, outages, time-outs",
+        Kind::Router => "Sends each message down one of several edges",
+        Kind::Window => "Lets at most so many messages be in flight until acknowledged",
+        Kind::Credit => "Sends only while the receiver has granted credit",
+        Kind::RateLimiter => "At most so many messages or bytes per span of time",
+        Kind::ConcurrencyLimiter => "At most so many messages being processed at once",
+        Kind::Link => "A wire: bandwidth, latency and a send buffer",
+        Kind::Dispatcher => "Workers serving many queues: round-robin, priority, per host",
+        Kind::ResourcePool => "Workers created and retired between a minimum and a maximum",
     }
 }
 
 /// A kind as people read it: "rate_limiter" → "Rate limiter".
-pub fn kind_label(kind: &str) -> String {
-    let words = kind.replace('_', " ");
+pub fn kind_label(kind: Kind) -> String {
+    let words = kind.as_str().replace('_', " ");
     let mut c = words.chars();
     c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
 }

@@ -44,6 +44,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use crate::state::State;
 use crate::context::{Context, Notice};
 use crate::distribution::Distribution;
 use crate::message::Message;
@@ -310,7 +311,7 @@ impl Consumer {
     /// Logs the starting phase and schedules the first change.
     pub fn start(&mut self, ctx: &mut Context) {
         if self.phase == Phase::Initializing {
-            ctx.log_transition("New", "Initializing", "start");
+            ctx.log_transition(State::New, State::Initializing, "start");
         }
         self.schedule_next_change(ctx);
     }
@@ -336,7 +337,7 @@ impl Consumer {
             match change {
                 Change::Operational if self.phase == Phase::Initializing => {
                     self.phase = Phase::Operational;
-                    ctx.log_transition("Initializing", "Operational", "initialized");
+                    ctx.log_transition(State::Initializing, State::Operational, "initialized");
                 }
                 Change::ShutDownBegins => {
                     self.begin_shutdown("shutdown", ctx);
@@ -347,11 +348,11 @@ impl Consumer {
                 }
                 Change::OutageBegins => {
                     self.in_outage = true;
-                    ctx.log_transition("up", "outage", "schedule");
+                    ctx.log_transition(State::Up, State::Outage, "schedule");
                 }
                 Change::OutageEnds => {
                     self.in_outage = false;
-                    ctx.log_transition("outage", "up", "schedule");
+                    ctx.log_transition(State::Outage, State::Up, "schedule");
                 }
                 Change::SlowBegins(f) => self.slow_factor = f,
                 Change::SlowEnds => self.slow_factor = 1.0,
@@ -372,7 +373,7 @@ impl Consumer {
         let old = self.phase;
         self.phase = Phase::ShuttingDown;
         self.reopen();
-        ctx.log_transition(old.as_str(), "ShuttingDown", why);
+        ctx.log_transition(old.into(), State::ShuttingDown, why);
         self.finish_shutdown_if_idle(ctx);
         true
     }
@@ -397,7 +398,7 @@ impl Consumer {
         if self.phase == Phase::ShuttingDown && self.busy == 0 && self.children_alive == 0 {
             self.phase = Phase::ShutDown;
             self.reopen();
-            ctx.log_transition("ShuttingDown", "ShutDown", "drained");
+            ctx.log_transition(State::ShuttingDown, State::ShutDown, "drained");
         }
     }
 

@@ -19,6 +19,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use crate::state::State;
 use crate::blocks::queue::Limits;
 use crate::context::Context;
 use crate::message::Message;
@@ -214,10 +215,10 @@ impl Link {
         }
         self.up = up;
         if up {
-            ctx.log_transition("down", "up", "schedule");
+            ctx.log_transition(State::Down, State::Up, "schedule");
             self.start_transmission(ctx);
         } else {
-            ctx.log_transition("up", "down", "schedule");
+            ctx.log_transition(State::Up, State::Down, "schedule");
             self.epoch = self.epoch.wrapping_add(1);
             self.transmitting = false;
             self.blocked = false;

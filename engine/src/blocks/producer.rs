@@ -36,6 +36,7 @@
 use serde::{Deserialize, Serialize};
 
 pub use crate::arrivals::Arrivals;
+use crate::state::State;
 use crate::arrivals::{on_off_arrival, ramp_arrival};
 use crate::context::Context;
 use crate::distribution::Distribution;
@@ -358,10 +359,10 @@ impl Producer {
             return;
         }
         let name = |l: Link| match l {
-            Link::None => "unlinked",
-            Link::Awaiting => "linking",
-            Link::Confirmed => "linked",
-            Link::Unlinked => "unlinked",
+            Link::None => State::Unlinked,
+            Link::Awaiting => State::Linking,
+            Link::Confirmed => State::Linked,
+            Link::Unlinked => State::Unlinked,
         };
         let why = match next {
             Link::Awaiting => "link asked",

@@ -55,6 +55,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::state::State;
 use crate::buffer::{Buffer, Entry, Order};
 use crate::context::Context;
 use crate::message::Message;
@@ -520,7 +521,7 @@ impl Queue {
         self.waiting_for_room = false;
         let old = self.state;
         self.state = SendState::Ready;
-        ctx.log_transition(old.as_str(), SendState::Ready.as_str(), "new client connected");
+        ctx.log_transition(old.into(), State::Ready, "new client connected");
         self.pause_signal()
     }
 
@@ -602,7 +603,7 @@ impl Queue {
             return;
         }
         self.state = target;
-        ctx.log_transition(old.as_str(), target.as_str(), cause);
+        ctx.log_transition(old.into(), target.into(), cause);
         if target > old {
             let thinning_before = self.spec.reactions.active(old, Reaction::Thin);
             if !thinning_before && self.thinning() {

@@ -23,7 +23,7 @@ mod pacing;
 
 use crate::editor::{free_spot, Editor, Touched};
 use crate::lesson::Lesson;
-use crate::scenario::{BlockSpec, Position, Scenario};
+use crate::scenario::{BlockSpec, Kind, Position, Scenario};
 use crate::simulation::Simulation;
 
 pub use lessons::{follow, LessonRun, StepOutcome, StepState};
@@ -33,7 +33,7 @@ pub use pacing::{Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_
 #[derive(Clone, Debug, PartialEq)]
 pub enum Command {
     /// Adds a block of `kind` at `at`, or in the first free spot.
-    Add { kind: String, at: Option<Position> },
+    Add { kind: Kind, at: Option<Position> },
     Connect { from: String, to: String },
     Disconnect { from: String, to: String },
     /// Moves blocks by (dx, dy) as one edit.
@@ -220,7 +220,7 @@ impl Playground {
         let select = match command {
             Command::Add { kind, at } => {
                 let at = at.unwrap_or_else(|| free_spot(self.editor.scenario()));
-                Some(vec![self.edit(|e| e.add_node(&kind, at))?])
+                Some(vec![self.edit(|e| e.add_node(kind, at))?])
             }
             Command::Connect { from, to } => self.edit(|e| e.connect(&from, &to)).map(|()| None)?,
             Command::Disconnect { from, to } => self.edit(|e| e.disconnect(&from, &to)).map(|()| None)?,

@@ -57,7 +57,7 @@ fn a_parameter_edit_goes_on_live_and_a_change_of_shape_starts_again() {
     p.apply(Command::SetSeed(9)).unwrap();
     assert_eq!((p.starts(), at(&p)), (starts + 1, 0.0), "another seed is another run");
     p.advance(0.25, Speed::Times(4.0), &still);
-    p.apply(Command::Add { kind: "queue".into(), at: None }).unwrap();
+    p.apply(Command::Add { kind: crate::scenario::Kind::Queue, at: None }).unwrap();
     assert!(p.run().is_none(), "a block without its output: the draft does not run");
     p.apply(Command::Connect { from: "queue1".into(), to: "c".into() }).unwrap();
     assert_eq!(at(&p), 0.0, "a new block starts again");

@@ -21,6 +21,7 @@ use crate::blocks::{
 
 /// The version of the format this build reads and writes.
 mod graph;
+mod kind;
 mod read;
 
 pub const SCENARIO_VERSION: u32 = 1;
@@ -82,35 +83,20 @@ pub enum BlockSpec {
     ResourcePool(ResourcePoolSpec),
 }
 
-/// The block kinds, as spelled in the `kind` field.
-pub const BLOCK_KINDS: &[&str] = &[
-    "producer",
-    "queue",
-    "consumer",
-    "router",
-    "window",
-    "credit",
-    "rate_limiter",
-    "concurrency_limiter",
-    "link",
-    "dispatcher",
-    "resource_pool",
-];
-
 impl BlockSpec {
-    pub fn kind(&self) -> &'static str {
+    pub fn kind(&self) -> Kind {
         match self {
-            BlockSpec::Producer(_) => "producer",
-            BlockSpec::Queue(_) => "queue",
-            BlockSpec::Consumer(_) => "consumer",
-            BlockSpec::Router(_) => "router",
-            BlockSpec::Window(_) => "window",
-            BlockSpec::Credit(_) => "credit",
-            BlockSpec::RateLimiter(_) => "rate_limiter",
-            BlockSpec::ConcurrencyLimiter(_) => "concurrency_limiter",
-            BlockSpec::Link(_) => "link",
-            BlockSpec::Dispatcher(_) => "dispatcher",
-            BlockSpec::ResourcePool(_) => "resource_pool",
+            BlockSpec::Producer(_) => Kind::Producer,
+            BlockSpec::Queue(_) => Kind::Queue,
+            BlockSpec::Consumer(_) => Kind::Consumer,
+            BlockSpec::Router(_) => Kind::Router,
+            BlockSpec::Window(_) => Kind::Window,
+            BlockSpec::Credit(_) => Kind::Credit,
+            BlockSpec::RateLimiter(_) => Kind::RateLimiter,
+            BlockSpec::ConcurrencyLimiter(_) => Kind::ConcurrencyLimiter,
+            BlockSpec::Link(_) => Kind::Link,
+            BlockSpec::Dispatcher(_) => Kind::Dispatcher,
+            BlockSpec::ResourcePool(_) => Kind::ResourcePool,
         }
     }
 
@@ -160,6 +146,7 @@ impl BlockSpec {
 }
 
 pub use crate::validate::{FieldError, Period};
+pub use kind::Kind;
 pub(crate) use crate::validate::{check_range, push_error};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -242,14 +242,15 @@ pub(super) fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, (Vec
     let kind = match fields.remove("kind") {
         Some(Value::String(s)) => s,
         Some(_) => return Err(fail(format!("{path}.kind"), "must be a string".into())),
-        None => return Err(fail(format!("{path}.kind"), format!("missing; one of {}", BLOCK_KINDS.join(", ")))),
+        None => return Err(fail(format!("{path}.kind"), format!("missing; one of {}", Kind::names()))),
     };
-    let Some(default) = crate::editor::default_block(&kind) else {
+    let Some(kind) = Kind::parse(&kind) else {
         return Err(fail(
             format!("{path}.kind"),
-            format!("unknown block kind {}; expected one of {}", quoted(&kind), BLOCK_KINDS.join(", ")),
+            format!("unknown block kind {}; expected one of {}", quoted(&kind), Kind::names()),
         ));
     };
+    let default = crate::editor::default_block(kind);
     let mut errors = Vec::new();
     let position = match fields.remove("position") {
         None | Some(Value::Null) => None,

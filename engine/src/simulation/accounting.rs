@@ -97,7 +97,7 @@ impl Simulation {
         match &self.nodes[i] {
             Node::Producer(p) => r.paused = Some(p.is_paused() || p.is_blocked()),
             Node::Queue(q) => {
-                r.state = Some(q.state().as_str());
+                r.state = Some(q.state().into());
                 r.disconnects = Some(q.disconnects());
             }
             Node::Consumer(c) => {
@@ -105,7 +105,7 @@ impl Simulation {
                     r.mean_sojourn_s = (stats.departed > 0).then(|| stats.sojourn_sum_s() / stats.departed as f64);
                 }
                 if c.spec().lifecycle.is_some() {
-                    r.state = Some(c.phase().as_str());
+                    r.state = Some(c.phase().into());
                 }
             }
             Node::Window(w) => {

@@ -57,6 +57,12 @@ impl Simulation {
         }
     }
 
+    /// Whether node `node` is a queue that has disconnected its client (at
+    /// its hard limit, until the client reconnects).
+    pub fn disconnected(&self, node: usize) -> bool {
+        matches!(self.nodes.get(node), Some(Node::Queue(q)) if q.is_disconnected())
+    }
+
     /// The flow counters, if `count_flows` was called.
     pub fn flows(&self) -> Option<&Flows> {
         self.flows.as_deref()

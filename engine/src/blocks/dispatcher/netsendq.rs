@@ -3,6 +3,7 @@
 //! guarantees are stated with the dispatcher's).
 
 use super::*;
+use crate::state::State;
 
 #[derive(Clone, Debug, Default)]
 pub(super) struct Host {
@@ -127,7 +128,7 @@ impl Dispatcher {
             return;
         }
         h.down = !up;
-        ctx.log_transition(if up { "down" } else { "up" }, if up { "up" } else { "down" }, "host schedule");
+        ctx.log_transition(if up { State::Down } else { State::Up }, if up { State::Up } else { State::Down }, "host schedule");
         if up {
             return;
         }

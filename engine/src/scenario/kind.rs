@@ -1,0 +1,88 @@
+//! The kinds of block, as the `kind` field of a scenario spells them.
+//!
+//! Guarantee: `Kind` reads and writes exactly the names the scenario format
+//! documents (`rate_limiter`, `concurrency_limiter`...), so files, JSON
+//! output and reports are as they were when kinds were strings.
+
+use serde::{Deserialize, Serialize};
+
+/// A kind of block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Kind {
+    Producer,
+    Queue,
+    Consumer,
+    Router,
+    Window,
+    Credit,
+    RateLimiter,
+    ConcurrencyLimiter,
+    Link,
+    Dispatcher,
+    ResourcePool,
+}
+
+impl Kind {
+    /// Every kind, in the order the palette and the documentation list them.
+    pub const ALL: [Kind; 11] = [
+        Kind::Producer,
+        Kind::Queue,
+        Kind::Consumer,
+        Kind::Router,
+        Kind::Window,
+        Kind::Credit,
+        Kind::RateLimiter,
+        Kind::ConcurrencyLimiter,
+        Kind::Link,
+        Kind::Dispatcher,
+        Kind::ResourcePool,
+    ];
+
+    /// The name in the `kind` field: "rate_limiter".
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Producer => "producer",
+            Kind::Queue => "queue",
+            Kind::Consumer => "consumer",
+            Kind::Router => "router",
+            Kind::Window => "window",
+            Kind::Credit => "credit",
+            Kind::RateLimiter => "rate_limiter",
+            Kind::ConcurrencyLimiter => "concurrency_limiter",
+            Kind::Link => "link",
+            Kind::Dispatcher => "dispatcher",
+            Kind::ResourcePool => "resource_pool",
+        }
+    }
+
+    /// The kind named `name` in the `kind` field, if there is one.
+    pub fn parse(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.as_str() == name)
+    }
+
+    /// Every kind's name, for messages: "producer, queue, …".
+    pub fn names() -> String {
+        Kind::ALL.map(Kind::as_str).join(", ")
+    }
+}
+
+impl std::fmt::Display for Kind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_read_back_and_serialise_as_the_format_spells_them() {
+        for kind in Kind::ALL {
+            assert_eq!(Kind::parse(kind.as_str()), Some(kind));
+            assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::Value::from(kind.as_str()));
+        }
+        assert_eq!(Kind::parse("teapot"), None);
+    }
+}

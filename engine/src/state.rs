@@ -1,0 +1,146 @@
+//! The states blocks pass through, as transitions, reports and lesson checks
+//! name them: a queue's send state, a consumer's phase, a schedule's up and
+//! down, a producer's link to its server.
+//!
+//! Guarantee: each state is written exactly as it was when states were
+//! strings ("SoftLimit", "ShuttingDown", "up", "linked"), in reports, JSON
+//! output and lesson files alike.
+
+use serde::{Serialize, Serializer};
+
+use crate::blocks::consumer::Phase;
+use crate::blocks::queue::SendState;
+
+/// A state of some block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum State {
+    // A queue's send state, least severe first.
+    Ready,
+    Overloaded,
+    SoftLimit,
+    HardLimit,
+    // A consumer's life.
+    New,
+    Initializing,
+    Operational,
+    ShuttingDown,
+    ShutDown,
+    // A consumer, link or host on a schedule.
+    Up,
+    Down,
+    Outage,
+    // A producer's link to the consumer it is linked to.
+    Unlinked,
+    Linking,
+    Linked,
+}
+
+impl State {
+    pub const ALL: [State; 15] = [
+        State::Ready,
+        State::Overloaded,
+        State::SoftLimit,
+        State::HardLimit,
+        State::New,
+        State::Initializing,
+        State::Operational,
+        State::ShuttingDown,
+        State::ShutDown,
+        State::Up,
+        State::Down,
+        State::Outage,
+        State::Unlinked,
+        State::Linking,
+        State::Linked,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Ready => "Ready",
+            State::Overloaded => "Overloaded",
+            State::SoftLimit => "SoftLimit",
+            State::HardLimit => "HardLimit",
+            State::New => "New",
+            State::Initializing => "Initializing",
+            State::Operational => "Operational",
+            State::ShuttingDown => "ShuttingDown",
+            State::ShutDown => "ShutDown",
+            State::Up => "up",
+            State::Down => "down",
+            State::Outage => "outage",
+            State::Unlinked => "unlinked",
+            State::Linking => "linking",
+            State::Linked => "linked",
+        }
+    }
+
+    /// The state named `name`, if there is one.
+    pub fn parse(name: &str) -> Option<State> {
+        State::ALL.into_iter().find(|s| s.as_str() == name)
+    }
+
+    /// The send state this is, if it is one.
+    pub fn send_state(self) -> Option<SendState> {
+        match self {
+            State::Ready => Some(SendState::Ready),
+            State::Overloaded => Some(SendState::Overloaded),
+            State::SoftLimit => Some(SendState::SoftLimit),
+            State::HardLimit => Some(SendState::HardLimit),
+            _ => None,
+        }
+    }
+}
+
+impl From<SendState> for State {
+    fn from(state: SendState) -> State {
+        match state {
+            SendState::Ready => State::Ready,
+            SendState::Overloaded => State::Overloaded,
+            SendState::SoftLimit => State::SoftLimit,
+            SendState::HardLimit => State::HardLimit,
+        }
+    }
+}
+
+impl From<Phase> for State {
+    fn from(phase: Phase) -> State {
+        match phase {
+            Phase::Initializing => State::Initializing,
+            Phase::Operational => State::Operational,
+            Phase::ShuttingDown => State::ShuttingDown,
+            Phase::ShutDown => State::ShutDown,
+        }
+    }
+}
+
+impl std::fmt::Display for State {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for State {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn states_read_back_and_send_states_and_phases_keep_their_names() {
+        for state in State::ALL {
+            assert_eq!(State::parse(state.as_str()), Some(state));
+            assert_eq!(serde_json::to_value(state).unwrap(), serde_json::Value::from(state.as_str()));
+        }
+        for send in [SendState::Ready, SendState::Overloaded, SendState::SoftLimit, SendState::HardLimit] {
+            assert_eq!(State::from(send).as_str(), send.as_str());
+            assert_eq!(State::from(send).send_state(), Some(send));
+        }
+        for phase in [Phase::Initializing, Phase::Operational, Phase::ShuttingDown, Phase::ShutDown] {
+            assert_eq!(State::from(phase).as_str(), phase.as_str());
+        }
+    }
+}
