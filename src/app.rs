@@ -10,6 +10,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
+use sluice_engine::editor::EditError;
 use sluice_engine::lesson::LessonText;
 use sluice_engine::playground::{Applied, Command, PlayError, Speed};
 use sluice_engine::scenario::{Kind, Position};
@@ -22,7 +23,7 @@ use crate::browser::live::Live;
 use crate::browser::shortcuts::{use_shortcuts, Shortcuts};
 use crate::components::canvases::{Canvases, VariantView};
 use crate::components::chart::Charts;
-use crate::components::controls::{ClockReading, Controls};
+use crate::components::controls::Controls;
 use crate::components::counters::Counters;
 use crate::components::event_log::EventLog;
 use crate::components::graph::{client_to_canvas, over_canvas};
@@ -37,7 +38,7 @@ use crate::view::chart_data::{chart_for, ChartKind};
 use crate::view::motion::Motion;
 use crate::view::observed::Session;
 use crate::view::panels::PanelCache;
-use crate::view::player::{use_player, Player};
+use crate::view::player::{use_player, ClockReading, Player};
 use crate::view::selection::Select;
 
 fn default_scenario() -> Scenario {
@@ -186,7 +187,7 @@ pub fn app() -> Html {
         Callback::from(move |file: web_sys::File| {
             let name = file.name();
             let (dispatch, notice, status, selected) = (dispatch.clone(), notice.clone(), status.clone(), selected.clone());
-            let done = move |text: Result<String, String>| match text.map_err(PlayError::Refused).and_then(|text| dispatch(Command::Import(text))) {
+            let done = move |text: Result<String, String>| match text.map_err(|why| PlayError::Refused(EditError::Unreadable(why))).and_then(|text| dispatch(Command::Import(text))) {
                 Ok(_) => {
                     selected.set(Vec::new());
                     status.set(Some(format!("Opened {name}. Undo (Ctrl+Z) brings back what was there before.")));

@@ -44,6 +44,60 @@ struct Version {
     touched: Touched,
 }
 
+/// Why an edit was refused; nothing changed. Its text says so for people.
+#[derive(Clone, Debug, PartialEq)]
+pub enum EditError {
+    /// No node has this id.
+    NoNode(String),
+    /// Neither end of a connection names a node.
+    NoEnds { from: String, to: String },
+    /// A node would feed itself.
+    FeedsItself(String),
+    /// An edge into a producer, which takes no input.
+    IntoProducer(String),
+    /// The edge is there already.
+    AlreadyFeeds { from: String, to: String },
+    /// Every output of `from` is taken (by an edge to `feeds`).
+    OutputsTaken { from: String, kind: Kind, max: usize, feeds: String },
+    /// There is no such edge to remove.
+    NotFeeding { from: String, to: String },
+    /// None of the blocks to delete is there.
+    NothingToDelete,
+    /// Deleting them would leave no block.
+    LastBlock,
+    /// New parameters of another kind than the block's.
+    KindChange { id: String, is: Kind, given: Kind },
+    /// The imported text is not a scenario, or not a sound one.
+    Unreadable(String),
+    /// The draft the edit makes is unsound: the reasons, naming the nodes.
+    Unsound(String),
+}
+
+impl std::fmt::Display for EditError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            EditError::NoNode(id) => write!(f, "no node \"{id}\""),
+            EditError::NoEnds { from, to } => write!(f, "no node \"{from}\" or \"{to}\""),
+            EditError::FeedsItself(id) => write!(f, "{id} cannot feed itself"),
+            EditError::IntoProducer(id) => write!(f, "{id} is a producer: it makes messages and takes none in"),
+            EditError::AlreadyFeeds { from, to } => write!(f, "{from} already feeds {to}"),
+            EditError::OutputsTaken { from, kind, max, feeds } => write!(
+                f,
+                "a {} has {} output; {from} already feeds {feeds} (put a router after it to fan out)",
+                kind.as_str().replace('_', " "),
+                if *max == 1 { "one" } else { "a limited number of" },
+            ),
+            EditError::NotFeeding { from, to } => write!(f, "{from} does not feed {to}"),
+            EditError::NothingToDelete => f.write_str("nothing to delete"),
+            EditError::LastBlock => f.write_str("a scenario keeps at least one block"),
+            EditError::KindChange { id, is, given } => write!(f, "{id} is a {is}, not a {given}"),
+            EditError::Unreadable(why) | EditError::Unsound(why) => f.write_str(why),
+        }
+    }
+}
+
+impl std::error::Error for EditError {}
+
 /// What an edit changed, as a running simulation needs to know it.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Touched {
@@ -102,8 +156,8 @@ fn explain(scenario: &Scenario, error: ScenarioError) -> String {
 
 impl Editor {
     /// Starts from `scenario`, which must be a sound draft.
-    pub fn new(scenario: Scenario) -> Result<Editor, String> {
-        let missing = scenario.validate_draft().map_err(|e| explain(&scenario, e))?;
+    pub fn new(scenario: Scenario) -> Result<Editor, EditError> {
+        let missing = scenario.validate_draft().map_err(|e| EditError::Unsound(explain(&scenario, e)))?;
         Ok(Editor { scenario, missing, undo: Vec::new(), redo: Vec::new(), touched: None })
     }
 
@@ -132,10 +186,10 @@ impl Editor {
 
     /// Applies `change` to a copy; keeps it if it is a sound draft. The
     /// change touches what `touched` says.
-    fn edit(&mut self, touched: Touched, change: impl FnOnce(&mut Scenario) -> Result<(), String>) -> Result<(), String> {
+    fn edit(&mut self, touched: Touched, change: impl FnOnce(&mut Scenario) -> Result<(), EditError>) -> Result<(), EditError> {
         let mut next = self.scenario.clone();
         change(&mut next)?;
-        let missing = next.validate_draft().map_err(|e| explain(&next, e))?;
+        let missing = next.validate_draft().map_err(|e| EditError::Unsound(explain(&next, e)))?;
         if next == self.scenario {
             self.touched = None;
             return Ok(());
@@ -195,7 +249,7 @@ impl Editor {
 
     /// Adds a block of `kind` with its default parameters at `at`. Returns
     /// its id.
-    pub fn add_node(&mut self, kind: Kind, at: Position) -> Result<String, String> {
+    pub fn add_node(&mut self, kind: Kind, at: Position) -> Result<String, EditError> {
         let block = default_block(kind);
         let id = Editor::fresh_id(&self.scenario, kind);
         let node = NodeSpec { id: id.clone(), position: Some(at), block };
@@ -207,29 +261,25 @@ impl Editor {
     }
 
     /// Connects `from`'s output to `to`'s input.
-    pub fn connect(&mut self, from: &str, to: &str) -> Result<(), String> {
+    pub fn connect(&mut self, from: &str, to: &str) -> Result<(), EditError> {
         let (Some(a), Some(b)) = (self.scenario.node_index(from), self.scenario.node_index(to)) else {
-            return Err(format!("no node \"{from}\" or \"{to}\""));
+            return Err(EditError::NoEnds { from: from.into(), to: to.into() });
         };
         if a == b {
-            return Err(format!("{from} cannot feed itself"));
+            return Err(EditError::FeedsItself(from.into()));
         }
         let (source, target) = (&self.scenario.nodes[a].block, &self.scenario.nodes[b].block);
         if matches!(target, BlockSpec::Producer(_)) {
-            return Err(format!("{to} is a producer: it makes messages and takes none in"));
+            return Err(EditError::IntoProducer(to.into()));
         }
         if self.scenario.edges.iter().any(|e| e.from == from && e.to == to) {
-            return Err(format!("{from} already feeds {to}"));
+            return Err(EditError::AlreadyFeeds { from: from.into(), to: to.into() });
         }
         let (_, max) = source.outputs();
         let outs = self.scenario.edges.iter().filter(|e| e.from == from).count();
         if outs >= max {
-            return Err(format!(
-                "a {} has {} output; {from} already feeds {} (put a router after it to fan out)",
-                source.kind().as_str().replace('_', " "),
-                if max == 1 { "one" } else { "a limited number of" },
-                self.scenario.edges.iter().find(|e| e.from == from).map_or("", |e| e.to.as_str())
-            ));
+            let feeds = self.scenario.edges.iter().find(|e| e.from == from).map_or("", |e| e.to.as_str());
+            return Err(EditError::OutputsTaken { from: from.into(), kind: source.kind(), max, feeds: feeds.into() });
         }
         let edge = crate::scenario::EdgeSpec { from: from.to_string(), to: to.to_string() };
         self.edit(Touched::Shape, |s| {
@@ -239,19 +289,19 @@ impl Editor {
     }
 
     /// Removes the edge from `from` to `to`.
-    pub fn disconnect(&mut self, from: &str, to: &str) -> Result<(), String> {
+    pub fn disconnect(&mut self, from: &str, to: &str) -> Result<(), EditError> {
         self.edit(Touched::Shape, |s| {
             let before = s.edges.len();
             s.edges.retain(|e| !(e.from == from && e.to == to));
             if s.edges.len() == before {
-                return Err(format!("{from} does not feed {to}"));
+                return Err(EditError::NotFeeding { from: from.into(), to: to.into() });
             }
             Ok(())
         })
     }
 
     /// Deletes nodes and every edge touching them.
-    pub fn remove(&mut self, ids: &[String]) -> Result<(), String> {
+    pub fn remove(&mut self, ids: &[String]) -> Result<(), EditError> {
         if ids.is_empty() {
             return Ok(());
         }
@@ -259,18 +309,18 @@ impl Editor {
             let before = s.nodes.len();
             s.nodes.retain(|n| !ids.contains(&n.id));
             if s.nodes.len() == before {
-                return Err("nothing to delete".to_string());
+                return Err(EditError::NothingToDelete);
             }
             s.edges.retain(|e| !ids.contains(&e.from) && !ids.contains(&e.to));
             if s.nodes.is_empty() {
-                return Err("a scenario keeps at least one block".to_string());
+                return Err(EditError::LastBlock);
             }
             Ok(())
         })
     }
 
     /// Moves nodes by (dx, dy), as one edit.
-    pub fn move_by(&mut self, ids: &[String], dx: f64, dy: f64) -> Result<(), String> {
+    pub fn move_by(&mut self, ids: &[String], dx: f64, dy: f64) -> Result<(), EditError> {
         self.edit(Touched::Layout, |s| {
             for (i, n) in s.nodes.iter_mut().enumerate() {
                 if ids.contains(&n.id) {
@@ -284,11 +334,11 @@ impl Editor {
 
     /// Copies nodes (with the edges among them) beside the originals.
     /// Returns the new ids, in the order given.
-    pub fn duplicate(&mut self, ids: &[String]) -> Result<Vec<String>, String> {
+    pub fn duplicate(&mut self, ids: &[String]) -> Result<Vec<String>, EditError> {
         let mut next = self.scenario.clone();
         let mut renamed = Vec::new();
         for id in ids {
-            let Some(i) = next.node_index(id) else { return Err(format!("no node \"{id}\"")) };
+            let Some(i) = next.node_index(id) else { return Err(EditError::NoNode(id.clone())) };
             let mut copy = next.nodes[i].clone();
             copy.id = Editor::fresh_id(&next, copy.block.kind());
             let p = copy.position.unwrap_or(default_position(i));
@@ -311,19 +361,19 @@ impl Editor {
     }
 
     /// Changes one node's parameters (same kind).
-    pub fn set_block(&mut self, id: &str, block: BlockSpec) -> Result<(), String> {
+    pub fn set_block(&mut self, id: &str, block: BlockSpec) -> Result<(), EditError> {
         self.set_blocks(vec![(id.to_string(), block)])
     }
 
     /// Changes several nodes' parameters (each of the same kind) as one
     /// edit.
-    pub fn set_blocks(&mut self, blocks: Vec<(String, BlockSpec)>) -> Result<(), String> {
+    pub fn set_blocks(&mut self, blocks: Vec<(String, BlockSpec)>) -> Result<(), EditError> {
         let mut indices = Vec::with_capacity(blocks.len());
         for (id, block) in &blocks {
-            let i = self.scenario.node_index(id).ok_or_else(|| format!("no node \"{id}\""))?;
+            let i = self.scenario.node_index(id).ok_or_else(|| EditError::NoNode(id.clone()))?;
             let kind = self.scenario.nodes[i].block.kind();
             if kind != block.kind() {
-                return Err(format!("{id} is a {kind}, not a {}", block.kind()));
+                return Err(EditError::KindChange { id: id.clone(), is: kind, given: block.kind() });
             }
             indices.push(i);
         }
@@ -338,7 +388,7 @@ impl Editor {
     }
 
     /// Sets the scenario's random seed (`None`: the default, 1).
-    pub fn set_seed(&mut self, seed: Option<u64>) -> Result<(), String> {
+    pub fn set_seed(&mut self, seed: Option<u64>) -> Result<(), EditError> {
         self.edit(Touched::Shape, |s| {
             s.seed = seed;
             Ok(())
@@ -347,8 +397,8 @@ impl Editor {
 
     /// Replaces the whole scenario by an imported file's text. A file that
     /// is too large, malformed or unsound is refused and nothing changes.
-    pub fn import(&mut self, text: &str) -> Result<(), String> {
-        let scenario = Scenario::from_json_draft(text).map_err(|e| e.to_string())?;
+    pub fn import(&mut self, text: &str) -> Result<(), EditError> {
+        let scenario = Scenario::from_json_draft(text).map_err(|e| EditError::Unreadable(e.to_string()))?;
         self.edit(Touched::Shape, |s| {
             *s = scenario;
             Ok(())
@@ -432,16 +482,16 @@ mod tests {
         let mut e = empty_editor();
         let q = e.add_node(Kind::Queue, at(0.0, 0.0)).unwrap();
         let why = e.connect("c", "p").unwrap_err();
-        assert!(why.contains("producer"), "{why}");
+        assert!(why.to_string().contains("producer"), "{why}");
         let why = e.connect("p", "p").unwrap_err();
-        assert!(why.contains("itself"), "{why}");
+        assert!(why.to_string().contains("itself"), "{why}");
         let why = e.connect("p", "c").unwrap_err();
-        assert!(why.contains("already feeds"), "{why}");
+        assert!(why.to_string().contains("already feeds"), "{why}");
         let why = e.connect("p", &q).unwrap_err();
-        assert!(why.contains("one output"), "{why}");
+        assert!(why.to_string().contains("one output"), "{why}");
         e.connect("c", &q).unwrap();
         let why = e.connect(&q, "c").unwrap_err();
-        assert!(why.contains("cycle"), "{why}");
+        assert!(why.to_string().contains("cycle"), "{why}");
         assert_eq!(e.scenario().edges.len(), 2);
     }
 
@@ -473,7 +523,7 @@ mod tests {
         assert!(e.scenario().edges.iter().all(|x| x.to != "c"));
         assert_eq!(e.missing().len(), 1, "p now needs an output");
         let why = e.remove(&["p".to_string(), "producer1".to_string(), "consumer1".to_string()]).unwrap_err();
-        assert!(why.contains("at least one"), "{why}");
+        assert!(why.to_string().contains("at least one"), "{why}");
     }
 
     #[test]
@@ -505,7 +555,7 @@ mod tests {
         }
         let q = e.add_node(Kind::Queue, at(0.0, 0.0)).unwrap();
         let why = e.set_block(&q, bad).unwrap_err();
-        assert!(why.starts_with("queue1: ") && why.contains("hard_limit"), "{why}");
+        assert!(matches!(&why, EditError::Unsound(text) if text.starts_with("queue1: ") && text.contains("hard_limit")), "{why}");
         assert!(e.set_block(&q, default_block(Kind::Consumer)).is_err());
     }
 

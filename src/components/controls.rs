@@ -6,14 +6,7 @@ use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
 use crate::browser::live::{use_live, Live};
-
-/// What the clock shows: simulated seconds, and events processed since the
-/// start.
-#[derive(Clone, Copy, Debug, Default, PartialEq)]
-pub struct ClockReading {
-    pub time_s: f64,
-    pub events: u64,
-}
+use crate::view::player::ClockReading;
 
 /// Simulated seconds per real second the speed menu offers; infinity is
 /// "as fast as possible".

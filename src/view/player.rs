@@ -16,10 +16,17 @@ use yew::prelude::*;
 use crate::browser::clock::now_ms;
 use crate::browser::frames::FrameLoop;
 use crate::browser::live::Live;
-use crate::components::controls::ClockReading;
 use crate::view::motion::Motion;
 use crate::view::observed::Session;
 use crate::view::panels::{PanelCache, CLOCK_MS};
+
+/// What the clock shows: simulated seconds, and events processed since the
+/// start.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct ClockReading {
+    pub time_s: f64,
+    pub events: u64,
+}
 
 /// What the frame loop reads and sets.
 pub struct Player {

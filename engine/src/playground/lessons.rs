@@ -15,8 +15,7 @@
 //! - A step is judged at its time exactly, and only once B (if it compares)
 //!   has caught up; a step whose run starts again before then is untried.
 
-use crate::json_field::with_field;
-use crate::lesson::{CheckResult, Lesson, Verdict, Watch};
+use crate::lesson::{apply, CheckResult, Lesson, Verdict, Watch};
 use crate::scenario::BlockSpec;
 
 use super::{Applied, Command, PlayError, Playground};
@@ -115,25 +114,17 @@ impl Playground {
         }
         let mut edited = false;
         if !changes.is_empty() {
-            // Each change on the block as the earlier ones left it.
-            let mut blocks: Vec<(String, BlockSpec)> = Vec::new();
-            for change in &changes {
-                let current = match blocks.iter().find(|(id, _)| *id == change.node) {
-                    Some((_, block)) => block.clone(),
-                    None => {
-                        let i = self.index_of(&change.node).ok_or_else(|| PlayError::Lesson(format!("no node \"{}\"", change.node)))?;
-                        self.scenario().nodes[i].block.clone()
-                    }
-                };
-                let block = with_field(&current, &change.field, change.value.clone())
-                    .map_err(|why| PlayError::Lesson(format!("{}{why}", change.node)))?;
-                match blocks.iter_mut().find(|(id, _)| *id == change.node) {
-                    Some(slot) => slot.1 = block,
-                    None => blocks.push((change.node.clone(), block)),
-                }
-            }
-            // Blocks in the scenario's order, as one undoable edit.
-            blocks.sort_by_key(|(id, _)| self.index_of(id));
+            // The blocks the changes leave different, as one undoable edit
+            // of parameters (which the run takes live if it can).
+            let next = apply(self.scenario(), &changes).map_err(PlayError::Lesson)?;
+            let blocks: Vec<(String, BlockSpec)> = self
+                .scenario()
+                .nodes
+                .iter()
+                .zip(next.nodes)
+                .filter(|(old, new)| old.block != new.block)
+                .map(|(_, new)| (new.id, new.block))
+                .collect();
             self.edit(|e| e.set_blocks(blocks))?;
             edited = self.editor.touched().is_some();
         }

@@ -21,7 +21,7 @@
 mod lessons;
 mod pacing;
 
-use crate::editor::{free_spot, Editor, Touched};
+use crate::editor::{free_spot, EditError, Editor, Touched};
 use crate::lesson::Lesson;
 use crate::scenario::{BlockSpec, Kind, Position, Scenario};
 use crate::simulation::Simulation;
@@ -89,7 +89,7 @@ pub struct Applied {
 #[derive(Clone, Debug, PartialEq)]
 pub enum PlayError {
     /// The editor refused the edit; the reason names what is wrong.
-    Refused(String),
+    Refused(EditError),
     /// A/B needs a scenario that runs.
     NotRunning,
     /// A lesson command, but no lesson is open.
@@ -105,7 +105,8 @@ pub enum PlayError {
 impl std::fmt::Display for PlayError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            PlayError::Refused(why) | PlayError::Lesson(why) | PlayError::Comparison(why) => f.write_str(why),
+            PlayError::Refused(why) => why.fmt(f),
+            PlayError::Lesson(why) | PlayError::Comparison(why) => f.write_str(why),
             PlayError::NotRunning => f.write_str("A/B needs a scenario that runs: it still lacks an edge."),
             PlayError::NoLessonOpen => f.write_str("No lesson is open."),
             PlayError::NoSuchLesson(n) => write!(f, "There is no lesson {}.", n + 1),
@@ -276,7 +277,7 @@ impl Playground {
     }
 
     /// Edits the scenario with `change`; the run then follows the edit.
-    fn edit<T>(&mut self, change: impl FnOnce(&mut Editor) -> Result<T, String>) -> Result<T, PlayError> {
+    fn edit<T>(&mut self, change: impl FnOnce(&mut Editor) -> Result<T, EditError>) -> Result<T, PlayError> {
         let result = change(&mut self.editor).map_err(PlayError::Refused)?;
         self.revision += 1;
         self.follow_editor();
