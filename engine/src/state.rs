@@ -115,7 +115,8 @@ impl From<Phase> for State {
 
 impl std::fmt::Display for State {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        // `pad`, so that widths and alignment in format strings apply.
+        f.pad(self.as_str())
     }
 }
 
@@ -142,5 +143,10 @@ mod tests {
         for phase in [Phase::Initializing, Phase::Operational, Phase::ShuttingDown, Phase::ShutDown] {
             assert_eq!(State::from(phase).as_str(), phase.as_str());
         }
+    }
+
+    #[test]
+    fn a_width_in_a_format_string_applies() {
+        assert_eq!(format!("[{:<14}]", State::Ready), format!("[{:<14}]", State::Ready.as_str()));
     }
 }

@@ -69,7 +69,8 @@ impl Kind {
 
 impl std::fmt::Display for Kind {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+        // `pad`, so that widths and alignment in format strings apply.
+        f.pad(self.as_str())
     }
 }
 
@@ -84,5 +85,10 @@ mod tests {
             assert_eq!(serde_json::to_value(kind).unwrap(), serde_json::Value::from(kind.as_str()));
         }
         assert_eq!(Kind::parse("teapot"), None);
+    }
+
+    #[test]
+    fn a_width_in_a_format_string_applies() {
+        assert_eq!(format!("[{:<14}]", Kind::RateLimiter), format!("[{:<14}]", Kind::RateLimiter.as_str()));
     }
 }
