@@ -21,9 +21,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::json_field::with_field;
+use crate::measure::Mark;
 use crate::metrics::{entries_into, DropReason};
 use crate::scenario::{Scenario, ScenarioError};
-use crate::simulation::{Node, Simulation};
+use crate::simulation::Simulation;
 use crate::state::State;
 use crate::time::SimTime;
 
@@ -282,48 +283,6 @@ impl Figure {
     }
 }
 
-/// The cumulative figures of one node at one instant.
-#[derive(Clone, Debug, Default)]
-struct Reading {
-    t_s: f64,
-    arrived: u64,
-    departed: u64,
-    dropped: [u64; DropReason::COUNT],
-    disconnects: u64,
-    retransmitted: u64,
-    depth_integral_s: f64,
-    residence_s: f64,
-    sojourn_s: f64,
-    /// Entries into each state, in full.
-    entered: Vec<(State, u64)>,
-}
-
-impl Reading {
-    fn of(sim: &Simulation, node: usize) -> Reading {
-        let stats = sim.stats(node);
-        let disconnects = match &sim.nodes()[node] {
-            Node::Queue(q) => q.disconnects(),
-            _ => 0,
-        };
-        let retransmitted = match &sim.nodes()[node] {
-            Node::Window(w) => w.retransmitted().0,
-            _ => 0,
-        };
-        Reading {
-            t_s: sim.now().as_secs_f64(),
-            arrived: stats.arrived,
-            departed: stats.departed,
-            dropped: stats.dropped,
-            disconnects,
-            retransmitted,
-            depth_integral_s: stats.depth_messages.integral_s(sim.now()),
-            residence_s: stats.residence_sum_s(),
-            sojourn_s: stats.sojourn_sum_s(),
-            entered: stats.entered.clone(),
-        }
-    }
-}
-
 /// A parsed check: the node's index, the figure, the run it reads.
 #[derive(Clone, Debug)]
 struct Judged {
@@ -358,7 +317,7 @@ pub struct Verdict {
 pub struct Watch {
     checks: Vec<Judged>,
     /// Per run, per node: the reading when the step began.
-    start: Vec<Vec<Reading>>,
+    start: Vec<Vec<Mark>>,
     pub started: SimTime,
     pub judge_at: SimTime,
 }
@@ -373,7 +332,7 @@ impl Watch {
             .iter()
             .map(|c| judged(c, first.scenario(), runs.len()))
             .collect::<Result<Vec<_>, String>>()?;
-        let start = runs.iter().map(|sim| (0..sim.nodes().len()).map(|i| Reading::of(sim, i)).collect()).collect();
+        let start = runs.iter().map(|sim| (0..sim.nodes().len()).map(|i| Mark::of(sim, i)).collect()).collect();
         let started = first.now();
         let judge_at = started + crate::time::SimDuration::from_secs_f64(step.within_s.max(0.0));
         Ok(Watch { checks, start, started, judge_at })
@@ -495,8 +454,8 @@ fn number(v: f64) -> String {
 /// A figure since the step began, or `None` where it has no value: a mean
 /// over no departures, a fraction of no arrivals, a rate over no time. A
 /// check on no value fails: silence is not a result.
-fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Reading) -> Option<f64> {
-    let now = Reading::of(sim, node);
+fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Mark) -> Option<f64> {
+    let now = Mark::of(sim, node);
     let stats = sim.stats(node);
     let span_s = now.t_s - before.t_s;
     let departed = now.departed.saturating_sub(before.departed);

@@ -1,0 +1,296 @@
+//! Sweeps: one or more parameters varied over a grid of points, each point
+//! run for several replications, every metric estimated with a 95%
+//! confidence interval, and the theory's prediction beside it where a queue
+//! has a closed form. The command line runs them (in parallel, in shards);
+//! this module plans them and runs one replication at a time.
+//!
+//! Guarantees:
+//! - Everything wrong with a sweep is said before anything runs: an unknown
+//!   node or field, an empty range, a value the scenario refuses (naming
+//!   the point and why), a grid over `MAX_POINTS`.
+//! - Common random numbers: replication `r` runs on the same seed at every
+//!   point, derived from the sweep's seed, so the differences between
+//!   points are sharper than their own noise.
+//! - Warm-up deletion: every metric counts from `warmup_s` to `until_s`
+//!   (marks taken at both instants; nothing is reset).
+//! - Deterministic: a replication's result depends on its point and number
+//!   alone, and `summarise` on the results in replication order, so any
+//!   order or number of threads gives the same bits.
+
+mod output;
+mod statistics;
+
+use std::collections::BTreeMap;
+
+use serde_json::Value;
+
+use crate::json_field::with_field;
+use crate::measure::Mark;
+use crate::scenario::{BlockSpec, Kind, Scenario};
+use crate::simulation::Simulation;
+use crate::theory::Model;
+use crate::time::SimTime;
+
+pub use output::{merge, PointResult, SweepResult, Theory};
+pub use statistics::{estimate, t975, Estimate};
+
+/// The most points a sweep may have.
+pub const MAX_POINTS: usize = 100_000;
+/// The most replications per point.
+pub const MAX_REPS: usize = 10_000;
+
+/// One varied parameter: a node's field and the values it takes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Vary {
+    /// As written: `line.soft_limit.messages`.
+    pub name: String,
+    node: usize,
+    /// The field as a JSON pointer inside the node: `/soft_limit/messages`.
+    pointer: String,
+    pub values: Vec<f64>,
+}
+
+/// How long each replication runs, how many there are, and their seeds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Options {
+    pub reps: usize,
+    pub until_s: f64,
+    pub warmup_s: f64,
+    pub seed: u64,
+}
+
+/// A sweep ready to run: its points' scenarios, all checked.
+pub struct Plan {
+    pub options: Options,
+    pub varies: Vec<Vary>,
+    /// Per point: the varied values, in the order of `varies`.
+    pub values: Vec<Vec<f64>>,
+    scenarios: Vec<Scenario>,
+    name: String,
+}
+
+/// What one replication measured: each metric's value, where it has one.
+pub type Replication = BTreeMap<String, Option<f64>>;
+
+/// Reads `NODE.FIELD=FROM:TO:STEP` or `NODE.FIELD=V1,V2,...` against
+/// `scenario`. The node is the longest prefix of the dotted name that is a
+/// node's id (ids may hold dots); the rest is the field's path, as
+/// `docs/scenario.md` writes it, with dots.
+pub fn parse_vary(text: &str, scenario: &Scenario) -> Result<Vary, String> {
+    let (name, range) = text.split_once('=').ok_or_else(|| format!("--vary {text}: expected NODE.FIELD=FROM:TO:STEP or NODE.FIELD=V1,V2,..."))?;
+    let name = name.trim();
+    let node = (1..name.len())
+        .rev()
+        .filter(|&i| name.as_bytes()[i] == b'.')
+        .find_map(|i| scenario.node_index(&name[..i]).map(|node| (node, &name[i + 1..])));
+    let Some((node, path)) = node else {
+        return Err(format!("--vary {name}: no node of the scenario begins this name (nodes: {})", ids(scenario)));
+    };
+    if path.is_empty() || path.split('.').any(str::is_empty) {
+        return Err(format!("--vary {name}: no field named after the node"));
+    }
+    let pointer: String = path.split('.').map(|part| format!("/{part}")).collect();
+    let values = parse_values(range.trim()).map_err(|why| format!("--vary {name}: {why}"))?;
+    // The field must be one the block has (or may have: an optional field
+    // left out of the file), which setting it shows.
+    with_field(&scenario.nodes[node].block, &pointer, number(values[0]))
+        .map_err(|why| format!("--vary {name}: no such field of {} \"{}\" ({why})", scenario.nodes[node].block.kind(), scenario.nodes[node].id))?;
+    Ok(Vary { name: name.to_string(), node, pointer, values })
+}
+
+fn ids(scenario: &Scenario) -> String {
+    scenario.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>().join(", ")
+}
+
+/// `FROM:TO:STEP` (both ends included, within a millionth of a step) or a
+/// list `V1,V2,...`.
+fn parse_values(range: &str) -> Result<Vec<f64>, String> {
+    let read = |s: &str| match s.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("\"{}\" is not a number", s.trim())),
+    };
+    let values: Vec<f64> = if let [from, to, step] = range.split(':').collect::<Vec<_>>()[..] {
+        let (from, to, step) = (read(from)?, read(to)?, read(step)?);
+        if !(step > 0.0) {
+            return Err(format!("the step must be above 0, not {step}"));
+        }
+        if to < from {
+            return Err(format!("the range {from} to {to} is empty"));
+        }
+        let count = ((to - from) / step + 1e-6).floor() + 1.0;
+        if count > MAX_POINTS as f64 {
+            return Err(format!("{count} values, more than the {MAX_POINTS} a sweep may have"));
+        }
+        (0..count as usize).map(|k| from + step * k as f64).collect()
+    } else if range.contains(':') {
+        return Err(format!("\"{range}\": a range is FROM:TO:STEP"));
+    } else {
+        range.split(',').map(read).collect::<Result<_, _>>()?
+    };
+    if values.is_empty() {
+        return Err("no values".into());
+    }
+    Ok(values)
+}
+
+/// A value as JSON: a whole number as an integer (so that a count field
+/// reads it), anything else as a float.
+fn number(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        Value::from(v as i64)
+    } else {
+        Value::from(v)
+    }
+}
+
+impl Plan {
+    /// The grid of every combination of `varies` (the first varies
+    /// slowest), each point's scenario checked.
+    pub fn new(scenario: &Scenario, varies: Vec<Vary>, options: Options) -> Result<Plan, String> {
+        if varies.is_empty() {
+            return Err("nothing to vary: give at least one --vary".into());
+        }
+        if !(1..=MAX_REPS).contains(&options.reps) {
+            return Err(format!("--reps must be from 1 to {MAX_REPS}, not {}", options.reps));
+        }
+        if !(options.until_s.is_finite() && options.until_s > 0.0 && options.until_s <= 1e9) {
+            return Err(format!("--until must be above 0 and at most 1e9 seconds, not {}", options.until_s));
+        }
+        if !(options.warmup_s.is_finite() && options.warmup_s >= 0.0 && options.warmup_s < options.until_s) {
+            return Err(format!("--warmup must be from 0 to less than --until ({} s), not {}", options.until_s, options.warmup_s));
+        }
+        let points = varies.iter().try_fold(1usize, |n, v| n.checked_mul(v.values.len()).filter(|&n| n <= MAX_POINTS));
+        let Some(points) = points else {
+            return Err(format!("the grid has more than the {MAX_POINTS} points a sweep may have"));
+        };
+        let mut values = Vec::with_capacity(points);
+        let mut scenarios = Vec::with_capacity(points);
+        for k in 0..points {
+            let mut rest = k;
+            let mut point = vec![0.0; varies.len()];
+            for (j, vary) in varies.iter().enumerate().rev() {
+                point[j] = vary.values[rest % vary.values.len()];
+                rest /= vary.values.len();
+            }
+            let mut s = scenario.clone();
+            for (vary, &v) in varies.iter().zip(&point) {
+                let at = |why: String| format!("at {}: {why}", describe(&varies, &point));
+                s.nodes[vary.node].block = with_field(&s.nodes[vary.node].block, &vary.pointer, number(v)).map_err(at)?;
+            }
+            s.validate().map_err(|e| format!("at {}: {e}", describe(&varies, &point)))?;
+            values.push(point);
+            scenarios.push(s);
+        }
+        Ok(Plan { options, varies, values, scenarios, name: scenario.name.clone() })
+    }
+
+    pub fn points(&self) -> usize {
+        self.values.len()
+    }
+
+    /// The seed of replication `rep`: the same at every point.
+    pub fn seed_of(&self, rep: usize) -> u64 {
+        // SplitMix64 of the sweep's seed and the replication's number, so
+        // neighbouring replications get unrelated streams.
+        let mut z = self.options.seed.wrapping_add((rep as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Runs replication `rep` of point `point`; an error names both.
+    pub fn run(&self, point: usize, rep: usize) -> Result<Replication, String> {
+        let at = |why: String| format!("at {}, replication {}: {why}", describe(&self.varies, &self.values[point]), rep + 1);
+        let scenario = &self.scenarios[point];
+        let mut sim = Simulation::new(scenario.clone(), self.seed_of(rep)).map_err(|e| at(e.to_string()))?;
+        sim.run_until(SimTime::from_secs_f64(self.options.warmup_s)).map_err(|stall| at(stall.to_string()))?;
+        let marks: Vec<Mark> = (0..scenario.nodes.len()).map(|i| Mark::of(&sim, i)).collect();
+        let totals = sim.totals();
+        sim.run_until(SimTime::from_secs_f64(self.options.until_s)).map_err(|stall| at(stall.to_string()))?;
+        let mut metrics = Replication::new();
+        let span_s = self.options.until_s - self.options.warmup_s;
+        for (i, node) in scenario.nodes.iter().enumerate() {
+            let (before, now) = (&marks[i], Mark::of(&sim, i));
+            let arrived = now.arrived - before.arrived;
+            let departed = now.departed - before.departed;
+            let dropped: u64 = now.dropped.iter().zip(&before.dropped).map(|(n, b)| n - b).sum();
+            let per_departure = |sum: f64| (departed > 0).then(|| sum / departed as f64);
+            let mut put = |metric: &str, value: Option<f64>| {
+                metrics.insert(format!("{}.{metric}", node.id), value);
+            };
+            let kind = node.block.kind();
+            if matches!(kind, Kind::Queue | Kind::Dispatcher) {
+                put("mean_depth_messages", Some((now.depth_integral_s - before.depth_integral_s) / span_s));
+            }
+            match kind {
+                Kind::Queue | Kind::Dispatcher => put("mean_wait_s", per_departure(now.residence_s - before.residence_s)),
+                Kind::Consumer => put("mean_wait_s", per_departure(now.sojourn_s - before.sojourn_s)),
+                _ => {}
+            }
+            if kind != Kind::Producer {
+                put("drop_probability", (arrived > 0).then(|| dropped as f64 / arrived as f64));
+            }
+            put("throughput_per_s", Some(departed as f64 / span_s));
+        }
+        let end = sim.totals();
+        metrics.insert("totals.produced".into(), Some((end.produced - totals.produced) as f64));
+        metrics.insert("totals.delivered".into(), Some((end.delivered - totals.delivered) as f64));
+        metrics.insert("totals.dropped".into(), Some((end.dropped - totals.dropped) as f64));
+        Ok(metrics)
+    }
+
+    /// Point `point` summarised from its replications, in replication
+    /// order.
+    pub fn summarise(&self, point: usize, reps: &[Replication]) -> PointResult {
+        let mut names: Vec<&String> = reps.iter().flat_map(|r| r.keys()).collect();
+        names.sort();
+        names.dedup();
+        let metrics = names
+            .into_iter()
+            .map(|name| {
+                let values: Vec<f64> = reps.iter().filter_map(|r| r.get(name).copied().flatten()).collect();
+                (name.clone(), estimate(&values))
+            })
+            .collect();
+        let scenario = &self.scenarios[point];
+        let theory = (0..scenario.nodes.len())
+            .filter(|&i| matches!(scenario.nodes[i].block, BlockSpec::Queue(_)))
+            .filter_map(|i| {
+                let prediction = Model::of(scenario, i).ok()?.predict();
+                let steady = prediction.steady?;
+                let theory = Theory {
+                    model: prediction.name,
+                    mean_waiting: steady.mean_waiting,
+                    mean_wait_s: steady.mean_wait_s,
+                    drop_probability: steady.drop_probability,
+                };
+                Some((scenario.nodes[i].id.clone(), theory))
+            })
+            .collect();
+        let values = self.varies.iter().zip(&self.values[point]).map(|(v, &x)| (v.name.clone(), x)).collect();
+        PointResult { values, metrics, theory }
+    }
+
+    /// The result of the points given (all of them, or a shard's), in
+    /// point order.
+    pub fn result(&self, points: Vec<PointResult>) -> SweepResult {
+        SweepResult {
+            scenario: self.name.clone(),
+            varied: self.varies.iter().map(|v| v.name.clone()).collect(),
+            reps: self.options.reps,
+            until_s: self.options.until_s,
+            warmup_s: self.options.warmup_s,
+            seed: self.options.seed,
+            points,
+            shard: None,
+        }
+    }
+}
+
+/// A point for people: `line.soft_limit.messages = 20, src.rate = 4`.
+fn describe(varies: &[Vary], point: &[f64]) -> String {
+    varies.iter().zip(point).map(|(v, x)| format!("{} = {x}", v.name)).collect::<Vec<_>>().join(", ")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,174 @@
+//! A sweep's result and how it is written: JSON (the documented shape, in
+//! `docs/sweep.md`), CSV and a table for people; and the merge of shards
+//! into what the unsharded sweep prints.
+//!
+//! Guarantee: a shard carries its place (`"shard": "I/N"`), and `merge`
+//! puts the points back in grid order, so merged shards are byte for byte
+//! the unsharded sweep's JSON.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::statistics::Estimate;
+
+/// What the theory predicts for a queue at a point.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Theory {
+    /// Kendall's notation: "M/M/1".
+    pub model: String,
+    pub mean_waiting: f64,
+    pub mean_wait_s: f64,
+    pub drop_probability: f64,
+}
+
+/// One point of the grid.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct PointResult {
+    /// The varied values, by name.
+    pub values: BTreeMap<String, f64>,
+    pub metrics: BTreeMap<String, Estimate>,
+    /// Per queue the theory recognises at this point.
+    pub theory: BTreeMap<String, Theory>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepResult {
+    pub scenario: String,
+    pub varied: Vec<String>,
+    pub reps: usize,
+    pub until_s: f64,
+    pub warmup_s: f64,
+    pub seed: u64,
+    pub points: Vec<PointResult>,
+    /// A shard's place, `I/N`: only in a shard's output.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
+}
+
+impl SweepResult {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("a sweep's result is plain data") + "\n"
+    }
+
+    /// The metrics every point has, in name order, narrowed to `only` if
+    /// given.
+    fn metric_names(&self, only: &[String]) -> Vec<String> {
+        let mut names: Vec<String> = self.points.iter().flat_map(|p| p.metrics.keys().cloned()).collect();
+        names.sort();
+        names.dedup();
+        if !only.is_empty() {
+            names.retain(|n| only.contains(n));
+        }
+        names
+    }
+
+    /// One row per point: the varied values, then `metric_mean` and
+    /// `metric_ci95` for each metric (empty where there is no value).
+    pub fn to_csv(&self, only: &[String]) -> String {
+        let names = self.metric_names(only);
+        let mut out = self.varied.join(",");
+        for n in &names {
+            out.push_str(&format!(",{n}_mean,{n}_ci95"));
+        }
+        out.push('\n');
+        let cell = |v: Option<f64>| v.map_or(String::new(), |v| v.to_string());
+        for p in &self.points {
+            let mut row: Vec<String> = self.varied.iter().map(|v| cell(p.values.get(v).copied())).collect();
+            for n in &names {
+                let e = p.metrics.get(n);
+                row.push(cell(e.and_then(|e| e.mean)));
+                row.push(cell(e.and_then(|e| e.ci95)));
+            }
+            out.push_str(&row.join(","));
+            out.push('\n');
+        }
+        out
+    }
+
+    /// A table for people: the varied values, then `mean ± half-width` of
+    /// each metric (with `only`, those alone).
+    pub fn to_table(&self, only: &[String]) -> String {
+        let names = self.metric_names(only);
+        let mut rows: Vec<Vec<String>> = vec![self.varied.iter().chain(&names).cloned().collect()];
+        for p in &self.points {
+            let mut row: Vec<String> = self.varied.iter().map(|v| p.values.get(v).map_or(String::new(), |x| format!("{x}"))).collect();
+            for n in &names {
+                row.push(match p.metrics.get(n) {
+                    Some(Estimate { mean: Some(m), ci95: Some(h), .. }) => format!("{} ± {}", short(*m), short(*h)),
+                    Some(Estimate { mean: Some(m), .. }) => short(*m),
+                    _ => "–".into(),
+                });
+            }
+            rows.push(row);
+        }
+        let widths: Vec<usize> =
+            (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+        let mut out = format!(
+            "{}: {} replications of {} s each, warm-up {} s, seed {}\n\n",
+            self.scenario, self.reps, self.until_s, self.warmup_s, self.seed
+        );
+        for row in rows {
+            let cells: Vec<String> = row.iter().zip(&widths).map(|(c, &w)| format!("{c:>w$}")).collect();
+            out.push_str(cells.join("  ").trim_end());
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Four significant figures, for the table.
+fn short(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if (1e-3..1e6).contains(&v.abs()) {
+        let decimals = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+        format!("{v:.decimals$}")
+    } else {
+        format!("{v:.3e}")
+    }
+}
+
+/// The shards of one sweep as the unsharded sweep would print it: every
+/// shard of the same sweep (same scenario, varied fields, replications,
+/// times and seed), each once, from 0 to N-1.
+pub fn merge(shards: Vec<SweepResult>) -> Result<SweepResult, String> {
+    let mut placed = Vec::with_capacity(shards.len());
+    for (k, shard) in shards.into_iter().enumerate() {
+        let place = shard.shard.as_deref().ok_or_else(|| format!("part {}: not a shard (no \"shard\" field)", k + 1))?;
+        let (i, n) = place
+            .split_once('/')
+            .and_then(|(i, n)| Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?)))
+            .filter(|&(i, n)| i < n)
+            .ok_or_else(|| format!("part {}: shard \"{place}\" is not I/N with I below N", k + 1))?;
+        placed.push((i, n, shard));
+    }
+    let Some(&(_, n, ref first)) = placed.first() else { return Err("no shards to merge".into()) };
+    let same = |s: &SweepResult| {
+        (&s.scenario, &s.varied, s.reps, s.until_s.to_bits(), s.warmup_s.to_bits(), s.seed)
+            == (&first.scenario, &first.varied, first.reps, first.until_s.to_bits(), first.warmup_s.to_bits(), first.seed)
+    };
+    if let Some((i, _, _)) = placed.iter().find(|(_, m, s)| *m != n || !same(s)) {
+        return Err(format!("shard {i}/{n} is of another sweep than the others"));
+    }
+    placed.sort_by_key(|(i, _, _)| *i);
+    for (k, (i, _, _)) in placed.iter().enumerate() {
+        if *i != k {
+            return Err(format!("shard {k}/{n} is missing or given twice"));
+        }
+    }
+    if placed.len() != n {
+        return Err(format!("{} of {n} shards given", placed.len()));
+    }
+    let mut merged = placed[0].2.clone();
+    merged.shard = None;
+    let total: usize = placed.iter().map(|(_, _, s)| s.points.len()).sum();
+    let mut iters: Vec<_> = placed.into_iter().map(|(_, _, s)| s.points.into_iter()).collect();
+    merged.points = Vec::with_capacity(total);
+    for k in 0..total {
+        let point = iters[k % n].next().ok_or_else(|| format!("shard {}/{n} has too few points", k % n))?;
+        merged.points.push(point);
+    }
+    Ok(merged)
+}

@@ -1,0 +1,141 @@
+use serde_json::json;
+
+use super::*;
+
+/// Poisson arrivals into a queue, one exponential server of mean 0.1 s.
+fn mm1() -> Scenario {
+    Scenario::from_value(json!({"version": 1, "name": "M/M/1", "nodes": [
+        {"id": "src", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 5}},
+        {"id": "line", "kind": "queue"},
+        {"id": "srv", "kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.1}}],
+        "edges": [{"from": "src", "to": "line"}, {"from": "line", "to": "srv"}]}))
+    .unwrap()
+}
+
+fn options(reps: usize, until_s: f64, seed: u64) -> Options {
+    Options { reps, until_s, warmup_s: until_s / 10.0, seed }
+}
+
+fn plan(varies: &[&str], options: Options) -> Result<Plan, String> {
+    let s = mm1();
+    let varies = varies.iter().map(|v| parse_vary(v, &s)).collect::<Result<Vec<_>, _>>()?;
+    Plan::new(&s, varies, options)
+}
+
+fn run_all(plan: &Plan) -> SweepResult {
+    let points = (0..plan.points())
+        .map(|p| {
+            let reps: Vec<Replication> = (0..plan.options.reps).map(|r| plan.run(p, r).unwrap()).collect();
+            plan.summarise(p, &reps)
+        })
+        .collect();
+    plan.result(points)
+}
+
+#[test]
+fn ranges_lists_and_grids_are_read_as_written() {
+    let p = plan(&["src.arrivals.rate_per_s=1:3:0.5", "srv.workers=1,2"], options(2, 10.0, 1)).unwrap();
+    assert_eq!(p.points(), 10);
+    assert_eq!(p.values[0], vec![1.0, 1.0]);
+    assert_eq!(p.values[1], vec![1.0, 2.0], "the last varied moves fastest");
+    assert_eq!(p.values[9], vec![3.0, 2.0]);
+    // An integer field reads a whole number.
+    assert_eq!(p.scenarios[1].nodes[2].block, crate::editor::Editor::new(mm1()).map(|_| {
+        let mut s = mm1();
+        s.nodes[2].block = with_field(&s.nodes[2].block, "/workers", json!(2)).unwrap();
+        s.nodes[2].block.clone()
+    }).unwrap());
+}
+
+#[test]
+fn every_bad_sweep_is_named_before_anything_runs() {
+    let bad = |varies: &[&str], o: Options| plan(varies, o).err().unwrap_or_else(|| panic!("{varies:?} accepted"));
+    let o = options(2, 10.0, 1);
+    assert!(bad(&["nowhere.workers=1,2"], o).contains("no node of the scenario begins"));
+    assert!(bad(&["srv.speed=1,2"], o).contains("no such field of consumer \"srv\""));
+    assert!(bad(&["srv.workers=3:1:1"], o).contains("the range 3 to 1 is empty"));
+    assert!(bad(&["srv.workers=1:3:0"], o).contains("the step must be above 0"));
+    assert!(bad(&["srv.workers=one,two"], o).contains("\"one\" is not a number"));
+    assert!(bad(&["srv.workers"], o).contains("expected NODE.FIELD=FROM:TO:STEP"));
+    assert!(bad(&["srv.workers=1,0"], o).starts_with("at srv.workers = 0: "), "{}", bad(&["srv.workers=1,0"], o));
+    assert!(bad(&["srv.workers=1:400:1", "src.arrivals.rate_per_s=1:300:1"], o).contains("more than the 100000 points"));
+    assert!(bad(&[], o).contains("nothing to vary"));
+    assert!(bad(&["srv.workers=1"], options(0, 10.0, 1)).contains("--reps"));
+    assert!(bad(&["srv.workers=1"], Options { warmup_s: 10.0, ..o }).contains("--warmup"));
+    assert!(bad(&["srv.workers=1"], Options { until_s: f64::INFINITY, ..o }).contains("--until"));
+}
+
+#[test]
+fn replications_share_their_seeds_across_points_and_repeat_exactly() {
+    let p = plan(&["srv.workers=1,2"], options(3, 20.0, 7)).unwrap();
+    let seeds: Vec<u64> = (0..3).map(|r| p.seed_of(r)).collect();
+    assert!(seeds[0] != seeds[1] && seeds[1] != seeds[2]);
+    // Common random numbers: the same arrivals at both points.
+    let (a, b) = (p.run(0, 1).unwrap(), p.run(1, 1).unwrap());
+    assert_eq!(a["totals.produced"], b["totals.produced"]);
+    assert_eq!(p.run(0, 1).unwrap(), a, "a replication repeats exactly");
+    // Warm-up deletion: 20 s at 5/s, measured over the last 18.
+    let produced = a["totals.produced"].unwrap();
+    assert!((60.0..=130.0).contains(&produced), "{produced}");
+}
+
+#[test]
+fn the_95_percent_intervals_cover_the_mm1_closed_form_about_95_times_in_100() {
+    // Ten loads from 0.2 to 0.65, four independent sweeps: forty
+    // intervals of the mean wait. The runs are seeded, so the count is the
+    // same every time; at 95% coverage, 36 or fewer covered would already
+    // be unlikely (and 33, the bound, far more so).
+    let mut covered = 0;
+    let mut total = 0;
+    for seed in 1..=4 {
+        let p = plan(&["src.arrivals.rate_per_s=2:6.5:0.5"], options(10, 600.0, seed)).unwrap();
+        let result = run_all(&p);
+        for point in &result.points {
+            let theory = &point.theory["line"];
+            assert_eq!(theory.model, "M/M/1");
+            let e = &point.metrics["line.mean_wait_s"];
+            let (mean, h) = (e.mean.unwrap(), e.ci95.unwrap());
+            total += 1;
+            if (mean - theory.mean_wait_s).abs() <= h {
+                covered += 1;
+            }
+        }
+    }
+    assert_eq!(total, 40);
+    assert!(covered >= 34, "{covered} of 40 intervals cover the closed form");
+}
+
+#[test]
+fn shards_merge_into_the_whole_sweep_byte_for_byte() {
+    let p = plan(&["src.arrivals.rate_per_s=2:5:1", "srv.workers=1,2"], options(2, 20.0, 3)).unwrap();
+    let whole = run_all(&p);
+    let shards: Vec<SweepResult> = (0..3)
+        .map(|i| {
+            let mut shard = p.result(whole.points.iter().skip(i).step_by(3).cloned().collect());
+            shard.shard = Some(format!("{i}/3"));
+            serde_json::from_str(&shard.to_json()).unwrap()
+        })
+        .collect();
+    let mut reversed = shards.clone();
+    reversed.reverse();
+    assert_eq!(merge(reversed).unwrap().to_json(), whole.to_json());
+    assert!(merge(shards[..2].to_vec()).unwrap_err().contains("2 of 3 shards"));
+    assert!(merge(vec![shards[0].clone(), shards[0].clone(), shards[2].clone()]).unwrap_err().contains("missing or given twice"));
+    assert!(merge(vec![whole.clone()]).unwrap_err().contains("not a shard"));
+    let mut other = shards.clone();
+    other[1].seed = 99;
+    assert!(merge(other).unwrap_err().contains("another sweep"));
+}
+
+#[test]
+fn csv_and_table_have_a_column_per_metric() {
+    let p = plan(&["srv.workers=1,2"], options(2, 20.0, 3)).unwrap();
+    let result = run_all(&p);
+    let csv = result.to_csv(&["line.mean_wait_s".to_string()]);
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "srv.workers,line.mean_wait_s_mean,line.mean_wait_s_ci95");
+    assert_eq!(lines.len(), 3);
+    assert!(lines[1].starts_with("1,"), "{}", lines[1]);
+    let table = result.to_table(&[]);
+    assert!(table.contains("totals.delivered") && table.contains(" ± "), "{table}");
+}
