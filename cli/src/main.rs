@@ -4,6 +4,7 @@ use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 mod bench;
+mod sweep;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use sluice_engine::scenario::MAX_SCENARIO_BYTES;
@@ -56,11 +57,65 @@ enum Command {
         /// The lesson's number (none: list them all).
         number: Option<u32>,
     },
+    /// Varies parameters over a grid, runs each point several times, and
+    /// prints every metric's mean and 95% confidence interval beside what
+    /// queueing theory predicts (docs/sweep.md).
+    Sweep(SweepArgs),
     /// Measures simulation speed on built-in models.
     Bench {
         /// Multiplies the length of every run (1 takes a few seconds).
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
+    },
+}
+
+#[derive(clap::Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
+struct SweepArgs {
+    #[command(subcommand)]
+    merge: Option<SweepCommand>,
+    /// The scenario file.
+    #[arg(required = true)]
+    file: Option<String>,
+    /// NODE.FIELD=FROM:TO:STEP or NODE.FIELD=V1,V2,...; given twice or
+    /// more, the grid of every combination.
+    #[arg(long, required = true)]
+    vary: Vec<String>,
+    /// Replications per point.
+    #[arg(long, default_value_t = 10)]
+    reps: usize,
+    /// Simulated seconds each replication runs.
+    #[arg(long, default_value_t = 1000.0)]
+    until: f64,
+    /// Simulated seconds left out at the start (default: a tenth of --until).
+    #[arg(long)]
+    warmup: Option<f64>,
+    /// The seed the replications' seeds derive from.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Threads (default: every core).
+    #[arg(long)]
+    jobs: Option<usize>,
+    /// Only the points whose index modulo N is I: I/N.
+    #[arg(long)]
+    shard: Option<String>,
+    #[arg(long, value_enum, default_value_t = sweep::SweepFormat::Table)]
+    format: sweep::SweepFormat,
+    /// Only these metrics in the table and CSV (JSON has them all).
+    #[arg(long)]
+    metric: Vec<String>,
+}
+
+#[derive(Subcommand)]
+enum SweepCommand {
+    /// Combines the JSON of every shard into what the unsharded sweep prints.
+    Merge {
+        #[arg(required = true)]
+        parts: Vec<String>,
+        #[arg(long, value_enum, default_value_t = sweep::SweepFormat::Json)]
+        format: sweep::SweepFormat,
+        #[arg(long)]
+        metric: Vec<String>,
     },
 }
 
@@ -195,6 +250,19 @@ fn main() -> ExitCode {
         Command::Bench { scale } => Ok(bench::run(scale)),
         Command::Share { file, page } => load(&file).map(|s| format!("{page}#s={}\n", sluice_engine::share::encode(&s))),
         Command::Lesson { number } => lesson(number),
+        Command::Sweep(SweepArgs { merge: Some(SweepCommand::Merge { parts, format, metric }), .. }) => sweep::merge_parts(&parts, format, &metric),
+        Command::Sweep(a) => sweep::run(sweep::Request {
+            file: a.file.unwrap_or_default(),
+            vary: a.vary,
+            reps: a.reps,
+            until: a.until,
+            warmup: a.warmup,
+            seed: a.seed,
+            jobs: a.jobs,
+            shard: a.shard,
+            format: a.format,
+            metric: a.metric,
+        }),
         Command::Check { file } => load(&file).map(|s| format!("{file}: valid ({} nodes, {} edges)\n", s.nodes.len(), s.edges.len())),
     };
     match result {

@@ -116,3 +116,76 @@ fn what_a_file_says_reaches_the_terminal_escaped() {
 fn serde_json_like(text: &str) -> String {
     text.chars().map(|c| if c.is_control() { format!("\\u{:04x}", c as u32) } else { c.to_string() }).collect()
 }
+
+fn queueing_theory() -> String {
+    format!("{}/../scenarios/queueing-theory.json", env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `sluice sweep` with `args` after the file; its output, or its error.
+fn sweep(args: &[&str]) -> Result<String, String> {
+    let file = queueing_theory();
+    let out = sluice().arg("sweep").arg(&file).args(args).output().unwrap();
+    if out.status.success() {
+        Ok(String::from_utf8(out.stdout).unwrap())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+const SMALL: [&str; 6] = ["--vary", "arrivals.arrivals.rate_per_s=4:8:2", "--vary", "server.workers=1,2", "--reps", "3"];
+
+#[test]
+fn a_sweep_prints_the_same_bytes_on_one_thread_or_two() {
+    let mut one: Vec<&str> = SMALL.to_vec();
+    one.extend(["--until", "100", "--format", "json", "--jobs", "1"]);
+    let mut two = one.clone();
+    *two.last_mut().unwrap() = "2";
+    let (one, two) = (sweep(&one).unwrap(), sweep(&two).unwrap());
+    assert_eq!(one, two);
+    let json: serde_json::Value = serde_json::from_str(&one).unwrap();
+    assert_eq!(json["points"].as_array().unwrap().len(), 6);
+    assert_eq!(json["points"][0]["theory"]["line"]["model"], "M/M/1");
+    assert_eq!(json["points"][0]["metrics"]["line.mean_wait_s"]["n"], 3);
+}
+
+#[test]
+fn shards_merged_are_the_unsharded_sweep_byte_for_byte() {
+    let mut whole: Vec<&str> = SMALL.to_vec();
+    whole.extend(["--until", "100", "--format", "json"]);
+    let expected = sweep(&whole).unwrap();
+    let dir = std::env::temp_dir().join(format!("sluice-cli-shards-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut parts = Vec::new();
+    for i in 0..4 {
+        let shard = format!("{i}/4");
+        let mut args = whole.clone();
+        args.extend(["--shard", &shard]);
+        let path = dir.join(format!("part{i}.json"));
+        std::fs::write(&path, sweep(&args).unwrap()).unwrap();
+        parts.push(path);
+    }
+    let out = sluice().args(["sweep", "merge"]).args(parts.iter().rev()).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), expected);
+    let out = sluice().args(["sweep", "merge"]).args(&parts[..3]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("3 of 4 shards given"));
+}
+
+#[test]
+fn every_bad_sweep_gets_a_clear_error_before_it_runs() {
+    let cases: [(&[&str], &str); 9] = [
+        (&["--vary", "nowhere.workers=1,2"], "no node of the scenario begins"),
+        (&["--vary", "server.speed=1,2"], "no such field of consumer \"server\""),
+        (&["--vary", "server.workers=5:1:1"], "the range 5 to 1 is empty"),
+        (&["--vary", "server.workers=1,0"], "at server.workers = 0: "),
+        (&["--vary", "server.workers=1:1000:1", "--vary", "arrivals.arrivals.rate_per_s=1:200:1"], "more than the 100000 points"),
+        (&["--vary", "server.workers=1", "--shard", "4/4"], "--shard 4/4: expected I/N"),
+        (&["--vary", "server.workers=1", "--jobs", "0"], "--jobs must be at least 1"),
+        (&["--vary", "server.workers=1", "--warmup", "2000"], "--warmup must be"),
+        (&["--vary", "server.workers=1", "--metric", "line.speed"], "--metric line.speed: no such metric"),
+    ];
+    for (args, says) in cases {
+        let err = sweep(args).expect_err(says);
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}

@@ -215,27 +215,24 @@ impl Plan {
             let departed = now.departed - before.departed;
             let dropped: u64 = now.dropped.iter().zip(&before.dropped).map(|(n, b)| n - b).sum();
             let per_departure = |sum: f64| (departed > 0).then(|| sum / departed as f64);
-            let mut put = |metric: &str, value: Option<f64>| {
+            for &metric in metrics_of(node.block.kind()) {
+                let value = match metric {
+                    "mean_depth_messages" => Some((now.depth_integral_s - before.depth_integral_s) / span_s),
+                    // A consumer's wait is its sojourn: from creation to the
+                    // end of its service.
+                    "mean_wait_s" if node.block.kind() == Kind::Consumer => per_departure(now.sojourn_s - before.sojourn_s),
+                    "mean_wait_s" => per_departure(now.residence_s - before.residence_s),
+                    "drop_probability" => (arrived > 0).then(|| dropped as f64 / arrived as f64),
+                    _ => Some(departed as f64 / span_s),
+                };
                 metrics.insert(format!("{}.{metric}", node.id), value);
-            };
-            let kind = node.block.kind();
-            if matches!(kind, Kind::Queue | Kind::Dispatcher) {
-                put("mean_depth_messages", Some((now.depth_integral_s - before.depth_integral_s) / span_s));
             }
-            match kind {
-                Kind::Queue | Kind::Dispatcher => put("mean_wait_s", per_departure(now.residence_s - before.residence_s)),
-                Kind::Consumer => put("mean_wait_s", per_departure(now.sojourn_s - before.sojourn_s)),
-                _ => {}
-            }
-            if kind != Kind::Producer {
-                put("drop_probability", (arrived > 0).then(|| dropped as f64 / arrived as f64));
-            }
-            put("throughput_per_s", Some(departed as f64 / span_s));
         }
         let end = sim.totals();
-        metrics.insert("totals.produced".into(), Some((end.produced - totals.produced) as f64));
-        metrics.insert("totals.delivered".into(), Some((end.delivered - totals.delivered) as f64));
-        metrics.insert("totals.dropped".into(), Some((end.dropped - totals.dropped) as f64));
+        let counts = [end.produced - totals.produced, end.delivered - totals.delivered, end.dropped - totals.dropped];
+        for (name, count) in TOTALS.iter().zip(counts) {
+            metrics.insert(name.to_string(), Some(count as f64));
+        }
         Ok(metrics)
     }
 
@@ -283,6 +280,43 @@ impl Plan {
             seed: self.options.seed,
             points,
             shard: None,
+        }
+    }
+}
+
+/// The metrics a node of `kind` has.
+fn metrics_of(kind: Kind) -> &'static [&'static str] {
+    match kind {
+        Kind::Producer => &["throughput_per_s"],
+        Kind::Queue | Kind::Dispatcher => &["mean_depth_messages", "mean_wait_s", "drop_probability", "throughput_per_s"],
+        Kind::Consumer => &["mean_wait_s", "drop_probability", "throughput_per_s"],
+        _ => &["drop_probability", "throughput_per_s"],
+    }
+}
+
+/// The totals every sweep measures.
+const TOTALS: [&str; 3] = ["totals.produced", "totals.delivered", "totals.dropped"];
+
+impl Plan {
+    /// Every metric this sweep measures, by name.
+    pub fn metric_names(&self) -> Vec<String> {
+        let scenario = &self.scenarios[0];
+        let mut names: Vec<String> = scenario
+            .nodes
+            .iter()
+            .flat_map(|n| metrics_of(n.block.kind()).iter().map(move |m| format!("{}.{m}", n.id)))
+            .chain(TOTALS.iter().map(|t| t.to_string()))
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// Checks that every name in `wanted` is a metric of this sweep.
+    pub fn check_metrics(&self, wanted: &[String]) -> Result<(), String> {
+        let names = self.metric_names();
+        match wanted.iter().find(|w| !names.contains(w)) {
+            Some(w) => Err(format!("--metric {w}: no such metric; this sweep measures {}", names.join(", "))),
+            None => Ok(()),
         }
     }
 }

@@ -91,15 +91,37 @@ impl SweepResult {
     /// each metric (with `only`, those alone).
     pub fn to_table(&self, only: &[String]) -> String {
         let names = self.metric_names(only);
-        let mut rows: Vec<Vec<String>> = vec![self.varied.iter().chain(&names).cloned().collect()];
+        // Beside a queue's figure that theory predicts, what it predicts.
+        let predicted = |p: &PointResult, name: &str| {
+            let (queue, metric) = name.split_once('.')?;
+            let t = p.theory.get(queue)?;
+            match metric {
+                "mean_depth_messages" => Some(t.mean_waiting),
+                "mean_wait_s" => Some(t.mean_wait_s),
+                "drop_probability" => Some(t.drop_probability),
+                _ => None,
+            }
+        };
+        let with_theory: Vec<bool> = names.iter().map(|n| self.points.iter().any(|p| predicted(p, n).is_some())).collect();
+        let mut header: Vec<String> = self.varied.clone();
+        for (n, &t) in names.iter().zip(&with_theory) {
+            header.push(n.clone());
+            if t {
+                header.push("theory".into());
+            }
+        }
+        let mut rows: Vec<Vec<String>> = vec![header];
         for p in &self.points {
             let mut row: Vec<String> = self.varied.iter().map(|v| p.values.get(v).map_or(String::new(), |x| format!("{x}"))).collect();
-            for n in &names {
+            for (n, &t) in names.iter().zip(&with_theory) {
                 row.push(match p.metrics.get(n) {
                     Some(Estimate { mean: Some(m), ci95: Some(h), .. }) => format!("{} ± {}", short(*m), short(*h)),
                     Some(Estimate { mean: Some(m), .. }) => short(*m),
                     _ => "–".into(),
                 });
+                if t {
+                    row.push(predicted(p, n).map_or("–".into(), short));
+                }
             }
             rows.push(row);
         }

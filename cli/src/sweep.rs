@@ -1,0 +1,120 @@
+//! `sluice sweep`: runs a sweep planned by the engine, in parallel over
+//! points and replications (rayon), with a progress bar on a terminal
+//! (indicatif), one shard of it if asked, and prints it; `sluice sweep
+//! merge` puts shards back together.
+//!
+//! Guarantee: the output is the same byte for byte whatever `--jobs` is:
+//! replications are collected in order before any is summarised.
+
+use std::io::IsTerminal;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use sluice_engine::sweep::{merge, parse_vary, Options, Plan, Replication, SweepResult};
+
+/// How a sweep is printed.
+#[derive(Clone, Copy, clap::ValueEnum)]
+pub enum SweepFormat {
+    Table,
+    Csv,
+    Json,
+}
+
+/// What `sluice sweep FILE ...` was asked.
+pub struct Request {
+    pub file: String,
+    pub vary: Vec<String>,
+    pub reps: usize,
+    pub until: f64,
+    pub warmup: Option<f64>,
+    pub seed: u64,
+    pub jobs: Option<usize>,
+    pub shard: Option<String>,
+    pub format: SweepFormat,
+    pub metric: Vec<String>,
+}
+
+/// `I/N`, with I below N.
+fn parse_shard(text: &str) -> Result<(usize, usize), String> {
+    text.split_once('/')
+        .and_then(|(i, n)| Some((i.trim().parse::<usize>().ok()?, n.trim().parse::<usize>().ok()?)))
+        .filter(|&(i, n)| n >= 1 && i < n)
+        .ok_or_else(|| format!("--shard {text}: expected I/N with 0 ≤ I < N, such as 0/4"))
+}
+
+pub fn run(request: Request) -> Result<String, String> {
+    let scenario = crate::load(&request.file)?;
+    let varies = request.vary.iter().map(|v| parse_vary(v, &scenario)).collect::<Result<Vec<_>, _>>()?;
+    let options = Options {
+        reps: request.reps,
+        until_s: request.until,
+        warmup_s: request.warmup.unwrap_or(request.until / 10.0),
+        seed: request.seed,
+    };
+    let plan = Plan::new(&scenario, varies, options)?;
+    plan.check_metrics(&request.metric)?;
+    let shard = request.shard.as_deref().map(parse_shard).transpose()?;
+    let (index, of) = shard.unwrap_or((0, 1));
+    let points: Vec<usize> = (index..plan.points()).step_by(of).collect();
+    let jobs = match request.jobs {
+        Some(0) => return Err("--jobs must be at least 1".into()),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(|e| format!("cannot start {jobs} threads: {e}"))?;
+    let tasks: Vec<(usize, usize)> = points.iter().flat_map(|&p| (0..options.reps).map(move |r| (p, r))).collect();
+    let bar = progress(tasks.len() as u64);
+    let reps: Vec<Result<Replication, String>> = pool.install(|| {
+        tasks
+            .par_iter()
+            .map(|&(p, r)| {
+                let rep = plan.run(p, r);
+                bar.inc(1);
+                rep
+            })
+            .collect()
+    });
+    bar.finish_and_clear();
+    let reps = reps.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let summaries = points.iter().zip(reps.chunks(options.reps)).map(|(&p, reps)| plan.summarise(p, reps)).collect();
+    let mut result = plan.result(summaries);
+    if shard.is_some() {
+        result.shard = Some(format!("{index}/{of}"));
+    }
+    Ok(print(&result, request.format, &request.metric))
+}
+
+/// A progress bar on standard error when it is a terminal; nothing when
+/// it is piped.
+fn progress(len: u64) -> ProgressBar {
+    if !std::io::stderr().is_terminal() {
+        return ProgressBar::hidden();
+    }
+    let bar = ProgressBar::new(len);
+    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} replications, {per_sec}, {eta} left") {
+        bar.set_style(style);
+    }
+    bar
+}
+
+fn print(result: &SweepResult, format: SweepFormat, metric: &[String]) -> String {
+    match format {
+        SweepFormat::Table => result.to_table(metric),
+        SweepFormat::Csv => result.to_csv(metric),
+        SweepFormat::Json => result.to_json(),
+    }
+}
+
+/// `sluice sweep merge PART.json ...`: the shards as the whole sweep.
+pub fn merge_parts(parts: &[String], format: SweepFormat, metric: &[String]) -> Result<String, String> {
+    let shards = parts
+        .iter()
+        .map(|part| {
+            let shown = sluice_engine::printable::printable(part, 200);
+            let text = std::fs::read_to_string(part).map_err(|e| format!("cannot read {shown}: {e}"))?;
+            serde_json::from_str::<SweepResult>(&text).map_err(|e| format!("{shown} is not a sweep's JSON: {e}"))
+        })
+        .collect::<Result<Vec<_>, _>>()?;
+    let merged = merge(shards)?;
+    Ok(print(&merged, format, metric))
+}
