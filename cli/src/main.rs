@@ -4,6 +4,7 @@ use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 mod bench;
+mod plot;
 mod sweep;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -104,6 +105,10 @@ struct SweepArgs {
     /// Only these metrics in the table and CSV (JSON has them all).
     #[arg(long)]
     metric: Vec<String>,
+    /// Draws the first --metric against the first varied parameter, with
+    /// 95% intervals and theory's prediction, into this SVG file.
+    #[arg(long)]
+    plot: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -262,6 +267,7 @@ fn main() -> ExitCode {
             shard: a.shard,
             format: a.format,
             metric: a.metric,
+            plot: a.plot,
         }),
         Command::Check { file } => load(&file).map(|s| format!("{file}: valid ({} nodes, {} edges)\n", s.nodes.len(), s.edges.len())),
     };

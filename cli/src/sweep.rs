@@ -32,6 +32,8 @@ pub struct Request {
     pub shard: Option<String>,
     pub format: SweepFormat,
     pub metric: Vec<String>,
+    /// Draw the first `--metric` into this SVG file.
+    pub plot: Option<String>,
 }
 
 /// `I/N`, with I below N.
@@ -53,6 +55,14 @@ pub fn run(request: Request) -> Result<String, String> {
     };
     let plan = Plan::new(&scenario, varies, options)?;
     plan.check_metrics(&request.metric)?;
+    let plotted = match (&request.plot, request.metric.first()) {
+        (Some(_), None) => return Err("--plot needs the --metric to draw, such as --metric line.mean_wait_s".into()),
+        (Some(out), Some(_)) if !out.to_ascii_lowercase().ends_with(".svg") => {
+            return Err(format!("--plot {out}: the plot is written as SVG; name the file .svg"))
+        }
+        (Some(out), Some(metric)) => Some((out.clone(), metric.clone())),
+        (None, _) => None,
+    };
     let shard = request.shard.as_deref().map(parse_shard).transpose()?;
     let (index, of) = shard.unwrap_or((0, 1));
     let points: Vec<usize> = (index..plan.points()).step_by(of).collect();
@@ -80,6 +90,9 @@ pub fn run(request: Request) -> Result<String, String> {
     let mut result = plan.result(summaries);
     if shard.is_some() {
         result.shard = Some(format!("{index}/{of}"));
+    }
+    if let Some((out, metric)) = plotted {
+        crate::plot::plot(&result, &metric, &out)?;
     }
     Ok(print(&result, request.format, &request.metric))
 }

@@ -189,3 +189,19 @@ fn every_bad_sweep_gets_a_clear_error_before_it_runs() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn a_sweep_draws_its_metric_with_intervals_and_theory_into_an_svg() {
+    let dir = std::env::temp_dir().join(format!("sluice-cli-plot-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("sweep.svg");
+    let out_name = out.to_str().unwrap();
+    let args = ["--vary", "arrivals.arrivals.rate_per_s=4:8:2", "--reps", "3", "--until", "100", "--metric", "line.mean_wait_s", "--plot", out_name];
+    sweep(&args).unwrap();
+    let svg = std::fs::read_to_string(&out).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("line.mean_wait_s") && svg.contains("theory"), "{}", &svg[..200.min(svg.len())]);
+    let err = sweep(&["--vary", "server.workers=1,2", "--plot", out_name]).unwrap_err();
+    assert!(err.contains("--plot needs the --metric"), "{err}");
+    let err = sweep(&["--vary", "server.workers=1,2", "--metric", "line.mean_wait_s", "--plot", "sweep.gif"]).unwrap_err();
+    assert!(err.contains("name the file .svg"), "{err}");
+}

@@ -1,0 +1,114 @@
+//! `sluice sweep --plot OUT.svg`: one metric against the first varied
+//! parameter, drawn with plotters: the means joined by a line, their 95%
+//! intervals as whiskers, and queueing theory's prediction dashed where the
+//! queue has one. With a second varied parameter, one line per value of it.
+
+use std::collections::BTreeMap;
+
+use plotters::prelude::*;
+use sluice_engine::sweep::{PointResult, SweepResult};
+
+const COLOURS: [RGBColor; 6] =
+    [RGBColor(0x1c, 0x7e, 0xd6), RGBColor(0xd6, 0x33, 0x6c), RGBColor(0x0c, 0x85, 0x99), RGBColor(0x70, 0x48, 0xe8), RGBColor(0x5c, 0x94, 0x0d), RGBColor(0xf0, 0x8c, 0x00)];
+
+/// What theory predicts of `metric` at `point`, if anything.
+fn predicted(point: &PointResult, metric: &str) -> Option<f64> {
+    let (queue, figure) = metric.split_once('.')?;
+    let t = point.theory.get(queue)?;
+    match figure {
+        "mean_depth_messages" => Some(t.mean_waiting),
+        "mean_wait_s" => Some(t.mean_wait_s),
+        "drop_probability" => Some(t.drop_probability),
+        _ => None,
+    }
+}
+
+/// Draws `metric` of `result` into the SVG file `out`.
+pub fn plot(result: &SweepResult, metric: &str, out: &str) -> Result<(), String> {
+    if !out.to_ascii_lowercase().ends_with(".svg") {
+        return Err(format!("--plot {out}: the plot is written as SVG; name the file .svg"));
+    }
+    let x_name = &result.varied[0];
+    let series_name = result.varied.get(1);
+    // One series per value of the second varied parameter (or one).
+    let mut series: BTreeMap<String, Vec<&PointResult>> = BTreeMap::new();
+    for p in &result.points {
+        let key = series_name.and_then(|n| p.values.get(n)).map_or(String::new(), |v| format!("{} = {v}", series_name.unwrap()));
+        series.entry(key).or_default().push(p);
+    }
+    let x = |p: &PointResult| p.values.get(x_name).copied().unwrap_or(0.0);
+    let mut lo = f64::INFINITY;
+    let mut hi = f64::NEG_INFINITY;
+    for p in &result.points {
+        if let Some(e) = p.metrics.get(metric).filter(|e| e.mean.is_some()) {
+            let (m, h) = (e.mean.unwrap_or(0.0), e.ci95.unwrap_or(0.0));
+            lo = lo.min(m - h);
+            hi = hi.max(m + h);
+        }
+        if let Some(t) = predicted(p, metric) {
+            lo = lo.min(t);
+            hi = hi.max(t);
+        }
+    }
+    if !lo.is_finite() {
+        return Err(format!("--plot: {metric} has no value at any point"));
+    }
+    let (x_lo, x_hi) = result.points.iter().map(x).fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), v| (a.min(v), b.max(v)));
+    let pad = |a: f64, b: f64| if b > a { (b - a) * 0.05 } else { a.abs().max(1.0) * 0.1 };
+    let (x_pad, y_pad) = (pad(x_lo, x_hi), pad(lo, hi));
+    let fail = |e: &dyn std::fmt::Display| format!("cannot draw {out}: {e}");
+    let root = SVGBackend::new(out, (900, 560)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(format!("{}: {metric}", result.scenario), ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d((x_lo - x_pad)..(x_hi + x_pad), (lo - y_pad).min(0.0f64.max(lo - y_pad))..(hi + y_pad))
+        .map_err(|e| fail(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc(x_name.as_str())
+        .y_desc(format!("{metric} (mean, 95% interval)"))
+        .draw()
+        .map_err(|e| fail(&e))?;
+    for (k, (name, points)) in series.iter().enumerate() {
+        let colour = COLOURS[k % COLOURS.len()];
+        let measured: Vec<(f64, f64, f64)> = points
+            .iter()
+            .filter_map(|p| {
+                let e = p.metrics.get(metric)?;
+                Some((x(p), e.mean?, e.ci95.unwrap_or(0.0)))
+            })
+            .collect();
+        let label = if name.is_empty() { "measured".to_string() } else { format!("measured, {name}") };
+        chart
+            .draw_series(LineSeries::new(measured.iter().map(|&(x, m, _)| (x, m)), colour.stroke_width(2)))
+            .map_err(|e| fail(&e))?
+            .label(label)
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], colour.stroke_width(2)));
+        chart
+            .draw_series(measured.iter().map(|&(x, m, h)| ErrorBar::new_vertical(x, m - h, m, m + h, colour.filled(), 8)))
+            .map_err(|e| fail(&e))?;
+        let theory: Vec<(f64, f64)> = points.iter().filter_map(|p| Some((x(p), predicted(p, metric)?))).collect();
+        if !theory.is_empty() {
+            let label = if name.is_empty() { "theory".to_string() } else { format!("theory, {name}") };
+            // Alone, theory is dark grey beside the measured blue; with
+            // several series each keeps its series' colour.
+            let style = if series.len() == 1 { RGBColor(0x49, 0x50, 0x57).stroke_width(2) } else { colour.stroke_width(1) };
+            chart
+                .draw_series(DashedLineSeries::new(theory, 8, 6, style))
+                .map_err(|e| fail(&e))?
+                .label(label)
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+        }
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.85))
+        .border_style(BLACK.mix(0.3))
+        .position(SeriesLabelPosition::UpperLeft)
+        .draw()
+        .map_err(|e| fail(&e))?;
+    root.present().map_err(|e| fail(&e))
+}
