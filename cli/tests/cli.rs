@@ -175,7 +175,7 @@ fn shards_merged_are_the_unsharded_sweep_byte_for_byte() {
 fn every_bad_sweep_gets_a_clear_error_before_it_runs() {
     let cases: [(&[&str], &str); 9] = [
         (&["--vary", "nowhere.workers=1,2"], "no node of the scenario begins"),
-        (&["--vary", "server.speed=1,2"], "no such field of consumer \"server\""),
+        (&["--vary", "server.speed=1,2"], "consumer \"server\" has no number field there"),
         (&["--vary", "server.workers=5:1:1"], "the range 5 to 1 is empty"),
         (&["--vary", "server.workers=1,0"], "at server.workers = 0: "),
         (&["--vary", "server.workers=1:1000:1", "--vary", "arrivals.arrivals.rate_per_s=1:200:1"], "more than the 100000 points"),

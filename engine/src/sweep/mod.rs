@@ -32,6 +32,7 @@ use crate::theory::Model;
 use crate::time::SimTime;
 
 pub use output::{merge, PointResult, SweepResult, Theory};
+
 pub use statistics::{estimate, t975, Estimate};
 
 /// The most points a sweep may have.
@@ -79,6 +80,9 @@ pub type Replication = BTreeMap<String, Option<f64>>;
 pub fn parse_vary(text: &str, scenario: &Scenario) -> Result<Vary, String> {
     let (name, range) = text.split_once('=').ok_or_else(|| format!("--vary {text}: expected NODE.FIELD=FROM:TO:STEP or NODE.FIELD=V1,V2,..."))?;
     let name = name.trim();
+    if !name.contains('.') {
+        return Err(format!("--vary {name}: expected NODE.FIELD, a node's id and a field inside it, such as srv.workers"));
+    }
     let node = (1..name.len())
         .rev()
         .filter(|&i| name.as_bytes()[i] == b'.')
@@ -94,7 +98,7 @@ pub fn parse_vary(text: &str, scenario: &Scenario) -> Result<Vary, String> {
     // The field must be one the block has (or may have: an optional field
     // left out of the file), which setting it shows.
     with_field(&scenario.nodes[node].block, &pointer, number(values[0]))
-        .map_err(|why| format!("--vary {name}: no such field of {} \"{}\" ({why})", scenario.nodes[node].block.kind(), scenario.nodes[node].id))?;
+        .map_err(|why| format!("--vary {name}: {} \"{}\" has no number field there ({why})", scenario.nodes[node].block.kind(), scenario.nodes[node].id))?;
     Ok(Vary { name: name.to_string(), node, pointer, values })
 }
 
@@ -119,7 +123,7 @@ fn parse_values(range: &str) -> Result<Vec<f64>, String> {
         }
         let count = ((to - from) / step + 1e-6).floor() + 1.0;
         if count > MAX_POINTS as f64 {
-            return Err(format!("{count} values, more than the {MAX_POINTS} a sweep may have"));
+            return Err(format!("more values than the {MAX_POINTS} a sweep may have"));
         }
         (0..count as usize).map(|k| from + step * k as f64).collect()
     } else if range.contains(':') {
@@ -323,7 +327,17 @@ impl Plan {
 
 /// A point for people: `line.soft_limit.messages = 20, src.rate = 4`.
 fn describe(varies: &[Vary], point: &[f64]) -> String {
-    varies.iter().zip(point).map(|(v, x)| format!("{} = {x}", v.name)).collect::<Vec<_>>().join(", ")
+    varies.iter().zip(point).map(|(v, &x)| format!("{} = {}", v.name, value_text(x))).collect::<Vec<_>>().join(", ")
+}
+
+/// A varied value as people read it: as written for ordinary magnitudes,
+/// in scientific notation for the extreme ones.
+pub fn value_text(x: f64) -> String {
+    if x != 0.0 && !(1e-6..1e15).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        format!("{x}")
+    }
 }
 
 #[cfg(test)]

@@ -112,7 +112,7 @@ impl SweepResult {
         }
         let mut rows: Vec<Vec<String>> = vec![header];
         for p in &self.points {
-            let mut row: Vec<String> = self.varied.iter().map(|v| p.values.get(v).map_or(String::new(), |x| format!("{x}"))).collect();
+            let mut row: Vec<String> = self.varied.iter().map(|v| p.values.get(v).map_or(String::new(), |&x| super::value_text(x))).collect();
             for (n, &t) in names.iter().zip(&with_theory) {
                 row.push(match p.metrics.get(n) {
                     Some(Estimate { mean: Some(m), ci95: Some(h), .. }) => format!("{} ± {}", short(*m), short(*h)),

@@ -52,7 +52,10 @@ fn every_bad_sweep_is_named_before_anything_runs() {
     let bad = |varies: &[&str], o: Options| plan(varies, o).err().unwrap_or_else(|| panic!("{varies:?} accepted"));
     let o = options(2, 10.0, 1);
     assert!(bad(&["nowhere.workers=1,2"], o).contains("no node of the scenario begins"));
-    assert!(bad(&["srv.speed=1,2"], o).contains("no such field of consumer \"srv\""));
+    assert!(bad(&["srv.speed=1,2"], o).contains("consumer \"srv\" has no number field there"));
+    assert!(bad(&["srv=1,2"], o).contains("expected NODE.FIELD"));
+    assert!(bad(&["src.arrivals.rate_per_s=0:1e308:1e-300"], o).contains("more values than the 100000"));
+    assert!(bad(&["src.arrivals.rate_per_s=1e308"], o).starts_with("at src.arrivals.rate_per_s = 1e308: "));
     assert!(bad(&["srv.workers=3:1:1"], o).contains("the range 3 to 1 is empty"));
     assert!(bad(&["srv.workers=1:3:0"], o).contains("the step must be above 0"));
     assert!(bad(&["srv.workers=one,two"], o).contains("\"one\" is not a number"));
