@@ -11,18 +11,6 @@ use sluice_engine::sweep::{PointResult, SweepResult};
 const COLOURS: [RGBColor; 6] =
     [RGBColor(0x1c, 0x7e, 0xd6), RGBColor(0xd6, 0x33, 0x6c), RGBColor(0x0c, 0x85, 0x99), RGBColor(0x70, 0x48, 0xe8), RGBColor(0x5c, 0x94, 0x0d), RGBColor(0xf0, 0x8c, 0x00)];
 
-/// What theory predicts of `metric` at `point`, if anything.
-fn predicted(point: &PointResult, metric: &str) -> Option<f64> {
-    let (queue, figure) = metric.split_once('.')?;
-    let t = point.theory.get(queue)?;
-    match figure {
-        "mean_depth_messages" => Some(t.mean_waiting),
-        "mean_wait_s" => Some(t.mean_wait_s),
-        "drop_probability" => Some(t.drop_probability),
-        _ => None,
-    }
-}
-
 /// Draws `metric` of `result` into the SVG file `out`.
 pub fn plot(result: &SweepResult, metric: &str, out: &str) -> Result<(), String> {
     if !out.to_ascii_lowercase().ends_with(".svg") {
@@ -45,7 +33,7 @@ pub fn plot(result: &SweepResult, metric: &str, out: &str) -> Result<(), String>
             lo = lo.min(m - h);
             hi = hi.max(m + h);
         }
-        if let Some(t) = predicted(p, metric) {
+        if let Some(t) = p.predicted(metric) {
             lo = lo.min(t);
             hi = hi.max(t);
         }
@@ -90,7 +78,7 @@ pub fn plot(result: &SweepResult, metric: &str, out: &str) -> Result<(), String>
         chart
             .draw_series(measured.iter().map(|&(x, m, h)| ErrorBar::new_vertical(x, m - h, m, m + h, colour.filled(), 8)))
             .map_err(|e| fail(&e))?;
-        let theory: Vec<(f64, f64)> = points.iter().filter_map(|p| Some((x(p), predicted(p, metric)?))).collect();
+        let theory: Vec<(f64, f64)> = points.iter().filter_map(|p| Some((x(p), p.predicted(metric)?))).collect();
         if !theory.is_empty() {
             let label = if name.is_empty() { "theory".to_string() } else { format!("theory, {name}") };
             // Alone, theory is dark grey beside the measured blue; with

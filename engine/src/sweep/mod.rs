@@ -115,7 +115,7 @@ fn parse_values(range: &str) -> Result<Vec<f64>, String> {
     };
     let values: Vec<f64> = if let [from, to, step] = range.split(':').collect::<Vec<_>>()[..] {
         let (from, to, step) = (read(from)?, read(to)?, read(step)?);
-        if !(step > 0.0) {
+        if step <= 0.0 {
             return Err(format!("the step must be above 0, not {step}"));
         }
         if to < from {

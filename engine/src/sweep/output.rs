@@ -32,6 +32,21 @@ pub struct PointResult {
     pub theory: BTreeMap<String, Theory>,
 }
 
+impl PointResult {
+    /// What theory predicts of `metric` (`QUEUE.mean_depth_messages`,
+    /// `.mean_wait_s` or `.drop_probability`) at this point, if anything.
+    pub fn predicted(&self, metric: &str) -> Option<f64> {
+        let (queue, figure) = metric.split_once('.')?;
+        let t = self.theory.get(queue)?;
+        match figure {
+            "mean_depth_messages" => Some(t.mean_waiting),
+            "mean_wait_s" => Some(t.mean_wait_s),
+            "drop_probability" => Some(t.drop_probability),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepResult {
@@ -92,16 +107,7 @@ impl SweepResult {
     pub fn to_table(&self, only: &[String]) -> String {
         let names = self.metric_names(only);
         // Beside a queue's figure that theory predicts, what it predicts.
-        let predicted = |p: &PointResult, name: &str| {
-            let (queue, metric) = name.split_once('.')?;
-            let t = p.theory.get(queue)?;
-            match metric {
-                "mean_depth_messages" => Some(t.mean_waiting),
-                "mean_wait_s" => Some(t.mean_wait_s),
-                "drop_probability" => Some(t.drop_probability),
-                _ => None,
-            }
-        };
+        let predicted = |p: &PointResult, name: &str| p.predicted(name);
         let with_theory: Vec<bool> = names.iter().map(|n| self.points.iter().any(|p| predicted(p, n).is_some())).collect();
         let mut header: Vec<String> = self.varied.clone();
         for (n, &t) in names.iter().zip(&with_theory) {
