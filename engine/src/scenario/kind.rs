@@ -61,6 +61,15 @@ impl Kind {
         Kind::ALL.into_iter().find(|k| k.as_str() == name)
     }
 
+    /// Blocks of this kind pass a message on at once or refuse it, keeping
+    /// none: a wake and a pause pass through them (`Node::passes_through`).
+    pub fn holds_nothing(self) -> bool {
+        matches!(
+            self,
+            Kind::Router | Kind::Window | Kind::Credit | Kind::RateLimiter | Kind::ConcurrencyLimiter | Kind::ResourcePool
+        )
+    }
+
     /// Every kind's name, for messages: "producer, queue, …".
     pub fn names() -> String {
         Kind::ALL.map(Kind::as_str).join(", ")

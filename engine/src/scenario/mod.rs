@@ -109,21 +109,12 @@ impl BlockSpec {
         }
     }
 
-    /// Whether this kind takes incoming edges.
-    /// Blocks that pass a message on at once or refuse it, keeping none
-    /// (the simulation's `Node::passes_through`).
+    /// Blocks that pass a message on at once or refuse it, keeping none.
     pub fn holds_nothing(&self) -> bool {
-        matches!(
-            self,
-            BlockSpec::Router(_)
-                | BlockSpec::Window(_)
-                | BlockSpec::Credit(_)
-                | BlockSpec::RateLimiter(_)
-                | BlockSpec::ConcurrencyLimiter(_)
-                | BlockSpec::ResourcePool(_)
-        )
+        self.kind().holds_nothing()
     }
 
+    /// Whether this kind takes incoming edges.
     fn takes_input(&self) -> bool {
         !matches!(self, BlockSpec::Producer(_))
     }

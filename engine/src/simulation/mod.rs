@@ -53,7 +53,7 @@ use crate::message::{Message, NodeRef, NO_DESTINATION};
 use crate::metrics::{DropReason, NodeStats, TransitionLog};
 use crate::report::{NodeReport, Report, Totals};
 use crate::rng::SimRng;
-use crate::scenario::{BlockSpec, Scenario, ScenarioError};
+use crate::scenario::{BlockSpec, Kind, Scenario, ScenarioError};
 use crate::scheduler::{EventKind, Scheduler};
 use crate::supervision::Supervision;
 use crate::blocks::consumer::Phase;
@@ -94,15 +94,24 @@ pub enum Node {
 impl Node {
     /// Blocks that hold no message: a wake passes through them.
     fn passes_through(&self) -> bool {
-        matches!(
-            self,
-            Node::Router(_)
-                | Node::Window(_)
-                | Node::Credit(_)
-                | Node::RateLimiter(_)
-                | Node::ConcurrencyLimiter(_)
-                | Node::ResourcePool(_)
-        )
+        self.kind().holds_nothing()
+    }
+
+    /// The kind of block this node is.
+    pub fn kind(&self) -> Kind {
+        match self {
+            Node::Producer(_) => Kind::Producer,
+            Node::Queue(_) => Kind::Queue,
+            Node::Consumer(_) => Kind::Consumer,
+            Node::Router(_) => Kind::Router,
+            Node::Window(_) => Kind::Window,
+            Node::Credit(_) => Kind::Credit,
+            Node::RateLimiter(_) => Kind::RateLimiter,
+            Node::ConcurrencyLimiter(_) => Kind::ConcurrencyLimiter,
+            Node::Link(_) => Kind::Link,
+            Node::Dispatcher { .. } => Kind::Dispatcher,
+            Node::ResourcePool(_) => Kind::ResourcePool,
+        }
     }
 }
 

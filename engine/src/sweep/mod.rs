@@ -243,14 +243,13 @@ impl Plan {
     /// Point `point` summarised from its replications, in replication
     /// order.
     pub fn summarise(&self, point: usize, reps: &[Replication]) -> PointResult {
-        let mut names: Vec<&String> = reps.iter().flat_map(|r| r.keys()).collect();
-        names.sort();
-        names.dedup();
-        let metrics = names
+        let metrics = self
+            .metric_names()
             .into_iter()
             .map(|name| {
-                let values: Vec<f64> = reps.iter().filter_map(|r| r.get(name).copied().flatten()).collect();
-                (name.clone(), estimate(&values))
+                let values: Vec<f64> = reps.iter().filter_map(|r| r.get(&name).copied().flatten()).collect();
+                let estimate = estimate(&values);
+                (name, estimate)
             })
             .collect();
         let scenario = &self.scenarios[point];

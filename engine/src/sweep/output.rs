@@ -107,8 +107,7 @@ impl SweepResult {
     pub fn to_table(&self, only: &[String]) -> String {
         let names = self.metric_names(only);
         // Beside a queue's figure that theory predicts, what it predicts.
-        let predicted = |p: &PointResult, name: &str| p.predicted(name);
-        let with_theory: Vec<bool> = names.iter().map(|n| self.points.iter().any(|p| predicted(p, n).is_some())).collect();
+        let with_theory: Vec<bool> = names.iter().map(|n| self.points.iter().any(|p| p.predicted(n).is_some())).collect();
         let mut header: Vec<String> = self.varied.clone();
         for (n, &t) in names.iter().zip(&with_theory) {
             header.push(n.clone());
@@ -126,7 +125,7 @@ impl SweepResult {
                     _ => "–".into(),
                 });
                 if t {
-                    row.push(predicted(p, n).map_or("–".into(), short));
+                    row.push(p.predicted(n).map_or("–".into(), short));
                 }
             }
             rows.push(row);
