@@ -228,11 +228,14 @@ fn lesson(number: Option<u32>) -> Result<String, String> {
     let mut out = format!("Lesson {}: {}\n", lesson.text.number, lesson.text.title);
     for (k, (step, outcome)) in lesson.text.steps.iter().zip(&outcomes).enumerate() {
         let verdict = if outcome.verdict.passed { "as the lesson says" } else { "NOT as the lesson says" };
+        // A sweep step runs on copies beside the run, at no time of it.
+        let when = match &step.sweep {
+            Some(sweep) => format!("a sweep of {}", sweep.vary),
+            None => format!("{:.1} s to {:.1} s", outcome.began_s, outcome.judged_s),
+        };
         out.push_str(&format!(
-            "\nstep {}, {:.1} s to {:.1} s: {verdict}\n  try:    {}\n  expect: {}\n",
+            "\nstep {}, {when}: {verdict}\n  try:    {}\n  expect: {}\n",
             k + 1,
-            outcome.began_s,
-            outcome.judged_s,
             step.try_this,
             step.expect
         ));

@@ -121,7 +121,7 @@ fn the_catalogue_is_whole_and_every_lesson_sound() {
         assert_eq!(l.text.number as usize, k + 1, "lessons are numbered in order");
         assert!(file.starts_with(&format!("{:02}-", k + 1)), "{file} is lesson {}", k + 1);
         l.verify().unwrap_or_else(|why| panic!("{file}: {why}"));
-        assert!((2..=6).contains(&l.text.steps.len()), "{file}: two to six steps");
+        assert!((2..=7).contains(&l.text.steps.len()), "{file}: two to seven steps");
         assert!(l.scenario.seed.is_some(), "{file}: its scenario names its seed, so the lesson runs the same for everyone");
         for id in &l.text.focus {
             assert!(l.scenario.node_index(id).is_some());
@@ -198,4 +198,43 @@ fn the_lesson_index_page_is_current() {
     }
     let written = std::fs::read_to_string(path).unwrap_or_default();
     assert!(written == page, "docs/lessons.md is out of date; rewrite it with SLUICE_BLESS=1");
+}
+
+#[test]
+fn a_sweep_step_sweeps_the_scenario_as_it_stands_and_its_claims_can_fail() {
+    let mut l = lesson(13);
+    l.text.steps.truncate(2);
+    assert!(l.text.steps[1].sweep.is_some(), "lesson 13's second step sweeps");
+    let outcomes = sluice_engine::playground::follow(&l).unwrap();
+    assert!(outcomes[1].verdict.passed, "{:?}", outcomes[1].verdict);
+    // The same claims on a scenario whose server is twice as slow: the
+    // queue saturates long before the last rate, and theory has no
+    // steady state to cover there.
+    let mut slow = l.clone();
+    let server = slow.scenario.node_index("server").unwrap();
+    slow.scenario.nodes[server].block =
+        sluice_engine::json_field::with_field(&slow.scenario.nodes[server].block, "/service_time/mean", serde_json::json!(0.2)).unwrap();
+    slow.text.steps[1].sweep.as_mut().unwrap().until_s = 200.0;
+    let outcomes = sluice_engine::playground::follow(&slow).unwrap();
+    assert!(!outcomes[1].verdict.passed, "{:?}", outcomes[1].verdict);
+}
+
+#[test]
+fn a_sweep_step_that_cannot_be_judged_is_refused() {
+    let with_sweep = |edit: &dyn Fn(&mut sluice_engine::lesson::SweepStep)| {
+        let mut l = lesson(13);
+        edit(l.text.steps[1].sweep.as_mut().unwrap());
+        l.verify().err().unwrap_or_default()
+    };
+    assert!(with_sweep(&|s| s.metric = "line.nothing".into()).contains("the sweep has no metric \"line.nothing\""));
+    assert!(with_sweep(&|s| s.vary = "line.speed".into()).contains("line.speed: queue \"line\" has no number field there"));
+    assert!(with_sweep(&|s| s.reps = 1000).contains("more than the 200000 s a lesson may ask"));
+    assert!(with_sweep(&|s| s.check[1].point = None).contains("give \"point\" (first or last) with bounds"));
+    assert!(with_sweep(&|s| {
+        s.check.retain(|c| c.at_most.is_some());
+    })
+    .contains("no sweep check bounds a figure from below"));
+    let mut mixed = lesson(13);
+    mixed.text.steps[1].changes = mixed.text.steps[2].changes.clone();
+    assert!(mixed.verify().unwrap_err().contains("a sweep step neither compares, changes nor checks the run"));
 }

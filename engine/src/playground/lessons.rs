@@ -17,6 +17,7 @@
 
 use crate::lesson::{apply, CheckResult, Lesson, Verdict, Watch};
 use crate::scenario::BlockSpec;
+use crate::sweep::{Request, Runner, SweepResult};
 
 use super::{Applied, Command, PlayError, Playground};
 
@@ -26,6 +27,8 @@ pub enum StepState {
     NotTried,
     /// Being watched until this simulated time.
     Watching { until_s: f64 },
+    /// A sweep step whose sweep is being run (`Playground::lesson_sweep`).
+    Sweeping,
     Judged(Verdict),
 }
 
@@ -35,6 +38,8 @@ pub struct LessonRun {
     pub index: usize,
     /// The step being watched, and its watch on the run.
     watching: Option<(usize, Watch)>,
+    /// The sweep step whose sweep is out, and the sweep.
+    sweeping: Option<(usize, Request)>,
     pub states: Vec<StepState>,
     /// How many times each step was begun (a verdict says which try it
     /// judged).
@@ -43,7 +48,7 @@ pub struct LessonRun {
 
 impl LessonRun {
     fn new(index: usize, steps: usize) -> LessonRun {
-        LessonRun { index, watching: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps] }
+        LessonRun { index, watching: None, sweeping: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps] }
     }
 
     /// The step being watched, if any.
@@ -92,6 +97,23 @@ impl Playground {
         let index = self.lesson.as_ref().ok_or(PlayError::NoLessonOpen)?.index;
         let lesson: &Lesson = self.lessons.get(index).ok_or(PlayError::NoSuchLesson(index))?;
         let step = lesson.text.steps.get(k).ok_or(PlayError::NoSuchStep(k))?;
+        if let Some(sweep) = &step.sweep {
+            let request = sweep.request(self.scenario());
+            let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
+            run.tries[k] += 1;
+            match request {
+                Ok(request) => {
+                    run.states[k] = StepState::Sweeping;
+                    run.sweeping = Some((k, request));
+                }
+                Err(why) => {
+                    let failed = CheckResult { text: why, figure: None, passed: false };
+                    run.states[k] = StepState::Judged(Verdict { passed: false, results: vec![failed] });
+                }
+            }
+            self.revision += 1;
+            return Ok(Applied { edited: false, select: None });
+        }
         if step.compare {
             let (a, b) = (lesson.variant(0), lesson.variant(1));
             let labels = lesson.text.compare.as_ref().map(|c| (c.a.label.clone(), c.b.label.clone()));
@@ -160,6 +182,26 @@ impl Playground {
                 run.states[k] = StepState::Judged(Verdict { passed: false, results: vec![failed] });
             }
         }
+    }
+
+    /// Judges sweep step `k` on its finished sweep.
+    pub(super) fn judge_sweep(&mut self, k: usize, result: &SweepResult) -> Result<Applied, PlayError> {
+        let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
+        if run.sweeping.as_ref().map(|(step, _)| *step) != Some(k) {
+            return Err(PlayError::Lesson(format!("step {} has no sweep out", k + 1)));
+        }
+        let sweep = self.lessons.get(run.index).and_then(|l| l.text.steps.get(k)).and_then(|step| step.sweep.as_ref());
+        let verdict = sweep.map_or_else(|| Verdict { passed: false, results: Vec::new() }, |sweep| sweep.judge(result));
+        run.states[k] = StepState::Judged(verdict);
+        run.sweeping = None;
+        self.revision += 1;
+        Ok(Applied { edited: false, select: None })
+    }
+
+    /// The sweep a sweep step of the open lesson asks for: the step and
+    /// the sweep, until its result is handed back (`Command::JudgeSweep`).
+    pub fn lesson_sweep(&self) -> Option<(usize, &Request)> {
+        self.lesson.as_ref()?.sweeping.as_ref().map(|(k, request)| (*k, request))
     }
 
     /// When the watched step is to be judged.
@@ -234,6 +276,10 @@ pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, String> {
             playground.apply(Command::TryStep(k)).map_err(|e| at(e.to_string()))?;
         }
         let now_s = playground.run().map_or(0.0, |sim| sim.now().as_secs_f64());
+        if let Some((step, request)) = playground.lesson_sweep() {
+            let result = Runner::new(request.plan().map_err(at)?).finish().map_err(at)?;
+            playground.apply(Command::JudgeSweep { step, result }).map_err(|e| at(e.to_string()))?;
+        }
         // A step that could not be watched was judged at once.
         let outcome = match playground.finish_watch().map_err(at)? {
             Some(outcome) => outcome,

@@ -25,6 +25,7 @@ use crate::editor::{free_spot, EditError, Editor, Touched};
 use crate::lesson::Lesson;
 use crate::scenario::{BlockSpec, Kind, Position, Scenario};
 use crate::simulation::Simulation;
+use crate::sweep::SweepResult;
 
 pub use lessons::{follow, LessonRun, StepOutcome, StepState};
 pub use pacing::{Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_S};
@@ -61,6 +62,8 @@ pub enum Command {
     PickLesson(usize),
     /// Does step `k` of the open lesson and starts watching it.
     TryStep(usize),
+    /// Hands back the finished sweep of sweep step `step`, to be judged.
+    JudgeSweep { step: usize, result: SweepResult },
     CloseLesson,
 }
 
@@ -70,7 +73,12 @@ impl Command {
     pub fn edits(&self) -> bool {
         !matches!(
             self,
-            Command::Reset | Command::Step | Command::OpenComparison | Command::CloseComparison | Command::CloseLesson
+            Command::Reset
+                | Command::Step
+                | Command::OpenComparison
+                | Command::CloseComparison
+                | Command::CloseLesson
+                | Command::JudgeSweep { .. }
         )
     }
 }
@@ -263,6 +271,7 @@ impl Playground {
             }
             Command::PickLesson(n) => return self.pick_lesson(n),
             Command::TryStep(k) => return self.try_step(k),
+            Command::JudgeSweep { step, result } => return self.judge_sweep(step, &result),
             Command::CloseLesson => {
                 self.lesson = None;
                 return Ok(Applied::default());

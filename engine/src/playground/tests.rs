@@ -212,3 +212,40 @@ fn following_a_lesson_tries_every_step_once() {
         assert!(after.began_s == before.judged_s || after.began_s == 0.0, "{before:?} then {after:?}");
     }
 }
+
+#[test]
+fn a_sweep_step_hands_out_its_sweep_of_the_scenario_as_edited_and_judges_what_comes_back() {
+    let mut p = playground();
+    let lesson = p.lessons().iter().position(|l| l.text.number == 13).unwrap();
+    p.apply(Command::PickLesson(lesson)).unwrap();
+    assert!(p.apply(Command::JudgeSweep { step: 1, result: dummy_result() }).is_err(), "no sweep is out yet");
+    // An edit before the step: the sweep is of the scenario as it stands.
+    let server = block(&p, "server");
+    p.apply(Command::SetBlock { id: "server".into(), block: with(&server, "/service_time/mean", json!(0.09)) }).unwrap();
+    let before = at(&p);
+    p.apply(Command::TryStep(1)).unwrap();
+    assert_eq!(p.lesson().unwrap().states[1], StepState::Sweeping);
+    let (step, request) = p.lesson_sweep().unwrap();
+    assert_eq!(step, 1);
+    assert_eq!(request.scenario, *p.scenario());
+    assert_eq!(request.vary[0].values, vec![2.0, 3.5, 5.0, 6.5, 8.0, 9.5]);
+    assert_eq!(at(&p), before, "a sweep leaves the run alone");
+    // Handed back, it is judged on the result it is given.
+    p.apply(Command::JudgeSweep { step: 1, result: dummy_result() }).unwrap();
+    assert!(matches!(&p.lesson().unwrap().states[1], StepState::Judged(v) if !v.passed));
+    assert!(p.lesson_sweep().is_none());
+}
+
+/// A sweep with no points: every check on it fails.
+fn dummy_result() -> crate::sweep::SweepResult {
+    crate::sweep::SweepResult {
+        scenario: "x".into(),
+        varied: vec!["arrivals.arrivals.rate_per_s".into()],
+        reps: 1,
+        until_s: 1.0,
+        warmup_s: 0.0,
+        seed: 1,
+        points: Vec::new(),
+        shard: None,
+    }
+}

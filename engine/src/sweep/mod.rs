@@ -18,6 +18,7 @@
 //!   order or number of threads gives the same bits.
 
 mod output;
+mod request;
 mod statistics;
 
 use std::collections::BTreeMap;
@@ -32,6 +33,7 @@ use crate::theory::Model;
 use crate::time::SimTime;
 
 pub use output::{merge, PointResult, SweepResult, Theory};
+pub use request::{spread, Report, Request, Runner, Varied};
 
 pub use statistics::{estimate, t975, Estimate};
 
@@ -74,32 +76,49 @@ pub struct Plan {
 pub type Replication = BTreeMap<String, Option<f64>>;
 
 /// Reads `NODE.FIELD=FROM:TO:STEP` or `NODE.FIELD=V1,V2,...` against
-/// `scenario`. The node is the longest prefix of the dotted name that is a
-/// node's id (ids may hold dots); the rest is the field's path, as
-/// `docs/scenario.md` writes it, with dots.
+/// `scenario` (see `Vary::named`).
 pub fn parse_vary(text: &str, scenario: &Scenario) -> Result<Vary, String> {
     let (name, range) = text.split_once('=').ok_or_else(|| format!("--vary {text}: expected NODE.FIELD=FROM:TO:STEP or NODE.FIELD=V1,V2,..."))?;
-    let name = name.trim();
-    if !name.contains('.') {
-        return Err(format!("--vary {name}: expected NODE.FIELD, a node's id and a field inside it, such as srv.workers"));
+    let values = parse_values(range.trim()).map_err(|why| format!("--vary {}: {why}", name.trim()))?;
+    Vary::named(name, values, scenario).map_err(|why| format!("--vary {why}"))
+}
+
+impl Vary {
+    /// The field `name` of a node of `scenario`, taking `values`. The node
+    /// is the longest prefix of the dotted name that is a node's id (ids
+    /// may hold dots); the rest is the field's path, as `docs/scenario.md`
+    /// writes it, with dots. An error begins with the name.
+    pub fn named(name: &str, values: Vec<f64>, scenario: &Scenario) -> Result<Vary, String> {
+        let name = name.trim();
+        if !name.contains('.') {
+            return Err(format!("{name}: expected NODE.FIELD, a node's id and a field inside it, such as srv.workers"));
+        }
+        let node = (1..name.len())
+            .rev()
+            .filter(|&i| name.as_bytes()[i] == b'.')
+            .find_map(|i| scenario.node_index(&name[..i]).map(|node| (node, &name[i + 1..])));
+        let Some((node, path)) = node else {
+            return Err(format!("{name}: no node of the scenario begins this name (nodes: {})", ids(scenario)));
+        };
+        if path.is_empty() || path.split('.').any(str::is_empty) {
+            return Err(format!("{name}: no field named after the node"));
+        }
+        let Some(&first) = values.first() else {
+            return Err(format!("{name}: no values"));
+        };
+        if let Some(v) = values.iter().find(|v| !v.is_finite()) {
+            return Err(format!("{name}: {v} is not a number a field can take"));
+        }
+        if values.len() > MAX_POINTS {
+            return Err(format!("{name}: more values than the {MAX_POINTS} a sweep may have"));
+        }
+        let pointer: String = path.split('.').map(|part| format!("/{part}")).collect();
+        // The field must be one the block has (or may have: an optional
+        // field left out of the file), which setting it shows.
+        with_field(&scenario.nodes[node].block, &pointer, number(first))
+            .map_err(|why| format!("{name}: {} \"{}\" has no number field there ({why})", scenario.nodes[node].block.kind(), scenario.nodes[node].id))?;
+        Ok(Vary { name: name.to_string(), node, pointer, values })
     }
-    let node = (1..name.len())
-        .rev()
-        .filter(|&i| name.as_bytes()[i] == b'.')
-        .find_map(|i| scenario.node_index(&name[..i]).map(|node| (node, &name[i + 1..])));
-    let Some((node, path)) = node else {
-        return Err(format!("--vary {name}: no node of the scenario begins this name (nodes: {})", ids(scenario)));
-    };
-    if path.is_empty() || path.split('.').any(str::is_empty) {
-        return Err(format!("--vary {name}: no field named after the node"));
-    }
-    let pointer: String = path.split('.').map(|part| format!("/{part}")).collect();
-    let values = parse_values(range.trim()).map_err(|why| format!("--vary {name}: {why}"))?;
-    // The field must be one the block has (or may have: an optional field
-    // left out of the file), which setting it shows.
-    with_field(&scenario.nodes[node].block, &pointer, number(values[0]))
-        .map_err(|why| format!("--vary {name}: {} \"{}\" has no number field there ({why})", scenario.nodes[node].block.kind(), scenario.nodes[node].id))?;
-    Ok(Vary { name: name.to_string(), node, pointer, values })
 }
 
 fn ids(scenario: &Scenario) -> String {
@@ -227,7 +246,9 @@ impl Plan {
                     "mean_wait_s" if node.block.kind() == Kind::Consumer => per_departure(now.sojourn_s - before.sojourn_s),
                     "mean_wait_s" => per_departure(now.residence_s - before.residence_s),
                     "drop_probability" => (arrived > 0).then(|| dropped as f64 / arrived as f64),
-                    _ => Some(departed as f64 / span_s),
+                    "disconnects_per_s" => Some((now.disconnects - before.disconnects) as f64 / span_s),
+                    "throughput_per_s" => Some(departed as f64 / span_s),
+                    _ => None,
                 };
                 metrics.insert(format!("{}.{metric}", node.id), value);
             }
@@ -290,8 +311,11 @@ impl Plan {
 /// The metrics a node of `kind` has.
 fn metrics_of(kind: Kind) -> &'static [&'static str] {
     match kind {
-        Kind::Producer => &["throughput_per_s"],
-        Kind::Queue | Kind::Dispatcher => &["mean_depth_messages", "mean_wait_s", "drop_probability", "throughput_per_s"],
+        // A producer's drops are its own: refused with `drop`, or ping
+        // requests left unanswered.
+        Kind::Producer => &["drop_probability", "throughput_per_s"],
+        Kind::Queue => &["mean_depth_messages", "mean_wait_s", "drop_probability", "disconnects_per_s", "throughput_per_s"],
+        Kind::Dispatcher => &["mean_depth_messages", "mean_wait_s", "drop_probability", "throughput_per_s"],
         Kind::Consumer => &["mean_wait_s", "drop_probability", "throughput_per_s"],
         _ => &["drop_probability", "throughput_per_s"],
     }

@@ -142,3 +142,65 @@ fn csv_and_table_have_a_column_per_metric() {
     let table = result.to_table(&[]);
     assert!(table.contains("totals.delivered") && table.contains(" ± "), "{table}");
 }
+
+#[test]
+fn a_runner_reports_each_replication_and_gives_the_points_the_command_line_does() {
+    let request = Request {
+        scenario: mm1(),
+        vary: vec![Varied { name: "src.arrivals.rate_per_s".into(), values: vec![2.0, 6.0] }],
+        reps: 3,
+        until_s: 200.0,
+        warmup_s: 20.0,
+        seed: 9,
+    };
+    // What the page's worker receives reads back as the same request.
+    let text = serde_json::to_string(&request).unwrap();
+    assert_eq!(serde_json::from_str::<Request>(&text).unwrap(), request);
+    let mut runner = Runner::new(request.plan().unwrap());
+    let mut reports = Vec::new();
+    while let Some(report) = runner.step() {
+        reports.push(report);
+    }
+    assert!(matches!(&reports[0], Report::Planned { points: 2, reps: 3, metrics } if metrics.contains(&"line.mean_depth_messages".to_string())));
+    let replications = reports.iter().filter(|r| matches!(r, Report::Replication { .. })).count();
+    assert_eq!(replications, 6);
+    assert_eq!(reports.last(), Some(&Report::Done));
+    let points: Vec<PointResult> = reports
+        .into_iter()
+        .filter_map(|r| match r {
+            Report::Point { result, .. } => Some(result),
+            _ => None,
+        })
+        .collect();
+    let direct = plan(&["src.arrivals.rate_per_s=2,6"], Options { reps: 3, until_s: 200.0, warmup_s: 20.0, seed: 9 }).unwrap();
+    assert_eq!(direct.result(points).to_json(), run_all(&direct).to_json());
+}
+
+#[test]
+fn a_request_names_what_is_wrong_without_the_command_lines_flags() {
+    let request = |name: &str, values: Vec<f64>| Request {
+        scenario: mm1(),
+        vary: vec![Varied { name: name.into(), values }],
+        reps: 2,
+        until_s: 10.0,
+        warmup_s: 1.0,
+        seed: 1,
+    };
+    let why = |r: Request| r.plan().err().unwrap();
+    assert_eq!(why(request("srv.workers", vec![])), "srv.workers: no values");
+    assert!(why(request("srv.workers", vec![f64::NAN])).contains("is not a number"));
+    assert!(why(request("srv.workers", vec![0.0])).starts_with("at srv.workers = 0: "));
+    assert!(why(request("nowhere.x", vec![1.0])).starts_with("nowhere.x: no node"));
+}
+
+#[test]
+fn spread_values_cover_the_range_and_whole_fields_get_whole_numbers() {
+    assert_eq!(spread(1.0, 3.0, 5, false).unwrap(), vec![1.0, 1.5, 2.0, 2.5, 3.0]);
+    assert_eq!(spread(2.0, 2.0, 1, false).unwrap(), vec![2.0]);
+    assert_eq!(spread(1.0, 4.0, 8, true).unwrap(), vec![1.0, 2.0, 3.0, 4.0], "rounded, no repeats");
+    assert_eq!(spread(10.0, 98.0, 12, true).unwrap(), vec![10.0, 18.0, 26.0, 34.0, 42.0, 50.0, 58.0, 66.0, 74.0, 82.0, 90.0, 98.0]);
+    assert!(spread(0.4, 0.6, 3, true).unwrap_err().contains("no whole number"));
+    assert!(spread(3.0, 1.0, 3, false).unwrap_err().contains("empty"));
+    assert!(spread(1.0, 2.0, 0, false).unwrap_err().contains("number of points"));
+    assert!(spread(f64::NAN, 2.0, 3, false).is_err());
+}

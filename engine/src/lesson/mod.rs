@@ -28,41 +28,45 @@ use crate::simulation::Simulation;
 use crate::state::State;
 use crate::time::SimTime;
 
+mod sweep_step;
+
+pub use sweep_step::{SweepCheck, SweepStep};
+
 /// The version of the lesson format this build reads.
 pub const LESSON_VERSION: u32 = 1;
 
 /// The scenario files the lessons use, by file name.
 pub const SCENARIOS: &[(&str, &str)] = &[
-    ("slow-client.json", include_str!("../../scenarios/slow-client.json")),
-    ("deferred-processor.json", include_str!("../../scenarios/deferred-processor.json")),
-    ("shared-window.json", include_str!("../../scenarios/shared-window.json")),
-    ("window-on-receipt.json", include_str!("../../scenarios/window-on-receipt.json")),
-    ("credits.json", include_str!("../../scenarios/credits.json")),
-    ("fastest-sender.json", include_str!("../../scenarios/fastest-sender.json")),
-    ("rate-limits.json", include_str!("../../scenarios/rate-limits.json")),
-    ("job-throttle.json", include_str!("../../scenarios/job-throttle.json")),
-    ("netsendq.json", include_str!("../../scenarios/netsendq.json")),
-    ("agent-queues.json", include_str!("../../scenarios/agent-queues.json")),
-    ("bandwidth.json", include_str!("../../scenarios/bandwidth.json")),
-    ("lifecycle.json", include_str!("../../scenarios/lifecycle.json")),
-    ("queueing-theory.json", include_str!("../../scenarios/queueing-theory.json")),
+    ("slow-client.json", include_str!("../../../scenarios/slow-client.json")),
+    ("deferred-processor.json", include_str!("../../../scenarios/deferred-processor.json")),
+    ("shared-window.json", include_str!("../../../scenarios/shared-window.json")),
+    ("window-on-receipt.json", include_str!("../../../scenarios/window-on-receipt.json")),
+    ("credits.json", include_str!("../../../scenarios/credits.json")),
+    ("fastest-sender.json", include_str!("../../../scenarios/fastest-sender.json")),
+    ("rate-limits.json", include_str!("../../../scenarios/rate-limits.json")),
+    ("job-throttle.json", include_str!("../../../scenarios/job-throttle.json")),
+    ("netsendq.json", include_str!("../../../scenarios/netsendq.json")),
+    ("agent-queues.json", include_str!("../../../scenarios/agent-queues.json")),
+    ("bandwidth.json", include_str!("../../../scenarios/bandwidth.json")),
+    ("lifecycle.json", include_str!("../../../scenarios/lifecycle.json")),
+    ("queueing-theory.json", include_str!("../../../scenarios/queueing-theory.json")),
 ];
 
 /// The lesson files, in order.
 const LESSON_FILES: &[(&str, &str)] = &[
-    ("01-slow-client.json", include_str!("../../lessons/01-slow-client.json")),
-    ("02-deferred-processor.json", include_str!("../../lessons/02-deferred-processor.json")),
-    ("03-shared-window.json", include_str!("../../lessons/03-shared-window.json")),
-    ("04-window-on-receipt.json", include_str!("../../lessons/04-window-on-receipt.json")),
-    ("05-credits.json", include_str!("../../lessons/05-credits.json")),
-    ("06-fastest-sender.json", include_str!("../../lessons/06-fastest-sender.json")),
-    ("07-rate-limits.json", include_str!("../../lessons/07-rate-limits.json")),
-    ("08-job-throttle.json", include_str!("../../lessons/08-job-throttle.json")),
-    ("09-netsendq.json", include_str!("../../lessons/09-netsendq.json")),
-    ("10-agent-queues.json", include_str!("../../lessons/10-agent-queues.json")),
-    ("11-bandwidth.json", include_str!("../../lessons/11-bandwidth.json")),
-    ("12-lifecycle.json", include_str!("../../lessons/12-lifecycle.json")),
-    ("13-queueing-theory.json", include_str!("../../lessons/13-queueing-theory.json")),
+    ("01-slow-client.json", include_str!("../../../lessons/01-slow-client.json")),
+    ("02-deferred-processor.json", include_str!("../../../lessons/02-deferred-processor.json")),
+    ("03-shared-window.json", include_str!("../../../lessons/03-shared-window.json")),
+    ("04-window-on-receipt.json", include_str!("../../../lessons/04-window-on-receipt.json")),
+    ("05-credits.json", include_str!("../../../lessons/05-credits.json")),
+    ("06-fastest-sender.json", include_str!("../../../lessons/06-fastest-sender.json")),
+    ("07-rate-limits.json", include_str!("../../../lessons/07-rate-limits.json")),
+    ("08-job-throttle.json", include_str!("../../../lessons/08-job-throttle.json")),
+    ("09-netsendq.json", include_str!("../../../lessons/09-netsendq.json")),
+    ("10-agent-queues.json", include_str!("../../../lessons/10-agent-queues.json")),
+    ("11-bandwidth.json", include_str!("../../../lessons/11-bandwidth.json")),
+    ("12-lifecycle.json", include_str!("../../../lessons/12-lifecycle.json")),
+    ("13-queueing-theory.json", include_str!("../../../lessons/13-queueing-theory.json")),
 ];
 
 /// A lesson file.
@@ -111,6 +115,10 @@ pub struct Step {
     /// Whether the step opens the lesson's A/B comparison.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compare: bool,
+    /// A sweep of the scenario as it stands, judged by its own checks
+    /// once done (instead of `check`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepStep>,
     /// What must hold `within_s` simulated seconds after the step began.
     #[serde(default)]
     pub check: Vec<Check>,
@@ -548,6 +556,13 @@ impl Lesson {
                 return Err(at(format!("within_s must be from 0 to 3600 seconds, not {}", step.within_s)));
             }
             scenario = apply(&scenario, &step.changes).map_err(at)?;
+            if let Some(sweep) = &step.sweep {
+                if step.compare || !step.check.is_empty() || !step.changes.is_empty() {
+                    return Err(at("a sweep step neither compares, changes nor checks the run: it only sweeps".into()));
+                }
+                sweep.verify(&scenario).map_err(at)?;
+                continue;
+            }
             let runs = if step.compare { 2 } else { 1 };
             for check in &step.check {
                 let judged = judged(check, &scenario, runs).map_err(at)?;

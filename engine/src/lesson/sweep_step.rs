@@ -1,0 +1,170 @@
+//! A lesson step that sweeps one parameter of the scenario as it stands,
+//! and the checks that judge the sweep: a metric's mean at the first or
+//! the last point, or how often the 95% intervals hold the theory's value.
+//!
+//! Guarantees:
+//! - The sweep runs on a copy: the scenario, and the run beside it, are
+//!   left as they were.
+//! - Its seed is the scenario's, so following a lesson twice gives the
+//!   same sweep; `lesson_seeds` varies it like any other.
+//! - A check on a metric with no value fails: silence is not a result.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::scenario::Scenario;
+use crate::sweep::{spread, Request, SweepResult, Varied};
+
+use super::{number, CheckResult, Verdict};
+
+/// What to sweep, and what must hold of the result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepStep {
+    /// `NODE.FIELD`, as `sluice sweep --vary` names it.
+    pub vary: String,
+    pub from: f64,
+    pub to: f64,
+    /// How many values, evenly spread from `from` to `to` (whole numbers
+    /// for a field that holds one).
+    pub points: usize,
+    pub reps: usize,
+    /// Each replication's length; the first tenth is its warm-up.
+    pub until_s: f64,
+    /// The metric the chart shows.
+    pub metric: String,
+    pub check: Vec<SweepCheck>,
+}
+
+/// One check on a sweep's result.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepCheck {
+    pub metric: String,
+    /// Whose mean the bounds hold: the `"first"` point's or the `"last"`'s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub point: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_least: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub at_most: Option<f64>,
+    /// The share of points whose 95% interval holds the theory's value at
+    /// least this.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub covers_theory_at_least: Option<f64>,
+}
+
+/// The longest sweep a lesson may ask for, in replications times seconds
+/// simulated: the page runs it in a worker while the learner waits.
+const MOST_SIMULATED_S: f64 = 200_000.0;
+
+impl SweepStep {
+    /// The sweep of `scenario` as it stands.
+    pub fn request(&self, scenario: &Scenario) -> Result<Request, String> {
+        let whole = whole_field(scenario, &self.vary);
+        let values = spread(self.from, self.to, self.points, whole).map_err(|why| format!("sweep of {}: {why}", self.vary))?;
+        Ok(Request {
+            scenario: scenario.clone(),
+            vary: vec![Varied { name: self.vary.clone(), values }],
+            reps: self.reps,
+            until_s: self.until_s,
+            warmup_s: self.until_s / 10.0,
+            seed: scenario.seed.unwrap_or(1),
+        })
+    }
+
+    /// Checks that the sweep can run on `scenario` and every check reads
+    /// one of its metrics, bounded from below by something.
+    pub fn verify(&self, scenario: &Scenario) -> Result<(), String> {
+        let plan = self.request(scenario)?.plan()?;
+        let simulated = (plan.points() * self.reps) as f64 * self.until_s;
+        if simulated > MOST_SIMULATED_S {
+            return Err(format!("the sweep simulates {simulated} s in all, more than the {MOST_SIMULATED_S} s a lesson may ask"));
+        }
+        let metrics = plan.metric_names();
+        for name in std::iter::once(&self.metric).chain(self.check.iter().map(|c| &c.metric)) {
+            if !metrics.contains(name) {
+                return Err(format!("the sweep has no metric \"{name}\" (it measures {})", metrics.join(", ")));
+            }
+        }
+        for c in &self.check {
+            let bounded = c.at_least.is_some() || c.at_most.is_some();
+            match (c.point.as_deref(), bounded, c.covers_theory_at_least) {
+                (Some("first" | "last"), true, None) | (None, false, Some(_)) => {}
+                _ => {
+                    return Err(format!(
+                        "sweep check on {}: give \"point\" (first or last) with bounds, or covers_theory_at_least alone",
+                        c.metric
+                    ))
+                }
+            }
+        }
+        let from_below = self.check.iter().any(|c| c.at_least.is_some_and(|b| b > 0.0) || c.covers_theory_at_least.is_some_and(|b| b > 0.0));
+        if !from_below {
+            return Err("no sweep check bounds a figure from below, so a sweep where nothing moves would pass it".into());
+        }
+        Ok(())
+    }
+
+    /// Judges the checks on a finished sweep.
+    pub fn judge(&self, result: &SweepResult) -> Verdict {
+        let results: Vec<CheckResult> = self.check.iter().map(|c| judge(c, result)).collect();
+        Verdict { passed: !results.is_empty() && results.iter().all(|r| r.passed), results }
+    }
+}
+
+/// Whether the field `name` (`NODE.FIELD`) holds a whole number now.
+fn whole_field(scenario: &Scenario, name: &str) -> bool {
+    let Some((node, path)) = name.split_once('.') else { return false };
+    let Some(i) = scenario.node_index(node) else { return false };
+    let pointer: String = path.split('.').map(|part| format!("/{part}")).collect();
+    serde_json::to_value(&scenario.nodes[i].block)
+        .ok()
+        .and_then(|block| block.pointer(&pointer).cloned())
+        .is_some_and(|v| matches!(v, Value::Number(n) if n.is_u64() || n.is_i64()))
+}
+
+fn judge(c: &SweepCheck, result: &SweepResult) -> CheckResult {
+    if let Some(share) = c.covers_theory_at_least {
+        let judged: Vec<bool> = result
+            .points
+            .iter()
+            .filter_map(|p| {
+                let theory = p.predicted(&c.metric)?;
+                let e = p.metrics.get(&c.metric)?;
+                let (mean, half) = (e.mean?, e.ci95?);
+                Some((mean - theory).abs() <= half)
+            })
+            .collect();
+        let covered = judged.iter().filter(|&&c| c).count();
+        let figure = (!judged.is_empty()).then(|| covered as f64 / judged.len() as f64);
+        return CheckResult {
+            text: format!(
+                "{}: the 95% interval holds the theory at {covered} of {} points (at least {}%)",
+                c.metric,
+                judged.len(),
+                number(share * 100.0)
+            ),
+            figure,
+            passed: figure.is_some_and(|f| f >= share),
+        };
+    }
+    let which = c.point.as_deref().unwrap_or("first");
+    let point = if which == "last" { result.points.last() } else { result.points.first() };
+    let value = point.and_then(|p| p.metrics.get(&c.metric)).and_then(|e| e.mean);
+    let at = point
+        .map(|p| p.values.iter().map(|(name, v)| format!("{name} = {}", number(*v))).collect::<Vec<_>>().join(", "))
+        .unwrap_or_default();
+    let mut bounds = Vec::new();
+    let mut passed = value.is_some();
+    if let Some(min) = c.at_least {
+        passed &= value.is_some_and(|v| v >= min);
+        bounds.push(format!("at least {}", number(min)));
+    }
+    if let Some(max) = c.at_most {
+        passed &= value.is_some_and(|v| v <= max);
+        bounds.push(format!("at most {}", number(max)));
+    }
+    let shown = value.map_or_else(|| "no value".to_string(), number);
+    CheckResult { text: format!("{} at {at}: {shown} ({})", c.metric, bounds.join(", ")), figure: value, passed }
+}
