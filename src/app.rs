@@ -32,6 +32,7 @@ use crate::components::lesson_panel::LessonPanel;
 use crate::components::lesson_picker::LessonPicker;
 use crate::components::messages::Messages;
 use crate::components::palette::Palette;
+use crate::components::sweep_panel::SweepPanel;
 use crate::components::theory_panel::TheoryPanel;
 use crate::components::toolbar::Toolbar;
 use crate::view::chart_data::{chart_for, ChartKind};
@@ -40,6 +41,7 @@ use crate::view::observed::Session;
 use crate::view::panels::PanelCache;
 use crate::view::player::{use_player, ClockReading, Player};
 use crate::view::selection::Select;
+use crate::view::sweep::{SweepForm, SweepOrder};
 
 fn default_scenario() -> Scenario {
     Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).expect("the built-in scenario is valid")
@@ -99,6 +101,9 @@ pub fn app() -> Html {
     let b_motion_live = use_memo((), |_| Live::new(Rc::<Motion>::default()));
     // The lesson picker: the first thing a new visitor sees.
     let picking = use_state(|| opening.3);
+    // What the Sweep panel is open on, and how many orders it was given.
+    let sweep_order = use_state(|| None::<SweepOrder>);
+    let sweep_serial = use_mut_ref(|| 0u32);
 
     use_player(Player {
         session: session.clone(),
@@ -271,6 +276,7 @@ pub fn app() -> Html {
     };
     let on_try = {
         let (dispatch, session, playing, chart_kind) = (dispatch.clone(), session.clone(), playing.clone(), chart_kind.clone());
+        let (sweep_order, sweep_serial) = (sweep_order.clone(), sweep_serial.clone());
         Callback::from(move |k: usize| {
             // The chart shows what the step checks first.
             let first = {
@@ -283,6 +289,19 @@ pub fn app() -> Html {
             }
             if dispatch(Command::TryStep(k)).is_ok() {
                 playing.set(true);
+            }
+            // A sweep step hands out its sweep: the panel runs it.
+            let s = session.borrow();
+            if let Some((step, request)) = s.play.lesson_sweep().filter(|(step, _)| *step == k) {
+                let lesson = s.play.lesson().and_then(|run| s.play.lessons().get(run.index));
+                let metric = lesson.and_then(|l| l.text.steps.get(k)?.sweep.as_ref()).map(|w| w.metric.clone()).unwrap_or_default();
+                *sweep_serial.borrow_mut() += 1;
+                sweep_order.set(Some(SweepOrder {
+                    serial: *sweep_serial.borrow(),
+                    name: request.vary.first().map(|v| v.name.clone()).unwrap_or_default(),
+                    form: SweepForm::of_request(request, &metric),
+                    lesson: Some((step, request.clone())),
+                }));
             }
         })
     };
@@ -299,6 +318,35 @@ pub fn app() -> Html {
         })
     };
     let on_lesson_close = command(|| Command::CloseLesson);
+    // "Sweep this" in the inspector opens the panel on that field.
+    let on_sweep = use_callback((), {
+        let (session, sweep_order, sweep_serial) = (session.clone(), sweep_order.clone(), sweep_serial.clone());
+        move |name: String, _| {
+            *sweep_serial.borrow_mut() += 1;
+            let form = SweepForm::around(&name, session.borrow().play.scenario());
+            sweep_order.set(Some(SweepOrder { serial: *sweep_serial.borrow(), name, form, lesson: None }));
+        }
+    });
+    let on_sweep_close = use_callback(sweep_order.clone(), |_: (), order| order.set(None));
+    // A point of the sweep loaded into the scenario: one undoable edit.
+    let on_use_value = use_callback((), {
+        let (dispatch, session, notice) = (dispatch.clone(), session.clone(), notice.clone());
+        move |(name, value): (String, f64), _| {
+            let block = {
+                let s = session.borrow();
+                let scenario = s.play.scenario();
+                sluice_engine::sweep::Vary::named(&name, vec![value], scenario).and_then(|v| v.block_with(scenario, value))
+            };
+            match block {
+                Ok((id, block)) => drop(dispatch(Command::SetBlock { id, block })),
+                Err(why) => notice.set(Some(why)),
+            }
+        }
+    });
+    let on_sweep_finished = use_callback((), {
+        let dispatch = dispatch.clone();
+        move |(step, result): (usize, sluice_engine::sweep::SweepResult), _| drop(dispatch(Command::JudgeSweep { step, result }))
+    });
     let on_all_lessons = use_callback(picking.clone(), |_: (), picking| picking.set(true));
     let on_picker_close = use_callback(picking.clone(), |_: (), picking| picking.set(false));
     // A block picked on B's canvas selects the same block of A.
@@ -346,6 +394,7 @@ pub fn app() -> Html {
         }
     }
     let open_lesson = s.play.lesson().map(|run| (run.index, run.states.clone(), run.tries.clone()));
+    let sweep = (*sweep_order).clone().map(|order| (order, Rc::new(scenario.clone())));
     let editor = s.play.editor();
     let (can_undo, can_redo, seed, name) = (editor.can_undo(), editor.can_redo(), scenario.seed.unwrap_or(1), scenario.name.clone());
     let (comparing, stall, missing, dropping) = (s.play.variant_b().is_some(), s.play.stall(), s.play.missing(), s.a.motion.dropping.clone());
@@ -375,6 +424,9 @@ pub fn app() -> Html {
                     if let Some((lines, nodes, strips)) = shown.charts {
                         <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={shown.chart_now_s} />
                     }
+                    if let Some((order, scenario)) = sweep {
+                        <SweepPanel {order} {scenario} {on_use_value} on_finished={on_sweep_finished} on_close={on_sweep_close} />
+                    }
                 </section>
                 <aside class="sidebar">
                     if let Some((index, states, tries)) = open_lesson {
@@ -383,7 +435,7 @@ pub fn app() -> Html {
                     if let Some((queue, theory)) = selected_theory {
                         <TheoryPanel {queue} {theory} />
                     }
-                    <Inspector spec={selected_spec} outputs={selected_outputs} {on_reconfigure} {on_close} />
+                    <Inspector spec={selected_spec} outputs={selected_outputs} {on_reconfigure} {on_sweep} {on_close} />
                     <Counters snapshot={shown.snapshot.clone()} />
                     <EventLog log={shown.log} drops={shown.drops} selected={selection} {on_select} playing={*playing} />
                 </aside>

@@ -134,10 +134,23 @@ pub fn file_name(scenario: &Scenario) -> String {
     format!("{stem}.sluice.json")
 }
 
-/// Offers `text` as a file download named `name`.
+/// Offers `text` as a JSON file download named `name`.
 pub fn download(name: &str, text: &str) {
-    let blob = gloo_file::Blob::new_with_options(text, Some("application/json"));
+    download_as(name, text, "application/json");
+}
+
+/// Offers `text` as a file download named `name`, of type `mime`.
+pub fn download_as(name: &str, text: &str, mime: &str) {
+    let blob = gloo_file::Blob::new_with_options(text, Some(mime));
     let url = gloo_file::ObjectUrl::from(blob);
+    download_url(name, &url);
+    // The browser reads the object URL after the click returns; release it
+    // a little later.
+    gloo_timers::callback::Timeout::new(10_000, move || drop(url)).forget();
+}
+
+/// Offers what `url` holds (an object or a data URL) as a download.
+pub fn download_url(name: &str, url: &str) {
     let Some(anchor) = gloo_utils::document()
         .create_element("a")
         .ok()
@@ -145,12 +158,9 @@ pub fn download(name: &str, text: &str) {
     else {
         return;
     };
-    anchor.set_href(&url);
+    anchor.set_href(url);
     anchor.set_download(name);
     anchor.click();
-    // The browser reads the object URL after the click returns; release it
-    // a little later.
-    gloo_timers::callback::Timeout::new(10_000, move || drop(url)).forget();
 }
 
 /// Reads a file the user chose, refusing one too large to be a scenario

@@ -1,9 +1,10 @@
 //! Browser glue: the clock, animation frames, keyboard shortcuts, values
 //! that change every frame, and keeping work (local storage, share links,
-//! files). Nothing here knows the model.
+//! files), and the sweep worker. Nothing here knows the model.
 
 pub mod clock;
 pub mod frames;
 pub mod keep;
 pub mod live;
 pub mod shortcuts;
+pub mod sweep_worker;

@@ -66,7 +66,7 @@ fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), 
 }
 
 /// 1500 → "1.5k": axis labels stay short.
-fn short(v: f64) -> String {
+pub fn short(v: f64) -> String {
     let a = v.abs();
     if a >= 1e6 {
         format!("{:.1}M", v / 1e6)

@@ -25,7 +25,15 @@ pub struct InspectorProps {
     /// The ids of the nodes the selected one feeds, in edge order.
     pub outputs: Vec<String>,
     pub on_reconfigure: Callback<(String, BlockSpec), Result<(), String>>,
+    /// "Sweep this" on a numeric field: its `NODE.FIELD`.
+    pub on_sweep: Callback<String>,
     pub on_close: Callback<()>,
+}
+
+/// The sweep's name of a field: `line` and `/soft_limit/messages` →
+/// `line.soft_limit.messages`.
+fn sweep_name(id: &str, pointer: &str) -> String {
+    format!("{id}.{}", pointer.trim_start_matches('/').replace('/', "."))
 }
 
 /// An id for tests and labels: `/soft_limit/messages` → `soft_limit-messages`.
@@ -99,9 +107,14 @@ pub fn inspector(props: &InspectorProps) -> Html {
                 }
                 None => change(field.path),
             };
+            let sweep = {
+                let (id, on_sweep) = (spec.id.clone(), props.on_sweep.clone());
+                Callback::from(move |pointer: String| on_sweep.emit(sweep_name(&id, &pointer)))
+            };
             html! {
                 <ParamRow key={key.clone()} id={key.clone()} label={field.label} unit={field.unit} help={field.help}
-                    control={field.control} value={block.pointer(field.path).cloned()} error={err} {on_change} />
+                    control={field.control} value={block.pointer(field.path).cloned()} error={err} {on_change}
+                    pointer={field.path} {sweep} />
             }
         });
 
@@ -166,6 +179,12 @@ struct ParamRowProps {
     #[prop_or_default]
     error: Option<String>,
     on_change: Callback<Typed>,
+    /// The field's JSON pointer in its block, and "Sweep this", which
+    /// gets a pointer (a nested field's own).
+    #[prop_or_default]
+    pointer: AttrValue,
+    #[prop_or_default]
+    sweep: Option<Callback<String>>,
 }
 
 /// One parameter: its label and unit, its control, its explanation, and
@@ -180,6 +199,7 @@ fn param_row(props: &ParamRowProps) -> Html {
         </label>
     };
     let aria = format!("{}{}", props.label, if props.unit.is_empty() { String::new() } else { format!(" ({})", props.unit) });
+    let sweep_label = format!("Sweep {aria}");
     let quantity = quantity_of(&props.unit);
     let body = match props.control {
         Control::Number { min, max, step } => number_inputs(&id, &aria, min, max, step, false, quantity, &props.value, &props.on_change),
@@ -241,6 +261,8 @@ fn param_row(props: &ParamRowProps) -> Html {
             &props.unit,
             &props.value,
             &props.on_change,
+            &props.pointer,
+            &props.sweep,
         ),
         Control::Arrivals => variant(
             &props.id,
@@ -252,18 +274,30 @@ fn param_row(props: &ParamRowProps) -> Html {
             &props.unit,
             &props.value,
             &props.on_change,
+            &props.pointer,
+            &props.sweep,
         ),
     };
     // A distribution or an arrival process explains itself before its own
     // parameters; others after their control.
     let nested = matches!(props.control, Control::Distribution | Control::Arrivals);
     let help = (!props.help.is_empty()).then(|| html! { <p class="param-help">{ &props.help }</p> });
+    // Any number can be swept.
+    let sweepable = matches!(props.control, Control::Number { .. } | Control::Whole { .. }) && !props.pointer.is_empty();
+    let sweep = props.sweep.clone().filter(|_| sweepable).map(|sweep| {
+        let pointer = props.pointer.to_string();
+        html! {
+            <button class="link sweep-this" data-testid={format!("{id}-sweep")} aria-label={sweep_label}
+                onclick={Callback::from(move |_: MouseEvent| sweep.emit(pointer.clone()))}>{ "Sweep this" }</button>
+        }
+    });
     let (help_first, help_last) = if nested { (help, None) } else { (None, help) };
     html! {
         <div class={classes!("param", props.error.is_some().then_some("invalid"), nested.then_some("nested"))} data-param={props.id.clone()}>
             { label }
             { help_first }
             { body }
+            { for sweep }
             { help_last }
             if let Some(error) = &props.error {
                 <p class="param-error" role="alert" data-testid={format!("{id}-error")}>{ error }</p>
@@ -384,6 +418,8 @@ fn variant(
     unit: &str,
     value: &Option<Value>,
     on_change: &Callback<Typed>,
+    pointer: &str,
+    sweep: &Option<Callback<String>>,
 ) -> Html {
     let current = value.as_ref().and_then(|v| v.get(tag)).and_then(Value::as_str).unwrap_or_default().to_string();
     let switch = {
@@ -420,7 +456,8 @@ fn variant(
         html! {
             <div class="sub-param">
                 <ParamRow key={sub_key.clone()} id={sub_key.clone()} label={param.label} unit={unit} help={param.help}
-                    control={control} value={sub_value} {on_change} />
+                    control={control} value={sub_value} {on_change}
+                    pointer={format!("{pointer}/{}", param.name)} sweep={sweep.clone()} />
             </div>
         }
     });

@@ -31,7 +31,9 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
         let n = k + 1;
         let state = props.states.get(k).cloned().unwrap_or(StepState::NotTried);
         let on_try = props.on_try.clone();
-        let label = if step.compare {
+        let label = if step.sweep.is_some() {
+            "Sweep"
+        } else if step.compare {
             "Compare A/B"
         } else if step.changes.is_empty() && k == 0 {
             "Watch from the start"
@@ -47,10 +49,19 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                     { format!("Watching… {:.0} simulated s to go", (until_s - props.now_s).max(0.0)) }
                 </p>
             },
+            StepState::Sweeping => html! {
+                <p class="verdict watching" data-testid={format!("step-{n}-verdict")} data-state="sweeping">
+                    { "Sweeping… the Sweep panel shows the points as they come" }
+                </p>
+            },
             StepState::Judged(v) => html! {
                 <div class={classes!("verdict", if v.passed { "passed" } else { "failed" })} data-testid={format!("step-{n}-verdict")}
                     data-state={if v.passed { "passed" } else { "failed" }}>
-                    <p class="verdict-head">{ if v.passed { "✓ As the lesson says" } else { "✗ Not as the lesson says: something on the canvas differs from the lesson's" } }</p>
+                    <p class="verdict-head">{ match (v.passed, step.sweep.is_some()) {
+                        (true, _) => "✓ As the lesson says",
+                        (false, true) => "✗ Not as the lesson says: the sweep came out otherwise",
+                        (false, false) => "✗ Not as the lesson says: something on the canvas differs from the lesson's",
+                    } }</p>
                     <ul class="verdict-figures">
                         { for v.results.iter().map(|r| html! { <li class={if r.passed { "ok" } else { "off" }}>{ &r.text }</li> }) }
                     </ul>

@@ -18,5 +18,6 @@ pub mod measured_canvas;
 pub mod messages;
 pub mod palette;
 pub mod panic_panel;
+pub mod sweep_panel;
 pub mod theory_panel;
 pub mod toolbar;

@@ -11,4 +11,5 @@ pub mod panels;
 pub mod player;
 pub mod selection;
 pub mod snapshot;
+pub mod sweep;
 pub mod words;

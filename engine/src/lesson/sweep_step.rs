@@ -10,10 +10,9 @@
 //! - A check on a metric with no value fails: silence is not a result.
 
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 
 use crate::scenario::Scenario;
-use crate::sweep::{spread, Request, SweepResult, Varied};
+use crate::sweep::{spread, Request, SweepResult, Varied, Vary};
 
 use super::{number, CheckResult, Verdict};
 
@@ -115,13 +114,7 @@ impl SweepStep {
 
 /// Whether the field `name` (`NODE.FIELD`) holds a whole number now.
 fn whole_field(scenario: &Scenario, name: &str) -> bool {
-    let Some((node, path)) = name.split_once('.') else { return false };
-    let Some(i) = scenario.node_index(node) else { return false };
-    let pointer: String = path.split('.').map(|part| format!("/{part}")).collect();
-    serde_json::to_value(&scenario.nodes[i].block)
-        .ok()
-        .and_then(|block| block.pointer(&pointer).cloned())
-        .is_some_and(|v| matches!(v, Value::Number(n) if n.is_u64() || n.is_i64()))
+    Vary::named(name, vec![1.0], scenario).ok().and_then(|v| v.current(scenario)).is_some_and(|(_, whole)| whole)
 }
 
 fn judge(c: &SweepCheck, result: &SweepResult) -> CheckResult {

@@ -121,6 +121,26 @@ impl Vary {
     }
 }
 
+impl Vary {
+    /// The node's id and its block with the field set to `value`: what
+    /// loading a point into the scenario changes. The editor still
+    /// validates it in its scenario.
+    pub fn block_with(&self, scenario: &Scenario, value: f64) -> Result<(String, BlockSpec), String> {
+        let node = scenario.nodes.get(self.node).ok_or_else(|| format!("{}: the node is gone", self.name))?;
+        let block = with_field(&node.block, &self.pointer, number(value)).map_err(|why| format!("{}: {why}", self.name))?;
+        Ok((node.id.clone(), block))
+    }
+
+    /// The field's value in `scenario` now, and whether it holds a whole
+    /// number; none when the field is left out (an optional one).
+    pub fn current(&self, scenario: &Scenario) -> Option<(f64, bool)> {
+        let block = serde_json::to_value(&scenario.nodes.get(self.node)?.block).ok()?;
+        let value = block.pointer(&self.pointer)?;
+        let whole = value.is_u64() || value.is_i64();
+        Some((value.as_f64()?, whole))
+    }
+}
+
 fn ids(scenario: &Scenario) -> String {
     scenario.nodes.iter().map(|n| n.id.as_str()).collect::<Vec<_>>().join(", ")
 }
@@ -321,21 +341,25 @@ fn metrics_of(kind: Kind) -> &'static [&'static str] {
     }
 }
 
+/// Every metric a sweep of `scenario` measures, by name, in name order.
+pub fn metric_names(scenario: &Scenario) -> Vec<String> {
+    let mut names: Vec<String> = scenario
+        .nodes
+        .iter()
+        .flat_map(|n| metrics_of(n.block.kind()).iter().map(move |m| format!("{}.{m}", n.id)))
+        .chain(TOTALS.iter().map(|t| t.to_string()))
+        .collect();
+    names.sort();
+    names
+}
+
 /// The totals every sweep measures.
 const TOTALS: [&str; 3] = ["totals.produced", "totals.delivered", "totals.dropped"];
 
 impl Plan {
     /// Every metric this sweep measures, by name.
     pub fn metric_names(&self) -> Vec<String> {
-        let scenario = &self.scenarios[0];
-        let mut names: Vec<String> = scenario
-            .nodes
-            .iter()
-            .flat_map(|n| metrics_of(n.block.kind()).iter().map(move |m| format!("{}.{m}", n.id)))
-            .chain(TOTALS.iter().map(|t| t.to_string()))
-            .collect();
-        names.sort();
-        names
+        metric_names(&self.scenarios[0])
     }
 
     /// Checks that every name in `wanted` is a metric of this sweep.

@@ -77,6 +77,9 @@ pub fn spread(from: f64, to: f64, points: usize, whole: bool) -> Result<Vec<f64>
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "report", rename_all = "snake_case")]
 pub enum Report {
+    /// A worker is listening for its request (a worker that has not said
+    /// so yet would lose it).
+    Ready,
     /// The plan is ready: how many points and replications it has, and
     /// the metrics it measures.
     Planned { points: usize, reps: usize, metrics: Vec<String> },

@@ -1,0 +1,108 @@
+// The Sweep panel in a real Chromium: "Sweep this" on a field opens it;
+// the sweep runs in a worker while the canvas keeps moving; points arrive
+// on the chart and in the table; Cancel stops it; a point loads its value
+// into the scenario (undoably); the table exports as CSV and the chart as
+// PNG; a lesson's sweep step is judged on the sweep.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { withBrowser, open, screenshot, clockMoves } from './harness.mjs';
+
+const env = withBrowser();
+
+/** Fills the sweep form. */
+async function fill(page, values) {
+  for (const [key, value] of Object.entries(values)) {
+    await page.getByTestId(`sweep-${key}`).fill(String(value));
+  }
+}
+
+const rows = (page) => page.locator('[data-testid="sweep-table"] tbody tr').count();
+const doneReps = async (page) => Number(await page.locator('[data-testid="sweep-progress"] progress').getAttribute('value'));
+
+test('a sweep runs in a worker while the canvas moves, can be cancelled, and its points load and export', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  // The sender is selected as the page opens; sweep its soft limit.
+  await page.getByTestId('param-soft_limit-messages-sweep').click();
+  const panel = page.getByTestId('sweep-panel');
+  await panel.waitFor();
+  assert.match(await panel.locator('h2').textContent(), /sender\.soft_limit\.messages/);
+
+  // A bad field is named, and nothing starts.
+  await fill(page, { from: 'ten' });
+  await page.getByTestId('sweep-start').click();
+  assert.equal(await page.getByTestId('sweep-error').textContent(), 'From: "ten" is not a number');
+  assert.equal(await page.getByTestId('sweep-progress').count(), 0);
+
+  // A long sweep: points arrive while the simulation on the canvas goes on.
+  await fill(page, { from: 20, to: 98, points: 14, reps: 40, until: 120 });
+  await page.getByTestId('sweep-metric').selectOption('sender.disconnects_per_s');
+  await page.getByTestId('sweep-start').click();
+  assert.equal(await page.getByTestId('sweep-error').count(), 0);
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid="sweep-table"] tbody tr').length >= 1, null, { timeout: 60000 });
+  assert.equal(await page.getByTestId('sweep-status').textContent(), 'Running');
+  await clockMoves(page);
+  assert.equal(await page.getByTestId('sweep-status').textContent(), 'Running', 'the canvas moved during the sweep');
+  await screenshot(page, 'sweep-running');
+
+  // Cancel: the worker stops, and so does the count.
+  await page.getByTestId('sweep-cancel').click();
+  assert.equal(await page.getByTestId('sweep-status').textContent(), 'Cancelled');
+  const stopped = await doneReps(page);
+  await page.waitForTimeout(700);
+  assert.equal(await doneReps(page), stopped, 'no replication after Cancel');
+  assert.ok(stopped < 14 * 40, `cancelled after ${stopped} replications`);
+
+  // A short sweep to the end.
+  await fill(page, { from: 20, to: 98, points: 5, reps: 3, until: 30 });
+  await page.getByTestId('sweep-start').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="sweep-status"]')?.textContent === 'Done', null, { timeout: 60000 });
+  assert.equal(await rows(page), 5);
+  assert.match(await page.locator('[data-testid="sweep-progress"] .hint').textContent(), /5 of 5 points, 15 of 15 replications, [\d.]+ a second/);
+
+  // Clicking the chart's last point loads its value; Undo takes it back.
+  const field = page.getByTestId('param-soft_limit-messages-number');
+  assert.equal(await field.inputValue(), '50');
+  const box = await page.getByTestId('sweep-chart').boundingBox();
+  await page.mouse.click(box.x + box.width - 30, box.y + box.height / 2);
+  await page.waitForFunction(() => document.querySelector('[data-testid="param-soft_limit-messages-number"]')?.value === '98');
+  await page.keyboard.press('Control+z');
+  await page.waitForFunction(() => document.querySelector('[data-testid="param-soft_limit-messages-number"]')?.value === '50');
+  // "Use" in the table does the same, from the keyboard too.
+  await page.getByTestId('sweep-use-40').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid="param-soft_limit-messages-number"]')?.value === '40');
+
+  // The table as CSV: the varied value, then each metric's mean and interval.
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('sweep-csv').click()]);
+  assert.equal(csv.suggestedFilename(), 'sweep-sender.soft_limit.messages.csv');
+  const lines = (await readFile(await csv.path(), 'utf8')).trim().split('\n');
+  assert.equal(lines.length, 6, 'a header and five points');
+  assert.match(lines[0], /^sender\.soft_limit\.messages,.*sender\.disconnects_per_s_mean,sender\.disconnects_per_s_ci95/);
+  assert.deepEqual(lines.slice(1).map((l) => l.split(',')[0]), ['20', '40', '59', '79', '98']);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('sweep-png').click()]);
+  const bytes = await readFile(await png.path());
+  assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
+  await screenshot(page, 'sweep-done');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("lesson 13's sweep step runs in the panel and is judged on the sweep", async () => {
+  const { page, errors } = await open(env.browser, env.url, { picker: true });
+  await page.getByTestId('lesson-13').click();
+  await page.getByTestId('step-2-try').click();
+  assert.equal(await page.getByTestId('step-2-verdict').getAttribute('data-state'), 'sweeping');
+  await page.getByTestId('sweep-panel').waitFor();
+  assert.equal(await page.getByTestId('sweep-metric').inputValue(), 'line.mean_depth_messages');
+  await page.waitForFunction(
+    () => ['passed', 'failed'].includes(document.querySelector('[data-testid="step-2-verdict"]')?.dataset.state),
+    null,
+    { timeout: 90000 },
+  );
+  const verdict = page.getByTestId('step-2-verdict');
+  assert.equal(await verdict.getAttribute('data-state'), 'passed', await verdict.textContent());
+  assert.equal(await rows(page), 6);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

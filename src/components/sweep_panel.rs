@@ -1,0 +1,388 @@
+//! The Sweep panel: one parameter varied over a range, each value run
+//! several times in the sweep worker, the chosen metric charted with its
+//! 95% band, the theory's curve dashed where the queue has a closed form,
+//! and the value now in the inspector marked.
+//!
+//! Guarantees:
+//! - The sweep runs in a Web Worker: the canvas keeps moving. Cancel, a
+//!   new sweep or closing the panel terminates the worker at once.
+//! - The form is checked before anything runs; a bad field is named.
+//! - Clicking a point on the chart, or "Use" in its row of the table,
+//!   loads that value into the scenario as one undoable edit.
+//! - The table exports as CSV (what `sluice sweep --format csv` writes)
+//!   and the chart as PNG.
+
+use std::rc::Rc;
+
+use plotters::prelude::*;
+use sluice_engine::sweep::{value_text, Report, Request, SweepResult};
+use sluice_engine::Scenario;
+use web_sys::{HtmlCanvasElement, HtmlInputElement, HtmlSelectElement};
+use yew::prelude::*;
+
+use crate::browser::clock::now_ms;
+use crate::browser::keep;
+use crate::browser::sweep_worker::SweepWorker;
+use crate::components::measured_canvas::MeasuredCanvas;
+use crate::view::sweep::{current_value, Phase, SweepForm, SweepOrder, SweepRun, MOST_POINTS, MOST_REPS};
+
+#[derive(Properties, PartialEq)]
+pub struct SweepPanelProps {
+    pub order: SweepOrder,
+    /// The scenario as it stands: what a sweep started now sweeps.
+    pub scenario: Rc<Scenario>,
+    /// Loads a value into the field swept (`NODE.FIELD`, value).
+    pub on_use_value: Callback<(String, f64)>,
+    /// A lesson's sweep is done: its step and the result.
+    pub on_finished: Callback<(usize, SweepResult)>,
+    pub on_close: Callback<()>,
+}
+
+/// What changes the sweep on show.
+enum Action {
+    Start(SweepRun),
+    Report(Report, f64),
+    Cancel(f64),
+}
+
+#[derive(Default, PartialEq)]
+struct Shown(Option<SweepRun>);
+
+impl Reducible for Shown {
+    type Action = Action;
+    fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
+        let mut run = self.0.clone();
+        match action {
+            Action::Start(new) => run = Some(new),
+            Action::Report(report, now) => {
+                if let Some(r) = &mut run {
+                    r.take(report, now);
+                }
+            }
+            Action::Cancel(now) => {
+                if let Some(r) = &mut run {
+                    r.cancel(now);
+                }
+            }
+        }
+        Rc::new(Shown(run))
+    }
+}
+
+/// Where the chart's plotting area lies on the canvas, to read a click:
+/// (left px, right px, x at left, x at right).
+type XMap = Option<(f64, f64, f64, f64)>;
+
+#[function_component(SweepPanel)]
+pub fn sweep_panel(props: &SweepPanelProps) -> Html {
+    let form = use_state(|| props.order.form.clone());
+    let error = use_state(|| None::<String>);
+    let shown = use_reducer(Shown::default);
+    let worker = use_mut_ref(|| None::<SweepWorker>);
+    let canvas = use_node_ref();
+    let x_map = use_mut_ref(|| None as XMap);
+    let name = props.order.name.clone();
+
+    // Starts `request` in a fresh worker (ending any sweep before it).
+    let start = {
+        let (shown, worker, error) = (shown.clone(), worker.clone(), error.clone());
+        Rc::new(move |request: Request, lesson_step: Option<usize>| {
+            *worker.borrow_mut() = None;
+            let run = SweepRun::new(&request, now_ms(), lesson_step);
+            shown.dispatch(Action::Start(run));
+            let reports = shown.dispatcher();
+            match SweepWorker::start(&request, move |report| reports.dispatch(Action::Report(report, now_ms()))) {
+                Ok(w) => {
+                    *worker.borrow_mut() = Some(w);
+                    error.set(None);
+                }
+                Err(why) => shown.dispatch(Action::Report(Report::Failed { why }, now_ms())),
+            }
+        })
+    };
+
+    // A new order: its form, and a lesson's sweep starts at once.
+    {
+        let (form, error, start, order) = (form.clone(), error.clone(), start.clone(), props.order.clone());
+        use_effect_with(props.order.serial, move |_| {
+            form.set(order.form.clone());
+            error.set(None);
+            if let Some((step, request)) = order.lesson {
+                start(request, Some(step));
+            }
+        });
+    }
+
+    let run = shown.0.clone();
+    let phase = run.as_ref().map(|r| r.phase.clone());
+    // The worker goes as soon as the sweep ends; a lesson's sweep, done,
+    // goes to its step to be judged.
+    {
+        let (worker, on_finished, run) = (worker.clone(), props.on_finished.clone(), run.clone());
+        use_effect_with((phase.clone(), run.as_ref().map(|r| r.started_ms)), move |(phase, _)| {
+            // (Before the first sweep there is no phase, and a lesson's
+            // sweep may have just started its worker.)
+            if phase.as_ref().is_some_and(|p| *p != Phase::Running) {
+                *worker.borrow_mut() = None;
+            }
+            if let (Some(Phase::Done), Some(run)) = (phase, &run) {
+                if let Some(step) = run.lesson_step {
+                    on_finished.emit((step, run.result()));
+                }
+            }
+        });
+    }
+
+    let metric = form.metric.clone();
+    let current = current_value(&props.scenario, &name).map(|(v, _)| v);
+    // The chart, drawn again when a point arrives or what it shows changes.
+    {
+        let (canvas, x_map, run, metric) = (canvas.clone(), x_map.clone(), run.clone(), metric.clone());
+        let drawn = (run.as_ref().map(|r| (r.started_ms, r.points.len())), metric.clone(), current.map(f64::to_bits));
+        use_effect_with(drawn, move |_| {
+            if let (Some(element), Some(run)) = (canvas.cast::<HtmlCanvasElement>(), &run) {
+                match draw(element, run, &metric, current) {
+                    Ok(map) => *x_map.borrow_mut() = map,
+                    Err(e) => web_sys::console::warn_1(&format!("sweep chart: {e}").into()),
+                }
+            }
+        });
+    }
+
+    let field = |label: &'static str, key: &'static str, value: String, help: &'static str, set: fn(&mut SweepForm, String)| {
+        let form = form.clone();
+        let oninput = Callback::from(move |e: InputEvent| {
+            let mut next = (*form).clone();
+            set(&mut next, e.target_unchecked_into::<HtmlInputElement>().value());
+            form.set(next);
+        });
+        html! {
+            <label class="sweep-field">
+                <span>{ label }</span>
+                <input type="text" inputmode="decimal" data-testid={format!("sweep-{key}")} value={value} {oninput} title={help} />
+            </label>
+        }
+    };
+    let on_metric = {
+        let form = form.clone();
+        Callback::from(move |e: Event| {
+            let mut next = (*form).clone();
+            next.metric = e.target_unchecked_into::<HtmlSelectElement>().value();
+            form.set(next);
+        })
+    };
+    let on_start = {
+        let (form, error, start, scenario, name) = (form.clone(), error.clone(), start.clone(), props.scenario.clone(), name.clone());
+        Callback::from(move |_: MouseEvent| match form.request(&name, &scenario) {
+            Ok(request) => start(request, None),
+            Err(why) => error.set(Some(why)),
+        })
+    };
+    let on_cancel = {
+        let (shown, worker) = (shown.clone(), worker.clone());
+        Callback::from(move |_: MouseEvent| {
+            *worker.borrow_mut() = None;
+            shown.dispatch(Action::Cancel(now_ms()));
+        })
+    };
+    let on_chart_click = {
+        let (x_map, run, on_use, name) = (x_map.clone(), run.clone(), props.on_use_value.clone(), name.clone());
+        Callback::from(move |e: MouseEvent| {
+            let (Some(run), Some((left, right, x0, x1))) = (&run, *x_map.borrow()) else { return };
+            let element: HtmlCanvasElement = e.target_unchecked_into();
+            let scale = f64::from(element.width()) / f64::from(element.client_width().max(1));
+            let px = f64::from(e.offset_x()) * scale;
+            if right <= left {
+                return;
+            }
+            let x = x0 + (px - left) / (right - left) * (x1 - x0);
+            if let Some(v) = run.nearest(x) {
+                on_use.emit((name.clone(), v));
+            }
+        })
+    };
+    let on_csv = {
+        let run = run.clone();
+        Callback::from(move |_: MouseEvent| {
+            if let Some(run) = &run {
+                keep::download_as(&format!("sweep-{}.csv", run.name), &run.result().to_csv(&[]), "text/csv");
+            }
+        })
+    };
+    let on_png = {
+        let (canvas, run) = (canvas.clone(), run.clone());
+        Callback::from(move |_: MouseEvent| {
+            if let (Some(element), Some(run)) = (canvas.cast::<HtmlCanvasElement>(), &run) {
+                if let Ok(url) = element.to_data_url() {
+                    keep::download_url(&format!("sweep-{}.png", run.name), &url);
+                }
+            }
+        })
+    };
+
+    let running = matches!(phase, Some(Phase::Running));
+    let metrics = sluice_engine::sweep::metric_names(&props.scenario);
+    let options = metrics.iter().map(|m| html! { <option value={m.clone()} selected={*m == metric}>{ m }</option> });
+    let progress = run.as_ref().map(|r| {
+        let now = now_ms();
+        let status = match &r.phase {
+            Phase::Running => "Running".to_string(),
+            Phase::Done => "Done".to_string(),
+            Phase::Cancelled => "Cancelled".to_string(),
+            Phase::Failed(why) => format!("Stopped: {why}"),
+        };
+        html! {
+            <div class="sweep-progress" data-testid="sweep-progress">
+                <progress max={r.total_reps().to_string()} value={r.done_reps.to_string()} aria-label="Sweep progress"></progress>
+                <p class="hint" aria-live="polite"><strong data-testid="sweep-status">{ status }</strong>{ ": " }{ r.progress_text(now) }</p>
+            </div>
+        }
+    });
+    let table = run.as_ref().filter(|r| !r.points.is_empty()).map(|r| {
+        let rows = r.points.iter().map(|p| {
+            let x = p.values.get(&r.name).copied().unwrap_or(f64::NAN);
+            let e = p.metrics.get(&metric);
+            let measured = match e.and_then(|e| e.mean) {
+                Some(mean) => format!("{} ± {}", figure(mean), e.and_then(|e| e.ci95).map_or("—".into(), figure)),
+                None => "no value".into(),
+            };
+            let theory = p.predicted(&metric).map_or(String::new(), figure);
+            let on_use = props.on_use_value.reform({
+                let name = r.name.clone();
+                move |_: MouseEvent| (name.clone(), x)
+            });
+            let now = current == Some(x);
+            html! {
+                <tr class={classes!(now.then_some("now"))}>
+                    <td>{ value_text(x) }</td><td>{ measured }</td><td>{ theory }</td>
+                    <td><button class="small" data-testid={format!("sweep-use-{}", value_text(x))} onclick={on_use}
+                        aria-label={format!("Use {} = {}", r.name, value_text(x))}>{ if now { "In use" } else { "Use" } }</button></td>
+                </tr>
+            }
+        });
+        html! {
+            <table class="sweep-table" data-testid="sweep-table">
+                <thead><tr><th scope="col">{ &r.name }</th><th scope="col">{ format!("{metric} (95%)") }</th><th scope="col">{"theory"}</th><th></th></tr></thead>
+                <tbody>{ for rows }</tbody>
+            </table>
+        }
+    });
+    let has_points = run.as_ref().is_some_and(|r| !r.points.is_empty());
+    let on_close = props.on_close.reform(|_: MouseEvent| ());
+    html! {
+        <section class="panel sweep-panel" aria-label="Sweep" data-testid="sweep-panel">
+            <div class="panel-head">
+                <h2>{ "Sweep " }<span class="muted">{ &name }</span></h2>
+                <button class="icon" onclick={on_close} aria-label="Close the sweep">{"×"}</button>
+            </div>
+            <p class="hint">{ "Each value runs several times with its own seeds (the same at every value), each run measured after a warm-up of a tenth; the band is the 95% interval over the runs." }</p>
+            <div class="sweep-form">
+                { field("From", "from", form.from.clone(), "The first value", |f, v| f.from = v) }
+                { field("To", "to", form.to.clone(), "The last value", |f, v| f.to = v) }
+                { field("Points", "points", form.points.clone(), "How many values, evenly spread", |f, v| f.points = v) }
+                { field("Replications", "reps", form.reps.clone(), "Runs per value", |f, v| f.reps = v) }
+                { field("Duration (s)", "until", form.until_s.clone(), "Simulated seconds per run", |f, v| f.until_s = v) }
+                <label class="sweep-field metric">
+                    <span>{ "Metric" }</span>
+                    <select data-testid="sweep-metric" onchange={on_metric}>{ for options }</select>
+                </label>
+            </div>
+            <div class="sweep-actions">
+                <button class="primary small" data-testid="sweep-start" onclick={on_start} disabled={running}>{ "Start sweep" }</button>
+                <button class="small" data-testid="sweep-cancel" onclick={on_cancel} disabled={!running}>{ "Cancel" }</button>
+                <button class="small" data-testid="sweep-csv" onclick={on_csv} disabled={!has_points}>{ "Export CSV" }</button>
+                <button class="small" data-testid="sweep-png" onclick={on_png} disabled={!has_points}>{ "Export PNG" }</button>
+                <span class="muted sweep-limits">{ format!("up to {MOST_POINTS} points, {MOST_REPS} replications") }</span>
+            </div>
+            if let Some(why) = &*error {
+                <p class="param-error" role="alert" data-testid="sweep-error">{ why }</p>
+            }
+            { for progress }
+            if run.is_some() {
+                <canvas ref={canvas} class="sweep-chart" width="720" height="300" data-testid="sweep-chart" onclick={on_chart_click}
+                    role="img" aria-label={format!("{metric} against {name}; the table below lists every point")}></canvas>
+                <div class="legend sweep-legend">
+                    <span class="legend-item"><span class="line-swatch" style="border-top: 3px solid #1c7ed6"></span>{ "measured, with its 95% band" }</span>
+                    <span class="legend-item"><span class="line-swatch" style="border-top: 3px dashed #e8590c"></span>{ "theory" }</span>
+                    <span class="legend-item"><span class="line-swatch" style="border-top: 3px dotted #495057"></span>{ "value now" }</span>
+                </div>
+                <p class="hint chart-hint">{ "Click a point, or Use in the table, to load its value into the scenario (Undo takes it back)." }</p>
+            }
+            { for table }
+        </section>
+    }
+}
+
+/// A figure for the table: four significant digits.
+fn figure(v: f64) -> String {
+    if v == 0.0 {
+        "0".into()
+    } else if v.abs() >= 1000.0 {
+        format!("{v:.0}")
+    } else {
+        let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
+        format!("{v:.digits$}")
+    }
+}
+
+/// Draws the sweep; returns where its plotting area lies, for clicks.
+fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &str, current: Option<f64>) -> Result<XMap, Box<dyn std::error::Error>> {
+    let backend = MeasuredCanvas::new(canvas).ok_or("no 2d context")?;
+    let root = backend.into_drawing_area();
+    root.fill(&WHITE)?;
+    let (measured, theory) = run.series(metric);
+    let xs: Vec<f64> = run.values.iter().copied().chain(current).filter(|v| v.is_finite()).collect();
+    let (mut x0, mut x1) = (xs.iter().copied().fold(f64::INFINITY, f64::min), xs.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+    if !(x0.is_finite() && x1.is_finite()) {
+        (x0, x1) = (0.0, 1.0);
+    }
+    let pad = if x1 > x0 { (x1 - x0) * 0.04 } else { x0.abs().max(1.0) * 0.5 };
+    let (x0, x1) = (x0 - pad, x1 + pad);
+    let top = measured
+        .iter()
+        .map(|p| p.1 + p.2)
+        .chain(theory.iter().map(|p| p.1))
+        .filter(|v| v.is_finite())
+        .fold(0.0, f64::max);
+    let bottom = measured.iter().map(|p| p.1 - p.2).filter(|v| v.is_finite()).fold(0.0, f64::min);
+    let y1 = if top > 0.0 { top * 1.1 } else { 1.0 };
+    let mut chart = ChartBuilder::on(&root)
+        .margin(10)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(x0..x1, bottom..y1)?;
+    chart
+        .configure_mesh()
+        .x_desc(run.name.as_str())
+        .y_desc(metric)
+        .label_style(("sans-serif", 13))
+        .axis_desc_style(("sans-serif", 14))
+        .x_label_formatter(&|v| crate::components::chart::short(*v))
+        .y_label_formatter(&|v| crate::components::chart::short(*v))
+        .light_line_style(RGBColor(241, 243, 245))
+        .draw()?;
+    let blue = RGBColor(0x1c, 0x7e, 0xd6);
+    let orange = RGBColor(0xe8, 0x59, 0x0c);
+    if measured.len() > 1 {
+        let band: Vec<(f64, f64)> =
+            measured.iter().map(|p| (p.0, p.1 + p.2)).chain(measured.iter().rev().map(|p| (p.0, p.1 - p.2))).collect();
+        chart.draw_series(std::iter::once(Polygon::new(band, blue.mix(0.18).filled())))?;
+    }
+    for p in &measured {
+        chart.draw_series(std::iter::once(PathElement::new(vec![(p.0, p.1 - p.2), (p.0, p.1 + p.2)], blue.mix(0.6).stroke_width(1))))?;
+    }
+    chart.draw_series(LineSeries::new(measured.iter().map(|p| (p.0, p.1)), blue.stroke_width(2)))?;
+    chart.draw_series(measured.iter().map(|p| Circle::new((p.0, p.1), 4, blue.filled())))?;
+    if theory.len() > 1 {
+        chart.draw_series(DashedLineSeries::new(theory.iter().copied(), 7, 5, orange.stroke_width(2)))?;
+    } else if let Some(&(x, y)) = theory.first() {
+        chart.draw_series(std::iter::once(Cross::new((x, y), 5, orange.stroke_width(2))))?;
+    }
+    if let Some(x) = current.filter(|x| (x0..=x1).contains(x)) {
+        let grey = RGBColor(0x49, 0x50, 0x57);
+        chart.draw_series(DashedLineSeries::new(vec![(x, bottom), (x, y1)], 3, 4, grey.stroke_width(2)))?;
+    }
+    let (xr, _) = chart.plotting_area().get_pixel_range();
+    root.present()?;
+    Ok(Some((f64::from(xr.start), f64::from(xr.end), x0, x1)))
+}

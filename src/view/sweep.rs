@@ -1,0 +1,340 @@
+//! A sweep as the page shows it: the form's fields, the request they make,
+//! and the sweep's progress as the worker's reports come in.
+//!
+//! Guarantees:
+//! - What the form holds is checked here, in the engine's words, before a
+//!   worker starts: a bad field names itself and nothing runs.
+//! - Points arrive in grid order and are kept as they came; the result
+//!   offered for export is exactly what `sluice sweep --format csv` writes
+//!   for the same request.
+//! - Plain Rust: no browser types, so it is tested natively.
+
+use sluice_engine::sweep::{metric_names, spread, PointResult, Report, Request, SweepResult, Varied, Vary};
+use sluice_engine::Scenario;
+
+/// What "Sweep this" (or a lesson's sweep step) opens the panel on.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepOrder {
+    /// Changes whenever a new order is given, so the panel starts afresh.
+    pub serial: u32,
+    /// `NODE.FIELD`.
+    pub name: String,
+    pub form: SweepForm,
+    /// A lesson's sweep step: its number, and the sweep to start at once.
+    pub lesson: Option<(usize, Request)>,
+}
+
+/// The form's fields as typed.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepForm {
+    pub from: String,
+    pub to: String,
+    pub points: String,
+    pub reps: String,
+    pub until_s: String,
+    pub metric: String,
+}
+
+impl SweepForm {
+    /// Half to one and a half times the value now (whole numbers for a
+    /// whole field), eight points, five replications of 200 s, and the
+    /// node's first metric of interest.
+    pub fn around(name: &str, scenario: &Scenario) -> SweepForm {
+        let (current, whole) = current_value(scenario, name).unwrap_or((0.0, false));
+        let (from, to) = if current > 0.0 { (current * 0.5, current * 1.5) } else { (0.0, 10.0) };
+        let (from, to) = if whole { (from.floor().max(if current >= 1.0 { 1.0 } else { 0.0 }), to.ceil()) } else { (from, to) };
+        SweepForm {
+            from: short(from),
+            to: short(to),
+            points: "8".into(),
+            reps: "5".into(),
+            until_s: "200".into(),
+            metric: default_metric(name, scenario),
+        }
+    }
+
+    /// The form a lesson's request fills in.
+    pub fn of_request(request: &Request, metric: &str) -> SweepForm {
+        let values = request.vary.first().map(|v| v.values.clone()).unwrap_or_default();
+        SweepForm {
+            from: values.first().map_or_else(String::new, |v| short(*v)),
+            to: values.last().map_or_else(String::new, |v| short(*v)),
+            points: values.len().to_string(),
+            reps: request.reps.to_string(),
+            until_s: short(request.until_s),
+            metric: metric.to_string(),
+        }
+    }
+
+    /// The sweep the form asks for, on `scenario` as it stands; or what
+    /// is wrong with it, naming the field.
+    pub fn request(&self, name: &str, scenario: &Scenario) -> Result<Request, String> {
+        let number = |label: &str, text: &str| -> Result<f64, String> {
+            match text.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(v),
+                _ => Err(format!("{label}: \"{}\" is not a number", text.trim())),
+            }
+        };
+        let count = |label: &str, text: &str, most: usize| -> Result<usize, String> {
+            match text.trim().parse::<usize>() {
+                Ok(n) if (1..=most).contains(&n) => Ok(n),
+                _ => Err(format!("{label}: a whole number from 1 to {most}, not \"{}\"", text.trim())),
+            }
+        };
+        let from = number("From", &self.from)?;
+        let to = number("To", &self.to)?;
+        let points = count("Points", &self.points, MOST_POINTS)?;
+        let reps = count("Replications", &self.reps, MOST_REPS)?;
+        let until_s = number("Duration", &self.until_s)?;
+        if !(until_s > 0.0 && until_s <= 1e6) {
+            return Err(format!("Duration: from above 0 to 1,000,000 s, not {until_s}"));
+        }
+        let whole = current_value(scenario, name).is_some_and(|(_, whole)| whole);
+        let values = spread(from, to, points, whole)?;
+        let request = Request {
+            scenario: scenario.clone(),
+            vary: vec![Varied { name: name.to_string(), values }],
+            reps,
+            until_s,
+            warmup_s: until_s / 10.0,
+            seed: scenario.seed.unwrap_or(1),
+        };
+        // Every point checked before anything runs.
+        request.plan()?;
+        Ok(request)
+    }
+}
+
+/// The most points and replications the page offers: a sweep in a browser
+/// tab, not on a cluster (`sluice sweep` takes more).
+pub const MOST_POINTS: usize = 200;
+pub const MOST_REPS: usize = 100;
+
+/// A number as a person types it.
+fn short(v: f64) -> String {
+    let rounded = (v * 1e6).round() / 1e6;
+    format!("{rounded}")
+}
+
+/// The value of `name` in `scenario` now, and whether it is whole.
+pub fn current_value(scenario: &Scenario, name: &str) -> Option<(f64, bool)> {
+    Vary::named(name, vec![1.0], scenario).ok()?.current(scenario)
+}
+
+/// The metric to chart first: a mean depth (the swept node's, else the
+/// first queue's), else a drop probability, else a throughput, else the
+/// first metric of the sweep.
+fn default_metric(name: &str, scenario: &Scenario) -> String {
+    let metrics = metric_names(scenario);
+    let node = scenario.nodes.iter().map(|n| n.id.as_str()).filter(|id| name.starts_with(&format!("{id}."))).max_by_key(|id| id.len());
+    let queue = scenario.nodes.iter().find(|n| n.block.kind() == sluice_engine::scenario::Kind::Queue).map(|n| n.id.as_str());
+    let wanted = ["mean_depth_messages", "drop_probability", "throughput_per_s"]
+        .into_iter()
+        .flat_map(|m| [node, queue].into_iter().flatten().map(move |id| format!("{id}.{m}")));
+    wanted.into_iter().find(|m| metrics.contains(m)).or_else(|| metrics.first().cloned()).unwrap_or_default()
+}
+
+/// Where a sweep stands.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Phase {
+    Running,
+    Done,
+    Cancelled,
+    Failed(String),
+}
+
+/// A sweep started from the panel.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SweepRun {
+    pub name: String,
+    pub values: Vec<f64>,
+    pub reps: usize,
+    pub metrics: Vec<String>,
+    /// The finished points, in grid order.
+    pub points: Vec<PointResult>,
+    /// Replications done, and the time the sweep started (page clock, ms).
+    pub done_reps: usize,
+    pub started_ms: f64,
+    pub finished_ms: Option<f64>,
+    pub phase: Phase,
+    /// The lesson step it judges, if a lesson asked for it.
+    pub lesson_step: Option<usize>,
+    /// The result without its points: the request's description.
+    skeleton: SweepResult,
+}
+
+impl SweepRun {
+    pub fn new(request: &Request, started_ms: f64, lesson_step: Option<usize>) -> SweepRun {
+        let varied = request.vary.first();
+        SweepRun {
+            name: varied.map(|v| v.name.clone()).unwrap_or_default(),
+            values: varied.map(|v| v.values.clone()).unwrap_or_default(),
+            reps: request.reps,
+            metrics: metric_names(&request.scenario),
+            points: Vec::new(),
+            done_reps: 0,
+            started_ms,
+            finished_ms: None,
+            phase: Phase::Running,
+            lesson_step,
+            skeleton: SweepResult {
+                scenario: request.scenario.name.clone(),
+                varied: request.vary.iter().map(|v| v.name.clone()).collect(),
+                reps: request.reps,
+                until_s: request.until_s,
+                warmup_s: request.warmup_s,
+                seed: request.seed,
+                points: Vec::new(),
+                shard: None,
+            },
+        }
+    }
+
+    /// Takes in one report of the worker.
+    pub fn take(&mut self, report: Report, now_ms: f64) {
+        if self.phase != Phase::Running {
+            return;
+        }
+        match report {
+            Report::Ready => {}
+            Report::Planned { metrics, .. } => self.metrics = metrics,
+            Report::Replication { .. } => self.done_reps += 1,
+            Report::Point { result, .. } => self.points.push(result),
+            Report::Done => {
+                self.phase = Phase::Done;
+                self.finished_ms = Some(now_ms);
+            }
+            Report::Failed { why } => {
+                self.phase = Phase::Failed(why);
+                self.finished_ms = Some(now_ms);
+            }
+        }
+    }
+
+    pub fn cancel(&mut self, now_ms: f64) {
+        if self.phase == Phase::Running {
+            self.phase = Phase::Cancelled;
+            self.finished_ms = Some(now_ms);
+        }
+    }
+
+    pub fn total_reps(&self) -> usize {
+        self.values.len() * self.reps
+    }
+
+    /// Replications per second of wall-clock time so far.
+    pub fn reps_per_s(&self, now_ms: f64) -> Option<f64> {
+        let elapsed_s = (self.finished_ms.unwrap_or(now_ms) - self.started_ms) / 1000.0;
+        (elapsed_s > 0.0 && self.done_reps > 0).then(|| self.done_reps as f64 / elapsed_s)
+    }
+
+    /// One line on progress: "3 of 8 points, 40 of 80 replications, 95 a
+    /// second, about 1 s left".
+    pub fn progress_text(&self, now_ms: f64) -> String {
+        let mut text = format!(
+            "{} of {} points, {} of {} replications",
+            self.points.len(),
+            self.values.len(),
+            self.done_reps,
+            self.total_reps()
+        );
+        if let Some(rate) = self.reps_per_s(now_ms) {
+            text.push_str(&format!(", {} a second", if rate >= 10.0 { format!("{rate:.0}") } else { format!("{rate:.1}") }));
+            if self.phase == Phase::Running {
+                let left_s = (self.total_reps() - self.done_reps.min(self.total_reps())) as f64 / rate;
+                text.push_str(&format!(", about {} s left", left_s.ceil()));
+            }
+        }
+        text
+    }
+
+    /// The result so far: every finished point.
+    pub fn result(&self) -> SweepResult {
+        SweepResult { points: self.points.clone(), ..self.skeleton.clone() }
+    }
+
+    /// For the chart: per finished point, (value, mean, half-width) of
+    /// `metric`, and the theory's (value, prediction) where it has one.
+    pub fn series(&self, metric: &str) -> (Vec<(f64, f64, f64)>, Vec<(f64, f64)>) {
+        let mut measured = Vec::new();
+        let mut theory = Vec::new();
+        for p in &self.points {
+            let Some(&x) = p.values.get(&self.name) else { continue };
+            if let Some(e) = p.metrics.get(metric) {
+                if let Some(mean) = e.mean {
+                    measured.push((x, mean, e.ci95.unwrap_or(0.0)));
+                }
+            }
+            if let Some(t) = p.predicted(metric).filter(|t| t.is_finite()) {
+                theory.push((x, t));
+            }
+        }
+        (measured, theory)
+    }
+
+    /// The finished point nearest `x`, by its value.
+    pub fn nearest(&self, x: f64) -> Option<f64> {
+        self.points
+            .iter()
+            .filter_map(|p| p.values.get(&self.name).copied())
+            .min_by(|a, b| (a - x).abs().total_cmp(&(b - x).abs()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use sluice_engine::sweep::Runner;
+
+    fn mm1() -> Scenario {
+        Scenario::from_json(sluice_engine::lesson::SCENARIOS.iter().find(|(n, _)| *n == "queueing-theory.json").unwrap().1).unwrap()
+    }
+
+    #[test]
+    fn the_form_opens_around_the_value_now_and_names_what_is_wrong() {
+        let s = mm1();
+        let form = SweepForm::around("arrivals.arrivals.rate_per_s", &s);
+        assert_eq!((form.from.as_str(), form.to.as_str()), ("4", "12"));
+        assert_eq!(form.metric, "line.mean_depth_messages");
+        let workers = SweepForm::around("server.workers", &s);
+        assert_eq!((workers.from.as_str(), workers.to.as_str()), ("1", "2"));
+        let bad = |edit: &dyn Fn(&mut SweepForm)| {
+            let mut f = form.clone();
+            edit(&mut f);
+            f.request("arrivals.arrivals.rate_per_s", &s).unwrap_err()
+        };
+        assert_eq!(bad(&|f| f.from = "x".into()), "From: \"x\" is not a number");
+        assert!(bad(&|f| f.points = "0".into()).starts_with("Points: a whole number from 1 to 200"));
+        assert!(bad(&|f| f.reps = "2.5".into()).starts_with("Replications:"));
+        assert!(bad(&|f| f.until_s = "-1".into()).starts_with("Duration:"));
+        assert!(bad(&|f| f.to = "1".into()).contains("empty"));
+        // A value the scenario refuses is named with its point.
+        assert!(bad(&|f| f.from = "-4".into()).starts_with("at arrivals.arrivals.rate_per_s = -4"));
+    }
+
+    #[test]
+    fn reports_build_the_result_the_command_line_prints() {
+        let s = mm1();
+        let form = SweepForm { from: "2".into(), to: "8".into(), points: "3".into(), reps: "2".into(), until_s: "100".into(), metric: "line.mean_depth_messages".into() };
+        let request = form.request("arrivals.arrivals.rate_per_s", &s).unwrap();
+        let mut run = SweepRun::new(&request, 0.0, None);
+        let mut runner = Runner::new(request.plan().unwrap());
+        let mut now = 0.0;
+        while let Some(report) = runner.step() {
+            now += 10.0;
+            run.take(report, now);
+        }
+        assert_eq!(run.phase, Phase::Done);
+        assert_eq!(run.done_reps, 6);
+        let direct = Runner::new(request.plan().unwrap()).finish().unwrap();
+        assert_eq!(run.result().to_csv(&[]), direct.to_csv(&[]));
+        let (measured, theory) = run.series("line.mean_depth_messages");
+        assert_eq!(measured.iter().map(|p| p.0).collect::<Vec<_>>(), vec![2.0, 5.0, 8.0]);
+        assert_eq!(theory.len(), 3, "M/M/1 has a closed form at every rate below 10");
+        assert_eq!(run.nearest(6.9), Some(8.0));
+        assert!(run.progress_text(now).starts_with("3 of 3 points, 6 of 6 replications"));
+        // Nothing is taken in after the end, nor after a cancel.
+        run.take(Report::Replication { point: 0, rep: 0 }, now);
+        assert_eq!(run.done_reps, 6);
+    }
+}
