@@ -129,8 +129,9 @@ test('a queue the formulas know shows the theory beside the measured figures', a
   assert.ok(Math.abs(wait - 0.4) < Math.abs(wait - 0.5), `measured wait ${wait}`);
   await screenshot(page, 'theory-mm1');
 
-  // Step 2 bounds the queue: the model becomes M/M/1/10 and predicts drops.
-  await page.getByTestId('step-2-try').click();
+  // Step 3 (after step 2's sweep) bounds the queue: the model becomes
+  // M/M/1/10 and predicts drops.
+  await page.getByTestId('step-3-try').click();
   await page.waitForFunction(() => /M\/M\/1\/10/.test(document.querySelector('[data-testid="theory-model"]')?.textContent));
   const drop = Number(await page.getByTestId('theory-predicted-drop').getAttribute('data-value'));
   assert.ok(Math.abs(drop - 0.0235) < 0.0005, `P(full) ${drop}`);
