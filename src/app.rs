@@ -334,8 +334,7 @@ pub fn app() -> Html {
         move |(name, value): (String, f64), _| {
             let block = {
                 let s = session.borrow();
-                let scenario = s.play.scenario();
-                sluice_engine::sweep::Vary::named(&name, vec![value], scenario).and_then(|v| v.block_with(scenario, value))
+                sluice_engine::sweep::with_value(s.play.scenario(), &name, value)
             };
             match block {
                 Ok((id, block)) => drop(dispatch(Command::SetBlock { id, block })),
@@ -367,6 +366,13 @@ pub fn app() -> Html {
     }))
     .clone();
 
+    // The scenario the Sweep panel sweeps: copied once per accepted edit,
+    // not on every render.
+    let sweep_scenario = (*use_memo(session.borrow().play.revision(), {
+        let session = session.clone();
+        move |_| Rc::new(session.borrow().play.scenario().clone())
+    }))
+    .clone();
     let s = session.borrow();
     let scenario = s.play.scenario();
     let selection: Vec<usize> = selected.iter().copied().filter(|&i| i < scenario.nodes.len()).collect();
@@ -394,7 +400,7 @@ pub fn app() -> Html {
         }
     }
     let open_lesson = s.play.lesson().map(|run| (run.index, run.states.clone(), run.tries.clone()));
-    let sweep = (*sweep_order).clone().map(|order| (order, Rc::new(scenario.clone())));
+    let sweep = (*sweep_order).clone().map(|order| (order, sweep_scenario.clone()));
     let editor = s.play.editor();
     let (can_undo, can_redo, seed, name) = (editor.can_undo(), editor.can_redo(), scenario.seed.unwrap_or(1), scenario.name.clone());
     let (comparing, stall, missing, dropping) = (s.play.variant_b().is_some(), s.play.stall(), s.play.missing(), s.a.motion.dropping.clone());

@@ -24,7 +24,7 @@ use crate::browser::clock::now_ms;
 use crate::browser::keep;
 use crate::browser::sweep_worker::SweepWorker;
 use crate::components::measured_canvas::MeasuredCanvas;
-use crate::view::sweep::{current_value, Phase, SweepForm, SweepOrder, SweepRun, MOST_POINTS, MOST_REPS};
+use crate::view::sweep::{Phase, SweepForm, SweepOrder, SweepRun, MOST_POINTS, MOST_REPS};
 
 #[derive(Properties, PartialEq)]
 pub struct SweepPanelProps {
@@ -134,7 +134,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     }
 
     let metric = form.metric.clone();
-    let current = current_value(&props.scenario, &name).map(|(v, _)| v);
+    let current = sluice_engine::sweep::field_value(&props.scenario, &name).map(|(v, _)| v);
     // The chart, drawn again when a point arrives or what it shows changes.
     {
         let (canvas, x_map, run, metric) = (canvas.clone(), x_map.clone(), run.clone(), metric.clone());
@@ -261,10 +261,10 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             }
         });
         html! {
-            <table class="sweep-table" data-testid="sweep-table">
+            <div class="sweep-table-wrap"><table class="sweep-table" data-testid="sweep-table">
                 <thead><tr><th scope="col">{ &r.name }</th><th scope="col">{ format!("{metric} (95%)") }</th><th scope="col">{"theory"}</th><th></th></tr></thead>
                 <tbody>{ for rows }</tbody>
-            </table>
+            </table></div>
         }
     });
     let has_points = run.as_ref().is_some_and(|r| !r.points.is_empty());

@@ -9,7 +9,7 @@
 //!   for the same request.
 //! - Plain Rust: no browser types, so it is tested natively.
 
-use sluice_engine::sweep::{metric_names, spread, PointResult, Report, Request, SweepResult, Varied, Vary};
+use sluice_engine::sweep::{field_value, metric_names, spread, PointResult, Report, Request, SweepResult, Varied};
 use sluice_engine::Scenario;
 
 /// What "Sweep this" (or a lesson's sweep step) opens the panel on.
@@ -40,7 +40,7 @@ impl SweepForm {
     /// whole field), eight points, five replications of 200 s, and the
     /// node's first metric of interest.
     pub fn around(name: &str, scenario: &Scenario) -> SweepForm {
-        let (current, whole) = current_value(scenario, name).unwrap_or((0.0, false));
+        let (current, whole) = field_value(scenario, name).unwrap_or((0.0, false));
         let (from, to) = if current > 0.0 { (current * 0.5, current * 1.5) } else { (0.0, 10.0) };
         let (from, to) = if whole { (from.floor().max(if current >= 1.0 { 1.0 } else { 0.0 }), to.ceil()) } else { (from, to) };
         SweepForm {
@@ -89,7 +89,7 @@ impl SweepForm {
         if !(until_s > 0.0 && until_s <= 1e6) {
             return Err(format!("Duration: from above 0 to 1,000,000 s, not {until_s}"));
         }
-        let whole = current_value(scenario, name).is_some_and(|(_, whole)| whole);
+        let whole = field_value(scenario, name).is_some_and(|(_, whole)| whole);
         let values = spread(from, to, points, whole)?;
         let request = Request {
             scenario: scenario.clone(),
@@ -114,11 +114,6 @@ pub const MOST_REPS: usize = 100;
 fn short(v: f64) -> String {
     let rounded = (v * 1e6).round() / 1e6;
     format!("{rounded}")
-}
-
-/// The value of `name` in `scenario` now, and whether it is whole.
-pub fn current_value(scenario: &Scenario, name: &str) -> Option<(f64, bool)> {
-    Vary::named(name, vec![1.0], scenario).ok()?.current(scenario)
 }
 
 /// The metric to chart first: a mean depth (the swept node's, else the
@@ -149,7 +144,6 @@ pub struct SweepRun {
     pub name: String,
     pub values: Vec<f64>,
     pub reps: usize,
-    pub metrics: Vec<String>,
     /// The finished points, in grid order.
     pub points: Vec<PointResult>,
     /// Replications done, and the time the sweep started (page clock, ms).
@@ -170,7 +164,6 @@ impl SweepRun {
             name: varied.map(|v| v.name.clone()).unwrap_or_default(),
             values: varied.map(|v| v.values.clone()).unwrap_or_default(),
             reps: request.reps,
-            metrics: metric_names(&request.scenario),
             points: Vec::new(),
             done_reps: 0,
             started_ms,
@@ -196,8 +189,7 @@ impl SweepRun {
             return;
         }
         match report {
-            Report::Ready => {}
-            Report::Planned { metrics, .. } => self.metrics = metrics,
+            Report::Ready | Report::Planned { .. } => {}
             Report::Replication { .. } => self.done_reps += 1,
             Report::Point { result, .. } => self.points.push(result),
             Report::Done => {

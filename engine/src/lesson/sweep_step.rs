@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::scenario::Scenario;
-use crate::sweep::{spread, Request, SweepResult, Varied, Vary};
+use crate::sweep::{field_value, spread, Request, SweepResult, Varied};
 
 use super::{number, CheckResult, Verdict};
 
@@ -60,7 +60,7 @@ const MOST_SIMULATED_S: f64 = 200_000.0;
 impl SweepStep {
     /// The sweep of `scenario` as it stands.
     pub fn request(&self, scenario: &Scenario) -> Result<Request, String> {
-        let whole = whole_field(scenario, &self.vary);
+        let whole = field_value(scenario, &self.vary).is_some_and(|(_, whole)| whole);
         let values = spread(self.from, self.to, self.points, whole).map_err(|why| format!("sweep of {}: {why}", self.vary))?;
         Ok(Request {
             scenario: scenario.clone(),
@@ -110,11 +110,6 @@ impl SweepStep {
         let results: Vec<CheckResult> = self.check.iter().map(|c| judge(c, result)).collect();
         Verdict { passed: !results.is_empty() && results.iter().all(|r| r.passed), results }
     }
-}
-
-/// Whether the field `name` (`NODE.FIELD`) holds a whole number now.
-fn whole_field(scenario: &Scenario, name: &str) -> bool {
-    Vary::named(name, vec![1.0], scenario).ok().and_then(|v| v.current(scenario)).is_some_and(|(_, whole)| whole)
 }
 
 fn judge(c: &SweepCheck, result: &SweepResult) -> CheckResult {

@@ -35,6 +35,7 @@ use crate::time::SimTime;
 pub use output::{merge, PointResult, SweepResult, Theory};
 pub use request::{spread, Report, Request, Runner, Varied};
 
+
 pub use statistics::{estimate, t975, Estimate};
 
 /// The most points a sweep may have.
@@ -90,19 +91,7 @@ impl Vary {
     /// writes it, with dots. An error begins with the name.
     pub fn named(name: &str, values: Vec<f64>, scenario: &Scenario) -> Result<Vary, String> {
         let name = name.trim();
-        if !name.contains('.') {
-            return Err(format!("{name}: expected NODE.FIELD, a node's id and a field inside it, such as srv.workers"));
-        }
-        let node = (1..name.len())
-            .rev()
-            .filter(|&i| name.as_bytes()[i] == b'.')
-            .find_map(|i| scenario.node_index(&name[..i]).map(|node| (node, &name[i + 1..])));
-        let Some((node, path)) = node else {
-            return Err(format!("{name}: no node of the scenario begins this name (nodes: {})", ids(scenario)));
-        };
-        if path.is_empty() || path.split('.').any(str::is_empty) {
-            return Err(format!("{name}: no field named after the node"));
-        }
+        let (node, pointer) = locate(scenario, name)?;
         let Some(&first) = values.first() else {
             return Err(format!("{name}: no values"));
         };
@@ -112,7 +101,6 @@ impl Vary {
         if values.len() > MAX_POINTS {
             return Err(format!("{name}: more values than the {MAX_POINTS} a sweep may have"));
         }
-        let pointer: String = path.split('.').map(|part| format!("/{part}")).collect();
         // The field must be one the block has (or may have: an optional
         // field left out of the file), which setting it shows.
         with_field(&scenario.nodes[node].block, &pointer, number(first))
@@ -121,24 +109,46 @@ impl Vary {
     }
 }
 
-impl Vary {
-    /// The node's id and its block with the field set to `value`: what
-    /// loading a point into the scenario changes. The editor still
-    /// validates it in its scenario.
-    pub fn block_with(&self, scenario: &Scenario, value: f64) -> Result<(String, BlockSpec), String> {
-        let node = scenario.nodes.get(self.node).ok_or_else(|| format!("{}: the node is gone", self.name))?;
-        let block = with_field(&node.block, &self.pointer, number(value)).map_err(|why| format!("{}: {why}", self.name))?;
-        Ok((node.id.clone(), block))
+/// The node and the field's JSON pointer that `NODE.FIELD` names: the
+/// node is the longest prefix of the dotted name that is a node's id (ids
+/// may hold dots); the rest is the field's path, as `docs/scenario.md`
+/// writes it, with dots. An error begins with the name.
+fn locate(scenario: &Scenario, name: &str) -> Result<(usize, String), String> {
+    if !name.contains('.') {
+        return Err(format!("{name}: expected NODE.FIELD, a node's id and a field inside it, such as srv.workers"));
     }
+    let node = (1..name.len())
+        .rev()
+        .filter(|&i| name.as_bytes()[i] == b'.')
+        .find_map(|i| scenario.node_index(&name[..i]).map(|node| (node, &name[i + 1..])));
+    let Some((node, path)) = node else {
+        return Err(format!("{name}: no node of the scenario begins this name (nodes: {})", ids(scenario)));
+    };
+    if path.is_empty() || path.split('.').any(str::is_empty) {
+        return Err(format!("{name}: no field named after the node"));
+    }
+    Ok((node, path.split('.').map(|part| format!("/{part}")).collect()))
+}
 
-    /// The field's value in `scenario` now, and whether it holds a whole
-    /// number; none when the field is left out (an optional one).
-    pub fn current(&self, scenario: &Scenario) -> Option<(f64, bool)> {
-        let block = serde_json::to_value(&scenario.nodes.get(self.node)?.block).ok()?;
-        let value = block.pointer(&self.pointer)?;
-        let whole = value.is_u64() || value.is_i64();
-        Some((value.as_f64()?, whole))
-    }
+/// The value of the field `name` (`NODE.FIELD`) in `scenario` now, and
+/// whether it holds a whole number; none when the name is not a field's or
+/// the field is left out (an optional one).
+pub fn field_value(scenario: &Scenario, name: &str) -> Option<(f64, bool)> {
+    let (node, pointer) = locate(scenario, name.trim()).ok()?;
+    let block = serde_json::to_value(&scenario.nodes[node].block).ok()?;
+    let value = block.pointer(&pointer)?;
+    Some((value.as_f64()?, value.is_u64() || value.is_i64()))
+}
+
+/// The node's id and its block with the field `name` set to `value`: what
+/// loading a sweep's point into the scenario changes. The editor still
+/// validates it in its scenario.
+pub fn with_value(scenario: &Scenario, name: &str, value: f64) -> Result<(String, BlockSpec), String> {
+    let name = name.trim();
+    let (node, pointer) = locate(scenario, name)?;
+    let node = &scenario.nodes[node];
+    let block = with_field(&node.block, &pointer, number(value)).map_err(|why| format!("{name}: {why}"))?;
+    Ok((node.id.clone(), block))
 }
 
 fn ids(scenario: &Scenario) -> String {

@@ -107,10 +107,6 @@ impl Runner {
         Runner { plan, point: 0, reps: Vec::new(), planned: false, over: false }
     }
 
-    pub fn plan(&self) -> &Plan {
-        &self.plan
-    }
-
     /// Does the next piece of work and says what it was; `None` once the
     /// sweep is done or failed.
     pub fn step(&mut self) -> Option<Report> {
