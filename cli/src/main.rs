@@ -106,7 +106,7 @@ struct SweepArgs {
     #[arg(long)]
     metric: Vec<String>,
     /// Draws the first --metric against the first varied parameter, with
-    /// 95% intervals and theory's prediction, into this SVG file.
+    /// 95% intervals and theory's prediction, into this SVG or PNG file.
     #[arg(long)]
     plot: Option<String>,
 }

@@ -1,21 +1,65 @@
-//! `sluice sweep --plot OUT.svg`: one metric against the first varied
-//! parameter, drawn with plotters: the means joined by a line, their 95%
-//! intervals as whiskers, and queueing theory's prediction dashed where the
-//! queue has one. With a second varied parameter, one line per value of it.
+//! `sluice sweep --plot OUT.svg` or `OUT.png`: one metric against the first
+//! varied parameter, drawn with plotters: the means joined by a line, their
+//! 95% intervals as whiskers, and queueing theory's prediction dashed where
+//! the queue has one. With a second varied parameter, one line per value of
+//! it.
+//!
+//! Text is laid out with DejaVu Sans, built into the command, so a plot
+//! looks the same on every machine and needs no system font library (a
+//! cluster node or a container often has none).
 
 use std::collections::BTreeMap;
+use std::sync::Once;
 
+use plotters::coord::Shift;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use sluice_engine::sweep::{PointResult, SweepResult};
+
+/// The plot's size in pixels (the SVG's in user units).
+const SIZE: (u32, u32) = (900, 560);
+
+/// DejaVu Sans 2.37; its licence is `fonts/LICENSE-DejaVu.txt`.
+static FONT: &[u8] = include_bytes!("../fonts/DejaVuSans.ttf");
 
 const COLOURS: [RGBColor; 6] =
     [RGBColor(0x1c, 0x7e, 0xd6), RGBColor(0xd6, 0x33, 0x6c), RGBColor(0x0c, 0x85, 0x99), RGBColor(0x70, 0x48, 0xe8), RGBColor(0x5c, 0x94, 0x0d), RGBColor(0xf0, 0x8c, 0x00)];
 
-/// Draws `metric` of `result` into the SVG file `out`.
-pub fn plot(result: &SweepResult, metric: &str, out: &str) -> Result<(), String> {
-    if !out.to_ascii_lowercase().ends_with(".svg") {
-        return Err(format!("--plot {out}: the plot is written as SVG; name the file .svg"));
+/// The kinds of file `--plot` writes, told by the name's ending.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum PlotFile {
+    Svg,
+    Png,
+}
+
+impl PlotFile {
+    /// The kind `out` names, or an error saying which endings work.
+    pub fn of(out: &str) -> Result<Self, String> {
+        let lower = out.to_ascii_lowercase();
+        if lower.ends_with(".svg") {
+            Ok(Self::Svg)
+        } else if lower.ends_with(".png") {
+            Ok(Self::Png)
+        } else {
+            Err(format!("--plot {out}: the plot is written as SVG or PNG; name the file .svg or .png"))
+        }
     }
+}
+
+/// Draws `metric` of `result` into `out`, an SVG or PNG file.
+pub fn plot(result: &SweepResult, metric: &str, out: &str) -> Result<(), String> {
+    static REGISTER: Once = Once::new();
+    REGISTER.call_once(|| {
+        // The bytes are this crate's own and parse (a test draws with them).
+        let _ = plotters::style::register_font("sans-serif", FontStyle::Normal, FONT);
+    });
+    match PlotFile::of(out)? {
+        PlotFile::Svg => draw(SVGBackend::new(out, SIZE).into_drawing_area(), result, metric, out),
+        PlotFile::Png => draw(BitMapBackend::new(out, SIZE).into_drawing_area(), result, metric, out),
+    }
+}
+
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &SweepResult, metric: &str, out: &str) -> Result<(), String> {
     let x_name = &result.varied[0];
     let series_name = result.varied.get(1);
     // One series per value of the second varied parameter (or one).
@@ -45,7 +89,6 @@ pub fn plot(result: &SweepResult, metric: &str, out: &str) -> Result<(), String>
     let pad = |a: f64, b: f64| if b > a { (b - a) * 0.05 } else { a.abs().max(1.0) * 0.1 };
     let (x_pad, y_pad) = (pad(x_lo, x_hi), pad(lo, hi));
     let fail = |e: &dyn std::fmt::Display| format!("cannot draw {out}: {e}");
-    let root = SVGBackend::new(out, (900, 560)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     let mut chart = ChartBuilder::on(&root)
         .caption(format!("{}: {metric}", result.scenario), ("sans-serif", 20))
@@ -88,7 +131,7 @@ pub fn plot(result: &SweepResult, metric: &str, out: &str) -> Result<(), String>
                 .draw_series(DashedLineSeries::new(theory, 8, 6, style))
                 .map_err(|e| fail(&e))?
                 .label(label)
-                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+                .legend(move |(x, y)| DashedPathElement::new(vec![(x, y), (x + 24, y)], 6, 3, style));
         }
     }
     chart

@@ -57,10 +57,12 @@ pub fn run(request: Request) -> Result<String, String> {
     plan.check_metrics(&request.metric)?;
     let plotted = match (&request.plot, request.metric.first()) {
         (Some(_), None) => return Err("--plot needs the --metric to draw, such as --metric line.mean_wait_s".into()),
-        (Some(out), Some(_)) if !out.to_ascii_lowercase().ends_with(".svg") => {
-            return Err(format!("--plot {out}: the plot is written as SVG; name the file .svg"))
+        (Some(out), Some(metric)) => {
+            // Checked before the sweep runs, so a long sweep is not lost to
+            // a misspelt file name.
+            crate::plot::PlotFile::of(out)?;
+            Some((out.clone(), metric.clone()))
         }
-        (Some(out), Some(metric)) => Some((out.clone(), metric.clone())),
         (None, _) => None,
     };
     let shard = request.shard.as_deref().map(parse_shard).transpose()?;

@@ -203,5 +203,33 @@ fn a_sweep_draws_its_metric_with_intervals_and_theory_into_an_svg() {
     let err = sweep(&["--vary", "server.workers=1,2", "--plot", out_name]).unwrap_err();
     assert!(err.contains("--plot needs the --metric"), "{err}");
     let err = sweep(&["--vary", "server.workers=1,2", "--metric", "line.mean_wait_s", "--plot", "sweep.gif"]).unwrap_err();
-    assert!(err.contains("name the file .svg"), "{err}");
+    assert!(err.contains("name the file .svg or .png"), "{err}");
+}
+
+#[test]
+fn a_sweep_draws_its_plot_into_a_png_with_its_own_font() {
+    let dir = std::env::temp_dir().join(format!("sluice-cli-png-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let out = dir.join("sweep.PNG");
+    let args = ["--vary", "arrivals.arrivals.rate_per_s=4:8:2", "--reps", "3", "--until", "100", "--metric", "line.mean_wait_s", "--plot", out.to_str().unwrap()];
+    sweep(&args).unwrap();
+    let decoder = png::Decoder::new(std::fs::File::open(&out).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    let frame = reader.next_frame(&mut pixels).unwrap();
+    assert_eq!((frame.width, frame.height), (900, 560));
+    assert_eq!(frame.color_type, png::ColorType::Rgb);
+    let width = frame.width as usize;
+    let at = |x: usize, y: usize| {
+        let i = (y * width + x) * 3;
+        (pixels[i], pixels[i + 1], pixels[i + 2])
+    };
+    // The caption is text along the top: dark pixels there mean the
+    // embedded font drew it (no system font is asked for).
+    let caption_ink = (0..width).flat_map(|x| (8..36).map(move |y| (x, y))).filter(|&(x, y)| at(x, y).0 < 100).count();
+    assert!(caption_ink > 300, "the caption drew {caption_ink} dark pixels");
+    // The measured line in its blue, and the theory dashed in dark grey.
+    let count = |colour: (u8, u8, u8)| (0..pixels.len() / 3).filter(|i| at(i % width, i / width) == colour).count();
+    assert!(count((0x1c, 0x7e, 0xd6)) > 200, "the measured line is missing");
+    assert!(count((0x49, 0x50, 0x57)) > 100, "the theory line is missing");
 }
