@@ -6,7 +6,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { withBrowser, open, screenshot, clockMoves } from './harness.mjs';
+import { withBrowser, open, screenshot, clockMoves, artifacts } from './harness.mjs';
+import { join } from 'node:path';
 
 const env = withBrowser();
 
@@ -94,6 +95,12 @@ test("lesson 13's sweep step runs in the panel and is judged on the sweep", asyn
   await page.getByTestId('step-2-try').click();
   assert.equal(await page.getByTestId('step-2-verdict').getAttribute('data-state'), 'sweeping');
   await page.getByTestId('sweep-panel').waitFor();
+  // The panel comes into view, and the focus stays on the lesson.
+  await page.waitForFunction(() => {
+    const r = document.querySelector('[data-testid="sweep-panel"]').getBoundingClientRect();
+    return r.top < innerHeight && r.bottom > 0;
+  });
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'step-2-try');
   assert.equal(await page.getByTestId('sweep-metric').inputValue(), 'line.mean_depth_messages');
   await page.waitForFunction(
     () => ['passed', 'failed'].includes(document.querySelector('[data-testid="step-2-verdict"]')?.dataset.state),
@@ -103,6 +110,46 @@ test("lesson 13's sweep step runs in the panel and is judged on the sweep", asyn
   const verdict = page.getByTestId('step-2-verdict');
   assert.equal(await verdict.getAttribute('data-state'), 'passed', await verdict.textContent());
   assert.equal(await rows(page), 6);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('on a phone the panel fits the screen, its chart is drawn at the screen\'s own pixels, and a tap loads a point', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, hasTouch: true });
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(String(err)));
+  await page.goto(env.url);
+  await page.waitForSelector('[data-node]');
+  await page.keyboard.press('Escape');
+  // From the keyboard: "Sweep this" opens the panel with the focus on its
+  // first field.
+  await page.getByTestId('param-soft_limit-messages-sweep').focus();
+  await page.keyboard.press('Enter');
+  await page.getByTestId('sweep-panel').waitFor();
+  await page.waitForFunction(() => document.activeElement?.dataset.testid === 'sweep-from');
+  await fill(page, { from: 20, to: 98, points: 5, reps: 3, until: 30 });
+  await page.keyboard.press('Tab');
+  await page.getByTestId('sweep-start').tap();
+  await page.waitForFunction(() => document.querySelector('[data-testid="sweep-status"]')?.textContent === 'Done', null, { timeout: 60000 });
+  const panel = await page.getByTestId('sweep-panel').boundingBox();
+  assert.ok(panel.x >= 0 && panel.x + panel.width <= 390, `the panel spans ${panel.x} to ${panel.x + panel.width}`);
+  // Every control of the panel is big enough for a finger.
+  const small = await page.evaluate(() =>
+    [...document.querySelectorAll('[data-testid="sweep-panel"] :is(button, input, select)')]
+      .map((el) => [el.dataset.testid ?? el.getAttribute('aria-label'), el.getBoundingClientRect()])
+      .filter(([, r]) => r.width < 44 || r.height < 44)
+      .map(([name, r]) => `${name} ${Math.round(r.width)}x${Math.round(r.height)}`),
+  );
+  assert.deepEqual(small, []);
+  // The chart's pixels are its CSS size times the screen's ratio: its
+  // labels are drawn at their size, not shrunk from a desktop drawing.
+  const chart = await page.getByTestId('sweep-chart').evaluate((c) => [c.width, c.height, c.clientWidth, c.clientHeight]);
+  assert.deepEqual([chart[0], chart[1]], [chart[2] * 2, chart[3] * 2], `canvas ${chart}`);
+  assert.ok(chart[2] < 390, `the chart is ${chart[2]} px wide`);
+  // The table's "Use" by touch.
+  await page.getByTestId('sweep-use-79').tap();
+  await page.waitForFunction(() => document.querySelector('[data-testid="param-soft_limit-messages-number"]')?.value === '79');
+  await page.getByTestId('sweep-panel').screenshot({ path: join(artifacts, 'sweep-phone.png') });
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -12,6 +12,11 @@
 //! thirty labels, nearly all in one style. Here each is set only when it
 //! changes.
 //!
+//! The canvas is also fitted to the size it is laid out at, times the
+//! screen's pixel ratio, and plotters draws in CSS pixels: a 13 px label is
+//! 13 px on a phone as on a desktop, and sharp on both. (Drawn at a fixed
+//! 780 pixels and shrunk to a 350 px phone, labels were under 6 px.)
+//!
 //! Guarantees: every other drawing call goes to `CanvasBackend` unchanged;
 //! `estimate_text_size` returns the canvas's measured width and a line
 //! height of 1.2 times the font size (what the span reported for the fonts
@@ -36,12 +41,33 @@ pub struct MeasuredCanvas {
     font: RefCell<String>,
     /// The text alignment and baseline last given to the context.
     anchor: Option<(&'static str, &'static str)>,
+    /// The drawing's size in CSS pixels.
+    size: (u32, u32),
 }
 
 impl MeasuredCanvas {
+    /// A backend on `canvas`, its pixels fitted to the size the page lays it
+    /// out at (its `width` and `height` attributes while it has no layout,
+    /// hidden for instance).
     pub fn new(canvas: HtmlCanvasElement) -> Option<MeasuredCanvas> {
         let context = canvas.get_context("2d").ok()??.dyn_into::<CanvasRenderingContext2d>().ok()?;
-        Some(MeasuredCanvas { inner: CanvasBackend::with_canvas_object(canvas)?, context, font: RefCell::default(), anchor: None })
+        let (w, h) = (canvas.client_width(), canvas.client_height());
+        let (size, ratio) = if w > 0 && h > 0 {
+            let ratio = web_sys::window().map_or(1.0, |w| w.device_pixel_ratio()).clamp(1.0, 4.0);
+            let (pw, ph) = ((f64::from(w) * ratio).round() as u32, (f64::from(h) * ratio).round() as u32);
+            // Setting a size clears the canvas even when it is the same.
+            if canvas.width() != pw {
+                canvas.set_width(pw);
+            }
+            if canvas.height() != ph {
+                canvas.set_height(ph);
+            }
+            ((w as u32, h as u32), ratio)
+        } else {
+            ((canvas.width(), canvas.height()), 1.0)
+        };
+        context.set_transform(ratio, 0.0, 0.0, ratio, 0.0, 0.0).ok()?;
+        Some(MeasuredCanvas { inner: CanvasBackend::with_canvas_object(canvas)?, context, font: RefCell::default(), anchor: None, size })
     }
 
     /// Gives the context `style`'s font, unless it has it already.
@@ -77,7 +103,7 @@ impl DrawingBackend for MeasuredCanvas {
     type ErrorType = CanvasError;
 
     fn get_size(&self) -> (u32, u32) {
-        self.inner.get_size()
+        self.size
     }
 
     fn ensure_prepared(&mut self) -> Result<(), DrawingErrorKind<CanvasError>> {

@@ -17,6 +17,8 @@ use std::rc::Rc;
 use plotters::prelude::*;
 use sluice_engine::sweep::{value_text, Report, Request, SweepResult};
 use sluice_engine::Scenario;
+use gloo_events::EventListener;
+use wasm_bindgen::JsCast;
 use web_sys::{HtmlCanvasElement, HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
@@ -80,8 +82,25 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     let shown = use_reducer(Shown::default);
     let worker = use_mut_ref(|| None::<SweepWorker>);
     let canvas = use_node_ref();
+    let section = use_node_ref();
     let x_map = use_mut_ref(|| None as XMap);
     let name = props.order.name.clone();
+    // The chart's width on the page: a new width (a phone turned, a window
+    // resized) draws it again at its new size.
+    let chart_width = use_state(|| 0);
+    {
+        let (chart_width, canvas) = (chart_width.clone(), canvas.clone());
+        use_effect_with((), move |_| {
+            let listener = web_sys::window().map(|window| {
+                EventListener::new(&window, "resize", move |_| {
+                    if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
+                        chart_width.set(element.client_width());
+                    }
+                })
+            });
+            move || drop(listener)
+        });
+    }
 
     // Starts `request` in a fresh worker (ending any sweep before it).
     let start = {
@@ -101,14 +120,25 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         })
     };
 
-    // A new order: its form, and a lesson's sweep starts at once.
+    // A new order: its form, and a lesson's sweep starts at once. The panel
+    // comes into view (on a phone it opens far below the button that asked
+    // for it); a "Sweep this" moves the focus to its first field, while a
+    // lesson's sweep leaves it on the lesson's step.
     {
-        let (form, error, start, order) = (form.clone(), error.clone(), start.clone(), props.order.clone());
+        let (form, error, start, order, section) = (form.clone(), error.clone(), start.clone(), props.order.clone(), section.clone());
         use_effect_with(props.order.serial, move |_| {
             form.set(order.form.clone());
             error.set(None);
+            let from = section.cast::<web_sys::Element>().and_then(|s| s.query_selector("[data-testid=sweep-from]").ok().flatten());
             if let Some((step, request)) = order.lesson {
                 start(request, Some(step));
+                if let Some(section) = section.cast::<web_sys::Element>() {
+                    let options = web_sys::ScrollIntoViewOptions::new();
+                    options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                    section.scroll_into_view_with_scroll_into_view_options(&options);
+                }
+            } else if let Some(from) = from.and_then(|f| f.dyn_into::<web_sys::HtmlElement>().ok()) {
+                let _ = from.focus();
             }
         });
     }
@@ -138,7 +168,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     // The chart, drawn again when a point arrives or what it shows changes.
     {
         let (canvas, x_map, run, metric) = (canvas.clone(), x_map.clone(), run.clone(), metric.clone());
-        let drawn = (run.as_ref().map(|r| (r.started_ms, r.points.len())), metric.clone(), current.map(f64::to_bits));
+        let drawn = (run.as_ref().map(|r| (r.started_ms, r.points.len())), metric.clone(), current.map(f64::to_bits), *chart_width);
         use_effect_with(drawn, move |_| {
             if let (Some(element), Some(run)) = (canvas.cast::<HtmlCanvasElement>(), &run) {
                 match draw(element, run, &metric, current) {
@@ -189,9 +219,8 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         let (x_map, run, on_use, name) = (x_map.clone(), run.clone(), props.on_use_value.clone(), name.clone());
         Callback::from(move |e: MouseEvent| {
             let (Some(run), Some((left, right, x0, x1))) = (&run, *x_map.borrow()) else { return };
-            let element: HtmlCanvasElement = e.target_unchecked_into();
-            let scale = f64::from(element.width()) / f64::from(element.client_width().max(1));
-            let px = f64::from(e.offset_x()) * scale;
+            // The chart is drawn in CSS pixels, as the click is measured.
+            let px = f64::from(e.offset_x());
             if right <= left {
                 return;
             }
@@ -234,7 +263,9 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         html! {
             <div class="sweep-progress" data-testid="sweep-progress">
                 <progress max={r.total_reps().to_string()} value={r.done_reps.to_string()} aria-label="Sweep progress"></progress>
-                <p class="hint" aria-live="polite"><strong data-testid="sweep-status">{ status }</strong>{ ": " }{ r.progress_text(now) }</p>
+                // Only the phase is announced: the counts change with every
+                // replication, and a screen reader would read each.
+                <p class="hint"><strong data-testid="sweep-status" role="status">{ status }</strong>{ ": " }{ r.progress_text(now) }</p>
             </div>
         }
     });
@@ -262,7 +293,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         });
         html! {
             <div class="sweep-table-wrap"><table class="sweep-table" data-testid="sweep-table">
-                <thead><tr><th scope="col">{ &r.name }</th><th scope="col">{ format!("{metric} (95%)") }</th><th scope="col">{"theory"}</th><th></th></tr></thead>
+                <thead><tr><th scope="col">{ breakable(&r.name) }</th><th scope="col">{ breakable(&metric) }{ " (95%)" }</th><th scope="col">{"theory"}</th><th></th></tr></thead>
                 <tbody>{ for rows }</tbody>
             </table></div>
         }
@@ -270,7 +301,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     let has_points = run.as_ref().is_some_and(|r| !r.points.is_empty());
     let on_close = props.on_close.reform(|_: MouseEvent| ());
     html! {
-        <section class="panel sweep-panel" aria-label="Sweep" data-testid="sweep-panel">
+        <section ref={section} class="panel sweep-panel" aria-label="Sweep" data-testid="sweep-panel">
             <div class="panel-head">
                 <h2>{ "Sweep " }<span class="muted">{ &name }</span></h2>
                 <button class="icon" onclick={on_close} aria-label="Close the sweep">{"×"}</button>
@@ -311,6 +342,13 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             { for table }
         </section>
     }
+}
+
+/// A dotted name that a narrow column wraps after its dots and underscores
+/// rather than mid-word.
+fn breakable(name: &str) -> Html {
+    let parts = name.split_inclusive(['.', '_']).map(|part| html! { <>{ part }<wbr /></> });
+    html! { <>{ for parts }</> }
 }
 
 /// A figure for the table: four significant digits.
