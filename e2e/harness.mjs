@@ -181,3 +181,23 @@ export async function stands(page, timeout = 5000) {
   }
   assert.fail(`the clock did not stand still within ${timeout} ms (at ${last.t} s)`);
 }
+
+/**
+ * axe-core's WCAG 2.x A and AA findings inside `selector`, each as
+ * "rule: what it says (where)". Empty when axe finds nothing wrong.
+ */
+export async function accessibilityProblems(page, selector) {
+  if (!(await page.evaluate(() => 'axe' in window))) {
+    await page.addScriptTag({ path: join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  }
+  const violations = await page.evaluate(
+    async (selector) =>
+      (await window.axe.run(selector, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } })).violations.map((v) => ({
+        id: v.id,
+        help: v.help,
+        where: v.nodes.map((n) => n.target.join(' ')).slice(0, 3),
+      })),
+    selector,
+  );
+  return violations.map((v) => `${v.id}: ${v.help} (${v.where.join(', ')})`);
+}

@@ -39,8 +39,8 @@ if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $want" ]; then
   cargo install "wasm-bindgen-cli@$want" --force
 fi
 
-# playwright-core and binaryen (wasm-opt 132) from npm, as package-lock.json pins them.
-if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] \
+# playwright-core, axe-core and binaryen (wasm-opt 132) from npm, as package-lock.json pins them.
+if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] || [ ! -d node_modules/axe-core ] \
    || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages"
   npm ci --no-audit --no-fund

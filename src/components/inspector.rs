@@ -199,7 +199,7 @@ fn param_row(props: &ParamRowProps) -> Html {
         </label>
     };
     let aria = format!("{}{}", props.label, if props.unit.is_empty() { String::new() } else { format!(" ({})", props.unit) });
-    let sweep_label = format!("Sweep {aria}");
+    let sweep_label = format!("Sweep this: {aria}");
     let quantity = quantity_of(&props.unit);
     let body = match props.control {
         Control::Number { min, max, step } => number_inputs(&id, &aria, min, max, step, false, quantity, &props.value, &props.on_change),

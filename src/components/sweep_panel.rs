@@ -287,7 +287,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 <tr class={classes!(now.then_some("now"))}>
                     <td>{ value_text(x) }</td><td>{ measured }</td><td>{ theory }</td>
                     <td><button class="small" data-testid={format!("sweep-use-{}", value_text(x))} onclick={on_use}
-                        aria-label={format!("Use {} = {}", r.name, value_text(x))}>{ if now { "In use" } else { "Use" } }</button></td>
+                        aria-label={format!("{} {} = {}", if now { "In use:" } else { "Use" }, r.name, value_text(x))}>{ if now { "In use" } else { "Use" } }</button></td>
                 </tr>
             }
         });
