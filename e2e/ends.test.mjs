@@ -2,7 +2,8 @@
 // carrying scenarios that once froze the tab (an on/off producer whose
 // periods floating point cannot write, a ramp falling to almost nothing)
 // open and run; a loop that takes no time is stopped by the watchdog, and
-// the page says so and stays editable.
+// the page says so and stays editable; so is a queue without a capacity
+// flooded faster than memory can hold, until it is given one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { deflateSync } from 'node:zlib';
@@ -15,7 +16,6 @@ function shareLink(scenario) {
   return `${env.url}#s=2.${deflateSync(Buffer.from(JSON.stringify(scenario))).toString('base64url')}`;
 }
 
-/** The clock's simulated seconds. */
 test('share links that once froze the tab open, run and answer', async () => {
   const scenario = {
     version: 1,
@@ -89,6 +89,42 @@ test('a loop that takes no time is stopped, said, and stays editable', async () 
   await page.keyboard.press('Control+z');
   await page.waitForSelector('[data-node="limit"]');
   await stall.waitFor({ timeout: 30000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a flooded queue without a capacity is stopped before it takes the memory, and a capacity lets it run', async () => {
+  const scenario = {
+    version: 1,
+    nodes: [
+      { id: 'flood', kind: 'producer', arrivals: { process: 'poisson', rate_per_s: 1e9 } },
+      { id: 'line', kind: 'queue' },
+      { id: 'server', kind: 'consumer', service_time: { dist: 'exponential', mean: 0.1 } },
+    ],
+    edges: [{ from: 'flood', to: 'line' }, { from: 'line', to: 'server' }],
+  };
+  const { page, errors } = await open(env.browser, shareLink(scenario));
+  // A scenario without a name is not quoted as "".
+  assert.match(await page.textContent('[data-testid="status"]'), /^Opened the scenario from the share link/);
+  const stall = page.getByTestId('stall');
+  await stall.waitFor({ timeout: 60000 });
+  const text = await stall.textContent();
+  assert.match(text, /it held \d+ messages at once, more than the 5000000 a run may hold \(most of them in "line"/);
+  assert.match(text, /give it a capacity/);
+  assert.equal(await page.getAttribute('[data-testid="play"]', 'aria-pressed'), 'false');
+  // Given a capacity, it runs on (dropping what does not fit).
+  await page.click('[data-node="line"]');
+  await page.getByTestId('param-capacity-messages-number').fill('1000');
+  await page.getByTestId('param-capacity-messages-number').press('Enter');
+  await page.waitForFunction(() => !document.querySelector('[data-testid="stall"]'));
+  // The edit starts the run again by itself.
+  assert.equal(await page.getAttribute('[data-testid="play"]', 'aria-pressed'), 'true');
+  // Past where it stopped before: more events than the bound of messages.
+  await page.waitForFunction(() => {
+    const events = Number(/(\d+) events/.exec(document.querySelector('[data-testid="clock"]')?.textContent ?? '')?.[1]);
+    return events > 7000000;
+  }, null, { timeout: 60000 });
+  assert.equal(await stall.count(), 0);
   assert.deepEqual(errors, []);
   await page.close();
 });

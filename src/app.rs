@@ -66,6 +66,7 @@ pub fn app() -> Html {
     let opening = use_memo((), |_| {
         let (scenario, origin, problem) = keep::opening_scenario(default_scenario());
         let welcome = match origin {
+            keep::Origin::Shared if scenario.name.trim().is_empty() => Some("Opened the scenario from the share link.".to_string()),
             keep::Origin::Shared => Some(format!("Opened \"{}\" from the share link.", scenario.name)),
             keep::Origin::Saved => Some("Your last scenario was restored from this browser.".to_string()),
             keep::Origin::BuiltIn => None,

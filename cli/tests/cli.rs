@@ -87,6 +87,30 @@ fn a_run_the_watchdog_stops_is_an_error_naming_the_loop() {
 }
 
 #[test]
+fn a_flooded_queue_without_a_capacity_is_stopped_before_it_takes_the_machine() {
+    let file = scenario_file(
+        "flood.json",
+        r#"{"version": 1, "nodes": [
+            {"id": "flood", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 1e9}},
+            {"id": "line", "kind": "queue"},
+            {"id": "server", "kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.1}}],
+           "edges": [{"from": "flood", "to": "line"}, {"from": "line", "to": "server"}]}"#,
+    );
+    let out = sluice().args(["run", file.to_str().unwrap(), "--until", "1000"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("more than the 5000000 a run may hold (most of them in \"line\""), "{err}");
+    // A sweep reaching such a point says which.
+    let out = sluice()
+        .args(["sweep", file.to_str().unwrap(), "--vary", "flood.arrivals.rate_per_s=5,1e9", "--reps", "2", "--until", "100"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at flood.arrivals.rate_per_s = 1000000000, replication 1: the simulation stopped"), "{err}");
+}
+
+#[test]
 fn what_a_file_says_reaches_the_terminal_escaped() {
     let long_id = "\u{1b}[2J".to_string() + &"x".repeat(10_000);
     let bad = scenario_file(

@@ -41,7 +41,7 @@ pub use report::{NodeReport, Report, Totals};
 pub use editor::Editor;
 pub use playground::{Command, Playground};
 pub use scenario::{BlockSpec, FieldError, NodeSpec, Scenario, ScenarioError, SCENARIO_VERSION};
-pub use simulation::{Node, Simulation, Stall, MAX_EVENTS_AT_ONE_INSTANT};
+pub use simulation::{Node, Overflow, Simulation, Stall, Stop, MAX_EVENTS_AT_ONE_INSTANT, MAX_MESSAGES_HELD};
 pub use state::State;
 pub use time::{SimDuration, SimTime};
 

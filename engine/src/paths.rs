@@ -9,7 +9,7 @@
 //! - A closed loop that can never take time is refused: its clients think
 //!   for 0 s and every request meets only blocks that take none, so the run
 //!   would never get past one instant. What validation cannot see, the
-//!   simulation's watchdog stops (`Simulation::stall`).
+//!   simulation's watchdog stops (`Simulation::stopped`).
 
 use crate::blocks::dispatcher::Discipline;
 use crate::blocks::{Arrivals, OnExcess};

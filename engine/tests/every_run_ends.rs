@@ -4,7 +4,7 @@
 mod support;
 
 use serde_json::json;
-use sluice_engine::{Scenario, SimTime, Simulation, MAX_EVENTS_AT_ONE_INSTANT};
+use sluice_engine::{Scenario, SimTime, Simulation, Stall, Stop, MAX_EVENTS_AT_ONE_INSTANT, MAX_MESSAGES_HELD};
 use support::*;
 
 /// Closed-loop clients that think for 0 s, behind a rate limiter that
@@ -26,7 +26,7 @@ fn rejecting_loop() -> Scenario {
 #[test]
 fn the_watchdog_stops_a_loop_that_takes_no_time_at_its_default_bound() {
     let mut sim = Simulation::new(rejecting_loop(), 1).unwrap();
-    let stall = sim.run_until(SimTime::from_secs_f64(60.0)).expect_err("the loop never advances");
+    let stall = stalled(sim.run_until(SimTime::from_secs_f64(60.0)).expect_err("the loop never advances"));
     assert_eq!(stall.at, SimTime::ZERO);
     assert_eq!(stall.events, MAX_EVENTS_AT_ONE_INSTANT);
     assert_eq!(stall.nodes, vec!["clients".to_string(), "limit".to_string()]);
@@ -36,16 +36,64 @@ fn the_watchdog_stops_a_loop_that_takes_no_time_at_its_default_bound() {
 fn a_stopped_run_stays_whole_and_says_so_everywhere() {
     let mut sim = Simulation::new(rejecting_loop(), 1).unwrap();
     sim.set_stall_bound(20_000);
-    let stall = sim.run_until(SimTime::from_secs_f64(60.0)).expect_err("stopped");
+    let stop = sim.run_until(SimTime::from_secs_f64(60.0)).expect_err("stopped");
+    assert_eq!(sim.stopped(), Some(&stop));
+    let stall = stalled(stop.clone());
     assert_eq!(stall.events, 20_000);
-    assert_eq!(sim.stall(), Some(&stall));
     assert_eq!(sim.now(), SimTime::ZERO, "the clock stays where it stopped");
     assert!(!sim.step(), "a stopped run handles no more events");
     assert_eq!(sim.next_event_time(), None, "nothing more will happen");
-    assert_eq!(sim.run_until_bounded(SimTime::from_secs_f64(1.0), 10), Err(stall.clone()));
+    assert_eq!(sim.run_until_bounded(SimTime::from_secs_f64(1.0), 10), Err(stop));
     sim.check_invariants().unwrap();
     let text = stall.to_string();
     assert!(text.contains("stopped at 0.000000 s") && text.contains("\"clients\", \"limit\""), "{text}");
+}
+
+fn stalled(stop: Stop) -> Stall {
+    match stop {
+        Stop::Stalled(stall) => stall,
+        other => panic!("expected a stall: {other}"),
+    }
+}
+
+/// An M/M/1 queue without a capacity, arrivals far faster than service.
+fn overflowing(rate_per_s: f64) -> Scenario {
+    graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": rate_per_s}}),
+            json!({"id": "q", "kind": "queue"}),
+            json!({"id": "c", "kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.1}}),
+        ],
+        &[("p", "q"), ("q", "c")],
+    )
+}
+
+#[test]
+fn the_watchdog_stops_a_run_that_would_hold_more_than_memory_should() {
+    // A billion arrivals a second into a queue served ten a second: before,
+    // a second of it took every byte of the machine.
+    let mut sim = Simulation::new(overflowing(1e9), 1).unwrap();
+    let stop = sim.run_until(SimTime::from_secs_f64(1000.0)).expect_err("the queue grows without end");
+    let Stop::Overflowed(overflow) = &stop else { panic!("expected an overflow: {stop}") };
+    assert_eq!(overflow.bound, MAX_MESSAGES_HELD);
+    // It looks every 65,536 events, each adding at most a message.
+    assert!((MAX_MESSAGES_HELD..MAX_MESSAGES_HELD + 70_000).contains(&overflow.held), "{}", overflow.held);
+    assert_eq!(overflow.nodes[0].0, "q");
+    assert_eq!(overflow.held, sim.in_system(), "it stopped between events, with every message counted");
+    sim.check_invariants().unwrap();
+    assert!(!sim.step() && sim.next_event_time().is_none());
+    let text = stop.to_string();
+    assert!(text.contains("more than the 5000000 a run may hold (most of them in \"q\"") && text.contains("give it a capacity"), "{text}");
+
+    // The bound can be set; a run under it is left alone.
+    let mut sim = Simulation::new(overflowing(1e5), 1).unwrap();
+    sim.set_held_bound(200_000);
+    let Err(Stop::Overflowed(small)) = sim.run_until(SimTime::from_secs_f64(100.0)) else { panic!("no overflow") };
+    // 200,000 held after about 2 s, noticed within 65,536 events.
+    assert!((SimTime::from_secs_f64(2.0)..SimTime::from_secs_f64(3.0)).contains(&small.at), "stopped at {}", small.at);
+    let mut sim = Simulation::new(overflowing(5.0), 1).unwrap();
+    sim.set_held_bound(1_000);
+    sim.run_until(SimTime::from_secs_f64(10_000.0)).expect("a stable queue holds a few messages");
 }
 
 #[test]

@@ -258,7 +258,7 @@ proptest! {
         }
         // The run got to its end (or was stopped, saying where), not to the
         // step cap.
-        prop_assert!(sim.stall().is_some() || sim.next_event_time().is_none_or(|t| t > until),
+        prop_assert!(sim.stopped().is_some() || sim.next_event_time().is_none_or(|t| t > until),
                      "{steps} steps got to {} of 2 s\n{}", sim.now(), sim.scenario().to_json_pretty());
         let report = sim.report();
         prop_assert_eq!(report.totals.produced, report.totals.delivered + report.totals.dropped + report.totals.in_system);
@@ -345,7 +345,7 @@ proptest! {
                 panic!("{e}\nseed {seed}\nscenario: {}", sim.scenario().to_json_pretty());
             }
         }
-        prop_assert!(sim.stall().is_some() || sim.next_event_time().is_none_or(|t| t > until),
+        prop_assert!(sim.stopped().is_some() || sim.next_event_time().is_none_or(|t| t > until),
                      "{steps} steps got to {} of 2 s\n{}", sim.now(), sim.scenario().to_json_pretty());
     }
 
@@ -366,7 +366,8 @@ proptest! {
                 Ok(true) => break,
                 Ok(false) => prop_assert!(sim.now() > before, "{} events at {before} and the clock did not move\n{}",
                                           sim.events() - events, sim.scenario().to_json_pretty()),
-                Err(stall) => {
+                Err(stop) => {
+                    let sluice_engine::Stop::Stalled(stall) = stop else { panic!("not a stall: {stop}") };
                     prop_assert_eq!(stall.events, BOUND);
                     prop_assert_eq!(stall.at, sim.now());
                     prop_assert!(!stall.nodes.is_empty());
@@ -417,7 +418,7 @@ proptest! {
                 }
             }
         }
-        prop_assert!(sim.stall().is_some() || sim.next_event_time().is_none_or(|t| t > until),
+        prop_assert!(sim.stopped().is_some() || sim.next_event_time().is_none_or(|t| t > until),
                      "{steps} steps got to {} of 6 s", sim.now());
     }
 

@@ -303,7 +303,7 @@ impl Playground {
         }
         let live = match (&mut self.a, self.editor.touched()) {
             // A run the watchdog stopped cannot go on.
-            (Some(sim), _) if sim.stall().is_some() => false,
+            (Some(sim), _) if sim.stopped().is_some() => false,
             (Some(_), None | Some(Touched::Layout)) => true,
             (Some(sim), Some(Touched::Blocks(changed))) => sim.take_blocks(self.editor.scenario(), changed).is_ok(),
             (Some(_), Some(Touched::Shape)) | (None, _) => false,
@@ -350,17 +350,17 @@ impl Playground {
 
     /// Whether the watchdog stopped A or B.
     pub fn stopped(&self) -> bool {
-        self.a.as_ref().is_some_and(|sim| sim.stall().is_some()) || self.b.as_ref().is_some_and(|b| b.sim.stall().is_some())
+        self.a.as_ref().is_some_and(|sim| sim.stopped().is_some()) || self.b.as_ref().is_some_and(|b| b.sim.stopped().is_some())
     }
 
     /// Why the watchdog stopped A or B, if it did, as a sentence.
     pub fn stall(&self) -> Option<String> {
-        let a = self.a.as_ref().and_then(Simulation::stall).map(|stall| {
+        let a = self.a.as_ref().and_then(Simulation::stopped).map(|stall| {
             let why = stall.to_string();
             let mut chars = why.chars();
             chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or(why)
         });
-        a.or_else(|| self.b.as_ref().and_then(|b| b.sim.stall()).map(|stall| format!("Variant B: {stall}")))
+        a.or_else(|| self.b.as_ref().and_then(|b| b.sim.stopped()).map(|stall| format!("Variant B: {stall}")))
     }
 
     /// The runs a step's watch reads: A, and for a comparing step B too

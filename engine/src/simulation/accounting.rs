@@ -6,17 +6,7 @@ use super::*;
 impl Simulation {
     /// Messages inside the system now, counted where they are.
     pub fn in_system(&self) -> u64 {
-        self.nodes
-            .iter()
-            .map(|n| match n {
-                Node::Producer(p) => p.held().is_some() as u64,
-                Node::Queue(q) => q.len() as u64,
-                Node::Consumer(c) => c.busy() as u64,
-                Node::Link(l) => l.holds(),
-                Node::Dispatcher { demands: d, pool, .. } => d.waiting() + pool.busy() as u64,
-                _ => 0,
-            })
-            .sum()
+        self.nodes.iter().map(held_by).sum()
     }
 
     pub fn totals(&self) -> Totals {
@@ -138,5 +128,17 @@ impl Simulation {
             transitions: self.core.log.total(),
             nodes: (0..self.nodes.len()).map(|i| (self.node_id(i).to_string(), self.node_report(i))).collect(),
         }
+    }
+}
+
+/// The messages `node` holds now.
+pub(super) fn held_by(node: &Node) -> u64 {
+    match node {
+        Node::Producer(p) => p.held().is_some() as u64,
+        Node::Queue(q) => q.len() as u64,
+        Node::Consumer(c) => c.busy() as u64,
+        Node::Link(l) => l.holds(),
+        Node::Dispatcher { demands: d, pool, .. } => d.waiting() + pool.busy() as u64,
+        _ => 0,
     }
 }

@@ -5,10 +5,10 @@ use super::*;
 
 impl Simulation {
     /// Processes one event. Returns false when nothing is left to happen,
-    /// or when the watchdog has stopped the simulation (`stall`).
+    /// or when the watchdog has stopped the simulation (`stopped`).
     #[inline]
     pub fn step(&mut self) -> bool {
-        self.stall.is_none() && self.handle_next()
+        self.stop.is_none() && self.handle_next()
     }
 
     /// `step` of a run the watchdog has not stopped.
@@ -18,7 +18,7 @@ impl Simulation {
         };
         self.events += 1;
         // The watchdog: a mask test per event, the rest cold.
-        if self.events & self.watch_mask == 0 && self.watch_stall(event) {
+        if self.events & self.watch_mask == 0 && self.watch(event) {
             self.events -= 1;
             return false;
         }

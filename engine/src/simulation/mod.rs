@@ -25,6 +25,11 @@
 //! - Every run ends: when `MAX_EVENTS_AT_ONE_INSTANT` events in a row happen
 //!   at one instant (a loop whose every step takes no time), the simulation
 //!   stops there and says so with a `Stall` naming the nodes taking part.
+//! - Every run fits in memory: when it holds more than `MAX_MESSAGES_HELD`
+//!   messages at once (a queue without a capacity that its arrivals
+//!   outpace), it stops and says so with an `Overflow` naming the nodes
+//!   holding them. It looks every `HELD_SAMPLE` events, so it stops at
+//!   most that many messages past the bound.
 //!
 //! This file holds the protocol (offer, wake, pump and settle call each
 //! other); beside it: `wiring` builds a simulation from a scenario,
@@ -32,7 +37,7 @@
 //! carries a queue's pause to its producers, `beside_edges` the paths that
 //! leave the edges on purpose, `shortcuts` the common case in fewer steps,
 //! `reconfigure` live changes, `accounting` totals, invariants and
-//! reports, `watchdog` running to a time and stopping a stalled run,
+//! reports, `watchdog` running to a time and stopping a stalled or overfull run,
 //! `reading` what a simulation shows of itself.
 
 use std::collections::BTreeMap;
@@ -69,6 +74,17 @@ pub const TRANSITION_LOG_CAPACITY: usize = 1000;
 /// one instant through a few blocks takes a few million) and takes about a
 /// second natively, a few in the page.
 pub const MAX_EVENTS_AT_ONE_INSTANT: u64 = 10_000_000;
+
+/// The watchdog's bound on messages held at once. Five million is far
+/// beyond any queue a lesson or a threshold study holds (their depths are
+/// in the thousands), and takes some 200 MB natively (a message is 40
+/// bytes; a queue's buffer may be twice its length), so that a sweep on
+/// every core and the page on a phone stay within their memory.
+pub const MAX_MESSAGES_HELD: u64 = 5_000_000;
+
+/// The watchdog counts the messages held every this many events: counting
+/// visits every node, so it is done rarely.
+const HELD_SAMPLE: u64 = 1 << 16;
 
 /// How many of the last events before a stall are looked at to name the
 /// nodes taking part; the watchdog looks at the clock at least this often.
@@ -164,8 +180,11 @@ pub struct Simulation {
     /// Every node's counters as the watchdog began to look (it names the
     /// nodes whose counters moved since, as well as those with events).
     stall_counts: Vec<u64>,
+    /// The watchdog's bound on messages held (`MAX_MESSAGES_HELD` unless
+    /// set).
+    held_bound: u64,
     /// Why the simulation stopped, once the watchdog stopped it.
-    stall: Option<Box<Stall>>,
+    stop: Option<Box<Stop>>,
     /// rotor's links and supervisors, if the scenario has any.
     supervision: Option<Box<Supervision>>,
 }
@@ -211,7 +230,7 @@ mod shortcuts;
 mod watchdog;
 mod wiring;
 
-pub use watchdog::Stall;
+pub use watchdog::{Overflow, Stall, Stop};
 
 impl Simulation {
     /// Passes on what blocks reported (gates hear of processed and dropped

@@ -71,7 +71,7 @@ impl Simulation {
     /// The time of the next event, if any (none once the watchdog has
     /// stopped the simulation: nothing more will happen).
     pub fn next_event_time(&self) -> Option<SimTime> {
-        if self.stall.is_some() {
+        if self.stop.is_some() {
             return None;
         }
         self.core.scheduler.peek_time()
@@ -79,8 +79,14 @@ impl Simulation {
 
     /// Why the simulation stopped, if the watchdog stopped it: it then
     /// handles no more events.
-    pub fn stall(&self) -> Option<&Stall> {
-        self.stall.as_deref()
+    pub fn stopped(&self) -> Option<&Stop> {
+        self.stop.as_deref()
+    }
+
+    /// Sets the watchdog's bound on messages held at once (at least 1;
+    /// `MAX_MESSAGES_HELD` by default).
+    pub fn set_held_bound(&mut self, messages: u64) {
+        self.held_bound = messages.max(1);
     }
 
     /// Sets the watchdog's bound: how many events in a row may happen at

@@ -1,7 +1,70 @@
 //! Running to a time, and the watchdog that stops a run whose clock no
-//! longer moves, naming the nodes taking part.
+//! longer moves, or which holds more messages than memory should, naming
+//! the nodes taking part.
 
+use super::accounting::held_by;
 use super::*;
+
+/// Why the watchdog stopped a simulation.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Stop {
+    /// Simulated time no longer advanced.
+    Stalled(Stall),
+    /// The run held more messages than the bound.
+    Overflowed(Overflow),
+}
+
+impl Stop {
+    /// The instant the simulation stopped at.
+    pub fn at(&self) -> SimTime {
+        match self {
+            Stop::Stalled(s) => s.at,
+            Stop::Overflowed(o) => o.at,
+        }
+    }
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Stalled(s) => s.fmt(f),
+            Stop::Overflowed(o) => o.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for Stop {}
+
+/// A simulation stopped for holding more messages at once than its bound.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Overflow {
+    /// The instant it stopped at.
+    pub at: SimTime,
+    /// The messages held then, and the bound.
+    pub held: u64,
+    pub bound: u64,
+    /// The ids of the nodes holding the most, with how many each held, most
+    /// first (at most three).
+    pub nodes: Vec<(String, u64)>,
+}
+
+impl std::fmt::Display for Overflow {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let nodes: Vec<String> = self.nodes.iter().map(|(id, n)| format!("\"{id}\" ({n})")).collect();
+        write!(
+            f,
+            "the simulation stopped at {}: it held {} messages at once, more than the {} a run may hold (most of them in {}). \
+             A queue without a capacity whose arrivals outpace its service grows without end: give it a capacity and a \
+             reaction when full, slow its producers, or serve faster.",
+            self.at,
+            self.held,
+            self.bound,
+            nodes.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for Overflow {}
 
 /// A simulation stopped by the watchdog: simulated time no longer advanced.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -41,7 +104,11 @@ impl Simulation {
     /// Returns whether it stopped.
     #[cold]
     #[inline(never)]
-    pub(super) fn watch_stall(&mut self, event: crate::scheduler::Event) -> bool {
+    pub(super) fn watch(&mut self, event: crate::scheduler::Event) -> bool {
+        if self.events % HELD_SAMPLE == 0 && self.watch_held() {
+            self.core.scheduler.push(event);
+            return true;
+        }
         let handled = self.events - 1;
         if self.watched_at != Some(event.time()) {
             // The clock moved since the last look: count from here.
@@ -72,17 +139,40 @@ impl Simulation {
         nodes.extend(moved.map(|(i, _)| i as u32));
         nodes.sort_unstable();
         nodes.dedup();
-        self.stall = Some(Box::new(Stall {
+        self.stop = Some(Box::new(Stop::Stalled(Stall {
             at: self.core.now,
             events: in_a_row,
             nodes: nodes.iter().map(|&n| self.node_id(n as usize).to_string()).collect(),
-        }));
+        })));
+        true
+    }
+
+    /// Counts the messages held; past the bound, stops the simulation (the
+    /// event about to be handled is not yet, so the state stays whole).
+    #[cold]
+    #[inline(never)]
+    fn watch_held(&mut self) -> bool {
+        let held: Vec<u64> = self.nodes.iter().map(held_by).collect();
+        let total: u64 = held.iter().sum();
+        if total <= self.held_bound {
+            return false;
+        }
+        let mut most: Vec<(usize, u64)> = held.into_iter().enumerate().filter(|&(_, n)| n > 0).collect();
+        // Most first; ties in the scenario's order.
+        most.sort_by_key(|&(i, n)| (std::cmp::Reverse(n), i));
+        most.truncate(3);
+        self.stop = Some(Box::new(Stop::Overflowed(Overflow {
+            at: self.core.now,
+            held: total,
+            bound: self.held_bound,
+            nodes: most.into_iter().map(|(i, n)| (self.node_id(i).to_string(), n)).collect(),
+        })));
         true
     }
 
     /// Runs every event up to and including `until`, then sets the clock
     /// there; or stops where the watchdog stopped it.
-    pub fn run_until(&mut self, until: SimTime) -> Result<(), Stall> {
+    pub fn run_until(&mut self, until: SimTime) -> Result<(), Stop> {
         self.stalled()?;
         while self.core.scheduler.peek_time().is_some_and(|t| t <= until) {
             if !self.handle_next() {
@@ -96,7 +186,7 @@ impl Simulation {
 
     /// Like `run_until`, but stops after `max_events` events. Returns whether
     /// `until` was reached.
-    pub fn run_until_bounded(&mut self, until: SimTime, max_events: u64) -> Result<bool, Stall> {
+    pub fn run_until_bounded(&mut self, until: SimTime, max_events: u64) -> Result<bool, Stop> {
         self.stalled()?;
         let mut left = max_events;
         while self.core.scheduler.peek_time().is_some_and(|t| t <= until) {
@@ -113,10 +203,10 @@ impl Simulation {
         Ok(true)
     }
 
-    /// The watchdog's stall as an error, if it stopped the simulation.
-    pub(super) fn stalled(&self) -> Result<(), Stall> {
-        match &self.stall {
-            Some(stall) => Err((**stall).clone()),
+    /// Why the watchdog stopped the simulation, as an error, if it did.
+    pub(super) fn stalled(&self) -> Result<(), Stop> {
+        match &self.stop {
+            Some(stop) => Err((**stop).clone()),
             None => Ok(()),
         }
     }

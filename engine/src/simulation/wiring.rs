@@ -73,7 +73,8 @@ impl Simulation {
             stall_bound: MAX_EVENTS_AT_ONE_INSTANT,
             stall_nodes: Vec::new(),
             stall_counts: Vec::new(),
-            stall: None,
+            held_bound: MAX_MESSAGES_HELD,
+            stop: None,
             supervision: None,
         };
         sim.supervision = Supervision::build(&sim.scenario);
