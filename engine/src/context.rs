@@ -3,6 +3,7 @@
 //! another block: the simulation carries messages and signals between them.
 
 use crate::state::State;
+use crate::state_times::StateTimes;
 use crate::message::Message;
 use crate::metrics::{DropReason, NodeStats, Transition, TransitionLog};
 use crate::rng::SimRng;
@@ -73,6 +74,10 @@ impl Context<'_> {
 
     pub fn log_transition(&mut self, from: State, to: State, cause: &'static str) {
         self.stats.count_entry(to);
+        if let (Some(from), Some(to)) = (from.send_state(), to.send_state()) {
+            let now = self.core.now;
+            self.stats.state_times.get_or_insert_with(|| Box::new(StateTimes::new(from))).change(now, to);
+        }
         self.core.log.push(Transition { time: self.core.now, node: self.node, from, to, cause });
     }
 }

@@ -28,6 +28,7 @@ pub mod scenario;
 pub(crate) mod scheduler;
 pub mod share;
 pub mod state;
+pub mod state_times;
 pub mod simulation;
 pub mod supervision;
 pub mod sweep;

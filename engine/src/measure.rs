@@ -26,6 +26,11 @@ pub struct Mark {
 }
 
 impl Mark {
+    /// The instant the mark was taken, in seconds.
+    pub fn t_s(&self) -> f64 {
+        self.t_s
+    }
+
     /// Node `node` of `sim` as it stands now.
     pub fn of(sim: &Simulation, node: usize) -> Mark {
         let stats = sim.stats(node);

@@ -11,6 +11,7 @@ use std::collections::VecDeque;
 use serde::Serialize;
 
 use crate::state::State;
+use crate::state_times::StateTimes;
 use crate::time::{SimDuration, SimTime};
 
 /// Why a message left the system without being delivered.
@@ -428,6 +429,9 @@ pub struct NodeStats {
     /// How often the node entered each state, counted in full (the
     /// transition log keeps only the latest entries).
     pub entered: Vec<(State, u64)>,
+    /// Queues: the time spent in each send state, slot by slot (made at
+    /// the first change of state).
+    pub state_times: Option<Box<StateTimes>>,
 }
 
 /// How often a list of state entries (`NodeStats::entered`) says `state`
@@ -468,6 +472,7 @@ impl NodeStats {
             waited: 0,
             durations: None,
             entered: Vec::new(),
+            state_times: None,
         }
     }
 

@@ -29,6 +29,7 @@
 use crate::blocks::{Arrivals, Backpressure, OnFull, Reaction};
 use crate::distribution::Distribution;
 use crate::scenario::{BlockSpec, Scenario};
+use crate::measure::Mark;
 use crate::simulation::Simulation;
 
 /// A queue and its server, as queueing theory sees them.
@@ -85,6 +86,24 @@ impl Measured {
             mean_waiting: stats.depth_messages.mean(sim.now()),
             mean_wait_s: ratio(stats.residence_sum_s(), stats.departed),
             drop_probability: ratio(stats.dropped_total() as f64, stats.arrived),
+        }
+    }
+
+    /// Node `node`'s figures since `mark` was taken (the whole run for a
+    /// mark at time zero): what a live change has not mixed with the
+    /// settings before it.
+    pub fn since(sim: &Simulation, node: usize, mark: &Mark) -> Measured {
+        if mark.t_s <= 0.0 {
+            return Measured::of(sim, node);
+        }
+        let now = Mark::of(sim, node);
+        let span_s = now.t_s - mark.t_s;
+        let ratio = |a: f64, b: u64| (b > 0).then(|| a / b as f64);
+        let dropped: u64 = now.dropped.iter().zip(&mark.dropped).map(|(n, b)| n - b).sum();
+        Measured {
+            mean_waiting: if span_s > 0.0 { (now.depth_integral_s - mark.depth_integral_s) / span_s } else { sim.stats(node).depth_messages.value() as f64 },
+            mean_wait_s: ratio(now.residence_s - mark.residence_s, now.departed - mark.departed),
+            drop_probability: ratio(dropped as f64, now.arrived - mark.arrived),
         }
     }
 }

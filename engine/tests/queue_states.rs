@@ -444,3 +444,49 @@ fn a_new_reaction_lifts_or_asks_the_pause_at_once() {
     assert_eq!(queue(&sim).state(), sluice_engine::blocks::SendState::SoftLimit);
     assert_eq!(sim.report().nodes["p"].paused, Some(true));
 }
+
+/// What a state strip draws: the time in each send state over a long run
+/// whose transitions outnumber the log many times, counted in full; and the
+/// thresholds as they were at each moment of it.
+#[test]
+fn a_long_runs_state_times_and_thresholds_keep_their_history() {
+    let mut sim = Simulation::new(fast_video_slow_client("ignore"), 5).unwrap();
+    // The time in each state, summed from every transition as it happens.
+    let mut spent = [0.0f64; 4];
+    let (mut state, mut since) = (sluice_engine::blocks::SendState::Ready, 0.0);
+    let mut seen = sim.transitions().total();
+    let mut lowered = false;
+    while sim.now().as_secs_f64() < 300.0 {
+        sim.step();
+        let new = (sim.transitions().total() - seen) as usize;
+        seen = sim.transitions().total();
+        let entries: Vec<_> = sim.transitions().entries().collect();
+        for t in &entries[entries.len() - new..] {
+            if let (Some(from), Some(to)) = (t.from.send_state(), t.to.send_state()) {
+                assert_eq!(from, state);
+                spent[state as usize] += t.time.as_secs_f64() - since;
+                (state, since) = (to, t.time.as_secs_f64());
+            }
+        }
+        if !lowered && sim.now().as_secs_f64() >= 100.0 {
+            let BlockSpec::Queue(mut spec) = sim.scenario().nodes[1].block.clone() else { unreachable!() };
+            spec.soft_limit.messages = 5;
+            sim.reconfigure("q", BlockSpec::Queue(spec)).unwrap();
+            lowered = true;
+        }
+    }
+    spent[state as usize] += sim.now().as_secs_f64() - since;
+    assert!(sim.transitions().total() > 3 * sluice_engine::simulation::TRANSITION_LOG_CAPACITY as u64, "{} transitions", sim.transitions().total());
+    let slots = sim.state_times(1).expect("the queue changed state").slots(sim.now());
+    assert!(slots.len() <= sluice_engine::state_times::STATE_SLOTS);
+    for (k, expected) in spent.iter().enumerate() {
+        let got: f64 = slots.iter().map(|s| s.seconds[k]).sum();
+        assert!((got - expected).abs() < 1e-6, "state {k}: {got} s in the slots, {expected} s from the transitions");
+    }
+    // 20 until 100 s, 5 from then on.
+    let steps = sim.limits_over_time(1);
+    assert_eq!(steps.len(), 2, "{steps:?}");
+    assert_eq!((steps[0].0.as_secs_f64(), steps[0].1[0].messages), (0.0, 20));
+    assert!((steps[1].0.as_secs_f64() - 100.0).abs() < 0.1 && steps[1].1[0].messages == 5, "{steps:?}");
+    assert_eq!(sim.limits_over_time(0), vec![], "a producer has no thresholds");
+}

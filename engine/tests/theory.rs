@@ -133,3 +133,29 @@ fn the_default_scenario_and_a_pipeline_stage_are_not_textbook_queues() {
     assert!(model_of(&staged, "q2").unwrap_err().contains("not straight by a producer"));
     assert!(model_of(&staged, "c").unwrap_err().contains("only a queue"));
 }
+
+/// After a live change of the workers, the figures measured since the
+/// change are those of the new system; the whole run mixes in the old one.
+#[test]
+fn measured_since_a_live_change_is_the_new_systems() {
+    use sluice_engine::measure::Mark;
+    use sluice_engine::theory::Measured;
+    use sluice_engine::{BlockSpec, SimTime, Simulation};
+    let scenario = pipeline(poisson(8.0), json!({}), exponential(0.1));
+    let mut sim = Simulation::new(scenario, 3).unwrap();
+    sim.run_until(SimTime::from_secs_f64(5000.0)).unwrap();
+    let c = sim.scenario().node_index("c").unwrap();
+    let BlockSpec::Consumer(mut spec) = sim.scenario().nodes[c].block.clone() else { unreachable!() };
+    spec.workers = 2;
+    sim.reconfigure("c", BlockSpec::Consumer(spec)).unwrap();
+    let q = sim.scenario().node_index("q").unwrap();
+    let mark = Mark::of(&sim, q);
+    sim.run_until(SimTime::from_secs_f64(25_000.0)).unwrap();
+    let predicted = model_of(sim.scenario(), "q").unwrap().predict().steady.unwrap().mean_waiting;
+    assert!((predicted - 0.152).abs() < 0.001, "M/M/2 at ρ = 0.4: Lq = {predicted}");
+    let since = Measured::since(&sim, q, &mark).mean_waiting;
+    let whole = Measured::of(&sim, q).mean_waiting;
+    assert!((since - predicted).abs() < 0.25 * predicted, "since the change: {since}, theory {predicted}");
+    assert!(whole > 2.0 * predicted, "the whole run mixes in M/M/1's 3.2: {whole}");
+    assert_eq!(Measured::since(&sim, q, &Mark::default()), Measured::of(&sim, q), "a mark at zero is the whole run");
+}

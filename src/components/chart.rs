@@ -13,7 +13,9 @@ use yew::prelude::*;
 
 use sluice_engine::blocks::queue::SendState;
 
-use crate::view::chart_data::{ChartKind, Line, StateChange, Stroke};
+use sluice_engine::state_times::{StateSlot, SEND_STATES};
+
+use crate::view::chart_data::{ChartKind, Line, Stroke};
 use crate::view::colours::state_colour;
 
 fn rgb(hex: &str) -> RGBColor {
@@ -50,8 +52,10 @@ fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), 
         let style = rgb(line.colour).stroke_width(2);
         match line.stroke {
             Stroke::Threshold => {
-                let level = line.points.first().map_or(0.0, |p| p.1);
-                chart.draw_series(DashedLineSeries::new(vec![(0.0, level), (t_max, level)], 8, 5, style))?;
+                // A step line, broken where no threshold was set.
+                for run in line.points.split(|p| p.1.is_nan()).filter(|run| !run.is_empty()) {
+                    chart.draw_series(DashedLineSeries::new(run.iter().copied(), 8, 5, style))?;
+                }
             }
             Stroke::Dashed => {
                 chart.draw_series(DashedLineSeries::new(line.points.iter().copied(), 6, 4, style))?;
@@ -90,8 +94,9 @@ pub struct ChartsProps {
     pub lines: Rc<Vec<Line>>,
     /// Who is charted, for the caption.
     pub nodes: Vec<String>,
-    /// The transitions of the charted queues, oldest first, and the time now.
-    pub strips: Rc<Vec<(String, Vec<StateChange>)>>,
+    /// The time each charted queue spent in each send state, slot by slot,
+    /// and the time now.
+    pub strips: Rc<Vec<(String, Vec<StateSlot>)>>,
     pub now_s: f64,
 }
 
@@ -144,72 +149,75 @@ pub fn charts(props: &ChartsProps) -> Html {
     }
 }
 
-/// A strip shows at most about this many bands (one per pixel or so).
-const STRIP_SLOTS: usize = 400;
+/// A band of a strip: neighbouring slots whose worst state is the same,
+/// with the time spent in each state across them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Band {
+    from_s: f64,
+    to_s: f64,
+    worst: SendState,
+    seconds: [f64; 4],
+}
 
-/// How alarming a state is: a slot too narrow to draw shows the worst state
-/// held in it, so that a brief Overloaded is not lost between two Readys.
-
-/// The bands (start, end, state) of a strip from 0 to `end`: one per state
-/// held, except that runs of bands narrower than `end / slots` merge into
-/// one of their worst state. At most about 2 × `slots` bands come out
-/// however many changes go in.
-fn bands(changes: &[StateChange], end: f64, slots: usize) -> Vec<(f64, f64, SendState)> {
-    let mut raw = Vec::with_capacity(changes.len() + 1);
-    let mut from_t = 0.0;
-    let mut state = changes.first().map_or(SendState::Ready, |c| c.from);
-    for c in changes {
-        raw.push((from_t, c.time_s.min(end), state));
-        from_t = c.time_s.min(end);
-        state = c.to;
-    }
-    raw.push((from_t, end, state));
-    let narrow = end / slots.max(1) as f64;
-    let mut out: Vec<(f64, f64, SendState)> = Vec::new();
-    let mut pending: Option<(f64, f64, SendState)> = None;
-    for (a, b, s) in raw.into_iter().filter(|(a, b, _)| b > a) {
-        let band = match pending.take() {
-            // A narrow run grows until it is wide enough to draw.
-            // The worst of the two: send states are ordered least severe first.
-            Some((pa, _, ps)) => (pa, b, s.max(ps)),
-            None => (a, b, s),
-        };
-        if band.1 - band.0 < narrow {
-            pending = Some(band);
-            continue;
-        }
+/// The bands of a strip: each slot drawn in the worst state held within it
+/// (a brief HardLimit is not lost among Readys), neighbours of the same
+/// colour merged, their times summed for the tooltip.
+fn bands(slots: &[StateSlot]) -> Vec<Band> {
+    let mut out: Vec<Band> = Vec::new();
+    for slot in slots.iter().filter(|s| s.to_s > s.from_s) {
+        let worst = slot.worst();
         match out.last_mut() {
-            Some(last) if last.2 == band.2 => last.1 = band.1,
-            _ => out.push(band),
-        }
-    }
-    if let Some(band) = pending {
-        match out.last_mut() {
-            Some(last) if last.2 == band.2 => last.1 = band.1,
-            _ => out.push(band),
+            Some(band) if band.worst == worst => {
+                band.to_s = slot.to_s;
+                for (sum, s) in band.seconds.iter_mut().zip(slot.seconds) {
+                    *sum += s;
+                }
+            }
+            _ => out.push(Band { from_s: slot.from_s, to_s: slot.to_s, worst, seconds: slot.seconds }),
         }
     }
     out
 }
 
+/// "Ready 3.2 s (16 %), SoftLimit 16.8 s (84 %)": the time in each state
+/// held, of `seconds`.
+fn time_in_states(seconds: &[f64; 4]) -> String {
+    let total: f64 = seconds.iter().sum();
+    SEND_STATES
+        .iter()
+        .zip(seconds)
+        .filter(|(_, &s)| s > 0.0)
+        .map(|(state, &s)| format!("{} {} s ({:.0} %)", state.as_str(), short(s), s / total.max(1e-12) * 100.0))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 #[derive(Properties, PartialEq)]
 struct StripsProps {
-    strips: Rc<Vec<(String, Vec<StateChange>)>>,
+    strips: Rc<Vec<(String, Vec<StateSlot>)>>,
     now_s: f64,
 }
 
-/// Each queue's send state over time: one coloured band per state held.
+/// Each queue's send state over time: a band per run of slots of the same
+/// worst state, the time in every state in its tooltip and, for the whole
+/// run, in the strip's name.
 #[function_component(StateStrips)]
 fn state_strips(props: &StripsProps) -> Html {
     let end = props.now_s.max(1e-9);
     // The chart's plotting area spans the same width as the canvas above,
     // less its axis: the strips use the full width with their own scale.
-    let rows = props.strips.iter().map(|(node, transitions)| {
-        let bands = bands(transitions, end, STRIP_SLOTS);
-        let rects = bands.into_iter().filter(|(a, b, _)| b > a).map(|(a, b, s)| {
+    let rows = props.strips.iter().map(|(node, slots)| {
+        let bands = bands(slots);
+        let mut whole = [0.0; 4];
+        for band in &bands {
+            for (sum, s) in whole.iter_mut().zip(band.seconds) {
+                *sum += s;
+            }
+        }
+        let rects = bands.into_iter().map(|b| {
             html! {
-                <rect x={format!("{:.3}", a / end * 1000.0)} y="0" width={format!("{:.3}", (b - a) / end * 1000.0)} height="14" fill={state_colour(s.into())}>
-                    <title>{ format!("{} from {a:.3} s to {b:.3} s", s.as_str()) }</title>
+                <rect x={format!("{:.3}", b.from_s / end * 1000.0)} y="0" width={format!("{:.3}", (b.to_s - b.from_s) / end * 1000.0)} height="14" fill={state_colour(b.worst.into())}>
+                    <title>{ format!("{} s to {} s: {}", short(b.from_s), short(b.to_s), time_in_states(&b.seconds)) }</title>
                 </rect>
             }
         });
@@ -217,7 +225,7 @@ fn state_strips(props: &StripsProps) -> Html {
             <div class="strip" data-testid={format!("strip-{node}")}>
                 <span class="strip-name">{ node }</span>
                 <svg viewBox="0 0 1000 14" preserveAspectRatio="none" role="img"
-                    aria-label={format!("Send state of {node} over time")}>{ for rects }</svg>
+                    aria-label={format!("Send state of {node} over time: {}", time_in_states(&whole))}>{ for rects }</svg>
             </div>
         }
     });
@@ -227,7 +235,7 @@ fn state_strips(props: &StripsProps) -> Html {
     html! {
         <div class="strips" aria-label="Send states over time">
             { for rows }
-            <div class="legend">{ for legend }<span class="legend-item muted">{ format!("0 → {:.1} s", props.now_s) }</span></div>
+            <div class="legend">{ for legend }<span class="legend-item muted">{ format!("0 → {:.1} s · each band drawn in the worst state within it", props.now_s) }</span></div>
         </div>
     }
 }
@@ -237,30 +245,24 @@ mod tests {
     use super::*;
     use SendState::*;
 
-    fn change(time_s: f64, from: SendState, to: SendState) -> StateChange {
-        StateChange { time_s, from, to }
+    fn slot(from_s: f64, to_s: f64, seconds: [f64; 4]) -> StateSlot {
+        StateSlot { from_s, to_s, seconds }
     }
 
     #[test]
-    fn wide_bands_are_kept_as_they_are() {
-        let changes = [change(2.0, Ready, SoftLimit), change(6.0, SoftLimit, Ready)];
-        assert_eq!(bands(&changes, 10.0, 100), vec![(0.0, 2.0, Ready), (2.0, 6.0, SoftLimit), (6.0, 10.0, Ready)]);
+    fn slots_of_one_worst_state_merge_and_keep_their_times() {
+        let slots = [slot(0.0, 1.0, [1.0, 0.0, 0.0, 0.0]), slot(1.0, 2.0, [0.5, 0.0, 0.5, 0.0]), slot(2.0, 3.0, [0.0, 0.0, 1.0, 0.0])];
+        let out = bands(&slots);
+        assert_eq!(out.len(), 2);
+        assert_eq!((out[0].from_s, out[0].to_s, out[0].worst), (0.0, 1.0, Ready));
+        assert_eq!((out[1].from_s, out[1].to_s, out[1].worst), (1.0, 3.0, SoftLimit));
+        assert_eq!(out[1].seconds, [0.5, 0.0, 1.5, 0.0]);
+        assert_eq!(time_in_states(&out[1].seconds), "Ready 0.500 s (25 %), SoftLimit 1.5 s (75 %)");
     }
 
     #[test]
-    fn flapping_merges_into_its_worst_state_and_stays_bounded() {
-        // 10,000 brief visits to Overloaded in 10 s: far more than a strip
-        // can draw, and none may vanish.
-        let mut changes = Vec::new();
-        for k in 0..10_000 {
-            let t = k as f64 * 0.001;
-            changes.push(change(t, Ready, Overloaded));
-            changes.push(change(t + 0.0002, Overloaded, Ready));
-        }
-        let out = bands(&changes, 10.0, 400);
-        assert!(out.len() <= 800, "{} bands", out.len());
-        assert!(out.iter().all(|b| b.2 == Overloaded));
-        assert_eq!(out.first().map(|b| b.0), Some(0.0));
-        assert_eq!(out.last().map(|b| b.1), Some(10.0));
+    fn a_brief_hard_limit_colours_its_slot() {
+        let out = bands(&[slot(0.0, 10.0, [9.99, 0.0, 0.0, 0.01])]);
+        assert_eq!(out[0].worst, HardLimit);
     }
 }

@@ -23,7 +23,7 @@ use crate::view::words::{kind_label, short_figure, theory_summary};
 use crate::components::flow_layer::{FlowGeometry, FlowLayer};
 use crate::view::colours::state_colour;
 use crate::view::selection::Select;
-use crate::view::snapshot::{NodeView, Snapshot};
+use crate::view::snapshot::{NodeView, Snapshot, TheoryView};
 
 const NODE_W: f64 = 170.0;
 const NODE_H: f64 = 104.0;
@@ -483,7 +483,7 @@ pub fn graph(props: &GraphProps) -> Html {
         // beside what was measured (the tooltip and the screen reader get
         // all three figures).
         let theory_tag = match &node.theory {
-            Some(Ok((prediction, measured))) => Some(match &prediction.steady {
+            Some(Ok(TheoryView { prediction, measured, .. })) => Some(match &prediction.steady {
                 Some(steady) => (
                     format!("{}: {} waiting · theory {}", prediction.name, short_figure(measured.mean_waiting), short_figure(steady.mean_waiting)),
                     theory_summary(prediction, measured, steady),

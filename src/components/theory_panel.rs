@@ -2,10 +2,13 @@
 //! (mean number waiting, mean wait, drop probability) beside what the run
 //! measured, or, for a queue the formulas do not describe, why not.
 //! The engine's `theory` module decides and computes; this only shows.
+//! After a live change to what the prediction depends on, the figures are
+//! measured from that change on (the time before ran under other settings),
+//! and a button shows the whole run instead.
 
-use sluice_engine::theory::{Measured, Prediction};
 use yew::prelude::*;
 
+use crate::view::snapshot::TheoryView;
 use crate::view::words::{percent, short_figure};
 
 /// A row of the table: its name, its test id, the measured figure (if any
@@ -15,16 +18,33 @@ type Row = (&'static str, &'static str, Option<f64>, f64, fn(f64) -> String);
 #[derive(Properties, PartialEq)]
 pub struct TheoryPanelProps {
     pub queue: String,
-    pub theory: Result<(Prediction, Measured), String>,
+    pub theory: Result<TheoryView, String>,
 }
 
 #[function_component(TheoryPanel)]
 pub fn theory_panel(props: &TheoryPanelProps) -> Html {
+    let whole_run = use_state(|| false);
     let body = match &props.theory {
         Err(why) => html! {
             <p class="hint" data-testid="theory-none">{ format!("No closed form for {}: {why}.", props.queue) }</p>
         },
-        Ok((prediction, measured)) => {
+        Ok(TheoryView { prediction, measured, since_s, whole_run: over_all }) => {
+            let changed = *since_s > 0.0;
+            let (measured, note) = match (changed, *whole_run) {
+                (false, _) => (measured, "Measured since time zero: the figures approach the theory's as the run grows long.".to_string()),
+                (true, false) => (
+                    measured,
+                    format!("Measured since t = {} s, when this queue's model last changed: the run before it had other settings.", short_figure(*since_s)),
+                ),
+                (true, true) => (over_all, "Measured since time zero, mixing the settings before the last change with the present ones.".to_string()),
+            };
+            let toggle = changed.then(|| {
+                let whole = whole_run.clone();
+                html! {
+                    <button class="link" data-testid="theory-span" aria-pressed={whole_run.to_string()}
+                        onclick={Callback::from(move |_| whole.set(!*whole))}>{"Show the whole run"}</button>
+                }
+            });
             let head = format!("{} · offered load ρ = {:.2}", prediction.name, prediction.offered_load);
             match &prediction.steady {
                 None => html! {
@@ -59,7 +79,7 @@ pub fn theory_panel(props: &TheoryPanelProps) -> Html {
                                     }) }
                                 </tbody>
                             </table>
-                            <p class="hint">{"Measured since time zero: the figures approach the theory's as the run grows long."}</p>
+                            <p class="hint" data-testid="theory-since">{ note }{" "}{ toggle }</p>
                         </>
                     }
                 }

@@ -5,7 +5,8 @@
 
 use std::rc::Rc;
 
-use sluice_engine::blocks::queue::SendState;
+use sluice_engine::blocks::Limits;
+use sluice_engine::state_times::StateSlot;
 use sluice_engine::{BlockSpec, Simulation, State};
 
 use crate::view::colours::{state_colour, NODE_COLOURS};
@@ -26,17 +27,12 @@ pub enum Stroke {
     Solid,
     /// Variant B of an A/B comparison, over A's solid line.
     Dashed,
-    /// A threshold: dashed, level across the chart at its first point.
+    /// A threshold: dashed, a step line through its points (a threshold
+    /// changed while running steps where it changed); a NaN level is a gap
+    /// where none was set.
     Threshold,
 }
 
-/// A queue's send state changed (for the state strips).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct StateChange {
-    pub time_s: f64,
-    pub from: SendState,
-    pub to: SendState,
-}
 
 /// The charts a user can pick.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -74,7 +70,7 @@ impl ChartKind {
 type PercentileOf = fn(&sluice_engine::metrics::Percentiles) -> f64;
 
 /// A chart's lines, the charted nodes' names, and their state strips.
-pub type ChartData = (Rc<Vec<Line>>, Vec<String>, Rc<Vec<(String, Vec<StateChange>)>>);
+pub type ChartData = (Rc<Vec<Line>>, Vec<String>, Rc<Vec<(String, Vec<StateSlot>)>>);
 
 /// What the `kind` chart draws for the `charted` nodes (only the chart on
 /// show is worked out), the nodes' names, and the transitions of the queues
@@ -128,29 +124,49 @@ pub fn chart_lines(
                 }
             }
         }
-        // A queue's limits as the scenario sets them.
-        if let BlockSpec::Queue(spec) = &sim.scenario().nodes[node].block {
+        // A queue's limits as they were at each moment of the run.
+        if let BlockSpec::Queue(_) = &sim.scenario().nodes[node].block {
             let who = if several { format!("{name} ") } else { String::new() };
-            for (limits, label, state) in [(spec.soft_limit, "soft limit", State::SoftLimit), (spec.hard_limit, "hard limit", State::HardLimit)] {
-                let v = match kind {
-                    ChartKind::Depth => limits.messages,
-                    ChartKind::Bytes => limits.bytes,
+            let steps = sim.limits_over_time(node);
+            for (which, label, state) in [(0, "soft limit", State::SoftLimit), (1, "hard limit", State::HardLimit)] {
+                let level = |limits: &[Limits; 2]| match kind {
+                    ChartKind::Depth => limits[which].messages,
+                    ChartKind::Bytes => limits[which].bytes,
                     _ => 0,
                 };
-                if v > 0 {
-                    lines.push(Line { label: format!("{who}{label} ({v})"), colour: state_colour(state), points: vec![(0.0, v as f64)], stroke: Stroke::Threshold });
+                let levels: Vec<(f64, u64)> = steps.iter().map(|(t, limits)| (t.as_secs_f64(), level(limits))).collect();
+                if levels.iter().all(|&(_, v)| v == 0) {
+                    continue;
                 }
+                let now_level = levels.last().map_or(0, |&(_, v)| v);
+                let label = if now_level > 0 { format!("{who}{label} ({now_level})") } else { format!("{who}{label} (none now)") };
+                lines.push(Line { label, colour: state_colour(state), points: step_line(&levels, sim.now().as_secs_f64()), stroke: Stroke::Threshold });
             }
-            let transitions = sim
-                .transitions()
-                .entries()
-                .filter(|t| t.node == node)
-                .filter_map(|t| Some(StateChange { time_s: t.time.as_secs_f64(), from: t.from.send_state()?, to: t.to.send_state()? }))
-                .collect();
-            strips.push((name.clone(), transitions));
+            let slots = match sim.state_times(node) {
+                Some(times) => times.slots(sim.now()),
+                None => vec![StateSlot { from_s: 0.0, to_s: sim.now().as_secs_f64(), seconds: [sim.now().as_secs_f64(), 0.0, 0.0, 0.0] }],
+            };
+            strips.push((name.clone(), slots));
         }
     }
     (Rc::new(lines), names, Rc::new(strips))
+}
+
+/// The points of a step line through `levels` (from each instant on, a
+/// level; 0 for none) up to `end`: level runs joined by upright steps, a
+/// NaN where no level was set.
+pub fn step_line(levels: &[(f64, u64)], end: f64) -> Vec<(f64, f64)> {
+    let mut points = Vec::with_capacity(levels.len() * 2 + 1);
+    for (k, &(from, v)) in levels.iter().enumerate() {
+        let to = levels.get(k + 1).map_or(end, |&(t, _)| t).max(from);
+        if v == 0 {
+            points.push((from, f64::NAN));
+        } else {
+            points.push((from, v as f64));
+            points.push((to, v as f64));
+        }
+    }
+    points
 }
 
 /// A's chart data with variant B's drawn over it: B's lines dashed in the
@@ -194,5 +210,24 @@ pub fn chart_for(figure: &str) -> Option<ChartKind> {
         "mean_wait_s" | "mean_sojourn_s" => Some(ChartKind::Latency),
         "mean_depth" | "max_depth" | "depth" => Some(ChartKind::Depth),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_threshold_steps_where_it_changed_and_breaks_where_unset() {
+        let points = step_line(&[(0.0, 20), (4.0, 5), (6.0, 0), (8.0, 7)], 10.0);
+        assert_eq!(&points[..4], &[(0.0, 20.0), (4.0, 20.0), (4.0, 5.0), (6.0, 5.0)]);
+        assert_eq!(points[4].0, 6.0);
+        assert!(points[4].1.is_nan());
+        assert_eq!(&points[5..], &[(8.0, 7.0), (10.0, 7.0)]);
+    }
+
+    #[test]
+    fn a_threshold_never_changed_spans_the_run() {
+        assert_eq!(step_line(&[(0.0, 50)], 20.0), vec![(0.0, 50.0), (20.0, 50.0)]);
     }
 }

@@ -36,7 +36,7 @@ impl Observed {
             starts,
             revision,
             motion_tracker: MotionTracker::new(sim),
-            theories: theories(sim.scenario()),
+            theories: theories(sim, &Vec::new()),
             ..Observed::default()
         }
     }
@@ -90,7 +90,7 @@ impl Session {
         match self.play.run() {
             Some(sim) if self.a.starts != starts => self.a = Observed::of(sim, starts, revision),
             Some(sim) if self.a.revision != revision => {
-                self.a.theories = theories(sim.scenario());
+                self.a.theories = theories(sim, &self.a.theories);
                 self.a.revision = revision;
             }
             Some(_) => {}

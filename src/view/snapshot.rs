@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use sluice_engine::blocks::Limits;
 use sluice_engine::editor::default_position;
 use sluice_engine::scenario::{Kind, Position};
+use sluice_engine::measure::Mark;
 use sluice_engine::theory::{Measured, Model, Prediction};
 use sluice_engine::{BlockSpec, NodeSpec, Scenario, Simulation, State, Totals};
 
@@ -32,17 +33,54 @@ pub struct NodeView {
     pub hard: Limits,
     /// For queues: what queueing theory predicts beside what was measured,
     /// or why the formulas do not describe this queue.
-    pub theory: Option<Result<(Prediction, Measured), String>>,
+    pub theory: Option<Result<TheoryView, String>>,
+}
+
+/// What queueing theory predicts for a queue beside what was measured:
+/// since its model last changed, and over the whole run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TheoryView {
+    pub prediction: Prediction,
+    /// Since `since_s`, when the settings the model depends on last changed
+    /// (0: the whole run).
+    pub measured: Measured,
+    pub since_s: f64,
+    pub whole_run: Measured,
+}
+
+/// A queue's prediction (or why there is none), and a mark of its figures
+/// when the settings the prediction depends on last changed.
+#[derive(Clone, Debug)]
+pub struct Theory {
+    pub prediction: Result<Prediction, String>,
+    pub since: Mark,
 }
 
 /// Per node: for a queue, what queueing theory predicts for it, or why no
-/// formula applies. It depends on the scenario alone, so it is worked out
-/// when the running scenario changes, not with every snapshot.
-pub type Theories = Vec<Option<Result<Prediction, String>>>;
+/// formula applies, and since when. It depends on the scenario alone, so it
+/// is worked out when the running scenario changes, not with every
+/// snapshot.
+pub type Theories = Vec<Option<Theory>>;
 
-pub fn theories(scenario: &Scenario) -> Theories {
+/// The theories of `sim`'s queues. A queue whose prediction is the same as
+/// in `before` keeps its mark; one whose prediction changed (a live edit of
+/// the arrivals, the service, the workers or the limits) is measured from
+/// now on, so that the figures beside the new prediction do not mix in the
+/// time under the old settings.
+pub fn theories(sim: &Simulation, before: &Theories) -> Theories {
+    let scenario = sim.scenario();
     (0..scenario.nodes.len())
-        .map(|i| (scenario.nodes[i].block.kind() == Kind::Queue).then(|| Model::of(scenario, i).map(|m| m.predict())))
+        .map(|i| {
+            (scenario.nodes[i].block.kind() == Kind::Queue).then(|| {
+                let prediction = Model::of(scenario, i).map(|m| m.predict());
+                let since = match before.get(i) {
+                    Some(Some(old)) if old.prediction == prediction => old.since.clone(),
+                    Some(Some(_)) => Mark::of(sim, i),
+                    _ => Mark::default(),
+                };
+                Theory { prediction, since }
+            })
+        })
         .collect()
 }
 
@@ -185,7 +223,14 @@ impl Snapshot {
                         view.soft = q.soft_limit;
                         view.hard = q.hard_limit;
                         view.disconnected = sim.disconnected(i);
-                        view.theory = theories.get(i).cloned().flatten().map(|t| t.map(|p| (p, Measured::of(sim, i))));
+                        view.theory = theories.get(i).and_then(Option::as_ref).map(|t| {
+                            t.prediction.clone().map(|prediction| TheoryView {
+                                prediction,
+                                measured: Measured::since(sim, i, &t.since),
+                                since_s: t.since.t_s(),
+                                whole_run: Measured::of(sim, i),
+                            })
+                        });
                     }
                     BlockSpec::Consumer(c) => view.workers = c.workers,
                     _ => {}

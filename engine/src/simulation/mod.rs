@@ -44,7 +44,7 @@ use std::collections::BTreeMap;
 
 use crate::blocks::consumer::Served;
 use crate::blocks::producer::{ClassMap, ProducerAction};
-use crate::blocks::queue::{PauseSignal, QueueOffer};
+use crate::blocks::queue::{Limits, PauseSignal, QueueOffer};
 use crate::blocks::rate_limiter::RateDecision;
 use crate::blocks::router::Choice;
 use crate::blocks::dispatcher::{DispatcherMap, Pick};
@@ -187,7 +187,25 @@ pub struct Simulation {
     stop: Option<Box<Stop>>,
     /// rotor's links and supervisors, if the scenario has any.
     supervision: Option<Box<Supervision>>,
+    /// Every live change of a queue's thresholds, oldest first (at most
+    /// `LIMIT_CHANGES_KEPT`).
+    limit_changes: Vec<LimitChange>,
 }
+
+/// A queue's thresholds changed while it ran: what they were before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LimitChange {
+    pub at: SimTime,
+    pub node: usize,
+    /// The soft and hard limits in force until `at`.
+    pub before: [Limits; 2],
+}
+
+/// How many threshold changes a run keeps: far more than a person makes,
+/// while a slider dragged over a running queue for minutes stays bounded
+/// (the oldest go first; the thresholds before the oldest kept are then
+/// taken to be those it replaced).
+const LIMIT_CHANGES_KEPT: usize = 4096;
 
 /// Two different elements of `items`, both mutable; `None` if `a == b` or
 /// either is out of range.

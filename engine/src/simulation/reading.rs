@@ -29,6 +29,30 @@ impl Simulation {
         &self.stats[node]
     }
 
+    /// Queue `node`'s soft and hard limits over the run: the limits in
+    /// force from each instant on, from time zero (one entry when they
+    /// never changed; none for a node that is not a queue).
+    pub fn limits_over_time(&self, node: usize) -> Vec<(SimTime, [Limits; 2])> {
+        let BlockSpec::Queue(now) = &self.scenario.nodes[node].block else {
+            return Vec::new();
+        };
+        let changes: Vec<&LimitChange> = self.limit_changes.iter().filter(|c| c.node == node).collect();
+        let mut steps = Vec::with_capacity(changes.len() + 1);
+        let mut from = SimTime::ZERO;
+        for change in changes {
+            steps.push((from, change.before));
+            from = change.at;
+        }
+        steps.push((from, [now.soft_limit, now.hard_limit]));
+        steps
+    }
+
+    /// How long queue `node` spent in each send state, slot by slot from
+    /// time zero (for a node that never changed state: none).
+    pub fn state_times(&self, node: usize) -> Option<&crate::state_times::StateTimes> {
+        self.stats[node].state_times.as_deref()
+    }
+
     pub fn transitions(&self) -> &TransitionLog {
         &self.core.log
     }

@@ -46,10 +46,28 @@ impl Simulation {
             if self.scenario.nodes.get(i).is_none_or(|n| n.block.kind() != block.kind()) {
                 continue;
             }
+            if let (BlockSpec::Queue(old), BlockSpec::Queue(new)) = (&self.scenario.nodes[i].block, &block) {
+                if [old.soft_limit, old.hard_limit] != [new.soft_limit, new.hard_limit] {
+                    self.note_limit_change(i, [old.soft_limit, old.hard_limit]);
+                }
+            }
             self.scenario.nodes[i].block = block.clone();
             self.take_block(i, block);
         }
         Ok(())
+    }
+
+    /// Notes that queue `i`'s thresholds, `before` until now, change now.
+    /// Changes at one instant (a slider dragged while paused) are one.
+    fn note_limit_change(&mut self, i: usize, before: [Limits; 2]) {
+        let now = self.core.now;
+        if self.limit_changes.iter().rev().take_while(|c| c.at == now).any(|c| c.node == i) {
+            return;
+        }
+        if self.limit_changes.len() >= LIMIT_CHANGES_KEPT {
+            self.limit_changes.remove(0);
+        }
+        self.limit_changes.push(LimitChange { at: now, node: i, before });
     }
 
     /// Hands node `i` its new parameters (already in the scenario) and lets

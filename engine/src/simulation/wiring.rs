@@ -76,6 +76,7 @@ impl Simulation {
             held_bound: MAX_MESSAGES_HELD,
             stop: None,
             supervision: None,
+            limit_changes: Vec::new(),
         };
         sim.supervision = Supervision::build(&sim.scenario);
         sim.start_supervision();
