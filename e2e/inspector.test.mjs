@@ -143,3 +143,34 @@ test("a router's policy brings the fields it needs, in a working form", async ()
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a slider dragged is one edit, and a number typed is one edit', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.click('[data-node="sender"]');
+  const number = page.getByTestId('param-soft_limit-messages-number');
+  const start = await number.inputValue();
+  assert.equal(await page.isDisabled('[data-testid="undo"]'), true, 'nothing to undo yet');
+  // A drag along the slider passes through many values.
+  const slider = page.getByTestId('param-soft_limit-messages');
+  const box = await slider.boundingBox();
+  const y = box.y + box.height / 2;
+  await page.mouse.move(box.x + 4, y);
+  await page.mouse.down();
+  for (let k = 1; k <= 20; k++) await page.mouse.move(box.x + 4 + (k * (box.width - 8)) / 40, y);
+  await page.mouse.up();
+  const dragged = await number.inputValue();
+  assert.notEqual(dragged, start);
+  // Typed key by key: one more edit.
+  await number.selectText();
+  await number.pressSequentially('42');
+  await number.press('Enter');
+  assert.equal(await number.inputValue(), '42');
+  // Two undos: the typing, then the whole drag; then nothing is left.
+  await page.click('[data-testid="undo"]');
+  assert.equal(await number.inputValue(), dragged);
+  await page.click('[data-testid="undo"]');
+  assert.equal(await number.inputValue(), start);
+  assert.equal(await page.isDisabled('[data-testid="undo"]'), true, 'one drag, one typing: two undos in all');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -222,7 +222,10 @@ pub fn app() -> Html {
     // and the inspector are drawn again only when their props change.
     let on_reconfigure = use_callback((), {
         let dispatch = dispatch.clone();
-        move |(id, block): (String, BlockSpec), _| dispatch(Command::SetBlock { id, block }).map(drop).map_err(|why| why.to_string())
+        move |(id, block, continues): (String, BlockSpec, bool), _| {
+            let command = if continues { Command::Adjust { id, block } } else { Command::SetBlock { id, block } };
+            dispatch(command).map(drop).map_err(|why| why.to_string())
+        }
     });
     let on_move = use_callback((), {
         let (dispatch, session) = (dispatch.clone(), session.clone());

@@ -34,6 +34,10 @@ pub struct Editor {
     /// What the last accepted edit, undo or redo touched (none: the last
     /// edit changed nothing).
     touched: Option<Touched>,
+    /// The block whose parameters the last edit set, while an adjustment
+    /// of it may still go on (a slider being dragged): `adjust` of that
+    /// block adds to that edit rather than making another.
+    adjusting: Option<String>,
 }
 
 /// A scenario of the history, and what the edit from it touched (so that
@@ -158,7 +162,7 @@ impl Editor {
     /// Starts from `scenario`, which must be a sound draft.
     pub fn new(scenario: Scenario) -> Result<Editor, EditError> {
         let missing = scenario.validate_draft().map_err(|e| EditError::Unsound(explain(&scenario, e)))?;
-        Ok(Editor { scenario, missing, undo: Vec::new(), redo: Vec::new(), touched: None })
+        Ok(Editor { scenario, missing, undo: Vec::new(), redo: Vec::new(), touched: None, adjusting: None })
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -187,6 +191,7 @@ impl Editor {
     /// Applies `change` to a copy; keeps it if it is a sound draft. The
     /// change touches what `touched` says.
     fn edit(&mut self, touched: Touched, change: impl FnOnce(&mut Scenario) -> Result<(), EditError>) -> Result<(), EditError> {
+        self.adjusting = None;
         let mut next = self.scenario.clone();
         change(&mut next)?;
         let missing = next.validate_draft().map_err(|e| EditError::Unsound(explain(&next, e)))?;
@@ -211,6 +216,7 @@ impl Editor {
     /// Puts `version` in place of the scenario; returns the one it replaced,
     /// which the same edit leads back to.
     fn swap_in(&mut self, version: Version) -> Version {
+        self.adjusting = None;
         self.touched = Some(version.touched.clone());
         Version {
             scenario: std::mem::replace(&mut self.scenario, version.scenario),
@@ -360,9 +366,44 @@ impl Editor {
         Ok(renamed.into_iter().map(|(_, new)| new).collect())
     }
 
-    /// Changes one node's parameters (same kind).
+    /// Changes one node's parameters (same kind), as an edit of its own
+    /// that later adjustments of the same block (`adjust`) add to.
     pub fn set_block(&mut self, id: &str, block: BlockSpec) -> Result<(), EditError> {
-        self.set_blocks(vec![(id.to_string(), block)])
+        self.set_blocks(vec![(id.to_string(), block)])?;
+        // Only an edit that changed something can be added to.
+        if self.touched.is_some() {
+            self.adjusting = Some(id.to_string());
+        }
+        Ok(())
+    }
+
+    /// Changes one node's parameters as `set_block` does, except that right
+    /// after an edit of the same block's parameters it joins that edit:
+    /// however many values a slider passes through in one drag, Undo takes
+    /// the drag back in one step.
+    pub fn adjust(&mut self, id: &str, block: BlockSpec) -> Result<(), EditError> {
+        if self.adjusting.as_deref() != Some(id) || self.undo.is_empty() {
+            return self.set_block(id, block);
+        }
+        let i = self.scenario.node_index(id).ok_or_else(|| EditError::NoNode(id.to_string()))?;
+        let kind = self.scenario.nodes[i].block.kind();
+        if kind != block.kind() {
+            return Err(EditError::KindChange { id: id.to_string(), is: kind, given: block.kind() });
+        }
+        if self.scenario.nodes[i].block == block {
+            self.touched = None;
+            return Ok(());
+        }
+        let mut next = self.scenario.clone();
+        next.nodes[i].block = block;
+        let missing = next.validate_draft().map_err(|e| EditError::Unsound(explain(&next, e)))?;
+        self.scenario = next;
+        self.missing = missing;
+        self.redo.clear();
+        // The run takes this block's new parameters; undoing the whole
+        // adjustment touches the blocks its first step touched.
+        self.touched = Some(Touched::Blocks(vec![i]));
+        Ok(())
     }
 
     /// Changes several nodes' parameters (each of the same kind) as one
@@ -557,6 +598,47 @@ mod tests {
         let why = e.set_block(&q, bad).unwrap_err();
         assert!(matches!(&why, EditError::Unsound(text) if text.starts_with("queue1: ") && text.contains("hard_limit")), "{why}");
         assert!(e.set_block(&q, default_block(Kind::Consumer)).is_err());
+    }
+
+    #[test]
+    fn a_drag_of_adjustments_is_one_edit() {
+        let mut e = Editor::new(Scenario::from_json(include_str!("../../scenarios/slow-client.json")).unwrap()).unwrap();
+        let i = e.scenario().node_index("sender").unwrap();
+        let with_soft = |e: &Editor, v: u64| {
+            let BlockSpec::Queue(mut q) = e.scenario().nodes[i].block.clone() else { unreachable!() };
+            q.soft_limit.messages = v;
+            BlockSpec::Queue(q)
+        };
+        let soft = |e: &Editor| match &e.scenario().nodes[i].block {
+            BlockSpec::Queue(q) => q.soft_limit.messages,
+            _ => unreachable!(),
+        };
+        let start = soft(&e);
+        // One drag: the first value an edit, the next 18 joining it.
+        e.set_block("sender", with_soft(&e, 30)).unwrap();
+        for v in 31..49 {
+            e.adjust("sender", with_soft(&e, v)).unwrap();
+        }
+        assert_eq!(soft(&e), 48);
+        // A second drag after another edit is an edit of its own.
+        e.move_by(&["sender".into()], 1.0, 0.0).unwrap();
+        e.adjust("sender", with_soft(&e, 10)).unwrap();
+        e.adjust("sender", with_soft(&e, 11)).unwrap();
+        assert!(e.undo());
+        assert_eq!(soft(&e), 48);
+        assert!(e.undo(), "the move");
+        assert!(e.undo());
+        assert_eq!(soft(&e), start, "one undo takes the whole first drag back");
+        assert!(!e.can_undo());
+        // Redo brings it back whole, and an adjustment after an undo is new.
+        assert!(e.redo());
+        assert_eq!(soft(&e), 48);
+        e.adjust("sender", with_soft(&e, 20)).unwrap();
+        assert!(e.undo());
+        assert_eq!(soft(&e), 48);
+        // A refused value changes nothing and leaves the edit as it was.
+        assert!(e.adjust("sender", with_soft(&e, 1_000_000)).is_err());
+        assert_eq!(soft(&e), 48);
     }
 
     #[test]

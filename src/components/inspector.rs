@@ -24,7 +24,10 @@ pub struct InspectorProps {
     pub spec: Option<NodeSpec>,
     /// The ids of the nodes the selected one feeds, in edge order.
     pub outputs: Vec<String>,
-    pub on_reconfigure: Callback<(String, BlockSpec), Result<(), String>>,
+    /// A block's new parameters, and whether they continue the change just
+    /// before (a slider still being dragged, a number still being typed):
+    /// such a run of changes is one edit for Undo.
+    pub on_reconfigure: Callback<(String, BlockSpec, bool), Result<(), String>>,
     /// "Sweep this" on a numeric field: its `NODE.FIELD`.
     pub on_sweep: Callback<String>,
     pub on_close: Callback<()>,
@@ -48,6 +51,8 @@ type Typed = Result<Option<Value>, String>;
 pub fn inspector(props: &InspectorProps) -> Html {
     // The field whose last change was refused, and why.
     let error = use_state(|| None::<(String, String)>);
+    // A field is being changed: its next value continues the same edit.
+    let adjusting = use_mut_ref(|| false);
     {
         let error = error.clone();
         let id = props.spec.as_ref().map(|s| s.id.clone());
@@ -64,22 +69,30 @@ pub fn inspector(props: &InspectorProps) -> Html {
     let block = serde_json::to_value(&spec.block).unwrap_or(Value::Null);
 
     // Writes a field's new value into the block and hands it to the editor.
+    // A field reports each value it passes through (`input`) and then that
+    // it is done (`change`, which bubbles here): the values between are one
+    // change.
     let change = {
+        let adjusting = adjusting.clone();
         let error = error.clone();
         let on_reconfigure = props.on_reconfigure.clone();
         let id = spec.id.clone();
         let block = block.clone();
         move |path: &'static str| {
-            let (error, on_reconfigure, id, block) = (error.clone(), on_reconfigure.clone(), id.clone(), block.clone());
+            let (error, on_reconfigure, id, block, adjusting) = (error.clone(), on_reconfigure.clone(), id.clone(), block.clone(), adjusting.clone());
             Callback::from(move |typed: Typed| {
                 let outcome = typed.and_then(|new| {
                     let mut next = block.clone();
                     set_at(&mut next, path, new)?;
                     let parsed: BlockSpec = serde_json::from_value(next).map_err(|e| e.to_string())?;
-                    on_reconfigure.emit((id.clone(), parsed))
+                    let continues = *adjusting.borrow();
+                    on_reconfigure.emit((id.clone(), parsed, continues))
                 });
                 match outcome {
-                    Ok(()) => error.set(None),
+                    Ok(()) => {
+                        *adjusting.borrow_mut() = true;
+                        error.set(None)
+                    }
                     Err(why) => error.set(Some((slug(path), why))),
                 }
             })
@@ -119,8 +132,10 @@ pub fn inspector(props: &InspectorProps) -> Html {
         });
 
     let on_close = props.on_close.reform(|_: MouseEvent| ());
+    // A field is done changing (its own handler, if any, ran first).
+    let done = Callback::from(move |_: Event| *adjusting.borrow_mut() = false);
     html! {
-        <section class="panel inspector" aria-label="Inspector" data-testid="inspector">
+        <section class="panel inspector" aria-label="Inspector" data-testid="inspector" onchange={done}>
             <div class="panel-head">
                 <h2>{ format!("{} ", spec.id) }<span class="muted">{ crate::view::words::kind_label(spec.block.kind()) }</span></h2>
                 <button class="icon" onclick={on_close} aria-label="Close the inspector">{"×"}</button>

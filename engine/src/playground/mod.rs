@@ -41,8 +41,12 @@ pub enum Command {
     Move { ids: Vec<String>, dx: f64, dy: f64 },
     Duplicate(Vec<String>),
     Remove(Vec<String>),
-    /// New parameters for one block (of the same kind).
+    /// New parameters for one block (of the same kind): an edit of its own.
     SetBlock { id: String, block: BlockSpec },
+    /// New parameters for one block, continuing the edit that set the same
+    /// block's parameters just before (the next value of a slider being
+    /// dragged, the next key typed in a field): one edit for Undo.
+    Adjust { id: String, block: BlockSpec },
     SetSeed(u64),
     /// Replaces the scenario by a file's text (an undoable edit); closes
     /// the comparison, which would compare with something else altogether.
@@ -237,6 +241,7 @@ impl Playground {
             Command::Duplicate(ids) => Some(self.edit(|e| e.duplicate(&ids))?),
             Command::Remove(ids) => self.edit(|e| e.remove(&ids)).map(|()| None)?,
             Command::SetBlock { id, block } => self.edit(|e| e.set_block(&id, block)).map(|()| None)?,
+            Command::Adjust { id, block } => self.edit(|e| e.adjust(&id, block)).map(|()| None)?,
             Command::SetSeed(seed) => self.edit(|e| e.set_seed(Some(seed))).map(|()| None)?,
             Command::Import(text) => {
                 self.edit(|e| e.import(&text))?;
