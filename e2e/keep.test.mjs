@@ -39,9 +39,17 @@ test('an exported scenario file imports into a fresh page', async () => {
   await fresh.page.waitForSelector('[data-node="link1"]');
   assert.deepEqual(await nodeIds(fresh.page), ids);
   assert.match(await fresh.page.textContent('[data-testid="status"]'), /Opened mine\.sluice\.json/);
-  // The import is one edit: undo brings back what was there.
+  // The same file again changes nothing, and says so rather than
+  // promising an undo.
+  await fresh.page.setInputFiles('[data-testid="import-file"]', {
+    name: 'again.sluice.json', mimeType: 'application/json', buffer: Buffer.from(text),
+  });
+  await fresh.page.waitForFunction(() => /again\.sluice\.json/.test(document.querySelector('[data-testid="status"]')?.textContent));
+  assert.equal(await fresh.page.textContent('[data-testid="status"]'), 'again.sluice.json is the scenario already here: nothing changed.');
+  // The first import is one edit: undo brings back what was there.
   await fresh.page.click('[data-testid="undo"]');
   assert.equal(await fresh.page.locator('[data-node="link1"]').count(), 0);
+  assert.equal(await fresh.page.isDisabled('[data-testid="undo"]'), true);
   assert.deepEqual([...errors, ...fresh.errors], []);
   await page.close();
   await fresh.page.close();
@@ -64,6 +72,7 @@ test('broken and hostile imports are refused and the work is kept', async () => 
   const cases = [
     ['malformed.json', '{"version": 1, "nodes": [', /not valid JSON/],
     ['unknown-field.json', valid.replace('"kind":"consumer"', '"kind":"consumer","colour":"red"'), /colour/],
+    ['top-level-field.json', valid.replace('"version":1', '"version":1,"colour":"purple"'), /colour: unknown field `colour`/],
     ['huge-number.json', valid.replace('"rate_per_s":5', '"rate_per_s":1e300'), /rate_per_s: must be between 0 and 1e9, got 1e300/],
     ['unknown-kind.json', valid.replace('"kind":"consumer"', '"kind":"blender"'), /blender/],
     ['future.json', valid.replace('"version":1', '"version":99'), /version/],
@@ -75,6 +84,8 @@ test('broken and hostile imports are refused and the work is kept', async () => 
     const notice = await page.textContent('[data-testid="notice"]');
     assert.match(notice, reason, `${name}: ${notice}`);
     assert.match(notice, new RegExp(`^${name.replace('.', '\\.')} was not imported: .*Your work is unchanged\\.$`));
+    // Said once, with one full stop.
+    assert.doesNotMatch(notice, /\.\.|Nothing was changed/, notice);
     assert.deepEqual(await nodeIds(page), ids, `${name} left the blocks as they were`);
     assert.equal(await page.locator('.edge').count(), edges);
   }

@@ -194,13 +194,20 @@ pub fn app() -> Html {
             let name = file.name();
             let (dispatch, notice, status, selected) = (dispatch.clone(), notice.clone(), status.clone(), selected.clone());
             let done = move |text: Result<String, String>| match text.map_err(|why| PlayError::Refused(EditError::Unreadable(why))).and_then(|text| dispatch(Command::Import(text))) {
+                // The same scenario as the one on the canvas changes nothing,
+                // and leaves nothing to undo.
+                Ok(applied) if !applied.edited => {
+                    status.set(Some(format!("{name} is the scenario already here: nothing changed.")));
+                }
                 Ok(_) => {
                     selected.set(Vec::new());
                     status.set(Some(format!("Opened {name}. Undo (Ctrl+Z) brings back what was there before.")));
                 }
                 Err(why) => {
                     status.set(None);
-                    notice.set(Some(format!("{name} was not imported: {why}. Your work is unchanged.")));
+                    // Said once: the reason ends without a full stop of its own.
+                    let why = why.to_string();
+                    notice.set(Some(format!("{name} was not imported: {}. Your work is unchanged.", why.trim_end_matches('.'))));
                 }
             };
             *reader.borrow_mut() = keep::read_file(file, done);

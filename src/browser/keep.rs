@@ -171,8 +171,7 @@ pub fn read_file(file: web_sys::File, done: impl FnOnce(Result<String, String>) 
     let size = file.size();
     if size > MAX_SCENARIO_BYTES as u64 {
         done(Err(format!(
-            "{} is {:.1} MB; a scenario file may be at most {} MB. Nothing was changed.",
-            file.name(),
+            "it is {:.1} MB; a scenario file may be at most {} MB",
             size as f64 / 1_048_576.0,
             MAX_SCENARIO_BYTES / 1_048_576
         )));
