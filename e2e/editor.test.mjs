@@ -3,7 +3,7 @@
 // the keyboard alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, open, screenshot, centre, drag } from './harness.mjs';
+import { withBrowser, open, screenshot, centre, drag, clockMoves, made, madePasses } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -22,7 +22,12 @@ test('blocks dragged from the palette and connected make a scenario that runs', 
   const canvas = await page.locator('svg.graph').boundingBox();
   await dropFromPalette(page, 'queue', { x: canvas.x + canvas.width * 0.3, y: canvas.y + canvas.height * 0.85 });
   await page.waitForSelector('[data-node="queue1"]');
-  assert.match(await page.textContent('[data-testid="missing"]'), /queue1/);
+  assert.match(await page.textContent('[data-testid="missing"]'), /^Not connected yet \(the rest runs\): .*queue1/);
+  // The stray block waits, marked; the rest runs on.
+  assert.match(await page.getAttribute('[data-node="queue1"]', 'class'), /\bheld\b/);
+  assert.match(await page.getAttribute('[data-node="queue1"]', 'aria-label'), /not connected/);
+  await clockMoves(page);
+  await madePasses(page, 'stream', await made(page, 'stream'));
   await dropFromPalette(page, 'consumer', { x: canvas.x + canvas.width * 0.7, y: canvas.y + canvas.height * 0.85 });
   await page.waitForSelector('[data-node="consumer1"]');
 

@@ -128,3 +128,22 @@ test('a flooded queue without a capacity is stopped before it takes the memory, 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a scenario of which nothing can run looks stopped', async () => {
+  const scenario = {
+    version: 1,
+    nodes: [
+      { id: 'lonely', kind: 'producer', arrivals: { process: 'poisson', rate_per_s: 5 } },
+      { id: 'line', kind: 'queue' },
+    ],
+    edges: [{ from: 'lonely', to: 'line' }],
+  };
+  const { page, errors } = await open(env.browser, shareLink(scenario));
+  assert.match(await page.textContent('[data-testid="missing"]'), /^Not running yet: .*line/);
+  assert.equal(await page.isDisabled('[data-testid="play"]'), true);
+  assert.equal(await page.textContent('[data-testid="play"]'), '▶ Play');
+  assert.equal(await page.isDisabled('[data-testid="step"]'), true);
+  assert.equal(await page.textContent('[data-testid="clock"]'), 'not running');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -415,6 +415,7 @@ pub fn app() -> Html {
     let editor = s.play.editor();
     let (can_undo, can_redo, seed, name) = (editor.can_undo(), editor.can_redo(), scenario.seed.unwrap_or(1), scenario.name.clone());
     let (comparing, stall, missing, dropping) = (s.play.variant_b().is_some(), s.play.stall(), s.play.missing(), s.a.motion.dropping.clone());
+    let running = s.play.run().is_some();
     drop(s);
 
     html! {
@@ -426,7 +427,7 @@ pub fn app() -> Html {
                     <span class="subtitle">{ name }</span>
                 </div>
                 <button class="lessons-button" data-testid="lessons" onclick={on_all_lessons.reform(|_: MouseEvent| ())}>{"☰ Lessons"}</button>
-                <Controls playing={*playing} speed={*speed} clock={clock.clone()} behind={*behind} {seed} {on_play} {on_step} {on_speed} {on_reset} {on_seed} />
+                <Controls playing={*playing} runs={running} speed={*speed} clock={clock.clone()} behind={*behind} {seed} {on_play} {on_step} {on_speed} {on_reset} {on_seed} />
             </header>
             <main class="workspace">
                 <aside class="toolbox">
@@ -435,7 +436,7 @@ pub fn app() -> Html {
                 <section class="stage">
                     <Toolbar {can_undo} {can_redo} selected={!selection.is_empty()} {comparing} on_undo={undo} on_redo={redo} on_duplicate={duplicate}
                         on_delete={delete} {on_export} {on_import} {on_share} on_compare={on_compare.clone()} />
-                    <Messages shared={(*shared).clone()} {on_close_share} status={(*status).clone()} notice={(*notice).clone()} {stall} {missing} />
+                    <Messages shared={(*shared).clone()} {on_close_share} status={(*status).clone()} notice={(*notice).clone()} {stall} {missing} {running} />
                     <Canvases snapshot={shown.snapshot.clone()} motion={motion_live.clone()} {dropping} selected={selection.clone()} on_select={on_select.clone()}
                         {on_move} {on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} />
                     if let Some((lines, nodes, strips)) = shown.charts {

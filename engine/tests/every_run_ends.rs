@@ -285,3 +285,38 @@ fn a_sliding_rule_holds_its_limit_over_every_interval() {
     }
     assert!((11_900..=12_000).contains(&passed_at.len()), "{}", passed_at.len());
 }
+
+/// A block of every kind left unconnected beside a running pipeline, alone
+/// or fed by a producer of its own: the pipeline runs, the stray part is
+/// held at zero, and nothing panics.
+#[test]
+fn a_stray_block_of_any_kind_holds_back_only_its_own_part() {
+    use sluice_engine::editor::default_block;
+    use sluice_engine::scenario::{EdgeSpec, Kind, NodeSpec};
+    for kind in Kind::ALL {
+        for fed in [false, true] {
+            let mut scenario = pipeline(
+                json!({"arrivals": {"process": "poisson", "rate_per_s": 20}}),
+                json!({}),
+                json!({"service_time": {"dist": "exponential", "mean": 0.01}}),
+            );
+            scenario.nodes.push(NodeSpec { id: "stray".into(), block: default_block(kind), position: None });
+            if fed && kind != Kind::Producer {
+                scenario.nodes.push(NodeSpec { id: "feeder".into(), block: default_block(Kind::Producer), position: None });
+                scenario.edges.push(EdgeSpec { from: "feeder".into(), to: "stray".into() });
+            }
+            let what = format!("a stray {kind}{}", if fed { " fed by its own producer" } else { "" });
+            let complete = scenario.validate().is_ok();
+            let mut sim = Simulation::new_in_part(scenario, 3).unwrap_or_else(|e| panic!("{what}: {e}"));
+            sim.run_until(SimTime::from_secs_f64(20.0)).unwrap_or_else(|e| panic!("{what}: {e}"));
+            sim.check_conservation().unwrap_or_else(|e| panic!("{what}: {e}"));
+            let c = sim.scenario().node_index("c").unwrap();
+            assert!(sim.stats(c).departed > 100, "{what}: the pipeline serves");
+            let stray = sim.scenario().node_index("stray").unwrap();
+            if !complete {
+                assert!(sim.is_held(stray), "{what} is held");
+                assert_eq!((sim.stats(stray).arrived, sim.stats(stray).departed), (0, 0), "{what} stays at zero");
+            }
+        }
+    }
+}

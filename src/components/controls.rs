@@ -31,6 +31,9 @@ fn speed_value(speed: f64) -> String {
 #[derive(Properties, PartialEq)]
 pub struct ControlsProps {
     pub playing: bool,
+    /// Whether any part of the scenario can run: if not, the page looks
+    /// stopped (Play and Step unavailable, the clock says so).
+    pub runs: bool,
     pub speed: f64,
     /// Changes every third frame while playing: the clock follows it alone.
     pub clock: Rc<Live<ClockReading>>,
@@ -63,11 +66,12 @@ pub fn controls(props: &ControlsProps) -> Html {
     });
     html! {
         <div class="controls">
-            <button class="primary" data-testid="play" onclick={on_play} aria-pressed={props.playing.to_string()}
-                title="Play or pause (Space)">
-                { if props.playing { "❚❚ Pause" } else { "▶ Play" } }
+            <button class="primary" data-testid="play" onclick={on_play} aria-pressed={(props.playing && props.runs).to_string()}
+                disabled={!props.runs}
+                title={if props.runs { "Play or pause (Space)" } else { "Nothing can run yet: connect the blocks (see above the canvas)" }}>
+                { if props.playing && props.runs { "❚❚ Pause" } else { "▶ Play" } }
             </button>
-            <button data-testid="step" onclick={on_step} disabled={props.playing}
+            <button data-testid="step" onclick={on_step} disabled={props.playing || !props.runs}
                 title="Process the next event only (while paused)">{"⇥ Step"}</button>
             <button data-testid="reset" onclick={on_reset} title="Start the scenario again from time zero">{"↺ Reset"}</button>
             <label class="speed">
@@ -83,7 +87,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 <input data-testid="seed" type="number" min="0" step="1" inputmode="numeric" aria-label="Random seed"
                     value={props.seed.to_string()} onchange={on_seed} />
             </label>
-            <Clock clock={props.clock.clone()} />
+            <Clock clock={props.clock.clone()} runs={props.runs} />
             if props.behind {
                 <span class="behind" title="The browser cannot simulate this fast; the clock runs slower than the chosen speed">{"falling behind"}</span>
             }
@@ -94,12 +98,16 @@ pub fn controls(props: &ControlsProps) -> Html {
 #[derive(Properties, PartialEq)]
 struct ClockProps {
     clock: Rc<Live<ClockReading>>,
+    runs: bool,
 }
 
 /// The simulation clock, rendered on its own whenever its reading changes.
 #[function_component(Clock)]
 fn clock(props: &ClockProps) -> Html {
     let reading = use_live(props.clock.clone());
+    if !props.runs {
+        return html! { <span class="clock stopped" data-testid="clock" title="Nothing can run yet">{"not running"}</span> };
+    }
     html! {
         <span class="clock" data-testid="clock" title="Simulation time and events processed">
             { format!("t = {:.3} s", reading.time_s) }

@@ -115,6 +115,10 @@ fn human_bytes(bytes: u64) -> String {
 
 /// The words a screen reader says for a node, and the figure drawn in it.
 fn describe(node: &NodeView) -> (String, String, String) {
+    if node.held {
+        let label = format!("{} {}, not connected: it waits while the rest runs", kind_label(node.kind), node.id);
+        return ("not connected".into(), "waits to be connected".into(), label);
+    }
     match node.kind {
         Kind::Queue => {
             let state = node.state.unwrap_or(State::Ready);
@@ -502,7 +506,7 @@ pub fn graph(props: &GraphProps) -> Html {
         let takes_input = node.kind != Kind::Producer;
         let editable = !props.readonly;
         html! {
-            <g class={classes!("node", node.kind.as_str(), is_selected.then_some("selected"))}
+            <g class={classes!("node", node.kind.as_str(), is_selected.then_some("selected"), node.held.then_some("held"))}
                transform={format!("translate({x},{y})")}
                data-node={node.id.clone()} data-state={node.state.map_or("", State::as_str)}
                data-paused={node.paused.to_string()}

@@ -17,6 +17,8 @@ pub struct MessagesProps {
     pub stall: Option<String>,
     /// What the draft still lacks.
     pub missing: Vec<String>,
+    /// Whether the rest of the draft runs meanwhile.
+    pub running: bool,
 }
 
 #[function_component(Messages)]
@@ -49,7 +51,7 @@ pub fn messages(p: &MessagesProps) -> Html {
             }
             if !p.missing.is_empty() {
                 <div class="missing" role="status" data-testid="missing">
-                    <strong>{"Not running yet: "}</strong>
+                    <strong>{ if p.running { "Not connected yet (the rest runs): " } else { "Not running yet: " } }</strong>
                     { p.missing.join("; ") }
                 </div>
             }

@@ -26,6 +26,8 @@ pub struct NodeView {
     /// A producer stopped by backpressure or holding a refused message.
     pub paused: bool,
     pub disconnected: bool,
+    /// Held back from the run: not connected yet (the rest runs).
+    pub held: bool,
     pub arrived: u64,
     pub departed: u64,
     pub dropped: Vec<(&'static str, u64)>,
@@ -100,6 +102,7 @@ impl NodeView {
             workers: 0,
             paused: false,
             disconnected: false,
+            held: false,
             arrived: 0,
             departed: 0,
             dropped: Vec::new(),
@@ -215,6 +218,7 @@ impl Snapshot {
                     arrived: stats.arrived,
                     departed: stats.departed,
                     dropped: report.dropped.into_iter().collect(),
+                    held: sim.is_held(i),
                     ..NodeView::blank(i, spec, position)
                 };
                 // Limits and workers as the scenario sets them.

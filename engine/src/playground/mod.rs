@@ -13,7 +13,9 @@
 //!   watchdog stopped it; anything else starts again from time zero on the
 //!   scenario's seed. The editor says what an edit touched, so no two
 //!   scenarios are compared and the draft is validated once.
-//! - A scenario that still lacks an edge does not run; variant B of a
+//! - A block that still lacks an edge holds back the blocks joined to it,
+//!   and the rest runs (`Simulation::new_in_part`); nothing runs only when
+//!   every block is held or the rest names a held one. Variant B of a
 //!   comparison starts again whenever A does, on A's seed.
 //! - Pure: no clock is read here. The caller says how much real time passed
 //!   (`pacing.rs`).
@@ -139,7 +141,7 @@ pub struct Variant {
 
 impl Variant {
     fn start(scenario: Scenario, seed: u64, labels: (String, String), flows: bool) -> Result<Variant, PlayError> {
-        let mut sim = Simulation::new(scenario, seed).map_err(|e| PlayError::Comparison(e.to_string()))?;
+        let mut sim = Simulation::new_in_part(scenario, seed).map_err(|e| PlayError::Comparison(e.to_string()))?;
         if flows {
             sim.count_flows();
         }
@@ -150,7 +152,8 @@ impl Variant {
 pub struct Playground {
     editor: Editor,
     lessons: Vec<Lesson>,
-    /// The run of the edited scenario (none while it lacks an edge).
+    /// The run of the edited scenario's connected part (none while no part
+    /// of it can run).
     a: Option<Simulation>,
     b: Option<Variant>,
     lesson: Option<LessonRun>,
@@ -302,10 +305,6 @@ impl Playground {
     /// or parameters goes on live; anything else, a change the run cannot
     /// take, or a run the watchdog stopped, starts again from time zero.
     fn follow_editor(&mut self) {
-        if !self.editor.missing().is_empty() {
-            self.a = None;
-            return;
-        }
         let live = match (&mut self.a, self.editor.touched()) {
             // A run the watchdog stopped cannot go on.
             (Some(sim), _) if sim.stopped().is_some() => false,
@@ -324,7 +323,7 @@ impl Playground {
     fn restart(&mut self) {
         let scenario = self.editor.scenario().clone();
         let seed = scenario.seed.unwrap_or(1);
-        self.a = if self.editor.missing().is_empty() { Simulation::new(scenario, seed).ok() } else { None };
+        self.a = Simulation::new_in_part(scenario, seed).ok();
         if let Some(sim) = self.a.as_mut().filter(|_| self.flows) {
             sim.count_flows();
         }

@@ -58,7 +58,8 @@ fn a_parameter_edit_goes_on_live_and_a_change_of_shape_starts_again() {
     assert_eq!((p.starts(), at(&p)), (starts + 1, 0.0), "another seed is another run");
     p.advance(0.25, Speed::Times(4.0), &still);
     p.apply(Command::Add { kind: crate::scenario::Kind::Queue, at: None }).unwrap();
-    assert!(p.run().is_none(), "a block without its output: the draft does not run");
+    let queue1 = p.index_of("queue1").unwrap();
+    assert!(p.run().is_some_and(|sim| sim.is_held(queue1)), "a block without its output is held; the rest runs");
     p.apply(Command::Connect { from: "queue1".into(), to: "c".into() }).unwrap();
     assert_eq!(at(&p), 0.0, "a new block starts again");
 }
@@ -248,4 +249,45 @@ fn dummy_result() -> crate::sweep::SweepResult {
         points: Vec::new(),
         shard: None,
     }
+}
+
+#[test]
+fn a_stray_block_holds_back_only_what_it_is_joined_to() {
+    let mut p = playground();
+    p.advance(0.25, Speed::Times(8.0), &still);
+    // A producer dropped beside the pipeline, not yet connected.
+    let added = p.apply(Command::Add { kind: Kind::Producer, at: None }).unwrap().select.unwrap();
+    let stray = added[0].clone();
+    assert_eq!(p.missing().len(), 1, "{:?}", p.missing());
+    let sim = p.run().expect("the connected part runs");
+    let i = p.index_of(&stray).unwrap();
+    assert!(sim.is_held(i) && !sim.is_held(p.index_of("q").unwrap()));
+    p.advance(0.25, Speed::Times(20.0), &still);
+    let sim = p.run().unwrap();
+    assert!(sim.now().as_secs_f64() > 4.0);
+    assert!(sim.stats(p.index_of("c").unwrap()).departed > 0, "the pipeline serves");
+    assert_eq!(sim.stats(i).arrived, 0, "the stray producer makes nothing");
+    // Its parameters change while the rest runs on.
+    let t = at(&p);
+    p.apply(Command::SetBlock { id: stray.clone(), block: with(&block(&p, &stray), "/arrivals/rate_per_s", json!(3.0)) }).unwrap();
+    assert_eq!(at(&p), t, "a held block's new parameters wait for its connection");
+    // Connected, it runs, from time zero.
+    p.apply(Command::Connect { from: stray.clone(), to: "q".into() }).unwrap();
+    assert!(p.missing().is_empty());
+    assert!(!p.run().unwrap().is_held(i));
+    p.advance(0.25, Speed::Times(20.0), &still);
+    assert!(p.run().unwrap().stats(i).arrived > 0);
+}
+
+#[test]
+fn a_part_that_names_a_held_block_does_not_run() {
+    let mut p = playground();
+    // A second queue, not connected on, and the consumer's supervisor-free
+    // pipeline naming it as a class destination.
+    p.apply(Command::Add { kind: Kind::Queue, at: None }).unwrap();
+    assert!(p.run().is_some(), "a stray queue holds back only itself");
+    let spare = p.scenario().nodes.last().unwrap().id.clone();
+    let named = with(&block(&p, "p"), "/classes", json!([{"name": "m", "weight": 1, "destination": spare}]));
+    p.apply(Command::SetBlock { id: "p".into(), block: named }).unwrap();
+    assert!(p.run().is_none(), "the running part would name a held block");
 }

@@ -21,6 +21,7 @@ use crate::blocks::{
 
 /// The version of the format this build reads and writes.
 mod graph;
+mod parts;
 mod kind;
 mod read;
 

@@ -190,6 +190,9 @@ pub struct Simulation {
     /// Every live change of a queue's thresholds, oldest first (at most
     /// `LIMIT_CHANGES_KEPT`).
     limit_changes: Vec<LimitChange>,
+    /// In a run of a draft's connected part: the nodes held back, which
+    /// never start and take no live change (see `new_in_part`).
+    held: Option<Vec<bool>>,
 }
 
 /// A queue's thresholds changed while it ran: what they were before.

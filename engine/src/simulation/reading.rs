@@ -53,6 +53,12 @@ impl Simulation {
         self.stats[node].state_times.as_deref()
     }
 
+    /// Whether node `node` is held back: a run of a draft's connected part
+    /// leaves out the blocks still lacking an edge and those joined to them.
+    pub fn is_held(&self, node: usize) -> bool {
+        self.held.as_ref().is_some_and(|held| held.get(node).copied().unwrap_or(false))
+    }
+
     pub fn transitions(&self) -> &TransitionLog {
         &self.core.log
     }

@@ -41,9 +41,20 @@ impl Simulation {
                 "receipts cannot be turned on while running: start the run again",
             ));
         }
+        if let Some(held) = &self.held {
+            // The running part must stay whole on its own: a block of it
+            // may not come to name a held one.
+            edited.without(held).validate()?;
+        }
         for &i in changed {
             let Some(block) = edited.nodes.get(i).map(|n| n.block.clone()) else { continue };
             if self.scenario.nodes.get(i).is_none_or(|n| n.block.kind() != block.kind()) {
+                continue;
+            }
+            if self.is_held(i) {
+                // It takes its parameters when it is connected and the run
+                // starts again.
+                self.scenario.nodes[i].block = block;
                 continue;
             }
             if let (BlockSpec::Queue(old), BlockSpec::Queue(new)) = (&self.scenario.nodes[i].block, &block) {

@@ -8,6 +8,32 @@ impl Simulation {
     /// Builds a simulation at time zero. The scenario is validated first.
     pub fn new(scenario: Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
         scenario.validate()?;
+        Ok(Simulation::build(scenario, seed, None))
+    }
+
+    /// Builds a simulation of a draft's connected part: the blocks still
+    /// lacking an edge, and every block joined to them by edges, are held
+    /// (they take part in nothing and stay at zero) while the rest runs.
+    /// Refused when nothing would happen (no producer is left to run), or
+    /// when the rest is not a valid scenario on its own (a block of it
+    /// names a held one).
+    pub fn new_in_part(scenario: Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
+        let gaps = scenario.validate_draft()?;
+        if gaps.is_empty() {
+            return Ok(Simulation::build(scenario, seed, None));
+        }
+        let held = scenario.unconnected(&gaps);
+        let runs_a_producer = scenario.nodes.iter().zip(&held).any(|(node, &h)| !h && node.block.kind() == Kind::Producer);
+        if !runs_a_producer {
+            return Err(ScenarioError { errors: gaps });
+        }
+        scenario.without(&held).validate()?;
+        Ok(Simulation::build(scenario, seed, Some(held)))
+    }
+
+    /// Builds a simulation of a checked scenario, `held` nodes (if any)
+    /// never started.
+    fn build(scenario: Scenario, seed: u64, held: Option<Vec<bool>>) -> Simulation {
         let n = scenario.nodes.len();
         let outputs = scenario.outputs();
         let mut inputs = vec![Vec::new(); n];
@@ -77,10 +103,14 @@ impl Simulation {
             stop: None,
             supervision: None,
             limit_changes: Vec::new(),
+            held,
         };
         sim.supervision = Supervision::build(&sim.scenario);
         sim.start_supervision();
         for i in start_order {
+            if sim.is_held(i) {
+                continue;
+            }
             match &mut sim.nodes[i] {
                 Node::Producer(p) => p.start(&mut ctx!(sim, i)),
                 Node::Link(l) => l.start(&mut ctx!(sim, i)),
@@ -90,7 +120,7 @@ impl Simulation {
                 _ => {}
             }
         }
-        Ok(sim)
+        sim
     }
 }
 
