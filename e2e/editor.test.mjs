@@ -155,3 +155,64 @@ test('pan, zoom and fit; several blocks selected, moved and deleted together', a
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("New starts from an empty canvas, Ctrl+A selects every block, and one's own scenario gets its own name", async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  const nodes = await page.locator('[data-node]').count();
+  // Ctrl+A selects every block (not the page's text); deleting them all is allowed and undone in one step.
+  await page.locator('svg.graph').click({ position: { x: 8, y: 8 } });
+  await page.keyboard.press('Control+A');
+  assert.equal(await page.locator('[data-node][aria-pressed="true"]').count(), nodes);
+  assert.equal(await page.evaluate(() => String(window.getSelection())), '', 'no page text selected');
+  await page.keyboard.press('Delete');
+  assert.equal(await page.locator('[data-node]').count(), 0);
+  await page.keyboard.press('Control+Z');
+  assert.equal(await page.locator('[data-node]').count(), nodes);
+
+  // New: an empty canvas with no name, which cannot run, and says how to begin.
+  await page.click('[data-testid="new"]');
+  assert.equal(await page.locator('[data-node]').count(), 0);
+  assert.equal(await page.textContent('[data-testid="scenario-title"]'), 'Untitled');
+  assert.match(await page.textContent('[data-testid="missing"]'), /canvas is empty: add a producer/);
+  assert.match(await page.textContent('[data-testid="status"]'), /Undo/);
+  assert.ok(await page.isDisabled('[data-testid="step"]'), 'nothing to step');
+  // Undo brings the scenario back; Redo empties it again.
+  await page.click('[data-testid="undo"]');
+  assert.equal(await page.locator('[data-node]').count(), nodes);
+  assert.notEqual(await page.textContent('[data-testid="scenario-title"]'), 'Untitled');
+  await page.click('[data-testid="redo"]');
+  assert.equal(await page.locator('[data-node]').count(), 0);
+
+  // Built from nothing, it runs.
+  const canvas = await page.locator('svg.graph').boundingBox();
+  const y = canvas.y + canvas.height / 2;
+  await dropFromPalette(page, 'producer', { x: canvas.x + canvas.width * 0.2, y });
+  await dropFromPalette(page, 'queue', { x: canvas.x + canvas.width * 0.5, y });
+  await dropFromPalette(page, 'consumer', { x: canvas.x + canvas.width * 0.8, y });
+  await page.waitForSelector('[data-node="consumer1"]');
+  await connect(page, 'producer1', 'queue1');
+  await connect(page, 'queue1', 'consumer1');
+  assert.equal(await page.locator('[data-testid="missing"]').count(), 0);
+  if (await page.getAttribute('[data-testid="play"]', 'aria-pressed') !== 'true') await page.click('[data-testid="play"]');
+  await madePasses(page, 'producer1', 1);
+
+  // With nothing selected, the inspector names and describes the scenario.
+  await page.keyboard.press('Escape');
+  await page.locator('svg.graph').click({ position: { x: 8, y: 8 } });
+  await page.fill('[data-testid="scenario-name"]', 'My first pipeline');
+  await page.press('[data-testid="scenario-name"]', 'Enter');
+  assert.equal(await page.textContent('[data-testid="scenario-title"]'), 'My first pipeline');
+  await page.fill('[data-testid="scenario-description"]', 'A producer, a queue and a consumer.');
+  await page.locator('[data-testid="scenario-name"]').focus();
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('[data-testid="export"]')]);
+  assert.equal(download.suggestedFilename(), 'my-first-pipeline.sluice.json');
+  const saved = JSON.parse(await (await import('node:fs/promises')).readFile(await download.path(), 'utf8'));
+  assert.equal(saved.name, 'My first pipeline');
+  assert.equal(saved.description, 'A producer, a queue and a consumer.');
+  // A rename is one edit.
+  await page.click('[data-testid="undo"]');
+  await page.click('[data-testid="undo"]');
+  assert.equal(await page.textContent('[data-testid="scenario-title"]'), 'Untitled');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -274,7 +274,27 @@ pub fn app() -> Html {
         })
     };
     let (delete, duplicate) = (on_selected(Command::Remove, true), on_selected(Command::Duplicate, false));
-    use_shortcuts(((*selected).clone(), *playing), Shortcuts { undo: undo.clone(), redo: redo.clone(), duplicate: duplicate.clone(), delete: delete.clone(), play: on_play.clone() });
+    let select_all = {
+        let (session, selected) = (session.clone(), selected.clone());
+        Callback::from(move |_: ()| selected.set((0..session.borrow().play.scenario().nodes.len()).collect()))
+    };
+    use_shortcuts(
+        ((*selected).clone(), *playing),
+        Shortcuts { undo: undo.clone(), redo: redo.clone(), duplicate: duplicate.clone(), delete: delete.clone(), play: on_play.clone(), select_all },
+    );
+    let on_new = {
+        let (dispatch, selected, status) = (dispatch.clone(), selected.clone(), status.clone());
+        Callback::from(move |_: ()| {
+            if dispatch(Command::New).is_ok() {
+                selected.set(Vec::new());
+                status.set(Some("A new, empty canvas: drag a producer onto it to begin. Undo (Ctrl+Z) brings back what was there.".into()));
+            }
+        })
+    };
+    let on_describe = use_callback((), {
+        let dispatch = dispatch.clone();
+        move |(name, description): (String, String), _| drop(dispatch(Command::Describe { name, description }))
+    });
 
     let on_pick = {
         let (dispatch, picking, playing) = (dispatch.clone(), picking.clone(), playing.clone());
@@ -413,7 +433,8 @@ pub fn app() -> Html {
     let open_lesson = s.play.lesson().map(|run| (run.index, run.states.clone(), run.tries.clone()));
     let sweep = (*sweep_order).clone().map(|order| (order, sweep_scenario.clone()));
     let editor = s.play.editor();
-    let (can_undo, can_redo, seed, name) = (editor.can_undo(), editor.can_redo(), scenario.seed.unwrap_or(1), scenario.name.clone());
+    let (can_undo, can_redo, seed) = (editor.can_undo(), editor.can_redo(), scenario.seed.unwrap_or(1));
+    let (name, description) = (AttrValue::from(scenario.name.clone()), AttrValue::from(scenario.description.clone()));
     let (comparing, stall, missing, dropping) = (s.play.variant_b().is_some(), s.play.stall(), s.play.missing(), s.a.motion.dropping.clone());
     let running = s.play.run().is_some();
     drop(s);
@@ -424,7 +445,7 @@ pub fn app() -> Html {
                 <div class="brand">
                     <span class="logo" aria-hidden="true">{"≋"}</span>
                     <span class="title">{"Sluice"}</span>
-                    <span class="subtitle">{ name }</span>
+                    <span class="subtitle" data-testid="scenario-title">{ if name.is_empty() { AttrValue::from("Untitled") } else { name.clone() } }</span>
                 </div>
                 <button class="lessons-button" data-testid="lessons" onclick={on_all_lessons.reform(|_: MouseEvent| ())}>{"☰ Lessons"}</button>
                 <Controls playing={*playing} runs={running} speed={*speed} clock={clock.clone()} behind={*behind} {seed} {on_play} {on_step} {on_speed} {on_reset} {on_seed} />
@@ -434,7 +455,7 @@ pub fn app() -> Html {
                     <Palette {on_drop} {on_add} />
                 </aside>
                 <section class="stage">
-                    <Toolbar {can_undo} {can_redo} selected={!selection.is_empty()} {comparing} on_undo={undo} on_redo={redo} on_duplicate={duplicate}
+                    <Toolbar {on_new} {can_undo} {can_redo} selected={!selection.is_empty()} {comparing} on_undo={undo} on_redo={redo} on_duplicate={duplicate}
                         on_delete={delete} {on_export} {on_import} {on_share} on_compare={on_compare.clone()} />
                     <Messages shared={(*shared).clone()} {on_close_share} status={(*status).clone()} notice={(*notice).clone()} {stall} {missing} {running} />
                     <Canvases snapshot={shown.snapshot.clone()} motion={motion_live.clone()} {dropping} selected={selection.clone()} on_select={on_select.clone()}
@@ -453,7 +474,7 @@ pub fn app() -> Html {
                     if let Some((queue, theory)) = selected_theory {
                         <TheoryPanel {queue} {theory} />
                     }
-                    <Inspector spec={selected_spec} outputs={selected_outputs} {on_reconfigure} {on_sweep} {on_close} />
+                    <Inspector spec={selected_spec} outputs={selected_outputs} {on_reconfigure} {on_sweep} {on_close} {name} {description} {on_describe} />
                     <Counters snapshot={shown.snapshot.clone()} />
                     <EventLog log={shown.log} drops={shown.drops} selected={selection} {on_select} playing={*playing} />
                 </aside>

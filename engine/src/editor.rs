@@ -67,8 +67,6 @@ pub enum EditError {
     NotFeeding { from: String, to: String },
     /// None of the blocks to delete is there.
     NothingToDelete,
-    /// Deleting them would leave no block.
-    LastBlock,
     /// New parameters of another kind than the block's.
     KindChange { id: String, is: Kind, given: Kind },
     /// The imported text is not a scenario, or not a sound one.
@@ -93,7 +91,6 @@ impl std::fmt::Display for EditError {
             ),
             EditError::NotFeeding { from, to } => write!(f, "{from} does not feed {to}"),
             EditError::NothingToDelete => f.write_str("nothing to delete"),
-            EditError::LastBlock => f.write_str("a scenario keeps at least one block"),
             EditError::KindChange { id, is, given } => write!(f, "{id} is a {is}, not a {given}"),
             EditError::Unreadable(why) | EditError::Unsound(why) => f.write_str(why),
         }
@@ -318,9 +315,6 @@ impl Editor {
                 return Err(EditError::NothingToDelete);
             }
             s.edges.retain(|e| !ids.contains(&e.from) && !ids.contains(&e.to));
-            if s.nodes.is_empty() {
-                return Err(EditError::LastBlock);
-            }
             Ok(())
         })
     }
@@ -432,6 +426,27 @@ impl Editor {
     pub fn set_seed(&mut self, seed: Option<u64>) -> Result<(), EditError> {
         self.edit(Touched::Shape, |s| {
             s.seed = seed;
+            Ok(())
+        })
+    }
+
+    /// Starts from scratch: an empty canvas with no name, as one edit (Undo
+    /// brings back what was there). The seed stays, so that a scenario
+    /// built again from nothing runs as it did.
+    pub fn clear(&mut self) -> Result<(), EditError> {
+        self.edit(Touched::Shape, |s| {
+            *s = Scenario { nodes: Vec::new(), edges: Vec::new(), name: String::new(), description: String::new(), ..s.clone() };
+            Ok(())
+        })
+    }
+
+    /// Names and describes the scenario (surrounding spaces dropped from
+    /// the name). Nothing a run reads changes.
+    pub fn describe(&mut self, name: &str, description: &str) -> Result<(), EditError> {
+        let (name, description) = (name.trim().to_string(), description.trim_end().to_string());
+        self.edit(Touched::Layout, |s| {
+            s.name = name;
+            s.description = description;
             Ok(())
         })
     }
@@ -563,8 +578,38 @@ mod tests {
         e.remove(&["c".to_string()]).unwrap();
         assert!(e.scenario().edges.iter().all(|x| x.to != "c"));
         assert_eq!(e.missing().len(), 1, "p now needs an output");
-        let why = e.remove(&["p".to_string(), "producer1".to_string(), "consumer1".to_string()]).unwrap_err();
-        assert!(why.to_string().contains("at least one"), "{why}");
+        // Deleting every block leaves an empty draft, which cannot run.
+        e.remove(&["p".to_string(), "producer1".to_string(), "consumer1".to_string()]).unwrap();
+        assert!(e.scenario().nodes.is_empty() && e.scenario().edges.is_empty());
+        assert_eq!(e.missing().len(), 1, "{:?}", e.missing());
+        assert!(e.scenario().validate().is_err());
+        e.undo();
+        assert_eq!(e.scenario().nodes.len(), 3, "p and the two copies are back");
+    }
+
+    #[test]
+    fn new_clears_the_canvas_as_one_edit_and_describe_names_it() {
+        let mut e = empty_editor();
+        e.set_seed(Some(7)).unwrap();
+        e.describe("  My pipeline ", "Two blocks.\n").unwrap();
+        assert_eq!(e.touched(), Some(&Touched::Layout));
+        assert_eq!((e.scenario().name.as_str(), e.scenario().description.as_str()), ("My pipeline", "Two blocks."));
+        let before = e.scenario().clone();
+        e.clear().unwrap();
+        assert_eq!(e.touched(), Some(&Touched::Shape));
+        let cleared = e.scenario();
+        assert!(cleared.nodes.is_empty() && cleared.edges.is_empty() && cleared.name.is_empty() && cleared.description.is_empty());
+        assert_eq!(cleared.seed, Some(7), "the seed stays");
+        // An empty scenario writes and reads back as a draft.
+        let text = cleared.to_json_pretty();
+        assert_eq!(&Scenario::from_json_draft(&text).unwrap(), cleared);
+        assert!(Scenario::from_json(&text).is_err(), "but it cannot run");
+        // Building from nothing: the first block added is a draft again.
+        e.add_node(Kind::Producer, Position { x: 0.0, y: 0.0 }).unwrap();
+        assert_eq!(e.scenario().nodes.len(), 1);
+        e.undo();
+        e.undo();
+        assert_eq!(e.scenario(), &before, "Undo brings back what New cleared");
     }
 
     #[test]

@@ -220,7 +220,33 @@ pub fn graph(props: &GraphProps) -> Html {
     // The view the user panned or zoomed to; `None` fits every node.
     let view = use_state(|| None::<ViewBox>);
     let fit = fit_view(&snap.nodes);
-    let shown = view.unwrap_or(fit);
+    // Blocks added where the fitted view already showed them keep that
+    // view: a block dropped at a spot stays there on screen rather than
+    // the whole canvas shifting to fit it (and the next drop landing
+    // elsewhere than aimed).
+    let last_fit = use_mut_ref(|| (snap.nodes.iter().map(|n| n.id.clone()).collect::<Vec<String>>(), fit));
+    let kept = {
+        let (ids, before) = &*last_fit.borrow();
+        let grew = snap.nodes.len() > ids.len() && snap.nodes.iter().zip(ids).all(|(n, id)| n.id == *id);
+        let inside = |n: &NodeView| {
+            n.x - NODE_W / 2.0 >= before.0 && n.x + NODE_W / 2.0 <= before.0 + before.2 && n.y - NODE_H / 2.0 >= before.1 && n.y + NODE_H / 2.0 <= before.1 + before.3
+        };
+        (view.is_none() && grew && snap.nodes.iter().all(inside)).then_some(*before)
+    };
+    if let Some(before) = kept {
+        view.set(Some(before));
+    }
+    {
+        // The ids are copied again only when the blocks may have changed
+        // (not on every frame of a large scenario).
+        let mut last = last_fit.borrow_mut();
+        let same = last.0.len() == snap.nodes.len() && last.0.first() == snap.nodes.first().map(|n| &n.id) && last.0.last() == snap.nodes.last().map(|n| &n.id);
+        if !same {
+            last.0 = snap.nodes.iter().map(|n| n.id.clone()).collect();
+        }
+        last.1 = kept.unwrap_or(fit);
+    }
+    let shown = kept.or(*view).unwrap_or(fit);
     // The views as of this render, for the wheel listener installed once.
     let views = use_mut_ref(|| (shown, fit));
     *views.borrow_mut() = (shown, fit);

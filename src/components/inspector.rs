@@ -17,6 +17,7 @@ use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::components::fields::{self, Control, Param};
+use crate::components::scenario_details::ScenarioDetails;
 use sluice_engine::json_field::set_at;
 
 #[derive(Properties, PartialEq)]
@@ -31,6 +32,11 @@ pub struct InspectorProps {
     /// "Sweep this" on a numeric field: its `NODE.FIELD`.
     pub on_sweep: Callback<String>,
     pub on_close: Callback<()>,
+    /// With no block selected, the inspector shows the scenario's name and
+    /// description, which it hands on changed.
+    pub name: AttrValue,
+    pub description: AttrValue,
+    pub on_describe: Callback<(String, String)>,
 }
 
 /// The sweep's name of a field: `line` and `/soft_limit/messages` →
@@ -62,7 +68,8 @@ pub fn inspector(props: &InspectorProps) -> Html {
         return html! {
             <section class="panel inspector" aria-label="Inspector">
                 <h2>{"Inspector"}</h2>
-                <p class="hint">{"Select a node on the canvas to see and change its parameters while it runs."}</p>
+                <p class="hint">{"Select a block on the canvas to see and change its parameters while it runs."}</p>
+                <ScenarioDetails name={props.name.clone()} description={props.description.clone()} on_describe={props.on_describe.clone()} />
             </section>
         };
     };

@@ -18,6 +18,7 @@ pub mod measured_canvas;
 pub mod messages;
 pub mod palette;
 pub mod panic_panel;
+pub mod scenario_details;
 pub mod sweep_panel;
 pub mod theory_panel;
 pub mod toolbar;

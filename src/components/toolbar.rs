@@ -1,4 +1,4 @@
-//! The edit toolbar above the canvas: undo, redo, duplicate, delete,
+//! The edit toolbar above the canvas: new, undo, redo, duplicate, delete,
 //! export, import, share and the A/B comparison.
 
 use yew::prelude::*;
@@ -13,6 +13,8 @@ pub struct ToolbarProps {
     pub selected: bool,
     /// An A/B comparison is open.
     pub comparing: bool,
+    /// Starts from an empty canvas (undoable).
+    pub on_new: Callback<()>,
     pub on_undo: Callback<()>,
     pub on_redo: Callback<()>,
     pub on_duplicate: Callback<()>,
@@ -38,6 +40,7 @@ pub fn toolbar(p: &ToolbarProps) -> Html {
     let on_compare = p.on_compare.clone();
     html! {
         <div class="toolbar" role="toolbar" aria-label="Edit">
+            { button("New", "new", "Start from an empty canvas (Undo brings back what was there)", true, &p.on_new) }
             { button("↶ Undo", "undo", "Undo (Ctrl+Z)", p.can_undo, &p.on_undo) }
             { button("↷ Redo", "redo", "Redo (Ctrl+Shift+Z or Ctrl+Y)", p.can_redo, &p.on_redo) }
             { button("Duplicate", "duplicate", "Duplicate the selected blocks (Ctrl+D)", p.selected, &p.on_duplicate) }

@@ -55,6 +55,9 @@ pub fn use_player(player: Player) {
                 let elapsed_s = (now - last.replace(now)) / 1000.0;
                 let mut s = player.session.borrow_mut();
                 if s.play.run().is_none() {
+                    // No run: no dots left over from the last one (the same
+                    // empty motion renders nothing again).
+                    player.motion.set(s.a.motion.clone());
                     return;
                 }
                 let advanced = s.play.advance(elapsed_s, speed, &|| now_ms() / 1000.0);

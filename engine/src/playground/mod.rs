@@ -50,6 +50,12 @@ pub enum Command {
     /// dragged, the next key typed in a field): one edit for Undo.
     Adjust { id: String, block: BlockSpec },
     SetSeed(u64),
+    /// Names and describes the scenario: an edit of its own that the run
+    /// does not notice.
+    Describe { name: String, description: String },
+    /// Starts from scratch: an empty canvas (an undoable edit); closes the
+    /// comparison and the lesson, which were about what was there.
+    New,
     /// Replaces the scenario by a file's text (an undoable edit); closes
     /// the comparison, which would compare with something else altogether.
     Import(String),
@@ -249,6 +255,13 @@ impl Playground {
             Command::Import(text) => {
                 self.edit(|e| e.import(&text))?;
                 self.b = None;
+                None
+            }
+            Command::Describe { name, description } => self.edit(|e| e.describe(&name, &description)).map(|()| None)?,
+            Command::New => {
+                self.edit(Editor::clear)?;
+                self.b = None;
+                self.lesson = None;
                 None
             }
             Command::Undo => self.edit(|e| Ok(e.undo())).map(|_| None)?,

@@ -291,3 +291,36 @@ fn a_part_that_names_a_held_block_does_not_run() {
     p.apply(Command::SetBlock { id: "p".into(), block: named }).unwrap();
     assert!(p.run().is_none(), "the running part would name a held block");
 }
+
+#[test]
+fn new_empties_the_canvas_closes_the_lesson_and_undoes_in_one_step() {
+    let mut p = Playground::new(pipeline(), catalogue()).unwrap();
+    p.apply(Command::PickLesson(0)).unwrap();
+    p.apply(Command::OpenComparison).unwrap();
+    let lesson = p.scenario().clone();
+    let applied = p.apply(Command::New).unwrap();
+    assert!(applied.edited);
+    assert!(p.scenario().nodes.is_empty() && p.scenario().name.is_empty());
+    assert!(p.run().is_none(), "nothing to run");
+    assert!(p.lesson().is_none() && p.variant_b().is_none(), "the lesson and the comparison were about what was there");
+    assert_eq!(p.missing(), vec!["the canvas is empty: add a producer to begin".to_string()]);
+    assert!(!p.advance(0.1, Speed::Times(1.0), &still).judged, "an empty canvas advances without a panic");
+    // Built again from nothing, it runs.
+    let ids: Vec<String> = [Kind::Producer, Kind::Queue, Kind::Consumer]
+        .into_iter()
+        .map(|kind| p.apply(Command::Add { kind, at: None }).unwrap().select.unwrap().remove(0))
+        .collect();
+    p.apply(Command::Connect { from: ids[0].clone(), to: ids[1].clone() }).unwrap();
+    p.apply(Command::Connect { from: ids[1].clone(), to: ids[2].clone() }).unwrap();
+    assert!(p.missing().is_empty());
+    p.advance(0.25, Speed::Times(4.0), &still);
+    assert_eq!(at(&p), 1.0);
+    p.apply(Command::Describe { name: "Mine".into(), description: "Built from nothing.".into() }).unwrap();
+    assert_eq!(at(&p), 1.0, "a name is not a change the run notices");
+    assert_eq!(p.scenario().name, "Mine");
+    // The name, two edges, three blocks, then New.
+    for _ in 0..7 {
+        p.apply(Command::Undo).unwrap();
+    }
+    assert_eq!(p.scenario(), &lesson, "Undo brings back the lesson's scenario");
+}

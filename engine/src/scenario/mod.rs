@@ -198,7 +198,13 @@ impl Scenario {
             );
         }
         if self.nodes.is_empty() {
-            push_error(&mut errors, "nodes", "a scenario needs at least one node");
+            // A draft may be empty (a canvas started from scratch); a
+            // scenario to run may not.
+            if draft {
+                push_error(&mut missing, "nodes", "the canvas is empty: add a producer to begin");
+            } else {
+                push_error(&mut errors, "nodes", "a scenario needs at least one node");
+            }
         }
         if self.nodes.len() > MAX_NODES {
             push_error(&mut errors, "nodes", format!("at most {MAX_NODES} nodes"));
