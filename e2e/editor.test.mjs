@@ -79,13 +79,20 @@ test('the keyboard alone adds, selects and moves a block', async () => {
   assert.ok(found, 'the palette is reachable with Tab');
   await page.keyboard.press('Enter');
   await page.waitForSelector('[data-node="link1"]');
-  // Tab on to a node: focusing it selects it, and the inspector shows it.
+  // Tab on to a node: passing over blocks selects none of them; Enter
+  // selects the one with the focus, and the inspector shows it. (Escape
+  // first lets go of the link just added.)
+  await page.keyboard.press('Escape');
+  assert.equal(await page.locator('[data-node][aria-pressed="true"]').count(), 0);
   found = false;
   for (let i = 0; i < 60 && !found; i++) {
     await page.keyboard.press('Tab');
     found = await page.evaluate(() => document.activeElement?.dataset?.node === 'client');
   }
   assert.ok(found, 'nodes are reachable with Tab');
+  assert.equal(await page.locator('[data-node="client"]').getAttribute('aria-pressed'), 'false', 'focus alone does not select');
+  assert.equal(await page.locator('[data-node="stream"]').getAttribute('aria-pressed'), 'false', 'nor did passing over another block');
+  await page.keyboard.press('Enter');
   assert.equal(await page.locator('[data-node="client"]').getAttribute('aria-pressed'), 'true');
   assert.match(await page.textContent('.inspector'), /client/);
   const label = await page.locator('[data-node="client"]').getAttribute('aria-label');
@@ -213,6 +220,58 @@ test("New starts from an empty canvas, Ctrl+A selects every block, and one's own
   await page.click('[data-testid="undo"]');
   await page.click('[data-testid="undo"]');
   assert.equal(await page.textContent('[data-testid="scenario-title"]'), 'Untitled');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** Presses Tab (or Shift+Tab) until the focused element passes `test`. */
+async function tabTo(page, test, arg, { back = false, limit = 120 } = {}) {
+  for (let i = 0; i < limit; i++) {
+    await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+    if (await page.evaluate(test, arg)) return;
+  }
+  assert.fail(`not reached with ${back ? 'Shift+Tab' : 'Tab'}: ${test} ${arg ?? ''}`);
+}
+
+const focusedTestId = (id) => document.activeElement?.dataset?.testid === id;
+const focusedKind = (kind) => document.activeElement?.dataset?.kind === kind;
+const focusedNode = (id) => document.activeElement?.dataset?.node === id;
+
+test('the keyboard alone builds producer → queue → consumer and runs it', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.locator('body').focus();
+  await tabTo(page, focusedTestId, 'new');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.locator('[data-node]').count(), 0);
+  for (const kind of ['producer', 'queue', 'consumer']) {
+    await tabTo(page, focusedKind, kind, { back: true });
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`[data-node="${kind}1"]`);
+  }
+  // Each block: Enter selects it, "Connect to" in the inspector wires it.
+  for (const [from, to] of [['producer1', 'queue1'], ['queue1', 'consumer1']]) {
+    await tabTo(page, focusedNode, from);
+    await page.keyboard.press('Enter');
+    assert.equal(await page.getAttribute(`[data-node="${from}"]`, 'aria-pressed'), 'true');
+    await tabTo(page, focusedTestId, 'connect-to');
+    await page.keyboard.press('Home');
+    for (let i = 0; i < 10 && (await page.inputValue('[data-testid="connect-to"]')) !== to; i++) await page.keyboard.press('ArrowDown');
+    assert.equal(await page.inputValue('[data-testid="connect-to"]'), to);
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector(`[data-testid="disconnect-${to}"]`);
+    // Back to the top of the page for the next block.
+    await page.locator('body').focus();
+  }
+  assert.equal(await page.locator('.edge').count(), 2);
+  assert.equal(await page.locator('[data-testid="missing"]').count(), 0, 'complete: it runs');
+  if (await page.getAttribute('[data-testid="play"]', 'aria-pressed') !== 'true') {
+    await tabTo(page, focusedTestId, 'play');
+    await page.keyboard.press('Enter');
+  }
+  await madePasses(page, 'producer1', 1);
+  await page.waitForFunction(() => [...document.querySelectorAll('.figure-box')]
+    .some((box) => /delivered/.test(box.textContent) && Number(box.querySelector('.figure-value').textContent.replace(/\D/g, '')) > 0));
   assert.deepEqual(errors, []);
   await page.close();
 });

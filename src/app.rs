@@ -251,6 +251,15 @@ pub fn app() -> Html {
             }
         }
     });
+    // "Connect to…" and "Disconnect" in the inspector, for the selected block.
+    let on_wire = |connect: bool| {
+        let (dispatch, session, selected) = (dispatch.clone(), session.clone(), selected.clone());
+        Callback::from(move |to: String| {
+            let Some(from) = selected.last().and_then(|&i| session.borrow().ids_of(&[i]).pop()) else { return };
+            let _ = dispatch(if connect { Command::Connect { from, to } } else { Command::Disconnect { from, to } });
+        })
+    };
+    let (on_connect_to, on_disconnect) = (on_wire(true), on_wire(false));
     let on_drop = {
         let dispatch = dispatch.clone();
         Callback::from(move |(kind, x, y): (Kind, f64, f64)| {
@@ -280,7 +289,7 @@ pub fn app() -> Html {
     };
     use_shortcuts(
         ((*selected).clone(), *playing),
-        Shortcuts { undo: undo.clone(), redo: redo.clone(), duplicate: duplicate.clone(), delete: delete.clone(), play: on_play.clone(), select_all },
+        Shortcuts { undo: undo.clone(), redo: redo.clone(), duplicate: duplicate.clone(), delete: delete.clone(), play: on_play.clone(), select_all, select_none: on_close.clone() },
     );
     let on_new = {
         let (dispatch, selected, status) = (dispatch.clone(), selected.clone(), status.clone());
@@ -404,6 +413,19 @@ pub fn app() -> Html {
         move |_| Rc::new(session.borrow().play.scenario().clone())
     }))
     .clone();
+    // The blocks the selected one could feed: worked out once per edit
+    // and selection, not on every frame.
+    let candidates = (*use_memo((session.borrow().play.revision(), selected.last().copied()), {
+        let session = session.clone();
+        move |(_, selected): &(u64, Option<usize>)| {
+            let s = session.borrow();
+            let scenario = s.play.scenario();
+            let Some(from) = selected.and_then(|i| scenario.nodes.get(i)) else { return Rc::new(Vec::new()) };
+            let feeds = |to: &str| scenario.edges.iter().any(|e| e.from == from.id && e.to == to);
+            Rc::new(scenario.nodes.iter().filter(|n| n.id != from.id && n.block.takes_input() && !feeds(&n.id)).map(|n| n.id.clone()).collect::<Vec<String>>())
+        }
+    }))
+    .clone();
     let s = session.borrow();
     let scenario = s.play.scenario();
     let selection: Vec<usize> = selected.iter().copied().filter(|&i| i < scenario.nodes.len()).collect();
@@ -474,7 +496,8 @@ pub fn app() -> Html {
                     if let Some((queue, theory)) = selected_theory {
                         <TheoryPanel {queue} {theory} />
                     }
-                    <Inspector spec={selected_spec} outputs={selected_outputs} {on_reconfigure} {on_sweep} {on_close} {name} {description} {on_describe} />
+                    <Inspector spec={selected_spec} outputs={selected_outputs} {on_reconfigure} {on_sweep} {on_close} {name} {description} {on_describe}
+                        {candidates} {on_connect_to} {on_disconnect} />
                     <Counters snapshot={shown.snapshot.clone()} />
                     <EventLog log={shown.log} drops={shown.drops} selected={selection} {on_select} playing={*playing} />
                 </aside>

@@ -1,6 +1,6 @@
 //! Keyboard shortcuts on the whole page: Ctrl+Z undo, Ctrl+Shift+Z or
-//! Ctrl+Y redo, Ctrl+D duplicate, Ctrl+A select every block, Delete or
-//! Backspace delete, Space play or pause.
+//! Ctrl+Y redo, Ctrl+D duplicate, Ctrl+A select every block, Escape select
+//! none, Delete or Backspace delete, Space play or pause.
 //!
 //! Guarantees: a key pressed in a text field belongs to the field, and
 //! Space on a focused button presses that button; neither reaches the page.
@@ -18,6 +18,7 @@ pub struct Shortcuts {
     pub delete: Callback<()>,
     pub play: Callback<()>,
     pub select_all: Callback<()>,
+    pub select_none: Callback<()>,
 }
 
 /// The element a key event went to.
@@ -54,6 +55,7 @@ pub fn use_shortcuts<D: PartialEq + 'static>(deps: D, shortcuts: Shortcuts) {
                 "y" if command => &shortcuts.redo,
                 "d" if command => &shortcuts.duplicate,
                 "a" if command => &shortcuts.select_all,
+                "escape" => &shortcuts.select_none,
                 "delete" | "backspace" => &shortcuts.delete,
                 " " if !on_button(e) => &shortcuts.play,
                 _ => return,

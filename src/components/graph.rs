@@ -251,9 +251,6 @@ pub fn graph(props: &GraphProps) -> Html {
     let views = use_mut_ref(|| (shown, fit));
     *views.borrow_mut() = (shown, fit);
     let svg_ref = use_node_ref();
-    // Whether a pointer is pressed on a node: the focus that the press gives
-    // the node must not change the selection (the release decides).
-    let pressing = use_mut_ref(|| false);
     {
         let (svg_ref, views, view) = (svg_ref.clone(), views.clone(), view.clone());
         use_effect_with((), move |_| {
@@ -346,9 +343,7 @@ pub fn graph(props: &GraphProps) -> Html {
         let nodes = snap.nodes.clone();
         let selected = props.selected.clone();
         let (on_move, on_connect, on_select) = (props.on_move.clone(), props.on_connect.clone(), props.on_select.clone());
-        let pressing = pressing.clone();
         Callback::from(move |e: PointerEvent| {
-            *pressing.borrow_mut() = false;
             let Some(g) = *gesture else { return };
             gesture.set(None);
             let at = to_canvas(&e);
@@ -376,11 +371,8 @@ pub fn graph(props: &GraphProps) -> Html {
         })
     };
     let onpointercancel = {
-        let (gesture, pressing) = (gesture.clone(), pressing.clone());
-        Callback::from(move |_: PointerEvent| {
-            *pressing.borrow_mut() = false;
-            gesture.set(None)
-        })
+        let gesture = gesture.clone();
+        Callback::from(move |_: PointerEvent| gesture.set(None))
     };
 
     // Where the flow layer draws: the edges' lines and the blocks' areas,
@@ -446,13 +438,12 @@ pub fn graph(props: &GraphProps) -> Html {
         // Both gestures that start on a node capture the pointer, so that
         // the canvas hears where it goes.
         let start = |make: fn(usize, bool, bool, (f64, f64)) -> Gesture| {
-            let (gesture, to_canvas, svg_ref, pressing) = (gesture.clone(), to_canvas.clone(), svg_ref.clone(), pressing.clone());
+            let (gesture, to_canvas, svg_ref) = (gesture.clone(), to_canvas.clone(), svg_ref.clone());
             Callback::from(move |e: PointerEvent| {
                 e.stop_propagation();
                 if e.button() != 0 {
                     return;
                 }
-                *pressing.borrow_mut() = true;
                 let Some(at) = to_canvas(&e) else { return };
                 if let Some(svg) = svg_ref.cast::<Element>() {
                     let _ = svg.set_pointer_capture(e.pointer_id());
@@ -480,7 +471,9 @@ pub fn graph(props: &GraphProps) -> Html {
             Callback::from(move |e: KeyboardEvent| {
                 let step = if e.shift_key() { 100.0 } else { 20.0 };
                 let moved = match e.key().as_str() {
-                    "Enter" => {
+                    // Pressed like a button: Tab only passes over blocks,
+                    // so every block's parameters can be reached.
+                    "Enter" | " " => {
                         e.prevent_default();
                         on_select.emit(if e.shift_key() { Select::Toggle(index) } else { Select::Only(index) });
                         None
@@ -494,17 +487,6 @@ pub fn graph(props: &GraphProps) -> Html {
                 if let (Some((dx, dy)), false) = (moved, readonly) {
                     e.prevent_default();
                     on_move.emit((if is_selected { selected_all.clone() } else { vec![index] }, dx, dy));
-                }
-            })
-        };
-        // Focus selects, unless the node is already part of the selection
-        // (Tab through a multiple selection keeps it).
-        let onfocus = {
-            let on_select = props.on_select.clone();
-            let pressing = pressing.clone();
-            Callback::from(move |_: FocusEvent| {
-                if !is_selected && !*pressing.borrow() {
-                    on_select.emit(Select::Only(index));
                 }
             })
         };
@@ -537,7 +519,7 @@ pub fn graph(props: &GraphProps) -> Html {
                data-node={node.id.clone()} data-state={node.state.map_or("", State::as_str)}
                data-paused={node.paused.to_string()}
                role="button" tabindex="0" aria-label={label} aria-pressed={is_selected.to_string()}
-               {onpointerdown} {onkeydown} {onfocus}>
+               {onpointerdown} {onkeydown}>
                 if props.dropping.get(index).copied().unwrap_or(false) {
                     <rect class="drop-flash" x={(-NODE_W / 2.0 - 7.0).to_string()} y={(-NODE_H / 2.0 - 7.0).to_string()}
                           width={(NODE_W + 14.0).to_string()} height={(NODE_H + 14.0).to_string()} rx="15" />

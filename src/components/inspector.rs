@@ -16,6 +16,7 @@ use sluice_engine::units::{self, Quantity};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
+use crate::components::connections::Connections;
 use crate::components::fields::{self, Control, Param};
 use crate::components::scenario_details::ScenarioDetails;
 use sluice_engine::json_field::set_at;
@@ -37,6 +38,11 @@ pub struct InspectorProps {
     pub name: AttrValue,
     pub description: AttrValue,
     pub on_describe: Callback<(String, String)>,
+    /// Blocks the selected one could feed ("Connect to…").
+    pub candidates: std::rc::Rc<Vec<String>>,
+    /// Connects the selected block to the one named, or disconnects it.
+    pub on_connect_to: Callback<String>,
+    pub on_disconnect: Callback<String>,
 }
 
 /// The sweep's name of a field: `line` and `/soft_limit/messages` →
@@ -148,6 +154,8 @@ pub fn inspector(props: &InspectorProps) -> Html {
                 <button class="icon" onclick={on_close} aria-label="Close the inspector">{"×"}</button>
             </div>
             <p class="hint">{ crate::view::words::describe_kind(spec.block.kind()) }</p>
+            <Connections id={spec.id.clone()} outputs={props.outputs.clone()} max_outputs={spec.block.outputs().1}
+                candidates={props.candidates.clone()} on_connect={props.on_connect_to.clone()} on_disconnect={props.on_disconnect.clone()} />
             { for rows }
         </section>
     }

@@ -4,6 +4,7 @@
 pub mod ab_table;
 pub mod canvases;
 pub mod chart;
+pub mod connections;
 pub mod controls;
 pub mod counters;
 pub mod event_log;

@@ -116,7 +116,7 @@ impl BlockSpec {
     }
 
     /// Whether this kind takes incoming edges.
-    fn takes_input(&self) -> bool {
+    pub fn takes_input(&self) -> bool {
         !matches!(self, BlockSpec::Producer(_))
     }
 
