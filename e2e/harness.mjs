@@ -142,16 +142,16 @@ export async function numberPasses(page, selector, value, timeout = 20000) {
   );
 }
 
-/** How many messages producer `id` has made, from its label ("… 812 messages made"). */
+/** How many messages producer `id` has made, from its label ("Producer stream, producing, 812 made"). */
 export async function made(page, id) {
   const label = await page.locator(`[data-node="${id}"]`).getAttribute('aria-label');
-  return Number(/(\d+) messages made/.exec(label)[1]);
+  return Number(/, (\d+) made/.exec(label)[1]);
 }
 
 /** Waits until producer `id` has made more than `value` messages. */
 export async function madePasses(page, id, value, timeout = 20000) {
   await page.waitForFunction(
-    ([node, v]) => Number(/(\d+) messages made/.exec(document.querySelector(`[data-node="${node}"]`)?.getAttribute('aria-label') ?? '')?.[1]) > v,
+    ([node, v]) => Number(/, (\d+) made/.exec(document.querySelector(`[data-node="${node}"]`)?.getAttribute('aria-label') ?? '')?.[1]) > v,
     [id, value],
     { timeout },
   );

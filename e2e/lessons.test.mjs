@@ -30,6 +30,31 @@ test('a first visit opens on the lesson picker, with every lesson', async () => 
   await page.keyboard.press('Escape');
   await picker.waitFor({ state: 'detached' });
   assert.match(await page.textContent('.subtitle'), new RegExp(lessons[0].title));
+
+  // Opened from the Lessons button, it is modal: Tab stays inside (from
+  // the last control to the first, Shift+Tab back again), the page behind
+  // is inert, and Escape gives the focus back to the Lessons button.
+  await page.getByTestId('lessons').focus();
+  await page.keyboard.press('Enter');
+  await picker.waitFor();
+  const focused = () => page.evaluate(() => document.activeElement?.dataset.testid);
+  assert.equal(await focused(), 'lesson-1');
+  assert.equal(await page.locator('main.workspace').getAttribute('inert') !== null, true);
+  const stops = lessons.length + 1;
+  const seen = new Set();
+  for (let i = 0; i < stops + 2; i++) {
+    await page.keyboard.press('Tab');
+    assert.ok(await page.evaluate(() => document.querySelector('[data-testid="lesson-picker"]').contains(document.activeElement)), `Tab ${i + 1} stays in the picker`);
+    seen.add(await focused());
+  }
+  assert.equal(seen.size, stops, 'every lesson and the close button, then round again');
+  await page.keyboard.press('Shift+Tab');
+  await page.keyboard.press('Shift+Tab');
+  assert.ok(await page.evaluate(() => document.querySelector('[data-testid="lesson-picker"]').contains(document.activeElement)));
+  await page.keyboard.press('Escape');
+  await picker.waitFor({ state: 'detached' });
+  assert.equal(await focused(), 'lessons', 'the focus is back where it was');
+  assert.equal(await page.locator('main.workspace').getAttribute('inert'), null);
   assert.deepEqual(errors, []);
 });
 

@@ -463,7 +463,8 @@ pub fn app() -> Html {
 
     html! {
         <div class="app">
-            <header class="topbar">
+            // Behind the open lesson picker (a modal dialog) the page is inert.
+            <header class="topbar" inert={*picking}>
                 <div class="brand">
                     <span class="logo" aria-hidden="true">{"≋"}</span>
                     <span class="title">{"Sluice"}</span>
@@ -472,7 +473,7 @@ pub fn app() -> Html {
                 <button class="lessons-button" data-testid="lessons" onclick={on_all_lessons.reform(|_: MouseEvent| ())}>{"☰ Lessons"}</button>
                 <Controls playing={*playing} runs={running} speed={*speed} clock={clock.clone()} behind={*behind} {seed} {on_play} {on_step} {on_speed} {on_reset} {on_seed} />
             </header>
-            <main class="workspace">
+            <main class="workspace" inert={*picking}>
                 <aside class="toolbox">
                     <Palette {on_drop} {on_add} />
                 </aside>

@@ -1,6 +1,10 @@
 //! The open lesson: its story, what to watch, and its "try this" steps,
 //! each with a button that does it and, once the step's time has run, the
 //! verdict on what the lesson said would happen, with the figures behind it.
+//!
+//! Guarantees: a verdict, when it comes, is announced to a screen reader
+//! (a polite live region, always in the page, says the step, the outcome
+//! and its figures); the countdown while a step is watched is not.
 
 use std::rc::Rc;
 
@@ -26,6 +30,21 @@ pub struct LessonPanelProps {
 
 #[function_component(LessonPanel)]
 pub fn lesson_panel(props: &LessonPanelProps) -> Html {
+    // The last verdict to come, in words, for the live region.
+    let announced = use_state(String::new);
+    let last_states = use_mut_ref(|| props.states.clone());
+    {
+        let (announced, last_states) = (announced.clone(), last_states.clone());
+        use_effect_with((props.index, props.states.clone()), move |(_, states)| {
+            let before = std::mem::replace(&mut *last_states.borrow_mut(), states.clone());
+            let fresh = states.iter().enumerate().filter(|(k, state)| before.get(*k) != Some(*state));
+            if let Some((k, StepState::Judged(v))) = fresh.filter(|(_, state)| matches!(state, StepState::Judged(_))).last() {
+                let figures: Vec<&str> = v.results.iter().map(|r| r.text.as_str()).collect();
+                let outcome = if v.passed { "as the lesson says" } else { "not as the lesson says" };
+                announced.set(format!("Step {}: {outcome}. {}", k + 1, figures.join("; ")));
+            }
+        });
+    }
     let Some(l) = props.lessons.get(props.index) else { return html! {} };
     let steps = l.steps.iter().enumerate().map(|(k, step)| {
         let n = k + 1;
@@ -92,6 +111,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
             </details>
             <p><strong>{"Watch: "}</strong>{ &l.watch }</p>
             <h3>{"Try this"}</h3>
+            <p class="visually-hidden" role="status" data-testid="lesson-announce">{ (*announced).clone() }</p>
             <ol class="steps">{ for steps }</ol>
             <button class="link" data-testid="all-lessons" onclick={Callback::from(move |_: MouseEvent| on_all.emit(()))}>{"All lessons…"}</button>
         </section>

@@ -1,6 +1,11 @@
 //! What the page has to say above the canvas: the share link last made, a
 //! passing status, a refused edit, why the watchdog stopped the run, and
 //! what the draft still lacks before it runs.
+//!
+//! Guarantees: both regions are always in the page, empty or not, so that a
+//! screen reader announces what appears in them: the polite one (share link,
+//! status, what the draft lacks) when the reader is free, the alert (a
+//! refused edit or import, the watchdog's stop) at once.
 
 use yew::prelude::*;
 
@@ -25,36 +30,40 @@ pub struct MessagesProps {
 pub fn messages(p: &MessagesProps) -> Html {
     let close = p.on_close_share.clone();
     html! {
-        <>
-            if let Some(link) = p.shared.clone() {
-                <div class="share" role="status" data-testid="share-panel">
-                    <label for="share-link">{"Anyone who opens this link gets this scenario (copied to the clipboard):"}</label>
-                    <input id="share-link" data-testid="share-link" readonly=true value={link}
-                        onfocus={Callback::from(|e: FocusEvent| {
-                            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
-                            input.select();
-                        })} />
-                    <button class="icon" aria-label="Close the share link" onclick={Callback::from(move |_: MouseEvent| close.emit(()))}>{"×"}</button>
-                </div>
-            }
-            if let Some(text) = p.status.clone() {
-                <div class="info" role="status" data-testid="status">{ text }</div>
-            }
-            if let Some(why) = p.notice.clone() {
-                <div class="notice" role="alert" data-testid="notice">{ why }</div>
-            }
-            if let Some(why) = p.stall.clone() {
-                <div class="notice stall" role="alert" data-testid="stall">
-                    { why }
-                    {" Change the scenario and it runs again from time zero; Reset starts it again as it is."}
-                </div>
-            }
-            if !p.missing.is_empty() {
-                <div class="missing" role="status" data-testid="missing">
-                    <strong>{ if p.running { "Not connected yet (the rest runs): " } else { "Not running yet: " } }</strong>
-                    { p.missing.join("; ") }
-                </div>
-            }
-        </>
+        <div class="messages">
+            <div class="live" role="status" aria-live="polite" data-testid="live-status">
+                if let Some(link) = p.shared.clone() {
+                    <div class="share" data-testid="share-panel">
+                        <label for="share-link">{"Anyone who opens this link gets this scenario (copied to the clipboard):"}</label>
+                        <input id="share-link" data-testid="share-link" readonly=true value={link}
+                            onfocus={Callback::from(|e: FocusEvent| {
+                                let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+                                input.select();
+                            })} />
+                        <button class="icon" aria-label="Close the share link" onclick={Callback::from(move |_: MouseEvent| close.emit(()))}>{"×"}</button>
+                    </div>
+                }
+                if let Some(text) = p.status.clone() {
+                    <div class="info" data-testid="status">{ text }</div>
+                }
+                if !p.missing.is_empty() {
+                    <div class="missing" data-testid="missing">
+                        <strong>{ if p.running { "Not connected yet (the rest runs): " } else { "Not running yet: " } }</strong>
+                        { p.missing.join("; ") }
+                    </div>
+                }
+            </div>
+            <div class="live" role="alert" data-testid="live-alert">
+                if let Some(why) = p.notice.clone() {
+                    <div class="notice" data-testid="notice">{ why }</div>
+                }
+                if let Some(why) = p.stall.clone() {
+                    <div class="notice stall" data-testid="stall">
+                        { why }
+                        {" Change the scenario and it runs again from time zero; Reset starts it again as it is."}
+                    </div>
+                }
+            </div>
+        </div>
     }
 }

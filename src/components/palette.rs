@@ -91,13 +91,13 @@ pub fn palette(props: &PaletteProps) -> Html {
             })
         };
         html! {
-            <li class={classes!("palette-item", kind.as_str())} data-kind={kind.as_str()} role="button" tabindex="0"
+            <div class={classes!("palette-item", kind.as_str())} data-kind={kind.as_str()} role="button" tabindex="0"
                 aria-label={format!("Add a {}: {}", kind_label(kind).to_lowercase(), describe_kind(kind))}
                 title={describe_kind(kind)}
                 {onpointerdown} {onkeydown}>
                 <span class="swatch" aria-hidden="true"></span>
                 <span class="name">{ kind_label(kind) }</span>
-            </li>
+            </div>
         }
     });
     let ghost = (*ghost).clone().map(|d| {
@@ -111,7 +111,7 @@ pub fn palette(props: &PaletteProps) -> Html {
         <section class="panel palette" aria-label="Blocks">
             <h2>{"Blocks"}</h2>
             <p class="hint">{"Drag onto the canvas, or press Enter."}</p>
-            <ul>{ for items }</ul>
+            <div class="palette-items">{ for items }</div>
             { for ghost }
         </section>
     }

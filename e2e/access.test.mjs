@@ -1,0 +1,80 @@
+// A screen reader's page: what changes is announced through live regions
+// that are in the page from the start, and axe-core finds no WCAG 2.1 A or
+// AA violation in the page's main states.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { withBrowser, open, accessibilityProblems } from './harness.mjs';
+
+const env = withBrowser();
+
+/** The live region's element handle, found before anything is announced. */
+async function region(page, testid) {
+  const handle = await page.$(`[data-testid="${testid}"]`);
+  assert.ok(handle, `${testid} is in the page`);
+  return handle;
+}
+
+test('imports refused, share links, draft gaps and verdicts are announced', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  const alert = await region(page, 'live-alert');
+  const status = await region(page, 'live-status');
+  assert.equal(await alert.getAttribute('role'), 'alert');
+  assert.equal(await status.getAttribute('aria-live'), 'polite');
+  assert.equal((await alert.textContent()).trim(), '');
+
+  // A refused import speaks in the alert region that was already there.
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{not json') });
+  await page.waitForSelector('[data-testid="notice"]');
+  assert.match(await alert.textContent(), /broken\.json was not imported/);
+  assert.equal(await page.evaluate((el) => el.isConnected, alert), true, 'the same region, not a new one');
+
+  // A share link and a gap in the draft speak in the polite one.
+  await page.click('[data-testid="share"]');
+  await page.waitForSelector('[data-testid="share-panel"]');
+  assert.match(await status.textContent(), /Anyone who opens this link/);
+  await page.click('[data-testid="new"]');
+  assert.match(await status.textContent(), /canvas is empty/);
+  await page.click('[data-testid="undo"]');
+
+  // A lesson's verdict is said when it comes, with its figures.
+  await page.click('[data-testid="lessons"]');
+  await page.getByTestId('lesson-1').click();
+  const announce = await region(page, 'lesson-announce');
+  assert.equal(await announce.getAttribute('role'), 'status');
+  await page.selectOption('[data-testid="speed"]', 'max');
+  await page.getByTestId('step-1-try').click();
+  await page.waitForFunction(() => /^Step 1: (not )?as the lesson says\. \S/.test(document.querySelector('[data-testid="lesson-announce"]')?.textContent ?? ''), null, { timeout: 90_000 });
+  const said = await announce.textContent();
+  const shown = await page.getByTestId('step-1-verdict').locator('li').first().textContent();
+  assert.ok(said.includes(shown), `"${said}" includes the figure shown, "${shown}"`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('axe-core finds no WCAG 2.1 A or AA violation in the main states', async () => {
+  const { page, errors } = await open(env.browser, env.url, { picker: true });
+  const check = async (state) => assert.deepEqual(await accessibilityProblems(page, 'body'), [], state);
+  await page.getByTestId('lesson-picker').waitFor();
+  await check('the lesson picker');
+  await page.getByTestId('lesson-1').click();
+  await page.getByTestId('lesson-panel').waitFor();
+  await page.selectOption('[data-testid="speed"]', '10');
+  await page.getByTestId('step-1-try').click();
+  await page.waitForSelector('[data-testid="step-1-verdict"]');
+  await check('a lesson being watched');
+  await page.click('[data-node="sender"] .body');
+  await check('a queue selected: the inspector and the theory');
+  await page.click('[data-testid="ab-toggle"]');
+  await page.waitForSelector('[data-testid="canvas-b"]');
+  await check('A/B open');
+  await page.click('[data-testid="ab-toggle"]');
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'broken.json', mimeType: 'application/json', buffer: Buffer.from('{not json') });
+  await page.waitForSelector('[data-testid="notice"]');
+  await page.click('[data-testid="share"]');
+  await page.waitForSelector('[data-testid="share-panel"]');
+  await check('a refused import and a share link');
+  await page.click('[data-testid="new"]');
+  await check('an empty canvas');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
