@@ -5,7 +5,10 @@
 //! right edge) onto another node; the page decides whether that is allowed.
 //!
 //! The view fits every node until the user pans (drag the empty canvas) or
-//! zooms (the wheel, or the + and − buttons); "Fit" returns to fitting.
+//! zooms (the wheel, or the + and − buttons); "Fit" returns to fitting. On a
+//! screen too narrow to fit every node at a readable size (a phone), the
+//! fitted view is the top left of the scenario at that size instead: text
+//! is never drawn smaller than 12 px unless the user zooms out.
 //! Shift- or Ctrl-click adds a node to the selection or takes it out;
 //! dragging a selected node moves the whole selection.
 
@@ -14,8 +17,9 @@ use std::rc::Rc;
 use gloo_events::{EventListener, EventListenerOptions};
 use sluice_engine::scenario::Kind;
 use sluice_engine::State;
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, WheelEvent};
+use web_sys::{Element, ResizeObserver, ResizeObserverEntry, WheelEvent};
 use yew::prelude::*;
 
 use crate::view::words::{kind_label, short_figure, theory_summary};
@@ -30,6 +34,10 @@ const NODE_H: f64 = 104.0;
 
 /// A view box: left, top, width, height in canvas units.
 type ViewBox = (f64, f64, f64, f64);
+
+/// The fewest screen pixels per canvas unit the fitted view draws at: the
+/// smallest text of a block is 12 units, so at least 12 px.
+const READABLE_SCALE: f64 = 1.0;
 
 /// The zoom step of the buttons; the wheel zooms continuously.
 const ZOOM_STEP: f64 = 1.25;
@@ -105,6 +113,12 @@ fn node_at(nodes: &[NodeView], (x, y): (f64, f64)) -> Option<usize> {
         .map(|n| n.index)
 }
 
+/// A drawn text with a trailing space, which SVG does not draw: read as
+/// one string, the texts of a block keep apart as words.
+fn spaced(text: &str) -> String {
+    format!("{text} ")
+}
+
 fn human_bytes(bytes: u64) -> String {
     match bytes {
         b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
@@ -113,32 +127,24 @@ fn human_bytes(bytes: u64) -> String {
     }
 }
 
-/// The words a screen reader says for a node, and the figure drawn in it.
-fn describe(node: &NodeView) -> (String, String, String) {
+/// What a node shows in words: its status line and its figure; a screen
+/// reader hears the kind, the id, then these (the label starts with what
+/// is drawn, in the order drawn), then `more` if any.
+fn describe(node: &NodeView) -> (String, String, Option<String>) {
     if node.held {
-        let label = format!("{} {}, not connected: it waits while the rest runs", kind_label(node.kind), node.id);
-        return ("not connected".into(), "waits to be connected".into(), label);
+        return ("not connected".into(), "waits to be connected".into(), Some("it waits while the rest runs".into()));
     }
     match node.kind {
         Kind::Queue => {
             let state = node.state.unwrap_or(State::Ready);
             let status = if node.disconnected { format!("{state} · disconnected") } else { state.to_string() };
-            let figure = format!("{} messages · {}", node.depth, human_bytes(node.depth_bytes));
-            let label = format!("Queue {}, {}, {} messages", node.id, status, node.depth);
-            (status, figure, label)
+            (status, format!("{} messages · {}", node.depth, human_bytes(node.depth_bytes)), None)
         }
         Kind::Producer => {
             let status = if node.paused { "paused" } else { "producing" }.to_string();
-            let figure = format!("{} made", node.arrived);
-            let label = format!("Producer {}, {}, {} messages made", node.id, status, node.arrived);
-            (status, figure, label)
+            (status, format!("{} made", node.arrived), None)
         }
-        Kind::Consumer | Kind::Dispatcher => {
-            let status = format!("{}/{} busy", node.in_service, node.workers);
-            let figure = format!("{} done", node.departed);
-            let label = format!("{} {}, {}, {} done", kind_label(node.kind), node.id, status, node.departed);
-            (status, figure, label)
-        }
+        Kind::Consumer | Kind::Dispatcher => (format!("{}/{} busy", node.in_service, node.workers), format!("{} done", node.departed), None),
         kind => {
             let level = match kind {
                 Kind::Window | Kind::ConcurrencyLimiter => "in flight",
@@ -147,10 +153,7 @@ fn describe(node: &NodeView) -> (String, String, String) {
                 Kind::Link => "on the link",
                 _ => "held",
             };
-            let status = format!("{} {level}", node.depth);
-            let figure = format!("{} passed", node.departed);
-            let label = format!("{} {}, {} {level}, {} passed", kind_label(kind), node.id, node.depth, node.departed);
-            (status, figure, label)
+            (format!("{} {level}", node.depth), format!("{} passed", node.departed), None)
         }
     }
 }
@@ -199,6 +202,22 @@ fn fit_view(nodes: &[NodeView]) -> ViewBox {
     (cx - w / 2.0, cy - h / 2.0, w, h)
 }
 
+/// `fit` as drawn on `pixels` (the canvas's size in CSS pixels): where the
+/// whole would be drawn smaller than `READABLE_SCALE`, the part of it from
+/// its top left corner that is drawn at that scale.
+fn readable(fit: ViewBox, pixels: Option<(f64, f64)>) -> ViewBox {
+    let Some((pw, ph)) = pixels.filter(|(w, h)| *w > 0.0 && *h > 0.0) else { return fit };
+    if (pw / fit.2).min(ph / fit.3) >= READABLE_SCALE {
+        return fit;
+    }
+    let (w, h) = (pw / READABLE_SCALE, ph / READABLE_SCALE);
+    // Centred across what is shown when the whole is narrower (or lower)
+    // than the screen; from the left (top) edge when it is wider.
+    let x = if fit.2 <= w { fit.0 + (fit.2 - w) / 2.0 } else { fit.0 };
+    let y = if fit.3 <= h { fit.1 + (fit.3 - h) / 2.0 } else { fit.1 };
+    (x, y, w, h)
+}
+
 /// `view` zoomed by `factor` (above 1: out) about the canvas point `at`,
 /// kept within `ZOOM_RANGE` of the fitted view.
 fn zoom(view: ViewBox, fit: ViewBox, factor: f64, at: (f64, f64)) -> ViewBox {
@@ -219,7 +238,30 @@ pub fn graph(props: &GraphProps) -> Html {
     let gesture = use_state(|| None::<Gesture>);
     // The view the user panned or zoomed to; `None` fits every node.
     let view = use_state(|| None::<ViewBox>);
-    let fit = fit_view(&snap.nodes);
+    let svg_ref = use_node_ref();
+    // The canvas's size in CSS pixels, as a ResizeObserver reports it.
+    let pixels = use_state(|| None::<(f64, f64)>);
+    {
+        let (svg_ref, pixels) = (svg_ref.clone(), pixels.clone());
+        use_effect_with((), move |_| {
+            let observer = svg_ref.cast::<Element>().and_then(|svg| {
+                let on_resize = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+                    let Ok(entry) = entries.get(0).dyn_into::<ResizeObserverEntry>() else { return };
+                    let rect = entry.content_rect();
+                    pixels.set(Some((rect.width(), rect.height())));
+                });
+                let observer = ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok()?;
+                observer.observe(&svg);
+                Some((observer, on_resize))
+            });
+            move || {
+                if let Some((observer, _on_resize)) = observer {
+                    observer.disconnect();
+                }
+            }
+        });
+    }
+    let fit = readable(fit_view(&snap.nodes), *pixels);
     // Blocks added where the fitted view already showed them keep that
     // view: a block dropped at a spot stays there on screen rather than
     // the whole canvas shifting to fit it (and the next drop landing
@@ -250,7 +292,6 @@ pub fn graph(props: &GraphProps) -> Html {
     // The views as of this render, for the wheel listener installed once.
     let views = use_mut_ref(|| (shown, fit));
     *views.borrow_mut() = (shown, fit);
-    let svg_ref = use_node_ref();
     {
         let (svg_ref, views, view) = (svg_ref.clone(), views.clone(), view.clone());
         use_effect_with((), move |_| {
@@ -427,7 +468,7 @@ pub fn graph(props: &GraphProps) -> Html {
     };
     let nodes: Vec<Html> = snap.nodes.iter().map(|node| {
         let index = node.index;
-        let (status, figure, label) = describe(node);
+        let (status, figure, more) = describe(node);
         let is_selected = props.selected.contains(&index);
         let colour = match node.kind {
             Kind::Queue => state_colour(node.state.unwrap_or(State::Ready)),
@@ -507,10 +548,22 @@ pub fn graph(props: &GraphProps) -> Html {
             }),
             _ => None,
         };
-        let label = match &theory_tag {
-            Some((_, summary)) => format!("{label}; {summary}"),
-            None => label,
-        };
+        // The accessible name begins with every word drawn, in order (each
+        // drawn text ends in a space that SVG does not show, so that the
+        // words do not run together when read as one).
+        let mut label = format!("{} {}, {status}, {figure}", kind_label(node.kind), node.id);
+        if let Some((tag, summary)) = &theory_tag {
+            label += &format!("; {tag}");
+            if summary != tag {
+                label += &format!(" ({summary})");
+            }
+        }
+        if dropped > 0 {
+            label += &format!("; {dropped} dropped");
+        }
+        if let Some(more) = &more {
+            label += &format!(": {more}");
+        }
         let takes_input = node.kind != Kind::Producer;
         let editable = !props.readonly;
         html! {
@@ -530,20 +583,23 @@ pub fn graph(props: &GraphProps) -> Html {
                       width={NODE_W.to_string()} height={NODE_H.to_string()} rx="10" style={format!("stroke: {colour}")} />
                 <rect class="band" x={(-NODE_W / 2.0).to_string()} y={(-NODE_H / 2.0).to_string()}
                       width="8" height={NODE_H.to_string()} rx="4" fill={colour} />
-                <text class="kind" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 18.0).to_string()}>{ kind_label(node.kind) }</text>
-                <text class="id" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 38.0).to_string()}>{ &node.id }</text>
-                <text class="status" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 57.0).to_string()} fill={colour}>{ status }</text>
-                <text class="figure" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 76.0).to_string()}>{ figure }</text>
+                <text class="kind" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 18.0).to_string()}>{ spaced(&kind_label(node.kind)) }</text>
+                <text class="id" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 38.0).to_string()}>{ spaced(&node.id) }</text>
+                <text class="status" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 57.0).to_string()} fill={colour}>{ spaced(&status) }</text>
+                <text class="figure" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 76.0).to_string()}>{ spaced(&figure) }</text>
                 if node.kind == Kind::Queue {
                     { fill_bar(node) }
                 }
                 if let Some((tag, summary)) = &theory_tag {
-                    <text class="theory-tag" data-testid={format!("theory-tag-{}", node.id)} x={(-NODE_W / 2.0 + 4.0).to_string()} y={(NODE_H / 2.0 + 18.0).to_string()}>
-                        { tag }<title>{ summary }</title>
-                    </text>
+                    <g class="theory-tag-group">
+                        <title>{ summary }</title>
+                        <text class="theory-tag" data-testid={format!("theory-tag-{}", node.id)} x={(-NODE_W / 2.0 + 4.0).to_string()} y={(NODE_H / 2.0 + 18.0).to_string()}>
+                            { spaced(tag) }
+                        </text>
+                    </g>
                 }
                 if dropped > 0 {
-                    <text class="drops" x={(NODE_W / 2.0 - 10.0).to_string()} y={(NODE_H / 2.0 + if theory_tag.is_some() { 36.0 } else { 18.0 }).to_string()} text-anchor="end">{ format!("{dropped} dropped") }</text>
+                    <text class="drops" x={(NODE_W / 2.0 - 10.0).to_string()} y={(NODE_H / 2.0 + if theory_tag.is_some() { 36.0 } else { 18.0 }).to_string()} text-anchor="end">{ format!("{dropped} dropped ") }</text>
                 }
                 if takes_input {
                     <circle class="port in" cx={(-NODE_W / 2.0).to_string()} cy="0" r="6" aria-hidden="true" />
