@@ -477,6 +477,12 @@ pub fn app() -> Html {
                 <aside class="toolbox">
                     <Palette {on_drop} {on_add} />
                 </aside>
+                // Beside the canvas on a wide screen; above it on a narrow one.
+                if let Some((index, states, tries)) = open_lesson {
+                    <div class="lesson-area">
+                        <LessonPanel lessons={lesson_texts.clone()} {index} {states} {tries} now_s={shown.snapshot.time_s} {on_try} on_all={on_all_lessons} on_close={on_lesson_close} />
+                    </div>
+                }
                 <section class="stage">
                     <Toolbar {on_new} {can_undo} {can_redo} selected={!selection.is_empty()} {comparing} on_undo={undo} on_redo={redo} on_duplicate={duplicate}
                         on_delete={delete} {on_export} {on_import} {on_share} on_compare={on_compare.clone()} />
@@ -491,9 +497,6 @@ pub fn app() -> Html {
                     }
                 </section>
                 <aside class="sidebar">
-                    if let Some((index, states, tries)) = open_lesson {
-                        <LessonPanel lessons={lesson_texts.clone()} {index} {states} {tries} now_s={shown.snapshot.time_s} {on_try} on_all={on_all_lessons} on_close={on_lesson_close} />
-                    }
                     if let Some((queue, theory)) = selected_theory {
                         <TheoryPanel {queue} {theory} />
                     }

@@ -75,7 +75,7 @@ pub fn controls(props: &ControlsProps) -> Html {
                 title="Process the next event only (while paused)">{"⇥ Step"}</button>
             <button data-testid="reset" onclick={on_reset} title="Start the scenario again from time zero">{"↺ Reset"}</button>
             <label class="speed">
-                {"Speed "}
+                <span class="speed-name">{"Speed "}</span>
                 <select data-testid="speed" onchange={on_speed} aria-label="Simulation speed">
                     { for SPEEDS.iter().map(|&s| html! {
                         <option value={speed_value(s)} title={if s.is_finite() { "" } else { "As fast as the browser can simulate" }} selected={s == props.speed || (s - props.speed).abs() < 1e-9}>{ speed_label(s) }</option>

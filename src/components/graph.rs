@@ -605,6 +605,9 @@ pub fn graph(props: &GraphProps) -> Html {
                     <circle class="port in" cx={(-NODE_W / 2.0).to_string()} cy="0" r="6" aria-hidden="true" />
                 }
                 if editable {
+                    // A finger needs more than the drawn dot: an unseen
+                    // circle 44 units across takes the press.
+                    <circle class="port-hit" cx={(NODE_W / 2.0).to_string()} cy="0" r="22" aria-hidden="true" onpointerdown={on_port.clone()} />
                     <circle class="port out" data-port={node.id.clone()} cx={(NODE_W / 2.0).to_string()} cy="0" r="9"
                             onpointerdown={on_port}>
                         <title>{"Drag to another block to connect"}</title>

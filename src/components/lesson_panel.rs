@@ -28,6 +28,11 @@ pub struct LessonPanelProps {
     pub on_close: Callback<()>,
 }
 
+/// Whether the page is as narrow as a phone (the layout's breakpoint).
+fn narrow() -> bool {
+    gloo_utils::window().inner_width().ok().and_then(|w| w.as_f64()).is_some_and(|w| w <= 800.0)
+}
+
 #[function_component(LessonPanel)]
 pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     // The last verdict to come, in words, for the live region.
@@ -105,7 +110,9 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                 <button class="icon" aria-label="Close the lesson" onclick={Callback::from(move |_: MouseEvent| on_close.emit(()))}>{"×"}</button>
             </div>
             <p class="lesson-source">{ &l.source }</p>
-            <details open=true>
+            // On a phone the story starts folded, so that the steps and the
+            // canvas come sooner.
+            <details open={!narrow()}>
                 <summary>{"The story"}</summary>
                 <p>{ &l.story }</p>
             </details>
