@@ -275,3 +275,44 @@ test('the keyboard alone builds producer → queue → consumer and runs it', as
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a 6,000-block import is drawn whole from afar and in words up close, and a click still selects', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  const nodes = [];
+  const edges = [];
+  for (let k = 0; k < 2000; k++) {
+    const [x, y] = [120 + 760 * (k % 20), 120 + 160 * Math.floor(k / 20)];
+    nodes.push({ id: `p${k}`, kind: 'producer', arrivals: { process: 'poisson', rate_per_s: 2 }, position: { x, y } });
+    nodes.push({ id: `q${k}`, kind: 'queue', position: { x: x + 240, y } });
+    nodes.push({ id: `c${k}`, kind: 'consumer', service_time: { dist: 'exponential', mean: 0.3 }, position: { x: x + 480, y } });
+    edges.push({ from: `p${k}`, to: `q${k}` }, { from: `q${k}`, to: `c${k}` });
+  }
+  const text = JSON.stringify({ version: 1, name: 'six thousand', nodes, edges });
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'large.json', mimeType: 'application/json', buffer: Buffer.from(text) });
+  await page.waitForSelector('[data-node="c1999"]', { timeout: 60_000 });
+  // Fitted: every block is there, as a shape (not dots floating without blocks).
+  assert.equal(await page.locator('[data-node]').count(), 6000);
+  assert.equal(await page.locator('.node-shape').count(), 6000);
+  await page.locator('[data-node="q0"]').click();
+  assert.match(await page.getAttribute('[data-node="q0"]', 'class'), /\bselected\b/);
+  assert.match(await page.textContent('.inspector h2'), /q0/);
+  // Up close: only the blocks in view, with their words.
+  for (let i = 0; i < 16; i++) await page.click('[data-testid="zoom-in"]');
+  await page.waitForFunction(() => document.querySelectorAll('g.node').length > 0);
+  const drawn = await page.locator('g.node').count();
+  assert.ok(drawn > 0 && drawn < 1000, `${drawn} blocks drawn in words`);
+  assert.equal(await page.locator('.node-shape').count(), 0);
+  // A block whose middle is on screen (those just outside the view are drawn too).
+  const id = await page.evaluate(() => {
+    const svg = document.querySelector('svg.graph').getBoundingClientRect();
+    return [...document.querySelectorAll('g.node')].find((g) => {
+      const r = g.querySelector('.body').getBoundingClientRect();
+      const [x, y] = [r.x + r.width / 2, r.y + r.height / 2];
+      return x > svg.left && x < svg.right && y > svg.top && y < svg.bottom;
+    })?.dataset.node;
+  });
+  await page.locator(`[data-node="${id}"] .body`).click();
+  assert.equal(await page.getAttribute(`[data-node="${id}"]`, 'aria-pressed'), 'true');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -123,7 +123,9 @@ impl Model {
             .filter(|e| e.to == spec.id)
             .filter_map(|e| scenario.node_index(&e.from))
             .collect();
-        let outputs: Vec<usize> = scenario.outputs().swap_remove(node);
+        // Its own edges only: a scenario-wide table per queue would make
+        // the theories of many queues quadratic.
+        let outputs: Vec<usize> = scenario.edges.iter().filter(|e| e.from == spec.id).filter_map(|e| scenario.node_index(&e.to)).collect();
         if inputs.is_empty() {
             return Err("nothing feeds it yet".into());
         }
@@ -187,7 +189,7 @@ impl Model {
         let serves_others = scenario.edges.iter().any(|e| e.to == id(server) && e.from != spec.id);
         let unusual = if serves_others {
             Some("also serves other inputs")
-        } else if !scenario.outputs()[server].is_empty() {
+        } else if scenario.edges.iter().any(|e| e.from == id(server)) {
             Some("passes its messages on, so the next block can hold it up")
         } else if !consumer.slowdowns.is_empty() || !consumer.outages.is_empty() {
             Some("has slow-downs or outages")

@@ -8,7 +8,9 @@
 //! zooms (the wheel, or the + and − buttons); "Fit" returns to fitting. On a
 //! screen too narrow to fit every node at a readable size (a phone), the
 //! fitted view is the top left of the scenario at that size instead: text
-//! is never drawn smaller than 12 px unless the user zooms out.
+//! is never drawn smaller than 12 px unless the user zooms out. Only what
+//! the view shows is drawn, and from far out (a large scenario fitted)
+//! blocks are plain shapes: thousands of blocks stay responsive.
 //! Shift- or Ctrl-click adds a node to the selection or takes it out;
 //! dragging a selected node moves the whole selection.
 
@@ -39,9 +41,19 @@ type ViewBox = (f64, f64, f64, f64);
 /// smallest text of a block is 12 units, so at least 12 px.
 const READABLE_SCALE: f64 = 1.0;
 
+/// A canvas narrower than this (a phone's) fits at a readable scale; a
+/// wider one fits everything, however small.
+const NARROW_PX: f64 = 600.0;
+
+/// Below this many screen pixels per canvas unit a block's words would be
+/// under 4 px: blocks are drawn as plain shapes in their colour (an
+/// overview), and no dots move along the edges.
+const OVERVIEW_SCALE: f64 = 0.3;
+
 /// The zoom step of the buttons; the wheel zooms continuously.
 const ZOOM_STEP: f64 = 1.25;
-/// How far one can zoom: a view box from 1/8 to 8 times the fitted one.
+/// How far one can zoom: a view box from 1/8 (or, for a large scenario, a
+/// couple of blocks across) to 8 times the fitted one.
 const ZOOM_RANGE: f64 = 8.0;
 
 #[derive(Properties, PartialEq)]
@@ -206,7 +218,7 @@ fn fit_view(nodes: &[NodeView]) -> ViewBox {
 /// whole would be drawn smaller than `READABLE_SCALE`, the part of it from
 /// its top left corner that is drawn at that scale.
 fn readable(fit: ViewBox, pixels: Option<(f64, f64)>) -> ViewBox {
-    let Some((pw, ph)) = pixels.filter(|(w, h)| *w > 0.0 && *h > 0.0) else { return fit };
+    let Some((pw, ph)) = pixels.filter(|(w, h)| *w > 0.0 && *h > 0.0 && *w < NARROW_PX) else { return fit };
     if (pw / fit.2).min(ph / fit.3) >= READABLE_SCALE {
         return fit;
     }
@@ -222,7 +234,9 @@ fn readable(fit: ViewBox, pixels: Option<(f64, f64)>) -> ViewBox {
 /// kept within `ZOOM_RANGE` of the fitted view.
 fn zoom(view: ViewBox, fit: ViewBox, factor: f64, at: (f64, f64)) -> ViewBox {
     let (x, y, w, h) = view;
-    let factor = (w * factor).clamp(fit.2 / ZOOM_RANGE, fit.2 * ZOOM_RANGE) / w;
+    // In as far as a couple of blocks across, however large the scenario.
+    let narrowest = (fit.2 / ZOOM_RANGE).min(2.5 * NODE_W);
+    let factor = (w * factor).clamp(narrowest, fit.2 * ZOOM_RANGE) / w;
     (at.0 - (at.0 - x) * factor, at.1 - (at.1 - y) * factor, w * factor, h * factor)
 }
 
@@ -416,26 +430,41 @@ pub fn graph(props: &GraphProps) -> Html {
         Callback::from(move |_: PointerEvent| gesture.set(None))
     };
 
+    // Only what the view shows is drawn: a scenario of thousands of blocks
+    // costs the blocks on screen, and far out, plain shapes.
+    let scale = pixels.map_or(1.0, |(w, h)| (w / shown.2).min(h / shown.3));
+    let overview = scale < OVERVIEW_SCALE;
+    let in_view = |(x0, y0, x1, y1): (f64, f64, f64, f64)| {
+        let margin = NODE_W;
+        x1 >= shown.0 - margin && x0 <= shown.0 + shown.2 + margin && y1 >= shown.1 - margin && y0 <= shown.1 + shown.3 + margin
+    };
+    let node_in_view = |n: &NodeView| {
+        let (x, y) = place(n);
+        in_view((x - NODE_W / 2.0, y - NODE_H / 2.0, x + NODE_W / 2.0, y + NODE_H / 2.0))
+    };
     // Where the flow layer draws: the edges' lines and the blocks' areas,
-    // following a block while it is dragged.
+    // following a block while it is dragged. An edge not drawn has no
+    // line there (NaN: no dot, and no reach).
     let mut geometry = FlowGeometry { view: shown, ..FlowGeometry::default() };
     let edges: Vec<Html> = snap
         .edges
         .iter()
-        .map(|&(from, to)| {
+        .filter_map(|&(from, to)| {
             let ((ax, ay), (bx, by)) = (place(&snap.nodes[from]), place(&snap.nodes[to]));
             let (x1, y1, x2, y2) = (ax + NODE_W / 2.0, ay, bx - NODE_W / 2.0 - 6.0, by);
-            geometry.segments.push((x1, y1, x2, y2));
-            html! {
-                <line class="edge" x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()} marker-end="url(#arrow)" />
-            }
+            let shown = in_view((x1.min(x2), y1.min(y2), x1.max(x2), y1.max(y2)));
+            geometry.segments.push(if shown && !overview { (x1, y1, x2, y2) } else { (f64::NAN, f64::NAN, f64::NAN, f64::NAN) });
+            shown.then(|| html! {
+                <line class="edge" x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
+                    marker-end={(!overview).then_some("url(#arrow)")} />
+            })
         })
         .collect();
     // Ties beside the edges, dashed and named at their middle.
     let relations: Vec<Html> = snap
         .relations
         .iter()
-        .filter(|(a, b, _)| a.max(b) < &snap.nodes.len())
+        .filter(|(a, b, _)| a.max(b) < &snap.nodes.len() && !overview && (node_in_view(&snap.nodes[*a]) || node_in_view(&snap.nodes[*b])))
         .map(|&(from, to, what)| {
             let ((ax, ay), (bx, by)) = (place(&snap.nodes[from]), place(&snap.nodes[to]));
             let (mx, my) = ((ax + bx) / 2.0, (ay + by) / 2.0);
@@ -450,6 +479,7 @@ pub fn graph(props: &GraphProps) -> Html {
     geometry.covers = snap
         .nodes
         .iter()
+        .filter(|n| !overview && node_in_view(n))
         .map(|n| {
             let (x, y) = place(n);
             // The body and both ports.
@@ -466,7 +496,7 @@ pub fn graph(props: &GraphProps) -> Html {
         }
         _ => None,
     };
-    let nodes: Vec<Html> = snap.nodes.iter().map(|node| {
+    let nodes: Vec<Html> = snap.nodes.iter().filter(|node| node_in_view(node)).map(|node| {
         let index = node.index;
         let (status, figure, more) = describe(node);
         let is_selected = props.selected.contains(&index);
@@ -503,6 +533,17 @@ pub fn graph(props: &GraphProps) -> Html {
         } else {
             start(|node, in_selection, toggle, at| Gesture::Move { node, group: in_selection, toggle, start: at, at })
         };
+        if overview {
+            // Far out: the block's shape in its colour, still to be
+            // selected and moved; its name as a tooltip.
+            return html! {
+                <rect class={classes!("node-shape", is_selected.then_some("selected"), node.held.then_some("held"))} data-node={node.id.clone()}
+                    x={(x - NODE_W / 2.0).to_string()} y={(y - NODE_H / 2.0).to_string()} width={NODE_W.to_string()} height={NODE_H.to_string()}
+                    rx="10" fill={colour} {onpointerdown}>
+                    <title>{ format!("{} {}", kind_label(node.kind), node.id) }</title>
+                </rect>
+            };
+        }
         let on_port = start(|from, _, _, at| Gesture::Connect { from, at });
         let readonly = props.readonly;
         let onkeydown = {

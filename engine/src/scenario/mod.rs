@@ -310,8 +310,8 @@ impl Scenario {
     /// scenario whose edges name existing nodes.
     pub fn outputs(&self) -> Vec<Vec<usize>> {
         let mut out = vec![Vec::new(); self.nodes.len()];
-        for e in &self.edges {
-            if let (Some(from), Some(to)) = (self.node_index(&e.from), self.node_index(&e.to)) {
+        for (from, to) in self.edge_ends() {
+            if let (Some(from), Some(to)) = (from, to) {
                 out[from].push(to);
             }
         }
@@ -343,8 +343,27 @@ impl Scenario {
         self.nodes.iter().any(|n| matches!(&n.block, BlockSpec::Window(w) if w.receipts.is_some()))
     }
 
+    /// The index of node `id` (a scan: a loop over edges uses `indices`).
     pub fn node_index(&self, id: &str) -> Option<usize> {
         self.nodes.iter().position(|n| n.id == id)
+    }
+
+    /// Every node's index by id (the first, should two share one), for
+    /// loops that look up many ids: a scenario of 10,000 nodes must not
+    /// scan them for each of its edges.
+    pub fn indices(&self) -> HashMap<&str, usize> {
+        let mut index = HashMap::with_capacity(self.nodes.len());
+        for (i, n) in self.nodes.iter().enumerate() {
+            index.entry(n.id.as_str()).or_insert(i);
+        }
+        index
+    }
+
+    /// The (from, to) node indices of every edge, in edge order; an end
+    /// that names no node is `None`.
+    pub fn edge_ends(&self) -> Vec<(Option<usize>, Option<usize>)> {
+        let index = self.indices();
+        self.edges.iter().map(|e| (index.get(e.from.as_str()).copied(), index.get(e.to.as_str()).copied())).collect()
     }
 }
 

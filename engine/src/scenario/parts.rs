@@ -34,7 +34,8 @@ impl Scenario {
     /// This scenario without the nodes marked in `held`, and without the
     /// edges that touch them.
     pub fn without(&self, held: &[bool]) -> Scenario {
-        let keep = |id: &str| self.node_index(id).is_some_and(|i| !held.get(i).copied().unwrap_or(false));
+        let index = self.indices();
+        let keep = |id: &str| index.get(id).is_some_and(|&i| !held.get(i).copied().unwrap_or(false));
         Scenario {
             nodes: self.nodes.iter().enumerate().filter(|(i, _)| !held.get(*i).copied().unwrap_or(false)).map(|(_, n)| n.clone()).collect(),
             edges: self.edges.iter().filter(|e| keep(&e.from) && keep(&e.to)).cloned().collect(),

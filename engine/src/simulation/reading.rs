@@ -77,12 +77,8 @@ impl Simulation {
     /// a run that does not draw pays nothing for it.
     pub fn count_flows(&mut self) {
         if self.flows.is_none() {
-            let edges: Vec<(usize, usize)> = self
-                .scenario
-                .edges
-                .iter()
-                .map(|e| (self.scenario.node_index(&e.from).unwrap_or(usize::MAX), self.scenario.node_index(&e.to).unwrap_or(usize::MAX)))
-                .collect();
+            let edges: Vec<(usize, usize)> =
+                self.scenario.edge_ends().into_iter().map(|(from, to)| (from.unwrap_or(usize::MAX), to.unwrap_or(usize::MAX))).collect();
             self.flows = Some(Box::new(Flows::new(self.nodes.len(), &edges, self.class_names.len())));
         }
     }

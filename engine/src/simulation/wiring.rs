@@ -43,12 +43,8 @@ impl Simulation {
             }
         }
         // Inputs in edge order, as documented.
-        let edge_order: BTreeMap<(usize, usize), usize> = scenario
-            .edges
-            .iter()
-            .enumerate()
-            .filter_map(|(k, e)| Some(((scenario.node_index(&e.from)?, scenario.node_index(&e.to)?), k)))
-            .collect();
+        let edge_order: BTreeMap<(usize, usize), usize> =
+            scenario.edge_ends().into_iter().enumerate().filter_map(|(k, (from, to))| Some(((from?, to?), k))).collect();
         for (to, ins) in inputs.iter_mut().enumerate() {
             ins.sort_by_key(|&from| edge_order.get(&(from, to)).copied().unwrap_or(usize::MAX));
         }
