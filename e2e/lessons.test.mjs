@@ -84,6 +84,10 @@ for (const l of lessons) {
     );
     const figures = await verdict.textContent();
     assert.equal(await verdict.getAttribute('data-state'), 'passed', figures);
+    // In the lesson's words, with the figure and what was expected: no
+    // internal names such as "entered.SoftLimit" or "mean_wait_s".
+    assert.match(figures, /\d.*\(expected: /, figures);
+    assert.doesNotMatch(figures, /\b(entered|in|dropped)\.[A-Za-z]|\b[a-z]+_(s|per_s|fraction|depth)\b|\bmax_depth\b/, figures);
     if (l.number === 1) await screenshot(page, 'lesson-1-judged');
     assert.deepEqual(errors, []);
   });

@@ -304,8 +304,8 @@ struct Judged {
 /// How one check came out.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CheckResult {
-    /// The check and the figure found, for people: "sender dropped.thinned
-    /// = 312 (at least 1)".
+    /// The check and the figure found, in the lesson's words: "sender
+    /// dropped 312 messages (thinned) (expected: at least 1)".
     pub text: String,
     /// The figure judged (B/A for a ratio check), unrounded; none when
     /// there was nothing to read.
@@ -367,19 +367,15 @@ impl Watch {
 
     fn judge(&self, j: &Judged, runs: &[&Simulation]) -> CheckResult {
         let c = &j.check;
-        let who = if runs.len() > 1 { format!("{} ", if j.run == 1 { "B:" } else { "A:" }) } else { String::new() };
+        let who = if runs.len() > 1 { if j.run == 1 { "B: " } else { "A: " } } else { "" };
         let Ok(value) = self.value(j, j.run, runs) else {
-            return CheckResult { text: format!("{who}{} {}: not running", c.node, c.figure), figure: None, passed: false };
+            return CheckResult { text: format!("{who}{}: not running", c.node), figure: None, passed: false };
         };
         let mut bounds = Vec::new();
-        let shown = |v: Option<f64>| v.map_or_else(|| "no value".to_string(), number);
         // No value meets no bound: a mean over nothing is not 0.
-        let mut passed = within(value.unwrap_or(f64::NAN), c.at_least, c.at_most, "", &mut bounds) && value.is_some();
-        let mut text = format!("{who}{} {} = {}", c.node, c.figure, shown(value));
+        let mut passed = within(value.unwrap_or(f64::NAN), c.at_least, c.at_most, |v| j.figure.amount(v), &mut bounds) && value.is_some();
+        let mut text = format!("{who}{}", j.figure.in_words(&c.node, value));
         let mut figure = value;
-        if value.is_none() {
-            text.push_str(&format!(" ({})", no_value_because(j.figure)));
-        }
         if c.b_over_a_at_least.is_some() || c.b_over_a_at_most.is_some() {
             let a = self.value(j, 0, runs).ok().flatten();
             let b = self.value(j, 1, runs).ok().flatten();
@@ -390,15 +386,20 @@ impl Watch {
             };
             // The figure's own bounds, if any, still hold; the ratio's too.
             let direct = c.at_least.is_none() && c.at_most.is_none() || passed;
-            let ratio_holds = within(ratio.unwrap_or(f64::NAN), c.b_over_a_at_least, c.b_over_a_at_most, "B/A ", &mut bounds);
+            let ratio_holds = within(ratio.unwrap_or(f64::NAN), c.b_over_a_at_least, c.b_over_a_at_most, |v| format!("B/A {}", number(v)), &mut bounds);
             passed = direct && ratio_holds && ratio.is_some();
             figure = ratio;
-            text = format!("{} {}: A {}, B {}, B/A = {}", c.node, c.figure, shown(a), shown(b), shown(ratio));
+            text = format!("A: {}; B: {}; B/A = {}", j.figure.in_words(&c.node, a), j.figure.in_words(&c.node, b), ratio.map_or_else(|| "no value".into(), number));
             if ratio.is_none() {
                 text.push_str(" (A gives nothing to compare with)");
             }
         }
-        CheckResult { text: format!("{text} ({})", bounds.join(", ")), figure, passed }
+        let expected = match (j.figure.is_yes_no(), c.at_least, c.at_most) {
+            (true, Some(min), _) if min >= 1.0 && bounds.len() == 1 => "yes".to_string(),
+            (true, _, Some(max)) if max <= 0.0 && bounds.len() == 1 => "no".to_string(),
+            _ => bounds.join(", "),
+        };
+        CheckResult { text: format!("{text} (expected: {expected})"), figure, passed }
     }
 }
 
@@ -412,18 +413,70 @@ fn no_value_because(figure: Figure) -> &'static str {
 }
 
 /// Whether `value` lies within the bounds given, each bound written into
-/// `bounds` ("at least 3", "B/A at most 0.5").
-fn within(value: f64, min: Option<f64>, max: Option<f64>, what: &str, bounds: &mut Vec<String>) -> bool {
+/// `bounds` as `amount` writes it ("at least 3", "at most 20 %", "B/A at
+/// most 0.5").
+fn within(value: f64, min: Option<f64>, max: Option<f64>, amount: impl Fn(f64) -> String, bounds: &mut Vec<String>) -> bool {
     let mut passed = true;
     if let Some(min) = min {
         passed &= value >= min;
-        bounds.push(format!("{what}at least {}", number(min)));
+        bounds.push(format!("at least {}", amount(min)));
     }
     if let Some(max) = max {
         passed &= value <= max;
-        bounds.push(format!("{what}at most {}", number(max)));
+        bounds.push(format!("at most {}", amount(max)));
     }
     passed
+}
+
+impl Figure {
+    /// Whether the figure is 1 for yes and 0 for no.
+    fn is_yes_no(self) -> bool {
+        matches!(self, Figure::Paused | Figure::In(_))
+    }
+
+    /// A value of this figure with its unit: "20 %", "0.4 s", "12".
+    fn amount(self, v: f64) -> String {
+        match self {
+            Figure::DropFraction => format!("{} %", number(v * 100.0)),
+            Figure::MeanWait | Figure::MeanSojourn => format!("{} s", number(v)),
+            Figure::Throughput => format!("{} a second", number(v)),
+            _ => number(v),
+        }
+    }
+
+    /// What the figure of `node` says, in the lesson's words: "sender
+    /// entered SoftLimit 439 times", "a message waited 0.41 s on average
+    /// in line". `None`: it has no value, and why.
+    pub fn in_words(self, node: &str, value: Option<f64>) -> String {
+        let Some(v) = value else {
+            return format!("{node}: no figure yet ({})", no_value_because(self));
+        };
+        let n = number(v);
+        let times = if v == 1.0 { "once".to_string() } else { format!("{n} times") };
+        let messages = if v == 1.0 { "1 message".to_string() } else { format!("{n} messages") };
+        match self {
+            Figure::Arrived => format!("{messages} reached {node}"),
+            Figure::Departed => format!("{node} passed on {messages}"),
+            Figure::Dropped(None) => format!("{node} dropped {messages}"),
+            Figure::Dropped(Some(reason)) => format!("{node} dropped {messages} ({})", reason.as_str().replace('_', " ")),
+            Figure::DropFraction => format!("{node} dropped {} of what reached it", self.amount(v)),
+            Figure::Disconnects => format!("{node} disconnected its client {times}"),
+            Figure::Retransmitted => format!("{node} sent {messages} again"),
+            Figure::Throughput => format!("{node} passed on {messages} a second"),
+            Figure::Depth => format!("{node} holds {messages} now"),
+            Figure::MaxDepth => format!("{node} held as many as {messages}"),
+            Figure::MeanDepth => format!("{node} held {messages} on average"),
+            Figure::MeanWait => format!("a message waited {} on average in {node}", self.amount(v)),
+            Figure::MeanSojourn => format!("a message took {} on average from being made to leaving {node}", self.amount(v)),
+            Figure::InFlight => format!("{node} has {messages} in flight"),
+            Figure::Credits => format!("{node} has {n} credits left"),
+            Figure::Paused if v >= 0.5 => format!("{node} is paused"),
+            Figure::Paused => format!("{node} is not paused"),
+            Figure::In(state) if v >= 0.5 => format!("{node} is in {state} now"),
+            Figure::In(state) => format!("{node} is not in {state} now"),
+            Figure::Entered(state) => format!("{node} entered {state} {times}"),
+        }
+    }
 }
 
 fn judged(check: &Check, scenario: &Scenario, runs: usize) -> Result<Judged, String> {
@@ -624,6 +677,17 @@ mod tests {
     use super::*;
 
     #[test]
+    fn verdicts_speak_the_lessons_words_with_their_figures() {
+        assert_eq!(Figure::Entered(State::SoftLimit).in_words("sender", Some(439.0)), "sender entered SoftLimit 439 times");
+        assert_eq!(Figure::Disconnects.in_words("sender", Some(1.0)), "sender disconnected its client once");
+        assert_eq!(Figure::Dropped(Some(DropReason::Thinned)).in_words("sender", Some(312.0)), "sender dropped 312 messages (thinned)");
+        assert_eq!(Figure::MeanWait.in_words("line", Some(0.4123)), "a message waited 0.412 s on average in line");
+        assert_eq!(Figure::DropFraction.in_words("line", Some(0.25)), "line dropped 25 % of what reached it");
+        assert_eq!(Figure::Paused.in_words("requests", Some(1.0)), "requests is paused");
+        assert_eq!(Figure::Throughput.amount(12.5), "12.5 a second");
+    }
+
+    #[test]
     fn figures_parse_and_name_what_is_wrong() {
         assert_eq!(Figure::parse("dropped.thinned"), Ok(Figure::Dropped(Some(DropReason::Thinned))));
         assert_eq!(Figure::parse("entered.HardLimit"), Ok(Figure::Entered(State::HardLimit)));
@@ -658,7 +722,7 @@ mod tests {
         sim.run_until(watch.judge_at).unwrap();
         let verdict = watch.verdict(&[&sim]);
         assert!(!verdict.passed);
-        assert_eq!(verdict.results[0].text, "c mean_sojourn_s = no value (nothing departed) (at most 1)");
+        assert_eq!(verdict.results[0].text, "c: no figure yet (nothing departed) (expected: at most 1 s)");
         // When something departs, the same check reads its mean.
         let mut sim = served_in(0.5);
         let watch = Watch::start(&step, &[&sim]).unwrap();
