@@ -78,3 +78,34 @@ test('axe-core finds no WCAG 2.1 A or AA violation in the main states', async ()
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the glossary explains the page\'s words: from the top bar, and from an underlined word at its entry', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.getByTestId('glossary-open').focus();
+  await page.keyboard.press('Enter');
+  const dialog = page.getByTestId('glossary');
+  await dialog.waitFor();
+  assert.equal(await dialog.getAttribute('role'), 'dialog');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'glossary-close');
+  // Overloaded is the media server's word for "a send would block", not ρ > 1.
+  assert.match(await page.getByTestId('glossary-overloaded').textContent(), /would block.*not ρ > 1/s);
+  for (const word of ['backpressure', 'thinned', 'disconnect', 'disconnected', 'lq', 'wq', 'ρ']) {
+    assert.equal(await page.getByTestId(`glossary-${word}`).count(), 1, word);
+  }
+  assert.deepEqual(await accessibilityProblems(page, 'body'), [], 'the glossary open');
+  await page.keyboard.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'glossary-open', 'the focus is back');
+
+  // An underlined word under the chart opens the glossary at its entry; its tooltip says it too.
+  const term = page.locator('.strips button.term', { hasText: 'Overloaded' }).first();
+  assert.match(await term.getAttribute('title'), /would block/);
+  await term.click();
+  await dialog.waitFor();
+  assert.match(await page.getByTestId('glossary-overloaded').getAttribute('class'), /\basked\b/);
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'glossary-overloaded');
+  await page.getByTestId('glossary-close').click();
+  await dialog.waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

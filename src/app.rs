@@ -26,6 +26,7 @@ use crate::components::chart::Charts;
 use crate::components::controls::Controls;
 use crate::components::counters::Counters;
 use crate::components::event_log::EventLog;
+use crate::components::glossary::{Glossary, OpenGlossary};
 use crate::components::graph::{client_to_canvas, over_canvas};
 use crate::components::inspector::Inspector;
 use crate::components::lesson_panel::LessonPanel;
@@ -102,6 +103,8 @@ pub fn app() -> Html {
     let b_motion_live = use_memo((), |_| Live::new(Rc::<Motion>::default()));
     // The lesson picker: the first thing a new visitor sees.
     let picking = use_state(|| opening.3);
+    // The glossary, when open, and the word it was opened at.
+    let glossary = use_state(|| None::<Option<String>>);
     // What the Sweep panel is open on, and how many orders it was given.
     let sweep_order = use_state(|| None::<SweepOrder>);
     let sweep_serial = use_mut_ref(|| 0u32);
@@ -387,6 +390,8 @@ pub fn app() -> Html {
         move |(step, result): (usize, sluice_engine::sweep::SweepResult), _| drop(dispatch(Command::JudgeSweep { step, result }))
     });
     let on_all_lessons = use_callback(picking.clone(), |_: (), picking| picking.set(true));
+    let open_glossary = OpenGlossary(use_callback(glossary.clone(), |word: Option<String>, glossary| glossary.set(Some(word))));
+    let on_glossary_close = use_callback(glossary.clone(), |_: (), glossary| glossary.set(None));
     let on_picker_close = use_callback(picking.clone(), |_: (), picking| picking.set(false));
     // A block picked on B's canvas selects the same block of A.
     let on_select_b = use_callback(on_select.clone(), {
@@ -461,19 +466,23 @@ pub fn app() -> Html {
     let running = s.play.run().is_some();
     drop(s);
 
+    // Behind an open dialog (the lesson picker, the glossary) the page is inert.
+    let modal = *picking || glossary.is_some();
+    let on_glossary = open_glossary.0.reform(|_: MouseEvent| None);
     html! {
+        <ContextProvider<OpenGlossary> context={open_glossary}>
         <div class="app">
-            // Behind the open lesson picker (a modal dialog) the page is inert.
-            <header class="topbar" inert={*picking}>
+            <header class="topbar" inert={modal}>
                 <div class="brand">
                     <span class="logo" aria-hidden="true">{"≋"}</span>
                     <span class="title">{"Sluice"}</span>
                     <span class="subtitle" data-testid="scenario-title">{ if name.is_empty() { AttrValue::from("Untitled") } else { name.clone() } }</span>
                 </div>
                 <button class="lessons-button" data-testid="lessons" onclick={on_all_lessons.reform(|_: MouseEvent| ())}>{"☰ Lessons"}</button>
+                <button class="lessons-button glossary-button" data-testid="glossary-open" onclick={on_glossary}>{"Glossary"}</button>
                 <Controls playing={*playing} runs={running} speed={*speed} clock={clock.clone()} behind={*behind} {seed} {on_play} {on_step} {on_speed} {on_reset} {on_seed} />
             </header>
-            <main class="workspace" inert={*picking}>
+            <main class="workspace" inert={modal}>
                 <aside class="toolbox">
                     <Palette {on_drop} {on_add} />
                 </aside>
@@ -509,6 +518,10 @@ pub fn app() -> Html {
             if *picking {
                 <LessonPicker lessons={lesson_texts} {on_pick} on_close={on_picker_close} />
             }
+            if let Some(word) = (*glossary).clone() {
+                <Glossary {word} on_close={on_glossary_close} />
+            }
         </div>
+        </ContextProvider<OpenGlossary>>
     }
 }

@@ -3,6 +3,7 @@
 //! files), and the sweep worker. Nothing here knows the model.
 
 pub mod clock;
+pub mod dialog;
 pub mod frames;
 pub mod keep;
 pub mod live;

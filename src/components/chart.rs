@@ -11,6 +11,8 @@ use crate::components::measured_canvas::MeasuredCanvas;
 use web_sys::HtmlCanvasElement;
 use yew::prelude::*;
 
+use crate::components::glossary::Term;
+
 use sluice_engine::blocks::queue::SendState;
 
 use sluice_engine::state_times::{StateSlot, SEND_STATES};
@@ -230,7 +232,7 @@ fn state_strips(props: &StripsProps) -> Html {
         }
     });
     let legend = [SendState::Ready, SendState::Overloaded, SendState::SoftLimit, SendState::HardLimit].map(|s| {
-        html! { <span class="legend-item"><span class="swatch" style={format!("background: {}", state_colour(s.into()))}></span>{ s.as_str() }</span> }
+        html! { <span class="legend-item"><span class="swatch" style={format!("background: {}", state_colour(s.into()))}></span><Term word={s.as_str()} /></span> }
     });
     html! {
         <div class="strips" aria-label="Send states over time">

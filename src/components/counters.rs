@@ -4,6 +4,8 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
+use crate::components::glossary::Term;
+
 use crate::view::snapshot::Snapshot;
 
 #[derive(Properties, PartialEq)]
@@ -31,7 +33,7 @@ pub fn counters(props: &CountersProps) -> Html {
             html! {
                 <tr data-testid={format!("drops-{node}-{reason}")}>
                     <td>{ node }</td>
-                    <td><span class={classes!("reason", reason)}>{ reason }</span></td>
+                    <td><span class={classes!("reason", reason)}><Term word={reason} /></span></td>
                     <td class="num">{ count }</td>
                 </tr>
             }

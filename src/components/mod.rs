@@ -9,6 +9,7 @@ pub mod controls;
 pub mod counters;
 pub mod event_log;
 pub mod fields;
+pub mod glossary;
 pub mod flow_layer;
 pub mod graph;
 pub mod import_button;

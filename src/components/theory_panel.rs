@@ -8,12 +8,13 @@
 
 use yew::prelude::*;
 
+use crate::components::glossary::Term;
 use crate::view::snapshot::TheoryView;
 use crate::view::words::{percent, short_figure};
 
 /// A row of the table: its name, its test id, the measured figure (if any
 /// yet), the predicted one, and how both are written.
-type Row = (&'static str, &'static str, Option<f64>, f64, fn(f64) -> String);
+type Row = (Html, &'static str, Option<f64>, f64, fn(f64) -> String);
 
 #[derive(Properties, PartialEq)]
 pub struct TheoryPanelProps {
@@ -45,7 +46,12 @@ pub fn theory_panel(props: &TheoryPanelProps) -> Html {
                         onclick={Callback::from(move |_| whole.set(!*whole))}>{"Show the whole run"}</button>
                 }
             });
-            let head = format!("{} · offered load ρ = {:.2}", prediction.name, prediction.offered_load);
+            let head = html! {
+                <>
+                    <Term word="M/M/1" shown={AttrValue::from(prediction.name.clone())} />
+                    {" · offered load "}<Term word="ρ" />{ format!(" = {:.2}", prediction.offered_load) }
+                </>
+            };
             match &prediction.steady {
                 None => html! {
                     <>
@@ -58,9 +64,9 @@ pub fn theory_panel(props: &TheoryPanelProps) -> Html {
                 Some(steady) => {
                     let seconds = |v: f64| format!("{} s", short_figure(v));
                     let rows: [Row; 3] = [
-                        ("Mean waiting (Lq)", "waiting", Some(measured.mean_waiting), steady.mean_waiting, short_figure),
-                        ("Mean wait (Wq)", "wait", measured.mean_wait_s, steady.mean_wait_s, seconds),
-                        ("Drop probability", "drop", measured.drop_probability, steady.drop_probability, percent),
+                        (html! { <>{"Mean waiting ("}<Term word="Lq" />{")"}</> }, "waiting", Some(measured.mean_waiting), steady.mean_waiting, short_figure),
+                        (html! { <>{"Mean wait ("}<Term word="Wq" />{")"}</> }, "wait", measured.mean_wait_s, steady.mean_wait_s, seconds),
+                        (html! { {"Drop probability"} }, "drop", measured.drop_probability, steady.drop_probability, percent),
                     ];
                     html! {
                         <>

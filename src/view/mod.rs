@@ -5,6 +5,7 @@
 
 pub mod chart_data;
 pub mod colours;
+pub mod glossary;
 pub mod motion;
 pub mod observed;
 pub mod panels;
