@@ -84,7 +84,7 @@ test('on a phone the page fits the screen, the top bar and every lesson can be r
   assert.ok(await page.evaluate(() => document.documentElement.scrollWidth) <= W);
 
   // Every control of the top bar is on screen and uncovered.
-  for (const id of ['lessons', 'play', 'step', 'reset', 'speed', 'seed', 'clock']) {
+  for (const id of ['lessons', 'glossary-open', 'play', 'step', 'reset', 'speed', 'seed', 'clock']) {
     assert.ok(await tappable(page, page.getByTestId(id)), `${id} can be tapped`);
   }
   // The lesson and the canvas come first: the lesson at the top, the canvas

@@ -1,11 +1,16 @@
-// Writes the README's pictures: docs/screenshot.png, the first lesson's
-// third step a few simulated seconds in, and docs/screenshot-ab.png, lesson 3's A/B
-// comparison with its totals. Run with `make screenshot`.
+// Writes the README's and the docs' pictures: docs/screenshot.png, the
+// first lesson's third step a few simulated seconds in;
+// docs/screenshot-ab.png, lesson 3's A/B comparison with its totals;
+// docs/screenshot-phone.png, lesson 1 on a 390 × 844 phone; and
+// docs/screenshot-glossary.png, the glossary opened at "Overloaded" from
+// the word under the chart. Run with `make screenshot`.
 import { join } from 'node:path';
 import { serve, launch, open } from './harness.mjs';
 
 const out = join(process.cwd(), 'docs', 'screenshot.png');
 const outAb = join(process.cwd(), 'docs', 'screenshot-ab.png');
+const outPhone = join(process.cwd(), 'docs', 'screenshot-phone.png');
+const outGlossary = join(process.cwd(), 'docs', 'screenshot-glossary.png');
 const { server, url } = await serve();
 const browser = await launch();
 try {
@@ -34,8 +39,26 @@ try {
   await page.locator('[data-testid="canvas-a"] [data-node="far"]').click({ modifiers: ['Shift'] });
   await page.waitForTimeout(300);
   await page.locator('.stage').screenshot({ path: outAb });
+
+  // The glossary, opened from the word "Overloaded" under the chart.
+  await page.click('[data-testid="ab-toggle"]');
+  await page.locator('g.node.queue .body').first().click();
+  await page.locator('.strips button.term', { hasText: 'Overloaded' }).first().click();
+  await page.getByTestId('glossary').waitFor();
+  await page.waitForTimeout(300);
+  await page.screenshot({ path: outGlossary });
+  await page.getByTestId('glossary-close').click();
+
+  // A phone: lesson 1 a few seconds in, the first screen.
+  const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, hasTouch: true, isMobile: true });
+  phone.on('pageerror', (err) => errors.push(String(err)));
+  await phone.goto(url);
+  await phone.getByTestId('lesson-1').tap();
+  await phone.getByTestId('lesson-panel').waitFor();
+  await phone.waitForTimeout(3000);
+  await phone.screenshot({ path: outPhone });
   if (errors.length) throw new Error(`console errors: ${errors.join('; ')}`);
-  console.log(`wrote ${out} and ${outAb}`);
+  console.log(`wrote ${out}, ${outAb}, ${outPhone} and ${outGlossary}`);
 } finally {
   await browser.close();
   server.close();
