@@ -92,3 +92,31 @@ for (const l of lessons) {
     assert.deepEqual(errors, []);
   });
 }
+
+test('a long step sets a fitting speed and says so, selects the block it checks, and brings its panel into view', async () => {
+  const { page, errors } = await open(env.browser, env.url, { picker: true });
+  await page.getByTestId('lesson-13').click();
+  await page.getByTestId('lesson-panel').waitFor();
+  // The chart follows the lesson's key block, not whatever was charted before.
+  await page.waitForFunction(() => /of line$/.test(document.querySelector('.chart figcaption')?.textContent ?? ''));
+  // The first step watches from the start, 3,000 simulated seconds: 50
+  // minutes at 1×, so the page chose 100× (30 s) and says so.
+  assert.equal(await page.inputValue('[data-testid="speed"]'), '100');
+  assert.match(await page.textContent('[data-testid="status"]'), /Step 1 watches 3,000 simulated seconds: the speed is now 100×/);
+  // Step 3 (tried at 1×) does the same, selects the block it checks and
+  // brings the Theory panel into view.
+  await page.selectOption('[data-testid="speed"]', '1');
+  await page.click('[data-node="server"] .body');
+  await page.evaluate(() => window.scrollTo(0, 0));
+  await page.getByTestId('step-3-try').click();
+  assert.equal(await page.inputValue('[data-testid="speed"]'), '100');
+  assert.match(await page.textContent('[data-testid="status"]'), /Step 3 watches 3,000 simulated seconds/);
+  assert.equal(await page.getAttribute('[data-node="line"]', 'aria-pressed'), 'true', 'the block the step checks is selected');
+  // The Theory panel the step talks about comes into view.
+  await page.waitForFunction(() => {
+    const r = document.querySelector('[data-testid="theory-panel"]')?.getBoundingClientRect();
+    return r && r.top >= 0 && r.top < window.innerHeight;
+  });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

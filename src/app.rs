@@ -12,7 +12,7 @@ use std::rc::Rc;
 
 use sluice_engine::editor::EditError;
 use sluice_engine::lesson::LessonText;
-use sluice_engine::playground::{Applied, Command, PlayError, Speed};
+use sluice_engine::playground::{Applied, Command, PlayError, Speed, StepState};
 use sluice_engine::scenario::{Kind, Position};
 use sluice_engine::{BlockSpec, Scenario};
 use yew::prelude::*;
@@ -43,6 +43,48 @@ use crate::view::panels::PanelCache;
 use crate::view::player::{use_player, ClockReading, Player};
 use crate::view::selection::Select;
 use crate::view::sweep::{SweepForm, SweepOrder};
+use crate::view::words::thousands;
+
+/// Real seconds a lesson step may take to watch before the page speeds it
+/// up.
+const WATCH_REAL_S: f64 = 30.0;
+
+/// A speed of the speed menu at which a step watched for `within_s`
+/// simulated seconds takes at most `WATCH_REAL_S` real ones, when `speed`
+/// is too slow for that (the slowest such; none: the speed is fine).
+fn fitting_speed(within_s: f64, speed: f64) -> Option<f64> {
+    if !(within_s / speed > WATCH_REAL_S) {
+        return None;
+    }
+    crate::components::controls::SPEEDS.iter().copied().filter(|s| s.is_finite()).find(|s| within_s / s <= WATCH_REAL_S)
+}
+
+/// Raises the speed when step `k`, watched for `within_s` simulated
+/// seconds, would take too long at the speed now, and says so.
+fn speed_to_watch(k: usize, within_s: f64, speed: &UseStateHandle<f64>, status: &UseStateHandle<Option<String>>) {
+    let Some(faster) = fitting_speed(within_s, **speed) else { return };
+    speed.set(faster);
+    status.set(Some(format!(
+        "Step {} watches {} simulated seconds: the speed is now {}× so that it takes about {} s.",
+        k + 1,
+        thousands(within_s),
+        thousands(faster),
+        (within_s / faster).ceil()
+    )));
+}
+
+/// Scrolls the first element `selector` finds into view, after the page
+/// has drawn what the last command changed.
+fn bring_into_view(selector: &'static str) {
+    gloo_timers::callback::Timeout::new(50, move || {
+        if let Some(el) = gloo_utils::document().query_selector(selector).ok().flatten() {
+            let options = web_sys::ScrollIntoViewOptions::new();
+            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+            el.scroll_into_view_with_scroll_into_view_options(&options);
+        }
+    })
+    .forget();
+}
 
 fn default_scenario() -> Scenario {
     Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).expect("the built-in scenario is valid")
@@ -309,29 +351,60 @@ pub fn app() -> Html {
     });
 
     let on_pick = {
-        let (dispatch, picking, playing) = (dispatch.clone(), picking.clone(), playing.clone());
+        let (dispatch, picking, playing, session) = (dispatch.clone(), picking.clone(), playing.clone(), session.clone());
+        let (speed, status) = (speed.clone(), status.clone());
         Callback::from(move |index: usize| {
             if dispatch(Command::PickLesson(index)).is_ok() {
                 picking.set(false);
                 playing.set(true);
+                // A first step that only watches began with the lesson: a
+                // long one sets its speed as a step tried does.
+                let watching = {
+                    let s = session.borrow();
+                    let run = s.play.lesson();
+                    let first = run.and_then(|run| s.play.lessons().get(run.index)?.text.steps.first().map(|step| step.within_s));
+                    first.filter(|_| run.is_some_and(|run| matches!(run.states.first(), Some(StepState::Watching { .. }))))
+                };
+                if let Some(within_s) = watching {
+                    speed_to_watch(0, within_s, &speed, &status);
+                }
             }
         })
     };
     let on_try = {
         let (dispatch, session, playing, chart_kind) = (dispatch.clone(), session.clone(), playing.clone(), chart_kind.clone());
         let (sweep_order, sweep_serial) = (sweep_order.clone(), sweep_serial.clone());
+        let (speed, status, selected) = (speed.clone(), status.clone(), selected.clone());
         Callback::from(move |k: usize| {
-            // The chart shows what the step checks first.
-            let first = {
+            // The chart shows what the step checks first, of the block it
+            // checks; a step watched for long sets a speed that shows it
+            // in a fitting time.
+            let (first, within_s, sweeps, panel) = {
                 let s = session.borrow();
                 let lesson = s.play.lesson().and_then(|run| s.play.lessons().get(run.index));
-                lesson.and_then(|l| l.text.steps.get(k)?.check.first().map(|c| c.figure.clone()))
+                let step = lesson.and_then(|l| l.text.steps.get(k));
+                let first = step.and_then(|step| step.check.first()).map(|c| (c.figure.clone(), s.play.index_of(&c.node)));
+                (first, step.map_or(0.0, |step| step.within_s), step.is_some_and(|step| step.sweep.is_some()), step.and_then(|step| step.panel.clone()))
             };
-            if let Some(kind) = first.as_deref().and_then(chart_for) {
+            if let Some(kind) = first.as_ref().and_then(|(figure, _)| chart_for(figure)) {
                 chart_kind.set(kind);
+            }
+            if let Some(node) = first.as_ref().and_then(|(_, node)| *node) {
+                selected.set(vec![node]);
             }
             if dispatch(Command::TryStep(k)).is_ok() {
                 playing.set(true);
+                if !sweeps {
+                    speed_to_watch(k, within_s, &speed, &status);
+                }
+                // What the step talks about comes into view.
+                let wanted = match panel.as_deref() {
+                    Some("theory") => "[data-testid=\"theory-panel\"]",
+                    Some("canvas") => "svg.graph",
+                    _ if sweeps => "[data-testid=\"sweep-panel\"]",
+                    _ => ".chart",
+                };
+                bring_into_view(wanted);
             }
             // A sweep step hands out its sweep: the panel runs it.
             let s = session.borrow();

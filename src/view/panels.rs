@@ -133,6 +133,12 @@ impl PanelCache {
             self.chart_now_s = run.map_or(0.0, |sim| sim.now().as_secs_f64());
             self.charts = run.map(|sim| {
                 let mut charted: Vec<usize> = selection.iter().copied().take(NODE_COLOURS.len()).collect();
+                // Nothing selected: the open lesson's key blocks, else the
+                // first queue.
+                if charted.is_empty() {
+                    let lesson = s.play.lesson().and_then(|run| s.play.lessons().get(run.index));
+                    charted.extend(lesson.into_iter().flat_map(|l| &l.text.focus).filter_map(|id| scenario.node_index(id)).take(NODE_COLOURS.len()));
+                }
                 if charted.is_empty() {
                     charted.push(scenario.nodes.iter().position(|n| n.block.kind() == Kind::Queue).unwrap_or(0));
                 }

@@ -67,3 +67,38 @@ pub fn theory_summary(prediction: &Prediction, measured: &Measured, steady: &Ste
         percent(steady.drop_probability)
     )
 }
+
+/// A number rounded to a whole one, with thousands separators: 3000 →
+/// "3,000", 1234567.8 → "1,234,568". Not finite: "–".
+pub fn thousands(v: f64) -> String {
+    if !v.is_finite() {
+        return "–".to_string();
+    }
+    let digits = format!("{:.0}", v.abs());
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if v.round() < 0.0 {
+        out.insert(0, '-');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thousands_are_separated() {
+        assert_eq!(thousands(3000.0), "3,000");
+        assert_eq!(thousands(999.4), "999");
+        assert_eq!(thousands(1_234_567.8), "1,234,568");
+        assert_eq!(thousands(-12_345.0), "-12,345");
+        assert_eq!(thousands(0.0), "0");
+        assert_eq!(thousands(f64::NAN), "–");
+    }
+}

@@ -119,6 +119,11 @@ pub struct Step {
     /// once done (instead of `check`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sweep: Option<SweepStep>,
+    /// The panel the step talks about, brought into view when it is
+    /// tried: `"theory"`, `"chart"` or `"canvas"` (by default the chart,
+    /// or the Sweep panel for a sweep step).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub panel: Option<String>,
     /// What must hold `within_s` simulated seconds after the step began.
     #[serde(default)]
     pub check: Vec<Check>,
@@ -604,6 +609,9 @@ impl Lesson {
             let at = |why: String| format!("step {}: {why}", k + 1);
             if step.compare && t.compare.is_none() {
                 return Err(at("it compares, but the lesson has no comparison".into()));
+            }
+            if let Some(panel) = step.panel.as_deref().filter(|p| !["theory", "chart", "canvas"].contains(p)) {
+                return Err(format!("step {}: panel \"{panel}\" is not theory, chart or canvas", k + 1));
             }
             if !(step.within_s.is_finite() && step.within_s > 0.0 && step.within_s <= 3600.0) {
                 return Err(at(format!("within_s must be from 0 to 3600 seconds, not {}", step.within_s)));
