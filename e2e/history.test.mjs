@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withBrowser, open, screenshot, clock, clockPasses, stands } from './harness.mjs';
+import { readFile } from 'node:fs/promises';
 
 const env = withBrowser();
 
@@ -130,6 +131,39 @@ test('after a live change of the workers, the theory is measured since the chang
   assert.ok(whole > 2 * measured && whole > 0.5, `the whole run: ${whole}, since the change: ${measured}`);
   assert.match(await page.getByTestId('theory-since').textContent(), /since time zero, mixing/);
   await screenshot(page, 'theory-since-change');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a long run\'s chart reads in minutes, offers its running mean, and exports its picture and data', async () => {
+  const { page, errors } = await open(env.browser, env.url, { picker: true });
+  await page.getByTestId('lesson-13').click();
+  await page.getByTestId('lesson-panel').waitFor();
+  const chart = page.getByTestId('depth-chart');
+  assert.equal(await chart.getAttribute('data-time-unit'), 's');
+  await page.selectOption('[data-testid="speed"]', '1000');
+  await clockPasses(page, 400, 60_000);
+  await page.waitForFunction(() => document.querySelector('[data-testid="depth-chart"]')?.dataset.timeUnit === 'min');
+  assert.match(await chart.getAttribute('aria-label'), /\(min\)$/);
+  await page.click('[data-testid="play"]');
+  // The running mean: one click, each measured line becomes its mean so far.
+  const mean = page.getByTestId('chart-mean');
+  assert.equal(await mean.getAttribute('aria-pressed'), 'false');
+  await mean.click();
+  assert.equal(await mean.getAttribute('aria-pressed'), 'true');
+  assert.match(await page.textContent('[data-testid="chart-legend"]'), /line \(running mean\)/);
+  // Its data as CSV, and the picture as PNG.
+  const [csv] = await Promise.all([page.waitForEvent('download'), page.getByTestId('chart-csv').click()]);
+  assert.match(csv.suggestedFilename(), /^depth-line\.csv$/);
+  const rows = (await readFile(await csv.path(), 'utf8')).trim().split('\n');
+  assert.equal(rows[0], 'series,time_s,value');
+  assert.ok(rows.length > 10, `${rows.length} rows`);
+  const last = rows.filter((r) => r.startsWith('line (running mean),')).at(-1).split(',');
+  assert.ok(Number(last[1]) >= 400 && Number(last[2]) > 0.5 && Number(last[2]) < 10, `the mean depth so far: ${last}`);
+  const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('chart-png').click()]);
+  assert.equal(png.suggestedFilename(), 'depth-line.png');
+  const bytes = await readFile(await png.path());
+  assert.deepEqual([...bytes.subarray(1, 4)], [0x50, 0x4e, 0x47], 'a PNG file');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -17,7 +17,8 @@ use sluice_engine::blocks::queue::SendState;
 
 use sluice_engine::state_times::{StateSlot, SEND_STATES};
 
-use crate::view::chart_data::{ChartKind, Line, Stroke};
+use crate::browser::keep;
+use crate::view::chart_data::{lines_csv, running_mean, ChartKind, Line, Stroke, TimeAxis};
 use crate::view::colours::state_colour;
 
 fn rgb(hex: &str) -> RGBColor {
@@ -31,6 +32,7 @@ fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), 
     root.fill(&WHITE)?;
     let all = || lines.iter().flat_map(|l| l.points.iter());
     let t_max = all().map(|p| p.0).fold(1.0, f64::max);
+    let axis = TimeAxis::for_span(t_max);
     let y_top = all().map(|p| p.1).filter(|v| v.is_finite()).fold(0.0, f64::max);
     let y_max = if y_top > 0.0 { y_top * 1.1 } else { 10.0 };
     let mut chart = ChartBuilder::on(&root)
@@ -40,11 +42,11 @@ fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), 
         .build_cartesian_2d(0f64..t_max, 0f64..y_max)?;
     chart
         .configure_mesh()
-        .x_desc("simulation time (s)")
+        .x_desc(format!("simulation time ({})", axis.unit))
         .y_desc(y_label)
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 14))
-        .x_label_formatter(&|t| format!("{t:.1}"))
+        .x_label_formatter(&|t| axis.label(*t, t_max))
         .y_label_formatter(&|v| short(*v))
         .light_line_style(RGBColor(241, 243, 245))
         .draw()?;
@@ -106,10 +108,26 @@ pub struct ChartsProps {
 pub fn charts(props: &ChartsProps) -> Html {
     let kind = props.kind;
     let canvas = use_node_ref();
+    // Each measured line as its running mean instead (the thresholds stay).
+    let averaged = use_state(|| false);
+    let lines: Rc<Vec<Line>> = if *averaged {
+        Rc::new(
+            props
+                .lines
+                .iter()
+                .map(|l| match l.stroke {
+                    Stroke::Threshold => l.clone(),
+                    _ => Line { label: format!("{} (running mean)", l.label), points: running_mean(&l.points), ..l.clone() },
+                })
+                .collect(),
+        )
+    } else {
+        props.lines.clone()
+    };
     {
         let canvas = canvas.clone();
         let y_label = kind.y_label();
-        use_effect_with((props.lines.clone(), kind), move |(lines, _)| {
+        use_effect_with((lines.clone(), kind), move |(lines, _)| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
                 if let Err(e) = draw(element, lines, y_label) {
                     web_sys::console::warn_1(&format!("chart: {e}").into());
@@ -117,6 +135,24 @@ pub fn charts(props: &ChartsProps) -> Html {
             }
         });
     }
+    let axis = TimeAxis::for_span(lines.iter().flat_map(|l| l.points.iter()).map(|p| p.0).fold(1.0, f64::max));
+    let file_stem = format!("{}-{}", kind.tab().to_lowercase(), props.nodes.join("-"));
+    let on_png = {
+        let (canvas, name) = (canvas.clone(), format!("{file_stem}.png"));
+        Callback::from(move |_: MouseEvent| {
+            if let Some(url) = canvas.cast::<HtmlCanvasElement>().and_then(|c| c.to_data_url().ok()) {
+                keep::download_url(&name, &url);
+            }
+        })
+    };
+    let on_csv = {
+        let (lines, name) = (lines.clone(), format!("{file_stem}.csv"));
+        Callback::from(move |_: MouseEvent| keep::download_as(&name, &lines_csv(&lines), "text/csv"))
+    };
+    let on_average = {
+        let averaged = averaged.clone();
+        Callback::from(move |_: MouseEvent| averaged.set(!*averaged))
+    };
     let tabs = ChartKind::ALL.iter().map(|&k| {
         let selected = kind == k;
         html! {
@@ -126,7 +162,7 @@ pub fn charts(props: &ChartsProps) -> Html {
         }
     });
     let who = props.nodes.join(", ");
-    let key = props.lines.iter().map(|line| {
+    let key = lines.iter().map(|line| {
         let stroke = if line.stroke == Stroke::Solid { "solid" } else { "dashed" };
         html! {
             <span class="legend-item">
@@ -140,12 +176,18 @@ pub fn charts(props: &ChartsProps) -> Html {
                 <figcaption>{ format!("{} of {who}", kind.tab()) }</figcaption>
                 <div class="tabs" role="tablist" aria-label="Chart">{ for tabs }</div>
             </div>
-            <canvas ref={canvas} width="780" height="260" data-testid="depth-chart" role="img"
-                aria-label={format!("Chart of the {} of {who} over simulation time", kind.tab().to_lowercase())} />
+            <canvas ref={canvas} width="780" height="260" data-testid="depth-chart" role="img" data-time-unit={axis.unit}
+                aria-label={format!("Chart of the {} of {who} over simulation time ({})", kind.tab().to_lowercase(), axis.unit)} />
             <div class="legend chart-legend" data-testid="chart-legend">{ for key }</div>
             if !props.strips.is_empty() {
                 <StateStrips strips={props.strips.clone()} now_s={props.now_s} />
             }
+            <div class="chart-actions">
+                <button class="small secondary-small" data-testid="chart-mean" aria-pressed={averaged.to_string()} onclick={on_average}
+                    title="Draw each line as its mean from the start of the run up to each moment">{"Running mean"}</button>
+                <button class="small secondary-small" data-testid="chart-png" onclick={on_png}>{"Export PNG"}</button>
+                <button class="small secondary-small" data-testid="chart-csv" onclick={on_csv}>{"Export CSV"}</button>
+            </div>
             <p class="hint chart-hint">{"Shift-click blocks on the canvas to chart several together."}</p>
         </figure>
     }

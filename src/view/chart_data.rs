@@ -213,8 +213,105 @@ pub fn chart_for(figure: &str) -> Option<ChartKind> {
     }
 }
 
+/// The chart's time axis: its unit, and simulated seconds per unit. A long
+/// run reads in minutes or hours rather than "20000.0" seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TimeAxis {
+    pub unit: &'static str,
+    pub seconds: f64,
+}
+
+impl TimeAxis {
+    /// The axis for a run `t_max_s` simulated seconds long: seconds up to
+    /// 5 minutes, minutes up to 5 hours, hours beyond.
+    pub fn for_span(t_max_s: f64) -> TimeAxis {
+        if t_max_s > 5.0 * 3600.0 {
+            TimeAxis { unit: "h", seconds: 3600.0 }
+        } else if t_max_s > 300.0 {
+            TimeAxis { unit: "min", seconds: 60.0 }
+        } else {
+            TimeAxis { unit: "s", seconds: 1.0 }
+        }
+    }
+
+    /// An axis label at `t_s` simulated seconds, with thousands separators.
+    pub fn label(&self, t_s: f64, t_max_s: f64) -> String {
+        let v = t_s / self.seconds;
+        if t_max_s / self.seconds >= 20.0 {
+            crate::view::words::thousands(v)
+        } else {
+            format!("{v:.1}")
+        }
+    }
+}
+
+/// The running mean of a line: at each point, the time-weighted mean of
+/// the line from its first point to there (each value holding until the
+/// next point). Spiky lines of a long run show where they settle.
+pub fn running_mean(points: &[(f64, f64)]) -> Vec<(f64, f64)> {
+    let mut out = Vec::with_capacity(points.len());
+    let (mut area, mut span) = (0.0, 0.0);
+    let mut previous: Option<(f64, f64)> = None;
+    for &(t, v) in points {
+        if !v.is_finite() {
+            out.push((t, f64::NAN));
+            continue;
+        }
+        if let Some((t0, v0)) = previous {
+            let dt = (t - t0).max(0.0);
+            area += v0 * dt;
+            span += dt;
+        }
+        previous = Some((t, v));
+        out.push((t, if span > 0.0 { area / span } else { v }));
+    }
+    out
+}
+
+/// The chart's lines as CSV, one row per point: `series,time_s,value`
+/// (a quoted label where it needs it).
+pub fn lines_csv(lines: &[Line]) -> String {
+    let mut out = String::from("series,time_s,value\n");
+    for line in lines {
+        let label = if line.label.contains([',', '"', '\n']) { format!("\"{}\"", line.label.replace('"', "\"\"")) } else { line.label.clone() };
+        for &(t, v) in &line.points {
+            if v.is_finite() {
+                out.push_str(&format!("{label},{t},{v}\n"));
+            }
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn long_runs_read_in_minutes_and_hours_with_thousands_separated() {
+        assert_eq!(TimeAxis::for_span(60.0).unit, "s");
+        assert_eq!(TimeAxis::for_span(20_000.0).unit, "h");
+        assert_eq!(TimeAxis::for_span(3000.0).unit, "min");
+        assert_eq!(TimeAxis::for_span(3000.0).label(1800.0, 3000.0), "30");
+        assert_eq!(TimeAxis::for_span(250.0).label(100.0, 250.0), "100");
+        assert_eq!(TimeAxis::for_span(12.0).label(2.5, 12.0), "2.5");
+        let axis = TimeAxis { unit: "s", seconds: 1.0 };
+        assert_eq!(axis.label(12_000.0, 20_000.0), "12,000");
+    }
+
+    #[test]
+    fn a_running_mean_weighs_each_value_by_how_long_it_held() {
+        // 0 for 1 s, then 10 for 3 s: the mean at 4 s is 30 / 4.
+        let mean = running_mean(&[(0.0, 0.0), (1.0, 10.0), (4.0, 10.0)]);
+        assert_eq!(mean, vec![(0.0, 0.0), (1.0, 0.0), (4.0, 7.5)]);
+        assert!(running_mean(&[]).is_empty());
+    }
+
+    #[test]
+    fn chart_csv_has_a_row_per_point_and_quotes_awkward_labels() {
+        let lines = vec![Line { label: "q, A".into(), colour: "#000", points: vec![(0.0, 1.0), (0.5, f64::NAN), (1.0, 2.5)], stroke: Stroke::Solid }];
+        assert_eq!(lines_csv(&lines), "series,time_s,value\n\"q, A\",0,1\n\"q, A\",1,2.5\n");
+    }
+
     use super::*;
 
     #[test]
