@@ -3,7 +3,9 @@
 //! anything (a lesson step's checks count from when it began; a sweep
 //! measures from the end of its warm-up).
 //!
-//! Guarantee: taking a mark only reads the simulation.
+//! Guarantee: taking a mark only reads the simulation. `Mark::since` is
+//! the one place where two marks are subtracted (lesson checks, the theory
+//! panel since a change, sweeps).
 
 use crate::metrics::DropReason;
 use crate::simulation::{Node, Simulation};
@@ -53,6 +55,50 @@ impl Mark {
             residence_s: stats.residence_sum_s(),
             sojourn_s: stats.sojourn_sum_s(),
             entered: stats.entered.clone(),
+        }
+    }
+}
+
+/// What happened at one node between two marks: the differences of its
+/// cumulative figures (a counter never runs backwards; should one seem to,
+/// it counts 0).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Change {
+    pub span_s: f64,
+    pub arrived: u64,
+    pub departed: u64,
+    pub dropped: [u64; DropReason::COUNT],
+    pub disconnects: u64,
+    pub retransmitted: u64,
+    pub depth_integral_s: f64,
+    pub residence_s: f64,
+    pub sojourn_s: f64,
+}
+
+impl Change {
+    /// Drops of every reason.
+    pub fn dropped_total(&self) -> u64 {
+        self.dropped.iter().sum()
+    }
+}
+
+impl Mark {
+    /// What happened between `before` and this mark.
+    pub fn since(&self, before: &Mark) -> Change {
+        let mut dropped = [0; DropReason::COUNT];
+        for ((d, n), b) in dropped.iter_mut().zip(&self.dropped).zip(&before.dropped) {
+            *d = n.saturating_sub(*b);
+        }
+        Change {
+            span_s: self.t_s - before.t_s,
+            arrived: self.arrived.saturating_sub(before.arrived),
+            departed: self.departed.saturating_sub(before.departed),
+            dropped,
+            disconnects: self.disconnects.saturating_sub(before.disconnects),
+            retransmitted: self.retransmitted.saturating_sub(before.retransmitted),
+            depth_integral_s: self.depth_integral_s - before.depth_integral_s,
+            residence_s: self.residence_s - before.residence_s,
+            sojourn_s: self.sojourn_s - before.sojourn_s,
         }
     }
 }

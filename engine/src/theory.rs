@@ -96,14 +96,12 @@ impl Measured {
         if mark.t_s <= 0.0 {
             return Measured::of(sim, node);
         }
-        let now = Mark::of(sim, node);
-        let span_s = now.t_s - mark.t_s;
+        let change = Mark::of(sim, node).since(mark);
         let ratio = |a: f64, b: u64| (b > 0).then(|| a / b as f64);
-        let dropped: u64 = now.dropped.iter().zip(&mark.dropped).map(|(n, b)| n - b).sum();
         Measured {
-            mean_waiting: if span_s > 0.0 { (now.depth_integral_s - mark.depth_integral_s) / span_s } else { sim.stats(node).depth_messages.value() as f64 },
-            mean_wait_s: ratio(now.residence_s - mark.residence_s, now.departed - mark.departed),
-            drop_probability: ratio(dropped as f64, now.arrived - mark.arrived),
+            mean_waiting: if change.span_s > 0.0 { change.depth_integral_s / change.span_s } else { sim.stats(node).depth_messages.value() as f64 },
+            mean_wait_s: ratio(change.residence_s, change.departed),
+            drop_probability: ratio(change.dropped_total() as f64, change.arrived),
         }
     }
 }

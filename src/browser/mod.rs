@@ -7,5 +7,6 @@ pub mod dialog;
 pub mod frames;
 pub mod keep;
 pub mod live;
+pub mod resize;
 pub mod shortcuts;
 pub mod sweep_worker;

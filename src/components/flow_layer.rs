@@ -23,12 +23,12 @@
 
 use std::rc::Rc;
 
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ResizeObserver, ResizeObserverEntry};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 use yew::prelude::*;
 
 use crate::browser::live::{use_live, Live};
+use crate::browser::resize::SizeWatch;
 use crate::view::motion::Motion;
 
 /// The spacing of the dots on an edge, in canvas units.
@@ -73,26 +73,16 @@ pub fn flow_layer(props: &FlowLayerProps) -> Html {
     {
         let (canvas_ref, size, latest, placed) = (canvas_ref.clone(), size.clone(), latest.clone(), placed.clone());
         use_effect_with((), move |_| {
-            let observer = canvas_ref.cast::<HtmlCanvasElement>().and_then(|canvas| {
+            let watch = canvas_ref.cast::<HtmlCanvasElement>().and_then(|canvas| {
                 // The box around the SVG, as large as the SVG with its border.
                 let around = canvas.parent_element()?;
-                let target = canvas.clone();
-                let on_resize = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-                    let Ok(entry) = entries.get(0).dyn_into::<ResizeObserverEntry>() else { return };
-                    let rect = entry.content_rect();
-                    *size.borrow_mut() = ((rect.width() - 2.0 * SVG_BORDER).max(0.0), (rect.height() - 2.0 * SVG_BORDER).max(0.0));
+                SizeWatch::new(&around, move |width, height| {
+                    *size.borrow_mut() = ((width - 2.0 * SVG_BORDER).max(0.0), (height - 2.0 * SVG_BORDER).max(0.0));
                     let (geometry, motion) = latest.borrow().clone();
-                    draw(&target, *size.borrow(), &geometry, &motion, &mut placed.borrow_mut());
-                });
-                let observer = ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok()?;
-                observer.observe(&around);
-                Some((observer, on_resize))
+                    draw(&canvas, *size.borrow(), &geometry, &motion, &mut placed.borrow_mut());
+                })
             });
-            move || {
-                if let Some((observer, _on_resize)) = observer {
-                    observer.disconnect();
-                }
-            }
+            move || drop(watch)
         });
     }
     {

@@ -35,14 +35,14 @@ pub fn glossary(props: &GlossaryProps) -> Html {
             }
         });
     }
-    let entries = glossary::entries().into_iter().map(|entry| {
+    let entries = glossary::entries().iter().map(|entry| {
         let id = entry.anchor();
         let asked = wanted.as_deref() == Some(id.as_str());
         html! {
             <div class={classes!("glossary-entry", asked.then_some("asked"))} id={id.clone()} data-testid={id}
                 tabindex={asked.then_some("-1")} ref={if asked { first.clone() } else { NodeRef::default() }}>
                 <dt>{ entry.word }</dt>
-                <dd>{ entry.definition }</dd>
+                <dd>{ entry.definition.as_str() }</dd>
             </div>
         }
     });

@@ -19,13 +19,13 @@ use std::rc::Rc;
 use gloo_events::{EventListener, EventListenerOptions};
 use sluice_engine::scenario::Kind;
 use sluice_engine::State;
-use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
-use web_sys::{Element, ResizeObserver, ResizeObserverEntry, WheelEvent};
+use web_sys::{Element, WheelEvent};
 use yew::prelude::*;
 
 use crate::view::words::{kind_label, short_figure, theory_summary};
 
+use crate::browser::resize::SizeWatch;
 use crate::components::flow_layer::{FlowGeometry, FlowLayer};
 use crate::view::colours::state_colour;
 use crate::view::selection::Select;
@@ -258,21 +258,8 @@ pub fn graph(props: &GraphProps) -> Html {
     {
         let (svg_ref, pixels) = (svg_ref.clone(), pixels.clone());
         use_effect_with((), move |_| {
-            let observer = svg_ref.cast::<Element>().and_then(|svg| {
-                let on_resize = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
-                    let Ok(entry) = entries.get(0).dyn_into::<ResizeObserverEntry>() else { return };
-                    let rect = entry.content_rect();
-                    pixels.set(Some((rect.width(), rect.height())));
-                });
-                let observer = ResizeObserver::new(on_resize.as_ref().unchecked_ref()).ok()?;
-                observer.observe(&svg);
-                Some((observer, on_resize))
-            });
-            move || {
-                if let Some((observer, _on_resize)) = observer {
-                    observer.disconnect();
-                }
-            }
+            let watch = svg_ref.cast::<Element>().and_then(|svg| SizeWatch::new(&svg, move |w, h| pixels.set(Some((w, h)))));
+            move || drop(watch)
         });
     }
     let fit = readable(fit_view(&snap.nodes), *pixels);

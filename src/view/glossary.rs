@@ -29,8 +29,14 @@ pub fn anchor(word: &str) -> String {
     format!("glossary-{slug}")
 }
 
-/// Every entry, in the glossary's order.
-pub fn entries() -> Vec<Entry> {
+/// Every entry, in the glossary's order: read once, as every underlined
+/// word looks its entry up on every render.
+pub fn entries() -> &'static [Entry] {
+    static ENTRIES: std::sync::OnceLock<Vec<Entry>> = std::sync::OnceLock::new();
+    ENTRIES.get_or_init(read)
+}
+
+fn read() -> Vec<Entry> {
     TEXT.split("\n## ")
         .skip(1)
         .filter_map(|part| {
@@ -42,8 +48,8 @@ pub fn entries() -> Vec<Entry> {
 }
 
 /// The entry for `word` (any case).
-pub fn find(word: &str) -> Option<Entry> {
-    entries().into_iter().find(|e| e.word.eq_ignore_ascii_case(word) || e.word == word)
+pub fn find(word: &str) -> Option<&'static Entry> {
+    entries().iter().find(|e| e.word.eq_ignore_ascii_case(word) || e.word == word)
 }
 
 #[cfg(test)]

@@ -185,7 +185,7 @@ impl Snapshot {
             .enumerate()
             .map(|(i, spec)| NodeView::blank(i, spec, spec.position.unwrap_or(default_position(i))))
             .collect();
-        let index = index_of(scenario);
+        let index = scenario.indices();
         Snapshot {
             time_s: 0.0,
             events: 0,
@@ -242,7 +242,7 @@ impl Snapshot {
                 view
             })
             .collect();
-        let index = index_of(scenario);
+        let index = scenario.indices();
         let edges = edges_of(scenario, &index);
         Snapshot {
             time_s: sim.now().as_secs_f64(),
@@ -253,12 +253,6 @@ impl Snapshot {
             relations: relations_of(scenario, &index),
         }
     }
-}
-
-/// Each node's index by id, looked up once per snapshot rather than by a
-/// scan of the nodes for every edge and tie.
-fn index_of(scenario: &Scenario) -> HashMap<&str, usize> {
-    scenario.nodes.iter().enumerate().map(|(i, n)| (n.id.as_str(), i)).collect()
 }
 
 fn relations_of(scenario: &Scenario, index: &HashMap<&str, usize>) -> Vec<(usize, usize, &'static str)> {

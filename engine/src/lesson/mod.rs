@@ -523,21 +523,17 @@ fn number(v: f64) -> String {
 fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Mark) -> Option<f64> {
     let now = Mark::of(sim, node);
     let stats = sim.stats(node);
-    let span_s = now.t_s - before.t_s;
-    let departed = now.departed.saturating_sub(before.departed);
-    let per_departure = |sum_now: f64, sum_before: f64| (departed > 0).then(|| (sum_now - sum_before) / departed as f64);
-    let dropped = || now.dropped.iter().zip(&before.dropped).map(|(n, b)| n.saturating_sub(*b)).sum::<u64>() as f64;
+    let change = now.since(before);
+    let (span_s, departed) = (change.span_s, change.departed);
+    let per_departure = |sum: f64| (departed > 0).then(|| sum / departed as f64);
     let value = match figure {
-        Figure::Arrived => now.arrived.saturating_sub(before.arrived) as f64,
+        Figure::Arrived => change.arrived as f64,
         Figure::Departed => departed as f64,
-        Figure::Dropped(None) => dropped(),
-        Figure::DropFraction => {
-            let arrived = now.arrived.saturating_sub(before.arrived);
-            return (arrived > 0).then(|| dropped() / arrived as f64);
-        }
-        Figure::Dropped(Some(reason)) => now.dropped[reason as usize].saturating_sub(before.dropped[reason as usize]) as f64,
-        Figure::Disconnects => now.disconnects.saturating_sub(before.disconnects) as f64,
-        Figure::Retransmitted => now.retransmitted.saturating_sub(before.retransmitted) as f64,
+        Figure::Dropped(None) => change.dropped_total() as f64,
+        Figure::DropFraction => return (change.arrived > 0).then(|| change.dropped_total() as f64 / change.arrived as f64),
+        Figure::Dropped(Some(reason)) => change.dropped[reason as usize] as f64,
+        Figure::Disconnects => change.disconnects as f64,
+        Figure::Retransmitted => change.retransmitted as f64,
         Figure::Throughput => return (span_s > 0.0).then(|| departed as f64 / span_s),
         Figure::Depth => stats.depth_messages.value() as f64,
         Figure::MaxDepth => {
@@ -548,13 +544,13 @@ fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Mark) ->
         }
         Figure::MeanDepth => {
             if span_s > 0.0 {
-                (now.depth_integral_s - before.depth_integral_s) / span_s
+                change.depth_integral_s / span_s
             } else {
                 stats.depth_messages.value() as f64
             }
         }
-        Figure::MeanWait => return per_departure(now.residence_s, before.residence_s),
-        Figure::MeanSojourn => return per_departure(now.sojourn_s, before.sojourn_s),
+        Figure::MeanWait => return per_departure(change.residence_s),
+        Figure::MeanSojourn => return per_departure(change.sojourn_s),
         Figure::InFlight => sim.node_report(node).in_flight.unwrap_or(0) as f64,
         Figure::Credits => sim.node_report(node).credits.unwrap_or(0) as f64,
         Figure::Paused => f64::from(u8::from(sim.node_report(node).paused == Some(true))),

@@ -263,20 +263,18 @@ impl Plan {
         let mut metrics = Replication::new();
         let span_s = self.options.until_s - self.options.warmup_s;
         for (i, node) in scenario.nodes.iter().enumerate() {
-            let (before, now) = (&marks[i], Mark::of(&sim, i));
-            let arrived = now.arrived - before.arrived;
-            let departed = now.departed - before.departed;
-            let dropped: u64 = now.dropped.iter().zip(&before.dropped).map(|(n, b)| n - b).sum();
+            let change = Mark::of(&sim, i).since(&marks[i]);
+            let (arrived, departed, dropped) = (change.arrived, change.departed, change.dropped_total());
             let per_departure = |sum: f64| (departed > 0).then(|| sum / departed as f64);
             for &metric in metrics_of(node.block.kind()) {
                 let value = match metric {
-                    "mean_depth_messages" => Some((now.depth_integral_s - before.depth_integral_s) / span_s),
+                    "mean_depth_messages" => Some(change.depth_integral_s / span_s),
                     // A consumer's wait is its sojourn: from creation to the
                     // end of its service.
-                    "mean_wait_s" if node.block.kind() == Kind::Consumer => per_departure(now.sojourn_s - before.sojourn_s),
-                    "mean_wait_s" => per_departure(now.residence_s - before.residence_s),
+                    "mean_wait_s" if node.block.kind() == Kind::Consumer => per_departure(change.sojourn_s),
+                    "mean_wait_s" => per_departure(change.residence_s),
                     "drop_probability" => (arrived > 0).then(|| dropped as f64 / arrived as f64),
-                    "disconnects_per_s" => Some((now.disconnects - before.disconnects) as f64 / span_s),
+                    "disconnects_per_s" => Some(change.disconnects as f64 / span_s),
                     "throughput_per_s" => Some(departed as f64 / span_s),
                     _ => None,
                 };
