@@ -11,6 +11,15 @@ async function dropFromPalette(page, kind, at) {
   await drag(page, await centre(page.locator(`.palette-item[data-kind="${kind}"]`)), at);
 }
 
+/**
+ * How many elements `selector` finds once the page has drawn what the last
+ * input changed: waits (up to 5 s) for `expected`, then counts.
+ */
+async function settled(page, selector, expected) {
+  await page.waitForFunction(([s, n]) => document.querySelectorAll(s).length === n, [selector, expected], { timeout: 5000 }).catch(() => {});
+  return page.locator(selector).count();
+}
+
 async function connect(page, from, to) {
   await drag(page, await centre(page.locator(`[data-port="${from}"]`)), await centre(page.locator(`[data-node="${to}"] .body`)));
 }
@@ -169,26 +178,26 @@ test("New starts from an empty canvas, Ctrl+A selects every block, and one's own
   // Ctrl+A selects every block (not the page's text); deleting them all is allowed and undone in one step.
   await page.locator('svg.graph').click({ position: { x: 8, y: 8 } });
   await page.keyboard.press('Control+A');
-  assert.equal(await page.locator('[data-node][aria-pressed="true"]').count(), nodes);
+  assert.equal(await settled(page, '[data-node][aria-pressed="true"]', nodes), nodes);
   assert.equal(await page.evaluate(() => String(window.getSelection())), '', 'no page text selected');
   await page.keyboard.press('Delete');
-  assert.equal(await page.locator('[data-node]').count(), 0);
+  assert.equal(await settled(page, '[data-node]', 0), 0);
   await page.keyboard.press('Control+Z');
-  assert.equal(await page.locator('[data-node]').count(), nodes);
+  assert.equal(await settled(page, '[data-node]', nodes), nodes);
 
   // New: an empty canvas with no name, which cannot run, and says how to begin.
   await page.click('[data-testid="new"]');
-  assert.equal(await page.locator('[data-node]').count(), 0);
+  assert.equal(await settled(page, '[data-node]', 0), 0);
   assert.equal(await page.textContent('[data-testid="scenario-title"]'), 'Untitled');
   assert.match(await page.textContent('[data-testid="missing"]'), /canvas is empty: add a producer/);
   assert.match(await page.textContent('[data-testid="status"]'), /Undo/);
   assert.ok(await page.isDisabled('[data-testid="step"]'), 'nothing to step');
   // Undo brings the scenario back; Redo empties it again.
   await page.click('[data-testid="undo"]');
-  assert.equal(await page.locator('[data-node]').count(), nodes);
+  assert.equal(await settled(page, '[data-node]', nodes), nodes);
   assert.notEqual(await page.textContent('[data-testid="scenario-title"]'), 'Untitled');
   await page.click('[data-testid="redo"]');
-  assert.equal(await page.locator('[data-node]').count(), 0);
+  assert.equal(await settled(page, '[data-node]', 0), 0);
 
   // Built from nothing, it runs.
   const canvas = await page.locator('svg.graph').boundingBox();
