@@ -137,12 +137,48 @@ pub struct Bucket {
     pub last: u64,
 }
 
+/// A bucket as a series stores it: three 32-bit values, half the room of
+/// three 64-bit ones. A value above `u32::MAX` (four billion messages in
+/// one block: more than memory could hold) is kept as `u32::MAX`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Stored {
+    min: u32,
+    max: u32,
+    last: u32,
+}
+
+impl Stored {
+    fn flat(value: u32) -> Self {
+        Stored { min: value, max: value, last: value }
+    }
+
+    #[inline]
+    fn record(&mut self, value: u32) {
+        self.min = self.min.min(value);
+        self.max = self.max.max(value);
+        self.last = value;
+    }
+
+    fn widen(self) -> Bucket {
+        Bucket { min: self.min.into(), max: self.max.into(), last: self.last.into() }
+    }
+}
+
+#[inline]
+fn narrow(value: u64) -> u32 {
+    u32::try_from(value).unwrap_or(u32::MAX)
+}
+
 /// A time series downsampled into at most `capacity` equal buckets.
+///
+/// Its memory follows what it holds: buckets are made only up to the last
+/// change of value (a block whose value never changes holds none), and at
+/// most `capacity` of 12 bytes each.
 #[derive(Clone, Debug)]
 pub struct Series {
     width_ns: u64,
     capacity: usize,
-    buckets: Vec<Bucket>,
+    buckets: Vec<Stored>,
     /// The last bucket's end, in nanoseconds: records before it need no
     /// division.
     last_end_ns: u64,
@@ -171,28 +207,39 @@ impl Series {
     /// backwards.
     #[inline]
     pub fn record(&mut self, now: SimTime, value: u64) {
+        let value = narrow(value);
         if now.as_nanos() < self.last_end_ns {
             if let Some(b) = self.buckets.last_mut() {
-                b.min = b.min.min(value);
-                b.max = b.max.max(value);
-                b.last = value;
+                b.record(value);
                 return;
             }
         }
         self.record_in_new_bucket(now, value);
     }
 
-    fn record_in_new_bucket(&mut self, now: SimTime, value: u64) {
-        let index = self.index_for(now);
-        let carry = self.buckets.last().map_or(0, |b| b.last);
-        while self.buckets.len() <= index {
-            self.buckets.push(Bucket { min: carry, max: carry, last: carry });
+    fn record_in_new_bucket(&mut self, now: SimTime, value: u32) {
+        let carry = self.carry();
+        if value == carry {
+            // Nothing changed: the buckets up to `now` would all be the
+            // carried value, which is what `points` reads where there is no
+            // bucket. Making them would only spend memory.
+            return;
         }
-        let b = &mut self.buckets[index];
-        b.min = b.min.min(value);
-        b.max = b.max.max(value);
-        b.last = value;
+        let index = self.index_for(now);
+        if index >= self.buckets.capacity() {
+            // Doubling, but never past the series' own capacity (plain
+            // doubling from an odd first length overshoots it by a third).
+            let room = (self.buckets.capacity() * 2).clamp(index + 1, self.capacity);
+            self.buckets.reserve_exact(room - self.buckets.len());
+        }
+        self.buckets.resize(self.buckets.len().max(index + 1), Stored::flat(carry));
+        self.buckets[index].record(value);
         self.last_end_ns = (index as u64 + 1).saturating_mul(self.width_ns);
+    }
+
+    /// The value at the end of the last bucket (zero before any).
+    fn carry(&self) -> u32 {
+        self.buckets.last().map_or(0, |b| b.last)
     }
 
     fn index_for(&mut self, now: SimTime) -> usize {
@@ -207,11 +254,11 @@ impl Series {
 
     /// Merges neighbouring buckets pairwise and doubles the width.
     fn halve(&mut self) {
-        let merged: Vec<Bucket> = self
+        let merged: Vec<Stored> = self
             .buckets
             .chunks(2)
             .map(|pair| match pair {
-                [a, b] => Bucket { min: a.min.min(b.min), max: a.max.max(b.max), last: b.last },
+                [a, b] => Stored { min: a.min.min(b.min), max: a.max.max(b.max), last: b.last },
                 [a] => *a,
                 _ => unreachable!("chunks(2) yields one or two"),
             })
@@ -234,10 +281,10 @@ impl Series {
         }
         let width_s = self.bucket_width_s();
         let end = (now.as_nanos() / self.width_ns).min(self.capacity as u64 - 1) as usize;
-        let carry = self.buckets.last().map_or(0, |b| b.last);
+        let carry = Stored::flat(self.carry());
         (0..=end)
             .map(|i| {
-                let b = self.buckets.get(i).copied().unwrap_or(Bucket { min: carry, max: carry, last: carry });
+                let b = self.buckets.get(i).copied().unwrap_or(carry).widen();
                 SeriesPoint { t_s: i as f64 * width_s, min: b.min, max: b.max, last: b.last }
             })
             .collect()
@@ -295,8 +342,8 @@ impl TransitionLog {
 }
 
 /// Durations (latencies, waits) in a histogram of bounded memory: from 1 ns
-/// to one hour with two significant digits (about 37 kB), longer ones
-/// counted as one hour.
+/// to one hour with two significant digits, longer ones counted as one
+/// hour.
 ///
 /// The buckets are HdrHistogram's (lowest value 1, two significant
 /// digits), and percentiles are read the way it reads them; a test checks
@@ -304,12 +351,20 @@ impl TransitionLog {
 /// because the event loop records twice per message and the crate's
 /// general `record` (auto-resize, minimum tracking, checked counts) cost
 /// four times as much.
+///
+/// Memory follows what was recorded: the counters come in blocks of 128
+/// (1 KiB), a block made the first time a duration falls in its range. A
+/// queue whose waits are all near zero holds one block, not the 37 KiB a
+/// histogram from a nanosecond to an hour would take whole.
 #[derive(Clone, Debug)]
 pub struct Durations {
-    counts: Box<[u64]>,
+    blocks: Vec<Option<Box<[u64; COUNTER_BLOCK]>>>,
     total: u64,
     max_ns: u64,
 }
+
+/// Counters per block of a histogram: one bucket's sub-buckets.
+const COUNTER_BLOCK: usize = SUB_BUCKET_HALF;
 
 /// The longest duration a histogram tells apart: one hour, in nanoseconds.
 const DURATION_MAX_NS: u64 = 3_600_000_000_000;
@@ -362,18 +417,33 @@ pub struct Percentiles {
 
 impl Durations {
     fn new() -> Self {
-        Durations { counts: vec![0; index_of(DURATION_MAX_NS) + 1].into_boxed_slice(), total: 0, max_ns: 0 }
+        Durations { blocks: Vec::new(), total: 0, max_ns: 0 }
     }
 
     #[inline]
     pub fn record(&mut self, d: SimDuration) {
         let ns = d.as_nanos().clamp(1, DURATION_MAX_NS);
-        // In bounds: `counts` reaches the index of the clamp's upper end.
-        if let Some(count) = self.counts.get_mut(index_of(ns)) {
-            *count += 1;
+        let index = index_of(ns);
+        match self.blocks.get_mut(index / COUNTER_BLOCK) {
+            Some(Some(block)) => block[index % COUNTER_BLOCK] += 1,
+            _ => self.record_in_new_block(index),
         }
         self.total += 1;
         self.max_ns = self.max_ns.max(ns);
+    }
+
+    #[cold]
+    fn record_in_new_block(&mut self, index: usize) {
+        let at = index / COUNTER_BLOCK;
+        if self.blocks.len() <= at {
+            self.blocks.resize(at + 1, None);
+        }
+        self.blocks[at].get_or_insert_with(|| Box::new([0; COUNTER_BLOCK]))[index % COUNTER_BLOCK] += 1;
+    }
+
+    /// Every counter in order, zero where no block was made.
+    fn counts(&self) -> impl Iterator<Item = u64> + '_ {
+        self.blocks.iter().flat_map(|block| block.as_deref().copied().unwrap_or([0; COUNTER_BLOCK]))
     }
 
     pub fn count(&self) -> u64 {
@@ -385,7 +455,7 @@ impl Durations {
     fn value_at_quantile(&self, q: f64) -> u64 {
         let wanted = ((q.min(1.0) * self.total as f64).ceil() as u64).max(1);
         let mut seen = 0;
-        for (index, &count) in self.counts.iter().enumerate() {
+        for (index, count) in self.counts().enumerate() {
             seen += count;
             if seen >= wanted {
                 return highest_equivalent(lowest_at(index));
@@ -442,8 +512,10 @@ pub fn entries_into(entered: &[(State, u64)], state: State) -> u64 {
 
 /// The first buckets of a depth series are this wide (10 ms).
 const DEPTH_BUCKET_NS: u64 = 10_000_000;
-/// Buckets per depth series.
-pub const DEPTH_SERIES_CAPACITY: usize = 2048;
+/// Buckets per depth series: a chart is at most about 800 pixels across,
+/// and a series holds 512 to 1,024 points (12 KiB at most, which a
+/// 10,000-block scenario pays 10,000 times).
+pub const DEPTH_SERIES_CAPACITY: usize = 1024;
 
 impl NodeStats {
     /// How often the node entered `state`.
@@ -572,6 +644,60 @@ mod tests {
         let last = points.last().unwrap();
         assert!(last.t_s * 1e9 > 50_000.0, "last point at {} s", last.t_s);
         assert!(points.iter().all(|p| p.last == 3));
+    }
+
+    #[test]
+    fn a_series_holds_nothing_while_its_value_stays_put() {
+        // A block whose depth is recorded often but never changes (a
+        // producer's, a queue nothing waits in) costs no bucket.
+        let mut s = Series::new(10, 64);
+        for i in 0..10_000u64 {
+            s.record(SimTime::from_nanos(i * 7), 0);
+        }
+        assert_eq!(s.len(), 0);
+        assert!(s.points(SimTime::from_nanos(70_000)).iter().all(|p| p.min == 0 && p.max == 0));
+        // The first change is kept, and the quiet time before it reads as
+        // the value it had.
+        s.record(SimTime::from_nanos(70_005), 4);
+        let points = s.points(SimTime::from_nanos(70_005));
+        assert_eq!(points.last().map(|p| (p.min, p.max, p.last)), Some((0, 4, 4)));
+        assert!(points[..points.len() - 1].iter().all(|p| p.max == 0));
+    }
+
+    #[test]
+    fn a_series_never_reserves_past_its_capacity() {
+        // Growth by doubling from an odd first length would overshoot the
+        // capacity by up to a third; every series of a large scenario
+        // would pay it.
+        let mut s = Series::new(10, 100);
+        for i in 0..5_000u64 {
+            s.record(SimTime::from_nanos(i * 11 + 3), i % 3);
+            assert!(s.buckets.capacity() <= 100, "{} reserved at {i}", s.buckets.capacity());
+        }
+    }
+
+    #[test]
+    fn a_depth_too_large_for_its_bucket_reads_as_the_largest() {
+        let mut s = Series::new(10, 8);
+        s.record(SimTime::from_nanos(1), u64::MAX);
+        assert_eq!(s.points(SimTime::from_nanos(1))[0].max, u64::from(u32::MAX));
+    }
+
+    #[test]
+    fn durations_hold_only_the_counters_they_use() {
+        let mut d = Durations::new();
+        assert!(d.blocks.is_empty());
+        // Waits of a few nanoseconds: one block of counters.
+        for ns in 0..100 {
+            d.record(SimDuration::from_nanos(ns));
+        }
+        assert_eq!(d.blocks.iter().flatten().count(), 1);
+        // One wait of a minute adds the block its range falls in, not the
+        // ones between.
+        d.record(SimDuration::from_secs_f64(60.0));
+        assert_eq!(d.blocks.iter().flatten().count(), 2);
+        assert_eq!(d.count(), 101);
+        assert!((d.percentiles().max - 60.0).abs() < 1.0);
     }
 
     #[test]
