@@ -28,9 +28,11 @@ web: setup
 build: setup
 	cargo build --release -p sluice-cli
 
-## `sluice bench` on a profile-guided build (scripts/bench.sh); ARGS go to
-## `sluice bench`, e.g. `make bench ARGS="--scale 0.5"`.
-bench:
+## `sluice bench` on a profile-guided build, then the engine as WebAssembly
+## in Chromium against that build, and what a node costs in memory
+## (scripts/bench.sh); ARGS go to `sluice bench`, e.g.
+## `make bench ARGS="--scale 0.5"`.
+bench: web setup-test
 	@scripts/bench.sh $(ARGS)
 
 ## Every test: native Rust, the engine as wasm in Chromium, the release

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 // SLUICE_DIST serves another bundle (to compare two builds in one sitting).
 export const dist = process.env.SLUICE_DIST || join(root, 'dist');
 export const artifacts = join(root, 'e2e', 'artifacts');

@@ -10,6 +10,14 @@
 #   4. the optimised build (`-Cprofile-use`), which runs the benchmark.
 #
 # Both sides of the engine / hand-loop ratio come from the same binary.
+#
+# Then, in the same run:
+#   5. the engine as WebAssembly, the page's own module (dist/, `make web`)
+#      in headless Chromium, against the optimised build on the same
+#      M/M/1/K, turn by turn (e2e/bench-wasm.mjs): the ratio of arrivals
+#      per second;
+#   6. what a node costs in memory: a 10,000-node chain's heap
+#      (engine/examples/chain_memory.rs).
 # The plain release build's figures: `cargo run --release -p sluice-cli -- bench`.
 # Arguments go to `sluice bench` (e.g. `make bench ARGS="--scale 0.5"`).
 set -euo pipefail
@@ -51,3 +59,11 @@ done
 say "optimised build"
 RUSTFLAGS="-Cprofile-use=$work/sluice.profdata" cargo build --release -q -p sluice-cli --target-dir "$target/pgo"
 "$target/pgo/release/sluice" bench "$@"
+
+echo
+say "the engine as WebAssembly in Chromium against the optimised build"
+node e2e/bench-wasm.mjs "$target/pgo/release/sluice"
+
+echo
+say "what a node costs in memory"
+cargo run --release -q -p sluice-engine --example chain_memory

@@ -76,6 +76,7 @@ else
     broken+=("e2e")
     failed=$((failed + 1))
   else
+    stage bundle-size 0 120 scripts/bundle-size.sh
     stage e2e 39 1200 node --test --test-concurrency=1 --test-reporter=spec e2e/*.test.mjs
   fi
 fi

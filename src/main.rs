@@ -4,6 +4,7 @@
 //! out what they show, `browser/` is the glue to the browser.
 
 mod app;
+mod bench;
 mod browser;
 mod components;
 mod view;

@@ -78,19 +78,10 @@ impl Measure {
     }
 }
 
-/// M/M/1/K with λ = 0.9, μ = 1, K = 10: nine waiting places and one server.
+/// M/M/1/K with λ = 0.9, μ = 1, K = 10 (the page's WebAssembly benchmark
+/// runs the same model).
 pub fn mm1k_scenario() -> Scenario {
-    Scenario::from_value(json!({
-        "version": 1,
-        "name": "M/M/1/K",
-        "nodes": [
-            {"id": "arrivals", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 0.9}},
-            {"id": "line", "kind": "queue", "capacity": {"messages": 9}, "on_full": "drop_newest"},
-            {"id": "server", "kind": "consumer", "service_time": {"dist": "exponential", "mean": 1.0}}
-        ],
-        "edges": [{"from": "arrivals", "to": "line"}, {"from": "line", "to": "server"}]
-    }))
-    .expect("the built-in M/M/1/K scenario is valid")
+    sluice_engine::bench_model::mm1k()
 }
 
 /// A 10-stage pipeline: each stage a window (8 in flight, opening on
@@ -203,6 +194,20 @@ fn fastest(a: Measure, b: Measure) -> Measure {
     } else {
         a
     }
+}
+
+/// The engine alone on M/M/1/K, `REPEATS` turns, the fastest by the wall
+/// clock, as one JSON line: `{"arrivals": .., "wall_seconds": ..,
+/// "arrivals_per_s": ..}`.
+pub fn mm1k_only(scale: f64) -> String {
+    let until = TURN_SIM_S * scale;
+    run_engine("warm-up", mm1k_scenario(), until / 20.0);
+    let turn = || run_engine("M/M/1/K engine", mm1k_scenario(), until);
+    let best = (1..REPEATS).map(|_| turn()).fold(turn(), |a, b| if b.wall_seconds < a.wall_seconds { b } else { a });
+    format!(
+        "{}\n",
+        json!({"arrivals": best.arrivals, "wall_seconds": best.wall_seconds, "arrivals_per_s": best.arrivals_per_wall_s()})
+    )
 }
 
 pub fn run(scale: f64) -> String {

@@ -67,6 +67,11 @@ enum Command {
         /// Multiplies the length of every run (1 takes a few seconds).
         #[arg(long, default_value_t = 1.0)]
         scale: f64,
+        /// Only the engine on M/M/1/K, fastest of its turns by the wall
+        /// clock, as one JSON line (what the WebAssembly build is compared
+        /// with: a browser has no clock of a thread's time).
+        #[arg(long)]
+        mm1k: bool,
     },
 }
 
@@ -254,8 +259,9 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Run { file, until, seed, format, transitions, theory } => run(&file, until, seed, format, transitions, theory),
-        Command::Bench { scale } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),
-        Command::Bench { scale } => Ok(bench::run(scale)),
+        Command::Bench { scale, .. } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),
+        Command::Bench { scale, mm1k: true } => Ok(bench::mm1k_only(scale)),
+        Command::Bench { scale, mm1k: false } => Ok(bench::run(scale)),
         Command::Share { file, page } => load(&file).map(|s| format!("{page}#s={}\n", sluice_engine::share::encode(&s))),
         Command::Lesson { number } => lesson(number),
         Command::Sweep(SweepArgs { merge: Some(SweepCommand::Merge { parts, format, metric }), .. }) => sweep::merge_parts(&parts, format, &metric),

@@ -6,6 +6,7 @@
 //! each block lives in `blocks/`, one file each, its guarantees at the top.
 
 pub mod arrivals;
+pub mod bench_model;
 pub mod blocks;
 pub(crate) mod buffer;
 pub(crate) mod context;
