@@ -21,7 +21,7 @@
 // - the ceiling: how many frames per second the same browser paints for a
 //   blank page doing nothing but count them, measured in the same run.
 import { readdir, readFile } from 'node:fs/promises';
-import { platform } from 'node:os';
+import { loadavg, platform } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { join } from 'node:path';
@@ -30,12 +30,16 @@ import { serve, launch, dist } from './harness.mjs';
 const kib = (n) => `${(n / 1024).toFixed(0)} KiB`;
 
 async function bundleSizes() {
-  const out = {};
+  // The page's own module and glue (what a first visit downloads), apart
+  // from the sweep worker's (fetched when a sweep starts).
+  const out = { page: { wasm: null, js: null }, worker: { wasm: null, js: null } };
   for (const file of await readdir(dist)) {
     const ext = file.split('.').pop();
     if (ext !== 'wasm' && ext !== 'js') continue;
     const body = await readFile(join(dist, file));
-    out[ext] = { raw: body.length, gzip: gzipSync(body, { level: 9 }).length };
+    const who = file.startsWith('sweep-worker') ? out.worker : out.page;
+    const size = { raw: body.length, gzip: gzipSync(body, { level: 9 }).length };
+    if (!who[ext] || size.raw > who[ext].raw) who[ext] = size;
   }
   return out;
 }
@@ -135,7 +139,9 @@ const { server, url } = await serve();
 const browser = await launch();
 try {
   const sizes = await bundleSizes();
-  console.log(`bundle: wasm ${kib(sizes.wasm.raw)} (${kib(sizes.wasm.gzip)} gzipped), JS ${kib(sizes.js.raw)} (${kib(sizes.js.gzip)} gzipped)`);
+  for (const [who, { wasm, js }] of Object.entries(sizes)) {
+    if (wasm && js) console.log(`bundle, ${who}: wasm ${kib(wasm.raw)} (${kib(wasm.gzip)} gzipped), JS ${kib(js.raw)} (${kib(js.gzip)} gzipped)`);
+  }
 
   const loads = [];
   for (let i = 0; i < 5; i++) {
@@ -146,7 +152,7 @@ try {
     loads.push(await page.evaluate(() => performance.now()));
     await page.close();
   }
-  console.log(`first interactive frame: ${median(loads).toFixed(0)} ms after navigation (median of ${loads.length}: ${loads.map((t) => t.toFixed(0)).join(', ')})`);
+  console.log(`first interactive frame: ${median(loads).toFixed(0)} ms after navigation (median of ${loads.length}: ${loads.map((t) => t.toFixed(0)).join(', ')}; goal at most 500 ms); the machine's load average over 1, 5 and 15 minutes: ${loadavg().map((l) => l.toFixed(2)).join(', ')}`);
 
   const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
   await page.goto(url);
