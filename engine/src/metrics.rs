@@ -441,11 +441,6 @@ impl Durations {
         self.blocks[at].get_or_insert_with(|| Box::new([0; COUNTER_BLOCK]))[index % COUNTER_BLOCK] += 1;
     }
 
-    /// Every counter in order, zero where no block was made.
-    fn counts(&self) -> impl Iterator<Item = u64> + '_ {
-        self.blocks.iter().flat_map(|block| block.as_deref().copied().unwrap_or([0; COUNTER_BLOCK]))
-    }
-
     pub fn count(&self) -> u64 {
         self.total
     }
@@ -453,21 +448,37 @@ impl Durations {
     /// The value at quantile `q` (0..=1): the highest value of the first
     /// bucket where the running count reaches `q` of the total.
     fn value_at_quantile(&self, q: f64) -> u64 {
-        let wanted = ((q.min(1.0) * self.total as f64).ceil() as u64).max(1);
+        self.values_at_quantiles([q])[0]
+    }
+
+    /// The values at quantiles `qs` (0..=1, ascending) in one walk over
+    /// the counters that exist: the page reads three of every block's
+    /// histogram at each sample, for thousands of blocks.
+    fn values_at_quantiles<const N: usize>(&self, qs: [f64; N]) -> [u64; N] {
+        let wanted = qs.map(|q| ((q.min(1.0) * self.total as f64).ceil() as u64).max(1));
+        let mut values = [0; N];
+        let mut next = 0;
         let mut seen = 0;
-        for (index, count) in self.counts().enumerate() {
-            seen += count;
-            if seen >= wanted {
-                return highest_equivalent(lowest_at(index));
+        for (at, counts) in self.blocks.iter().enumerate() {
+            let Some(counts) = counts else { continue };
+            for (i, &count) in counts.iter().enumerate() {
+                seen += count;
+                while next < N && seen >= wanted[next] {
+                    values[next] = highest_equivalent(lowest_at(at * COUNTER_BLOCK + i));
+                    next += 1;
+                }
+                if next == N {
+                    return values;
+                }
             }
         }
-        0
+        values
     }
 
     pub fn percentiles(&self) -> Percentiles {
-        let at = |q: f64| self.value_at_quantile(q) as f64 / 1e9;
+        let [p50, p95, p99] = self.values_at_quantiles([0.5, 0.95, 0.99]).map(|v| v as f64 / 1e9);
         let max = if self.max_ns == 0 { 0 } else { highest_equivalent(self.max_ns) };
-        Percentiles { p50: at(0.5), p95: at(0.95), p99: at(0.99), max: max as f64 / 1e9 }
+        Percentiles { p50, p95, p99, max: max as f64 / 1e9 }
     }
 }
 
@@ -722,6 +733,10 @@ mod tests {
                 }
                 let p = ours.percentiles();
                 assert_eq!(p.max, theirs.max() as f64 / 1e9);
+                // The three read in one walk, as each alone.
+                assert_eq!(p.p50, theirs.value_at_quantile(0.5) as f64 / 1e9);
+                assert_eq!(p.p95, theirs.value_at_quantile(0.95) as f64 / 1e9);
+                assert_eq!(p.p99, theirs.value_at_quantile(0.99) as f64 / 1e9);
             }
         }
         assert_eq!(ours.count(), theirs.len());
