@@ -19,7 +19,6 @@ import { join } from 'node:path';
 
 const bin = process.argv[2] || join(root, 'target', 'release', 'sluice');
 const scale = Number(process.argv[3] || 1);
-const untilS = 700000 * scale; // cli/src/bench.rs TURN_SIM_S
 const ROUNDS = 5;
 const TURNS = 3;
 
@@ -35,6 +34,8 @@ try {
   const page = await browser.newPage();
   await page.goto(url);
   await page.waitForFunction(() => window.wasmBindings && typeof window.wasmBindings.bench_mm1k === 'function', null, { timeout: 60000 });
+  // The native turn's length, as `sluice bench` chose it for this scale.
+  const untilS = native().simulated_s;
   const wasm = () =>
     page.evaluate(
       ({ untilS, turns }) => {
