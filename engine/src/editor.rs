@@ -130,7 +130,7 @@ pub fn default_block(kind: Kind) -> BlockSpec {
     };
     let mut value = fields;
     value["kind"] = Value::from(kind.as_str());
-    serde_json::from_value(value).expect("every kind's defaults are a valid block")
+    crate::json_read::from_value(&value).expect("every kind's defaults are a valid block")
 }
 
 /// Turns a refused draft into one message, naming the nodes rather than

@@ -57,7 +57,7 @@ pub fn set_at(doc: &mut Value, pointer: &str, new: Option<Value>) -> Result<(), 
 pub fn with_field(block: &BlockSpec, pointer: &str, value: Value) -> Result<BlockSpec, String> {
     let mut doc = serde_json::to_value(block).map_err(|e| e.to_string())?;
     set_at(&mut doc, pointer, Some(value)).map_err(|why| format!("{pointer}: {why}"))?;
-    serde_json::from_value(doc).map_err(|e| format!("{pointer}: {e}"))
+    crate::json_read::from_value(&doc).map_err(|e| format!("{pointer}: {e}"))
 }
 
 #[cfg(test)]

@@ -1,4 +1,5 @@
-//! Reading a scenario's JSON strictly, and naming every type error in it.
+//! Reading JSON into typed values strictly, and naming every type error in
+//! it.
 //!
 //! Guarantees:
 //! - `parse_strict` refuses a key that appears twice in one object (plain
@@ -14,9 +15,15 @@
 //!   and reads again, a bounded number of times.
 //! - It never reports an error that the file does not have: after a value
 //!   is set aside, errors inside what replaced it are not reported.
+//! - Every typed value is read from JSON text by `serde_json`'s one text
+//!   reader (`from_value` prints a value first), never from a `Value`:
+//!   each type's reading is compiled once, which keeps the page's
+//!   WebAssembly small. An error's path comes from its line in that text,
+//!   which is printed one field or list element a line.
 
 use std::cell::RefCell;
 use std::fmt;
+use std::fmt::Write as _;
 
 use serde::de::{DeserializeOwned, DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
@@ -58,20 +65,6 @@ impl Path {
     fn starts_with(&self, other: &Path) -> bool {
         self.0.starts_with(&other.0)
     }
-
-    fn from_serde(path: &serde_path_to_error::Path) -> Path {
-        use serde_path_to_error::Segment;
-        Path(
-            path.iter()
-                .filter_map(|s| match s {
-                    Segment::Seq { index } => Some(Step::Index(*index)),
-                    Segment::Map { key } => Some(Step::Key(key.clone())),
-                    Segment::Enum { variant } => Some(Step::Key(variant.clone())),
-                    Segment::Unknown => None,
-                })
-                .collect(),
-        )
-    }
 }
 
 impl fmt::Display for Path {
@@ -111,21 +104,92 @@ fn get_mut<'v>(value: &'v mut Value, path: &Path) -> Option<&'v mut Value> {
     })
 }
 
-/// The first error reading `value` as `T`: where, and what.
-fn first_error<T: DeserializeOwned>(value: &Value) -> Option<(Path, String)> {
-    match serde_path_to_error::deserialize::<_, T>(value) {
-        Ok(_) => None,
-        Err(e) => Some((Path::from_serde(e.path()), e.inner().to_string())),
+/// Prints `value` as JSON text with one field, list element or closing
+/// bracket a line, in the order a reader visits them; with `paths`, the
+/// path of each line (the value a line opens, holds or closes).
+fn print_lines(value: &Value, at: &mut Vec<Step>, text: &mut String, mut paths: Option<&mut Vec<Path>>) {
+    let line = |text: &mut String, at: &[Step], paths: &mut Option<&mut Vec<Path>>| {
+        text.push('\n');
+        if let Some(paths) = paths.as_deref_mut() {
+            paths.push(Path(at.to_vec()));
+        }
+    };
+    match value {
+        Value::Object(fields) if !fields.is_empty() => {
+            text.push('{');
+            line(text, at, &mut paths);
+            for (i, (key, field)) in fields.iter().enumerate() {
+                at.push(Step::Key(key.clone()));
+                let _ = write!(text, "{}:", Value::String(key.clone()));
+                print_lines(field, at, text, paths.as_deref_mut());
+                if i + 1 < fields.len() {
+                    text.push(',');
+                }
+                line(text, at, &mut paths);
+                at.pop();
+            }
+            text.push('}');
+        }
+        Value::Array(items) if !items.is_empty() => {
+            text.push('[');
+            line(text, at, &mut paths);
+            for (i, item) in items.iter().enumerate() {
+                at.push(Step::Index(i));
+                print_lines(item, at, text, paths.as_deref_mut());
+                if i + 1 < items.len() {
+                    text.push(',');
+                }
+                line(text, at, &mut paths);
+                at.pop();
+            }
+            text.push(']');
+        }
+        scalar => {
+            let _ = write!(text, "{scalar}");
+        }
     }
 }
+
+/// Reads `value` as `T`; on failure, where (below `value`) and what.
+fn read_at<T: DeserializeOwned>(value: &Value) -> Result<T, (Path, String)> {
+    let mut text = String::new();
+    print_lines(value, &mut Vec::new(), &mut text, None);
+    serde_json::from_str(&text).map_err(|e| located(value, &e))
+}
+
+/// The path and the bare message of an error reading `value`'s printed
+/// text.
+fn located(value: &Value, error: &serde_json::Error) -> (Path, String) {
+    let mut message = error.to_string();
+    let suffix = format!(" at line {} column {}", error.line(), error.column());
+    if message.ends_with(&suffix) {
+        message.truncate(message.len() - suffix.len());
+    }
+    // paths[i] is the path of line i + 1; the last line (the value's own
+    // end) has no line break and is the value itself.
+    let mut paths = Vec::new();
+    print_lines(value, &mut Vec::new(), &mut String::new(), Some(&mut paths));
+    let path = error.line().checked_sub(1).and_then(|i| paths.get(i)).cloned().unwrap_or_default();
+    (path, message)
+}
+
+/// Reads `value` as `T` (through its printed text, see the guarantees):
+/// what every typed reading of a `Value` in the engine and the page uses.
+/// The error is serde's message, as reading the value directly gives it.
+pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, String> {
+    read_at(value).map_err(|(_, message)| message)
+}
+
+/// The first error reading a value: where, and what.
+type FirstError<'a> = &'a dyn Fn(&Value) -> Option<(Path, String)>;
 
 /// Where, at or below `at`, the error `message` comes from. serde reports
 /// an error inside an internally tagged enum at the enum itself; trying its
 /// fields one at a time (each with the tag) finds the one that gives the
 /// same error. Lists are narrowed by halves.
-fn find_leaf<T: DeserializeOwned>(doc: &Value, at: Path, message: &str) -> Path {
-    if message.starts_with("missing field") {
-        return at;
+fn find_leaf(doc: &Value, at: Path, message: &str, first_error: FirstError) -> Path {
+    if let Some(field) = message.strip_prefix("missing field `").and_then(|m| m.split('`').next()) {
+        return lacking(doc, at, field, message, first_error);
     }
     // An unknown field is its own leaf, whatever it holds.
     let unknown = message.strip_prefix("unknown field `").and_then(|m| m.split('`').next());
@@ -133,7 +197,7 @@ fn find_leaf<T: DeserializeOwned>(doc: &Value, at: Path, message: &str) -> Path 
         return at;
     }
     let same = |trial: &Value| {
-        first_error::<T>(trial).is_some_and(|(p, m)| m == message && (p.starts_with(&at) || at.starts_with(&p)))
+        first_error(trial).is_some_and(|(p, m)| m == message && (p.starts_with(&at) || at.starts_with(&p)))
     };
     match get(doc, &at) {
         Some(Value::Object(fields)) => {
@@ -162,7 +226,7 @@ fn find_leaf<T: DeserializeOwned>(doc: &Value, at: Path, message: &str) -> Path 
                     *slot = Value::Object(alone);
                 }
                 if same(&trial) {
-                    return find_leaf::<T>(doc, at.child(Step::Key(key.clone())), message);
+                    return find_leaf(doc, at.child(Step::Key(key.clone())), message, first_error);
                 }
             }
             at
@@ -190,10 +254,61 @@ fn find_leaf<T: DeserializeOwned>(doc: &Value, at: Path, message: &str) -> Path 
                     low = mid;
                 }
             }
-            find_leaf::<T>(doc, at.child(Step::Index(high - 1)), message)
+            find_leaf(doc, at.child(Step::Index(high - 1)), message, first_error)
         }
         _ => at,
     }
+}
+
+/// The most objects tried as the one lacking a field.
+const MAX_LACKING_TRIALS: usize = 256;
+
+/// Which object at or below `at` lacks `field`. An error that serde finds
+/// inside an internally tagged enum comes out only once the enum's text
+/// has been read whole, at the place where the objects that hold it end,
+/// where those objects' own missing fields show. Putting the field (as
+/// null) into a candidate tells them apart: the object that lacks it reads
+/// on differently; one that does not know it refuses it as unknown, or
+/// ignores it. Candidates are tried in the order their ends are read, so
+/// the first found is the error serde met first.
+fn lacking(doc: &Value, at: Path, field: &str, message: &str, first_error: FirstError) -> Path {
+    fn ends_in_reading_order(value: &Value, at: &Path, field: &str, out: &mut Vec<Path>) {
+        match value {
+            Value::Object(fields) => {
+                for (key, inner) in fields {
+                    ends_in_reading_order(inner, &at.child(Step::Key(key.clone())), field, out);
+                }
+                if !fields.contains_key(field) {
+                    out.push(at.clone());
+                }
+            }
+            Value::Array(items) => {
+                for (i, item) in items.iter().enumerate() {
+                    ends_in_reading_order(item, &at.child(Step::Index(i)), field, out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut candidates = Vec::new();
+    if let Some(value) = get(doc, &at) {
+        ends_in_reading_order(value, &at, field, &mut candidates);
+    }
+    if candidates.len() <= 1 || candidates.len() > MAX_LACKING_TRIALS {
+        return at;
+    }
+    let unknown = format!("unknown field `{field}`");
+    for candidate in candidates {
+        let mut trial = doc.clone();
+        if let Some(Value::Object(fields)) = get_mut(&mut trial, &candidate) {
+            fields.insert(field.to_string(), Value::Null);
+        }
+        match first_error(&trial) {
+            Some((_, m)) if m == message || m.starts_with(&unknown) => continue,
+            _ => return candidate,
+        }
+    }
+    at
 }
 
 /// A value of the type serde said it expected, to set aside a bad one.
@@ -220,19 +335,25 @@ fn stand_in(message: &str) -> Option<Value> {
 /// path below `prefix`. `template` is a sound value of `T`: a field found
 /// missing is borrowed from it to read on.
 pub(crate) fn typed_all<T: DeserializeOwned>(value: Value, prefix: &str, template: Option<&Value>) -> Result<T, Vec<FieldError>> {
-    let mut doc = value;
+    match read_at::<T>(&value) {
+        Ok(typed) => Ok(typed),
+        Err(first) => Err(every_error(value, first, prefix, template, &|doc| read_at::<T>(doc).err())),
+    }
+}
+
+/// Every type error of `doc`, whose first is `first`, each with its path
+/// below `prefix` (see `typed_all`). Not generic: one copy serves every
+/// type.
+fn every_error(mut doc: Value, first: (Path, String), prefix: &str, template: Option<&Value>, first_error: FirstError) -> Vec<FieldError> {
     let mut errors = Vec::new();
     // Where a value was set aside: errors inside are of the stand-in's
     // making, not the file's.
     let mut set_aside: Vec<Path> = Vec::new();
     let mut seen: Vec<(Path, String)> = Vec::new();
+    let mut next = Some(first);
     for _ in 0..MAX_ERRORS * 2 {
-        let (at, message) = match serde_path_to_error::deserialize::<_, T>(&doc) {
-            Ok(typed) if errors.is_empty() => return Ok(typed),
-            Ok(_) => break,
-            Err(e) => (Path::from_serde(e.path()), e.inner().to_string()),
-        };
-        let leaf = find_leaf::<T>(&doc, at, &message);
+        let Some((at, message)) = next.take() else { break };
+        let leaf = find_leaf(&doc, at, &message, first_error);
         if seen.contains(&(leaf.clone(), message.clone())) || errors.len() >= MAX_ERRORS {
             break;
         }
@@ -250,13 +371,14 @@ pub(crate) fn typed_all<T: DeserializeOwned>(value: Value, prefix: &str, templat
             _ => leaf,
         };
         set_aside.push(whole);
+        next = first_error(&doc);
     }
     if errors.is_empty() {
         // Nothing the file says could be named: say where it failed.
-        let (at, message) = first_error::<T>(&doc).unwrap_or_default();
+        let (at, message) = first_error(&doc).unwrap_or_default();
         errors.push(FieldError { path: join(prefix, &at.to_string()), message });
     }
-    Err(errors)
+    errors
 }
 
 /// Sets aside the value at `leaf` that gave `message`, so that reading can
@@ -482,6 +604,19 @@ mod tests {
                 "n.tagged.dist: unknown variant `pear`, expected `fixed` or `pair`",
             ]
         );
+    }
+
+    #[test]
+    fn a_field_missing_in_a_last_tagged_field_is_told_from_one_its_holder_lacks() {
+        // The tagged field comes last, so its error and its holder's own
+        // missing field come out at the same place in the text.
+        let v = serde_json::json!({"inner": {"a": 1}, "tagged": {"dist": "pair", "low": 1, "inner": {"dist": "fixed", "value": 1}}});
+        assert_eq!(errors(v), vec!["n.tagged: missing field `high`"]);
+        let v = serde_json::json!({"tagged": {"dist": "fixed", "value": 1}});
+        assert_eq!(errors(v), vec!["n: missing field `inner`"]);
+        let v = serde_json::json!({"tagged": {"dist": "pair", "low": 1, "high": 2, "inner": {"dist": "fixed"}}});
+        // (No stand-in for `value` at that place: reading stops there.)
+        assert_eq!(errors(v), vec!["n.tagged.inner: missing field `value`"]);
     }
 
     #[test]

@@ -412,7 +412,7 @@ mod tests {
                         if sluice_engine::json_field::set_at(&mut v, field.path, Some(serde_json::Value::from(*value))).is_err() {
                             continue; // a list item the default lacks
                         }
-                        let parsed: Result<sluice_engine::BlockSpec, _> = serde_json::from_value(v);
+                        let parsed: Result<sluice_engine::BlockSpec, _> = sluice_engine::json_read::from_value(&v);
                         assert!(parsed.is_ok() || field.reshape.is_some(), "{kind}{} = {value}: {:?}", field.path, parsed.err());
                     }
                 }

@@ -50,7 +50,8 @@ pub struct Scenario {
     pub edges: Vec<EdgeSpec>,
 }
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// Read (`Deserialize`) as a scenario file's node is, by `read.rs`.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct NodeSpec {
     pub id: String,
     /// Where the page draws the node; the engine ignores it.
@@ -67,8 +68,9 @@ pub struct Position {
     pub y: f64,
 }
 
-/// The kind of a node and its parameters.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// The kind of a node and its parameters. Read (`Deserialize`) by
+/// `read.rs`: by its `kind`, then that kind's fields.
+#[derive(Clone, Debug, PartialEq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum BlockSpec {
     Producer(ProducerSpec),

@@ -262,24 +262,7 @@ pub(super) fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, (Vec
     if let Value::Object(t) = &mut shape {
         t.remove("kind");
     }
-    fn read<T: serde::de::DeserializeOwned>(rest: Value, path: &str, shape: &Value, wrap: fn(T) -> BlockSpec) -> Result<BlockSpec, Vec<FieldError>> {
-        crate::json_read::typed_all::<T>(rest, path, Some(shape)).map(wrap)
-    }
-    let rest = Value::Object(fields);
-    let block = match kind.as_str() {
-        "producer" => read(rest, path, &shape, BlockSpec::Producer),
-        "queue" => read(rest, path, &shape, BlockSpec::Queue),
-        "consumer" => read(rest, path, &shape, BlockSpec::Consumer),
-        "router" => read(rest, path, &shape, BlockSpec::Router),
-        "window" => read(rest, path, &shape, BlockSpec::Window),
-        "credit" => read(rest, path, &shape, BlockSpec::Credit),
-        "rate_limiter" => read(rest, path, &shape, BlockSpec::RateLimiter),
-        "concurrency_limiter" => read(rest, path, &shape, BlockSpec::ConcurrencyLimiter),
-        "link" => read(rest, path, &shape, BlockSpec::Link),
-        "dispatcher" => read(rest, path, &shape, BlockSpec::Dispatcher),
-        "resource_pool" => read(rest, path, &shape, BlockSpec::ResourcePool),
-        other => Err(vec![FieldError { path: format!("{path}.kind"), message: format!("no reader for the kind {}", quoted(other)) }]),
-    };
+    let block = block_of_kind(kind, Value::Object(fields), path, Some(&shape));
     match block {
         Ok(block) if errors.is_empty() => Ok(NodeSpec { id, position, block }),
         Ok(_) => Err((errors, Some(NodeSpec { id, position: None, block: default }))),
@@ -287,5 +270,61 @@ pub(super) fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, (Vec
             errors.extend(e);
             Err((errors, Some(NodeSpec { id, position: None, block: default })))
         }
+    }
+}
+
+/// Reads the fields of a block of `kind` (all but `kind`), naming every
+/// type error below `path`; `shape` is a sound block of the kind whose
+/// fields stand in for missing ones while reading on.
+fn block_of_kind(kind: Kind, fields: Value, path: &str, shape: Option<&Value>) -> Result<BlockSpec, Vec<FieldError>> {
+    fn read<T: serde::de::DeserializeOwned>(rest: Value, path: &str, shape: Option<&Value>, wrap: fn(T) -> BlockSpec) -> Result<BlockSpec, Vec<FieldError>> {
+        crate::json_read::typed_all::<T>(rest, path, shape).map(wrap)
+    }
+    match kind {
+        Kind::Producer => read(fields, path, shape, BlockSpec::Producer),
+        Kind::Queue => read(fields, path, shape, BlockSpec::Queue),
+        Kind::Consumer => read(fields, path, shape, BlockSpec::Consumer),
+        Kind::Router => read(fields, path, shape, BlockSpec::Router),
+        Kind::Window => read(fields, path, shape, BlockSpec::Window),
+        Kind::Credit => read(fields, path, shape, BlockSpec::Credit),
+        Kind::RateLimiter => read(fields, path, shape, BlockSpec::RateLimiter),
+        Kind::ConcurrencyLimiter => read(fields, path, shape, BlockSpec::ConcurrencyLimiter),
+        Kind::Link => read(fields, path, shape, BlockSpec::Link),
+        Kind::Dispatcher => read(fields, path, shape, BlockSpec::Dispatcher),
+        Kind::ResourcePool => read(fields, path, shape, BlockSpec::ResourcePool),
+    }
+}
+
+/// The errors of a failed reading as one line, for serde.
+fn one_line(errors: &[FieldError]) -> String {
+    errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+}
+
+// A node and a block are read as a file's are, not by serde's derived
+// reading: that would read every block's fields a second way (through
+// serde's buffered `flatten` and tag), and the page's WebAssembly would
+// carry both.
+impl<'de> serde::Deserialize<'de> for NodeSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<NodeSpec, D::Error> {
+        let value = Value::deserialize(deserializer)?;
+        node_from_value(value, "node").map_err(|(errors, _)| serde::de::Error::custom(one_line(&errors)))
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for BlockSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<BlockSpec, D::Error> {
+        use serde::de::Error as _;
+        let Value::Object(mut fields) = Value::deserialize(deserializer)? else {
+            return Err(D::Error::custom("a block must be a JSON object"));
+        };
+        let kind = match fields.remove("kind") {
+            Some(Value::String(name)) => Kind::parse(&name).ok_or_else(|| {
+                D::Error::custom(format!("unknown block kind {}; expected one of {}", quoted(&name), Kind::names()))
+            })?,
+            Some(_) => return Err(D::Error::custom("kind: must be a string")),
+            None => return Err(D::Error::custom(format!("missing field `kind`; one of {}", Kind::names()))),
+        };
+        // (No stand-ins: the kind's defaults are themselves read this way.)
+        block_of_kind(kind, Value::Object(fields), "", None).map_err(|errors| D::Error::custom(one_line(&errors)))
     }
 }
