@@ -55,7 +55,7 @@ pub fn set_at(doc: &mut Value, pointer: &str, new: Option<Value>) -> Result<(), 
 /// `block` with `value` written at `pointer`, parsed again; an error names
 /// the field and what is wrong with the value.
 pub fn with_field(block: &BlockSpec, pointer: &str, value: Value) -> Result<BlockSpec, String> {
-    let mut doc = serde_json::to_value(block).map_err(|e| e.to_string())?;
+    let mut doc = crate::json_read::to_value(block);
     set_at(&mut doc, pointer, Some(value)).map_err(|why| format!("{pointer}: {why}"))?;
     crate::json_read::from_value(&doc).map_err(|e| format!("{pointer}: {e}"))
 }

@@ -16,10 +16,11 @@
 //! - It never reports an error that the file does not have: after a value
 //!   is set aside, errors inside what replaced it are not reported.
 //! - Every typed value is read from JSON text by `serde_json`'s one text
-//!   reader (`from_value` prints a value first), never from a `Value`:
-//!   each type's reading is compiled once, which keeps the page's
-//!   WebAssembly small. An error's path comes from its line in that text,
-//!   which is printed one field or list element a line.
+//!   reader (`from_value` prints a value first), never from a `Value`, and
+//!   written by its one pretty writer (`to_value` reads the text back):
+//!   each type's reading and writing is compiled once, which keeps the
+//!   page's WebAssembly small. An error's path comes from its line in the
+//!   text read, which is printed one field or list element a line.
 
 use std::cell::RefCell;
 use std::fmt;
@@ -178,6 +179,14 @@ fn located(value: &Value, error: &serde_json::Error) -> (Path, String) {
 /// The error is serde's message, as reading the value directly gives it.
 pub fn from_value<T: DeserializeOwned>(value: &Value) -> Result<T, String> {
     read_at(value).map_err(|(_, message)| message)
+}
+
+/// `value` as a JSON value, through its pretty text: every typed value is
+/// written one way (serde_json's pretty writer, which the files use), so
+/// each type's writing is compiled once. Numbers keep their exact value
+/// (floats print at full precision and read back to the same bits).
+pub fn to_value<T: serde::Serialize + ?Sized>(value: &T) -> Value {
+    serde_json::to_string_pretty(value).ok().and_then(|text| serde_json::from_str(&text).ok()).unwrap_or(Value::Null)
 }
 
 /// The first error reading a value: where, and what.

@@ -36,8 +36,9 @@ const LEVEL: u8 = 9;
 
 /// The share code of `scenario`.
 pub fn encode(scenario: &Scenario) -> String {
-    // Serializing plain data structures cannot fail.
-    let json = serde_json::to_string(scenario).unwrap_or_default();
+    // Compact, its fields in the order of their names (the text that a
+    // JSON value prints): decoding reads any order.
+    let json = crate::json_read::to_value(scenario).to_string();
     let packed = miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), LEVEL);
     format!("{SHARE_FORMAT}.{}", URL_SAFE_NO_PAD.encode(packed))
 }

@@ -27,7 +27,7 @@ pub struct SweepWorker {
 impl SweepWorker {
     /// Starts `request` in a new worker; `on_report` gets every report.
     pub fn start(request: &Request, on_report: impl Fn(Report) + 'static) -> Result<SweepWorker, String> {
-        let text = serde_json::to_string(request).map_err(|e| format!("the sweep could not be written: {e}"))?;
+        let text = serde_json::to_string_pretty(request).map_err(|e| format!("the sweep could not be written: {e}"))?;
         let worker = Worker::new(SCRIPT).map_err(|e| format!("the sweep worker could not start: {e:?}"))?;
         let on_report = std::rc::Rc::new(on_report);
         let report = on_report.clone();

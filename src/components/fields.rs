@@ -404,7 +404,7 @@ mod tests {
         for kind in Kind::ALL {
             let fields = fields(kind);
             assert!(!fields.is_empty(), "{kind} has no fields");
-            let block = serde_json::to_value(default_block(kind)).unwrap();
+            let block = sluice_engine::json_read::to_value(&default_block(kind));
             for field in fields {
                 if let Control::Choice(options) = field.control {
                     for (value, _) in options {

@@ -80,7 +80,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
             </section>
         };
     };
-    let block = serde_json::to_value(&spec.block).unwrap_or(Value::Null);
+    let block = json_read::to_value(&spec.block);
 
     // Writes a field's new value into the block and hands it to the editor.
     // A field reports each value it passes through (`input`) and then that

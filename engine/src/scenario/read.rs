@@ -191,7 +191,7 @@ pub(super) struct TypeErrors {
 
 /// A sound value of `T` whose fields a reading can borrow to read on.
 pub(super) fn template<T: Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
+    crate::json_read::to_value(value)
 }
 
 /// Sorts errors into the order of the document: the top-level fields, the
