@@ -73,9 +73,12 @@ pub fn spread(from: f64, to: f64, points: usize, whole: bool) -> Result<Vec<f64>
     Ok(values)
 }
 
-/// What a runner did in one step.
+/// What a runner did in one step. Externally tagged (`"done"`,
+/// `{"point": {...}}`): an internally tagged enum is read through serde's
+/// buffered `Content`, code the page's WebAssembly would carry for this
+/// enum alone.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "report", rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 pub enum Report {
     /// A worker is listening for its request (a worker that has not said
     /// so yet would lose it).
