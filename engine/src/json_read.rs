@@ -303,8 +303,11 @@ fn lacking(doc: &Value, at: Path, field: &str, message: &str, first_error: First
     if let Some(value) = get(doc, &at) {
         ends_in_reading_order(value, &at, field, &mut candidates);
     }
-    if candidates.len() <= 1 || candidates.len() > MAX_LACKING_TRIALS {
-        return at;
+    match candidates.len() {
+        0 => return at,
+        1 => return candidates.remove(0),
+        n if n > MAX_LACKING_TRIALS => return at,
+        _ => {}
     }
     let unknown = format!("unknown field `{field}`");
     for candidate in candidates {
