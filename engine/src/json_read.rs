@@ -115,40 +115,30 @@ fn print_lines(value: &Value, at: &mut Vec<Step>, text: &mut String, mut paths: 
             paths.push(Path(at.to_vec()));
         }
     };
-    match value {
-        Value::Object(fields) if !fields.is_empty() => {
-            text.push('{');
-            line(text, at, &mut paths);
-            for (i, (key, field)) in fields.iter().enumerate() {
-                at.push(Step::Key(key.clone()));
-                let _ = write!(text, "{}:", Value::String(key.clone()));
-                print_lines(field, at, text, paths.as_deref_mut());
-                if i + 1 < fields.len() {
-                    text.push(',');
-                }
-                line(text, at, &mut paths);
-                at.pop();
-            }
-            text.push('}');
-        }
-        Value::Array(items) if !items.is_empty() => {
-            text.push('[');
-            line(text, at, &mut paths);
-            for (i, item) in items.iter().enumerate() {
-                at.push(Step::Index(i));
-                print_lines(item, at, text, paths.as_deref_mut());
-                if i + 1 < items.len() {
-                    text.push(',');
-                }
-                line(text, at, &mut paths);
-                at.pop();
-            }
-            text.push(']');
-        }
+    let (open, close, children): (char, char, Vec<(Step, &Value)>) = match value {
+        Value::Object(fields) if !fields.is_empty() => ('{', '}', fields.iter().map(|(k, v)| (Step::Key(k.clone()), v)).collect()),
+        Value::Array(items) if !items.is_empty() => ('[', ']', items.iter().enumerate().map(|(i, v)| (Step::Index(i), v)).collect()),
         scalar => {
             let _ = write!(text, "{scalar}");
+            return;
         }
+    };
+    text.push(open);
+    line(text, at, &mut paths);
+    let count = children.len();
+    for (i, (step, child)) in children.into_iter().enumerate() {
+        if let Step::Key(key) = &step {
+            let _ = write!(text, "{}:", Value::String(key.clone()));
+        }
+        at.push(step);
+        print_lines(child, at, text, paths.as_deref_mut());
+        if i + 1 < count {
+            text.push(',');
+        }
+        line(text, at, &mut paths);
+        at.pop();
     }
+    text.push(close);
 }
 
 /// Reads `value` as `T`; on failure, where (below `value`) and what.

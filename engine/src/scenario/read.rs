@@ -239,17 +239,7 @@ pub(super) fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, (Vec
         Some(_) => return Err(fail(format!("{path}.id"), "must be a string".into())),
         None => return Err(fail(format!("{path}.id"), "missing".into())),
     };
-    let kind = match fields.remove("kind") {
-        Some(Value::String(s)) => s,
-        Some(_) => return Err(fail(format!("{path}.kind"), "must be a string".into())),
-        None => return Err(fail(format!("{path}.kind"), format!("missing; one of {}", Kind::names()))),
-    };
-    let Some(kind) = Kind::parse(&kind) else {
-        return Err(fail(
-            format!("{path}.kind"),
-            format!("unknown block kind {}; expected one of {}", quoted(&kind), Kind::names()),
-        ));
-    };
+    let kind = take_kind(&mut fields).map_err(|why| fail(format!("{path}.kind"), why))?;
     let default = crate::editor::default_block(kind);
     let mut errors = Vec::new();
     let position = match fields.remove("position") {
@@ -270,6 +260,17 @@ pub(super) fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, (Vec
             errors.extend(e);
             Err((errors, Some(NodeSpec { id, position: None, block: default })))
         }
+    }
+}
+
+/// Takes a block's `kind` out of its fields; what is wrong with it, if
+/// anything.
+fn take_kind(fields: &mut serde_json::Map<String, Value>) -> Result<Kind, String> {
+    match fields.remove("kind") {
+        Some(Value::String(name)) => Kind::parse(&name)
+            .ok_or_else(|| format!("unknown block kind {}; expected one of {}", quoted(&name), Kind::names())),
+        Some(_) => Err("must be a string".into()),
+        None => Err(format!("missing; one of {}", Kind::names())),
     }
 }
 
@@ -317,13 +318,7 @@ impl<'de> serde::Deserialize<'de> for BlockSpec {
         let Value::Object(mut fields) = Value::deserialize(deserializer)? else {
             return Err(D::Error::custom("a block must be a JSON object"));
         };
-        let kind = match fields.remove("kind") {
-            Some(Value::String(name)) => Kind::parse(&name).ok_or_else(|| {
-                D::Error::custom(format!("unknown block kind {}; expected one of {}", quoted(&name), Kind::names()))
-            })?,
-            Some(_) => return Err(D::Error::custom("kind: must be a string")),
-            None => return Err(D::Error::custom(format!("missing field `kind`; one of {}", Kind::names()))),
-        };
+        let kind = take_kind(&mut fields).map_err(|why| D::Error::custom(format!("kind: {why}")))?;
         // (No stand-ins: the kind's defaults are themselves read this way.)
         block_of_kind(kind, Value::Object(fields), "", None).map_err(|errors| D::Error::custom(one_line(&errors)))
     }
