@@ -80,6 +80,12 @@ impl Change {
     pub fn dropped_total(&self) -> u64 {
         self.dropped.iter().sum()
     }
+
+    /// Drops whose work is lost: every reason but a merge
+    /// (`DropReason::is_loss`). Drop probabilities are these over arrivals.
+    pub fn lost(&self) -> u64 {
+        DropReason::ALL.iter().filter(|r| r.is_loss()).map(|r| self.dropped[*r as usize]).sum()
+    }
 }
 
 impl Mark {

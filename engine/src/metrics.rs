@@ -67,6 +67,13 @@ impl DropReason {
     ];
     pub const COUNT: usize = Self::ALL.len();
 
+    /// Whether the message's work is lost. A merge is not a loss: the run
+    /// already waiting covers it (register-once), so drop probabilities
+    /// leave it out, while conservation counts it as having left.
+    pub fn is_loss(self) -> bool {
+        self != DropReason::Merged
+    }
+
     pub fn as_str(self) -> &'static str {
         match self {
             DropReason::Thinned => "thinned",

@@ -5,8 +5,9 @@
 //! - `Model::of` recognises a queue as a textbook system only when the
 //!   formulas' assumptions hold in the scenario: Poisson arrivals from
 //!   producers feeding only this queue (several merge into one Poisson
-//!   stream), no reaction of the queue that changes the arrivals (thinning
-//!   droppable messages, pausing producers that obey, disconnecting), no
+//!   stream), no reaction of the queue that changes the arrivals (pausing
+//!   producers that obey, disconnecting; thinning never acts, as a queue
+//!   feeding a consumer has no socket whose write would block), no
 //!   time-to-live, a bound (if any) in messages that drops the newest, and
 //!   one consumer fed by this queue alone, with no output, schedule,
 //!   lifecycle or time-out. Otherwise it says which assumption fails, in
@@ -101,7 +102,7 @@ impl Measured {
         Measured {
             mean_waiting: if change.span_s > 0.0 { change.depth_integral_s / change.span_s } else { sim.stats(node).depth_messages.value() as f64 },
             mean_wait_s: ratio(change.residence_s, change.departed),
-            drop_probability: ratio(change.dropped_total() as f64, change.arrived),
+            drop_probability: ratio(change.lost() as f64, change.arrived),
         }
     }
 }
@@ -140,27 +141,22 @@ impl Model {
             producers.push(p);
         }
 
-        // The reactions in force in each state the queue can reach.
-        let droppable = producers.iter().any(|p| p.classes.iter().any(|c| c.droppable));
+        // The reactions in force in each state the queue can reach. It
+        // feeds a consumer straight (checked below), never a link: no write
+        // would block, so it never turns Overloaded and never thins (thinning
+        // acts only while a write would block). A reaction is in force in
+        // its state and every more severe one, the limits only when set.
         let obey_pause = producers.iter().any(|p| p.backpressure == Backpressure::Pause);
-        // A reaction is in force in its state and every more severe one;
-        // Overloaded comes whenever the server is busy, the limits only
-        // when set.
-        let states = [
-            ("Overloaded (its server busy)", queue.reactions.overloaded),
-            ("SoftLimit", queue.reactions.soft_limit),
-            ("HardLimit", queue.reactions.hard_limit),
-        ];
+        let states = [("SoftLimit", queue.reactions.soft_limit), ("HardLimit", queue.reactions.hard_limit)];
         let worst = if !queue.hard_limit.is_unlimited() {
-            3
-        } else if !queue.soft_limit.is_unlimited() {
             2
-        } else {
+        } else if !queue.soft_limit.is_unlimited() {
             1
+        } else {
+            0
         };
         for (state, reaction) in states[..worst].iter().rev() {
             let what = match reaction {
-                Reaction::Thin if droppable => "thins droppable messages",
                 Reaction::PauseInput if obey_pause => "pauses its producers",
                 Reaction::Disconnect => "disconnects",
                 _ => continue,

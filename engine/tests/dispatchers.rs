@@ -216,17 +216,22 @@ fn a_task_is_registered_at_most_once() {
         let mut sim = Simulation::new(scenario, 5).unwrap();
         run_checked(&mut sim, 60.0);
         let depth = max_depth(&sim, "loop");
-        (depth, sim.report())
+        let at = idx(&sim, "loop");
+        let lost = sluice_engine::measure::Mark::of(&sim, at).since(&sluice_engine::measure::Mark::default()).lost();
+        (depth, sim.report(), lost)
     };
     // Three tasks, scheduled 200 times a second, served 100 a second: held
     // once each, at most three wait; the rest join the waiting run.
-    let (depth, r) = run(true);
+    let (depth, r, lost) = run(true);
     assert!(depth <= 3, "{depth}");
     let merged = r.nodes["loop"].dropped.get("merged").copied().unwrap_or(0);
     assert!(merged > 5_000, "{merged}");
     assert_eq!(r.nodes["loop"].dropped_total, merged, "nothing else is dropped");
+    // A merge loses no work: it is not a drop in the drop probability that
+    // lessons and sweeps measure.
+    assert_eq!(lost, 0);
     // Without it, every scheduling waits its turn and the backlog grows.
-    let (depth, r) = run(false);
+    let (depth, r, _) = run(false);
     assert!(depth > 1_000, "{depth}");
     assert_eq!(r.nodes["loop"].dropped.get("merged").copied().unwrap_or(0), 0);
 }

@@ -22,6 +22,18 @@ fn fast_video_slow_client(backpressure: &str) -> sluice_engine::Scenario {
     )
 }
 
+/// `fast_video_slow_client`'s stream and queue, sending through a socket
+/// that takes 100 kB/s of the 220 offered, to a client that reads at once:
+/// writes block, so the queue thins.
+fn fast_video_through_a_socket() -> sluice_engine::Scenario {
+    let mut doc = serde_json::to_value(fast_video_slow_client("ignore")).unwrap();
+    doc["nodes"][2] = json!({"id": "c", "kind": "consumer", "workers": 8, "service_time": {"dist": "fixed", "value": 0}});
+    doc["nodes"].as_array_mut().unwrap().push(json!({"id": "socket", "kind": "link", "bandwidth_bytes_per_s": 100_000,
+        "latency_s": 0.01, "buffer": {"bytes": 8000}}));
+    doc["edges"] = json!([{"from": "p", "to": "q"}, {"from": "q", "to": "socket"}, {"from": "socket", "to": "c"}]);
+    sluice_engine::Scenario::from_value(doc).unwrap()
+}
+
 fn queue(sim: &Simulation) -> &sluice_engine::blocks::Queue {
     match &sim.nodes()[1] {
         Node::Queue(q) => q,
@@ -64,6 +76,20 @@ fn overloaded_queue_thins_video_and_keeps_audio() {
     let into: Vec<_> = sim.transitions().entries().filter(|t| t.to == State::Overloaded).collect();
     assert!(!into.is_empty());
     assert!(into.iter().all(|t| t.from == State::Ready && t.cause == "would block"), "{:?}", into.first());
+}
+
+#[test]
+fn a_queue_without_a_socket_never_thins() {
+    // Four times its service rate on a queue that feeds its consumer straight: it reaches its
+    // soft limit and pauses nothing (the stream ignores backpressure), but
+    // no write ever blocks, so it never turns Overloaded and thins nothing:
+    // thinning is the reaction to a write that would block.
+    let mut sim = Simulation::new(fast_video_slow_client("ignore"), 3).unwrap();
+    run_checked(&mut sim, 60.0);
+    let r = sim.report();
+    assert!(sim.transitions().entries().any(|t| t.to == State::SoftLimit));
+    assert!(sim.transitions().entries().all(|t| t.to != State::Overloaded));
+    assert_eq!(r.nodes["q"].dropped.get("thinned").copied().unwrap_or(0), 0, "{:?}", r.nodes["q"]);
 }
 
 #[test]
@@ -207,11 +233,17 @@ fn byte_thresholds_trigger_on_their_own() {
 fn a_queue_thinned_to_empty_does_not_leave_its_producer_paused() {
     // Soft limit 1 and mostly droppable traffic: one video frame takes the
     // queue from Ready to SoftLimit, and thinning then empties it.
-    let scenario = pipeline(
-        json!({"arrivals": {"process": "poisson", "rate_per_s": 300},
-               "classes": [{"name": "video", "weight": 9, "droppable": true}, {"name": "audio", "weight": 1}]}),
-        json!({"soft_limit": {"messages": 1}, "hard_limit": {"messages": 100}}),
-        json!({"service_time": {"dist": "exponential", "mean": 0.008}}),
+    // The queue sends through a socket whose writes block (thinning is the
+    // reaction to a write that would block).
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 300},
+                   "classes": [{"name": "video", "weight": 9, "droppable": true}, {"name": "audio", "weight": 1}]}),
+            json!({"id": "q", "kind": "queue", "soft_limit": {"messages": 1}, "hard_limit": {"messages": 100}}),
+            json!({"id": "socket", "kind": "link", "bandwidth_bytes_per_s": 125_000, "buffer": {"bytes": 2000}}),
+            json!({"id": "c", "kind": "consumer", "service_time": {"dist": "exponential", "mean": 0.001}}),
+        ],
+        &[("p", "q"), ("q", "socket"), ("socket", "c")],
     );
     let mut sim = Simulation::new(scenario, 4).unwrap();
     run_checked(&mut sim, 20.0);
@@ -450,7 +482,7 @@ fn a_new_reaction_lifts_or_asks_the_pause_at_once() {
 /// thresholds as they were at each moment of it.
 #[test]
 fn a_long_runs_state_times_and_thresholds_keep_their_history() {
-    let mut sim = Simulation::new(fast_video_slow_client("ignore"), 5).unwrap();
+    let mut sim = Simulation::new(fast_video_through_a_socket(), 5).unwrap();
     // The time in each state, summed from every transition as it happens.
     let mut spent = [0.0f64; 4];
     let (mut state, mut since) = (sluice_engine::blocks::SendState::Ready, 0.0);

@@ -244,6 +244,8 @@ const LINK: &[Field] = &[
     f("/latency_s", "Latency", "s", "From leaving the wire to reaching the far end.", num(0.0, 1.0, 0.001)),
     f("/buffer/bytes", "Send buffer", "bytes", "A message that does not fit is refused: the sender's \"would block\".", whole(0.0, 1_048_576.0, 1024.0)),
     f("/buffer/messages", "Send buffer", "messages", "The same bound in messages (0: none).", whole(0.0, 1000.0, 1.0)),
+    f("/receive_buffer/bytes", "Receive window", "bytes", "The far end's receive buffer: what was sent and not yet read. Full, the link stops sending and its send buffer fills (0: no bound).", whole(0.0, 1_048_576.0, 1024.0)),
+    f("/receive_buffer/messages", "Receive window", "messages", "The same bound in messages (0: none).", whole(0.0, 1000.0, 1.0)),
     f("/down", "Down periods", "JSON", "[{\"from_s\", \"to_s\"}]: what is on the wire is lost, sending stops.", Control::Json),
 ];
 

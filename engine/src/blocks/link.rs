@@ -9,8 +9,25 @@
 //! - Messages go on the wire one at a time, in order, each taking
 //!   size / `bandwidth_bytes_per_s` seconds (0 = no limit), then arrive
 //!   `latency_s` later at the next block, in order.
+//! - TCP's flow control: the far end's receive buffer (`receive_buffer`,
+//!   messages and/or bytes; 0 = no bound) holds what was sent and not yet
+//!   read by the next block. The link puts a message on the wire only if it
+//!   fits in the window the far end last advertised: from the start of its
+//!   transmission until the window update that follows its reading reaches
+//!   the sender, `latency_s` after the next block took it, a message
+//!   occupies the window. When the window is full the link stops sending,
+//!   its send buffer fills, and a write would block: a slow reader leads to
+//!   "would block" as surely as a slow network. (An empty window takes any
+//!   one message, however large.)
 //! - If the next block refuses an arriving message, the link holds it and
-//!   everything behind it until woken (head-of-line blocking).
+//!   everything behind it until woken (head-of-line blocking). One
+//!   exception, the Moment server's "stop reading the client, but accept
+//!   its ping replies": a queue that asks its inputs to pause refuses what
+//!   a link brings it (the server does not read it: it stays in the receive
+//!   buffer, in the window); the link then still offers the messages behind
+//!   it, which may be bound elsewhere (a router's other outputs), keeping
+//!   each unread message in its place. When the queue lifts its pause, the
+//!   link offers what it kept, in order.
 //! - `down`: periods during which the link is down. Going down loses the
 //!   messages on the wire (`link_down`) and stops sending; the buffer keeps
 //!   what it holds and refuses when full. Coming up resumes sending.
@@ -38,6 +55,9 @@ pub struct LinkSpec {
     pub latency_s: f64,
     #[serde(default = "default_buffer")]
     pub buffer: Limits,
+    /// The far end's receive buffer: what was sent and not yet read.
+    #[serde(default = "default_buffer")]
+    pub receive_buffer: Limits,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     /// When the link is down.
     pub down: Vec<Period>,
@@ -47,13 +67,27 @@ fn default_buffer() -> Limits {
     Limits { messages: 0, bytes: 65536 }
 }
 
+impl Default for LinkSpec {
+    fn default() -> Self {
+        LinkSpec {
+            bandwidth_bytes_per_s: 0.0,
+            latency_s: 0.0,
+            buffer: default_buffer(),
+            receive_buffer: default_buffer(),
+            down: Vec::new(),
+        }
+    }
+}
+
 impl LinkSpec {
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
         check_range(errors, format!("{path}.bandwidth_bytes_per_s"), self.bandwidth_bytes_per_s, 0.0, 1e15);
         check_range(errors, format!("{path}.latency_s"), self.latency_s, 0.0, 1e6);
-        for (field, value) in [("messages", self.buffer.messages), ("bytes", self.buffer.bytes)] {
-            if value > crate::blocks::queue::MAX_LIMIT {
-                push_error(errors, format!("{path}.buffer.{field}"), format!("must be at most {}", crate::blocks::queue::MAX_LIMIT));
+        for (name, limits) in [("buffer", self.buffer), ("receive_buffer", self.receive_buffer)] {
+            for (field, value) in [("messages", limits.messages), ("bytes", limits.bytes)] {
+                if value > crate::blocks::queue::MAX_LIMIT {
+                    push_error(errors, format!("{path}.{name}.{field}"), format!("must be at most {}", crate::blocks::queue::MAX_LIMIT));
+                }
             }
         }
         check_periods(errors, &format!("{path}.down"), self.down.iter().map(|d| (d.from_s, d.to_s)));
@@ -70,8 +104,24 @@ pub struct Link {
     /// The message being put on the wire, if any.
     transmitting: bool,
     up: bool,
-    /// The far end refused the head of `flying`; waiting to be woken.
+    /// The far end refused an arrived message; waiting to be woken.
     blocked: bool,
+    /// Arrived messages the far end did not read because a queue there
+    /// asks its inputs to pause (indices into `flying`, ascending).
+    unread: usize,
+    /// What occupies the receive window: messages being transmitted, on
+    /// the wire, arrived and unread, or read with the window update still
+    /// on its way back.
+    window_messages: u64,
+    window_bytes: u64,
+    /// Window updates on their way back: when each arrives, and the bytes
+    /// it frees (one message each).
+    updates: VecDeque<(SimTime, u32)>,
+    /// A timer is set for the first of `updates`.
+    update_timer: bool,
+    /// A full window stopped the link with no update on its way: the next
+    /// read sets the timer.
+    awaiting_update: bool,
     /// Bumped when the link goes down, so that stale timers are ignored.
     epoch: u32,
 }
@@ -86,6 +136,12 @@ impl Link {
             transmitting: false,
             up: true,
             blocked: false,
+            unread: 0,
+            window_messages: 0,
+            window_bytes: 0,
+            updates: VecDeque::new(),
+            update_timer: false,
+            awaiting_update: false,
             epoch: 0,
         }
     }
@@ -111,10 +167,33 @@ impl Link {
         }
     }
 
-    pub fn reconfigure(&mut self, spec: LinkSpec) {
+    pub fn reconfigure(&mut self, spec: LinkSpec, ctx: &mut Context) {
         // The schedule is read at the start of a run; other fields apply to
-        // the next message.
+        // the next message (a larger window may let it go at once).
         self.spec = LinkSpec { down: self.spec.down.clone(), ..spec };
+        self.start_transmission(ctx);
+    }
+
+    /// Whether the receive window has room for a message of `size` bytes.
+    fn window_fits(&self, size: u64) -> bool {
+        self.window_messages == 0
+            || !self.spec.receive_buffer.would_exceed(self.window_messages, self.window_bytes, size)
+    }
+
+    /// Whether the link is stopped by a full receive window with something
+    /// to send (a zero window).
+    pub fn window_closed(&self) -> bool {
+        !self.transmitting && self.buffer.front().is_some_and(|m| !self.window_fits(m.size_bytes as u64))
+    }
+
+    /// What occupies the receive window now (messages, bytes).
+    pub fn window_used(&self) -> (u64, u64) {
+        (self.window_messages, self.window_bytes)
+    }
+
+    fn release_window(&mut self, size: u32) {
+        self.window_messages -= 1;
+        self.window_bytes -= size as u64;
     }
 
     /// Whether the send buffer would refuse a message of `size` bytes.
@@ -142,7 +221,31 @@ impl Link {
         if self.transmitting || !self.up {
             return;
         }
-        let Some(head) = self.buffer.front() else { return };
+        let Some(&head) = self.buffer.front() else { return };
+        // Window updates are applied when the window is looked at; a timer
+        // is set only when a full window stops the link.
+        let now = ctx.core.now;
+        while let Some(&(at, size)) = self.updates.front() {
+            if at > now {
+                break;
+            }
+            self.updates.pop_front();
+            self.release_window(size);
+        }
+        if !self.window_fits(head.size_bytes as u64) {
+            // A zero window: the next window update restarts the link.
+            match self.updates.front() {
+                Some(&(at, _)) if !self.update_timer => {
+                    self.update_timer = true;
+                    ctx.core.scheduler.schedule(at, ctx.node, EventKind::AckDue, 0);
+                }
+                Some(_) => {}
+                None => self.awaiting_update = true,
+            }
+            return;
+        }
+        self.window_messages += 1;
+        self.window_bytes += head.size_bytes as u64;
         let seconds = if self.spec.bandwidth_bytes_per_s > 0.0 {
             head.size_bytes as f64 / self.spec.bandwidth_bytes_per_s
         } else {
@@ -163,7 +266,8 @@ impl Link {
         self.buffer_bytes -= msg.size_bytes as u64;
         let arrive = ctx.core.now + SimDuration::from_secs_f64(self.spec.latency_s);
         self.flying.push_back((arrive, msg));
-        if self.flying.len() == 1 {
+        if self.flying.len() == self.unread + 1 {
+            // The next to offer: nothing ahead of it waits for a timer.
             ctx.core.scheduler.schedule(arrive, ctx.node, EventKind::Propagated, self.epoch);
         }
         self.record(ctx);
@@ -171,23 +275,65 @@ impl Link {
         true
     }
 
-    /// The message that has reached the far end and waits to be offered.
+    /// The next message that has reached the far end and waits to be
+    /// offered: the first past those kept unread.
     pub fn arrived_head(&self, now: SimTime) -> Option<Message> {
-        self.flying.front().filter(|(t, _)| *t <= now).map(|(_, m)| *m)
+        self.flying.get(self.unread).filter(|(t, _)| *t <= now).map(|(_, m)| *m)
     }
 
-    /// The next block took the head.
+    /// The next block took the message `arrived_head` gave: it is read,
+    /// and the window update that frees its room sets off back.
     pub fn delivered_head(&mut self, ctx: &mut Context) {
-        if self.flying.pop_front().is_some() {
-            ctx.stats.departed += 1;
-            self.blocked = false;
-            self.record(ctx);
+        let Some((_, msg)) = self.flying.remove(self.unread) else { return };
+        ctx.stats.departed += 1;
+        self.blocked = false;
+        let latency = SimDuration::from_secs_f64(self.spec.latency_s);
+        if latency == SimDuration::ZERO {
+            self.release_window(msg.size_bytes);
+            self.awaiting_update = false;
+            self.start_transmission(ctx);
+        } else {
+            let at = ctx.core.now + latency;
+            self.updates.push_back((at, msg.size_bytes));
+            if std::mem::take(&mut self.awaiting_update) && !self.update_timer {
+                self.update_timer = true;
+                ctx.core.scheduler.schedule(at, ctx.node, EventKind::AckDue, 0);
+            }
         }
+        self.record(ctx);
     }
 
-    /// The next block refused the head: wait to be woken.
+    /// A window update reaches a sender stopped by a full window: the window
+    /// opens by what the far end read, and a message waiting for room goes
+    /// on the wire.
+    pub fn on_window_update(&mut self, ctx: &mut Context) {
+        self.update_timer = false;
+        self.start_transmission(ctx);
+    }
+
+    /// The next block refused the message `arrived_head` gave: wait to be
+    /// woken.
     pub fn head_refused(&mut self) {
         self.blocked = true;
+    }
+
+    /// A queue at the far end did not read the message `arrived_head` gave
+    /// (it asks its inputs to pause): it stays where it is, in the window,
+    /// and the messages behind it may be offered.
+    pub fn head_unread(&mut self) {
+        self.unread += 1;
+    }
+
+    /// Offer the kept messages again, from the first (a pause was lifted,
+    /// or the next block was woken).
+    pub fn reread(&mut self) {
+        self.unread = 0;
+        self.blocked = false;
+    }
+
+    /// Whether the link keeps messages its far end did not read.
+    pub fn has_unread(&self) -> bool {
+        self.unread > 0
     }
 
     pub fn is_blocked(&self) -> bool {
@@ -196,7 +342,7 @@ impl Link {
 
     /// Makes sure a timer is set for the next arrival behind the head.
     pub fn arm_next_arrival(&mut self, ctx: &mut Context) {
-        if let Some(&(t, _)) = self.flying.front() {
+        if let Some(&(t, _)) = self.flying.get(self.unread) {
             if t > ctx.core.now {
                 ctx.core.scheduler.schedule(t, ctx.node, EventKind::Propagated, self.epoch);
             }
@@ -220,9 +366,16 @@ impl Link {
         } else {
             ctx.log_transition(State::Up, State::Down, "schedule");
             self.epoch = self.epoch.wrapping_add(1);
-            self.transmitting = false;
+            if std::mem::take(&mut self.transmitting) {
+                if let Some(head) = self.buffer.front() {
+                    let size = head.size_bytes;
+                    self.release_window(size);
+                }
+            }
             self.blocked = false;
+            self.unread = 0;
             while let Some((_, msg)) = self.flying.pop_front() {
+                self.release_window(msg.size_bytes);
                 ctx.drop_message(msg, DropReason::LinkDown);
             }
             self.record(ctx);

@@ -11,27 +11,38 @@
 //!   (`closed_loop`). Each message takes a class drawn by weight, and a size
 //!   from that class's distribution (at least one byte).
 //! - When the next block refuses a message, `on_refused` decides: `pause`
-//!   holds it and makes no new message until the next block has room again;
+//!   holds it until the next block has room again (a write that blocks);
 //!   `drop` discards it (counted as `refused`); `retry` holds it and offers it
 //!   again every `retry_after_s` seconds, making nothing new meanwhile.
 //! - When a downstream queue asks for a pause (its soft limit),
-//!   `backpressure: pause` stops making messages until the pause is lifted
-//!   (a client whose socket is no longer read); `ignore` keeps producing (a
+//!   `backpressure: pause` stops sending until the pause is lifted (a
+//!   client whose socket is no longer read); `ignore` keeps producing (a
 //!   live source that cannot be slowed); `drop` keeps making messages and
 //!   discards them while the pause lasts (`unanswered`: the ping requests
 //!   a server reads but does not answer). The pause reaches the producer
 //!   through blocks that hold nothing (routers, windows, credit links,
-//!   limiters); it lasts while any queue it reaches asks for it.
+//!   limiters); it lasts while any queue it reaches asks for it. Behind a
+//!   link the pause does not reach the producer: the queue stops reading
+//!   the link, and TCP's flow control makes the producer's writes block.
+//! - An open-loop process goes on while the producer holds a message
+//!   refused under `on_refused: pause` (a write that blocks): what comes due
+//!   is made at its instant and waits in the producer, its backlog, counted
+//!   as held; once the next block takes the held message it offers the
+//!   backlog, oldest first, then what comes due after. (A producer paused
+//!   by `backpressure: pause` still skips what comes due while paused.)
 //! - `linked_to` a consumer (rotor's link from a client to a server): the
 //!   producer sends nothing until the link is confirmed, when the server is
 //!   operational; when the server starts shutting down it asks its linked
 //!   clients to unlink, and the producer stops sending for good (linking
 //!   to a server already shutting down or shut down stops it at once). A
 //!   refused message it holds is still offered; nothing new is made.
-//! - While stopped, no arrival events are scheduled: a paused producer costs
-//!   nothing. When it restarts, the next message comes one inter-arrival time
-//!   later (a trace skips the instants it missed; each closed-loop client
-//!   that finished thinking meanwhile sends at once).
+//! - While paused by backpressure, while it waits for its link to a server,
+//!   or under `retry`, an open-loop producer schedules no arrival: it costs nothing, and when it
+//!   restarts the next message comes one inter-arrival time later (a trace
+//!   skips the instants it missed). A closed loop's clients that finished
+//!   thinking while it could not send each send at once when it can.
+
+use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
@@ -125,6 +136,10 @@ fn default_retry_after() -> f64 {
     0.1
 }
 
+/// An arrival event's `data` that offers the backlog's next message
+/// rather than making one.
+const FLUSH: u32 = 1;
+
 /// The largest message size a scenario may ask for: 1 GiB.
 pub const MAX_MESSAGE_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -181,6 +196,11 @@ pub struct Producer {
     fixed_sizes: Vec<Option<u32>>,
     /// A refused message waiting to be offered again.
     held: Option<Message>,
+    /// Open loop: messages that came due while it could not send, oldest
+    /// first, to offer once it can (after `held`).
+    backlog: VecDeque<Message>,
+    /// Whether an event to offer the backlog's next message is scheduled.
+    flush_scheduled: bool,
     /// How many downstream queues ask for a pause now.
     pause_requests: u32,
     /// Arrivals that came due while the producer was stopped, to send when
@@ -237,6 +257,8 @@ impl Producer {
             mean_gap_s: 0.0,
             fixed_sizes: Vec::new(),
             held: None,
+            backlog: VecDeque::new(),
+            flush_scheduled: false,
             pause_requests: 0,
             pending_starts: 0,
             scheduled: false,
@@ -290,7 +312,8 @@ impl Producer {
                     if let Some(msg) = self.held.take() {
                         ctx.drop_message(msg, DropReason::Refused);
                     }
-                    ctx.stats.set_depth(ctx.core.now, 0, 0);
+                    self.record_depth(ctx);
+                    self.flush_if_free(ctx);
                 }
                 OnRefused::Retry => self.start_retry_chain(ctx),
                 OnRefused::Pause => {}
@@ -318,6 +341,35 @@ impl Producer {
 
     pub fn held(&self) -> Option<&Message> {
         self.held.as_ref()
+    }
+
+    /// Messages the producer holds: a refused one and its backlog.
+    pub fn holds(&self) -> u64 {
+        self.held.is_some() as u64 + self.backlog.len() as u64
+    }
+
+    /// Whether arrivals due now wait in the backlog rather than being
+    /// skipped: an open-loop producer whose write blocked (it holds a
+    /// message refused under `on_refused: pause`).
+    fn backlogs(&self) -> bool {
+        !self.is_closed_loop()
+            && matches!(self.link, Link::None | Link::Confirmed)
+            && self.held.is_some()
+            && self.spec.on_refused == OnRefused::Pause
+    }
+
+    fn record_depth(&self, ctx: &mut Context) {
+        let bytes: u64 = self.held.iter().chain(self.backlog.iter()).map(|m| m.size_bytes as u64).sum();
+        ctx.stats.set_depth(ctx.core.now, self.holds(), bytes);
+    }
+
+    /// Schedules the offer of the backlog's next message, if there is one
+    /// and the producer may send.
+    fn flush_if_free(&mut self, ctx: &mut Context) {
+        if !self.backlog.is_empty() && self.can_produce() && !self.flush_scheduled {
+            self.flush_scheduled = true;
+            ctx.schedule_in(SimDuration::ZERO, EventKind::Arrival, FLUSH);
+        }
     }
 
     /// Whether a pause asked downstream stops this producer now.
@@ -455,10 +507,28 @@ impl Producer {
     /// In M/M/1/K this took about 2% of the cycles off
     /// (`docs/performance.md`).
     #[inline]
-    pub fn on_arrival(&mut self, ctx: &mut Context) -> (ProducerAction, Option<Event>) {
+    pub fn on_arrival(&mut self, data: u32, ctx: &mut Context) -> (ProducerAction, Option<Event>) {
+        if data == FLUSH {
+            self.flush_scheduled = false;
+            if !self.can_produce() {
+                return (ProducerAction::Nothing, None);
+            }
+            let Some(msg) = self.backlog.pop_front() else { return (ProducerAction::Nothing, None) };
+            self.record_depth(ctx);
+            return (ProducerAction::Offer(msg), None);
+        }
         let closed = self.is_closed_loop();
         if !closed {
             self.scheduled = false;
+        }
+        if !closed && (self.backlogs() || (!self.backlog.is_empty() && self.can_produce() && !self.is_unanswered())) {
+            // Made now, sent once the producer may send, after what waits.
+            let msg = self.make_message(ctx);
+            let next = self.prepare_next(ctx);
+            self.backlog.push_back(msg);
+            self.record_depth(ctx);
+            self.flush_if_free(ctx);
+            return (ProducerAction::Nothing, next);
         }
         if !self.can_produce() {
             self.pending_starts = if closed { self.pending_starts + 1 } else { 1 };
@@ -530,19 +600,23 @@ impl Producer {
     pub fn on_accepted(&mut self, ctx: &mut Context) {
         ctx.stats.departed += 1;
         if self.held.take().is_some() {
-            ctx.stats.set_depth(ctx.core.now, 0, 0);
+            self.record_depth(ctx);
             self.restart_if_idle(ctx);
         }
+        self.flush_if_free(ctx);
     }
 
     /// The next block refused the message.
     pub fn on_refused(&mut self, msg: Message, ctx: &mut Context) {
         match self.spec.on_refused {
-            OnRefused::Drop => ctx.drop_message(msg, DropReason::Refused),
+            OnRefused::Drop => {
+                ctx.drop_message(msg, DropReason::Refused);
+                self.flush_if_free(ctx);
+            }
             OnRefused::Pause | OnRefused::Retry => {
                 let first_refusal = self.held.is_none();
                 self.held = Some(msg);
-                ctx.stats.set_depth(ctx.core.now, 1, msg.size_bytes as u64);
+                self.record_depth(ctx);
                 if self.spec.on_refused == OnRefused::Retry && first_refusal {
                     self.start_retry_chain(ctx);
                 }
@@ -594,6 +668,7 @@ impl Producer {
 
     /// Sends what came due while stopped, now that it may produce again.
     fn restart_if_idle(&mut self, ctx: &mut Context) {
+        self.flush_if_free(ctx);
         if self.pending_starts == 0 || !self.can_produce() {
             return;
         }

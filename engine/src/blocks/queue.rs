@@ -38,10 +38,13 @@
 //!   mark): once at SoftLimit, the queue leaves it only after a send that
 //!   brings it below these limits too.
 //! - Each state has a reaction (`reactions`), in force in that state and
-//!   every more severe one: `thin` discards the queued droppable messages on
-//!   entry and droppable arrivals while it lasts and sending would block
-//!   (video frames go, audio and control stay; an emptied queue whose next
-//!   block has room again takes the next frame and tries to send it); `pause_input` asks the producers feeding the queue to
+//!   every more severe one: `thin` acts only while the last write to the
+//!   socket would block (it is the note's reaction to EAGAIN; a queue with
+//!   no link behind it never thins): it discards the queued droppable
+//!   messages when it comes into force, and droppable arrivals while it
+//!   lasts (video frames go, audio and control stay; an emptied queue
+//!   whose next block has room again takes the next frame and tries to
+//!   send it); `pause_input` asks the producers feeding the queue to
 //!   pause (they stop if their `backpressure` is `pause`, even behind
 //!   routers, windows, credit links and limiters, which hold nothing; a
 //!   block that holds messages does not pass the request on); `disconnect`
@@ -295,6 +298,8 @@ pub struct Queue {
     state: SendState,
     /// The last send loop ended on a socket that would block.
     would_block: bool,
+    /// Thinning is in force (`sync_thinning`).
+    thinning_on: bool,
     /// Whether the producers were last told to pause (`true`) or not.
     told_pause: bool,
     /// The last send loop was refused and the next block has not woken the
@@ -324,6 +329,7 @@ impl Queue {
             spec,
             state: SendState::Ready,
             would_block: false,
+            thinning_on: false,
             told_pause: false,
             waiting_for_room: false,
             disconnected: false,
@@ -425,7 +431,7 @@ impl Queue {
         // Overloaded queue that has emptied and been woken would not: it
         // takes the message and tries to send it, and that send, taken,
         // returns it to Ready (it only ever improves after a real send).
-        if msg.droppable && self.thinning() && self.waiting_for_room {
+        if msg.droppable && self.thinning_on && self.waiting_for_room {
             ctx.stats.arrived += 1;
             ctx.drop_message(msg, DropReason::Thinned);
             return QueueOffer::Taken(None);
@@ -488,7 +494,21 @@ impl Queue {
             return None;
         }
         self.would_block = refused && would_block;
+        // Thinning first: what it empties, the state then sees.
+        self.sync_thinning(ctx);
         self.evaluate(sent > 0, if sent > 0 { "send" } else { "would block" }, ctx)
+    }
+
+    /// Thinning is in force while its reaction is (in this state or a
+    /// milder one) and the last write to the socket would block: the note's
+    /// reaction to EAGAIN. Turning on, it discards the queued droppable
+    /// messages. A queue with no socket never thins, whatever its state.
+    fn sync_thinning(&mut self, ctx: &mut Context) {
+        let on = self.thinning() && self.would_block;
+        if on && !self.thinning_on {
+            self.thin(ctx);
+        }
+        self.thinning_on = on;
     }
 
     /// Takes new parameters while running. A stricter state applies at
@@ -518,6 +538,7 @@ impl Queue {
         }
         self.disconnected = false;
         self.would_block = false;
+        self.thinning_on = false;
         self.waiting_for_room = false;
         let old = self.state;
         self.state = SendState::Ready;
@@ -604,11 +625,8 @@ impl Queue {
         }
         self.state = target;
         ctx.log_transition(old.into(), target.into(), cause);
+        self.sync_thinning(ctx);
         if target > old {
-            let thinning_before = self.spec.reactions.active(old, Reaction::Thin);
-            if !thinning_before && self.thinning() {
-                self.thin(ctx);
-            }
             let entered = [SendState::Overloaded, SendState::SoftLimit, SendState::HardLimit];
             if entered.iter().any(|s| *s > old && *s <= target && self.spec.reactions.of(*s) == Reaction::Disconnect) {
                 self.disconnect(ctx);

@@ -134,7 +134,7 @@ impl Simulation {
 /// The messages `node` holds now.
 pub(super) fn held_by(node: &Node) -> u64 {
     match node {
-        Node::Producer(p) => p.held().is_some() as u64,
+        Node::Producer(p) => p.holds(),
         Node::Queue(q) => q.len() as u64,
         Node::Consumer(c) => c.busy() as u64,
         Node::Link(l) => l.holds(),

@@ -27,7 +27,7 @@ impl Simulation {
         match event.kind() {
             EventKind::Arrival => {
                 if let Node::Producer(p) = &mut self.nodes[i] {
-                    let (action, next) = p.on_arrival(&mut ctx!(self, i));
+                    let (action, next) = p.on_arrival(event.data, &mut ctx!(self, i));
                     if let ProducerAction::Offer(msg) = action {
                         self.send_from_producer(i, msg);
                     }
@@ -71,6 +71,12 @@ impl Simulation {
                     }
                     Node::Credit(c) => c.on_grant_due(&mut ctx!(self, i)),
                     Node::ResourcePool(r) => r.on_created(&mut ctx!(self, i)),
+                    Node::Link(l) => {
+                        // A window update: the send buffer frees room only
+                        // once the message it lets go is on the wire.
+                        l.on_window_update(&mut ctx!(self, i));
+                        false
+                    }
                     _ => false,
                 };
                 if opened {

@@ -156,6 +156,12 @@ pub struct Simulation {
     offer_depth: u32,
     /// A link's send buffer refused the last offer: the socket would block.
     socket_refused: bool,
+    /// The offer under way comes from a link's far end and no block that
+    /// holds messages has taken it yet.
+    offer_from_link: bool,
+    /// A queue asking its inputs to pause did not read the link's message
+    /// just offered.
+    not_read: bool,
     /// The producers each queue's pause request reaches, found the first
     /// time it asks (the graph does not change during a run).
     pause_targets: Vec<Option<Box<[u32]>>>,
@@ -474,7 +480,15 @@ impl Simulation {
     /// `msg`, its receipt gates already split off.
     #[inline(always)]
     fn take_here(&mut self, from: usize, to: usize, msg: Message) -> bool {
+        // Only the first block that holds messages on a link's way reads it.
+        let from_link = std::mem::take(&mut self.offer_from_link);
         match &mut self.nodes[to] {
+            Node::Queue(q) if from_link && q.asks_pause() && !q.is_disconnected() => {
+                // The server stops reading: the message stays in the link's
+                // receive buffer.
+                self.not_read = true;
+                false
+            }
             Node::Queue(q) => match q.offer(msg, &mut ctx!(self, to)) {
                 QueueOffer::Taken(signal) => {
                     let waiting = q.waiting_for_room();
@@ -580,7 +594,8 @@ impl Simulation {
         }
     }
 
-    /// Offers what has reached the far end of a link, in order.
+    /// Offers what has reached the far end of a link, in order, past what a
+    /// queue there does not read while it asks its inputs to pause.
     fn pump_link(&mut self, l: usize) {
         loop {
             let head = match &self.nodes[l] {
@@ -588,10 +603,15 @@ impl Simulation {
                 _ => None,
             };
             let Some(msg) = head else { break };
+            self.offer_from_link = true;
+            self.not_read = false;
             let ok = self.send(l, msg);
+            self.offer_from_link = false;
             if let Node::Link(link) = &mut self.nodes[l] {
                 if ok {
                     link.delivered_head(&mut ctx!(self, l));
+                } else if self.not_read {
+                    link.head_unread();
                 } else {
                     link.head_refused();
                     return;
@@ -622,7 +642,7 @@ impl Simulation {
             Node::Queue(q) => !q.is_empty() || q.waiting_for_room(),
             Node::Consumer(c) => c.has_held(),
             Node::Dispatcher { pool, .. } => pool.has_held(),
-            Node::Link(l) => l.is_blocked(),
+            Node::Link(l) => l.is_blocked() || l.has_unread(),
             _ => self.refused[node],
         }
     }
@@ -719,7 +739,10 @@ impl Simulation {
                 }
                 self.after_worker_freed(node);
             }
-            Node::Link(_) => self.pump_link(node),
+            Node::Link(l) => {
+                l.reread();
+                self.pump_link(node);
+            }
             n if n.passes_through() => {
                 self.refused[node] = false;
                 self.wake_inputs(node);

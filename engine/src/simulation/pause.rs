@@ -20,18 +20,27 @@ impl Simulation {
             Some(found) => found,
             None => self.find_pause_targets(node),
         };
+        let mut links = false;
         for &input in targets.iter() {
             let input = input as usize;
-            if let Node::Producer(p) = &mut self.nodes[input] {
-                p.on_backpressure(pause, &mut ctx!(self, input));
+            match &mut self.nodes[input] {
+                Node::Producer(p) => p.on_backpressure(pause, &mut ctx!(self, input)),
+                Node::Link(_) => links = true,
+                _ => {}
             }
         }
         self.pause_targets[node] = Some(targets);
+        if links && !pause {
+            // Reading resumes: the links offer what they kept unread.
+            self.wake_inputs(node);
+        }
     }
 
     /// The producers a pause asked by `node` reaches: its inputs, and the
     /// inputs of blocks that hold nothing, upstream until a block that
-    /// holds messages. Each once, in the order of their indices.
+    /// holds messages; and the links met on the way, which the queue stops
+    /// reading (TCP's flow control then carries the pause to what is behind
+    /// them). Each once, in the order of their indices.
     pub(super) fn find_pause_targets(&self, node: usize) -> Box<[u32]> {
         let mut seen = std::collections::BTreeSet::new();
         let mut producers = Vec::new();
@@ -41,7 +50,7 @@ impl Simulation {
                 continue;
             }
             match &self.nodes[input] {
-                Node::Producer(_) => producers.push(input as u32),
+                Node::Producer(_) | Node::Link(_) => producers.push(input as u32),
                 n if n.passes_through() => stack.extend_from_slice(&self.inputs[input]),
                 _ => {}
             }

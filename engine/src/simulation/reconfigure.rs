@@ -133,7 +133,7 @@ impl Simulation {
                 self.pump(i);
             }
             (Node::Link(l), BlockSpec::Link(spec)) => {
-                l.reconfigure(spec);
+                l.reconfigure(spec, &mut ctx!(self, i));
                 self.wake_inputs(i);
             }
             (Node::Dispatcher { demands: d, pool, .. }, BlockSpec::Dispatcher(spec)) => {

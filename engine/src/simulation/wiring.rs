@@ -84,6 +84,8 @@ impl Simulation {
             wakes: std::collections::VecDeque::new(),
             wake_queued: vec![false; n],
             offer_depth: 0,
+            offer_from_link: false,
+            not_read: false,
             socket_refused: false,
             pause_targets: vec![None; n],
             class_names,

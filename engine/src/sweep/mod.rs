@@ -264,7 +264,7 @@ impl Plan {
         let span_s = self.options.until_s - self.options.warmup_s;
         for (i, node) in scenario.nodes.iter().enumerate() {
             let change = Mark::of(&sim, i).since(&marks[i]);
-            let (arrived, departed, dropped) = (change.arrived, change.departed, change.dropped_total());
+            let (arrived, departed) = (change.arrived, change.departed);
             let per_departure = |sum: f64| (departed > 0).then(|| sum / departed as f64);
             for &metric in metrics_of(node.block.kind()) {
                 let value = match metric {
@@ -273,7 +273,7 @@ impl Plan {
                     // end of its service.
                     "mean_wait_s" if node.block.kind() == Kind::Consumer => per_departure(change.sojourn_s),
                     "mean_wait_s" => per_departure(change.residence_s),
-                    "drop_probability" => (arrived > 0).then(|| dropped as f64 / arrived as f64),
+                    "drop_probability" => (arrived > 0).then(|| change.lost() as f64 / arrived as f64),
                     "disconnects_per_s" => Some(change.disconnects as f64 / span_s),
                     "throughput_per_s" => Some(departed as f64 / span_s),
                     _ => None,
