@@ -18,9 +18,9 @@ function secondsIn(label, state) {
 test('the state strip keeps the early states of a long run watched at high speed', async () => {
   const { page, errors } = await open(env.browser, env.url, { picker: true });
   await page.getByTestId('lesson-1').click();
-  // Step 3: a client so slow that the sender flips between Overloaded
+  // Step 4: a network so slow that the sender flips between Overloaded
   // and SoftLimit; its transitions soon outnumber the log's 1,000.
-  await page.getByTestId('step-3-try').click();
+  await page.getByTestId('step-4-try').click();
   await page.selectOption('[data-testid="speed"]', '10');
   await clockPasses(page, 20, 30000);
   const strip = page.locator('[data-testid="strip-sender"] svg');
@@ -73,7 +73,7 @@ async function rowsOfColour(page, rgb, from, to) {
 test('a threshold changed while running is drawn as it was at each moment', async () => {
   const { page, errors } = await open(env.browser, env.url, { picker: true });
   await page.getByTestId('lesson-1').click();
-  await page.getByTestId('step-3-try').click();
+  await page.getByTestId('step-4-try').click();
   await page.locator('[data-node="sender"]').click();
   await page.selectOption('[data-testid="speed"]', '10');
   await clockPasses(page, 15, 30000);

@@ -15,10 +15,10 @@ async function slowTheClient(page, bytesPerS = 120000) {
 
 test('the page loads with no console error and shows the default scenario', async () => {
   const { page, errors } = await open(env.browser, env.url);
-  for (const id of ['stream', 'sender', 'socket', 'client', 'requests', 'ping_requests', 'ping_replies', 'server']) {
+  for (const id of ['stream', 'sender', 'socket', 'client', 'requests', 'ping_requests', 'ping_replies', 'uplink', 'read', 'server']) {
     assert.equal(await page.locator(`[data-node="${id}"]`).count(), 1, `node ${id} drawn`);
   }
-  assert.equal(await page.locator('.edge').count(), 6);
+  assert.equal(await page.locator('.edge').count(), 9);
   await clockPasses(page, 1.5);
   await screenshot(page, 'default-scenario');
   assert.deepEqual(errors, []);

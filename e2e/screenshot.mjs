@@ -15,12 +15,13 @@ const { server, url } = await serve();
 const browser = await launch();
 try {
   // The first lesson, opened from the picker a first visit shows, with
-  // its third step tried: a client too slow for the audio and replies, the
-  // sender at its soft limit, video thinned, the client's requests paused.
+  // its fourth step tried: a network too slow for the audio and replies,
+  // the sender at its soft limit, video thinned, the uplink not read and
+  // the client's requests waiting in it.
   const { page, errors } = await open(browser, url, { picker: true });
   await page.getByTestId('lesson-1').click();
   await page.getByTestId('lesson-panel').waitFor();
-  await page.getByTestId('step-3-try').click();
+  await page.getByTestId('step-4-try').click();
   await page.selectOption('[data-testid="speed"]', '5');
   await page.waitForTimeout(4000);
   await page.click('[data-testid="play"]');

@@ -13,7 +13,7 @@ fn default_scenario_conserves_messages_at_every_step() {
     let mut sim = Simulation::new(slowed_default_scenario(), 42).unwrap();
     run_checked(&mut sim, 60.0);
     let t = sim.totals();
-    assert!(t.produced > 10_000 && t.delivered > 3_000 && t.dropped > 1_000, "{t:?}");
+    assert!(t.produced > 10_000 && t.delivered > 1_000 && t.dropped > 1_000, "{t:?}");
     let sender = &sim.report().nodes["sender"];
     assert!(sender.disconnects.unwrap_or(0) > 0 && sender.dropped.contains_key("thinned"), "{sender:?}");
 }

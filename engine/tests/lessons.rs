@@ -121,7 +121,7 @@ fn the_catalogue_is_whole_and_every_lesson_sound() {
         assert_eq!(l.text.number as usize, k + 1, "lessons are numbered in order");
         assert!(file.starts_with(&format!("{:02}-", k + 1)), "{file} is lesson {}", k + 1);
         l.verify().unwrap_or_else(|why| panic!("{file}: {why}"));
-        assert!((2..=7).contains(&l.text.steps.len()), "{file}: two to seven steps");
+        assert!((2..=8).contains(&l.text.steps.len()), "{file}: two to eight steps");
         assert!(l.scenario.seed.is_some(), "{file}: its scenario names its seed, so the lesson runs the same for everyone");
         for id in &l.text.focus {
             assert!(l.scenario.node_index(id).is_some());

@@ -210,3 +210,28 @@ fn ping_replies_are_read_while_requests_are_not() {
     // Nothing the client sent was lost on the way.
     assert_eq!(sim.report().totals.dropped, sim.report().nodes["sender"].dropped_total);
 }
+
+#[test]
+fn requests_due_while_paused_are_made_and_wait() {
+    // Wired straight to the queue, a paused client makes every request its
+    // process makes due, keeps them, and sends them when reading resumes:
+    // 50 a second made, none skipped, none dropped.
+    let scenario = graph(
+        vec![
+            json!({"id": "stream", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 190},
+                   "backpressure": "ignore"}),
+            json!({"id": "requests", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 50}}),
+            json!({"id": "sender", "kind": "queue", "soft_limit": {"messages": 20}}),
+            json!({"id": "out", "kind": "consumer", "workers": 1, "service_time": {"dist": "fixed", "value": 0.005}}),
+        ],
+        &[("stream", "sender"), ("requests", "sender"), ("sender", "out")],
+    );
+    let mut sim = Simulation::new(scenario, 3).unwrap();
+    run_checked(&mut sim, 200.0);
+    let r = sim.report();
+    assert!(entered(&sim, "sender", State::SoftLimit) > 10);
+    let made = r.nodes["requests"].arrived as f64 / 200.0;
+    assert!((made - 50.0).abs() < 2.0, "{made} a second made, 50 due");
+    assert_eq!(r.nodes["requests"].dropped_total, 0);
+    assert!(max_depth(&sim, "requests") > 10, "the paused client never held a backlog");
+}

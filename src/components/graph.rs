@@ -153,7 +153,13 @@ fn describe(node: &NodeView) -> (String, String, Option<String>) {
             (status, format!("{} messages · {}", node.depth, human_bytes(node.depth_bytes)), None)
         }
         Kind::Producer => {
-            let status = if node.paused { "paused" } else { "producing" }.to_string();
+            // What waits in it: a refused message and what came due since.
+            let status = match (node.paused, node.depth) {
+                (false, 0) => "producing".to_string(),
+                (false, n) => format!("producing · {n} waiting"),
+                (true, 0) => "paused".to_string(),
+                (true, n) => format!("paused · {n} waiting"),
+            };
             (status, format!("{} made", node.arrived), None)
         }
         Kind::Consumer | Kind::Dispatcher => (format!("{}/{} busy", node.in_service, node.workers), format!("{} done", node.departed), None),

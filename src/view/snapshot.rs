@@ -237,6 +237,7 @@ impl Snapshot {
                         });
                     }
                     BlockSpec::Consumer(c) => view.workers = c.workers,
+                    BlockSpec::Dispatcher(d) => view.workers = d.workers,
                     _ => {}
                 }
                 view
@@ -275,5 +276,29 @@ fn relations_of(scenario: &Scenario, index: &HashMap<&str, usize>) -> Vec<(usize
 
 fn edges_of(scenario: &Scenario, index: &HashMap<&str, usize>) -> Vec<(usize, usize)> {
     scenario.edges.iter().filter_map(|e| Some((*index.get(e.from.as_str())?, *index.get(e.to.as_str())?))).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every block that serves with workers says how many it has: a
+    /// dispatcher read "1/0 busy" when it had one.
+    #[test]
+    fn a_dispatcher_shows_its_workers() {
+        for name in ["deferred-processor", "agent-queues", "netsendq", "window-on-receipt"] {
+            let text = std::fs::read_to_string(format!("{}/scenarios/{name}.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
+            let scenario = Scenario::from_json(&text).unwrap();
+            let mut sim = Simulation::new(scenario.clone(), 1).unwrap();
+            sim.run_until(sluice_engine::SimTime::from_secs_f64(5.0)).unwrap();
+            let snapshot = Snapshot::of(&sim, &scenario, &Vec::new());
+            for (node, spec) in snapshot.nodes.iter().zip(&scenario.nodes) {
+                if let BlockSpec::Dispatcher(d) = &spec.block {
+                    assert_eq!(node.workers, d.workers, "{name}: {}", spec.id);
+                    assert!(node.workers >= 1 && node.in_service <= node.workers as u64, "{name}: {} busy of {}", node.in_service, node.workers);
+                }
+            }
+        }
+    }
 }
 

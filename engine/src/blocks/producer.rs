@@ -24,20 +24,20 @@
 //!   limiters); it lasts while any queue it reaches asks for it. Behind a
 //!   link the pause does not reach the producer: the queue stops reading
 //!   the link, and TCP's flow control makes the producer's writes block.
-//! - An open-loop process goes on while the producer holds a message
-//!   refused under `on_refused: pause` (a write that blocks): what comes due
+//! - An open-loop process goes on while the producer may not send because
+//!   a queue it feeds asked for a pause (`backpressure: pause`) or its write
+//!   blocked (a message refused under `on_refused: pause`): what comes due
 //!   is made at its instant and waits in the producer, its backlog, counted
-//!   as held; once the next block takes the held message it offers the
-//!   backlog, oldest first, then what comes due after. (A producer paused
-//!   by `backpressure: pause` still skips what comes due while paused.)
+//!   as held; once it may send again it offers the backlog, oldest first,
+//!   then what comes due after. Nothing due is lost uncounted.
 //! - `linked_to` a consumer (rotor's link from a client to a server): the
 //!   producer sends nothing until the link is confirmed, when the server is
 //!   operational; when the server starts shutting down it asks its linked
 //!   clients to unlink, and the producer stops sending for good (linking
 //!   to a server already shutting down or shut down stops it at once). A
 //!   refused message it holds is still offered; nothing new is made.
-//! - While paused by backpressure, while it waits for its link to a server,
-//!   or under `retry`, an open-loop producer schedules no arrival: it costs nothing, and when it
+//! - While it waits for its link to a server, or under `retry`, an
+//!   open-loop producer schedules no arrival: it costs nothing, and when it
 //!   restarts the next message comes one inter-arrival time later (a trace
 //!   skips the instants it missed). A closed loop's clients that finished
 //!   thinking while it could not send each send at once when it can.
@@ -349,13 +349,13 @@ impl Producer {
     }
 
     /// Whether arrivals due now wait in the backlog rather than being
-    /// skipped: an open-loop producer whose write blocked (it holds a
-    /// message refused under `on_refused: pause`).
+    /// skipped: an open-loop producer paused by a queue it feeds, or whose
+    /// write blocked (it holds a message refused under `on_refused:
+    /// pause`); not one waiting for its link to a server, nor retrying.
     fn backlogs(&self) -> bool {
         !self.is_closed_loop()
             && matches!(self.link, Link::None | Link::Confirmed)
-            && self.held.is_some()
-            && self.spec.on_refused == OnRefused::Pause
+            && (self.is_paused() || (self.held.is_some() && self.spec.on_refused == OnRefused::Pause))
     }
 
     fn record_depth(&self, ctx: &mut Context) {
