@@ -1,6 +1,6 @@
 //! `sluice`: runs scenarios natively. A thin driver of the engine.
 
-use std::io::{self, Read, Write};
+use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 mod bench;
@@ -39,6 +39,10 @@ enum Command {
         /// beside what was measured, or why no formula applies (text format).
         #[arg(long)]
         theory: bool,
+        /// Stop after this many events, saying how far the run got and
+        /// how many more it would need.
+        #[arg(long)]
+        max_events: Option<u64>,
     },
     /// Checks a scenario file and prints what is wrong with it.
     Check {
@@ -193,14 +197,61 @@ fn theory_text(sim: &Simulation) -> String {
     out
 }
 
-fn run(file: &str, until: f64, seed: Option<u64>, format: Format, transitions: bool, theory: bool) -> Result<String, String> {
+/// Events a run handles between two looks at its progress.
+const RUN_SLICE: u64 = 4_000_000;
+
+/// Runs `sim` to `until`, with a progress bar of simulated time on a
+/// terminal, stopping after `max_events` if given.
+fn run_with_progress(sim: &mut Simulation, until: f64, max_events: Option<u64>) -> Result<(), String> {
+    let target = SimTime::from_secs_f64(until);
+    let bar = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(1000);
+        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {msg}, {elapsed} so far, {eta} left") {
+            bar.set_style(style);
+        }
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let result = loop {
+        let slice = match max_events {
+            Some(max) if sim.events() >= max => {
+                let now = sim.now().as_secs_f64();
+                let per_million = now / sim.events().max(1) as f64 * 1e6;
+                let to_go = if now > 0.0 { format!("about {:.3e} more", (until - now) / now * sim.events() as f64) } else { "more than can be said".into() };
+                break Err(format!(
+                    "stopped after {} events (--max-events) at t = {:.6} s of {until} s: simulated time advances {:.3e} s per million events, so --until {until} needs {to_go} events",
+                    sim.events(),
+                    now,
+                    per_million
+                ));
+            }
+            Some(max) => RUN_SLICE.min(max - sim.events()),
+            None => RUN_SLICE,
+        };
+        match sim.run_until_bounded(target, slice) {
+            Ok(true) => break Ok(()),
+            Ok(false) => {
+                let done = if until > 0.0 { sim.now().as_secs_f64() / until } else { 1.0 };
+                bar.set_position((done * 1000.0) as u64);
+                bar.set_message(format!("t = {:.6} s of {until} s, {} events", sim.now().as_secs_f64(), sim.events()));
+            }
+            Err(stop) => break Err(stop.to_string()),
+        }
+    };
+    bar.finish_and_clear();
+    result
+}
+
+#[allow(clippy::too_many_arguments)]
+fn run(file: &str, until: f64, seed: Option<u64>, format: Format, transitions: bool, theory: bool, max_events: Option<u64>) -> Result<String, String> {
     if !(0.0..=1e9).contains(&until) {
         return Err(format!("--until must be between 0 and 1e9 seconds, got {until}"));
     }
     let scenario = load(file)?;
     let seed = seed.or(scenario.seed).unwrap_or(1);
     let mut sim = Simulation::new(scenario, seed).map_err(|e| e.to_string())?;
-    sim.run_until(SimTime::from_secs_f64(until)).map_err(|stall| stall.to_string())?;
+    run_with_progress(&mut sim, until, max_events)?;
     let report = sim.report();
     Ok(match format {
         Format::Text => {
@@ -257,8 +308,19 @@ fn lesson(number: Option<u32>) -> Result<String, String> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // JSON escapes what would act on a terminal itself; everything else
+    // printed is escaped here, once, whatever it repeats of a file.
+    let json = match &cli.command {
+        Command::Run { format, .. } => matches!(format, Format::Json),
+        Command::Sweep(SweepArgs { merge: Some(SweepCommand::Merge { format, .. }), .. }) | Command::Sweep(SweepArgs { format, .. }) => {
+            matches!(format, sweep::SweepFormat::Json)
+        }
+        _ => false,
+    };
     let result = match cli.command {
-        Command::Run { file, until, seed, format, transitions, theory } => run(&file, until, seed, format, transitions, theory),
+        Command::Run { file, until, seed, format, transitions, theory, max_events } => {
+            run(&file, until, seed, format, transitions, theory, max_events)
+        }
         Command::Bench { scale, .. } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),
         Command::Bench { scale, mm1k: true } => Ok(bench::mm1k_only(scale)),
         Command::Bench { scale, mm1k: false } => Ok(bench::run(scale)),
@@ -281,10 +343,11 @@ fn main() -> ExitCode {
         Command::Check { file } => load(&file).map(|s| format!("{file}: valid ({} nodes, {} edges)\n", s.nodes.len(), s.edges.len())),
     };
     match result {
-        Ok(out) => write_output(&out),
+        Ok(out) if json => write_output(&out),
+        Ok(out) => write_output(&sluice_engine::printable::printable_lines(&out)),
         Err(e) => {
             // Nothing more can be said if standard error is closed too.
-            let _ = writeln!(io::stderr(), "sluice: {e}");
+            let _ = writeln!(io::stderr(), "sluice: {}", sluice_engine::printable::printable_lines(&e));
             ExitCode::FAILURE
         }
     }

@@ -33,15 +33,23 @@ pub enum PlotFile {
 }
 
 impl PlotFile {
-    /// The kind `out` names, or an error saying which endings work.
+    /// The kind `out` names, or an error saying which endings work, or
+    /// that the folder it would go in is missing (checked before a sweep
+    /// runs, so that its results are not lost at the end).
     pub fn of(out: &str) -> Result<Self, String> {
         let lower = out.to_ascii_lowercase();
-        if lower.ends_with(".svg") {
-            Ok(Self::Svg)
+        let kind = if lower.ends_with(".svg") {
+            Self::Svg
         } else if lower.ends_with(".png") {
-            Ok(Self::Png)
+            Self::Png
         } else {
-            Err(format!("--plot {out}: the plot is written as SVG or PNG; name the file .svg or .png"))
+            return Err(format!("--plot {out}: the plot is written as SVG or PNG; name the file .svg or .png"));
+        };
+        match std::path::Path::new(out).parent() {
+            Some(folder) if !folder.as_os_str().is_empty() && !folder.is_dir() => {
+                Err(format!("--plot {out}: there is no folder {}", folder.display()))
+            }
+            _ => Ok(kind),
         }
     }
 }
@@ -62,10 +70,13 @@ pub fn plot(result: &SweepResult, metric: &str, out: &str) -> Result<(), String>
 fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &SweepResult, metric: &str, out: &str) -> Result<(), String> {
     let x_name = &result.varied[0];
     let series_name = result.varied.get(1);
+    // Text from the file, drawn: a control character would make the SVG
+    // unreadable XML, so it is shown escaped.
+    let shown = |text: &str| sluice_engine::printable::printable(text, 120);
     // One series per value of the second varied parameter (or one).
     let mut series: BTreeMap<String, Vec<&PointResult>> = BTreeMap::new();
     for p in &result.points {
-        let key = series_name.and_then(|n| p.values.get(n)).map_or(String::new(), |v| format!("{} = {v}", series_name.unwrap()));
+        let key = series_name.and_then(|n| p.values.get(n)).map_or(String::new(), |v| format!("{} = {v}", shown(series_name.unwrap())));
         series.entry(key).or_default().push(p);
     }
     let x = |p: &PointResult| p.values.get(x_name).copied().unwrap_or(0.0);
@@ -91,7 +102,7 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &SweepResult, 
     let fail = |e: &dyn std::fmt::Display| format!("cannot draw {out}: {e}");
     root.fill(&WHITE).map_err(|e| fail(&e))?;
     let mut chart = ChartBuilder::on(&root)
-        .caption(format!("{}: {metric}", result.scenario), ("sans-serif", 20))
+        .caption(format!("{}: {}", shown(&result.scenario), shown(metric)), ("sans-serif", 20))
         .margin(16)
         .x_label_area_size(44)
         .y_label_area_size(70)
@@ -99,8 +110,8 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &SweepResult, 
         .map_err(|e| fail(&e))?;
     chart
         .configure_mesh()
-        .x_desc(x_name.as_str())
-        .y_desc(format!("{metric} (mean, 95% interval)"))
+        .x_desc(shown(x_name))
+        .y_desc(format!("{} (mean, 95% interval)", shown(metric)))
         .draw()
         .map_err(|e| fail(&e))?;
     for (k, (name, points)) in series.iter().enumerate() {

@@ -12,6 +12,13 @@ use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use sluice_engine::sweep::{merge, parse_vary, Options, Plan, Replication, SweepResult};
 
+/// The most threads a sweep starts.
+const MAX_JOBS: usize = 1024;
+
+/// The largest shard file `merge` reads: a 100,000-point grid's JSON with
+/// every metric is well below it.
+const MAX_SHARD_BYTES: u64 = 256 * 1024 * 1024;
+
 /// How a sweep is printed.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum SweepFormat {
@@ -69,7 +76,7 @@ pub fn run(request: Request) -> Result<String, String> {
     let (index, of) = shard.unwrap_or((0, 1));
     let points: Vec<usize> = (index..plan.points()).step_by(of).collect();
     let jobs = match request.jobs {
-        Some(0) => return Err("--jobs must be at least 1".into()),
+        Some(n) if !(1..=MAX_JOBS).contains(&n) => return Err(format!("--jobs must be from 1 to {MAX_JOBS}, not {n}")),
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
@@ -125,8 +132,14 @@ pub fn merge_parts(parts: &[String], format: SweepFormat, metric: &[String]) -> 
     let shards = parts
         .iter()
         .map(|part| {
+            use std::io::Read;
             let shown = sluice_engine::printable::printable(part, 200);
-            let text = std::fs::read_to_string(part).map_err(|e| format!("cannot read {shown}: {e}"))?;
+            let file = std::fs::File::open(part).map_err(|e| format!("cannot read {shown}: {e}"))?;
+            let mut text = String::new();
+            file.take(MAX_SHARD_BYTES + 1).read_to_string(&mut text).map_err(|e| format!("cannot read {shown}: {e}"))?;
+            if text.len() as u64 > MAX_SHARD_BYTES {
+                return Err(format!("{shown} is larger than {MAX_SHARD_BYTES} bytes, more than any sweep writes"));
+            }
             serde_json::from_str::<SweepResult>(&text).map_err(|e| format!("{shown} is not a sweep's JSON: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;

@@ -197,14 +197,17 @@ fn shards_merged_are_the_unsharded_sweep_byte_for_byte() {
 
 #[test]
 fn every_bad_sweep_gets_a_clear_error_before_it_runs() {
-    let cases: [(&[&str], &str); 9] = [
+    let cases: [(&[&str], &str); 12] = [
         (&["--vary", "nowhere.workers=1,2"], "no node of the scenario begins"),
+        (&["--vary", "server.workers=1,2", "--vary", "server.workers=3,4"], "server.workers is varied twice"),
+        (&["--vary", "server.workers=1", "--jobs", "100000"], "--jobs must be from 1 to 1024"),
+        (&["--vary", "server.workers=1", "--metric", "line.mean_wait_s", "--plot", "/no/such/folder/plot.svg"], "there is no folder /no/such/folder"),
         (&["--vary", "server.speed=1,2"], "consumer \"server\" has no number field there"),
         (&["--vary", "server.workers=5:1:1"], "the range 5 to 1 is empty"),
         (&["--vary", "server.workers=1,0"], "at server.workers = 0: "),
         (&["--vary", "server.workers=1:1000:1", "--vary", "arrivals.arrivals.rate_per_s=1:200:1"], "more than the 100000 points"),
         (&["--vary", "server.workers=1", "--shard", "4/4"], "--shard 4/4: expected I/N"),
-        (&["--vary", "server.workers=1", "--jobs", "0"], "--jobs must be at least 1"),
+        (&["--vary", "server.workers=1", "--jobs", "0"], "--jobs must be from 1 to 1024"),
         (&["--vary", "server.workers=1", "--warmup", "2000"], "--warmup must be"),
         (&["--vary", "server.workers=1", "--metric", "line.speed"], "--metric line.speed: no such metric"),
     ];
@@ -256,4 +259,106 @@ fn a_sweep_draws_its_plot_into_a_png_with_its_own_font() {
     let count = |colour: (u8, u8, u8)| (0..pixels.len() / 3).filter(|i| at(i % width, i / width) == colour).count();
     assert!(count((0x1c, 0x7e, 0xd6)) > 200, "the measured line is missing");
     assert!(count((0x49, 0x50, 0x57)) > 100, "the theory line is missing");
+}
+
+/// The shards of a small sweep, written to files, with `extra` arguments.
+fn shards_of(file: &std::path::Path, tag: &str, extra: &[&str]) -> Vec<std::path::PathBuf> {
+    let dir = std::env::temp_dir().join(format!("sluice-cli-{tag}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    (0..2)
+        .map(|i| {
+            let shard = format!("{i}/2");
+            let out = sluice()
+                .arg("sweep")
+                .arg(file)
+                .args(["--vary", "arrivals.arrivals.rate_per_s=4:8:2", "--reps", "2", "--until", "50", "--format", "json", "--shard", &shard])
+                .args(extra)
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let path = dir.join(format!("part{i}.json"));
+            std::fs::write(&path, out.stdout).unwrap();
+            path
+        })
+        .collect()
+}
+
+#[test]
+fn merge_joins_only_the_shards_of_one_sweep_and_all_of_its_points() {
+    let file = std::path::PathBuf::from(queueing_theory());
+    let parts = shards_of(&file, "merge-a", &[]);
+    let merge = |paths: &[&std::path::PathBuf]| sluice().args(["sweep", "merge"]).args(paths).output().unwrap();
+    assert!(merge(&[&parts[0], &parts[1]]).status.success());
+    // The same name, another scenario: a different service time.
+    let text = std::fs::read_to_string(&file).unwrap().replacen("\"mean\": 0.1", "\"mean\": 0.11", 1);
+    assert_ne!(text, std::fs::read_to_string(&file).unwrap(), "the scenario has a mean of 0.1 to change");
+    let other = shards_of(&scenario_file("other-mm1.json", &text), "merge-b", &[]);
+    let out = merge(&[&parts[0], &other[1]]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("of another sweep than the others: its scenario or its grid differs"), "{err}");
+    // Another grid of the same scenario.
+    let wider = shards_of(&file, "merge-c", &["--vary", "server.workers=1,2"]);
+    let out = merge(&[&parts[0], &wider[1]]);
+    assert!(!out.status.success());
+    // A shard with a point taken out.
+    let mut cut: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&parts[1]).unwrap()).unwrap();
+    cut["points"].as_array_mut().unwrap().pop();
+    let cut_path = parts[1].with_file_name("cut.json");
+    std::fs::write(&cut_path, cut.to_string()).unwrap();
+    let out = merge(&[&parts[0], &cut_path]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("shard 1/2 has 0 points; its part of the 3-point grid is 1"), "{err}");
+    // An endless file is read no further than a shard can be.
+    let out = sluice().args(["sweep", "merge", "/dev/zero"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("is larger than"), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn what_a_file_says_cannot_drive_the_terminal() {
+    // A name and an id with an escape that would clear the screen.
+    let text = std::fs::read_to_string(queueing_theory()).unwrap();
+    let mut doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    doc["name"] = serde_json::json!("M/M/1 \u{1b}[2J\u{202e}");
+    let file = scenario_file("escapes.json", &doc.to_string());
+    let out = sluice().arg("sweep").arg(&file).args(["--vary", "arrivals.arrivals.rate_per_s=4,5", "--reps", "2", "--until", "20"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let table = String::from_utf8(out.stdout).unwrap();
+    assert!(table.contains("M/M/1 \\u{1b}[2J\\u{202e}"), "{table}");
+    assert!(!table.contains('\u{1b}') && !table.contains('\u{202e}'));
+    let out = sluice().arg("sweep").arg(&file).args(["--vary", "no\u{1b}[2Jde.workers=1"]).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success() && !err.contains('\u{1b}') && err.contains("\\u{1b}"), "{err}");
+    // A plot of it is readable XML: the escape is drawn as text.
+    let plot = file.with_file_name("escapes.svg");
+    let out = sluice()
+        .arg("sweep")
+        .arg(&file)
+        .args(["--vary", "arrivals.arrivals.rate_per_s=4,5", "--reps", "2", "--until", "20", "--metric", "line.mean_wait_s", "--plot"])
+        .arg(&plot)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let svg = std::fs::read_to_string(&plot).unwrap();
+    assert!(!svg.chars().any(|c| c.is_control() && c != '\n' && c != '\t' && c != '\r'), "a control character in the SVG");
+}
+
+#[test]
+fn a_file_that_begins_with_a_byte_order_mark_is_read() {
+    let text = std::fs::read_to_string(queueing_theory()).unwrap();
+    let file = scenario_file("bom.json", &format!("\u{feff}{text}"));
+    let out = sluice().arg("check").arg(&file).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn a_long_run_can_be_given_a_budget_of_events() {
+    let out = sluice().args(["run", &every_block(), "--until", "1000", "--max-events", "5000"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("stopped after 5000 events (--max-events) at t = ") && err.contains("so --until 1000 needs about"), "{err}");
+    // A budget the run does not reach changes nothing.
+    let plain = sluice().args(["run", &every_block(), "--until", "5"]).output().unwrap();
+    let budgeted = sluice().args(["run", &every_block(), "--until", "5", "--max-events", "100000000"]).output().unwrap();
+    assert!(plain.status.success() && budgeted.status.success());
+    assert_eq!(plain.stdout, budgeted.stdout);
 }

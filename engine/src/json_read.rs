@@ -361,7 +361,7 @@ fn every_error(mut doc: Value, first: (Path, String), prefix: &str, template: Op
         }
         seen.push((leaf.clone(), message.clone()));
         if !set_aside.iter().any(|p| leaf.starts_with(p)) {
-            errors.push(FieldError { path: join(prefix, &leaf.to_string()), message: message.clone() });
+            errors.push(FieldError { path: join(prefix, &leaf.to_string()), message: in_words(&message) });
         }
         if !set_aside_at(&mut doc, &leaf, &message, template) {
             break;
@@ -378,9 +378,25 @@ fn every_error(mut doc: Value, first: (Path, String), prefix: &str, template: Op
     if errors.is_empty() {
         // Nothing the file says could be named: say where it failed.
         let (at, message) = first_error(&doc).unwrap_or_default();
-        errors.push(FieldError { path: join(prefix, &at.to_string()), message });
+        errors.push(FieldError { path: join(prefix, &at.to_string()), message: in_words(&message) });
     }
     errors
+}
+
+/// serde's message with the Rust type it expected in a reader's words:
+/// "expected u8" is "expected a whole number from 0 to 255".
+fn in_words(message: &str) -> String {
+    let Some((head, expected)) = message.rsplit_once("expected ") else { return message.to_string() };
+    let words = match expected.trim() {
+        "f64" | "f32" => "a number",
+        "u8" => "a whole number from 0 to 255",
+        "u16" => "a whole number from 0 to 65535",
+        "u32" => "a whole number from 0 to 4294967295",
+        "u64" | "usize" => "a whole number, 0 or more",
+        "i8" | "i16" | "i32" | "i64" | "isize" => "a whole number",
+        _ => return message.to_string(),
+    };
+    format!("{head}expected {words}")
 }
 
 /// Sets aside the value at `leaf` that gave `message`, so that reading can
@@ -573,12 +589,12 @@ mod tests {
             vec![
                 "n.extra: unknown field `extra`, expected one of `name`, `inner`, `tagged`, `list`, `flag`",
                 "n.flag: invalid type: string \"yes\", expected a boolean",
-                "n.inner.a: invalid type: string \"x\", expected f64",
-                "n.inner.b: invalid value: integer `-1`, expected u32",
-                "n.list[2]: invalid type: string \"w\", expected f64",
+                "n.inner.a: invalid type: string \"x\", expected a number",
+                "n.inner.b: invalid value: integer `-1`, expected a whole number from 0 to 4294967295",
+                "n.list[2]: invalid type: string \"w\", expected a number",
                 "n.name: invalid type: integer `5`, expected a string",
-                "n.tagged.high: invalid type: string \"y\", expected f64",
-                "n.tagged.inner.value: invalid type: string \"z\", expected f64",
+                "n.tagged.high: invalid type: string \"y\", expected a number",
+                "n.tagged.inner.value: invalid type: string \"z\", expected a number",
             ]
         );
     }

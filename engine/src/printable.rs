@@ -31,6 +31,24 @@ pub fn printable(text: &str, max_chars: usize) -> String {
     out
 }
 
+/// Text of several lines for a terminal (a table, an error message):
+/// every character that would act escaped as `printable` does, except the
+/// line breaks and tabs that lay it out; nothing cut.
+pub fn printable_lines(text: &str) -> String {
+    if !text.chars().any(|c| acts(c) && c != '\n' && c != '\t') {
+        return text.to_string();
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if acts(c) && c != '\n' && c != '\t' {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
 /// A name or id from a scenario, quoted for an error message: escaped,
 /// and no more than a short prefix of an over-long one.
 pub fn quoted(text: &str) -> String {

@@ -63,7 +63,7 @@ impl SimTime {
 impl SimDuration {
     pub const ZERO: SimDuration = SimDuration(0);
 
-    pub fn from_nanos(nanos: u64) -> Self {
+    pub const fn from_nanos(nanos: u64) -> Self {
         SimDuration(nanos)
     }
     pub fn from_secs_f64(seconds: f64) -> Self {
@@ -101,6 +101,22 @@ impl serde::Serialize for SimTime {
 impl fmt::Display for SimTime {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{:.6} s", self.as_secs_f64())
+    }
+}
+
+/// In the unit that reads best: `250 ns`, `12.5 µs`, `3.2 ms`, `1.5 s`.
+impl fmt::Display for SimDuration {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let ns = self.0;
+        if ns < 1_000 {
+            write!(f, "{ns} ns")
+        } else if ns < 1_000_000 {
+            write!(f, "{:.3} µs", ns as f64 / 1e3)
+        } else if ns < 1_000_000_000 {
+            write!(f, "{:.3} ms", ns as f64 / 1e6)
+        } else {
+            write!(f, "{:.3} s", self.as_secs_f64())
+        }
     }
 }
 

@@ -80,13 +80,17 @@ pub fn parse(text: &str, q: Quantity) -> Result<f64, String> {
     }
 }
 
-/// `v` as JSON: a whole number where it is one (a count of bytes read
-/// into an integer field), else a float. A size a hair off a whole number
-/// (`0.3kb`) is that whole number.
+/// `v` as JSON: a size is a count of bytes, so one a hair off a whole
+/// number (`0.3kb` is 300.00000000000006 in floating point) is that whole
+/// number, for integer fields; a duration is exactly what was written
+/// (`1ns` is 1e-9 s, not 0; `5000000004ns` is not 5 s).
 fn number(v: f64, q: Quantity) -> Value {
     let whole = v.round();
-    let near = (v - whole).abs() <= 1e-9 * v.abs().max(1.0);
-    if (near || (q == Quantity::Size && (v - whole).abs() < 1e-6)) && (0.0..9.0e15).contains(&whole) {
+    let near = match q {
+        Quantity::Size => (v - whole).abs() <= 1e-9 * v.abs() || (v - whole).abs() < 1e-6,
+        Quantity::Duration => v == whole,
+    };
+    if near && (0.0..9.0e15).contains(&whole) {
         serde_json::json!(whole as u64)
     } else {
         serde_json::json!(v)
@@ -168,6 +172,18 @@ mod tests {
         assert_eq!(parse("250", Quantity::Duration), Ok(250.0));
         assert_eq!(parse("1e3b", Quantity::Size), Ok(1000.0));
         assert_eq!(parse("2e", Quantity::Size), Err("\"2e\" is not a size such as 16kib, 1500b or 2mib".into()));
+    }
+
+    #[test]
+    fn a_duration_is_what_was_written_and_a_size_a_whole_count() {
+        let mut node = json!({"kind": "consumer", "service_time": {"dist": "fixed", "value": "1ns"}, "timeout_s": "5000000004ns"});
+        assert!(read_suffixes(&mut node, "nodes[0]").is_empty());
+        assert_eq!(node["service_time"]["value"], json!(1e-9));
+        assert_eq!(node["timeout_s"], json!(5.000000004));
+        let mut node = json!({"kind": "link", "buffer": {"bytes": "0.3kb"}, "latency_s": "3s"});
+        assert!(read_suffixes(&mut node, "nodes[0]").is_empty());
+        assert_eq!(node["buffer"]["bytes"], json!(300));
+        assert_eq!(node["latency_s"], json!(3));
     }
 
     #[test]

@@ -102,12 +102,16 @@ fn flows_count_each_hop_by_class_and_change_nothing() {
     assert_eq!(plain.report(), counted.report(), "counting flows changed the run");
 
     let flows = counted.flows().expect("counting was asked for");
-    // Edges 0 and 1: stream → sender (fed by the requests as well), sender → socket.
-    let from_stream: u64 = flows.of_edge(0).iter().sum();
-    let into_socket: u64 = flows.of_edge(1).iter().sum();
+    // Edges 0 and 1: stream → sender (fed through the router reading the
+    // uplink, edge 6, and by the ping requests, edge 8, as well), sender →
+    // socket.
+    let edge = |k: usize| -> u64 { flows.of_edge(k).iter().sum() };
     let index = |id: &str| counted.scenario().node_index(id).unwrap();
     let arrived = |id: &str| counted.stats(index(id)).arrived;
-    assert_eq!(from_stream + flows.of_edge(3).iter().sum::<u64>() + flows.of_edge(4).iter().sum::<u64>(), arrived("sender"));
+    let e = |k: usize| &counted.scenario().edges[k];
+    assert_eq!((e(6).from.as_str(), e(6).to.as_str(), e(8).from.as_str()), ("read", "sender", "ping_requests"));
+    assert_eq!(edge(0) + edge(6) + edge(8), arrived("sender"));
+    let into_socket = edge(1);
     assert_eq!(into_socket, arrived("socket"));
     // Video, audio and control all travelled, and video (weight 15) most.
     // The scenario's classes are counted on every edge; the stream's

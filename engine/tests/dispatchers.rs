@@ -364,3 +364,25 @@ fn a_netsendq_without_an_output_hears_its_replies() {
     assert_eq!(alone.delivered, followed.delivered);
     assert_eq!(alone.produced, followed.produced);
 }
+
+#[test]
+fn demands_skipped_as_expired_leave_the_depth_gauge() {
+    // Three demands at once, one worker busy 1 s with the first; the other
+    // two expire (0.5 s) and are skipped when the worker comes for them:
+    // nothing waits from then on, and the gauge says so.
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.0, 0.0, 0.0]}}),
+            json!({"id": "d", "kind": "dispatcher", "ttl_s": 0.5, "service_time": {"dist": "fixed", "value": 1.0}}),
+            sink("done"),
+        ],
+        &[("p", "d"), ("d", "done")],
+    );
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    run_checked(&mut sim, 0.9);
+    let d = idx(&sim, "d");
+    assert_eq!(sim.stats(d).depth_messages.value(), 2);
+    run_checked(&mut sim, 5.0);
+    assert_eq!(sim.report().nodes["d"].dropped.get("expired").copied(), Some(2));
+    assert_eq!(sim.stats(d).depth_messages.value(), 0, "the gauge still counts the skipped demands");
+}

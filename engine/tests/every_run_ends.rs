@@ -320,3 +320,39 @@ fn a_stray_block_of_any_kind_holds_back_only_its_own_part() {
         }
     }
 }
+
+/// A client that thinks for a tenth of a nanosecond on average: the clock
+/// moves, but by picoseconds, and a simulated second would take billions
+/// of events. The watchdog stops it after one window of events, naming
+/// the nodes that were busiest, instead of letting it run for days.
+#[test]
+fn a_clock_that_creeps_is_stopped_with_the_nodes_named() {
+    let scenario = graph(
+        vec![
+            json!({"id": "clients", "kind": "producer",
+                   "arrivals": {"process": "closed_loop", "clients": 1, "think": {"dist": "exponential", "mean": 1e-10}}}),
+            json!({"id": "server", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0}}),
+        ],
+        &[("clients", "server")],
+    );
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    let stop = sim.run_until(SimTime::from_secs_f64(1.0)).expect_err("the clock creeps");
+    let Stop::Crept(creep) = &stop else { panic!("expected a creep: {stop}") };
+    assert!(creep.gained > sluice_engine::SimDuration::ZERO && creep.gained < sluice_engine::simulation::MIN_PROGRESS_PER_WINDOW);
+    assert_eq!(creep.events, sluice_engine::simulation::CREEP_WINDOW);
+    assert_eq!(creep.nodes.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["clients", "server"]);
+    assert!(sim.now() < SimTime::from_secs_f64(1e-3), "{}", sim.now());
+    let text = stop.to_string();
+    assert!(text.contains("simulated time advanced only") && text.contains("\"clients\""), "{text}");
+    // A fast but sound run is not stopped: a nanosecond's service is slow
+    // to simulate, not a creep (a window gains milliseconds).
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "closed_loop", "clients": 1, "think": {"dist": "fixed", "value": 1e-9}}}),
+            json!({"id": "c", "kind": "consumer", "service_time": {"dist": "fixed", "value": 1e-9}}),
+        ],
+        &[("p", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    sim.run_until(SimTime::from_secs_f64(0.01)).expect("a nanosecond a step is slow, not a creep");
+}

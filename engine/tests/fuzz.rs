@@ -85,8 +85,9 @@ fn middle_block() -> impl Strategy<Value = Value> {
             .prop_map(|(max, scope, opens_on, lat)| json!({"kind": "window", "max_messages": max, "scope": scope,
                                                           "opens_on": opens_on, "ack_latency_s": lat})),
         (1u64..10, any::<bool>(), 1u64..4, 0.0f64..0.05, prop::sample::select(vec!["shared", "per_destination"]))
+            // A batch larger than the credit would never fill (refused).
             .prop_map(|(init, implicit, batch, lat, scope)| json!({"kind": "credit", "initial_credit": init,
-                "implicit_single_credit": implicit, "grant_batch": batch, "grant_latency_s": lat, "scope": scope,
+                "implicit_single_credit": implicit, "grant_batch": batch.min(init), "grant_latency_s": lat, "scope": scope,
                 "close_after_idle_s": lat * 3.0 + 0.001})),
         (prop::sample::select(vec!["timer", "batch", "anchored", "natural_period", "spread", "sliding", "token_bucket"]), 1.0f64..200.0,
          0.05f64..2.0, prop::sample::select(vec!["delay", "reject"]), prop::sample::select(vec!["messages", "bytes"]))
@@ -117,8 +118,14 @@ fn middle_block() -> impl Strategy<Value = Value> {
                     "workers": workers, "capacity": cap, "on_full": on_full,
                     "iteration": if snapshot { "snapshot" } else { "all" },
                     "order": if snapshot { "priority" } else { "fifo" },
-                    "queue_priorities": {"n0": 1, "n1": 0},
                     "service_time": {"dist": "exponential", "mean": 0.002}});
+                // Priorities for queues that exist: named after the two
+                // producers, their classes, or the one shared queue.
+                d["queue_priorities"] = match queues {
+                    "per_class" => json!({"a": 1, "b": 0}),
+                    "shared" => json!({"shared": 1}),
+                    _ => json!({"n0": 1, "n1": 0}),
+                };
                 if let Some(t) = ttl {
                     d["ttl_s"] = json!(t);
                 }

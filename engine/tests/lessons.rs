@@ -238,3 +238,33 @@ fn a_sweep_step_that_cannot_be_judged_is_refused() {
     mixed.text.steps[1].changes = mixed.text.steps[2].changes.clone();
     assert!(mixed.verify().unwrap_err().contains("a sweep step neither compares, changes nor checks the run"));
 }
+
+/// Lesson 2's story states its scenario's figures: the rates of tasks and
+/// I/O events, and how busy they keep the loop.
+#[test]
+fn lesson_02_tells_the_rates_and_the_load_its_scenario_runs() {
+    use sluice_engine::blocks::Arrivals;
+    use sluice_engine::distribution::Distribution;
+    use sluice_engine::BlockSpec;
+    let l = lesson(2);
+    let rate = |id: &str| match &l.scenario.nodes[l.scenario.node_index(id).unwrap()].block {
+        BlockSpec::Producer(p) => match p.arrivals {
+            Arrivals::Poisson { rate_per_s } => rate_per_s,
+            _ => panic!("{id} is Poisson"),
+        },
+        _ => panic!("{id} is a producer"),
+    };
+    let service = match &l.scenario.nodes[l.scenario.node_index("loop").unwrap()].block {
+        BlockSpec::Dispatcher(d) => match d.service_time {
+            Distribution::Exponential { mean } => mean,
+            _ => panic!("exponential service"),
+        },
+        _ => panic!("loop is a dispatcher"),
+    };
+    let (tasks, io) = (rate("deferred"), rate("io"));
+    let busy = ((tasks + io) * service * 100.0).round();
+    let story = &l.text.story;
+    assert!(story.contains(&format!("arrive {tasks} times a second")), "{story}");
+    assert_eq!(io, 2.0, "the story says I/O events come twice a second");
+    assert!(story.contains(&format!("busy {busy}% of the time")), "{busy}%: {story}");
+}

@@ -315,3 +315,89 @@ fn a_router_changed_live_sends_by_its_new_weights() {
     let share = r / (l + r);
     assert!((0.73..=0.77).contains(&share), "right got {share} of the messages after the change");
 }
+
+/// A job whose first offer reaches the limiter at `arrives_s` (made 0.3 s
+/// earlier, it crosses a link): when the consumer behind a rule of one a
+/// second under `scheme` gets it.
+fn reaches_the_limiter_late(scheme: &str, arrives_s: f64) -> Simulation {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "trace", "times_s": [arrives_s - 0.3]}}),
+            json!({"id": "wire", "kind": "link", "latency_s": 0.3}),
+            json!({"id": "rate", "kind": "rate_limiter", "rules": [{"scheme": scheme, "limit": 1, "span_s": 1.0}]}),
+            json!({"id": "c", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0}}),
+        ],
+        &[("p", "wire"), ("wire", "rate"), ("rate", "c")],
+    );
+    Simulation::new(scenario, 1).unwrap()
+}
+
+#[test]
+fn the_schemes_judge_a_job_by_when_it_reached_the_limiter_not_when_it_was_made() {
+    // Made at 0.9 s, it reaches the limiter at 1.2 s: the batch of 1.0 s
+    // was gone before it came, so it goes with the batch of 2.0 s.
+    for (scheme, arrives, passes) in [("batch", 1.2, 2.0), ("timer", 1.25, 2.0)] {
+        let mut sim = reaches_the_limiter_late(scheme, arrives);
+        run_checked(&mut sim, passes - 0.01);
+        assert_eq!(sim.report().nodes["c"].departed, 0, "{scheme}: passed before {passes} s");
+        run_checked(&mut sim, passes + 0.01);
+        assert_eq!(sim.report().nodes["c"].departed, 1, "{scheme}: not passed at {passes} s");
+    }
+}
+
+#[test]
+fn a_requeued_job_reaches_the_limiter_anew() {
+    // One job a second passes (timer scheme); the job runs 10 s and is cut
+    // off after 0.3 s, three times over, each time back to its queue: each
+    // return is a new arrival at the limiter, which lets it through at the
+    // next tick (1, 2, 3 and 4 s), not at once.
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.05]}}),
+            json!({"id": "jobs", "kind": "queue"}),
+            json!({"id": "rate", "kind": "rate_limiter", "rules": [{"scheme": "timer", "limit": 1, "span_s": 1.0}]}),
+            json!({"id": "c", "kind": "consumer", "service_time": {"dist": "fixed", "value": 10}, "timeout_s": 0.3,
+                   "max_retries": 3, "on_timeout": "requeue"}),
+        ],
+        &[("p", "jobs"), ("jobs", "rate"), ("rate", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    for (t, passes) in [(0.99, 0), (1.01, 1), (1.99, 1), (2.01, 2), (3.01, 3), (4.01, 4)] {
+        run_checked(&mut sim, t);
+        assert_eq!(sim.report().nodes["rate"].departed, passes, "at {t} s");
+    }
+}
+
+#[test]
+fn a_requeued_job_goes_back_to_its_own_queue() {
+    // An urgent and a bulk queue feed the same workers through one
+    // concurrency limiter; bulk jobs are cut off and sent back: to the bulk
+    // queue, never to the urgent one.
+    let scenario = graph(
+        vec![
+            json!({"id": "urgent_jobs", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 5},
+                   "classes": [{"name": "urgent"}]}),
+            json!({"id": "bulk_jobs", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 5},
+                   "classes": [{"name": "bulk"}]}),
+            json!({"id": "urgent", "kind": "queue"}),
+            json!({"id": "bulk", "kind": "queue"}),
+            json!({"id": "slots", "kind": "concurrency_limiter", "max_in_flight": 4}),
+            json!({"id": "workers", "kind": "consumer", "workers": 4, "service_time": {"dist": "exponential", "mean": 0.1},
+                   "timeout_s": 0.05, "max_retries": 2, "on_timeout": "requeue"}),
+        ],
+        &[("urgent_jobs", "urgent"), ("bulk_jobs", "bulk"), ("urgent", "slots"), ("bulk", "slots"), ("slots", "workers")],
+    );
+    let mut sim = Simulation::new(scenario, 2).unwrap();
+    run_checked(&mut sim, 60.0);
+    let r = sim.report();
+    // Jobs are cut off (a time-out of half the mean service)...
+    assert!(r.nodes["bulk"].arrived > r.nodes["bulk_jobs"].departed + 50, "bulk jobs came back: {:?}", r.nodes["bulk"]);
+    // ...and each queue takes back only its own.
+    assert!(r.nodes["urgent"].arrived > r.nodes["urgent_jobs"].departed + 50, "urgent jobs came back");
+    let urgent_made = r.nodes["urgent_jobs"].departed;
+    let urgent_back = r.nodes["urgent"].arrived - urgent_made;
+    let bulk_back = r.nodes["bulk"].arrived - r.nodes["bulk_jobs"].departed;
+    // Both come back in about the same numbers (same rates, same service).
+    let ratio = urgent_back as f64 / bulk_back as f64;
+    assert!((0.7..1.4).contains(&ratio), "urgent {urgent_back} back, bulk {bulk_back} back");
+}

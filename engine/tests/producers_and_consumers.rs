@@ -334,3 +334,31 @@ fn a_requeued_job_frees_its_worker_and_passes_the_limiters_again() {
     assert_eq!(in_place.nodes["jobs"].departed, in_place.nodes["limit"].departed);
     assert!((in_place.nodes["jobs"].departed as f64) < 1.01 * in_place.nodes["p"].departed as f64);
 }
+
+/// Clients waiting behind a full block are woken one at a time as it takes
+/// their requests: a delivered message costs a few events, however many
+/// clients wait (waking every one cost one event per client).
+#[test]
+fn a_wake_costs_the_same_for_ten_clients_or_ten_thousand() {
+    let per_delivery = |clients: u32| {
+        let scenario = graph(
+            vec![
+                json!({"id": "p", "kind": "producer", "arrivals": {"process": "closed_loop", "clients": clients,
+                       "think": {"dist": "fixed", "value": 0}}}),
+                json!({"id": "one", "kind": "concurrency_limiter", "max_in_flight": 1}),
+                json!({"id": "c", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.01}}),
+            ],
+            &[("p", "one"), ("one", "c")],
+        );
+        let mut sim = Simulation::new(scenario, 1).unwrap();
+        run_checked(&mut sim, 1.0);
+        let (events, delivered) = (sim.events(), sim.report().nodes["c"].departed);
+        run_checked(&mut sim, 11.0);
+        let delivered_since = sim.report().nodes["c"].departed - delivered;
+        assert!((990..=1010).contains(&delivered_since), "{clients} clients: {delivered_since} delivered");
+        (sim.events() - events) as f64 / delivered_since as f64
+    };
+    let few = per_delivery(10);
+    let many = per_delivery(10_000);
+    assert!(many < few + 2.0 && many < 10.0, "events per delivered message: {few} with 10 clients, {many} with 10,000");
+}

@@ -418,8 +418,11 @@ fn ping_requests_go_unanswered_while_the_client_is_not_read() {
     assert_eq!(r.nodes["stream"].dropped_total, 0);
     let made = |id: &str| r.nodes[id].arrived as f64 / 60.0;
     assert!(made("stream") > 45.0, "{}", made("stream"));
-    // The requests were paused for a good part of the run.
-    assert!(made("requests") < 90.0, "{}", made("requests"));
+    // The requests were paused for a good part of the run: what came due
+    // meanwhile waited in the producer, made all the same and none lost.
+    assert!((made("requests") - 100.0).abs() < 5.0, "{}", made("requests"));
+    assert!(max_depth(&sim, "requests") > 10, "the paused requests never waited");
+    assert_eq!(r.nodes["requests"].dropped_total, 0);
 }
 
 /// `resume_below` (an extension): a queue at its soft limit stays there

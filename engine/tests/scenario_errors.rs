@@ -152,13 +152,13 @@ fn every_problem_of_a_file_is_named_at_its_full_path() {
         lines,
         vec![
             "colour: unknown field `colour`, expected one of `version`, `name`, `description`, `seed`, `nodes`, `edges`",
-            "nodes[0].arrivals.rate_per_s: invalid type: string \"fast\", expected f64",
-            "nodes[0].classes[0].weight: invalid type: string \"x\", expected f64",
+            "nodes[0].arrivals.rate_per_s: invalid type: string \"fast\", expected a number",
+            "nodes[0].classes[0].weight: invalid type: string \"x\", expected a number",
             "nodes[0].retry_after_s: \"y\" is not a duration such as 250ms, 7s or 2min",
             "nodes[1].service_time.mean: \"slow\" is not a duration such as 250ms, 7s or 2min",
-            "nodes[1].workers: invalid value: integer `-1`, expected u32",
+            "nodes[1].workers: invalid value: integer `-1`, expected a whole number from 0 to 4294967295",
             "nodes[2].soft_limit.messages: must not exceed hard_limit.messages (500 > 100)",
-            "nodes[3].weights[1]: invalid type: string \"two\", expected f64",
+            "nodes[3].weights[1]: invalid type: string \"two\", expected a number",
             "edges[2].to: invalid type: integer `7`, expected a string",
         ]
     );
@@ -312,4 +312,34 @@ fn a_requeued_time_out_needs_a_job_queue() {
     let mut doc = base();
     doc["nodes"][2]["on_timeout"] = json!("requeue");
     assert!(Scenario::from_value(doc).is_ok());
+}
+
+/// A small file can ask for more clients and workers than any machine
+/// holds: it is refused with the budget and the nodes that ask most,
+/// instead of aborting while the simulation is built.
+#[test]
+fn clients_and_workers_beyond_the_memory_budget_are_refused() {
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    for k in 0..300 {
+        nodes.push(serde_json::json!({"id": format!("p{k}"), "kind": "producer",
+            "arrivals": {"process": "closed_loop", "clients": 1_000_000, "think": {"dist": "fixed", "value": 1}}}));
+        edges.push(serde_json::json!({"from": format!("p{k}"), "to": "c"}));
+    }
+    nodes.push(serde_json::json!({"id": "c", "kind": "consumer", "workers": 100_000, "service_time": {"dist": "fixed", "value": 1}}));
+    let doc = serde_json::json!({"version": 1, "nodes": nodes, "edges": edges});
+    let err = sluice_engine::Scenario::from_value(doc).unwrap_err().to_string();
+    assert!(err.contains("come to 300100000 in all, more than the 2000000"), "{err}");
+    assert!(err.contains("\"p0\" (1000000)") && err.contains("and 298 more"), "{err}");
+    // 1,000 consumers of 100,000 workers each, fed by one producer.
+    let mut nodes = vec![serde_json::json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 1}})];
+    let mut edges = Vec::new();
+    nodes.push(serde_json::json!({"id": "r", "kind": "router"}));
+    edges.push(serde_json::json!({"from": "p", "to": "r"}));
+    for k in 0..1000 {
+        nodes.push(serde_json::json!({"id": format!("c{k}"), "kind": "consumer", "workers": 100_000, "service_time": {"dist": "fixed", "value": 1}}));
+        edges.push(serde_json::json!({"from": "r", "to": format!("c{k}")}));
+    }
+    let doc = serde_json::json!({"version": 1, "nodes": nodes, "edges": edges});
+    assert!(sluice_engine::Scenario::from_value(doc).unwrap_err().to_string().contains("more than the 2000000"));
 }

@@ -89,7 +89,7 @@ const PRODUCER: &[Field] = &[
         ("ignore", "ignore (a live source)"),
         ("drop", "drop (ping requests left unanswered)"),
     ])),
-    f("/classes", "Message classes", "JSON", "Each: name, weight, size (a distribution of bytes), droppable, priority, destination.", Control::Json),
+    f("/classes", "Message classes", "JSON", "Each: name, weight, size (a distribution of bytes), droppable, priority (0 is served first: lower numbers first, as super-queue counts; SObjectizer's article counts the other way), destination.", Control::Json),
     f("/linked_to", "Linked to", "node id", "A consumer this producer is linked to (rotor): it sends nothing until the consumer is operational, and stops for good when it shuts down (empty: not linked).", Control::Text),
 ];
 
@@ -112,7 +112,7 @@ const QUEUE: &[Field] = &[
         ("refuse", "refuse (the sender holds it)"),
     ])),
     f("/order", "Order", "", "Which message leaves first.", Control::Choice(ORDERS)),
-    f("/message_priorities", "Message priorities", "JSON", "With priority order: [{\"class\", \"destination\", \"source\" (any of the three), \"priority\"}], lower first.", Control::Json)
+    f("/message_priorities", "Message priorities", "JSON", "With priority order: [{\"class\", \"destination\", \"source\" (any of the three), \"priority\"}]. Lower numbers are served first (super-queue's order; SObjectizer's article gives the urgent message the higher number).", Control::Json)
         .when("/order", &["priority"]),
     f("/ttl_s", "Time to live", "s", "A message that waited this long is discarded (empty: never).", OPTIONAL),
 ];
@@ -272,9 +272,9 @@ const DISPATCHER: &[Field] = &[
     .when("/discipline", &["event_loop"]),
     f("/register_once", "Register once", "", "A task scheduled again while it still waits joins the waiting run (merged) instead of queueing twice.", Control::Toggle)
         .when("/discipline", &["round_robin", "priority", "event_loop", "alternate"]),
-    f("/queue_priorities", "Queue priorities", "JSON", "{\"queue name\": number}, lower first.", Control::Json).when("/discipline", &["priority"]),
+    f("/queue_priorities", "Queue priorities", "JSON", "{\"queue name\": number}. Lower numbers are served first (the reverse of SObjectizer's agent priorities, where higher wins).", Control::Json).when("/discipline", &["priority"]),
     f("/order", "Order inside a queue", "", "Which demand of one queue goes first.", Control::Choice(ORDERS)),
-    f("/message_priorities", "Message priorities", "JSON", "[{\"class\", \"destination\", \"source\" (any of the three), \"priority\"}], lower first.", Control::Json)
+    f("/message_priorities", "Message priorities", "JSON", "[{\"class\", \"destination\", \"source\" (any of the three), \"priority\"}]. Lower numbers are served first (SObjectizer's article gives the urgent message the higher number).", Control::Json)
         .when("/order", &["priority"]),
     f("/capacity", "Capacity", "demands", "The most one demand queue holds (0: no bound).", whole(0.0, 1000.0, 1.0)),
     f("/on_full", "When full", "", "A demand that does not fit.", Control::Choice(&[

@@ -179,6 +179,8 @@ impl SweepRun {
                 seed: request.seed,
                 points: Vec::new(),
                 shard: None,
+                points_total: 0,
+                digest: String::new(),
             },
         }
     }

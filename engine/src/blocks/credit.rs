@@ -6,7 +6,9 @@
 //!   peer holds at least one credit, and spends one.
 //! - The receiver grants credit as it processes: every `grant_batch`
 //!   messages processed (or dropped, which returns their credit) send a
-//!   grant of that many credits, which arrives `grant_latency_s` later.
+//!   grant of that many credits, which arrives `grant_latency_s` later. A
+//!   batch larger than `initial_credit` is refused: a peer never has more
+//!   than its credit in flight, so the batch would never fill.
 //! - First contact: with `implicit_single_credit`, a peer without state is
 //!   assumed to hold one credit; the first message creates the state with 0
 //!   credits, and processing it brings a grant of `initial_credit`. Without
@@ -65,6 +67,17 @@ impl CreditSpec {
         }
         if self.grant_batch == 0 || self.grant_batch > 1 << 32 {
             push_error(errors, format!("{path}.grant_batch"), "must be between 1 and 2^32");
+        } else if self.grant_batch > self.initial_credit && self.initial_credit > 0 {
+            // A peer never has more than its credit in flight, so it could
+            // never be processed up to a batch: no grant would ever come.
+            push_error(
+                errors,
+                format!("{path}.grant_batch"),
+                format!(
+                    "must not exceed initial_credit ({} > {}): the receiver grants after a whole batch is processed, and a peer never has more than its credit in flight, so no grant would ever come",
+                    self.grant_batch, self.initial_credit
+                ),
+            );
         }
         check_range(errors, format!("{path}.grant_latency_s"), self.grant_latency_s, 0.0, 1e6);
         if let Some(t) = self.close_after_idle_s {

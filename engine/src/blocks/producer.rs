@@ -40,7 +40,9 @@
 //!   open-loop producer schedules no arrival: it costs nothing, and when it
 //!   restarts the next message comes one inter-arrival time later (a trace
 //!   skips the instants it missed). A closed loop's clients that finished
-//!   thinking while it could not send each send at once when it can.
+//!   thinking while it could not send send at once when it can, one after
+//!   another as each is taken: a wake costs one event, however many
+//!   clients wait.
 
 use std::collections::VecDeque;
 
@@ -140,6 +142,10 @@ fn default_retry_after() -> f64 {
 /// rather than making one.
 const FLUSH: u32 = 1;
 
+/// An arrival event's `data` that sends for the next closed-loop client
+/// that finished thinking while the producer could not send.
+const PENDING: u32 = 2;
+
 /// The largest message size a scenario may ask for: 1 GiB.
 pub const MAX_MESSAGE_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
 
@@ -201,6 +207,10 @@ pub struct Producer {
     backlog: VecDeque<Message>,
     /// Whether an event to offer the backlog's next message is scheduled.
     flush_scheduled: bool,
+    /// Closed loop: whether the event that sends for the next pending
+    /// client is scheduled (they go one at a time, each after the last was
+    /// taken, so a wake costs one event, not one per waiting client).
+    pending_scheduled: bool,
     /// How many downstream queues ask for a pause now.
     pause_requests: u32,
     /// Arrivals that came due while the producer was stopped, to send when
@@ -259,6 +269,7 @@ impl Producer {
             held: None,
             backlog: VecDeque::new(),
             flush_scheduled: false,
+            pending_scheduled: false,
             pause_requests: 0,
             pending_starts: 0,
             scheduled: false,
@@ -521,6 +532,14 @@ impl Producer {
         if !closed {
             self.scheduled = false;
         }
+        if data == PENDING {
+            self.pending_scheduled = false;
+            if !closed || self.pending_starts == 0 || !self.can_produce() {
+                return (ProducerAction::Nothing, None);
+            }
+            // The client waiting longest sends now.
+            self.pending_starts -= 1;
+        }
         if !closed && (self.backlogs() || (!self.backlog.is_empty() && self.can_produce() && !self.is_unanswered())) {
             // Made now, sent once the producer may send, after what waits.
             let msg = self.make_message(ctx);
@@ -544,6 +563,7 @@ impl Producer {
         if self.is_unanswered() {
             // Made and read, never answered: nothing joins the queue.
             ctx.drop_message(msg, DropReason::Unanswered);
+            self.restart_if_idle(ctx);
             return (ProducerAction::Nothing, next);
         }
         (ProducerAction::Offer(msg), next)
@@ -601,9 +621,8 @@ impl Producer {
         ctx.stats.departed += 1;
         if self.held.take().is_some() {
             self.record_depth(ctx);
-            self.restart_if_idle(ctx);
         }
-        self.flush_if_free(ctx);
+        self.restart_if_idle(ctx);
     }
 
     /// The next block refused the message.
@@ -611,7 +630,7 @@ impl Producer {
         match self.spec.on_refused {
             OnRefused::Drop => {
                 ctx.drop_message(msg, DropReason::Refused);
-                self.flush_if_free(ctx);
+                self.restart_if_idle(ctx);
             }
             OnRefused::Pause | OnRefused::Retry => {
                 let first_refusal = self.held.is_none();
@@ -673,8 +692,9 @@ impl Producer {
             return;
         }
         if self.is_closed_loop() {
-            for _ in 0..std::mem::take(&mut self.pending_starts) {
-                ctx.schedule_in(SimDuration::ZERO, EventKind::Arrival, 0);
+            if !self.pending_scheduled {
+                self.pending_scheduled = true;
+                ctx.schedule_in(SimDuration::ZERO, EventKind::Arrival, PENDING);
             }
         } else {
             self.pending_starts = 0;

@@ -17,9 +17,9 @@
 //!   - `batch` (scheme 2): once per span, at each boundary from time zero,
 //!     a batch of up to `limit` of the messages waiting then is taken, and
 //!     they go as the next block takes them (one the next block cannot
-//!     take at the boundary instant stays in its batch). A message made
-//!     after a boundary missed that batch and waits for the next boundary,
-//!     even if that batch was not full;
+//!     take at the boundary instant stays in its batch). A message that
+//!     reached the limiter after a boundary missed that batch and waits for
+//!     the next boundary, even if that batch was not full;
 //!   - `anchored` (scheme 3, the note's choice): the span starts at the
 //!     first message after a pause; messages pass freely until the limit,
 //!     then everything waits for the span's end, and the next message starts
@@ -39,6 +39,10 @@
 //!     on the strict side (an amount is remembered a little longer);
 //!   - `token_bucket`: tokens refill at limit/span per second up to
 //!     `burst` (default `limit`); a message takes its amount in tokens.
+//! - A message's wait is judged from when it reached the limiter (its
+//!   first offer), not from when it was made: a job that waited in a queue
+//!   before the limiter reached it late. A job sent back after an
+//!   execution time-out reaches it again, anew.
 //! - An amount larger than a rule's whole limit passes when the rule is
 //!   otherwise idle, rather than never.
 //! - `on_excess: delay` refuses a message that may not pass yet (the sender
@@ -197,9 +201,9 @@ impl RuleState {
         now.as_nanos().div_ceil(self.span().as_nanos().max(1))
     }
 
-    /// The earliest time at which `amount`, made at `created`, may pass
-    /// (`now` if it may now).
-    fn earliest(&mut self, amount: f64, now: SimTime, created: SimTime) -> SimTime {
+    /// The earliest time at which `amount`, which reached the limiter at
+    /// `arrived`, may pass (`now` if it may now).
+    fn earliest(&mut self, amount: f64, now: SimTime, arrived: SimTime) -> SimTime {
         let limit = self.rule.limit;
         let amount = amount.min(limit);
         match self.rule.scheme {
@@ -208,7 +212,7 @@ impl RuleState {
                 // The last tick found this message waiting and is unused:
                 // it released the message, which goes now that the next
                 // block takes it. Older unused ticks are lost.
-                Some(k) if k >= self.next_tick && self.tick_time(k) >= created.min(now) => now,
+                Some(k) if k >= self.next_tick && self.tick_time(k) >= arrived.min(now) => now,
                 _ => self.tick_time(self.tick_for(now)).max(now),
             },
             Scheme::Batch => {
@@ -216,7 +220,7 @@ impl RuleState {
                 // The batch now is that of the last boundary; the message
                 // belongs to the batch of the first boundary it waited at.
                 let current = now.as_nanos() / span;
-                let its_batch = self.boundary_for(created.min(now));
+                let its_batch = self.boundary_for(arrived.min(now));
                 let used = if current == self.span_index { self.amount } else { 0.0 };
                 if its_batch > current {
                     SimTime::from_nanos(its_batch.saturating_mul(span))
@@ -362,7 +366,20 @@ pub struct RateLimiter {
     rules: Vec<RuleState>,
     /// When the scheduled wake-up fires, if one is scheduled.
     timer: Option<SimTime>,
+    /// Messages offered and not yet passed or dropped, by id: when each
+    /// first reached the limiter (one per sender that holds one; at most
+    /// `MAX_WAITING`).
+    waiting: std::collections::BTreeMap<u64, SimTime>,
+    /// The message last passed, while the next block has not taken it:
+    /// its id and when it reached the limiter.
+    passing: Option<(u64, SimTime)>,
 }
+
+/// The most waiting messages whose arrival a limiter remembers; past that
+/// the one that arrived first is forgotten (one dropped before it came
+/// back, by an expiry in the queue before the limiter, say) and would
+/// count as reaching it anew.
+const MAX_WAITING: usize = 65_536;
 
 /// What the limiter decides for an offered message.
 pub enum RateDecision {
@@ -376,7 +393,7 @@ pub enum RateDecision {
 impl RateLimiter {
     pub fn new(spec: RateLimiterSpec) -> Self {
         let rules = spec.rules.iter().cloned().map(RuleState::new).collect();
-        RateLimiter { spec, rules, timer: None }
+        RateLimiter { spec, rules, timer: None, waiting: Default::default(), passing: None }
     }
 
     pub fn spec(&self) -> &RateLimiterSpec {
@@ -402,20 +419,59 @@ impl RateLimiter {
         self.rules.iter().find(|r| r.rule.scheme == Scheme::TokenBucket).map(|r| r.amount)
     }
 
+    /// When `msg` first reached the limiter: remembered from an earlier
+    /// offer, or now.
+    fn arrival_of(&self, msg: &Message, now: SimTime) -> SimTime {
+        match self.passing {
+            Some((id, at)) if id == msg.id => at,
+            _ => self.waiting.get(&msg.id).copied().unwrap_or(now),
+        }
+    }
+
+    /// `msg`, which reached the limiter at `at`, waits.
+    fn note_waiting(&mut self, msg: &Message, at: SimTime) {
+        if self.waiting.contains_key(&msg.id) {
+            return;
+        }
+        if self.waiting.len() >= MAX_WAITING {
+            // Rare: ties go to the lowest id, so the choice is the same on
+            // every platform.
+            if let Some(first) = self.waiting.iter().min_by_key(|(id, at)| (**at, **id)).map(|(id, _)| *id) {
+                self.waiting.remove(&first);
+            }
+        }
+        self.waiting.insert(msg.id, at);
+    }
+
+    fn forget(&mut self, msg: &Message) {
+        if self.passing.is_some_and(|(id, _)| id == msg.id) {
+            self.passing = None;
+        }
+        if !self.waiting.is_empty() {
+            self.waiting.remove(&msg.id);
+        }
+    }
+
     pub fn decide(&mut self, msg: &Message, ctx: &mut Context) -> RateDecision {
         let amount = self.amount(msg);
         let now = ctx.core.now;
-        let at = self.rules.iter_mut().map(|r| r.earliest(amount, now, msg.created)).max().unwrap_or(now);
+        let arrived = self.arrival_of(msg, now);
+        let at = self.rules.iter_mut().map(|r| r.earliest(amount, now, arrived)).max().unwrap_or(now);
         if at <= now {
+            // Passed, unless the next block refuses it: then it is offered
+            // again, having reached the limiter when it did.
+            self.passing = Some((msg.id, arrived));
             return RateDecision::Pass;
         }
         match self.spec.on_excess {
             OnExcess::Reject => {
+                self.forget(msg);
                 ctx.stats.arrived += 1;
                 ctx.drop_message(*msg, DropReason::RateLimited);
                 RateDecision::Rejected
             }
             OnExcess::Delay => {
+                self.note_waiting(msg, arrived);
                 if self.timer.is_none_or(|t| at < t) {
                     self.timer = Some(at);
                     ctx.core.scheduler.schedule(at, ctx.node, EventKind::RateOpen, 0);
@@ -427,6 +483,7 @@ impl RateLimiter {
 
     /// The next block took `msg`.
     pub fn sent(&mut self, msg: &Message, ctx: &mut Context) {
+        self.forget(msg);
         let amount = self.amount(msg);
         for r in &mut self.rules {
             r.commit(amount, ctx.core.now);

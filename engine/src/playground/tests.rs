@@ -248,6 +248,8 @@ fn dummy_result() -> crate::sweep::SweepResult {
         seed: 1,
         points: Vec::new(),
         shard: None,
+        points_total: 0,
+        digest: String::new(),
     }
 }
 

@@ -85,6 +85,9 @@ impl Scenario {
                     }
                 }
             }
+            if let BlockSpec::Dispatcher(d) = &node.block {
+                self.check_dispatcher_names(i, d, &class_names, index, errors);
+            }
             let consumer_at = |id: &str| index.get(id).copied().filter(|&n| matches!(self.nodes[n].block, BlockSpec::Consumer(_)));
             if let Some(server) = match &node.block {
                 BlockSpec::Producer(p) => p.linked_to.as_deref(),
@@ -198,6 +201,45 @@ impl Scenario {
     /// For each node, whether a queue comes before it through blocks that
     /// hold nothing, worked out once in the order of the edges (`order`
     /// lists every node, each after all that feed it).
+    /// A dispatcher's settings name demand queues and classes that must
+    /// exist: `queue_priorities` by its queues' names (a sender's or a
+    /// destination's id, a class, or `shared`, as `queues` says), and
+    /// netsendq's `windows`, `one_shot` and `queueable_if_down` by class.
+    fn check_dispatcher_names(
+        &self,
+        i: usize,
+        d: &crate::blocks::DispatcherSpec,
+        class_names: &BTreeSet<&str>,
+        index: &HashMap<&str, usize>,
+        errors: &mut Vec<FieldError>,
+    ) {
+        use crate::blocks::dispatcher::QueueKey;
+        let path = format!("nodes[{i}]");
+        for name in d.queue_priorities.keys() {
+            let (known, what) = match d.queues {
+                QueueKey::PerInput => (index.contains_key(name.as_str()), "a sender's id (queues per_input)"),
+                QueueKey::PerDestination => (index.contains_key(name.as_str()), "a destination's id (queues per_destination)"),
+                QueueKey::PerClass => (class_names.contains(name.as_str()), "a class (queues per_class)"),
+                QueueKey::Shared => (name == "shared", "\"shared\" (one shared queue)"),
+            };
+            if !known {
+                push_error(errors, format!("{path}.queue_priorities.{name}"), format!("no demand queue is named {}: a queue's name is {what}", quoted(name)));
+            }
+        }
+        for class in d.windows.keys() {
+            if !class_names.contains(class.as_str()) {
+                push_error(errors, format!("{path}.windows.{class}"), format!("no producer has a class {}", quoted(class)));
+            }
+        }
+        for (field, list) in [("one_shot", &d.one_shot), ("queueable_if_down", &d.queueable_if_down)] {
+            for (k, class) in list.iter().enumerate() {
+                if !class_names.contains(class.as_str()) {
+                    push_error(errors, format!("{path}.{field}[{k}]"), format!("no producer has a class {}", quoted(class)));
+                }
+            }
+        }
+    }
+
     fn fed_by_queue(&self, outputs: &[Vec<usize>], order: &[usize]) -> Vec<bool> {
         let mut fed = vec![false; self.nodes.len()];
         for &from in order {

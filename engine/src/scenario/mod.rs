@@ -34,6 +34,11 @@ pub const MAX_REPORTED_ERRORS: usize = 200;
 /// At most this many nodes (and this many edges) in one scenario.
 pub const MAX_NODES: usize = 10_000;
 
+/// The most closed-loop clients and workers (consumers' and dispatchers')
+/// a scenario may have in all: each is held in memory for the whole run,
+/// so a small file asking for hundreds of millions would not fit.
+pub const MAX_CLIENTS_AND_WORKERS: u64 = 2_000_000;
+
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Scenario {
@@ -177,6 +182,38 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 impl Scenario {
+    /// Refuses a scenario whose clients and workers together pass
+    /// `MAX_CLIENTS_AND_WORKERS`, naming the nodes that ask for the most.
+    fn check_memory_budget(&self, errors: &mut Vec<FieldError>) {
+        let units = |block: &BlockSpec| -> u64 {
+            match block {
+                BlockSpec::Producer(p) => match p.arrivals {
+                    crate::blocks::Arrivals::ClosedLoop { clients, .. } => clients as u64,
+                    _ => 0,
+                },
+                BlockSpec::Consumer(c) => c.workers as u64,
+                BlockSpec::Dispatcher(d) => d.workers as u64,
+                _ => 0,
+            }
+        };
+        let total: u64 = self.nodes.iter().map(|n| units(&n.block)).sum();
+        if total <= MAX_CLIENTS_AND_WORKERS {
+            return;
+        }
+        let mut largest: Vec<(u64, &str)> = self.nodes.iter().map(|n| (units(&n.block), n.id.as_str())).filter(|(u, _)| *u > 0).collect();
+        largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
+        let named: Vec<String> = largest.iter().take(3).map(|(u, id)| format!("{} ({u})", crate::printable::quoted(id))).collect();
+        let more = if largest.len() > 3 { format!(" and {} more", largest.len() - 3) } else { String::new() };
+        push_error(
+            errors,
+            "nodes",
+            format!(
+                "the closed-loop clients and workers come to {total} in all, more than the {MAX_CLIENTS_AND_WORKERS} a run can hold in memory: {}{more}",
+                named.join(", ")
+            ),
+        );
+    }
+
     /// Checks everything that types alone cannot: ranges, identities, edges.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         self.check(false).map(|_| ())
@@ -230,6 +267,8 @@ impl Scenario {
             }
             node.block.validate(&path, &mut errors);
         }
+
+        self.check_memory_budget(&mut errors);
 
         let mut classes = 0usize;
         for (i, node) in self.nodes.iter().enumerate() {

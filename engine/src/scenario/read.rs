@@ -19,6 +19,9 @@ impl Scenario {
 
     /// Reads and checks the text: a draft, or a scenario to run.
     pub(super) fn parse(text: &str, draft: bool) -> Result<Scenario, ScenarioError> {
+        // A byte-order mark some editors write is not part of the JSON (the
+        // browser's reader drops it too).
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         if text.len() > MAX_SCENARIO_BYTES {
             return Err(ScenarioError::single(
                 "",

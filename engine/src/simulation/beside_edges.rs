@@ -118,14 +118,18 @@ impl Simulation {
         }
     }
 
-    /// The job queue before consumer `c`, found through the blocks that
-    /// hold nothing (limiters, windows, routers), and those blocks.
-    pub(super) fn job_queue_of(&self, c: usize) -> (Option<usize>, Vec<usize>) {
+    /// The job queue before consumer `c` that a job from producer `source`
+    /// waited in: the queues before `c` through the blocks that hold
+    /// nothing (limiters, windows, routers), the one `source` feeds (the
+    /// first found, by the order of the edges, when several or none do);
+    /// and those blocks.
+    pub(super) fn job_queue_of(&self, c: usize, source: usize) -> (Option<usize>, Vec<usize>) {
         let mut between = Vec::new();
+        let mut queues = Vec::new();
         let mut stack: Vec<usize> = self.inputs[c].iter().rev().copied().collect();
         while let Some(n) = stack.pop() {
             match &self.nodes[n] {
-                Node::Queue(_) => return (Some(n), between),
+                Node::Queue(_) if !queues.contains(&n) => queues.push(n),
                 node if node.passes_through() && !between.contains(&n) => {
                     between.push(n);
                     stack.extend(self.inputs[n].iter().rev());
@@ -133,7 +137,23 @@ impl Simulation {
                 _ => {}
             }
         }
-        (None, between)
+        let own = queues.iter().copied().find(|&q| self.feeds(source, q));
+        (own.or(queues.first().copied()), between)
+    }
+
+    /// Whether node `from` reaches node `to` along the edges.
+    fn feeds(&self, from: usize, to: usize) -> bool {
+        let mut seen = vec![false; self.nodes.len()];
+        let mut stack = vec![to];
+        while let Some(n) = stack.pop() {
+            if n == from {
+                return true;
+            }
+            if !std::mem::replace(&mut seen[n], true) {
+                stack.extend_from_slice(&self.inputs[n]);
+            }
+        }
+        false
     }
 
     /// A job cut off by consumer `c`'s execution time-out goes back to its
@@ -141,7 +161,7 @@ impl Simulation {
     /// passes them again. If the queue cannot take it, it is dropped
     /// (`timed_out`).
     pub(super) fn requeue_timed_out(&mut self, c: usize, msg: Message) {
-        let (queue, between) = self.job_queue_of(c);
+        let (queue, between) = self.job_queue_of(c, msg.source as usize);
         let mut kept = msg;
         let mut released = msg;
         for g in msg.gates.iter() {

@@ -25,6 +25,11 @@
 //! - Every run ends: when `MAX_EVENTS_AT_ONE_INSTANT` events in a row happen
 //!   at one instant (a loop whose every step takes no time), the simulation
 //!   stops there and says so with a `Stall` naming the nodes taking part.
+//! - Every run ends in a useful time: when the clock gains less than
+//!   `MIN_PROGRESS_PER_WINDOW` over `CREEP_WINDOW` events (a loop whose
+//!   steps take picoseconds creeps: it never stops, and never gets
+//!   anywhere), the simulation stops with a `Creep` naming the nodes with
+//!   the most events.
 //! - Every run fits in memory: when it holds more than `MAX_MESSAGES_HELD`
 //!   messages at once (a queue without a capacity that its arrivals
 //!   outpace), it stops and says so with an `Overflow` naming the nodes
@@ -63,7 +68,7 @@ use crate::scheduler::{EventKind, Scheduler};
 use crate::supervision::Supervision;
 use crate::blocks::consumer::Phase;
 use crate::blocks::producer::ServerPhase;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 
 /// How many state transitions the log keeps.
 pub const TRANSITION_LOG_CAPACITY: usize = 1000;
@@ -89,6 +94,17 @@ const HELD_SAMPLE: u64 = 1 << 16;
 /// How many of the last events before a stall are looked at to name the
 /// nodes taking part; the watchdog looks at the clock at least this often.
 const STALL_SAMPLE: u64 = 4096;
+
+/// The watchdog judges progress over windows of this many events (a
+/// multiple of `HELD_SAMPLE`, some eight million: about half a second
+/// natively)...
+pub const CREEP_WINDOW: u64 = 1 << 23;
+
+/// ...and stops a run whose clock gained less than this over one window
+/// (but gained something: a clock that stopped is a `Stall`): at that
+/// pace a simulated second would take billions of events, hours of a
+/// machine's time, for a scenario whose steps take a picosecond.
+pub const MIN_PROGRESS_PER_WINDOW: SimDuration = SimDuration::from_nanos(1_000_000);
 
 pub enum Node {
     Producer(Producer),
@@ -189,6 +205,11 @@ pub struct Simulation {
     /// The watchdog's bound on messages held (`MAX_MESSAGES_HELD` unless
     /// set).
     held_bound: u64,
+    /// Where the current window of `CREEP_WINDOW` events began: the events
+    /// handled, the clock, and every node's counters then.
+    creep_events: u64,
+    creep_at: SimTime,
+    creep_counts: Vec<u64>,
     /// Why the simulation stopped, once the watchdog stopped it.
     stop: Option<Box<Stop>>,
     /// rotor's links and supervisors, if the scenario has any.
@@ -257,7 +278,7 @@ mod shortcuts;
 mod watchdog;
 mod wiring;
 
-pub use watchdog::{Overflow, Stall, Stop};
+pub use watchdog::{Creep, Overflow, Stall, Stop};
 
 impl Simulation {
     /// Passes on what blocks reported (gates hear of processed and dropped

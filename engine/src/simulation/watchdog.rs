@@ -12,6 +12,8 @@ pub enum Stop {
     Stalled(Stall),
     /// The run held more messages than the bound.
     Overflowed(Overflow),
+    /// Simulated time advanced too little for the events handled.
+    Crept(Creep),
 }
 
 impl Stop {
@@ -20,6 +22,7 @@ impl Stop {
         match self {
             Stop::Stalled(s) => s.at,
             Stop::Overflowed(o) => o.at,
+            Stop::Crept(c) => c.at,
         }
     }
 }
@@ -29,6 +32,7 @@ impl std::fmt::Display for Stop {
         match self {
             Stop::Stalled(s) => s.fmt(f),
             Stop::Overflowed(o) => o.fmt(f),
+            Stop::Crept(c) => c.fmt(f),
         }
     }
 }
@@ -65,6 +69,52 @@ impl std::fmt::Display for Overflow {
 }
 
 impl std::error::Error for Overflow {}
+
+/// A simulation stopped for gaining almost no simulated time over many
+/// events.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Creep {
+    /// The instant it stopped at.
+    pub at: SimTime,
+    /// The simulated time gained over the last `events` events.
+    pub gained: SimDuration,
+    pub events: u64,
+    /// The ids of the nodes whose counters moved most in that window, with
+    /// how much, most first (at most three).
+    pub nodes: Vec<(String, u64)>,
+}
+
+impl std::fmt::Display for Creep {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let nodes: Vec<String> = self.nodes.iter().map(|(id, n)| format!("\"{id}\" ({n})")).collect();
+        write!(
+            f,
+            "the simulation stopped at {}: simulated time advanced only {} in the last {} events, so one more simulated \
+             second would take over {} events (busiest nodes: {}). A loop whose steps take next to no time creeps without \
+             end: give its think, service or gap times a length a system could have.",
+            self.at,
+            self.gained,
+            self.events,
+            thousands(self.events.saturating_mul(1_000_000_000) / self.gained.as_nanos().max(1)),
+            nodes.join(", ")
+        )
+    }
+}
+
+impl std::error::Error for Creep {}
+
+/// `n` with its thousands separated.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
 
 /// A simulation stopped by the watchdog: simulated time no longer advanced.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -105,7 +155,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn watch(&mut self, event: crate::scheduler::Event) -> bool {
-        if self.events % HELD_SAMPLE == 0 && self.watch_held() {
+        if self.events % HELD_SAMPLE == 0 && (self.watch_held() || self.watch_progress()) {
             self.core.scheduler.push(event);
             return true;
         }
@@ -145,6 +195,40 @@ impl Simulation {
             nodes: nodes.iter().map(|&n| self.node_id(n as usize).to_string()).collect(),
         })));
         true
+    }
+
+    /// At the end of each window of `CREEP_WINDOW` events, stops the
+    /// simulation if its clock gained something but less than
+    /// `MIN_PROGRESS_PER_WINDOW` over it.
+    #[cold]
+    #[inline(never)]
+    fn watch_progress(&mut self) -> bool {
+        if self.creep_counts.is_empty() {
+            self.creep_counts = self.stats.iter().map(NodeStats::activity).collect();
+        }
+        if self.events < self.creep_events + CREEP_WINDOW {
+            return false;
+        }
+        let gained = self.core.now.since(self.creep_at);
+        let counts: Vec<u64> = self.stats.iter().map(NodeStats::activity).collect();
+        let window = self.events - self.creep_events;
+        if gained > SimDuration::ZERO && gained < MIN_PROGRESS_PER_WINDOW {
+            let mut busiest: Vec<(usize, u64)> =
+                counts.iter().zip(&self.creep_counts).map(|(now, then)| now.wrapping_sub(*then)).enumerate().filter(|&(_, d)| d > 0).collect();
+            busiest.sort_by_key(|&(i, d)| (std::cmp::Reverse(d), i));
+            busiest.truncate(3);
+            self.stop = Some(Box::new(Stop::Crept(Creep {
+                at: self.core.now,
+                gained,
+                events: window,
+                nodes: busiest.into_iter().map(|(i, d)| (self.node_id(i).to_string(), d)).collect(),
+            })));
+            return true;
+        }
+        self.creep_events = self.events;
+        self.creep_at = self.core.now;
+        self.creep_counts = counts;
+        false
     }
 
     /// Counts the messages held; past the bound, stops the simulation (the

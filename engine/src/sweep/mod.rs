@@ -71,6 +71,8 @@ pub struct Plan {
     pub values: Vec<Vec<f64>>,
     scenarios: Vec<Scenario>,
     name: String,
+    /// The scenario and grid's digest (`digest_of`).
+    digest: String,
 }
 
 /// What one replication measured: each metric's value, where it has one.
@@ -203,6 +205,11 @@ impl Plan {
         if varies.is_empty() {
             return Err("nothing to vary: give at least one --vary".into());
         }
+        for (k, v) in varies.iter().enumerate() {
+            if varies[..k].iter().any(|w| w.node == v.node && w.pointer == v.pointer) {
+                return Err(format!("{} is varied twice: the later values would replace the earlier at every point", v.name));
+            }
+        }
         if !(1..=MAX_REPS).contains(&options.reps) {
             return Err(format!("--reps must be from 1 to {MAX_REPS}, not {}", options.reps));
         }
@@ -234,7 +241,8 @@ impl Plan {
             values.push(point);
             scenarios.push(s);
         }
-        Ok(Plan { options, varies, values, scenarios, name: scenario.name.clone() })
+        let digest = digest_of(scenario, &varies);
+        Ok(Plan { options, varies, values, scenarios, name: scenario.name.clone(), digest })
     }
 
     pub fn points(&self) -> usize {
@@ -332,8 +340,32 @@ impl Plan {
             seed: self.options.seed,
             points,
             shard: None,
+            points_total: self.values.len(),
+            digest: self.digest.clone(),
         }
     }
+}
+
+/// What identifies a sweep beyond its name: the scenario's text and every
+/// varied field's values, as a 64-bit FNV-1a digest in hexadecimal. Two
+/// shards of one sweep have the same; shards of a sweep of another
+/// scenario, or of another grid, almost surely not.
+fn digest_of(scenario: &Scenario, varies: &[Vary]) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut feed = |bytes: &[u8]| {
+        for &b in bytes {
+            hash ^= b as u64;
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    feed(scenario.to_json_pretty().as_bytes());
+    for v in varies {
+        feed(v.name.as_bytes());
+        for x in &v.values {
+            feed(&x.to_bits().to_le_bytes());
+        }
+    }
+    format!("{hash:016x}")
 }
 
 /// The metrics a node of `kind` has.

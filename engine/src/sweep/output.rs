@@ -60,6 +60,12 @@ pub struct SweepResult {
     /// A shard's place, `I/N`: only in a shard's output.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
+    /// The points of the whole grid (a shard holds every N-th of them).
+    #[serde(default)]
+    pub points_total: usize,
+    /// The scenario's and the grid's digest: shards of one sweep share it.
+    #[serde(default)]
+    pub digest: String,
 }
 
 impl SweepResult {
@@ -173,11 +179,32 @@ pub fn merge(shards: Vec<SweepResult>) -> Result<SweepResult, String> {
     }
     let Some(&(_, n, ref first)) = placed.first() else { return Err("no shards to merge".into()) };
     let same = |s: &SweepResult| {
-        (&s.scenario, &s.varied, s.reps, s.until_s.to_bits(), s.warmup_s.to_bits(), s.seed)
-            == (&first.scenario, &first.varied, first.reps, first.until_s.to_bits(), first.warmup_s.to_bits(), first.seed)
+        (&s.scenario, &s.digest, s.points_total, &s.varied, s.reps, s.until_s.to_bits(), s.warmup_s.to_bits(), s.seed)
+            == (&first.scenario, &first.digest, first.points_total, &first.varied, first.reps, first.until_s.to_bits(), first.warmup_s.to_bits(), first.seed)
     };
-    if let Some((i, _, _)) = placed.iter().find(|(_, m, s)| *m != n || !same(s)) {
-        return Err(format!("shard {i}/{n} is of another sweep than the others"));
+    if let Some((i, _, s)) = placed.iter().find(|(_, m, s)| *m != n || !same(s)) {
+        let why = if s.digest != first.digest {
+            "its scenario or its grid differs"
+        } else if s.points_total != first.points_total {
+            "its grid has another number of points"
+        } else {
+            "its parameters differ"
+        };
+        return Err(format!("shard {i}/{n} is of another sweep than the others: {why}"));
+    }
+    // Each shard holds every N-th point of the grid from its own: no more,
+    // no fewer (a file cut short, or edited, is refused).
+    if first.points_total > 0 {
+        for (i, _, s) in &placed {
+            let expected = first.points_total.saturating_sub(*i).div_ceil(n);
+            if s.points.len() != expected {
+                return Err(format!(
+                    "shard {i}/{n} has {} points; its part of the {}-point grid is {expected}",
+                    s.points.len(),
+                    first.points_total
+                ));
+            }
+        }
     }
     placed.sort_by_key(|(i, _, _)| *i);
     for (k, (i, _, _)) in placed.iter().enumerate() {

@@ -199,12 +199,24 @@ impl DispatcherSpec {
                 push_error(errors, format!("{path}.{field}"), "applies only to the netsendq discipline");
             }
         }
+        // Each host's periods in order and apart, as every schedule's are;
+        // hosts may interleave in the list.
+        let mut last_end: BTreeMap<&str, f64> = BTreeMap::new();
         for (i, d) in self.hosts_down.iter().enumerate() {
             check_range(errors, format!("{path}.hosts_down[{i}].from_s"), d.from_s, 0.0, 1e9);
             check_range(errors, format!("{path}.hosts_down[{i}].to_s"), d.to_s, 0.0, 1e9);
             if d.to_s <= d.from_s {
                 push_error(errors, format!("{path}.hosts_down[{i}].to_s"), "must be after from_s");
             }
+            let end = last_end.entry(d.host.as_str()).or_insert(f64::NEG_INFINITY);
+            if d.from_s < *end {
+                push_error(
+                    errors,
+                    format!("{path}.hosts_down[{i}].from_s"),
+                    format!("{}'s periods must be in order and not overlap", crate::printable::quoted(&d.host)),
+                );
+            }
+            *end = end.max(d.to_s);
         }
     }
 
@@ -524,7 +536,11 @@ impl Dispatcher {
                 self.record(ctx);
                 Pick::Serve(q, e.msg)
             }
-            None => Pick::Nothing,
+            None => {
+                // What was skipped as expired has left the gauge too.
+                self.record(ctx);
+                Pick::Nothing
+            }
         }
     }
 
