@@ -136,6 +136,56 @@ test('work is saved in the browser and restored on reload', async () => {
   await page.close();
 });
 
+test('a link pasted into an open tab opens, the work before it is kept to restore, and a save the browser refuses is said', async () => {
+  // A link made elsewhere (another profile).
+  const maker = await open(env.browser, env.url);
+  await addBlock(maker.page, 'credit');
+  await maker.page.waitForSelector('[data-node="credit1"]');
+  await maker.page.click('[data-testid="share"]');
+  const link = await maker.page.inputValue('[data-testid="share-link"]');
+
+  const { page, errors } = await open(env.browser, env.url);
+  await addBlock(page, 'router');
+  await page.waitForSelector('[data-node="router1"]');
+  const mine = await nodeIds(page);
+  // Pasted into the address bar of this tab: only the fragment changes.
+  await page.evaluate((hash) => { window.location.hash = hash; }, new URL(link).hash);
+  await page.waitForSelector('[data-node="credit1"]');
+  assert.equal(await page.locator('[data-node="router1"]').count(), 0);
+  assert.match(await page.textContent('[data-testid="status"]'), /from the share link/);
+  assert.equal(new URL(page.url()).hash, '', 'the fragment is spent');
+  // An edit of the shared scenario is saved over the old work: that is kept.
+  await addBlock(page, 'queue');
+  await page.waitForSelector('[data-node="queue1"]');
+  await page.reload();
+  await page.waitForSelector('[data-node="credit1"]');
+  // After a reload the kept work is still there to restore (by the link's
+  // banner at opening, or here from the storage).
+  assert.ok(await page.evaluate(() => localStorage.getItem('sluice.scenario.v1.earlier') !== null), 'the earlier work is kept');
+  // Opened from a link again, the banner offers it back.
+  await page.evaluate((hash) => { window.location.hash = hash; }, new URL(link).hash);
+  await page.getByTestId('restore-earlier').waitFor();
+  await screenshot(page, 'earlier-work');
+  await page.getByTestId('restore-earlier').click();
+  await page.waitForSelector('[data-node="router1"]');
+  assert.deepEqual(await nodeIds(page), mine);
+  assert.match(await page.textContent('[data-testid="status"]'), /earlier work is back/);
+  assert.equal(await page.getByTestId('restore-earlier').count(), 0);
+  // The save is compact JSON.
+  const saved = await page.evaluate(() => localStorage.getItem('sluice.scenario.v1'));
+  assert.ok(!saved.includes('\n'), 'saved without pretty-printing');
+
+  // A browser whose storage is full: the page says the change was not kept.
+  await page.evaluate(() => {
+    Storage.prototype.setItem = () => { throw new DOMException('full', 'QuotaExceededError'); };
+  });
+  await addBlock(page, 'window');
+  await page.waitForSelector('[data-node="window1"]');
+  assert.match(await page.textContent('[data-testid="notice"]'), /not saved in this browser: .*storage for the page is full.*export the scenario/);
+  assert.deepEqual([...errors, ...maker.errors], []);
+  await Promise.all([page.close(), maker.page.close()]);
+});
+
 test('step, as fast as possible, and the seed', async () => {
   const { page, errors } = await open(env.browser, env.url);
   await page.click('[data-testid="play"]'); // pause

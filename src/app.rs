@@ -115,7 +115,8 @@ pub fn app() -> Html {
             keep::Origin::BuiltIn => None,
         };
         let first_visit = matches!(origin, keep::Origin::BuiltIn);
-        (RefCell::new(Some(scenario)), problem, welcome, first_visit)
+        let earlier = matches!(origin, keep::Origin::Shared) && keep::earlier_work().is_some();
+        (RefCell::new(Some(scenario)), problem, welcome, first_visit, earlier)
     });
     let session = use_mut_ref(|| Session::new(opening.0.borrow_mut().take().unwrap_or_else(default_scenario), default_scenario));
     let playing = use_state(|| true);
@@ -130,6 +131,8 @@ pub fn app() -> Html {
     // A passing message (a link copied, a file imported), unlike `notice`.
     let status = use_state(|| opening.2.clone());
     let shared = use_state(|| None::<String>);
+    // Whether the work saved before a share link opened is kept, to restore.
+    let earlier = use_state(|| opening.4);
     // An import's file reader, kept alive until it has read the file.
     let reader = use_mut_ref(|| None::<gloo_file::callbacks::FileReader>);
     let behind = use_state(|| false);
@@ -176,13 +179,15 @@ pub fn app() -> Html {
                 let result = s.apply(command);
                 match &result {
                     Ok(applied) => {
-                        if applied.edited {
-                            keep::autosave(s.play.scenario());
-                        }
+                        let unsaved = if applied.edited { keep::autosave(s.play.scenario()).err() } else { None };
                         if let Some(ids) = &applied.select {
                             selected.set(ids.iter().filter_map(|id| s.play.index_of(id)).collect());
                         }
-                        if edits {
+                        if let Some(why) = unsaved {
+                            notice.set(Some(format!(
+                                "Your last change was not saved in this browser: {why}. It stays on the page; export the scenario to keep it."
+                            )));
+                        } else if edits {
                             notice.set(None);
                         }
                     }
@@ -267,6 +272,47 @@ pub fn app() -> Html {
         })
     };
     let on_close_share = use_callback(shared.clone(), |_: (), shared| shared.set(None));
+    // The work saved before a share link opened: back as one undoable edit.
+    let on_restore_earlier = {
+        let (dispatch, earlier, status, selected) = (dispatch.clone(), earlier.clone(), status.clone(), selected.clone());
+        Callback::from(move |_: ()| {
+            let Some(text) = keep::earlier_work() else {
+                earlier.set(false);
+                return;
+            };
+            if dispatch(Command::Import(text)).is_ok() {
+                keep::forget_earlier();
+                earlier.set(false);
+                selected.set(Vec::new());
+                status.set(Some("Your earlier work is back. Undo (Ctrl+Z) brings back the shared scenario.".into()));
+            }
+        })
+    };
+    let on_forget_earlier = use_callback(earlier.clone(), |_: (), earlier| {
+        keep::forget_earlier();
+        earlier.set(false);
+    });
+    // A share link pasted into this tab's address bar changes only the
+    // fragment: the page opens it as it would on loading.
+    {
+        let (dispatch, earlier, status, notice, selected) = (dispatch.clone(), earlier.clone(), status.clone(), notice.clone(), selected.clone());
+        use_effect_with((), move |_| {
+            let listener = gloo_events::EventListener::new(&gloo_utils::window(), "hashchange", move |_| match keep::pasted_link() {
+                None => {}
+                Some(Ok(scenario)) => {
+                    let text = sluice_engine::json_read::to_value(&scenario).to_string();
+                    if dispatch(Command::Import(text)).is_ok() {
+                        selected.set(Vec::new());
+                        earlier.set(keep::earlier_work().is_some());
+                        let name = if scenario.name.trim().is_empty() { "the scenario".to_string() } else { format!("\"{}\"", scenario.name) };
+                        status.set(Some(format!("Opened {name} from the share link. Undo (Ctrl+Z) brings back what was there before.")));
+                    }
+                }
+                Some(Err(why)) => notice.set(Some(format!("The share link could not be opened: {why}"))),
+            });
+            move || drop(listener)
+        });
+    }
     let on_select = use_callback(selected.clone(), |change: Select, selected| selected.set(change.applied_to(selected)));
     let on_close = use_callback(on_select.clone(), |_: (), on_select| on_select.emit(Select::Clear));
     let on_kind = use_callback(chart_kind.clone(), |k: ChartKind, chart_kind| chart_kind.set(k));
@@ -568,7 +614,8 @@ pub fn app() -> Html {
                 <section class="stage">
                     <Toolbar {on_new} {can_undo} {can_redo} selected={!selection.is_empty()} {comparing} on_undo={undo} on_redo={redo} on_duplicate={duplicate}
                         on_delete={delete} {on_export} {on_import} {on_share} on_compare={on_compare.clone()} />
-                    <Messages shared={(*shared).clone()} {on_close_share} status={(*status).clone()} notice={(*notice).clone()} {stall} {missing} {running} />
+                    <Messages shared={(*shared).clone()} {on_close_share} status={(*status).clone()} notice={(*notice).clone()} {stall} {missing} {running}
+                        earlier={*earlier} {on_restore_earlier} {on_forget_earlier} />
                     <Canvases snapshot={shown.snapshot.clone()} motion={motion_live.clone()} {dropping} selected={selection.clone()} on_select={on_select.clone()}
                         {on_move} {on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} />
                     if let Some((lines, nodes, strips)) = shown.charts {

@@ -4,7 +4,7 @@ mod support;
 
 use sluice_engine::State;
 use serde_json::{json, Value};
-use sluice_engine::Simulation;
+use sluice_engine::{BlockSpec, Simulation};
 use support::*;
 
 fn consumer(id: &str, service_s: f64, workers: u32) -> Value {
@@ -288,6 +288,37 @@ fn a_resource_pool_lends_at_most_its_resources_and_keeps_spares() {
     let rate = sim.report().nodes["c"].departed as f64 / 60.0;
     assert!((27.0..=30.0).contains(&rate), "{rate}");
     assert!(sim.report().nodes["q"].depth_messages > 300, "the rest waits");
+}
+
+#[test]
+fn a_pool_made_smaller_while_running_lends_no_more_than_its_new_total() {
+    // Ten resources lent at 100 a second; lowered to three while all are
+    // busy: the busy ones go as they come back, and from then on at most
+    // three are lent (30 a second for jobs of 0.1 s).
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 100}}),
+            json!({"id": "q", "kind": "queue"}),
+            json!({"id": "pool", "kind": "resource_pool", "max_total": 10, "min_spare": 2, "create_s": 0.05}),
+            consumer("c", 0.1, 20),
+        ],
+        &[("p", "q"), ("q", "pool"), ("pool", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 5).unwrap();
+    let c = idx(&sim, "c");
+    run_checked(&mut sim, 10.0);
+    assert!(sim.stats(c).in_service > 5, "{} lent before", sim.stats(c).in_service);
+    let BlockSpec::ResourcePool(mut spec) = sim.scenario().nodes[2].block.clone() else { unreachable!() };
+    spec.max_total = 3;
+    sim.reconfigure("pool", BlockSpec::ResourcePool(spec)).unwrap();
+    run_checked(&mut sim, 11.0);
+    let before = sim.report().nodes["c"].departed;
+    for i in 111..=300 {
+        run_checked(&mut sim, i as f64 * 0.1);
+        assert!(sim.stats(c).in_service <= 3, "{} lent at {} s", sim.stats(c).in_service, i as f64 * 0.1);
+    }
+    let rate = (sim.report().nodes["c"].departed - before) as f64 / 19.0;
+    assert!((26.0..=30.5).contains(&rate), "{rate}");
 }
 
 #[test]

@@ -235,3 +235,25 @@ fn requests_due_while_paused_are_made_and_wait() {
     assert_eq!(r.nodes["requests"].dropped_total, 0);
     assert!(max_depth(&sim, "requests") > 10, "the paused client never held a backlog");
 }
+
+#[test]
+fn a_queue_flipping_its_pause_with_every_message_costs_the_link_no_extra_timers() {
+    // A link into a queue whose soft limit is one message: it stops and
+    // resumes reading the link with nearly every message, and each resume
+    // wakes the link. The wakes must not pile up arrival timers (each of
+    // which set another): events stay a few per message.
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 650}}),
+            json!({"id": "wire", "kind": "link", "latency_s": 0.04, "buffer": {"bytes": 0}}),
+            json!({"id": "q", "kind": "queue", "soft_limit": {"messages": 1}, "hard_limit": {"messages": 2}}),
+            json!({"id": "c", "kind": "consumer", "service_time": {"dist": "uniform", "min": 0, "max": 0.004}}),
+        ],
+        &[("p", "wire"), ("wire", "q"), ("q", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    run_checked(&mut sim, 6.0);
+    let made = sim.report().nodes["p"].arrived.max(1);
+    let per_message = sim.events() as f64 / made as f64;
+    assert!(per_message < 20.0, "{per_message} events per message made");
+}

@@ -6,7 +6,9 @@
 //! Guarantees: nothing here panics on what the browser hands back; a saved
 //! scenario or a share link that does not load is reported and set aside,
 //! and the page opens on the next source in line (link, then saved work,
-//! then the built-in scenario).
+//! then the built-in scenario). A save the browser refuses comes back as
+//! its reason. Work saved before a share link opens (at load, or pasted
+//! into an open tab) is kept aside until restored or the next link.
 
 use gloo_file::callbacks::FileReader;
 use sluice_engine::scenario::MAX_SCENARIO_BYTES;
@@ -23,12 +25,45 @@ fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok().flatten()
 }
 
-/// Saves `scenario` for the next visit. Storage may be full or switched off
-/// (private windows); the page then works on without it.
-pub fn autosave(scenario: &Scenario) {
+/// Where the work saved before a share link replaced it is kept, until
+/// restored or replaced by the next link.
+const EARLIER_KEY: &str = "sluice.scenario.v1.earlier";
+
+/// Saves `scenario` for the next visit, as compact JSON (a big scenario is
+/// several times smaller than pretty-printed). Storage may be full or
+/// switched off (private windows): the reason comes back, for the page to
+/// say, and the page works on without it.
+pub fn autosave(scenario: &Scenario) -> Result<(), String> {
+    let Some(storage) = storage() else {
+        return Err("this browser keeps nothing for the page (storage is switched off)".into());
+    };
+    let text = sluice_engine::json_read::to_value(scenario).to_string();
+    storage
+        .set_item(STORAGE_KEY, &text)
+        .map_err(|_| format!("this browser refused to keep {} KB (its storage for the page is full)", text.len().div_ceil(1000)))
+}
+
+/// The work saved before a share link opened, if it was kept.
+pub fn earlier_work() -> Option<String> {
+    storage()?.get_item(EARLIER_KEY).ok().flatten()
+}
+
+/// Forgets the earlier work (restored, or set aside for good).
+pub fn forget_earlier() {
+    if let Some(storage) = storage() {
+        let _ = storage.remove_item(EARLIER_KEY);
+    }
+}
+
+/// Keeps the saved work aside before a scenario from a link replaces it:
+/// the next save would otherwise overwrite it with nothing to undo. Work
+/// already kept stays (the oldest is the one a person would miss; what a
+/// link opened in an open tab replaced is one Undo away), until it is
+/// restored or dismissed.
+fn keep_saved_as_earlier() {
     let Some(storage) = storage() else { return };
-    if storage.set_item(STORAGE_KEY, &scenario.to_json_pretty()).is_err() {
-        web_sys::console::warn_1(&"Sluice: the browser refused to save the scenario (storage full or disabled)".into());
+    if let (Ok(None), Ok(Some(saved))) = (storage.get_item(EARLIER_KEY), storage.get_item(STORAGE_KEY)) {
+        let _ = storage.set_item(EARLIER_KEY, &saved);
     }
 }
 
@@ -56,7 +91,10 @@ pub fn opening_scenario(built_in: Scenario) -> (Scenario, Origin, Option<String>
         // must show them rather than the link's original.
         clear_fragment();
         match share::decode(&code) {
-            Ok(s) => return (s, Origin::Shared, None),
+            Ok(s) => {
+                keep_saved_as_earlier();
+                return (s, Origin::Shared, None);
+            }
             Err(e) => problem = Some(format!("The share link could not be opened: {e}")),
         }
     }
@@ -69,6 +107,16 @@ pub fn opening_scenario(built_in: Scenario) -> (Scenario, Origin, Option<String>
         }
     }
     (built_in, Origin::BuiltIn, problem)
+}
+
+/// A share link opened in a tab already showing the page (pasted into the
+/// address bar: only the fragment changes, so the page is not loaded
+/// again): the scenario it carries, or why it does not open. The saved
+/// work is kept aside first, as at opening.
+pub fn pasted_link() -> Option<Result<Scenario, String>> {
+    let code = fragment_code()?;
+    clear_fragment();
+    Some(share::decode(&code).inspect(|_| keep_saved_as_earlier()))
 }
 
 fn fragment_code() -> Option<String> {

@@ -24,11 +24,17 @@ pub struct MessagesProps {
     pub missing: Vec<String>,
     /// Whether the rest of the draft runs meanwhile.
     pub running: bool,
+    /// Whether the work saved before a share link opened is kept.
+    pub earlier: bool,
+    pub on_restore_earlier: Callback<()>,
+    pub on_forget_earlier: Callback<()>,
 }
 
 #[function_component(Messages)]
 pub fn messages(p: &MessagesProps) -> Html {
     let close = p.on_close_share.clone();
+    let restore = p.on_restore_earlier.reform(|_: MouseEvent| ());
+    let forget = p.on_forget_earlier.reform(|_: MouseEvent| ());
     html! {
         <div class="messages">
             <div class="live" role="status" aria-live="polite" data-testid="live-status">
@@ -45,6 +51,13 @@ pub fn messages(p: &MessagesProps) -> Html {
                 }
                 if let Some(text) = p.status.clone() {
                     <div class="info" data-testid="status">{ text }</div>
+                }
+                if p.earlier {
+                    <div class="info earlier" data-testid="earlier">
+                        {"Your work from before the share link is kept in this browser. "}
+                        <button data-testid="restore-earlier" onclick={restore}>{"Restore it"}</button>
+                        <button class="icon" aria-label="Forget the earlier work" onclick={forget}>{"×"}</button>
+                    </div>
                 }
                 if !p.missing.is_empty() {
                     <div class="missing" data-testid="missing">

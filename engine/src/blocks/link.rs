@@ -122,6 +122,8 @@ pub struct Link {
     /// A full window stopped the link with no update on its way: the next
     /// read sets the timer.
     awaiting_update: bool,
+    /// When the propagation timer set last fires, if it has not yet.
+    arrival_timer: Option<SimTime>,
     /// Bumped when the link goes down, so that stale timers are ignored.
     epoch: u32,
 }
@@ -142,6 +144,7 @@ impl Link {
             updates: VecDeque::new(),
             update_timer: false,
             awaiting_update: false,
+            arrival_timer: None,
             epoch: 0,
         }
     }
@@ -268,7 +271,7 @@ impl Link {
         self.flying.push_back((arrive, msg));
         if self.flying.len() == self.unread + 1 {
             // The next to offer: nothing ahead of it waits for a timer.
-            ctx.core.scheduler.schedule(arrive, ctx.node, EventKind::Propagated, self.epoch);
+            self.arm(arrive, ctx);
         }
         self.record(ctx);
         self.start_transmission(ctx);
@@ -344,8 +347,26 @@ impl Link {
     pub fn arm_next_arrival(&mut self, ctx: &mut Context) {
         if let Some(&(t, _)) = self.flying.get(self.unread) {
             if t > ctx.core.now {
-                ctx.core.scheduler.schedule(t, ctx.node, EventKind::Propagated, self.epoch);
+                self.arm(t, ctx);
             }
+        }
+    }
+
+    /// Sets the propagation timer for `at`, unless one is already set for
+    /// then or before: a link woken again and again (a queue lifting its
+    /// pause with every message) must not pile up timers, each of which
+    /// would set another.
+    fn arm(&mut self, at: SimTime, ctx: &mut Context) {
+        if self.arrival_timer.is_none_or(|t| t > at) {
+            self.arrival_timer = Some(at);
+            ctx.core.scheduler.schedule(at, ctx.node, EventKind::Propagated, self.epoch);
+        }
+    }
+
+    /// A propagation timer of the current epoch fired.
+    pub fn on_arrival_timer(&mut self, now: SimTime) {
+        if self.arrival_timer.is_some_and(|t| t <= now) {
+            self.arrival_timer = None;
         }
     }
 
@@ -366,6 +387,7 @@ impl Link {
         } else {
             ctx.log_transition(State::Up, State::Down, "schedule");
             self.epoch = self.epoch.wrapping_add(1);
+            self.arrival_timer = None;
             if std::mem::take(&mut self.transmitting) {
                 if let Some(head) = self.buffer.front() {
                     let size = head.size_bytes;

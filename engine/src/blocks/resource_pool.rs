@@ -6,7 +6,9 @@
 //!   until a consumer processes it (or it is dropped); the resource then
 //!   returns to the pool. Otherwise it is refused and the sender holds it.
 //! - Creating a resource takes `create_s`. The pool never holds more than
-//!   `max_total` (idle, busy and being created), creates one when a message
+//!   `max_total` (idle, busy and being created; lowered while running, the
+//!   idle ones beyond it go at once, busy ones as they come back and those
+//!   being created as they are made), creates one when a message
 //!   finds none idle and none on the way (one at a time, so that a waiting
 //!   sender's retries do not each start one), keeps at least `min_total` in
 //!   all and, room allowing, at least `min_spare` idle or being created. A returned resource beyond
@@ -73,6 +75,12 @@ impl ResourcePool {
 
     pub fn reconfigure(&mut self, spec: ResourcePoolSpec, ctx: &mut Context) {
         self.spec = spec;
+        // A lower `max_total` is kept at once where it can be: idle
+        // resources beyond it go now, busy ones as they come back.
+        while self.total() > self.spec.max_total && self.idle > 0 {
+            self.idle -= 1;
+            self.destroyed += 1;
+        }
         self.top_up(0, ctx);
     }
 
@@ -131,7 +139,9 @@ impl ResourcePool {
             return;
         }
         self.busy -= 1;
-        if self.idle >= self.spec.max_spare && self.total() > self.spec.min_total {
+        // `total()` no longer counts the one coming back.
+        let over = self.total() >= self.spec.max_total;
+        if over || (self.idle >= self.spec.max_spare && self.total() > self.spec.min_total) {
             self.destroyed += 1;
         } else {
             self.idle += 1;
@@ -145,8 +155,14 @@ impl ResourcePool {
             return false;
         }
         self.creating -= 1;
-        self.idle += 1;
         self.created += 1;
+        if self.total() >= self.spec.max_total {
+            // `max_total` was lowered while it was being made.
+            self.destroyed += 1;
+            self.record(ctx);
+            return false;
+        }
+        self.idle += 1;
         self.record(ctx);
         true
     }

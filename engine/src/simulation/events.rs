@@ -97,8 +97,13 @@ impl Simulation {
                 }
             }
             EventKind::Propagated => {
-                if matches!(&self.nodes[i], Node::Link(l) if l.current(event.data) && !l.is_blocked()) {
-                    self.pump_link(i);
+                if let Node::Link(l) = &mut self.nodes[i] {
+                    if l.current(event.data) {
+                        l.on_arrival_timer(self.core.now);
+                        if !l.is_blocked() {
+                            self.pump_link(i);
+                        }
+                    }
                 }
             }
             EventKind::LinkState => match &mut self.nodes[i] {
