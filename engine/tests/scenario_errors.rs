@@ -343,3 +343,55 @@ fn clients_and_workers_beyond_the_memory_budget_are_refused() {
     let doc = serde_json::json!({"version": 1, "nodes": nodes, "edges": edges});
     assert!(sluice_engine::Scenario::from_value(doc).unwrap_err().to_string().contains("more than the 2000000"));
 }
+
+/// A dispatcher between the stream and the client, with `extra` fields.
+fn with_dispatcher(extra: serde_json::Value) -> serde_json::Value {
+    let mut doc = base();
+    let mut d = json!({"id": "sender", "kind": "dispatcher", "service_time": {"dist": "fixed", "value": 0.001}});
+    for (k, v) in extra.as_object().unwrap() {
+        d[k] = v.clone();
+    }
+    doc["nodes"][1] = d;
+    doc
+}
+
+#[test]
+fn a_dispatcher_names_only_queues_and_classes_that_exist() {
+    // Per-input queues are named after their senders.
+    let err = errors_of(with_dispatcher(json!({"discipline": "priority", "queue_priorities": {"steam": 0}})));
+    assert_eq!(err, "nodes[1].queue_priorities.steam: no demand queue is named \"steam\": a queue's name is a sender's id (queues per_input)");
+    assert!(Scenario::from_value(with_dispatcher(json!({"discipline": "priority", "queue_priorities": {"stream": 0}}))).is_ok());
+    // Per-class queues after classes; one shared queue is "shared".
+    let err = errors_of(with_dispatcher(json!({"discipline": "priority", "queues": "per_class", "queue_priorities": {"vidoe": 0}})));
+    assert!(err.contains("queue_priorities.vidoe: no demand queue is named \"vidoe\": a queue's name is a class"), "{err}");
+    assert!(Scenario::from_value(with_dispatcher(json!({"discipline": "priority", "queues": "per_class", "queue_priorities": {"video": 0}}))).is_ok());
+    let err = errors_of(with_dispatcher(json!({"discipline": "priority", "queues": "shared", "queue_priorities": {"all": 0}})));
+    assert!(err.contains("\"shared\" (one shared queue)"), "{err}");
+    // netsendq's windows, one-shot and queueable classes.
+    let err = errors_of(with_dispatcher(json!({"discipline": "netsendq", "windows": {"vidoe": 2}, "one_shot": ["audoi"],
+                                               "queueable_if_down": ["x"]})));
+    assert!(err.contains("nodes[1].windows.vidoe: no producer has a class \"vidoe\""), "{err}");
+    assert!(err.contains("nodes[1].one_shot[0]: no producer has a class \"audoi\""), "{err}");
+    assert!(err.contains("nodes[1].queueable_if_down[0]: no producer has a class \"x\""), "{err}");
+}
+
+#[test]
+fn a_hosts_periods_down_may_not_overlap_but_hosts_may_interleave() {
+    let down = |periods: serde_json::Value| with_dispatcher(json!({"discipline": "netsendq", "hosts_down": periods}));
+    let err = errors_of(down(json!([{"host": "client", "from_s": 1, "to_s": 5}, {"host": "client", "from_s": 3, "to_s": 8}])));
+    assert_eq!(err, "nodes[1].hosts_down[1].from_s: \"client\"'s periods must be in order and not overlap");
+    let interleaved =
+        json!([{"host": "client", "from_s": 1, "to_s": 5}, {"host": "stream", "from_s": 2, "to_s": 3}, {"host": "client", "from_s": 6, "to_s": 7}]);
+    assert!(Scenario::from_value(down(interleaved)).is_ok());
+}
+
+#[test]
+fn a_credit_batch_that_could_never_fill_is_refused() {
+    let mut doc = base();
+    doc["nodes"].as_array_mut().unwrap().push(json!({"id": "credit", "kind": "credit", "initial_credit": 4, "grant_batch": 5}));
+    doc["edges"] = json!([{"from": "stream", "to": "credit"}, {"from": "credit", "to": "sender"}, {"from": "sender", "to": "client"}]);
+    let err = errors_of(doc.clone());
+    assert!(err.starts_with("nodes[3].grant_batch: must not exceed initial_credit (5 > 4)"), "{err}");
+    doc["nodes"][3]["grant_batch"] = json!(4);
+    assert!(Scenario::from_value(doc).is_ok());
+}

@@ -29,8 +29,9 @@
 //!   each unread message in its place. When the queue lifts its pause, the
 //!   link offers what it kept, in order.
 //! - `down`: periods during which the link is down. Going down loses the
-//!   messages on the wire (`link_down`) and stops sending; the buffer keeps
-//!   what it holds and refuses when full. Coming up resumes sending.
+//!   messages on the wire and those the far end had not read yet (the
+//!   connection is reset; `link_down`) and stops sending; the send buffer
+//!   keeps what it holds and refuses when full. Coming up resumes sending.
 
 use std::collections::VecDeque;
 

@@ -377,7 +377,7 @@ impl Producer {
     /// Schedules the offer of the backlog's next message, if there is one
     /// and the producer may send.
     fn flush_if_free(&mut self, ctx: &mut Context) {
-        if !self.backlog.is_empty() && self.can_produce() && !self.flush_scheduled {
+        if !self.backlog.is_empty() && self.may_send_made() && !self.flush_scheduled {
             self.flush_scheduled = true;
             ctx.schedule_in(SimDuration::ZERO, EventKind::Arrival, FLUSH);
         }
@@ -396,6 +396,13 @@ impl Producer {
     /// Whether the producer is holding a refused message.
     pub fn is_blocked(&self) -> bool {
         self.held.is_some()
+    }
+
+    /// Whether it may offer a message already made (a held one, or its
+    /// backlog's): as `can_produce`, but also once unlinked from a server
+    /// that went away, as a held message is still offered.
+    fn may_send_made(&self) -> bool {
+        !self.is_paused() && self.held.is_none() && self.link != Link::Awaiting
     }
 
     fn can_produce(&self) -> bool {
@@ -521,7 +528,7 @@ impl Producer {
     pub fn on_arrival(&mut self, data: u32, ctx: &mut Context) -> (ProducerAction, Option<Event>) {
         if data == FLUSH {
             self.flush_scheduled = false;
-            if !self.can_produce() {
+            if !self.may_send_made() {
                 return (ProducerAction::Nothing, None);
             }
             let Some(msg) = self.backlog.pop_front() else { return (ProducerAction::Nothing, None) };
@@ -529,16 +536,16 @@ impl Producer {
             return (ProducerAction::Offer(msg), None);
         }
         let closed = self.is_closed_loop();
-        if !closed {
-            self.scheduled = false;
-        }
         if data == PENDING {
+            // Not an arrival of the open-loop process: its schedule stands.
             self.pending_scheduled = false;
             if !closed || self.pending_starts == 0 || !self.can_produce() {
                 return (ProducerAction::Nothing, None);
             }
             // The client waiting longest sends now.
             self.pending_starts -= 1;
+        } else if !closed {
+            self.scheduled = false;
         }
         if !closed && (self.backlogs() || (!self.backlog.is_empty() && self.can_produce() && !self.is_unanswered())) {
             // Made now, sent once the producer may send, after what waits.

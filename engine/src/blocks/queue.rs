@@ -47,7 +47,9 @@
 //!   send it); `pause_input` asks the producers feeding the queue to
 //!   pause (they stop if their `backpressure` is `pause`, even behind
 //!   routers, windows, credit links and limiters, which hold nothing; a
-//!   block that holds messages does not pass the request on); `disconnect`
+//!   block that holds messages does not pass the request on), and stops
+//!   reading the links so met: what a link brings it meanwhile is refused
+//!   and stays unread in the link's receive window; `disconnect`
 //!   drops everything queued (`disconnect`) and every arrival until a new
 //!   client connects `reconnect_after_s` later (`disconnected`), the new
 //!   connection starting `Ready` and empty. The defaults are Moment's:
@@ -527,6 +529,8 @@ impl Queue {
             self.arm_expiry(ctx);
         }
         let moved = if self.disconnected { None } else { self.evaluate(false, "thresholds changed", ctx) };
+        // New reactions may start or stop thinning in the same state.
+        self.sync_thinning(ctx);
         // New reactions may ask for a pause, or stop asking, in the same state.
         moved.or_else(|| self.pause_signal())
     }

@@ -370,6 +370,8 @@ pub struct RateLimiter {
     /// first reached the limiter (one per sender that holds one; at most
     /// `MAX_WAITING`).
     waiting: std::collections::BTreeMap<u64, SimTime>,
+    /// The same, by arrival: the first is the one forgotten when full.
+    waiting_by_arrival: std::collections::BTreeSet<(SimTime, u64)>,
     /// The message last passed, while the next block has not taken it:
     /// its id and when it reached the limiter.
     passing: Option<(u64, SimTime)>,
@@ -393,7 +395,7 @@ pub enum RateDecision {
 impl RateLimiter {
     pub fn new(spec: RateLimiterSpec) -> Self {
         let rules = spec.rules.iter().cloned().map(RuleState::new).collect();
-        RateLimiter { spec, rules, timer: None, waiting: Default::default(), passing: None }
+        RateLimiter { spec, rules, timer: None, waiting: Default::default(), waiting_by_arrival: Default::default(), passing: None }
     }
 
     pub fn spec(&self) -> &RateLimiterSpec {
@@ -434,21 +436,20 @@ impl RateLimiter {
             return;
         }
         if self.waiting.len() >= MAX_WAITING {
-            // Rare: ties go to the lowest id, so the choice is the same on
-            // every platform.
-            if let Some(first) = self.waiting.iter().min_by_key(|(id, at)| (**at, **id)).map(|(id, _)| *id) {
+            if let Some((_, first)) = self.waiting_by_arrival.pop_first() {
                 self.waiting.remove(&first);
             }
         }
         self.waiting.insert(msg.id, at);
+        self.waiting_by_arrival.insert((at, msg.id));
     }
 
     fn forget(&mut self, msg: &Message) {
         if self.passing.is_some_and(|(id, _)| id == msg.id) {
             self.passing = None;
         }
-        if !self.waiting.is_empty() {
-            self.waiting.remove(&msg.id);
+        if let Some(at) = self.waiting.remove(&msg.id) {
+            self.waiting_by_arrival.remove(&(at, msg.id));
         }
     }
 

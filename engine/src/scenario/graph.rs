@@ -198,13 +198,12 @@ impl Scenario {
         }
     }
 
-    /// For each node, whether a queue comes before it through blocks that
-    /// hold nothing, worked out once in the order of the edges (`order`
-    /// lists every node, each after all that feed it).
     /// A dispatcher's settings name demand queues and classes that must
-    /// exist: `queue_priorities` by its queues' names (a sender's or a
-    /// destination's id, a class, or `shared`, as `queues` says), and
-    /// netsendq's `windows`, `one_shot` and `queueable_if_down` by class.
+    /// exist: `queue_priorities` by its queues' names (a node's id for
+    /// queues per sender or destination, not only one connected yet, as a
+    /// draft may name a sender before its edge is drawn; a class; or
+    /// `shared`, as `queues` says), and netsendq's `windows`, `one_shot`
+    /// and `queueable_if_down` by class.
     fn check_dispatcher_names(
         &self,
         i: usize,
@@ -240,6 +239,9 @@ impl Scenario {
         }
     }
 
+    /// For each node, whether a queue comes before it through blocks that
+    /// hold nothing, worked out once in the order of the edges (`order`
+    /// lists every node, each after all that feed it).
     fn fed_by_queue(&self, outputs: &[Vec<usize>], order: &[usize]) -> Vec<bool> {
         let mut fed = vec![false; self.nodes.len()];
         for &from in order {

@@ -1,5 +1,7 @@
 //! A queue's request to pause, carried to the producers behind it through
-//! the blocks that hold nothing, and its lifting.
+//! the blocks that hold nothing, and its lifting; the links met on the way
+//! are not told (the queue stops reading them: `take_here` refuses what
+//! they bring while it asks), and are woken when it lifts.
 
 use super::*;
 
@@ -13,7 +15,9 @@ impl Simulation {
     }
 
     /// Tells each producer that feeds `node`, directly or through blocks
-    /// that hold nothing (a router, a window, a limiter), once.
+    /// that hold nothing (a router, a window, a limiter), once; on a lift,
+    /// wakes `node`'s inputs if links are among them, so that they offer
+    /// what was left unread.
     #[cold]
     pub(super) fn pause_inputs(&mut self, node: usize, pause: bool) {
         let targets = match self.pause_targets[node].take() {
