@@ -496,8 +496,11 @@ impl Queue {
             return None;
         }
         self.would_block = refused && would_block;
-        // Thinning first: what it empties, the state then sees.
-        self.sync_thinning(ctx);
+        // Thinning first: what it empties, the state then sees. (Nothing to
+        // do unless a write would block or thinning was on.)
+        if self.would_block || self.thinning_on {
+            self.sync_thinning(ctx);
+        }
         self.evaluate(sent > 0, if sent > 0 { "send" } else { "would block" }, ctx)
     }
 
