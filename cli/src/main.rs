@@ -197,6 +197,19 @@ fn theory_text(sim: &Simulation) -> String {
     out
 }
 
+/// A progress bar of `len` steps drawn with `template` on standard error
+/// when it is a terminal; nothing when it is piped.
+fn progress_bar(len: u64, template: &str) -> indicatif::ProgressBar {
+    if !io::stderr().is_terminal() {
+        return indicatif::ProgressBar::hidden();
+    }
+    let bar = indicatif::ProgressBar::new(len);
+    if let Ok(style) = indicatif::ProgressStyle::with_template(template) {
+        bar.set_style(style);
+    }
+    bar
+}
+
 /// Events a run handles between two looks at its progress.
 const RUN_SLICE: u64 = 4_000_000;
 
@@ -204,15 +217,7 @@ const RUN_SLICE: u64 = 4_000_000;
 /// terminal, stopping after `max_events` if given.
 fn run_with_progress(sim: &mut Simulation, until: f64, max_events: Option<u64>) -> Result<(), String> {
     let target = SimTime::from_secs_f64(until);
-    let bar = if std::io::stderr().is_terminal() {
-        let bar = indicatif::ProgressBar::new(1000);
-        if let Ok(style) = indicatif::ProgressStyle::with_template("{bar:30} {msg}, {elapsed} so far, {eta} left") {
-            bar.set_style(style);
-        }
-        bar
-    } else {
-        indicatif::ProgressBar::hidden()
-    };
+    let bar = progress_bar(1000, "{bar:30} {msg}, {elapsed} so far, {eta} left");
     let result = loop {
         let slice = match max_events {
             Some(max) if sim.events() >= max => {

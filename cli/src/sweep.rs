@@ -6,9 +6,6 @@
 //! Guarantee: the output is the same byte for byte whatever `--jobs` is:
 //! replications are collected in order before any is summarised.
 
-use std::io::IsTerminal;
-
-use indicatif::{ProgressBar, ProgressStyle};
 use rayon::prelude::*;
 use sluice_engine::sweep::{merge, parse_vary, Options, Plan, Replication, SweepResult};
 
@@ -82,7 +79,7 @@ pub fn run(request: Request) -> Result<String, String> {
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(|e| format!("cannot start {jobs} threads: {e}"))?;
     let tasks: Vec<(usize, usize)> = points.iter().flat_map(|&p| (0..options.reps).map(move |r| (p, r))).collect();
-    let bar = progress(tasks.len() as u64);
+    let bar = crate::progress_bar(tasks.len() as u64, "{bar:30} {pos}/{len} replications, {per_sec}, {eta} left");
     let reps: Vec<Result<Replication, String>> = pool.install(|| {
         tasks
             .par_iter()
@@ -104,19 +101,6 @@ pub fn run(request: Request) -> Result<String, String> {
         crate::plot::plot(&result, &metric, &out)?;
     }
     Ok(print(&result, request.format, &request.metric))
-}
-
-/// A progress bar on standard error when it is a terminal; nothing when
-/// it is piped.
-fn progress(len: u64) -> ProgressBar {
-    if !std::io::stderr().is_terminal() {
-        return ProgressBar::hidden();
-    }
-    let bar = ProgressBar::new(len);
-    if let Ok(style) = ProgressStyle::with_template("{bar:30} {pos}/{len} replications, {per_sec}, {eta} left") {
-        bar.set_style(style);
-    }
-    bar
 }
 
 fn print(result: &SweepResult, format: SweepFormat, metric: &[String]) -> String {

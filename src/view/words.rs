@@ -68,25 +68,9 @@ pub fn theory_summary(prediction: &Prediction, measured: &Measured, steady: &Ste
     )
 }
 
-/// A number rounded to a whole one, with thousands separators: 3000 →
-/// "3,000", 1234567.8 → "1,234,568". Not finite: "–".
-pub fn thousands(v: f64) -> String {
-    if !v.is_finite() {
-        return "–".to_string();
-    }
-    let digits = format!("{:.0}", v.abs());
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if v.round() < 0.0 {
-        out.insert(0, '-');
-    }
-    out
-}
+/// A number rounded to a whole one, with thousands separators (the
+/// engine's, so that the page and the engine's messages agree).
+pub use sluice_engine::printable::thousands;
 
 #[cfg(test)]
 mod tests {

@@ -184,12 +184,6 @@ impl Link {
             || !self.spec.receive_buffer.would_exceed(self.window_messages, self.window_bytes, size)
     }
 
-    /// Whether the link is stopped by a full receive window with something
-    /// to send (a zero window).
-    pub fn window_closed(&self) -> bool {
-        !self.transmitting && self.buffer.front().is_some_and(|m| !self.window_fits(m.size_bytes as u64))
-    }
-
     /// What occupies the receive window now (messages, bytes).
     pub fn window_used(&self) -> (u64, u64) {
         (self.window_messages, self.window_bytes)

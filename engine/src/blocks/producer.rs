@@ -350,10 +350,6 @@ impl Producer {
         self.restart_if_idle(ctx);
     }
 
-    pub fn held(&self) -> Option<&Message> {
-        self.held.as_ref()
-    }
-
     /// Messages the producer holds: a refused one and its backlog.
     pub fn holds(&self) -> u64 {
         self.held.is_some() as u64 + self.backlog.len() as u64

@@ -54,7 +54,6 @@ pub struct Overflow {
 
 impl std::fmt::Display for Overflow {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let nodes: Vec<String> = self.nodes.iter().map(|(id, n)| format!("\"{id}\" ({n})")).collect();
         write!(
             f,
             "the simulation stopped at {}: it held {} messages at once, more than the {} a run may hold (most of them in {}). \
@@ -63,12 +62,17 @@ impl std::fmt::Display for Overflow {
             self.at,
             self.held,
             self.bound,
-            nodes.join(", ")
+            counted(&self.nodes)
         )
     }
 }
 
 impl std::error::Error for Overflow {}
+
+/// Nodes with a count each, as a stop names them: `"a" (12), "b" (3)`.
+fn counted(nodes: &[(String, u64)]) -> String {
+    nodes.iter().map(|(id, n)| format!("\"{id}\" ({n})")).collect::<Vec<_>>().join(", ")
+}
 
 /// A simulation stopped for gaining almost no simulated time over many
 /// events.
@@ -86,7 +90,6 @@ pub struct Creep {
 
 impl std::fmt::Display for Creep {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let nodes: Vec<String> = self.nodes.iter().map(|(id, n)| format!("\"{id}\" ({n})")).collect();
         write!(
             f,
             "the simulation stopped at {}: simulated time advanced only {} in the last {} events, so one more simulated \
@@ -95,26 +98,13 @@ impl std::fmt::Display for Creep {
             self.at,
             self.gained,
             self.events,
-            thousands(self.events.saturating_mul(1_000_000_000) / self.gained.as_nanos().max(1)),
-            nodes.join(", ")
+            crate::printable::thousands((self.events.saturating_mul(1_000_000_000) / self.gained.as_nanos().max(1)) as f64),
+            counted(&self.nodes)
         )
     }
 }
 
 impl std::error::Error for Creep {}
-
-/// `n` with its thousands separated.
-fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
 
 /// A simulation stopped by the watchdog: simulated time no longer advanced.
 #[derive(Clone, Debug, PartialEq, Eq)]
