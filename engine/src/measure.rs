@@ -42,6 +42,7 @@ impl Mark {
         };
         let retransmitted = match &sim.nodes()[node] {
             Node::Window(w) => w.retransmitted().0,
+            Node::Link(l) => l.retransmitted(),
             _ => 0,
         };
         Mark {

@@ -301,3 +301,75 @@ fn a_receipt_opens_the_window_only_once_read() {
     let rate = (slow.report().nodes["receiver"].departed - before) as f64 / 60.0;
     assert!(rate > 95.0 && rate <= 101.0, "{rate}/s");
 }
+
+/// As `receipts_read_with_messages` with the peers, the window's messages
+/// crossing a wire of `bandwidth` bytes a second (10 ms latency) to the
+/// receiver; after 60 s.
+fn receipts_over_a_wire(bandwidth: f64) -> Simulation {
+    let nodes = vec![
+        json!({"id": "sender", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 200}}),
+        json!({"id": "window", "kind": "window", "max_messages": 50, "ack_latency_s": 0.01,
+               "receipts": {"to": "reader", "retransmit_after_s": 0.2}}),
+        json!({"id": "wire", "kind": "link", "bandwidth_bytes_per_s": bandwidth, "latency_s": 0.01}),
+        json!({"id": "receiver", "kind": "consumer", "workers": 100, "service_time": {"dist": "fixed", "value": 0.001}}),
+        json!({"id": "reader", "kind": "dispatcher", "queues": "per_class", "discipline": "alternate", "capacity": 20,
+               "on_full": "refuse", "service_time": {"dist": "fixed", "value": 0.004}}),
+        json!({"id": "peers", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 200}, "classes": [{"name": "peer"}]}),
+    ];
+    let edges = [("sender", "window"), ("window", "wire"), ("wire", "receiver"), ("peers", "reader")];
+    let mut sim = Simulation::new(graph(nodes, &edges), 5).unwrap();
+    run_checked(&mut sim, 60.0);
+    sim
+}
+
+fn wire_copies(sim: &Simulation) -> u64 {
+    match &sim.nodes()[idx(sim, "wire")] {
+        sluice_engine::Node::Link(l) => l.retransmitted(),
+        _ => unreachable!(),
+    }
+}
+
+#[test]
+fn a_retransmitted_message_crosses_the_wire_again_and_takes_its_bandwidth() {
+    // A fast wire (1,000 messages a second): every ACK refused puts one
+    // copy on it again, 0.2 s later (a few may still wait at the end).
+    let fast = receipts_over_a_wire(1_000_000.0);
+    let (refused, _) = window_of(&fast).retransmitted();
+    let copies = wire_copies(&fast);
+    assert!(refused > 500, "refused ACKs {refused}");
+    assert!(copies <= refused && refused - copies <= 60, "{copies} copies for {refused} refused ACKs");
+    // The copy is not delivered: the receiver got each message once.
+    let r = fast.report();
+    assert_eq!(r.nodes["wire"].departed, r.nodes["receiver"].arrived);
+    // A wire of 150 messages a second: what it carries, new messages and
+    // copies together, stays within its bandwidth, and each copy takes the
+    // place of a message the sender waits to send.
+    let slow = receipts_over_a_wire(150_000.0);
+    let r = slow.report();
+    let copies = wire_copies(&slow) as f64 / 60.0;
+    let delivered = r.nodes["wire"].departed as f64 / 60.0;
+    assert!(copies > 5.0, "{copies} copies a second");
+    assert!(delivered + copies <= 150.5, "the wire carried {delivered} + {copies} a second");
+    assert!(delivered + copies > 140.0, "the wire is the bottleneck: {delivered} + {copies}");
+}
+
+#[test]
+fn the_fastest_sender_keeps_a_bounded_queue_full_in_a_steady_state() {
+    // Lesson 6: a bounded inbound queue that refuses when full. Windows
+    // opening on receipt let the fast sender keep it full, so the slow
+    // sender's messages wait behind 100 others, about 0.5 s (100 at 200 a
+    // second), and that wait is the same whether one watches 30 s or 300 s.
+    let scenario = sluice_engine::Scenario::from_json(include_str!("../../scenarios/fastest-sender.json")).unwrap();
+    let mut sim = Simulation::new(scenario, 3).unwrap();
+    run_checked(&mut sim, 30.0);
+    let early = sim.report().nodes["slow_done"].clone();
+    run_checked(&mut sim, 300.0);
+    let late = sim.report().nodes["slow_done"].clone();
+    let wait_early = early.mean_sojourn_s.unwrap();
+    let wait_late = late.mean_sojourn_s.unwrap();
+    assert!((0.4..0.7).contains(&wait_early), "{wait_early}");
+    assert!((wait_late / wait_early - 1.0).abs() < 0.1, "the wait grew: {wait_early} s at 30 s, {wait_late} s at 300 s");
+    let slow = (late.departed - early.departed) as f64 / 270.0;
+    assert!((40.0..=51.0).contains(&slow), "{slow}/s");
+    assert_eq!(sim.report().nodes["inbound"].dropped_total, 0);
+}

@@ -187,7 +187,7 @@ const WINDOW: &[Field] = &[
     ])),
     f("/ack_latency_s", "Acknowledgement latency", "s", "How long the acknowledgement takes to come back.", num(0.0, 1.0, 0.001)),
     f("/receipts/to", "Receipts to", "node id", "With a receipt queue (Exon): the queue, dispatcher or consumer where receipts wait to be read; the window opens only when one is read, and an ACK it has no room for is retransmitted (empty: the window opens on the acknowledgement).", Control::Text),
-    f("/receipts/retransmit_after_s", "Retransmit after", "s", "An ACK not accepted comes again this much later, after the message was sent again.", num(0.001, 2.0, 0.001))
+    f("/receipts/retransmit_after_s", "Retransmit after", "s", "An ACK not accepted makes the sender send the message again this much later: over a link, the copy takes the wire's bandwidth again, and its ACK comes back when it arrives.", num(0.001, 2.0, 0.001))
         .when("/receipts/to", &[]),
 ];
 

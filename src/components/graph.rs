@@ -171,7 +171,11 @@ fn describe(node: &NodeView) -> (String, String, Option<String>) {
                 Kind::Link => "on the link",
                 _ => "held",
             };
-            (format!("{} {level}", node.depth), format!("{} passed", node.departed), None)
+            let figure = match node.retransmitted {
+                0 => format!("{} passed", node.departed),
+                n => format!("{} passed · {n} sent again", node.departed),
+            };
+            (format!("{} {level}", node.depth), figure, None)
         }
     }
 }

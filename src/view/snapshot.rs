@@ -31,6 +31,9 @@ pub struct NodeView {
     pub arrived: u64,
     pub departed: u64,
     pub dropped: Vec<(&'static str, u64)>,
+    /// Messages sent again because an ACK was not accepted: by a window,
+    /// and over a link's wire.
+    pub retransmitted: u64,
     pub soft: Limits,
     pub hard: Limits,
     /// For queues: what queueing theory predicts beside what was measured,
@@ -106,6 +109,7 @@ impl NodeView {
             arrived: 0,
             departed: 0,
             dropped: Vec::new(),
+            retransmitted: 0,
             soft: Limits::default(),
             hard: Limits::default(),
             theory: None,
@@ -218,6 +222,7 @@ impl Snapshot {
                     arrived: stats.arrived,
                     departed: stats.departed,
                     dropped: report.dropped.into_iter().collect(),
+                    retransmitted: report.retransmitted.unwrap_or(0),
                     held: sim.is_held(i),
                     ..NodeView::blank(i, spec, position)
                 };

@@ -28,6 +28,12 @@
 //!   it, which may be bound elsewhere (a router's other outputs), keeping
 //!   each unread message in its place. When the queue lifts its pause, the
 //!   link offers what it kept, in order.
+//! - A window's retransmission (its ACK was not accepted) puts a copy of a
+//!   message this link carried on its wire again, ahead of the send
+//!   buffer's data (`resend`): the copy takes its bandwidth, is not in the
+//!   send buffer nor in the receive window, and at the far end is not
+//!   delivered (the receiving transport discards a duplicate) but
+//!   acknowledged again (`arrived_copies`). `retransmitted` counts them.
 //! - `down`: periods during which the link is down. Going down loses the
 //!   messages on the wire and those the far end had not read yet (the
 //!   connection is reset; `link_down`) and stops sending; the send buffer
@@ -39,6 +45,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::state::State;
 use crate::blocks::queue::Limits;
+use crate::blocks::window::Wired;
 use crate::context::Context;
 use crate::message::Message;
 use crate::metrics::DropReason;
@@ -125,6 +132,13 @@ pub struct Link {
     awaiting_update: bool,
     /// When the propagation timer set last fires, if it has not yet.
     arrival_timer: Option<SimTime>,
+    /// Copies to send again, the one being put on the wire (if
+    /// `transmitting_copy`), and those on their way to the far end; copies
+    /// carried so far.
+    copies: VecDeque<Wired>,
+    transmitting_copy: bool,
+    copies_flying: VecDeque<(SimTime, Wired)>,
+    retransmitted: u64,
     /// Bumped when the link goes down, so that stale timers are ignored.
     epoch: u32,
 }
@@ -146,6 +160,10 @@ impl Link {
             update_timer: false,
             awaiting_update: false,
             arrival_timer: None,
+            copies: VecDeque::new(),
+            transmitting_copy: false,
+            copies_flying: VecDeque::new(),
+            retransmitted: 0,
             epoch: 0,
         }
     }
@@ -215,8 +233,50 @@ impl Link {
         true
     }
 
+    /// A window sends `copy` again over this link: it goes on the wire
+    /// before the send buffer's next message.
+    pub fn resend(&mut self, copy: Wired, ctx: &mut Context) {
+        self.copies.push_back(copy);
+        self.start_transmission(ctx);
+    }
+
+    /// Copies put on the wire again so far.
+    pub fn retransmitted(&self) -> u64 {
+        self.retransmitted
+    }
+
+    /// The copies that reached the far end by `now`: each is acknowledged
+    /// again by the window that sent it.
+    pub fn arrived_copies(&mut self, now: SimTime) -> Vec<Wired> {
+        let mut out = Vec::new();
+        while self.copies_flying.front().is_some_and(|(t, _)| *t <= now) {
+            if let Some((_, copy)) = self.copies_flying.pop_front() {
+                out.push(copy);
+            }
+        }
+        out
+    }
+
+    fn transmit_for(&mut self, size: u32, ctx: &mut Context) {
+        let seconds = if self.spec.bandwidth_bytes_per_s > 0.0 {
+            size as f64 / self.spec.bandwidth_bytes_per_s
+        } else {
+            0.0
+        };
+        self.transmitting = true;
+        ctx.schedule_in(SimDuration::from_secs_f64(seconds), EventKind::Transmitted, self.epoch);
+    }
+
     fn start_transmission(&mut self, ctx: &mut Context) {
         if self.transmitting || !self.up {
+            return;
+        }
+        if let Some(copy) = self.copies.front() {
+            // A retransmission goes first; the far end's transport takes it
+            // whatever its window (it discards a duplicate).
+            let size = copy.msg.size_bytes;
+            self.transmitting_copy = true;
+            self.transmit_for(size, ctx);
             return;
         }
         let Some(&head) = self.buffer.front() else { return };
@@ -244,13 +304,7 @@ impl Link {
         }
         self.window_messages += 1;
         self.window_bytes += head.size_bytes as u64;
-        let seconds = if self.spec.bandwidth_bytes_per_s > 0.0 {
-            head.size_bytes as f64 / self.spec.bandwidth_bytes_per_s
-        } else {
-            0.0
-        };
-        self.transmitting = true;
-        ctx.schedule_in(SimDuration::from_secs_f64(seconds), EventKind::Transmitted, self.epoch);
+        self.transmit_for(head.size_bytes, ctx);
     }
 
     /// The head of the buffer is on the wire. Returns whether the buffer
@@ -260,9 +314,18 @@ impl Link {
             return false;
         }
         self.transmitting = false;
+        let arrive = ctx.core.now + SimDuration::from_secs_f64(self.spec.latency_s);
+        if std::mem::take(&mut self.transmitting_copy) {
+            if let Some(copy) = self.copies.pop_front() {
+                self.retransmitted += 1;
+                self.copies_flying.push_back((arrive, copy));
+                self.arm(arrive, ctx);
+            }
+            self.start_transmission(ctx);
+            return false;
+        }
         let Some(msg) = self.buffer.pop_front() else { return false };
         self.buffer_bytes -= msg.size_bytes as u64;
-        let arrive = ctx.core.now + SimDuration::from_secs_f64(self.spec.latency_s);
         self.flying.push_back((arrive, msg));
         if self.flying.len() == self.unread + 1 {
             // The next to offer: nothing ahead of it waits for a timer.
@@ -338,9 +401,12 @@ impl Link {
         self.blocked
     }
 
-    /// Makes sure a timer is set for the next arrival behind the head.
+    /// Makes sure a timer is set for the next arrival behind the head,
+    /// and for the next copy's.
     pub fn arm_next_arrival(&mut self, ctx: &mut Context) {
-        if let Some(&(t, _)) = self.flying.get(self.unread) {
+        let next = self.flying.get(self.unread).map(|(t, _)| *t);
+        let copy = self.copies_flying.front().map(|(t, _)| *t);
+        for t in [next, copy].into_iter().flatten() {
             if t > ctx.core.now {
                 self.arm(t, ctx);
             }
@@ -383,7 +449,13 @@ impl Link {
             ctx.log_transition(State::Up, State::Down, "schedule");
             self.epoch = self.epoch.wrapping_add(1);
             self.arrival_timer = None;
-            if std::mem::take(&mut self.transmitting) {
+            let transmitting_copy = self.transmitting_copy;
+            // A copy lost on the wire is sent again when the link is up.
+            while let Some((_, copy)) = self.copies_flying.pop_back() {
+                self.copies.push_front(copy);
+            }
+            self.transmitting_copy = false;
+            if std::mem::take(&mut self.transmitting) && !transmitting_copy {
                 if let Some(head) = self.buffer.front() {
                     let size = head.size_bytes;
                     self.release_window(size);

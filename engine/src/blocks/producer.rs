@@ -205,6 +205,9 @@ pub struct Producer {
     /// Open loop: messages that came due while it could not send, oldest
     /// first, to offer once it can (after `held`).
     backlog: VecDeque<Message>,
+    /// The bytes of `backlog`, kept as it changes: summing it on every
+    /// event made a long backlog quadratic.
+    backlog_bytes: u64,
     /// Whether an event to offer the backlog's next message is scheduled.
     flush_scheduled: bool,
     /// Closed loop: whether the event that sends for the next pending
@@ -268,6 +271,7 @@ impl Producer {
             fixed_sizes: Vec::new(),
             held: None,
             backlog: VecDeque::new(),
+            backlog_bytes: 0,
             flush_scheduled: false,
             pending_scheduled: false,
             pause_requests: 0,
@@ -366,7 +370,7 @@ impl Producer {
     }
 
     fn record_depth(&self, ctx: &mut Context) {
-        let bytes: u64 = self.held.iter().chain(self.backlog.iter()).map(|m| m.size_bytes as u64).sum();
+        let bytes = self.held.map_or(0, |m| m.size_bytes as u64) + self.backlog_bytes;
         ctx.stats.set_depth(ctx.core.now, self.holds(), bytes);
     }
 
@@ -528,6 +532,7 @@ impl Producer {
                 return (ProducerAction::Nothing, None);
             }
             let Some(msg) = self.backlog.pop_front() else { return (ProducerAction::Nothing, None) };
+            self.backlog_bytes -= msg.size_bytes as u64;
             self.record_depth(ctx);
             return (ProducerAction::Offer(msg), None);
         }
@@ -551,6 +556,7 @@ impl Producer {
             let msg = self.make_message(ctx);
             let next = self.prepare_next(ctx);
             self.backlog.push_back(msg);
+            self.backlog_bytes += msg.size_bytes as u64;
             self.record_depth(ctx);
             self.flush_if_free(ctx);
             return (ProducerAction::Nothing, next);

@@ -19,9 +19,12 @@
 //!   offered to the block named `receipts.to`, the node's receipt queue,
 //!   and the window opens only when the middleware has read it (a consumer
 //!   or dispatcher finishes it, or it is dropped). If the receipt queue is
-//!   full, the ACK is not accepted: the message is retransmitted, its bytes
-//!   cross the wire again (`retransmitted`, `retransmitted_bytes`), and the
-//!   ACK comes back `retransmit_after_s` later.
+//!   full, the ACK is not accepted: `retransmit_after_s` later the message
+//!   is retransmitted (`retransmitted`, `retransmitted_bytes`). If it
+//!   crossed a link, the copy goes on that link's wire again, ahead of new
+//!   data, taking its bandwidth (the wasted bandwidth), and the far end
+//!   acknowledges it again when it arrives (it discards the duplicate); with
+//!   no link on its way, the ACK comes back at the time-out.
 //! - When room opens, the window wakes its senders.
 
 use std::collections::VecDeque;
@@ -135,40 +138,58 @@ pub struct InFlight {
     pub bytes: u64,
 }
 
-/// Acknowledgements on their way back, due in time order.
-#[derive(Clone, Debug, Default)]
-pub struct PendingAcks {
-    due: VecDeque<(SimTime, usize, u64)>,
+/// Acknowledgements on their way back, due in time order, each with what
+/// its owner needs to know of it beyond its scope and bytes (`T`).
+#[derive(Clone, Debug)]
+pub struct PendingAcks<T = ()> {
+    due: VecDeque<(SimTime, usize, u64, T)>,
     /// The time the scheduled timer fires, if one is scheduled.
     timer: Option<SimTime>,
 }
 
-impl PendingAcks {
+impl<T> Default for PendingAcks<T> {
+    fn default() -> Self {
+        PendingAcks { due: VecDeque::new(), timer: None }
+    }
+}
+
+impl PendingAcks<()> {
     /// Adds an acknowledgement of `bytes` in scope `key`, due at `at`.
     pub fn add(&mut self, at: SimTime, key: usize, bytes: u64, ctx: &mut Context) {
+        self.add_with(at, key, bytes, (), ctx);
+    }
+
+    /// Takes every acknowledgement due by `now`, and sets the next timer.
+    pub fn take_due(&mut self, ctx: &mut Context) -> Vec<(usize, u64)> {
+        self.take_due_with(ctx).into_iter().map(|(key, bytes, ())| (key, bytes)).collect()
+    }
+}
+
+impl<T> PendingAcks<T> {
+    /// Adds an acknowledgement of `bytes` in scope `key`, due at `at`,
+    /// carrying `extra`.
+    pub fn add_with(&mut self, at: SimTime, key: usize, bytes: u64, extra: T, ctx: &mut Context) {
         // Latency changes while running can make a later add due earlier.
-        let pos = self.due.iter().rposition(|(t, _, _)| *t <= at).map_or(0, |p| p + 1);
-        self.due.insert(pos, (at, key, bytes));
+        let pos = self.due.iter().rposition(|(t, _, _, _)| *t <= at).map_or(0, |p| p + 1);
+        self.due.insert(pos, (at, key, bytes, extra));
         if self.timer.is_none_or(|t| at < t) {
             self.timer = Some(at);
             ctx.core.scheduler.schedule(at, ctx.node, EventKind::AckDue, 0);
         }
     }
 
-    /// Takes every acknowledgement due by `now`, and sets the next timer.
-    pub fn take_due(&mut self, ctx: &mut Context) -> Vec<(usize, u64)> {
+    /// Takes every acknowledgement due by `now` with what it carries, and
+    /// sets the next timer.
+    pub fn take_due_with(&mut self, ctx: &mut Context) -> Vec<(usize, u64, T)> {
         if self.timer.is_some_and(|t| t <= ctx.core.now) {
             self.timer = None;
         }
         let mut out = Vec::new();
-        while let Some(&(t, key, bytes)) = self.due.front() {
-            if t > ctx.core.now {
-                break;
-            }
-            self.due.pop_front();
-            out.push((key, bytes));
+        while self.due.front().is_some_and(|d| d.0 <= ctx.core.now) {
+            let Some((_, key, bytes, extra)) = self.due.pop_front() else { break };
+            out.push((key, bytes, extra));
         }
-        if let (None, Some(&(t, _, _))) = (self.timer, self.due.front()) {
+        if let (None, Some(&(t, ..))) = (self.timer, self.due.front()) {
             self.timer = Some(t);
             ctx.core.scheduler.schedule(t, ctx.node, EventKind::AckDue, 0);
         }
@@ -195,18 +216,32 @@ pub struct Window {
     /// By `scope_key(PerClass, _)`.
     by_class: Vec<InFlight>,
     total: InFlight,
-    acks: PendingAcks,
+    acks: PendingAcks<Option<Wired>>,
     /// With receipts: the class index receipts carry, the receipts made
     /// and not yet read (by receipt id: the scope key and bytes of the
-    /// message they stand for), those due to be offered now, and what
-    /// refused ACKs cost.
+    /// message they stand for, and its wire), those due to be offered now,
+    /// and what refused ACKs cost.
     receipt_class: u16,
     next_receipt: u64,
-    unread: std::collections::BTreeMap<u64, (usize, u64)>,
+    unread: std::collections::BTreeMap<u64, (usize, u64, Option<Wired>)>,
     to_offer: Vec<Message>,
+    /// With receipts: the link each message in flight crossed first (by
+    /// message id), copies waiting for their retransmission time-out, and
+    /// those due to go on their wire now.
+    crossed: std::collections::BTreeMap<u64, u16>,
+    resends: PendingAcks<Wired>,
+    to_resend: Vec<Wired>,
     retransmitted: u64,
     retransmitted_bytes: u64,
     receipts_entered: u64,
+}
+
+/// A message that crossed a link, and the link: what a retransmission
+/// sends again, and where.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Wired {
+    pub link: usize,
+    pub msg: Message,
 }
 
 /// A message's destination and class keys in one number, as pending
@@ -243,6 +278,9 @@ impl Window {
             next_receipt: 0,
             unread: Default::default(),
             to_offer: Vec::new(),
+            crossed: Default::default(),
+            resends: PendingAcks::default(),
+            to_resend: Vec::new(),
             retransmitted: 0,
             retransmitted_bytes: 0,
             receipts_entered: 0,
@@ -302,19 +340,41 @@ impl Window {
 
     /// The acknowledgement of `msg` is due now; it arrives after the latency.
     pub fn acknowledge(&mut self, msg: &Message, ctx: &mut Context) {
+        let wired = self.crossed.remove(&msg.id).map(|link| Wired { link: link as usize, msg: *msg });
+        self.acknowledge_wired(msg, wired, ctx);
+    }
+
+    /// A copy sent again over `wired.link` reached the far end, which
+    /// acknowledges it again.
+    pub fn acknowledge_copy(&mut self, wired: Wired, ctx: &mut Context) {
+        self.acknowledge_wired(&wired.msg, Some(wired), ctx);
+    }
+
+    fn acknowledge_wired(&mut self, msg: &Message, wired: Option<Wired>, ctx: &mut Context) {
         let at = ctx.core.now + SimDuration::from_secs_f64(self.spec.ack_latency_s);
-        self.acks.add(at, ack_key(msg), msg.size_bytes as u64, ctx);
+        self.acks.add_with(at, ack_key(msg), msg.size_bytes as u64, wired, ctx);
+    }
+
+    /// With receipts, `msg` went on link `link`'s wire: a retransmission
+    /// sends it there again. Only the first link it crosses counts.
+    pub fn crossed(&mut self, msg: &Message, link: usize) {
+        if self.spec.receipts.is_some() {
+            self.crossed.entry(msg.id).or_insert(link as u16);
+        }
     }
 
     /// Acknowledgements arrive. Returns whether room opened. With
     /// receipts, each becomes a receipt to offer (`take_receipts`) instead.
     pub fn on_ack_due(&mut self, ctx: &mut Context) -> bool {
-        let due = self.acks.take_due(ctx);
+        for (_, _, wired) in self.resends.take_due_with(ctx) {
+            self.to_resend.push(wired);
+        }
+        let due = self.acks.take_due_with(ctx);
         if self.spec.receipts.is_some() && self.receipt_class != u16::MAX {
-            for (key, bytes) in due {
+            for (key, bytes, wired) in due {
                 let id = ((ctx.node as u64) << 40) | self.next_receipt;
                 self.next_receipt += 1;
-                self.unread.insert(id, (key, bytes));
+                self.unread.insert(id, (key, bytes, wired));
                 let size = self.spec.receipts.as_ref().map_or(64, |r| r.size_bytes);
                 let mut gates = crate::message::Gates::default();
                 gates.push(ctx.node);
@@ -333,7 +393,7 @@ impl Window {
             }
             return false;
         }
-        for &(key, bytes) in &due {
+        for &(key, bytes, _) in &due {
             self.release(key, bytes);
         }
         if !due.is_empty() {
@@ -365,20 +425,32 @@ impl Window {
     }
 
     /// The receipt queue refused `receipt`: the ACK was not accepted. The
-    /// message is sent again and its ACK comes back later.
+    /// message is sent again when the retransmission time-out fires: over
+    /// the link it crossed, whose wire carries it again and whose far end
+    /// acknowledges it again (`take_resends`); with no link on its way,
+    /// its ACK simply comes back then.
     pub fn receipt_refused(&mut self, receipt: &Message, ctx: &mut Context) {
-        let Some((key, bytes)) = self.unread.remove(&receipt.id) else { return };
+        let Some((key, bytes, wired)) = self.unread.remove(&receipt.id) else { return };
         self.retransmitted += 1;
         self.retransmitted_bytes += bytes;
         let after = self.spec.receipts.as_ref().map_or(0.2, |r| r.retransmit_after_s);
         let at = ctx.core.now + SimDuration::from_secs_f64(after);
-        self.acks.add(at, key, bytes, ctx);
+        match wired {
+            Some(w) => self.resends.add_with(at, key, bytes, w, ctx),
+            None => self.acks.add_with(at, key, bytes, None, ctx),
+        }
+    }
+
+    /// Copies whose retransmission time-out fired: each goes on its link's
+    /// wire now.
+    pub fn take_resends(&mut self) -> Vec<Wired> {
+        std::mem::take(&mut self.to_resend)
     }
 
     /// The middleware read `receipt` (or it was dropped): room opens.
     /// Returns whether it did.
     pub fn receipt_read(&mut self, receipt: &Message, ctx: &mut Context) -> bool {
-        let Some((key, bytes)) = self.unread.remove(&receipt.id) else { return false };
+        let Some((key, bytes, _)) = self.unread.remove(&receipt.id) else { return false };
         self.release(key, bytes);
         self.record(ctx);
         true

@@ -108,7 +108,10 @@ impl Simulation {
             Node::ResourcePool(p) => r.in_flight = Some(p.counts().1 as u64),
             Node::Credit(c) => r.credits = Some(c.credits()),
             Node::RateLimiter(l) => r.tokens = l.tokens(),
-            Node::Link(l) => r.link_up = Some(l.is_up()),
+            Node::Link(l) => {
+                r.link_up = Some(l.is_up());
+                r.retransmitted = (l.retransmitted() > 0).then(|| l.retransmitted());
+            }
             Node::Dispatcher { pool_stats: ps, .. } if self.outputs[i].is_empty() => {
                 r.mean_sojourn_s = (ps.departed > 0).then(|| ps.sojourn_sum_s() / ps.departed as f64);
                 r.latency_s = ps.durations.as_ref().filter(|d| d.count() > 0).map(|d| d.percentiles());

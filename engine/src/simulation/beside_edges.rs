@@ -101,6 +101,18 @@ impl Simulation {
     /// is an ACK not accepted, which the window sees retransmitted.
     pub(super) fn offer_receipts(&mut self, w: usize) {
         let Node::Window(window) = &mut self.nodes[w] else { return };
+        for copy in window.take_resends() {
+            match &mut self.nodes[copy.link] {
+                Node::Link(link) => link.resend(copy, &mut ctx!(self, copy.link)),
+                // The link went away in an edit: the ACK comes back now.
+                _ => {
+                    if let Node::Window(window) = &mut self.nodes[w] {
+                        window.acknowledge_copy(copy, &mut ctx!(self, w));
+                    }
+                }
+            }
+        }
+        let Node::Window(window) = &mut self.nodes[w] else { return };
         let receipts = window.take_receipts();
         if receipts.is_empty() {
             return;
@@ -113,6 +125,19 @@ impl Simulation {
                     window.receipt_entered();
                 } else {
                     window.receipt_refused(&receipt, &mut ctx!(self, w));
+                }
+            }
+        }
+    }
+
+    /// The copies that link `l` sent again and that reached its far end:
+    /// the windows that sent them hear their ACK again.
+    pub(super) fn copies_arrive(&mut self, l: usize) {
+        let Node::Link(link) = &mut self.nodes[l] else { return };
+        for copy in link.arrived_copies(self.core.now) {
+            for g in copy.msg.gates.iter() {
+                if let Node::Window(w) = &mut self.nodes[g] {
+                    w.acknowledge_copy(copy, &mut ctx!(self, g));
                 }
             }
         }

@@ -102,6 +102,11 @@ impl Simulation {
                         l.on_arrival_timer(self.core.now);
                         if !l.is_blocked() {
                             self.pump_link(i);
+                        } else {
+                            self.copies_arrive(i);
+                            if let Node::Link(l) = &mut self.nodes[i] {
+                                l.arm_next_arrival(&mut ctx!(self, i));
+                            }
                         }
                     }
                 }

@@ -493,6 +493,15 @@ impl Simulation {
             Node::Link(l) => {
                 let taken = l.offer(msg, &mut ctx!(self, to));
                 self.socket_refused |= !taken;
+                if taken {
+                    // A window with receipts sends what it counts again
+                    // over the first link it crossed.
+                    for g in msg.gates.iter() {
+                        if let Node::Window(w) = &mut self.nodes[g] {
+                            w.crossed(&msg, to);
+                        }
+                    }
+                }
                 taken
             }
             Node::Producer(_) => false,
@@ -620,6 +629,7 @@ impl Simulation {
     /// Offers what has reached the far end of a link, in order, past what a
     /// queue there does not read while it asks its inputs to pause.
     fn pump_link(&mut self, l: usize) {
+        self.copies_arrive(l);
         loop {
             let head = match &self.nodes[l] {
                 Node::Link(link) => link.arrived_head(self.core.now),
