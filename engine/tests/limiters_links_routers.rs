@@ -54,6 +54,43 @@ fn stacked_rules_per_second_and_per_minute_both_hold() {
     assert!((590..=600).contains(&sent), "{sent}");
 }
 
+/// The most that passed `c` in any 60 s, counted second by second, for
+/// jobs coming in bursts (25 a second for 1 s, every 3.5 s) through a
+/// limiter whose second rule is 300 a minute by `minute_scheme`.
+fn most_in_any_minute(minute_scheme: &str) -> u64 {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "on_off", "rate_per_s": 25, "on_s": 1, "off_s": 2.5}}),
+            json!({"id": "q", "kind": "queue"}),
+            json!({"id": "limit", "kind": "rate_limiter", "rules": [
+                {"scheme": "anchored", "limit": 10, "span_s": 1},
+                {"scheme": minute_scheme, "limit": 300, "span_s": 60}
+            ]}),
+            consumer("c", 0.0001, 100),
+        ],
+        &[("p", "q"), ("q", "limit"), ("limit", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 4).unwrap();
+    let mut passed = vec![0];
+    for t in 1..=300 {
+        run_checked(&mut sim, t as f64);
+        passed.push(sim.report().nodes["limit"].departed);
+    }
+    passed.windows(61).map(|w| w[60] - w[0]).max().unwrap()
+}
+
+#[test]
+fn the_notes_anchored_minute_is_a_minute_from_its_first_job_not_any_minute() {
+    // Lesson 7: the note's stack anchors both rules. Each of its minutes
+    // holds 300, but a minute across a boundary holds the end of one and
+    // the start of the next (the 10-a-second rule caps it at 600).
+    let anchored = most_in_any_minute("anchored");
+    assert!((390..=600).contains(&anchored), "anchored: {anchored} in one minute");
+    // A sliding window (the extension) holds any minute to 300.
+    let sliding = most_in_any_minute("sliding");
+    assert!(sliding <= 300, "sliding: {sliding} in one minute");
+}
+
 /// The rest of super-queue's throttler from blocks (`scenarios/sms-day.json`):
 /// nothing goes at night, a daily quota cleared at midnight, urgent jobs
 /// first.
