@@ -386,3 +386,36 @@ fn demands_skipped_as_expired_leave_the_depth_gauge() {
     assert_eq!(sim.report().nodes["d"].dropped.get("expired").copied(), Some(2));
     assert_eq!(sim.stats(d).depth_messages.value(), 0, "the gauge still counts the skipped demands");
 }
+
+/// One agent's two message types, hello and bye, 100 a second each and
+/// addressed to no one, through a dispatcher with per-class queues, two
+/// threads and `agents`; returns the demands served a second.
+fn one_agents_two_classes(agents: &str) -> f64 {
+    let scenario = graph(
+        vec![
+            json!({"id": "src", "kind": "producer", "arrivals": poisson(200.0),
+                   "classes": [{"name": "hello"}, {"name": "bye"}]}),
+            json!({"id": "her", "kind": "dispatcher", "queues": "per_class", "workers": 2, "agents": agents,
+                   "service_time": {"dist": "fixed", "value": 0.01}, "capacity": 100}),
+        ],
+        &[("src", "her")],
+    );
+    let mut sim = Simulation::new(scenario, 6).unwrap();
+    run_checked(&mut sim, 60.0);
+    sim.report().nodes["her"].departed as f64 / 60.0
+}
+
+#[test]
+fn per_class_queues_of_one_agent_never_run_two_of_her_demands_at_once() {
+    // A class is not an agent: hello and bye are both hers, so two
+    // threads still run one of her demands at a time, 100 a second at
+    // 10 ms each.
+    let served = one_agents_two_classes("by_destination");
+    assert!((95.0..=101.0).contains(&served), "by destination: {served}/s");
+    // Said otherwise: one agent per queue (a handler per message type)
+    // runs both at once, and independent demands fill both threads too.
+    for agents in ["per_queue", "independent"] {
+        let served = one_agents_two_classes(agents);
+        assert!(served > 150.0, "{agents}: {served}/s");
+    }
+}

@@ -112,10 +112,11 @@ fn middle_block() -> impl Strategy<Value = Value> {
         (prop::sample::select(vec!["round_robin", "priority", "event_loop", "netsendq"]),
          prop::sample::select(vec!["per_input", "per_destination", "per_class", "shared"]),
          1u32..3, 0u64..10, prop::sample::select(vec!["drop_oldest", "drop_newest", "refuse"]),
-         prop::option::of(0.01f64..0.5), any::<bool>(), any::<bool>())
-            .prop_map(|(discipline, queues, workers, cap, on_full, ttl, snapshot, down)| {
+         prop::option::of(0.01f64..0.5), any::<bool>(), any::<bool>(),
+         prop::sample::select(vec!["by_destination", "per_queue", "independent"]))
+            .prop_map(|(discipline, queues, workers, cap, on_full, ttl, snapshot, down, agents)| {
                 let mut d = json!({"kind": "dispatcher", "discipline": discipline, "queues": queues,
-                    "workers": workers, "capacity": cap, "on_full": on_full,
+                    "workers": workers, "capacity": cap, "on_full": on_full, "agents": agents,
                     "iteration": if snapshot { "snapshot" } else { "all" },
                     "order": if snapshot { "priority" } else { "fifo" },
                     "service_time": {"dist": "exponential", "mean": 0.002}});

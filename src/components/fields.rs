@@ -265,6 +265,12 @@ const DISPATCHER: &[Field] = &[
         ("alternate", "alternate between queues (Exon's receive)"),
         ("netsendq", "per-host windows (netsendq)"),
     ])),
+    f("/agents", "Agents", "", "Whose demand a message is: one agent never runs two at once, whatever the workers.", Control::Choice(&[
+        ("by_destination", "its destination (else its sender's queue; per class: one agent)"),
+        ("per_queue", "one agent per demand queue"),
+        ("independent", "none: any worker takes any demand"),
+    ]))
+    .when("/discipline", &["round_robin", "priority"]),
     f("/iteration", "Iteration", "", "Serve what was queued when the iteration began, or everything.", Control::Choice(&[
         ("snapshot", "snapshot"),
         ("all", "everything"),

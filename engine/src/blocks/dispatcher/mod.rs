@@ -24,10 +24,15 @@
 //! - `workers` serve demands, each for a `service_time`; a served message
 //!   goes to the output, or is delivered when there is none (as a consumer).
 //! - An agent is single-threaded (`round_robin` and `priority`): two
-//!   demands of one agent never run at once, whatever the workers. A
-//!   demand's agent is its destination, or, for a message addressed to no
-//!   one, its demand queue. A queue whose next demand's agent is busy is
-//!   passed over, keeping its place, until that agent's demand ends.
+//!   demands of one agent never run at once, whatever the workers. Whose
+//!   demand a message is, `agents` says: `by_destination` (the default)
+//!   its destination, or, for a message addressed to no one, its demand
+//!   queue where a queue is an agent's (`per_input`, `per_destination`,
+//!   `shared`) and the dispatcher's one agent where it is not (`per_class`:
+//!   two classes of one agent are still one agent); `per_queue` each demand
+//!   queue; `independent` none (thread-safe handlers: any worker takes any
+//!   demand). A queue whose next demand's agent is busy is passed over,
+//!   keeping its place, until that agent's demand ends.
 //! - `discipline` picks the next demand for a free worker:
 //!   - `round_robin`: the list of non-empty queues; a worker takes the first
 //!     queue, pops one demand, and puts the queue back at the tail if it is
@@ -116,6 +121,31 @@ pub struct DispatcherSpec {
     pub queueable_if_down: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts_down: Vec<HostDown>,
+    /// Who a demand belongs to (round_robin and priority).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub agents: Agents,
+}
+
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
+/// Whose demand a message is: the agent that must not run two at once.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Agents {
+    /// The message's destination; a message addressed to no one belongs to
+    /// its demand queue where a queue is an agent's (`per_input`: its
+    /// sender's; `per_destination`, `shared`), and to one agent, the
+    /// dispatcher's, where it is not (`per_class`: a class is not an agent).
+    #[default]
+    ByDestination,
+    /// Each demand queue is one agent, whatever the destination (with
+    /// `per_class`: one agent, one handler, per message type).
+    PerQueue,
+    /// Demands are independent (thread-safe handlers, as SObjectizer's
+    /// adv_thread_pool runs them): any worker may take any demand.
+    Independent,
 }
 
 fn one() -> u32 {
@@ -293,12 +323,14 @@ pub struct Dispatcher {
     running: BTreeMap<u64, Agent>,
 }
 
-/// A demand's agent: its destination node, or its demand queue when the
-/// message is addressed to no one.
+/// A demand's agent: a node, a demand queue, the dispatcher's own agent,
+/// or none (an independent demand).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Agent {
     Node(usize),
     Queue(usize),
+    Dispatcher,
+    None,
 }
 
 /// How one dispatch decision came out.
@@ -521,9 +553,11 @@ impl Dispatcher {
                         self.in_flight_ids.insert(e.msg.id, q);
                     }
                     Discipline::RoundRobin | Discipline::Priority => {
-                        let agent = Self::agent_of(q, &e.msg);
-                        self.busy_agents.insert(agent);
-                        self.running.insert(e.msg.id, agent);
+                        let agent = self.agent_of(q, &e.msg);
+                        if agent != Agent::None {
+                            self.busy_agents.insert(agent);
+                            self.running.insert(e.msg.id, agent);
+                        }
                     }
                     Discipline::EventLoop | Discipline::Alternate => {}
                 }
@@ -544,12 +578,14 @@ impl Dispatcher {
         }
     }
 
-    /// A demand's agent.
-    fn agent_of(q: usize, msg: &Message) -> Agent {
-        if msg.destination == NO_DESTINATION {
-            Agent::Queue(q)
-        } else {
-            Agent::Node(msg.destination as usize)
+    /// A demand's agent, by `agents`.
+    fn agent_of(&self, q: usize, msg: &Message) -> Agent {
+        match self.spec.agents {
+            Agents::Independent => Agent::None,
+            Agents::PerQueue => Agent::Queue(q),
+            Agents::ByDestination if msg.destination != NO_DESTINATION => Agent::Node(msg.destination as usize),
+            Agents::ByDestination if self.spec.queues == QueueKey::PerClass => Agent::Dispatcher,
+            Agents::ByDestination => Agent::Queue(q),
         }
     }
 
@@ -557,7 +593,7 @@ impl Dispatcher {
     fn can_serve(&self, q: usize) -> bool {
         match self.queues[q].buffer.peek() {
             None => false,
-            Some(e) => self.busy_agents.is_empty() || !self.busy_agents.contains(&Self::agent_of(q, &e.msg)),
+            Some(e) => self.busy_agents.is_empty() || !self.busy_agents.contains(&self.agent_of(q, &e.msg)),
         }
     }
 
