@@ -115,6 +115,33 @@ fn the_watchdog_lets_long_instants_of_sound_runs_be() {
 }
 
 #[test]
+fn eleven_resource_pools_at_their_largest_fill_at_once_without_a_stall() {
+    // Each pool keeps a million resources ready (its documented largest):
+    // made at one instant, they are one creation each, not eleven million
+    // events the watchdog would take for a loop that takes no time.
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    let ids: Vec<(String, String, String)> = (0..11).map(|i| (format!("p{i}"), format!("pool{i}"), format!("c{i}"))).collect();
+    for (p, pool, c) in &ids {
+        nodes.push(json!({"id": p, "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 10}}));
+        nodes.push(json!({"id": pool, "kind": "resource_pool", "min_total": 1_000_000, "max_total": 1_000_000, "create_s": 0.5}));
+        nodes.push(json!({"id": c, "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.01}}));
+        edges.push((p.as_str(), pool.as_str()));
+        edges.push((pool.as_str(), c.as_str()));
+    }
+    let mut sim = Simulation::new(graph(nodes, &edges), 1).unwrap();
+    sim.run_until(SimTime::from_secs_f64(5.0)).expect("making resources is not a stall");
+    assert!(sim.events() < 10_000, "{} events", sim.events());
+    for (_, pool, c) in &ids {
+        match &sim.nodes()[sim.scenario().node_index(pool).unwrap()] {
+            sluice_engine::Node::ResourcePool(r) => assert_eq!(r.counts().0 + r.counts().1, 1_000_000),
+            _ => unreachable!(),
+        }
+        assert!(sim.report().nodes[c.as_str()].departed > 20);
+    }
+}
+
+#[test]
 fn validation_refuses_closed_loops_that_can_never_take_time() {
     let closed_loop = |think: serde_json::Value, between: Option<serde_json::Value>, service: serde_json::Value| {
         let mut nodes = vec![json!({"id": "p", "kind": "producer",

@@ -60,13 +60,17 @@ pub struct ResourcePool {
     idle: u32,
     busy: u32,
     creating: u32,
+    /// The resources being created, by the instant each batch is ready:
+    /// one event a batch, not one a resource (a pool of a million made at
+    /// once is one event, not a million at one instant).
+    batches: std::collections::VecDeque<(crate::time::SimTime, u32)>,
     created: u64,
     destroyed: u64,
 }
 
 impl ResourcePool {
     pub fn new(spec: ResourcePoolSpec) -> Self {
-        ResourcePool { spec, idle: 0, busy: 0, creating: 0, created: 0, destroyed: 0 }
+        ResourcePool { spec, idle: 0, busy: 0, creating: 0, batches: Default::default(), created: 0, destroyed: 0 }
     }
 
     pub fn spec(&self) -> &ResourcePoolSpec {
@@ -97,17 +101,29 @@ impl ResourcePool {
         self.top_up(0, ctx);
     }
 
-    fn create(&mut self, ctx: &mut Context) {
-        self.creating += 1;
-        ctx.schedule_in(SimDuration::from_secs_f64(self.spec.create_s), EventKind::AckDue, 0);
+    /// Starts creating `n` resources, ready `create_s` from now.
+    fn create(&mut self, n: u32, ctx: &mut Context) {
+        self.creating += n;
+        let at = ctx.core.now + SimDuration::from_secs_f64(self.spec.create_s);
+        // A `create_s` lowered while running can make a batch due earlier
+        // than one already on its way.
+        let pos = self.batches.iter().rposition(|(t, _)| *t <= at).map_or(0, |p| p + 1);
+        match self.batches.get_mut(pos.wrapping_sub(1)) {
+            Some((t, count)) if *t == at => *count += n,
+            _ => {
+                self.batches.insert(pos, (at, n));
+                ctx.core.scheduler.schedule(at, ctx.node, EventKind::AckDue, 0);
+            }
+        }
     }
 
     /// Creates resources up to the minimums, and `extra` more, within
     /// `max_total`.
     fn top_up(&mut self, extra: u32, ctx: &mut Context) {
-        let want_total = self.spec.min_total.max(self.busy + self.spec.min_spare + extra);
-        while self.total() < want_total.min(self.spec.max_total) {
-            self.create(ctx);
+        let want_total = self.spec.min_total.max(self.busy.saturating_add(self.spec.min_spare).saturating_add(extra));
+        let missing = want_total.min(self.spec.max_total).saturating_sub(self.total());
+        if missing > 0 {
+            self.create(missing, ctx);
         }
         self.record(ctx);
     }
@@ -149,22 +165,28 @@ impl ResourcePool {
         self.record(ctx);
     }
 
-    /// A resource finished being created. Returns whether one is idle.
+    /// The resources due by now finished being created. Returns whether
+    /// one became idle.
     pub fn on_created(&mut self, ctx: &mut Context) -> bool {
-        if self.creating == 0 {
+        let mut made = 0;
+        while self.batches.front().is_some_and(|(t, _)| *t <= ctx.core.now) {
+            let Some((_, n)) = self.batches.pop_front() else { break };
+            made += n;
+        }
+        let made = made.min(self.creating);
+        if made == 0 {
             return false;
         }
-        self.creating -= 1;
-        self.created += 1;
-        if self.total() >= self.spec.max_total {
-            // `max_total` was lowered while it was being made.
-            self.destroyed += 1;
-            self.record(ctx);
-            return false;
-        }
-        self.idle += 1;
+        self.creating -= made;
+        self.created += made as u64;
+        // What `max_total`, lowered while they were being made, has no
+        // room for is destroyed at once.
+        let room = self.spec.max_total.saturating_sub(self.total());
+        let kept = made.min(room);
+        self.destroyed += (made - kept) as u64;
+        self.idle += kept;
         self.record(ctx);
-        true
+        kept > 0
     }
 
     fn record(&self, ctx: &mut Context) {
