@@ -100,6 +100,29 @@ test('a threshold changed while running is drawn as it was at each moment', asyn
   await page.close();
 });
 
+test('a queue says its colour is a send state and shows its load; the theory says how much it measured', async () => {
+  const { page, errors } = await open(env.browser, env.url, { picker: true });
+  await page.getByTestId('lesson-13').click();
+  await page.getByTestId('theory-panel').waitFor();
+  await page.locator('[data-node="line"]').click();
+  await clockPasses(page, 1, 20000);
+  // M/M/1 at ρ = 0.8: the block names its state as the send state and
+  // gives the load beside the depth.
+  const label = await page.locator('[data-node="line"]').getAttribute('aria-label');
+  assert.match(label, /send: Ready/, label);
+  assert.match(label, /waiting · load 0\.80/, label);
+  // A second or two in, the averages are of a few dozen messages: the
+  // panel says how long it measured and that it is too little yet.
+  assert.match(await page.getByTestId('theory-since').textContent(), /Over [\d.]+ s, \d+ left the queue: too few for an average to settle/);
+  await page.selectOption('[data-testid="speed"]', 'max');
+  await clockPasses(page, 2500, 60000);
+  const later = await page.getByTestId('theory-since').textContent();
+  assert.match(later, /Over [\d.,k]+ s, [\d,]+ left the queue\./, later);
+  assert.doesNotMatch(later, /too few/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('after a live change of the workers, the theory is measured since the change', async () => {
   const { page, errors } = await open(env.browser, env.url, { picker: true });
   await page.getByTestId('lesson-13').click();

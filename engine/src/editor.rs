@@ -117,7 +117,11 @@ pub enum Touched {
 pub fn default_block(kind: Kind) -> BlockSpec {
     let fields = match kind {
         Kind::Producer => json!({"arrivals": {"process": "poisson", "rate_per_s": 20.0}}),
-        Kind::Queue => json!({"soft_limit": {"messages": 20}, "hard_limit": {"messages": 60}}),
+        // A newcomer's first queue: bounded, dropping the newest arrival
+        // when full, with no soft or hard limit to react at (M/M/1/K behind
+        // a Poisson producer and an exponential consumer, which the Theory
+        // panel knows at once). Setting a limit brings Moment's reactions.
+        Kind::Queue => json!({"capacity": {"messages": 50}, "on_full": "drop_newest"}),
         Kind::Consumer => json!({"service_time": {"dist": "exponential", "mean": 0.05}}),
         Kind::Router => json!({"policy": "round_robin"}),
         Kind::Window => json!({"max_messages": 8}),

@@ -76,6 +76,24 @@ pub struct Measured {
     pub mean_wait_s: Option<f64>,
     /// None until a message has arrived.
     pub drop_probability: Option<f64>,
+    /// What the figures are an average of: the seconds measured, and the
+    /// messages that left the queue meanwhile.
+    pub span_s: f64,
+    pub left: u64,
+}
+
+impl Measured {
+    /// Departures below which an average of a queue's figures still swings
+    /// widely from one stretch of the run to the next: the mean of a
+    /// queue's length has a long memory, and a few hundred messages can be
+    /// off by half (at ρ = 0.8 the time average of M/M/1's length takes
+    /// some ten thousand departures to come within 10%).
+    pub const FEW: u64 = 1000;
+
+    /// Whether too few messages left for the averages to mean much yet.
+    pub fn is_short(&self) -> bool {
+        self.left < Self::FEW
+    }
 }
 
 impl Measured {
@@ -87,6 +105,8 @@ impl Measured {
             mean_waiting: stats.depth_messages.mean(sim.now()),
             mean_wait_s: ratio(stats.residence_sum_s(), stats.departed),
             drop_probability: ratio(stats.dropped_total() as f64, stats.arrived),
+            span_s: sim.now().as_secs_f64(),
+            left: stats.departed,
         }
     }
 
@@ -103,8 +123,42 @@ impl Measured {
             mean_waiting: if change.span_s > 0.0 { change.depth_integral_s / change.span_s } else { sim.stats(node).depth_messages.value() as f64 },
             mean_wait_s: ratio(change.residence_s, change.departed),
             drop_probability: ratio(change.lost() as f64, change.arrived),
+            span_s: change.span_s,
+            left: change.departed,
         }
     }
+}
+
+/// The load offered to queue `node`, ρ = λ · E[S] / c: what its producers
+/// send a second (their long-run rates) times what its server takes for
+/// one, over its workers. Known whenever every input is a producer with a
+/// rate of its own and the queue feeds one consumer or dispatcher, whatever
+/// the queue's limits and reactions: above 1 the queue grows until a limit
+/// stops it, whatever state it shows.
+pub fn offered_load(scenario: &Scenario, node: usize) -> Option<f64> {
+    let spec = scenario.nodes.get(node)?;
+    if !matches!(spec.block, BlockSpec::Queue(_)) {
+        return None;
+    }
+    let mut lambda = 0.0;
+    let mut outputs = Vec::new();
+    let mut fed = false;
+    for e in &scenario.edges {
+        if e.to == spec.id {
+            let BlockSpec::Producer(p) = &scenario.nodes[scenario.node_index(&e.from)?].block else { return None };
+            lambda += p.arrivals.rate_per_s()?;
+            fed = true;
+        } else if e.from == spec.id {
+            outputs.push(scenario.node_index(&e.to)?);
+        }
+    }
+    let [server] = outputs[..] else { return None };
+    let (mean_s, workers) = match &scenario.nodes[server].block {
+        BlockSpec::Consumer(c) => (c.service_time.mean(), c.workers),
+        BlockSpec::Dispatcher(d) => (d.service_time.mean(), d.workers),
+        _ => return None,
+    };
+    (fed && workers > 0).then(|| lambda * mean_s / workers as f64).filter(|rho| rho.is_finite())
 }
 
 impl Model {

@@ -162,3 +162,42 @@ fn measured_since_a_live_change_is_the_new_systems() {
     assert!(whole > 2.0 * predicted, "the whole run mixes in M/M/1's 3.2: {whole}");
     assert_eq!(Measured::since(&sim, q, &Mark::default()), Measured::of(&sim, q), "a mark at zero is the whole run");
 }
+
+/// A producer, a queue and a consumer as the palette makes them, the
+/// producer sending `rate` a second.
+fn first_chain(rate: f64) -> Scenario {
+    use sluice_engine::editor::default_block;
+    use sluice_engine::scenario::{Kind, NodeSpec};
+    let mut nodes: Vec<NodeSpec> = [("p", Kind::Producer), ("q", Kind::Queue), ("c", Kind::Consumer)]
+        .into_iter()
+        .map(|(id, kind)| NodeSpec { id: id.into(), position: None, block: default_block(kind) })
+        .collect();
+    if let sluice_engine::BlockSpec::Producer(p) = &mut nodes[0].block {
+        p.arrivals = p.arrivals.with_rate(rate);
+    }
+    let with_edges = json!({"version": 1, "nodes": serde_json::to_value(&nodes).unwrap(),
+                            "edges": [{"from": "p", "to": "q"}, {"from": "q", "to": "c"}]});
+    Scenario::from_json(&with_edges.to_string()).unwrap()
+}
+
+#[test]
+fn a_newcomers_first_queue_is_one_the_formulas_know_and_its_load_is_shown() {
+    // The palette's queue is bounded and drops the newest when full, with
+    // no limit to react at: M/M/1/K at once, not "it disconnects".
+    let scenario = first_chain(20.0);
+    let model = model_of(&scenario, "q").unwrap_or_else(|why| panic!("not recognised: {why}"));
+    assert_eq!(model.room, Some(50), "{model:?}");
+    // Its load, λ·E[S]/c, whatever its state: 30 a second into a consumer
+    // of 0.05 s is 1.5, and stays known when a reaction makes the formulas
+    // give up.
+    let q = scenario.node_index("q").unwrap();
+    let loaded = first_chain(30.0);
+    assert!((sluice_engine::theory::offered_load(&loaded, q).unwrap() - 1.5).abs() < 1e-12);
+    let mut moment = loaded.clone();
+    if let sluice_engine::BlockSpec::Queue(queue) = &mut moment.nodes[q].block {
+        queue.soft_limit.messages = 20;
+        queue.hard_limit.messages = 60;
+    }
+    assert!(model_of(&moment, "q").is_err());
+    assert!((sluice_engine::theory::offered_load(&moment, q).unwrap() - 1.5).abs() < 1e-12);
+}

@@ -96,20 +96,30 @@ pub fn flow_layer(props: &FlowLayerProps) -> Html {
         });
     }
     html! {
-        <>
-            <canvas class="flow-layer" ref={canvas_ref} data-testid="flow-dots" aria-hidden="true"></canvas>
-            if !motion.classes.is_empty() {
-                <div class="flow-key" data-testid="class-legend" aria-label="Message classes">
-                    { for motion.classes.iter().map(|(name, colour)| html! {
-                        <span class="legend-item"><span class="dot" style={format!("background: {colour}")}></span>{ name }</span>
-                    }) }
-                    <span class="legend-item muted" data-testid="per-dot">{
-                        if motion.per_dot == 1 { "one dot = one message".to_string() } else { format!("one dot ≈ {} messages", motion.per_dot) }
-                    }</span>
-                    <span class="legend-item"><span class="flash-swatch"></span>{"dropping"}</span>
-                </div>
-            }
-        </>
+        <canvas class="flow-layer" ref={canvas_ref} data-testid="flow-dots" aria-hidden="true"></canvas>
+    }
+}
+
+/// The key to the dots: one colour per class, how many messages a dot
+/// stands for, and the dropping flash. Drawn under the canvas, never over
+/// a block.
+#[function_component(FlowKey)]
+pub fn flow_key() -> Html {
+    let live = use_context::<Rc<Live<Rc<Motion>>>>().unwrap_or_else(|| Rc::new(Live::new(Rc::default())));
+    let motion = use_live(live);
+    if motion.classes.is_empty() {
+        return Html::default();
+    }
+    html! {
+        <div class="flow-key" data-testid="class-legend" aria-label="Message classes">
+            { for motion.classes.iter().map(|(name, colour)| html! {
+                <span class="legend-item"><span class="dot" style={format!("background: {colour}")}></span>{ name }</span>
+            }) }
+            <span class="legend-item muted" data-testid="per-dot">{
+                if motion.per_dot == 1 { "one dot = one message".to_string() } else { format!("one dot ≈ {} messages", motion.per_dot) }
+            }</span>
+            <span class="legend-item"><span class="flash-swatch"></span>{"dropping"}</span>
+        </div>
     }
 }
 

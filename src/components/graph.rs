@@ -26,7 +26,7 @@ use yew::prelude::*;
 use crate::view::words::{kind_label, short_figure, theory_summary};
 
 use crate::browser::resize::SizeWatch;
-use crate::components::flow_layer::{FlowGeometry, FlowLayer};
+use crate::components::flow_layer::{FlowGeometry, FlowKey, FlowLayer};
 use crate::view::colours::state_colour;
 use crate::view::selection::Select;
 use crate::view::snapshot::{NodeView, Snapshot, TheoryView};
@@ -127,8 +127,34 @@ fn node_at(nodes: &[NodeView], (x, y): (f64, f64)) -> Option<usize> {
 
 /// A drawn text with a trailing space, which SVG does not draw: read as
 /// one string, the texts of a block keep apart as words.
+/// Where a block's lines start, and the width they may take: from the
+/// band to short of the output port, so that no text touches the border.
+const TEXT_X: f64 = -NODE_W / 2.0 + 16.0;
+const TEXT_WIDTH: f64 = NODE_W - 16.0 - 16.0;
+/// A character's mean width in each line's font, generously (bold sans
+/// at 17, 14 and regular at 13 pixels, as the style sheet sets them).
+const ID_EM: f64 = 17.0 * 0.64;
+const STATUS_EM: f64 = 14.0 * 0.62;
+const FIGURE_EM: f64 = 13.0 * 0.58;
+
+/// The width to squeeze a line of `text` into (`textLength`) when it would
+/// run past the block's edge at `per_char` pixels a character; none when
+/// it fits as drawn.
+fn squeeze(text: &str, per_char: f64) -> Option<String> {
+    (text.chars().count() as f64 * per_char > TEXT_WIDTH).then(|| TEXT_WIDTH.to_string())
+}
+
 fn spaced(text: &str) -> String {
     format!("{text} ")
+}
+
+/// A load as a block shows it: two decimals, "over 99" past that.
+fn load_words(rho: f64) -> String {
+    if rho > 99.0 {
+        "over 99".into()
+    } else {
+        format!("{rho:.2}")
+    }
 }
 
 fn human_bytes(bytes: u64) -> String {
@@ -148,9 +174,15 @@ fn describe(node: &NodeView) -> (String, String, Option<String>) {
     }
     match node.kind {
         Kind::Queue => {
+            // The colour is the send state (the Moment server's): say so,
+            // and show the load beside it, which the state does not tell.
             let state = node.state.unwrap_or(State::Ready);
-            let status = if node.disconnected { format!("{state} · disconnected") } else { state.to_string() };
-            (status, format!("{} messages · {}", node.depth, human_bytes(node.depth_bytes)), None)
+            let status = if node.disconnected { format!("send: {state} · disconnected") } else { format!("send: {state}") };
+            let figure = match node.load {
+                Some(rho) => format!("{} waiting · load {}", node.depth, load_words(rho)),
+                None => format!("{} waiting · {}", node.depth, human_bytes(node.depth_bytes)),
+            };
+            (status, figure, None)
         }
         Kind::Producer => {
             // What waits in it: a refused message and what came due since.
@@ -622,9 +654,12 @@ pub fn graph(props: &GraphProps) -> Html {
                 <rect class="band" x={(-NODE_W / 2.0).to_string()} y={(-NODE_H / 2.0).to_string()}
                       width="8" height={NODE_H.to_string()} rx="4" fill={colour} />
                 <text class="kind" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 18.0).to_string()}>{ spaced(&kind_label(node.kind)) }</text>
-                <text class="id" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 38.0).to_string()}>{ spaced(&node.id) }</text>
-                <text class="status" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 57.0).to_string()} fill={colour}>{ spaced(&status) }</text>
-                <text class="figure" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 76.0).to_string()}>{ spaced(&figure) }</text>
+                <text class="id" x={TEXT_X.to_string()} y={(-NODE_H / 2.0 + 38.0).to_string()}
+                      textLength={squeeze(&node.id, ID_EM)} lengthAdjust="spacingAndGlyphs">{ spaced(&node.id) }</text>
+                <text class="status" x={TEXT_X.to_string()} y={(-NODE_H / 2.0 + 57.0).to_string()} fill={colour}
+                      textLength={squeeze(&status, STATUS_EM)} lengthAdjust="spacingAndGlyphs">{ spaced(&status) }</text>
+                <text class="figure" x={TEXT_X.to_string()} y={(-NODE_H / 2.0 + 76.0).to_string()}
+                      textLength={squeeze(&figure, FIGURE_EM)} lengthAdjust="spacingAndGlyphs">{ spaced(&figure) }</text>
                 if node.kind == Kind::Queue {
                     { fill_bar(node) }
                 }
@@ -673,6 +708,7 @@ pub fn graph(props: &GraphProps) -> Html {
             <button data-testid="zoom-out" aria-label="Zoom out" title="Zoom out" onclick={zoom_by(ZOOM_STEP)}>{"−"}</button>
             <button data-testid="fit" aria-label="Fit to view" title="Show every block" aria-pressed={view.is_none().to_string()} onclick={on_fit}>{"Fit"}</button>
         </div>
+        <div class="canvas-stage">
         <svg class={classes!("graph", panning.then_some("panning"))} ref={svg_ref}
              viewBox={format!("{} {} {} {}", shown.0, shown.1, shown.2, shown.3)} role="group"
              aria-label={props.label.clone().unwrap_or_else(|| "Scenario canvas: drag the background to pan, the wheel zooms; Shift-click selects several blocks".into())}
@@ -688,6 +724,8 @@ pub fn graph(props: &GraphProps) -> Html {
             { for nodes }
         </svg>
         <FlowLayer geometry={Rc::new(geometry)} />
+        </div>
+        <FlowKey />
       </div>
     }
 }

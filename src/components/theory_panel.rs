@@ -10,7 +10,7 @@ use yew::prelude::*;
 
 use crate::components::glossary::Term;
 use crate::view::snapshot::TheoryView;
-use crate::view::words::{percent, short_figure};
+use crate::view::words::{percent, short_figure, thousands};
 
 /// A row of the table: its name, its test id, the measured figure (if any
 /// yet), the predicted one, and how both are written.
@@ -39,6 +39,19 @@ pub fn theory_panel(props: &TheoryPanelProps) -> Html {
                 ),
                 (true, true) => (over_all, "Measured since time zero, mixing the settings before the last change with the present ones.".to_string()),
             };
+            // How much the average is of, and whether that is enough yet.
+            let span = format!(
+                " Over {} s, {} left the queue{}",
+                short_figure(measured.span_s),
+                thousands(measured.left as f64),
+                if measured.is_short() {
+                    ": too few for an average to settle. A queue's mean length has a long memory: it takes thousands of \
+                     departures to come near the theory's (at ρ = 0.8 some ten thousand to come within 10%); let it run."
+                } else {
+                    "."
+                }
+            );
+            let note = note + &span;
             let toggle = changed.then(|| {
                 let whole = whole_run.clone();
                 html! {

@@ -31,6 +31,8 @@ pub struct NodeView {
     pub arrived: u64,
     pub departed: u64,
     pub dropped: Vec<(&'static str, u64)>,
+    /// For queues: the load offered to it, where known.
+    pub load: Option<f64>,
     /// Messages sent again because an ACK was not accepted: by a window,
     /// and over a link's wire.
     pub retransmitted: u64,
@@ -59,6 +61,8 @@ pub struct TheoryView {
 pub struct Theory {
     pub prediction: Result<Prediction, String>,
     pub since: Mark,
+    /// The load offered to the queue (`theory::offered_load`), where known.
+    pub load: Option<f64>,
 }
 
 /// Per node: for a queue, what queueing theory predicts for it, or why no
@@ -83,7 +87,7 @@ pub fn theories(sim: &Simulation, before: &Theories) -> Theories {
                     Some(Some(_)) => Mark::of(sim, i),
                     _ => Mark::default(),
                 };
-                Theory { prediction, since }
+                Theory { prediction, since, load: sluice_engine::theory::offered_load(scenario, i) }
             })
         })
         .collect()
@@ -110,6 +114,7 @@ impl NodeView {
             departed: 0,
             dropped: Vec::new(),
             retransmitted: 0,
+            load: None,
             soft: Limits::default(),
             hard: Limits::default(),
             theory: None,
@@ -232,6 +237,7 @@ impl Snapshot {
                         view.soft = q.soft_limit;
                         view.hard = q.hard_limit;
                         view.disconnected = sim.disconnected(i);
+                        view.load = theories.get(i).and_then(Option::as_ref).and_then(|t| t.load);
                         view.theory = theories.get(i).and_then(Option::as_ref).map(|t| {
                             t.prediction.clone().map(|prediction| TheoryView {
                                 prediction,

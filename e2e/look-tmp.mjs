@@ -1,0 +1,21 @@
+import { serve, launch } from './harness.mjs';
+import { execFileSync } from 'node:child_process';
+const file = process.argv[2], out = process.argv[3], wait = Number(process.argv[4] ?? 3000);
+const link = execFileSync('target/release/sluice', ['share', file]).toString().trim();
+const frag = link.slice(link.indexOf('#'));
+const { server, url } = await serve();
+const browser = await launch();
+try {
+  for (const [w, h, tag] of [[1440, 900, 'wide'], [390, 844, 'phone']]) {
+    const page = await browser.newPage({ viewport: { width: w, height: h } });
+    await page.goto(url + frag);
+    await page.waitForSelector('[data-node]');
+    const close = page.getByTestId('picker-close');
+    if ((await close.count()) > 0) await close.click();
+    await page.waitForTimeout(wait);
+    const sel = process.argv[5];
+    if (sel) await page.locator(`[data-node="${sel}"] .body`).click();
+    await page.waitForTimeout(500);
+    await page.screenshot({ path: `${out}-${tag}.png` });
+  }
+} finally { await browser.close(); server.close(); }
