@@ -234,3 +234,36 @@ test('messages move along the edges as dots coloured by class, and a dropping no
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('no block text runs past its border and the class key never covers a block', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  // A producer paused with a backlog ("paused · 37 waiting") and an id as
+  // long as a lesson's, three classes, and blocks low on the canvas where
+  // the key used to be drawn.
+  const scenario = {
+    version: 1, name: 'borders',
+    nodes: [
+      { id: 'producer_of_requests', kind: 'producer', position: { x: 120, y: 400 }, arrivals: { process: 'poisson', rate_per_s: 30 },
+        classes: [{ name: 'video', weight: 3 }, { name: 'audio' }, { name: 'control' }] },
+      { id: 'queue1', kind: 'queue', position: { x: 380, y: 400 }, soft_limit: { messages: 20 }, hard_limit: { messages: 60 } },
+      { id: 'consumer1', kind: 'consumer', position: { x: 640, y: 400 }, service_time: { dist: 'exponential', mean: 0.05 } },
+    ],
+    edges: [{ from: 'producer_of_requests', to: 'queue1' }, { from: 'queue1', to: 'consumer1' }],
+  };
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'borders.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(scenario)) });
+  await page.waitForSelector('[data-node="producer_of_requests"]');
+  await page.waitForFunction(() => /waiting/.test(document.querySelector('[data-node="producer_of_requests"] .status')?.textContent ?? ''), null, { timeout: 20000 });
+  for (const id of ['producer_of_requests', 'queue1', 'consumer1']) {
+    const body = await page.locator(`[data-node="${id}"] .body`).boundingBox();
+    for (const line of ['id', 'status', 'figure']) {
+      const text = await page.locator(`[data-node="${id}"] text.${line}`).boundingBox();
+      assert.ok(text.x + text.width <= body.x + body.width - 4, `${id}'s ${line} runs to ${text.x + text.width}, its border is at ${body.x + body.width}`);
+    }
+    const key = await page.locator('[data-testid="class-legend"]').boundingBox();
+    const apart = key.y >= body.y + body.height || key.y + key.height <= body.y || key.x >= body.x + body.width || key.x + key.width <= body.x;
+    assert.ok(apart, `the class key covers ${id}`);
+  }
+  await screenshot(page, 'block-borders');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
