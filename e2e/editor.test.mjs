@@ -3,7 +3,7 @@
 // the keyboard alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { withBrowser, open, screenshot, centre, drag, clockMoves, made, madePasses } from './harness.mjs';
+import { withBrowser, open, screenshot, centre, drag, clockMoves, clockPasses, made, madePasses } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -37,7 +37,7 @@ test('blocks dragged from the palette and connected make a scenario that runs', 
   assert.match(await page.getAttribute('[data-node="queue1"]', 'aria-label'), /not connected/);
   await clockMoves(page);
   await madePasses(page, 'stream', await made(page, 'stream'));
-  await dropFromPalette(page, 'consumer', { x: canvas.x + canvas.width * 0.7, y: canvas.y + canvas.height * 0.85 });
+  await dropFromPalette(page, 'consumer', { x: canvas.x + canvas.width * 0.5, y: canvas.y + canvas.height * 0.95 });
   await page.waitForSelector('[data-node="consumer1"]');
 
   // A connection into a producer is refused, and says why.
@@ -322,6 +322,40 @@ test('a 6,000-block import is drawn whole from afar and in words up close, and a
   });
   await page.locator(`[data-node="${id}"] .body`).click();
   assert.equal(await page.getAttribute(`[data-node="${id}"]`, 'aria-pressed'), 'true');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a limiter dropped on a running edge goes between its ends, live, as one edit', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await clockMoves(page);
+  const edges = await page.locator('.edge').count();
+  // The middle of the edge from the stream to the sender, as drawn.
+  const line = page.locator('[data-testid="edge-stream-sender"]');
+  const box = await line.boundingBox();
+  await clockPasses(page, 1);
+  const before = await made(page, 'stream');
+  // While dragged over the edge, the block says where it would go.
+  const from = await centre(page.locator('.palette-item[data-kind="rate_limiter"]'));
+  const to = { x: box.x + box.width / 2, y: box.y + box.height / 2 };
+  await page.mouse.move(from.x, from.y);
+  await page.mouse.down();
+  for (let i = 1; i <= 8; i++) await page.mouse.move(from.x + ((to.x - from.x) * i) / 8, from.y + ((to.y - from.y) * i) / 8);
+  assert.match(await page.getByTestId('palette-ghost').textContent(), /Rate limiter · between stream and sender/);
+  await page.mouse.up();
+  await page.waitForSelector('[data-node="rate_limiter1"]');
+  assert.equal(await page.locator('.edge').count(), edges + 1, 'one edge became two');
+  assert.equal(await page.locator('[data-testid="edge-stream-rate_limiter1"]').count(), 1);
+  assert.equal(await page.locator('[data-testid="edge-rate_limiter1-sender"]').count(), 1);
+  // Live: what the stream made is not reset.
+  assert.ok((await made(page, 'stream')) >= before, 'the run went on');
+  await madePasses(page, 'stream', before + 1);
+  await screenshot(page, 'inserted-on-edge');
+  // One undo takes it back out.
+  await page.click('[data-testid="undo"]');
+  await page.waitForSelector('[data-node="rate_limiter1"]', { state: 'detached' });
+  assert.equal(await page.locator('.edge').count(), edges);
+  assert.equal(await page.locator('[data-testid="edge-stream-sender"]').count(), 1);
   assert.deepEqual(errors, []);
   await page.close();
 });

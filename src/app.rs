@@ -27,7 +27,7 @@ use crate::components::controls::Controls;
 use crate::components::counters::Counters;
 use crate::components::event_log::EventLog;
 use crate::components::glossary::{Glossary, OpenGlossary};
-use crate::components::graph::{client_to_canvas, over_canvas};
+use crate::components::graph::{client_to_canvas, edge_under, over_canvas};
 use crate::components::inspector::Inspector;
 use crate::components::lesson_panel::LessonPanel;
 use crate::components::lesson_picker::LessonPicker;
@@ -351,15 +351,33 @@ pub fn app() -> Html {
         })
     };
     let (on_connect_to, on_disconnect) = (on_wire(true), on_wire(false));
-    let on_drop = {
-        let dispatch = dispatch.clone();
-        Callback::from(move |(kind, x, y): (Kind, f64, f64)| {
+    // Where a block dropped at a point of the screen lands: on the canvas
+    // (its point there), and on an edge when near one (a block that takes
+    // a message in goes between the edge's ends).
+    let drop_target = {
+        let session = session.clone();
+        move |kind: Kind, x: f64, y: f64| -> Option<(Option<Position>, Option<(String, String)>)> {
             let svg = gloo_utils::document().query_selector("svg.graph").ok().flatten();
-            let Some(svg) = svg.filter(|svg| over_canvas(svg, x, y)) else { return };
+            let svg = svg.filter(|svg| over_canvas(svg, x, y))?;
             let at = client_to_canvas(&svg, x, y).map(|(x, y)| Position { x: x.round(), y: y.round() });
-            let _ = dispatch(Command::Add { kind, at });
+            let on_edge = at.filter(|_| kind != Kind::Producer).and_then(|p| edge_under(session.borrow().play.scenario(), (p.x, p.y)));
+            Some((at, on_edge))
+        }
+    };
+    let on_drop = {
+        let (dispatch, drop_target) = (dispatch.clone(), drop_target.clone());
+        Callback::from(move |(kind, x, y): (Kind, f64, f64)| {
+            let command = match drop_target(kind, x, y) {
+                None => return,
+                Some((Some(at), Some((from, to)))) => Command::Insert { kind, at, from, to },
+                Some((at, _)) => Command::Add { kind, at },
+            };
+            let _ = dispatch(command);
         })
     };
+    let lands = Callback::from(move |(kind, x, y): (Kind, f64, f64)| {
+        drop_target(kind, x, y).and_then(|(_, edge)| edge).map(|(from, to)| format!("between {from} and {to}"))
+    });
     let on_add = {
         let dispatch = dispatch.clone();
         Callback::from(move |kind: Kind| drop(dispatch(Command::Add { kind, at: None })))
@@ -603,7 +621,7 @@ pub fn app() -> Html {
             </header>
             <main class="workspace" inert={modal}>
                 <aside class="toolbox">
-                    <Palette {on_drop} {on_add} />
+                    <Palette {on_drop} {on_add} {lands} />
                 </aside>
                 // Beside the canvas on a wide screen; above it on a narrow one.
                 if let Some((index, states, tries)) = open_lesson {

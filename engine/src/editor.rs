@@ -107,6 +107,9 @@ pub enum Touched {
     /// The parameters of these nodes (by index), and nothing else: ids,
     /// kinds, edges and seed are as they were.
     Blocks(Vec<usize>),
+    /// Node `node` (the last) put on the edge from `from` to `to` (by
+    /// index): that edge became two, through it, and nothing else changed.
+    Inserted { node: usize, from: usize, to: usize },
     /// Anything else: nodes or edges added or removed, the seed, a whole
     /// scenario replaced.
     Shape,
@@ -262,6 +265,38 @@ impl Editor {
         let node = NodeSpec { id: id.clone(), position: Some(at), block };
         self.edit(Touched::Shape, |s| {
             s.nodes.push(node);
+            Ok(())
+        })?;
+        Ok(id)
+    }
+
+    /// Adds a block of `kind` with its default parameters at `at`, on the
+    /// edge from `from` to `to`: the edge becomes two, `from` → new → `to`,
+    /// in its place in the edge order (so that a router's outputs and a
+    /// block's inputs keep their order). One edit. Returns the new id.
+    pub fn insert_on_edge(&mut self, kind: Kind, at: Position, from: &str, to: &str) -> Result<String, EditError> {
+        let (Some(a), Some(b)) = (self.scenario.node_index(from), self.scenario.node_index(to)) else {
+            return Err(EditError::NoEnds { from: from.into(), to: to.into() });
+        };
+        let Some(k) = self.scenario.edges.iter().position(|e| e.from == from && e.to == to) else {
+            return Err(EditError::NotFeeding { from: from.into(), to: to.into() });
+        };
+        let block = default_block(kind);
+        if kind == Kind::Producer {
+            return Err(EditError::IntoProducer(format!("a new {kind}")));
+        }
+        if block.outputs().1 == 0 {
+            return Err(EditError::OutputsTaken { from: format!("a new {kind}"), kind, max: 0, feeds: to.into() });
+        }
+        let id = Editor::fresh_id(&self.scenario, kind);
+        let node = NodeSpec { id: id.clone(), position: Some(at), block };
+        let touched = Touched::Inserted { node: self.scenario.nodes.len(), from: a, to: b };
+        let edge = |from: &str, to: &str| crate::scenario::EdgeSpec { from: from.into(), to: to.into() };
+        let (into, out_of) = (edge(from, &id), edge(&id, to));
+        self.edit(touched, |s| {
+            s.nodes.push(node);
+            s.edges[k] = into;
+            s.edges.insert(k + 1, out_of);
             Ok(())
         })?;
         Ok(id)

@@ -43,6 +43,16 @@ impl Flows {
         self.counts[edge * self.classes + class] += 1;
     }
 
+    /// Sets edge `edge`'s counts (one per class; what is missing stays 0).
+    pub fn set_edge(&mut self, edge: usize, counts: &[u64]) {
+        let classes = self.classes;
+        if let Some(row) = self.counts.get_mut(edge * classes..(edge + 1) * classes) {
+            for (slot, &c) in row.iter_mut().zip(counts) {
+                *slot = c;
+            }
+        }
+    }
+
     /// The number of classes counted.
     pub fn classes(&self) -> usize {
         self.classes

@@ -17,7 +17,7 @@
 use std::rc::Rc;
 
 use gloo_events::{EventListener, EventListenerOptions};
-use sluice_engine::scenario::Kind;
+use sluice_engine::scenario::{Kind, Scenario};
 use sluice_engine::State;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, WheelEvent};
@@ -111,6 +111,40 @@ pub fn client_to_canvas(svg: &Element, x: f64, y: f64) -> Option<(f64, f64)> {
 }
 
 /// Whether a screen point falls on the canvas.
+/// How near an edge, in canvas units, a block dropped there lands on it.
+const ON_EDGE: f64 = 24.0;
+
+/// The edge a block dropped at canvas point `at` lands on, as drawn (from
+/// the port on the right of one block to the left of the next), if any:
+/// within `ON_EDGE` of its line and not on a block.
+pub fn edge_under(scenario: &Scenario, (x, y): (f64, f64)) -> Option<(String, String)> {
+    let position = |i: usize| scenario.nodes[i].position.unwrap_or(sluice_engine::editor::default_position(i));
+    let on_a_block = (0..scenario.nodes.len()).any(|i| {
+        let p = position(i);
+        (x - p.x).abs() <= NODE_W / 2.0 && (y - p.y).abs() <= NODE_H / 2.0
+    });
+    if on_a_block {
+        return None;
+    }
+    let distance = |(ax, ay): (f64, f64), (bx, by): (f64, f64)| {
+        let (dx, dy) = (bx - ax, by - ay);
+        let length2 = dx * dx + dy * dy;
+        let t = if length2 > 0.0 { (((x - ax) * dx + (y - ay) * dy) / length2).clamp(0.0, 1.0) } else { 0.0 };
+        ((x - ax - t * dx).powi(2) + (y - ay - t * dy).powi(2)).sqrt()
+    };
+    scenario
+        .edge_ends()
+        .into_iter()
+        .zip(&scenario.edges)
+        .filter_map(|((from, to), e)| {
+            let (a, b) = (position(from?), position(to?));
+            let d = distance((a.x + NODE_W / 2.0, a.y), (b.x - NODE_W / 2.0 - 6.0, b.y));
+            (d <= ON_EDGE).then(|| (d, (e.from.clone(), e.to.clone())))
+        })
+        .min_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, ends)| ends)
+}
+
 pub fn over_canvas(svg: &Element, x: f64, y: f64) -> bool {
     let r = svg.get_bounding_client_rect();
     x >= r.left() && x <= r.right() && y >= r.top() && y <= r.bottom()
@@ -125,8 +159,6 @@ fn node_at(nodes: &[NodeView], (x, y): (f64, f64)) -> Option<usize> {
         .map(|n| n.index)
 }
 
-/// A drawn text with a trailing space, which SVG does not draw: read as
-/// one string, the texts of a block keep apart as words.
 /// Where a block's lines start, and the width they may take: from the
 /// band to short of the output port, so that no text touches the border.
 const TEXT_X: f64 = -NODE_W / 2.0 + 16.0;
@@ -144,6 +176,8 @@ fn squeeze(text: &str, per_char: f64) -> Option<String> {
     (text.chars().count() as f64 * per_char > TEXT_WIDTH).then(|| TEXT_WIDTH.to_string())
 }
 
+/// A drawn text with a trailing space, which SVG does not draw: read as
+/// one string, the texts of a block keep apart as words.
 fn spaced(text: &str) -> String {
     format!("{text} ")
 }
@@ -483,8 +517,9 @@ pub fn graph(props: &GraphProps) -> Html {
             let (x1, y1, x2, y2) = (ax + NODE_W / 2.0, ay, bx - NODE_W / 2.0 - 6.0, by);
             let shown = in_view((x1.min(x2), y1.min(y2), x1.max(x2), y1.max(y2)));
             geometry.segments.push(if shown && !overview { (x1, y1, x2, y2) } else { (f64::NAN, f64::NAN, f64::NAN, f64::NAN) });
+            let name = format!("edge-{}-{}", snap.nodes[from].id, snap.nodes[to].id);
             shown.then(|| html! {
-                <line class="edge" x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
+                <line class="edge" data-testid={name} x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
                     marker-end={(!overview).then_some("url(#arrow)")} />
             })
         })

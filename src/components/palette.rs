@@ -15,6 +15,9 @@ pub struct PaletteProps {
     pub on_drop: Callback<(Kind, f64, f64)>,
     /// A kind chosen with the keyboard or a click without a drag.
     pub on_add: Callback<Kind>,
+    /// Where a kind dropped at a point of the screen would land, in words,
+    /// when it is somewhere of note (on an edge): the ghost says it.
+    pub lands: Callback<(Kind, f64, f64), Option<String>>,
 }
 
 /// A drag from the palette: the kind and where the pointer is now.
@@ -23,6 +26,8 @@ struct Drag {
     kind: Kind,
     start: (f64, f64),
     at: (f64, f64),
+    /// Where it would land, when of note.
+    lands: Option<String>,
 }
 
 impl Drag {
@@ -40,8 +45,10 @@ pub fn palette(props: &PaletteProps) -> Html {
     // The listeners are installed once; they call the latest callbacks.
     let callbacks = use_mut_ref(|| (props.on_drop.clone(), props.on_add.clone()));
     *callbacks.borrow_mut() = (props.on_drop.clone(), props.on_add.clone());
+    let lands = use_mut_ref(|| props.lands.clone());
+    *lands.borrow_mut() = props.lands.clone();
     {
-        let (current, ghost) = (current.clone(), ghost.clone());
+        let (current, ghost, lands) = (current.clone(), ghost.clone(), lands.clone());
         use_effect_with((), move |_| {
             let document = gloo_utils::document();
             let moving = {
@@ -51,6 +58,7 @@ pub fn palette(props: &PaletteProps) -> Html {
                     let mut drag = current.borrow_mut();
                     if let Some(d) = drag.as_mut() {
                         d.at = (e.client_x() as f64, e.client_y() as f64);
+                        d.lands = lands.borrow().emit((d.kind, d.at.0, d.at.1));
                         ghost.set(Some(d.clone()).filter(Drag::moved));
                     }
                 })
@@ -78,7 +86,7 @@ pub fn palette(props: &PaletteProps) -> Html {
                 }
                 e.prevent_default();
                 let at = (e.client_x() as f64, e.client_y() as f64);
-                *current.borrow_mut() = Some(Drag { kind, start: at, at });
+                *current.borrow_mut() = Some(Drag { kind, start: at, at, lands: None });
             })
         };
         let onkeydown = {
@@ -102,8 +110,12 @@ pub fn palette(props: &PaletteProps) -> Html {
     });
     let ghost = (*ghost).clone().map(|d| {
         html! {
-            <div class="palette-ghost" aria-hidden="true" style={format!("left: {}px; top: {}px", d.at.0, d.at.1)}>
+            <div class={classes!("palette-ghost", d.lands.is_some().then_some("on-edge"))} data-testid="palette-ghost" aria-hidden="true"
+                 style={format!("left: {}px; top: {}px", d.at.0, d.at.1)}>
                 { kind_label(d.kind) }
+                if let Some(lands) = &d.lands {
+                    <span class="lands">{ format!(" · {lands}") }</span>
+                }
             </div>
         }
     });

@@ -37,6 +37,10 @@ pub use pacing::{Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_
 pub enum Command {
     /// Adds a block of `kind` at `at`, or in the first free spot.
     Add { kind: Kind, at: Option<Position> },
+    /// Adds a block of `kind` at `at` on the edge from `from` to `to`,
+    /// which becomes two through it: one edit, taken live by a running
+    /// simulation when the block holds nothing.
+    Insert { kind: Kind, at: Position, from: String, to: String },
     Connect { from: String, to: String },
     Disconnect { from: String, to: String },
     /// Moves blocks by (dx, dy) as one edit.
@@ -244,6 +248,7 @@ impl Playground {
                 let at = at.unwrap_or_else(|| free_spot(self.editor.scenario()));
                 Some(vec![self.edit(|e| e.add_node(kind, at))?])
             }
+            Command::Insert { kind, at, from, to } => Some(vec![self.edit(|e| e.insert_on_edge(kind, at, &from, &to))?]),
             Command::Connect { from, to } => self.edit(|e| e.connect(&from, &to)).map(|()| None)?,
             Command::Disconnect { from, to } => self.edit(|e| e.disconnect(&from, &to)).map(|()| None)?,
             Command::Move { ids, dx, dy } => self.edit(|e| e.move_by(&ids, dx, dy)).map(|()| None)?,
@@ -323,6 +328,7 @@ impl Playground {
             (Some(sim), _) if sim.stopped().is_some() => false,
             (Some(_), None | Some(Touched::Layout)) => true,
             (Some(sim), Some(Touched::Blocks(changed))) => sim.take_blocks(self.editor.scenario(), changed).is_ok(),
+            (Some(sim), Some(&Touched::Inserted { node, from, to })) => sim.take_insertion(self.editor.scenario(), node, from, to).is_ok(),
             (Some(_), Some(Touched::Shape)) | (None, _) => false,
         };
         if !live {

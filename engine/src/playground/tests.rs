@@ -326,3 +326,57 @@ fn new_empties_the_canvas_closes_the_lesson_and_undoes_in_one_step() {
     }
     assert_eq!(p.scenario(), &lesson, "Undo brings back the lesson's scenario");
 }
+
+#[test]
+fn a_limiter_dropped_on_a_running_edge_is_one_edit_taken_live() {
+    let mut p = playground();
+    p.count_flows();
+    for _ in 0..5 {
+        p.advance(0.25, Speed::Times(8.0), &still);
+    }
+    assert_eq!(at(&p), 10.0);
+    let starts = p.starts();
+    let made_before = p.run().unwrap().stats(0).departed;
+    let at_pos = Position { x: 300.0, y: 100.0 };
+    let applied = p
+        .apply(Command::Insert { kind: Kind::RateLimiter, at: at_pos, from: "q".into(), to: "c".into() })
+        .unwrap();
+    assert_eq!(applied.select, Some(vec!["rate_limiter1".to_string()]));
+    // One edit: the edge became two, through the new block, in its place.
+    let edges: Vec<(&str, &str)> = p.scenario().edges.iter().map(|e| (e.from.as_str(), e.to.as_str())).collect();
+    assert_eq!(edges, [("p", "q"), ("q", "rate_limiter1"), ("rate_limiter1", "c")]);
+    // Taken live: the clock and the counts go on, nothing starts again.
+    assert_eq!((p.starts(), at(&p)), (starts, 10.0));
+    let sim = p.run().unwrap();
+    assert_eq!(sim.scenario(), p.scenario());
+    assert!(sim.stats(0).departed >= made_before);
+    // The limiter holds from now on: 10 a second (the palette's token
+    // bucket) where the consumer served 20.
+    let (served_before, took_before) = (p.run().unwrap().stats(2).departed, p.run().unwrap().stats(2).arrived);
+    for _ in 0..10 {
+        p.advance(0.25, Speed::Times(8.0), &still);
+    }
+    assert_eq!((p.starts(), at(&p)), (starts, 30.0));
+    let sim = p.run().unwrap();
+    let served = (sim.stats(2).departed - served_before) as f64 / 20.0;
+    assert!((9.0..=10.6).contains(&served), "{served}/s through the limiter");
+    assert_eq!(sim.stats(3).departed, sim.stats(2).arrived - took_before, "everything the consumer took since came through the limiter");
+    let t = sim.totals();
+    assert_eq!(t.produced, t.delivered + t.dropped + t.in_system, "{t:?}");
+    // Undo takes it out in one step (starting again: a block removed is
+    // not taken live), and redo puts it back.
+    p.apply(Command::Undo).unwrap();
+    assert_eq!(p.scenario().nodes.len(), 3);
+    assert_eq!(p.run().unwrap().scenario().edges.len(), 2);
+    p.apply(Command::Redo).unwrap();
+    assert_eq!(p.scenario().nodes.len(), 4);
+    // A queue holds messages: dropped on an edge it is inserted, and the
+    // run starts again.
+    let starts = p.starts();
+    p.advance(0.25, Speed::Times(8.0), &still);
+    p.apply(Command::Insert { kind: Kind::Queue, at: at_pos, from: "p".into(), to: "q".into() }).unwrap();
+    assert_eq!((p.starts(), at(&p)), (starts + 1, 0.0));
+    // Not on an edge that does not exist, nor a producer on any.
+    assert!(p.apply(Command::Insert { kind: Kind::Window, at: at_pos, from: "c".into(), to: "p".into() }).is_err());
+    assert!(p.apply(Command::Insert { kind: Kind::Producer, at: at_pos, from: "p".into(), to: "queue1".into() }).is_err());
+}

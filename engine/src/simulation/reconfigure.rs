@@ -4,7 +4,7 @@
 //! scenario valid; otherwise nothing changes and the error names the field.
 
 use super::*;
-use super::wiring::{class_maps, class_names, priority_table, router_choice};
+use super::wiring::{build_node, class_maps, class_names, priority_table, router_choice};
 
 impl Simulation {
     /// Changes the parameters of node `id` while running. The new block must
@@ -145,5 +145,86 @@ impl Simulation {
             _ => {}
         }
         self.settle();
+    }
+}
+
+impl Simulation {
+    /// Takes, live, a block that holds nothing (a router, window, credit
+    /// link, limiter or resource pool) put on the edge from `from` to `to`:
+    /// `edited` is this run's scenario with node `node` appended and that
+    /// edge become two through it, nothing else changed. What is on its way
+    /// past the edge goes on uncounted by the new block, which counts from
+    /// now; a sender held up by `to` offers again, through it. Refused
+    /// (nothing changes) for any other edit, or a block that holds
+    /// messages, whose place in the run would need a start of its own.
+    pub(crate) fn take_insertion(&mut self, edited: &Scenario, node: usize, from: usize, to: usize) -> Result<(), ScenarioError> {
+        let n = self.nodes.len();
+        let refuse = |why: &str| Err(ScenarioError::single(format!("nodes[{node}]"), why.to_string()));
+        if node != n || edited.nodes.len() != n + 1 || self.held.is_some() {
+            return refuse("not an insertion into this run");
+        }
+        let spec = &edited.nodes[n];
+        if !spec.block.kind().holds_nothing() || (edited.makes_receipts() && !self.scenario.makes_receipts()) {
+            return refuse("a block that holds messages (or makes receipts) starts the run again");
+        }
+        // The same nodes, and the edges but for the one split in two.
+        let same_nodes = self.scenario.nodes.iter().zip(&edited.nodes).all(|(a, b)| a.id == b.id && a.block == b.block);
+        let (f, t) = (self.scenario.nodes[from].id.as_str(), self.scenario.nodes[to].id.as_str());
+        let mut expected: Vec<(&str, &str)> = Vec::new();
+        for e in &self.scenario.edges {
+            if (e.from.as_str(), e.to.as_str()) == (f, t) {
+                expected.push((f, spec.id.as_str()));
+                expected.push((spec.id.as_str(), t));
+            } else {
+                expected.push((e.from.as_str(), e.to.as_str()));
+            }
+        }
+        let edges: Vec<(&str, &str)> = edited.edges.iter().map(|e| (e.from.as_str(), e.to.as_str())).collect();
+        if !same_nodes || edges != expected || edited.seed != self.scenario.seed {
+            return refuse("not an insertion into this run");
+        }
+        edited.validate()?;
+
+        // The wiring: `from` now feeds the new node in `to`'s place, and
+        // the new node feeds `to` in `from`'s.
+        for out in self.outputs[from].iter_mut().filter(|o| **o == to) {
+            *out = n;
+        }
+        for input in self.inputs[to].iter_mut().filter(|i| **i == from) {
+            *input = n;
+        }
+        self.outputs.push(vec![to]);
+        self.inputs.push(vec![from]);
+        let classes = class_maps(edited).pop().unwrap_or_default();
+        let block = build_node(edited, &self.outputs, &self.inputs, n, &spec.block, classes);
+        self.nodes.push(block);
+        self.stats.push(NodeStats::new());
+        self.core.rngs.push(SimRng::for_node(self.seed, &spec.id));
+        self.wake_cursor.push(0);
+        self.refused.push(false);
+        self.wake_queued.push(false);
+        // The paths a pause takes were found for the old wiring.
+        self.pause_targets = vec![None; n + 1];
+        // The dots' counts: each edge keeps its own, the two new ones start
+        // from the one they replace.
+        if let Some(old) = self.flows.take() {
+            let old_edges = self.scenario.edge_ends();
+            let count_of = |a: usize, b: usize| old_edges.iter().position(|&(x, y)| x == Some(a) && y == Some(b)).map(|k| old.of_edge(k).to_vec());
+            let new_edges: Vec<(usize, usize)> =
+                edited.edge_ends().into_iter().map(|(a, b)| (a.unwrap_or(usize::MAX), b.unwrap_or(usize::MAX))).collect();
+            let mut flows = Flows::new(n + 1, &new_edges, self.class_names.len());
+            for (k, &(a, b)) in new_edges.iter().enumerate() {
+                let counts = if a == n { count_of(from, to) } else if b == n { count_of(from, to) } else { count_of(a, b) };
+                flows.set_edge(k, &counts.unwrap_or_default());
+            }
+            self.flows = Some(Box::new(flows));
+        }
+        self.scenario = edited.clone();
+        if let Node::ResourcePool(r) = &mut self.nodes[n] {
+            r.start(&mut ctx!(self, n));
+        }
+        self.wake_inputs(n);
+        self.settle();
+        Ok(())
     }
 }
