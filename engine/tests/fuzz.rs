@@ -25,6 +25,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use sluice_engine::blocks::consumer::Phase;
+use sluice_engine::scenario::Kind;
 use sluice_engine::{BlockSpec, Node, Scenario, SimTime, Simulation};
 use std::collections::HashMap;
 
@@ -270,6 +271,41 @@ proptest! {
                      "{steps} steps got to {} of 2 s\n{}", sim.now(), sim.scenario().to_json_pretty());
         let report = sim.report();
         prop_assert_eq!(report.totals.produced, report.totals.delivered + report.totals.dropped + report.totals.in_system);
+    }
+
+    /// A block that holds nothing, dropped on a random edge of a running
+    /// simulation, joins it live: every invariant holds on, and the run
+    /// reaches its end.
+    #[test]
+    fn a_block_inserted_live_on_an_edge_keeps_every_invariant(scenario in random_scenario(), seed in any::<u64>(),
+                                                              at in 0.1f64..1.5, pick in any::<prop::sample::Index>(),
+                                                              kind in prop::sample::select(vec![Kind::Window, Kind::Credit, Kind::RateLimiter,
+                                                                  Kind::ConcurrencyLimiter, Kind::ResourcePool, Kind::Router])) {
+        let mut sim = Simulation::new(scenario.clone(), seed).unwrap();
+        sim.set_stall_bound(50_000);
+        sim.run_until(SimTime::from_secs_f64(at)).ok();
+        prop_assume!(sim.stopped().is_none() && !scenario.edges.is_empty());
+        let edge = scenario.edges[pick.index(scenario.edges.len())].clone();
+        let mut editor = sluice_engine::editor::Editor::new(scenario).unwrap();
+        editor.insert_on_edge(kind, sluice_engine::scenario::Position { x: 0.0, y: 0.0 }, &edge.from, &edge.to).unwrap();
+        let Some(&sluice_engine::editor::Touched::Inserted { node, from, to }) = editor.touched() else { panic!("not an insertion") };
+        if let Err(e) = sim.take_insertion(editor.scenario(), node, from, to) {
+            // Only a scenario the new block makes invalid is refused.
+            prop_assert!(editor.scenario().validate().is_err(), "{e}");
+            return Ok(());
+        }
+        sim.check_invariants().map_err(|e| TestCaseError::fail(format!("{e}\n{}", sim.scenario().to_json_pretty())))?;
+        let until = SimTime::from_secs_f64(3.0);
+        let mut steps = 0u64;
+        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 400_000 {
+            sim.step();
+            steps += 1;
+            sim.check_invariants().map_err(|e| TestCaseError::fail(format!("{e}\n{}", sim.scenario().to_json_pretty())))?;
+        }
+        prop_assert!(sim.stopped().is_some() || sim.next_event_time().is_none_or(|t| t > until));
+        let report = sim.report();
+        prop_assert_eq!(report.totals.produced, report.totals.delivered + report.totals.dropped + report.totals.in_system);
+        prop_assert_eq!(sim.nodes().len(), sim.scenario().nodes.len());
     }
 
     /// The ties beside the edges, made at random in the random graphs:

@@ -157,7 +157,7 @@ impl Simulation {
     /// now; a sender held up by `to` offers again, through it. Refused
     /// (nothing changes) for any other edit, or a block that holds
     /// messages, whose place in the run would need a start of its own.
-    pub(crate) fn take_insertion(&mut self, edited: &Scenario, node: usize, from: usize, to: usize) -> Result<(), ScenarioError> {
+    pub fn take_insertion(&mut self, edited: &Scenario, node: usize, from: usize, to: usize) -> Result<(), ScenarioError> {
         let n = self.nodes.len();
         let refuse = |why: &str| Err(ScenarioError::single(format!("nodes[{node}]"), why.to_string()));
         if node != n || edited.nodes.len() != n + 1 || self.held.is_some() {
