@@ -236,3 +236,38 @@ test('a panic shows the error panel instead of a dead page', async () => {
   await screenshot(page, 'panic-panel');
   await page.close();
 });
+
+test('two tabs of one browser do not silently overwrite each other\'s saved work', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1440, height: 900 } });
+  const openTab = async () => {
+    const tab = await context.newPage();
+    await tab.goto(env.url);
+    await tab.waitForSelector('[data-node]');
+    const close = tab.getByTestId('picker-close');
+    if ((await close.count()) > 0) await close.click();
+    return tab;
+  };
+  const first = await openTab();
+  const second = await openTab();
+  // The second tab builds something and it is saved...
+  await addBlock(second, 'window');
+  await second.waitForSelector('[data-node="window1"]');
+  const theirs = await nodeIds(second);
+  // ...then the first tab, which never saw it, makes an edit of its own.
+  await addBlock(first, 'credit');
+  await first.waitForSelector('[data-node="credit1"]');
+  // The second tab's work was kept aside, and the first says so.
+  await first.getByTestId('restore-earlier').waitFor();
+  assert.match(await first.textContent('[data-testid="status"]'), /Another tab had saved its scenario/);
+  await screenshot(first, 'two-tabs');
+  await first.getByTestId('restore-earlier').click();
+  await first.waitForSelector('[data-node="window1"]');
+  assert.deepEqual(await nodeIds(first), theirs);
+  // A tab saving again over its own save displaces nothing.
+  await addBlock(second, 'router');
+  await second.waitForSelector('[data-node="router1"]');
+  await addBlock(second, 'queue');
+  await second.waitForSelector('[data-node="queue1"]');
+  assert.equal(await second.getByTestId('restore-earlier').count(), 0);
+  await context.close();
+});

@@ -170,16 +170,19 @@ pub fn app() -> Html {
     // equal from frame to frame, so the panels they are given are not drawn
     // again for their sake.
     let dispatch: Dispatch = (*use_memo((), {
-        let (session, playing, notice, status, selected, redraw) =
-            (session.clone(), playing.clone(), notice.clone(), status.clone(), selected.clone(), redraw.clone());
+        let (session, playing, notice, status, selected, redraw, earlier) =
+            (session.clone(), playing.clone(), notice.clone(), status.clone(), selected.clone(), redraw.clone(), earlier.clone());
         move |_| -> Dispatch {
             Rc::new(move |command: Command| {
                 let edits = command.edits();
                 let mut s = session.borrow_mut();
                 let result = s.apply(command);
+                let mut displaced = false;
                 match &result {
                     Ok(applied) => {
-                        let unsaved = if applied.edited { keep::autosave(s.play.scenario()).err() } else { None };
+                        let saved = if applied.edited { keep::autosave(s.play.scenario()) } else { Ok(false) };
+                        displaced = saved == Ok(true);
+                        let unsaved = saved.err();
                         if let Some(ids) = &applied.select {
                             selected.set(ids.iter().filter_map(|id| s.play.index_of(id)).collect());
                         }
@@ -197,7 +200,13 @@ pub fn app() -> Html {
                     playing.set(true);
                 }
                 drop(s);
-                if edits {
+                if displaced {
+                    // Another tab had saved its own work: kept aside.
+                    earlier.set(true);
+                    status.set(Some(
+                        "Another tab had saved its scenario in this browser since this one last did: it is kept aside (Restore it), and this tab's is saved now.".into(),
+                    ));
+                } else if edits {
                     status.set(None);
                 }
                 redraw.force_update();

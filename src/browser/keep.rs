@@ -8,7 +8,9 @@
 //! and the page opens on the next source in line (link, then saved work,
 //! then the built-in scenario). A save the browser refuses comes back as
 //! its reason. Work saved before a share link opens (at load, or pasted
-//! into an open tab) is kept aside until restored or the next link.
+//! into an open tab), and work another tab saved since this one last read
+//! or wrote it (two tabs share one slot), is kept aside until restored or
+//! the next such; the save says when it did that.
 
 use gloo_file::callbacks::FileReader;
 use sluice_engine::scenario::MAX_SCENARIO_BYTES;
@@ -20,6 +22,12 @@ use wasm_bindgen::{JsCast, JsValue};
 const STORAGE_KEY: &str = "sluice.scenario.v1";
 /// The fragment that introduces a share code: `#s=2.…`.
 const FRAGMENT_PREFIX: &str = "#s=";
+
+thread_local! {
+    /// What this tab last read from the saved slot or wrote to it: a slot
+    /// holding anything else was written by another tab since.
+    static MINE: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
 
 fn storage() -> Option<web_sys::Storage> {
     web_sys::window()?.local_storage().ok().flatten()
@@ -33,14 +41,30 @@ const EARLIER_KEY: &str = "sluice.scenario.v1.earlier";
 /// several times smaller than pretty-printed). Storage may be full or
 /// switched off (private windows): the reason comes back, for the page to
 /// say, and the page works on without it.
-pub fn autosave(scenario: &Scenario) -> Result<(), String> {
+///
+/// Another tab of the page saves to the same slot: if it did since this tab
+/// last read or wrote it, its work is kept aside as the earlier work before
+/// this save replaces it, and the save returns `Ok(true)`.
+pub fn autosave(scenario: &Scenario) -> Result<bool, String> {
     let Some(storage) = storage() else {
         return Err("this browser keeps nothing for the page (storage is switched off)".into());
     };
     let text = sluice_engine::json_read::to_value(scenario).to_string();
+    let there = storage.get_item(STORAGE_KEY).ok().flatten();
+    let displaced = there.filter(|there| MINE.with(|mine| mine.borrow().as_ref() != Some(there)));
+    if let Some(theirs) = &displaced {
+        let _ = storage.set_item(EARLIER_KEY, theirs);
+    }
     storage
         .set_item(STORAGE_KEY, &text)
-        .map_err(|_| format!("this browser refused to keep {} KB (its storage for the page is full)", text.len().div_ceil(1000)))
+        .map_err(|_| format!("this browser refused to keep {} KB (its storage for the page is full)", text.len().div_ceil(1000)))?;
+    MINE.with(|mine| *mine.borrow_mut() = Some(text));
+    Ok(displaced.is_some())
+}
+
+/// Notes `text` as what this tab last read from the saved slot.
+fn read_as_mine(text: Option<String>) {
+    MINE.with(|mine| *mine.borrow_mut() = text);
 }
 
 /// The work saved before a share link opened, if it was kept.
@@ -86,6 +110,7 @@ pub enum Origin {
 /// scenario had to be set aside, why.
 pub fn opening_scenario(built_in: Scenario) -> (Scenario, Origin, Option<String>) {
     let mut problem = None;
+    read_as_mine(storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()));
     if let Some(code) = fragment_code() {
         // The fragment has done its job: later edits are saved, and a reload
         // must show them rather than the link's original.

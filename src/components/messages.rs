@@ -54,7 +54,7 @@ pub fn messages(p: &MessagesProps) -> Html {
                 }
                 if p.earlier {
                     <div class="info earlier" data-testid="earlier">
-                        {"Your work from before the share link is kept in this browser. "}
+                        {"Earlier work is kept in this browser (from before a share link, or another tab's). "}
                         <button data-testid="restore-earlier" onclick={restore}>{"Restore it"}</button>
                         <button class="icon" aria-label="Forget the earlier work" onclick={forget}>{"×"}</button>
                     </div>
