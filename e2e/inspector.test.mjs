@@ -175,3 +175,30 @@ test('a slider dragged is one edit, and a number typed is one edit', async () =>
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('priority orders say that the lower number goes first', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  const scenario = {
+    version: 1, name: 'priorities',
+    nodes: [
+      { id: 'p', kind: 'producer', arrivals: { process: 'poisson', rate_per_s: 5 } },
+      { id: 'q', kind: 'queue', order: 'priority' },
+      { id: 'd', kind: 'dispatcher', discipline: 'priority', service_time: { dist: 'fixed', value: 0.01 } },
+    ],
+    edges: [{ from: 'p', to: 'q' }, { from: 'q', to: 'd' }],
+  };
+  await page.setInputFiles('[data-testid="import-file"]', { name: 'p.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(scenario)) });
+  await page.waitForSelector('[data-node="q"]');
+  // SObjectizer's article gives the urgent message the higher number;
+  // Sluice serves the lower first, as super-queue does: every place that
+  // sets a priority says which way it runs.
+  await page.locator('[data-node="q"] .body').click();
+  const inspector = page.getByTestId('inspector');
+  assert.match(await inspector.locator('option[value="priority"]').first().textContent(), /lower number first/);
+  assert.match(await inspector.textContent(), /Lower numbers are served first/);
+  await page.locator('[data-node="d"] .body').click();
+  assert.match(await inspector.locator('option[value="priority"]').first().textContent(), /lower number first/);
+  assert.match(await inspector.textContent(), /Lower numbers are served first/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

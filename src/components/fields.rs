@@ -124,7 +124,7 @@ const REACTIONS: &[(&str, &str)] = &[
     ("disconnect", "disconnect the client"),
 ];
 
-const ORDERS: &[(&str, &str)] = &[("fifo", "first in, first out"), ("lifo", "last in, first out"), ("priority", "by priority")];
+const ORDERS: &[(&str, &str)] = &[("fifo", "first in, first out"), ("lifo", "last in, first out"), ("priority", "by priority, lower number first")];
 
 const CONSUMER: &[Field] = &[
     f("/service_time", "Service time", "s", "How long one message takes to serve.", Control::Distribution),
@@ -260,7 +260,7 @@ const DISPATCHER: &[Field] = &[
     ])),
     f("/discipline", "Discipline", "", "How a free worker picks the next demand.", Control::Choice(&[
         ("round_robin", "round robin over non-empty queues"),
-        ("priority", "strict priority"),
+        ("priority", "strict priority, lower number first"),
         ("event_loop", "event loop iterations"),
         ("alternate", "alternate between queues (Exon's receive)"),
         ("netsendq", "per-host windows (netsendq)"),
