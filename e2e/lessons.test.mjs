@@ -120,3 +120,24 @@ test('a long step sets a fitting speed and says so, selects the block it checks,
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('on a short screen, trying a step keeps the step, its verdict and the canvas in view', async () => {
+  const page = await env.browser.newPage({ viewport: { width: 1280, height: 720 } });
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(String(err)));
+  await page.goto(env.url);
+  await page.getByTestId('lesson-1').click();
+  await page.getByTestId('lesson-panel').waitFor();
+  await page.getByTestId('step-2-try').click();
+  await page.waitForTimeout(400);
+  const inView = async (selector) => {
+    const r = await page.locator(selector).first().boundingBox();
+    return r && r.y + r.height > 0 && r.y < 720;
+  };
+  assert.ok(await inView('[data-testid="step-2-try"]'), 'the step pressed is in view');
+  assert.ok(await inView('[data-testid="step-2-verdict"]'), 'its verdict is in view');
+  assert.ok(await inView('svg.graph'), 'the canvas is in view');
+  await screenshot(page, 'short-screen-step');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
