@@ -289,7 +289,8 @@ pub fn app() -> Html {
         })
     };
     let on_close_share = use_callback(shared.clone(), |_: (), shared| shared.set(None));
-    // The work saved before a share link opened: back as one undoable edit.
+    // Work kept aside (from before a share link opened, or another tab's):
+    // back as one undoable edit.
     let on_restore_earlier = {
         let (dispatch, earlier, status, selected) = (dispatch.clone(), earlier.clone(), status.clone(), selected.clone());
         Callback::from(move |_: ()| {
@@ -297,17 +298,17 @@ pub fn app() -> Html {
                 earlier.set(false);
                 return;
             };
-            if dispatch(Command::Import(text)).is_ok() {
-                keep::forget_earlier();
-                earlier.set(false);
+            if dispatch(Command::Import(text.clone())).is_ok() {
+                keep::forget_restored(&text);
+                earlier.set(keep::earlier_work().is_some());
                 selected.set(Vec::new());
-                status.set(Some("Your earlier work is back. Undo (Ctrl+Z) brings back the shared scenario.".into()));
+                status.set(Some("Your earlier work is back. Undo (Ctrl+Z) brings back what was here before.".into()));
             }
         })
     };
     let on_forget_earlier = use_callback(earlier.clone(), |_: (), earlier| {
         keep::forget_earlier();
-        earlier.set(false);
+        earlier.set(keep::earlier_work().is_some());
     });
     // A share link pasted into this tab's address bar changes only the
     // fragment: the page opens it as it would on loading.

@@ -294,6 +294,13 @@ impl Editor {
         let edge = |from: &str, to: &str| crate::scenario::EdgeSpec { from: from.into(), to: to.into() };
         let (into, out_of) = (edge(from, &id), edge(&id, to));
         self.edit(touched, |s| {
+            // A router that sends classes to `to` by name sends them to the
+            // new block, which passes them on.
+            if let BlockSpec::Router(crate::blocks::RouterSpec::ByClass { classes, default }) = &mut s.nodes[a].block {
+                for target in classes.values_mut().chain(default.iter_mut()).filter(|t| *t == to) {
+                    *target = id.clone();
+                }
+            }
             s.nodes.push(node);
             s.edges[k] = into;
             s.edges.insert(k + 1, out_of);

@@ -373,3 +373,38 @@ fn the_fastest_sender_keeps_a_bounded_queue_full_in_a_steady_state() {
     assert!((40.0..=51.0).contains(&slow), "{slow}/s");
     assert_eq!(sim.report().nodes["inbound"].dropped_total, 0);
 }
+
+#[test]
+fn a_copy_sent_again_is_acknowledged_by_the_window_that_sent_it_alone() {
+    // A window counting until processing (5 at most) before a window with
+    // receipts whose ACKs the receive loop often refuses: each copy sent
+    // again over the wire is acknowledged to the receipts window only. The
+    // first window's count stays exact: what passed it and was not yet
+    // processed (an extra acknowledgement once made it count too few, and
+    // let more than 5 through).
+    let nodes = vec![
+        json!({"id": "sender", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 200}}),
+        json!({"id": "outer", "kind": "window", "max_messages": 5, "opens_on": "processing"}),
+        json!({"id": "window", "kind": "window", "max_messages": 50, "ack_latency_s": 0.01,
+               "receipts": {"to": "reader", "retransmit_after_s": 0.05}}),
+        json!({"id": "wire", "kind": "link", "bandwidth_bytes_per_s": 1_000_000, "latency_s": 0.01}),
+        json!({"id": "receiver", "kind": "consumer", "workers": 100, "service_time": {"dist": "fixed", "value": 0.001}}),
+        json!({"id": "reader", "kind": "dispatcher", "queues": "per_class", "discipline": "alternate", "capacity": 2,
+               "on_full": "refuse", "service_time": {"dist": "fixed", "value": 0.004}}),
+        json!({"id": "peers", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 200}, "classes": [{"name": "peer"}]}),
+    ];
+    let edges = [("sender", "outer"), ("outer", "window"), ("window", "wire"), ("wire", "receiver"), ("peers", "reader")];
+    let mut sim = Simulation::new(graph(nodes, &edges), 5).unwrap();
+    for t in 1..=30 {
+        run_checked(&mut sim, t as f64);
+        let r = sim.report();
+        let outer = match &sim.nodes()[idx(&sim, "outer")] {
+            sluice_engine::Node::Window(w) => w.in_flight().messages,
+            _ => unreachable!(),
+        };
+        let past = r.nodes["outer"].departed - r.nodes["receiver"].departed;
+        assert_eq!(outer, past, "at {t} s the outer window counts {outer}, {past} are past it unprocessed");
+        assert!(outer <= 5);
+    }
+    assert!(wire_copies(&sim) > 20, "{} copies", wire_copies(&sim));
+}

@@ -36,6 +36,12 @@ fn storage() -> Option<web_sys::Storage> {
 /// Where the work saved before a share link replaced it is kept, until
 /// restored or replaced by the next link.
 const EARLIER_KEY: &str = "sluice.scenario.v1.earlier";
+/// Where another tab's saved work is kept when this tab's save replaces it
+/// and the earlier slot is taken (its latest save, until restored).
+const OTHER_TAB_KEY: &str = "sluice.scenario.v1.other-tab";
+
+/// The slots of kept work, the one offered first first.
+const KEPT: [&str; 2] = [EARLIER_KEY, OTHER_TAB_KEY];
 
 /// Saves `scenario` for the next visit, as compact JSON (a big scenario is
 /// several times smaller than pretty-printed). Storage may be full or
@@ -53,7 +59,9 @@ pub fn autosave(scenario: &Scenario) -> Result<bool, String> {
     let there = storage.get_item(STORAGE_KEY).ok().flatten();
     let displaced = there.filter(|there| MINE.with(|mine| mine.borrow().as_ref() != Some(there)));
     if let Some(theirs) = &displaced {
-        let _ = storage.set_item(EARLIER_KEY, theirs);
+        // Work already kept stays; theirs goes beside it.
+        let free = matches!(storage.get_item(EARLIER_KEY), Ok(None));
+        let _ = storage.set_item(if free { EARLIER_KEY } else { OTHER_TAB_KEY }, theirs);
     }
     storage
         .set_item(STORAGE_KEY, &text)
@@ -67,15 +75,28 @@ fn read_as_mine(text: Option<String>) {
     MINE.with(|mine| *mine.borrow_mut() = text);
 }
 
-/// The work saved before a share link opened, if it was kept.
+/// Work kept aside (from before a share link opened, or another tab's),
+/// the first of it if there are two.
 pub fn earlier_work() -> Option<String> {
-    storage()?.get_item(EARLIER_KEY).ok().flatten()
+    let storage = storage()?;
+    KEPT.iter().find_map(|key| storage.get_item(key).ok().flatten())
 }
 
-/// Forgets the earlier work (restored, or set aside for good).
+/// Forgets the kept work `earlier_work` gives (restored, or set aside for
+/// good); the other, if any, is offered next.
 pub fn forget_earlier() {
-    if let Some(storage) = storage() {
-        let _ = storage.remove_item(EARLIER_KEY);
+    let Some(storage) = storage() else { return };
+    if let Some(key) = KEPT.iter().find(|key| matches!(storage.get_item(key), Ok(Some(_)))) {
+        let _ = storage.remove_item(key);
+    }
+}
+
+/// Forgets kept work `text` once restored, wherever it is kept: the save of
+/// the restored scenario may have kept another tab's work meanwhile.
+pub fn forget_restored(text: &str) {
+    let Some(storage) = storage() else { return };
+    if let Some(key) = KEPT.iter().find(|key| storage.get_item(key).ok().flatten().as_deref() == Some(text)) {
+        let _ = storage.remove_item(key);
     }
 }
 

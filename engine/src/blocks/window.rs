@@ -241,6 +241,9 @@ pub struct Window {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Wired {
     pub link: usize,
+    /// The window that sends it again, and hears its ACK again: the only
+    /// one of the message's gates whose ACK was refused.
+    pub window: usize,
     pub msg: Message,
 }
 
@@ -340,7 +343,7 @@ impl Window {
 
     /// The acknowledgement of `msg` is due now; it arrives after the latency.
     pub fn acknowledge(&mut self, msg: &Message, ctx: &mut Context) {
-        let wired = self.crossed.remove(&msg.id).map(|link| Wired { link: link as usize, msg: *msg });
+        let wired = self.crossed.remove(&msg.id).map(|link| Wired { link: link as usize, window: ctx.node, msg: *msg });
         self.acknowledge_wired(msg, wired, ctx);
     }
 

@@ -104,7 +104,8 @@ impl Simulation {
         for copy in window.take_resends() {
             match &mut self.nodes[copy.link] {
                 Node::Link(link) => link.resend(copy, &mut ctx!(self, copy.link)),
-                // The link went away in an edit: the ACK comes back now.
+                // No longer a link (a run does not change a node's kind
+                // today): the ACK comes back now rather than never.
                 _ => {
                     if let Node::Window(window) = &mut self.nodes[w] {
                         window.acknowledge_copy(copy, &mut ctx!(self, w));
@@ -135,10 +136,9 @@ impl Simulation {
     pub(super) fn copies_arrive(&mut self, l: usize) {
         let Node::Link(link) = &mut self.nodes[l] else { return };
         for copy in link.arrived_copies(self.core.now) {
-            for g in copy.msg.gates.iter() {
-                if let Node::Window(w) = &mut self.nodes[g] {
-                    w.acknowledge_copy(copy, &mut ctx!(self, g));
-                }
+            let w = copy.window;
+            if let Node::Window(window) = &mut self.nodes[w] {
+                window.acknowledge_copy(copy, &mut ctx!(self, w));
             }
         }
     }

@@ -497,8 +497,9 @@ impl Simulation {
                     // A window with receipts sends what it counts again
                     // over the first link it crossed.
                     for g in msg.gates.iter() {
-                        if let Node::Window(w) = &mut self.nodes[g] {
-                            w.crossed(&msg, to);
+                        match &mut self.nodes[g] {
+                            Node::Window(w) if !w.is_receipt(&msg) => w.crossed(&msg, to),
+                            _ => {}
                         }
                     }
                 }
@@ -647,6 +648,9 @@ impl Simulation {
                     link.head_unread();
                 } else {
                     link.head_refused();
+                    // A copy sent again behind the refused head still
+                    // arrives (the far end's transport takes it).
+                    link.arm_next_arrival(&mut ctx!(self, l));
                     return;
                 }
             }

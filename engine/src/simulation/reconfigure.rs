@@ -183,6 +183,11 @@ impl Simulation {
         if !same_nodes || edges != expected || edited.seed != self.scenario.seed {
             return refuse("not an insertion into this run");
         }
+        if matches!(&self.scenario.nodes[to].block, BlockSpec::Dispatcher(d) if d.queues == crate::blocks::dispatcher::QueueKey::PerInput) {
+            // Its demand queues are its senders: a new sender is a new
+            // queue, and the old one's backlog and priority stay behind.
+            return refuse("a dispatcher with a queue per sender gets a new sender: the run starts again");
+        }
         edited.validate()?;
 
         // The wiring: `from` now feeds the new node in `to`'s place, and
