@@ -1,3 +1,10 @@
+// Opens a scenario file in the page as a share link and screenshots it at
+// 1440 × 900 and 390 × 844, after it has run a while, with a block
+// selected: a look at what a change did, as a person would see it.
+//
+//   make web build && node e2e/look.mjs FILE OUT [WAIT_MS] [BLOCK_ID]
+//
+// writes OUT-wide.png and OUT-phone.png.
 import { serve, launch } from './harness.mjs';
 import { execFileSync } from 'node:child_process';
 const file = process.argv[2], out = process.argv[3], wait = Number(process.argv[4] ?? 3000);
