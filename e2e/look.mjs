@@ -21,7 +21,8 @@ try {
     if ((await close.count()) > 0) await close.click();
     await page.waitForTimeout(wait);
     const sel = process.argv[5];
-    if (sel) await page.locator(`[data-node="${sel}"] .body`).click();
+    // On a phone the block may lie outside the part of the canvas drawn.
+    if (sel) await page.locator(`[data-node="${sel}"] .body`).click({ timeout: 3000 }).catch(() => {});
     await page.waitForTimeout(500);
     await page.screenshot({ path: `${out}-${tag}.png` });
   }
