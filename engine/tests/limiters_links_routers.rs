@@ -328,6 +328,39 @@ fn a_resource_pool_lends_at_most_its_resources_and_keeps_spares() {
 }
 
 #[test]
+fn a_resource_pool_keeps_its_spares_ready_before_they_are_asked_for() {
+    // min_spare 2 and nothing in the pool at first: two are made at once
+    // (one second each) and wait idle; three jobs at 5 s take the two at
+    // once, two more are being made at once to keep two spare, and the
+    // third job goes when the first of them is ready, at 6 s.
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "trace", "times_s": [5.0, 5.0, 5.0]}}),
+            json!({"id": "q", "kind": "queue"}),
+            json!({"id": "pool", "kind": "resource_pool", "min_total": 0, "max_total": 10, "min_spare": 2, "create_s": 1.0}),
+            consumer("c", 10.0, 10),
+        ],
+        &[("p", "q"), ("q", "pool"), ("pool", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 5).unwrap();
+    let counts = |sim: &Simulation| match &sim.nodes()[idx(sim, "pool")] {
+        sluice_engine::Node::ResourcePool(r) => r.counts(),
+        _ => unreachable!(),
+    };
+    run_checked(&mut sim, 2.0);
+    assert_eq!(counts(&sim), (2, 0, 0), "(idle, busy, being made) before any job");
+    run_checked(&mut sim, 5.5);
+    assert_eq!(counts(&sim), (0, 2, 2), "the spares taken, two more on the way");
+    assert_eq!(sim.report().nodes["c"].arrived, 2);
+    run_checked(&mut sim, 5.99);
+    assert_eq!(sim.report().nodes["c"].arrived, 2, "the third waits for a resource");
+    run_checked(&mut sim, 6.01);
+    assert_eq!(sim.report().nodes["c"].arrived, 3);
+    let (idle, busy, making) = counts(&sim);
+    assert_eq!((busy, idle + making), (3, 2), "two spare again, idle or being made");
+}
+
+#[test]
 fn a_pool_made_smaller_while_running_lends_no_more_than_its_new_total() {
     // Ten resources lent at 100 a second; lowered to three while all are
     // busy: the busy ones go as they come back, and from then on at most

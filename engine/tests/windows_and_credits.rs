@@ -197,6 +197,58 @@ fn credit_bounds_what_waits_at_the_receiver() {
 }
 
 #[test]
+fn a_window_per_destination_counts_every_class_to_one_destination_together() {
+    // Two classes, both to one receiver, through a window of 5 per
+    // destination opening on processing: counted from the messages, never
+    // more than 5 are out to it at once, and 5 under load (a window keyed
+    // by class would let 5 of each, 10).
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 500},
+                   "classes": [{"name": "a", "destination": "rx"}, {"name": "b", "destination": "rx"}]}),
+            json!({"id": "w", "kind": "window", "max_messages": 5, "scope": "per_destination", "opens_on": "processing"}),
+            json!({"id": "rx", "kind": "consumer", "workers": 20, "service_time": {"dist": "fixed", "value": 0.05}}),
+        ],
+        &[("p", "w"), ("w", "rx")],
+    );
+    let mut sim = Simulation::new(scenario, 3).unwrap();
+    let mut most = 0;
+    for k in 1..=1000 {
+        run_checked(&mut sim, k as f64 * 0.01);
+        let r = sim.report();
+        most = most.max(r.nodes["w"].departed - r.nodes["rx"].departed);
+    }
+    assert_eq!(most, 5, "at most {most} out to one destination at once");
+}
+
+#[test]
+fn a_credit_link_never_has_more_out_than_the_credit_it_issued() {
+    // Counted from the messages themselves, not the block's counter: what
+    // passed the credit link and the consumer has not processed is never
+    // more than the initial credit of 8, and reaches it under load (a
+    // grant one larger than its batch would let it creep up).
+    for batch in [1, 2, 4, 8] {
+        let scenario = graph(
+            vec![
+                json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 500}}),
+                json!({"id": "credit", "kind": "credit", "initial_credit": 8, "grant_batch": batch, "grant_latency_s": 0.01}),
+                json!({"id": "q", "kind": "queue"}),
+                consumer("c", 0.01),
+            ],
+            &[("p", "credit"), ("credit", "q"), ("q", "c")],
+        );
+        let mut sim = Simulation::new(scenario, 3).unwrap();
+        let mut most = 0;
+        for k in 1..=2000 {
+            run_checked(&mut sim, k as f64 * 0.01);
+            let r = sim.report();
+            most = most.max(r.nodes["credit"].departed - r.nodes["c"].departed);
+        }
+        assert_eq!(most, 8, "grant batch {batch}: at most {most} out at once");
+    }
+}
+
+#[test]
 fn an_idle_peer_closes_and_its_next_message_is_a_first_contact_again() {
     let scenario = graph(
         vec![

@@ -596,6 +596,27 @@ mod tests {
     }
 
     #[test]
+    fn an_anchored_span_opens_at_the_job_that_opens_it_not_where_the_last_ended() {
+        // The note: the first job starts the count and records its time.
+        // After a pause, the job at 3.3 s opens a span to 4.3 s; a span
+        // laid end to end after the last (1.0 to 2.0, 2.0 to 3.0, 3.0 to
+        // 4.0) would let the third go at 4.0.
+        let times = pass_times(rule(Scheme::Anchored, 2.0), &[0.0, 0.0, 0.0, 3.3, 3.3, 3.3]);
+        assert_eq!(times, vec![0.0, 0.0, 1.0, 3.3, 3.3, 4.3]);
+    }
+
+    #[test]
+    fn a_token_bucket_holds_no_more_than_its_burst() {
+        // 2 a second with a burst of 1: after any idle time one goes at
+        // once and the next waits half a second; a bucket ignoring its cap
+        // would let two (or, after ten idle seconds, twenty) go at once.
+        let bucket = |burst| RuleState::new(RateRule { scheme: Scheme::TokenBucket, limit: 2.0, span_s: 1.0, burst });
+        assert_eq!(pass_times(bucket(Some(1.0)), &[0.0, 0.0, 0.0]), vec![0.0, 0.5, 1.0]);
+        assert_eq!(pass_times(bucket(Some(1.0)), &[0.0, 10.0, 10.0, 10.0]), vec![0.0, 10.0, 10.5, 11.0]);
+        assert_eq!(pass_times(bucket(Some(3.0)), &[10.0, 10.0, 10.0, 10.0]), vec![10.0, 10.0, 10.0, 10.5]);
+    }
+
+    #[test]
     fn sliding_counts_any_interval() {
         let times = pass_times(rule(Scheme::Sliding, 2.0), &[0.0, 0.5, 0.6, 0.6]);
         assert_eq!(times, vec![0.0, 0.5, 1.0, 1.5]);
