@@ -342,6 +342,18 @@ test('a limiter dropped on a running edge goes between its ends, live, as one ed
   await page.mouse.down();
   for (let i = 1; i <= 8; i++) await page.mouse.move(from.x + ((to.x - from.x) * i) / 8, from.y + ((to.y - from.y) * i) / 8);
   assert.match(await page.getByTestId('palette-ghost').textContent(), /Rate limiter · between stream and sender/);
+  assert.match(await line.getAttribute('class'), /\bdrop-target\b/, 'the edge is marked while the block is over it');
+  // The ghost is drawn over the canvas, not clipped to the palette.
+  // (Hit testing follows painting and clipping; the ghost lets the pointer
+  // through, so it is made to take it for the look.)
+  const seen = await page.getByTestId('palette-ghost').evaluate((g) => {
+    const r = g.getBoundingClientRect();
+    g.style.pointerEvents = 'auto';
+    const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+    g.style.pointerEvents = '';
+    return { shown: g.contains(hit), over: r.x + r.width / 2 > document.querySelector('svg.graph').getBoundingClientRect().x };
+  });
+  assert.ok(seen.shown && seen.over, `the ghost is seen over the canvas: ${JSON.stringify(seen)}`);
   await page.mouse.up();
   await page.waitForSelector('[data-node="rate_limiter1"]');
   assert.equal(await page.locator('.edge').count(), edges + 1, 'one edge became two');
@@ -350,6 +362,7 @@ test('a limiter dropped on a running edge goes between its ends, live, as one ed
   // Live: what the stream made is not reset.
   assert.ok((await made(page, 'stream')) >= before, 'the run went on');
   await madePasses(page, 'stream', before + 1);
+  assert.equal(await page.locator('.edge.drop-target').count(), 0, 'no edge stays marked after the drop');
   await screenshot(page, 'inserted-on-edge');
   // One undo takes it back out.
   await page.click('[data-testid="undo"]');

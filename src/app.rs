@@ -382,9 +382,12 @@ pub fn app() -> Html {
             Some((at, on_edge))
         }
     };
+    // The edge a block being dragged would go on, drawn marked.
+    let drop_edge = use_state_eq(|| None::<(String, String)>);
     let on_drop = {
-        let (dispatch, drop_target) = (dispatch.clone(), drop_target.clone());
+        let (dispatch, drop_target, drop_edge) = (dispatch.clone(), drop_target.clone(), drop_edge.clone());
         Callback::from(move |(kind, x, y): (Kind, f64, f64)| {
+            drop_edge.set(None);
             let command = match drop_target(kind, x, y) {
                 None => return,
                 Some((Some(at), Some((from, to)))) => Command::Insert { kind, at, from, to },
@@ -393,9 +396,14 @@ pub fn app() -> Html {
             let _ = dispatch(command);
         })
     };
-    let lands = Callback::from(move |(kind, x, y): (Kind, f64, f64)| {
-        drop_target(kind, x, y).and_then(|(_, edge)| edge).map(|(from, to)| format!("between {from} and {to}"))
-    });
+    let lands = {
+        let drop_edge = drop_edge.clone();
+        Callback::from(move |(kind, x, y): (Kind, f64, f64)| {
+            let edge = drop_target(kind, x, y).and_then(|(_, edge)| edge);
+            drop_edge.set(edge.clone());
+            edge.map(|(from, to)| format!("between {from} and {to}"))
+        })
+    };
     let on_add = {
         let dispatch = dispatch.clone();
         Callback::from(move |kind: Kind| drop(dispatch(Command::Add { kind, at: None })))
@@ -653,6 +661,7 @@ pub fn app() -> Html {
                     <Messages shared={(*shared).clone()} {on_close_share} status={(*status).clone()} notice={(*notice).clone()} {stall} {missing} {running}
                         earlier={*earlier} {on_restore_earlier} {on_forget_earlier} />
                     <Canvases snapshot={shown.snapshot.clone()} motion={motion_live.clone()} {dropping} selected={selection.clone()} on_select={on_select.clone()}
+                        drop_edge={(*drop_edge).clone()}
                         {on_move} {on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} />
                     if let Some((lines, nodes, strips)) = shown.charts {
                         <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={shown.chart_now_s} />

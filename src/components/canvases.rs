@@ -36,6 +36,9 @@ pub struct CanvasesProps {
     pub on_select: Callback<Select>,
     pub on_move: Callback<(Vec<usize>, f64, f64)>,
     pub on_connect: Callback<(usize, usize)>,
+    /// The edge a block dragged from the palette would go on, if any.
+    #[prop_or_default]
+    pub drop_edge: Option<(String, String)>,
     /// With a comparison open.
     pub b: Option<VariantView>,
     /// A pick on B's canvas, in B's indices.
@@ -53,6 +56,7 @@ pub fn canvases(p: &CanvasesProps) -> Html {
     let a = html! {
         <MotionContext context={p.motion.clone()}>
             <Graph snapshot={p.snapshot.clone()} dropping={p.dropping.clone()} selected={p.selected.clone()} on_select={p.on_select.clone()}
+                drop_edge={p.drop_edge.clone()}
                 on_move={p.on_move.clone()} on_connect={p.on_connect.clone()} />
         </MotionContext>
     };

@@ -78,6 +78,10 @@ pub struct GraphProps {
     /// What a screen reader calls the canvas, when not the editing one.
     #[prop_or_default]
     pub label: Option<AttrValue>,
+    /// The edge a block dragged from the palette would go on (by the ids
+    /// of its ends): drawn marked.
+    #[prop_or_default]
+    pub drop_edge: Option<(String, String)>,
 }
 
 /// A pointer gesture under way on the canvas.
@@ -518,8 +522,9 @@ pub fn graph(props: &GraphProps) -> Html {
             let shown = in_view((x1.min(x2), y1.min(y2), x1.max(x2), y1.max(y2)));
             geometry.segments.push(if shown && !overview { (x1, y1, x2, y2) } else { (f64::NAN, f64::NAN, f64::NAN, f64::NAN) });
             let name = format!("edge-{}-{}", snap.nodes[from].id, snap.nodes[to].id);
+            let target = props.drop_edge.as_ref().is_some_and(|(a, b)| *a == snap.nodes[from].id && *b == snap.nodes[to].id);
             shown.then(|| html! {
-                <line class="edge" data-testid={name} x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
+                <line class={classes!("edge", target.then_some("drop-target"))} data-testid={name} x1={x1.to_string()} y1={y1.to_string()} x2={x2.to_string()} y2={y2.to_string()}
                     marker-end={(!overview).then_some("url(#arrow)")} />
             })
         })
