@@ -616,6 +616,80 @@ mod tests {
         assert_eq!(pass_times(bucket(Some(3.0)), &[10.0, 10.0, 10.0, 10.0]), vec![10.0, 10.0, 10.0, 10.5]);
     }
 
+    /// The pass times of jobs arriving at `arrivals` (sorted), each going
+    /// as soon as the scheme allows and in order, worked out from the
+    /// scheme's definition alone, in seconds: the independent reference
+    /// the rule is held to.
+    fn reference(scheme: Scheme, limit: u32, arrivals: &[f64]) -> Vec<f64> {
+        let (l, span) = (limit as f64, 1.0);
+        let mut out: Vec<f64> = Vec::new();
+        let (mut start, mut count) = (f64::NEG_INFINITY, 0u32);
+        let (mut tokens, mut updated) = (l, 0.0);
+        for &a in arrivals {
+            let t0 = out.last().map_or(a, |&r: &f64| a.max(r));
+            let t = match scheme {
+                // The first job opens a span; while it lasts, jobs pass up
+                // to the limit; the next waits for its end and opens the
+                // next span.
+                Scheme::Anchored => {
+                    if t0 < start + span && count < limit {
+                        count += 1;
+                        t0
+                    } else {
+                        let t = if t0 < start + span { start + span } else { t0 };
+                        (start, count) = (t, 1);
+                        t
+                    }
+                }
+                // A count cleared at every whole span from zero.
+                Scheme::NaturalPeriod => {
+                    let mut k = (t0 / span).floor();
+                    let passed_in = |k: f64| out.iter().filter(|&&p| (p / span).floor() == k).count() as u32;
+                    while passed_in(k) >= limit {
+                        k += 1.0;
+                    }
+                    t0.max(k * span)
+                }
+                // At most `limit` in any span: the limit-th latest pass
+                // must be a whole span before.
+                Scheme::Sliding => match out.len().checked_sub(limit as usize) {
+                    Some(i) => t0.max(out[i] + span),
+                    None => t0,
+                },
+                // Tokens at limit a span, up to the limit; one a job.
+                Scheme::TokenBucket => {
+                    tokens = (tokens + (t0 - updated) * l / span).min(l);
+                    let t = if tokens >= 1.0 { t0 } else { t0 + (1.0 - tokens) * span / l };
+                    tokens = (tokens + (t - t0) * l / span).min(l) - 1.0;
+                    updated = t;
+                    t
+                }
+                other => unreachable!("{other:?} has no reference here"),
+            };
+            out.push(t);
+        }
+        out
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn each_scheme_passes_jobs_when_its_definition_says(
+            scheme in proptest::sample::select(vec![Scheme::Anchored, Scheme::NaturalPeriod, Scheme::Sliding, Scheme::TokenBucket]),
+            limit in 1u32..6,
+            gaps in proptest::collection::vec(proptest::prop_oneof![proptest::strategy::Just(0.0), 0.0f64..0.3, 0.5f64..3.0], 1..60),
+        ) {
+            // Arrivals on a millisecond grid, as the clock keeps time in
+            // whole nanoseconds and the reference in floating seconds.
+            let mut t = 0.0;
+            let arrivals: Vec<f64> = gaps.iter().map(|g| { t += (g * 1000.0).round() / 1000.0; t }).collect();
+            let got = pass_times(rule(scheme, limit as f64), &arrivals);
+            let want = reference(scheme, limit, &arrivals);
+            for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+                proptest::prop_assert!((g - w).abs() < 1e-6, "{scheme:?}, limit {limit}: job {k} arriving at {} passed at {g}, by definition at {w}\n{arrivals:?}", arrivals[k]);
+            }
+        }
+    }
+
     #[test]
     fn sliding_counts_any_interval() {
         let times = pass_times(rule(Scheme::Sliding, 2.0), &[0.0, 0.5, 0.6, 0.6]);
