@@ -23,6 +23,11 @@ if ! rustup target list --installed 2>/dev/null | grep -qx wasm32-unknown-unknow
   rustup target add wasm32-unknown-unknown
 fi
 
+if [ "${1:-}" = test ] && ! cargo clippy --version >/dev/null 2>&1; then
+  say "adding clippy"
+  rustup component add clippy
+fi
+
 if [ "$(trunk --version 2>/dev/null)" != "trunk $TRUNK_VERSION" ]; then
   say "installing trunk $TRUNK_VERSION (a few minutes)"
   # trunk 0.22 needs a newer rustc than this toolchain.

@@ -66,6 +66,8 @@ else
   # edits) have unit tests that run natively. --no-fail-fast: a failing
   # test binary does not hide the ones after it.
   stage native 210 900 cargo test --workspace --no-fail-fast
+  # The compiler's help: every lint of clippy's default set, as errors.
+  stage clippy 0 900 cargo clippy --workspace --all-targets -- -D warnings
   # The fuzz targets again, in release and for longer: random graphs of
   # every block and damaged scenario files.
   stage fuzz 5 900 env PROPTEST_CASES="${FUZZ_CASES:-20000}" cargo test --release --no-fail-fast -p sluice-engine --test fuzz

@@ -45,6 +45,10 @@ use crate::view::selection::Select;
 use crate::view::sweep::{SweepForm, SweepOrder};
 use crate::view::words::thousands;
 
+/// Where a block dropped on the page lands: its point on the canvas, and
+/// the edge (from, to) it goes on when dropped near one.
+type Landing = (Option<Position>, Option<(String, String)>);
+
 /// Real seconds a lesson step may take to watch before the page speeds it
 /// up.
 const WATCH_REAL_S: f64 = 30.0;
@@ -53,7 +57,8 @@ const WATCH_REAL_S: f64 = 30.0;
 /// simulated seconds takes at most `WATCH_REAL_S` real ones, when `speed`
 /// is too slow for that (the slowest such; none: the speed is fine).
 fn fitting_speed(within_s: f64, speed: f64) -> Option<f64> {
-    if !(within_s / speed > WATCH_REAL_S) {
+    // A speed of 0 or NaN gives no ratio above the limit: nothing to fit.
+    if (within_s / speed).partial_cmp(&WATCH_REAL_S) != Some(std::cmp::Ordering::Greater) {
         return None;
     }
     crate::components::controls::SPEEDS.iter().copied().filter(|s| s.is_finite()).find(|s| within_s / s <= WATCH_REAL_S)
@@ -374,7 +379,7 @@ pub fn app() -> Html {
     // a message in goes between the edge's ends).
     let drop_target = {
         let session = session.clone();
-        move |kind: Kind, x: f64, y: f64| -> Option<(Option<Position>, Option<(String, String)>)> {
+        move |kind: Kind, x: f64, y: f64| -> Option<Landing> {
             let svg = gloo_utils::document().query_selector("svg.graph").ok().flatten();
             let svg = svg.filter(|svg| over_canvas(svg, x, y))?;
             let at = client_to_canvas(&svg, x, y).map(|(x, y)| Position { x: x.round(), y: y.round() });

@@ -46,7 +46,7 @@ pub struct StateSlot {
 impl StateSlot {
     /// The most severe state held at all within the slot.
     pub fn worst(&self) -> SendState {
-        SEND_STATES.into_iter().zip(self.seconds).filter(|&(_, s)| s > 0.0).map(|(state, _)| state).last().unwrap_or(SendState::Ready)
+        SEND_STATES.into_iter().zip(self.seconds).filter(|&(_, s)| s > 0.0).map(|(state, _)| state).next_back().unwrap_or(SendState::Ready)
     }
 }
 

@@ -124,7 +124,7 @@ fn router_weights_may_lag_its_edges_in_a_draft_only() {
     });
     let mut editor = sluice_engine::Editor::new(Scenario::from_value(doc).unwrap()).unwrap();
     editor.connect("r", "b").expect("a second edge is a sound draft");
-    let missing: Vec<String> = editor.missing().into_iter().map(|e| e.to_string()).collect();
+    let missing: Vec<String> = editor.missing().iter().map(|e| e.to_string()).collect();
     assert_eq!(missing, vec!["nodes[1].weights: has 1 weight(s) for 2 outgoing edge(s)".to_string()]);
     let to_run = editor.scenario().clone().validate().expect_err("not runnable yet").to_string();
     assert_eq!(to_run, "nodes[1].weights: has 1 weight(s) for 2 outgoing edge(s)");

@@ -42,8 +42,8 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
         let (announced, last_states) = (announced.clone(), last_states.clone());
         use_effect_with((props.index, props.states.clone()), move |(_, states)| {
             let before = std::mem::replace(&mut *last_states.borrow_mut(), states.clone());
-            let fresh = states.iter().enumerate().filter(|(k, state)| before.get(*k) != Some(*state));
-            if let Some((k, StepState::Judged(v))) = fresh.filter(|(_, state)| matches!(state, StepState::Judged(_))).last() {
+            let mut fresh = states.iter().enumerate().filter(|(k, state)| before.get(*k) != Some(*state));
+            if let Some((k, StepState::Judged(v))) = fresh.rfind(|(_, state)| matches!(state, StepState::Judged(_))) {
                 let figures: Vec<&str> = v.results.iter().map(|r| r.text.as_str()).collect();
                 let outcome = if v.passed { "as the lesson says" } else { "not as the lesson says" };
                 announced.set(format!("Step {}: {outcome}. {}", k + 1, figures.join("; ")));

@@ -42,7 +42,7 @@ pub struct SweepPanelProps {
 
 /// What changes the sweep on show.
 enum Action {
-    Start(SweepRun),
+    Start(Box<SweepRun>),
     Report(Report, f64),
     Cancel(f64),
 }
@@ -55,7 +55,7 @@ impl Reducible for Shown {
     fn reduce(self: Rc<Self>, action: Action) -> Rc<Self> {
         let mut run = self.0.clone();
         match action {
-            Action::Start(new) => run = Some(new),
+            Action::Start(new) => run = Some(*new),
             Action::Report(report, now) => {
                 if let Some(r) = &mut run {
                     r.take(report, now);
@@ -108,7 +108,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         Rc::new(move |request: Request, lesson_step: Option<usize>| {
             *worker.borrow_mut() = None;
             let run = SweepRun::new(&request, now_ms(), lesson_step);
-            shown.dispatch(Action::Start(run));
+            shown.dispatch(Action::Start(Box::new(run)));
             let reports = shown.dispatcher();
             match SweepWorker::start(&request, move |report| reports.dispatch(Action::Report(report, now_ms()))) {
                 Ok(w) => {

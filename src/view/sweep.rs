@@ -139,6 +139,10 @@ pub enum Phase {
 }
 
 /// A sweep started from the panel.
+/// A sweep's chart: per finished point, (value, mean, half-width) of a
+/// figure, and the theory's (value, prediction) where it has one.
+pub type Series = (Vec<(f64, f64, f64)>, Vec<(f64, f64)>);
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepRun {
     pub name: String,
@@ -249,7 +253,7 @@ impl SweepRun {
 
     /// For the chart: per finished point, (value, mean, half-width) of
     /// `metric`, and the theory's (value, prediction) where it has one.
-    pub fn series(&self, metric: &str) -> (Vec<(f64, f64, f64)>, Vec<(f64, f64)>) {
+    pub fn series(&self, metric: &str) -> Series {
         let mut measured = Vec::new();
         let mut theory = Vec::new();
         for p in &self.points {

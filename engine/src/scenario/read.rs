@@ -112,7 +112,7 @@ impl Scenario {
                 .map(|(path, message)| FieldError { path, message })
                 .collect();
             let read = match node_from_value(raw, &format!("nodes[{i}]")) {
-                Ok(node) if !unit_errors.is_empty() => Err((Vec::new(), Some(node))),
+                Ok(node) if !unit_errors.is_empty() => Err((Vec::new(), Some(Box::new(node)))),
                 other => other,
             };
             match read {
@@ -131,7 +131,7 @@ impl Scenario {
                     match stand_in {
                         Some(node) => {
                             typing.producer_failed |= matches!(node.block, BlockSpec::Producer(_));
-                            nodes.push(node);
+                            nodes.push(*node);
                         }
                         None => typing.placed = false,
                     }
@@ -232,7 +232,7 @@ pub(super) fn at_most_reported(mut errors: Vec<FieldError>) -> ScenarioError {
 /// that does not read gives every type error found in it and, where it
 /// has an id and a known kind, that kind's default block to stand in for
 /// it while the rest of the file is checked.
-pub(super) fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, (Vec<FieldError>, Option<NodeSpec>)> {
+pub(super) fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, (Vec<FieldError>, Option<Box<NodeSpec>>)> {
     let fail = |path: String, message: String| (vec![FieldError { path, message }], None);
     let Value::Object(mut fields) = value else {
         return Err(fail(path.into(), "a node must be a JSON object".into()));
@@ -258,10 +258,10 @@ pub(super) fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, (Vec
     let block = block_of_kind(kind, Value::Object(fields), path, Some(&shape));
     match block {
         Ok(block) if errors.is_empty() => Ok(NodeSpec { id, position, block }),
-        Ok(_) => Err((errors, Some(NodeSpec { id, position: None, block: default }))),
+        Ok(_) => Err((errors, Some(Box::new(NodeSpec { id, position: None, block: default })))),
         Err(e) => {
             errors.extend(e);
-            Err((errors, Some(NodeSpec { id, position: None, block: default })))
+            Err((errors, Some(Box::new(NodeSpec { id, position: None, block: default }))))
         }
     }
 }

@@ -219,7 +219,7 @@ impl Simulation {
                 edited.edge_ends().into_iter().map(|(a, b)| (a.unwrap_or(usize::MAX), b.unwrap_or(usize::MAX))).collect();
             let mut flows = Flows::new(n + 1, &new_edges, self.class_names.len());
             for (k, &(a, b)) in new_edges.iter().enumerate() {
-                let counts = if a == n { count_of(from, to) } else if b == n { count_of(from, to) } else { count_of(a, b) };
+                let counts = if a == n || b == n { count_of(from, to) } else { count_of(a, b) };
                 flows.set_edge(k, &counts.unwrap_or_default());
             }
             self.flows = Some(Box::new(flows));

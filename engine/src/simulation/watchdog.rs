@@ -145,7 +145,7 @@ impl Simulation {
     #[cold]
     #[inline(never)]
     pub(super) fn watch(&mut self, event: crate::scheduler::Event) -> bool {
-        if self.events % HELD_SAMPLE == 0 && (self.watch_held() || self.watch_progress()) {
+        if self.events.is_multiple_of(HELD_SAMPLE) && (self.watch_held() || self.watch_progress()) {
             self.core.scheduler.push(event);
             return true;
         }
