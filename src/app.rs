@@ -323,7 +323,7 @@ pub fn app() -> Html {
             let listener = gloo_events::EventListener::new(&gloo_utils::window(), "hashchange", move |_| match keep::pasted_link() {
                 None => {}
                 Some(Ok(scenario)) => {
-                    let text = sluice_engine::json_read::to_value(&scenario).to_string();
+                    let text = sluice_engine::plumbing::json_read::to_value(&scenario).to_string();
                     if dispatch(Command::Import(text)).is_ok() {
                         selected.set(Vec::new());
                         earlier.set(keep::earlier_work().is_some());

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::distribution::Distribution;
 use crate::time::{SimDuration, SimTime};
-use crate::validate::{check_range, push_error, FieldError};
+use crate::plumbing::validate::{check_range, push_error, FieldError};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "process", rename_all = "snake_case", deny_unknown_fields)]

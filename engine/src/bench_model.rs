@@ -6,7 +6,9 @@
 //! and a run is deterministic for its seed, so a native run and a
 //! WebAssembly run of the same length do the same work.
 
-use crate::{Scenario, SimTime, Simulation};
+use crate::scenario::Scenario;
+use crate::simulation::Simulation;
+use crate::time::SimTime;
 
 /// M/M/1/K with λ = 0.9, μ = 1, K = 10: nine waiting places and one server.
 pub const MM1K: &str = r#"{

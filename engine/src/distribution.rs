@@ -7,7 +7,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::rng::SimRng;
-use crate::validate::{check_range, push_error, FieldError};
+use crate::plumbing::validate::{check_range, push_error, FieldError};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "dist", rename_all = "snake_case", deny_unknown_fields)]

@@ -55,9 +55,9 @@ pub fn set_at(doc: &mut Value, pointer: &str, new: Option<Value>) -> Result<(), 
 /// `block` with `value` written at `pointer`, parsed again; an error names
 /// the field and what is wrong with the value.
 pub fn with_field(block: &BlockSpec, pointer: &str, value: Value) -> Result<BlockSpec, String> {
-    let mut doc = crate::json_read::to_value(block);
+    let mut doc = crate::plumbing::json_read::to_value(block);
     set_at(&mut doc, pointer, Some(value)).map_err(|why| format!("{pointer}: {why}"))?;
-    crate::json_read::from_value(&doc).map_err(|e| format!("{pointer}: {e}"))
+    crate::plumbing::json_read::from_value(&doc).map_err(|e| format!("{pointer}: {e}"))
 }
 
 #[cfg(test)]
@@ -82,7 +82,7 @@ mod tests {
 
     #[test]
     fn with_field_parses_again_and_names_the_field() {
-        let queue = crate::editor::default_block(crate::scenario::Kind::Queue);
+        let queue = crate::scenario::default_block(crate::scenario::Kind::Queue);
         let changed = with_field(&queue, "/capacity/messages", json!(7)).unwrap();
         assert_eq!(serde_json::to_value(&changed).unwrap()["capacity"]["messages"], json!(7));
         let err = with_field(&queue, "/capacity/messages", json!("seven")).unwrap_err();

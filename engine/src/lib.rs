@@ -14,14 +14,12 @@ pub mod distribution;
 pub mod editor;
 pub mod flows;
 pub mod json_field;
-pub mod json_read;
 pub mod lesson;
 pub mod measure;
 pub(crate) mod message;
 pub mod metrics;
-pub mod paths;
 pub mod playground;
-pub mod printable;
+pub mod plumbing;
 pub(crate) mod priorities;
 pub mod report;
 pub mod rng;
@@ -35,18 +33,13 @@ pub mod supervision;
 pub mod sweep;
 pub mod theory;
 pub mod time;
-pub mod units;
-pub mod validate;
 
 pub use metrics::{DropReason, SeriesPoint, Transition};
 pub use report::{NodeReport, Report, Totals};
 pub use editor::Editor;
 pub use playground::{Command, Playground};
-pub use scenario::{BlockSpec, FieldError, NodeSpec, Scenario, ScenarioError, SCENARIO_VERSION};
+pub use scenario::{DEFAULT_SCENARIO, BlockSpec, FieldError, NodeSpec, Scenario, ScenarioError, SCENARIO_VERSION};
 pub use simulation::{Node, Overflow, Simulation, Stall, Stop, MAX_EVENTS_AT_ONE_INSTANT, MAX_MESSAGES_HELD};
 pub use state::State;
 pub use time::{SimDuration, SimTime};
 
-/// The scenario the page opens on: a fast video producer, a sender queue with
-/// soft and hard thresholds, and a slow client.
-pub const DEFAULT_SCENARIO: &str = include_str!("../../scenarios/slow-client.json");

@@ -82,7 +82,7 @@ impl Report {
         let mut out = String::new();
         let t = &self.totals;
         if !self.scenario.is_empty() {
-            let _ = writeln!(out, "scenario   {}", crate::printable::printable(&self.scenario, 200));
+            let _ = writeln!(out, "scenario   {}", crate::plumbing::printable::printable(&self.scenario, 200));
         }
         let _ = writeln!(out, "seed       {}", self.seed);
         let _ = writeln!(out, "sim time   {:.3} s   ({} events, {} state transitions)", self.sim_time_s, self.events, self.transitions);

@@ -38,7 +38,7 @@ const LEVEL: u8 = 9;
 pub fn encode(scenario: &Scenario) -> String {
     // Compact, its fields in the order of their names (the text that a
     // JSON value prints): decoding reads any order.
-    let json = crate::json_read::to_value(scenario).to_string();
+    let json = crate::plumbing::json_read::to_value(scenario).to_string();
     let packed = miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), LEVEL);
     format!("{SHARE_FORMAT}.{}", URL_SAFE_NO_PAD.encode(packed))
 }
@@ -59,7 +59,7 @@ pub fn decode(code: &str) -> Result<Scenario, String> {
         _ => {
             return Err(format!(
                 "share code format {} is not known to this version (it reads \"{SHARE_FORMAT}\" and \"{FIRST_FORMAT}\")",
-                crate::printable::quoted(format)
+                crate::plumbing::printable::quoted(format)
             ))
         }
     };

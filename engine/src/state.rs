@@ -6,10 +6,48 @@
 //! strings ("SoftLimit", "ShuttingDown", "up", "linked"), in reports, JSON
 //! output and lesson files alike.
 
-use serde::{Serialize, Serializer};
+use serde::{Deserialize, Serialize, Serializer};
 
-use crate::blocks::consumer::Phase;
-use crate::blocks::queue::SendState;
+/// The send-queue states, least severe first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub enum SendState {
+    Ready,
+    Overloaded,
+    SoftLimit,
+    HardLimit,
+}
+
+impl SendState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SendState::Ready => "Ready",
+            SendState::Overloaded => "Overloaded",
+            SendState::SoftLimit => "SoftLimit",
+            SendState::HardLimit => "HardLimit",
+        }
+    }
+}
+
+/// Where a consumer is in its life.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Phase {
+    Initializing,
+    Operational,
+    ShuttingDown,
+    ShutDown,
+}
+
+impl Phase {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Phase::Initializing => "Initializing",
+            Phase::Operational => "Operational",
+            Phase::ShuttingDown => "ShuttingDown",
+            Phase::ShutDown => "ShutDown",
+        }
+    }
+}
+
 
 /// A state of some block.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -10,7 +10,7 @@
 //!   slots merge pairwise (their times summed) and each covers twice the
 //!   time, as the depth series do.
 
-use crate::blocks::queue::SendState;
+use crate::state::SendState;
 use crate::time::SimTime;
 
 /// The send states in the order of their severity (the index of each

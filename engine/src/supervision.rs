@@ -10,7 +10,7 @@
 //! knows who is related to whom and which phase each consumer was last
 //! seen in.
 
-use crate::blocks::consumer::Phase;
+use crate::state::Phase;
 use crate::scenario::{BlockSpec, Scenario};
 
 pub struct Supervision {

@@ -318,7 +318,7 @@ fn a_sliding_rule_holds_its_limit_over_every_interval() {
 /// held at zero, and nothing panics.
 #[test]
 fn a_stray_block_of_any_kind_holds_back_only_its_own_part() {
-    use sluice_engine::editor::default_block;
+    use sluice_engine::scenario::default_block;
     use sluice_engine::scenario::{EdgeSpec, Kind, NodeSpec};
     for kind in Kind::ALL {
         for fed in [false, true] {

@@ -24,7 +24,7 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use sluice_engine::blocks::consumer::Phase;
+use sluice_engine::state::Phase;
 use sluice_engine::scenario::Kind;
 use sluice_engine::{BlockSpec, Node, Scenario, SimTime, Simulation};
 use std::collections::HashMap;

@@ -155,9 +155,9 @@ fn paused_producer_makes_nothing_while_paused() {
     // Nothing has been sent since, so the queue is still at SoftLimit and the
     // producer has made nothing new.
     let q = queue(&sim);
-    assert_eq!(q.state(), sluice_engine::blocks::SendState::SoftLimit);
+    assert_eq!(q.state(), sluice_engine::state::SendState::SoftLimit);
     let t = sim.now();
-    while sim.next_event_time().is_some() && queue(&sim).state() == sluice_engine::blocks::SendState::SoftLimit {
+    while sim.next_event_time().is_some() && queue(&sim).state() == sluice_engine::state::SendState::SoftLimit {
         sim.step();
     }
     assert!(sim.now() > t);
@@ -188,11 +188,11 @@ fn lowering_the_soft_limit_while_running_applies_at_once() {
         sim.step();
     }
     let depth = queue(&sim).len() as u64;
-    assert!(queue(&sim).state() < sluice_engine::blocks::SendState::SoftLimit);
+    assert!(queue(&sim).state() < sluice_engine::state::SendState::SoftLimit);
     let BlockSpec::Queue(mut spec) = sim.scenario().nodes[1].block.clone() else { unreachable!() };
     spec.soft_limit.messages = depth;
     sim.reconfigure("q", BlockSpec::Queue(spec)).unwrap();
-    assert_eq!(queue(&sim).state(), sluice_engine::blocks::SendState::SoftLimit);
+    assert_eq!(queue(&sim).state(), sluice_engine::state::SendState::SoftLimit);
     assert_eq!(sim.report().nodes["p"].paused, Some(true));
     let last = sim.transitions().entries().last().unwrap();
     assert_eq!(last.cause, "thresholds changed");
@@ -466,7 +466,7 @@ fn a_low_water_mark_above_the_soft_limit_is_refused() {
 #[test]
 fn a_new_reaction_lifts_or_asks_the_pause_at_once() {
     let mut sim = Simulation::new(fast_video_slow_client("pause"), 11).unwrap();
-    while queue(&sim).state() < sluice_engine::blocks::SendState::SoftLimit {
+    while queue(&sim).state() < sluice_engine::state::SendState::SoftLimit {
         sim.step();
     }
     assert_eq!(sim.report().nodes["p"].paused, Some(true));
@@ -476,7 +476,7 @@ fn a_new_reaction_lifts_or_asks_the_pause_at_once() {
     assert_eq!(sim.report().nodes["p"].paused, Some(false));
     spec.reactions.soft_limit = sluice_engine::blocks::Reaction::PauseInput;
     sim.reconfigure("q", BlockSpec::Queue(spec)).unwrap();
-    assert_eq!(queue(&sim).state(), sluice_engine::blocks::SendState::SoftLimit);
+    assert_eq!(queue(&sim).state(), sluice_engine::state::SendState::SoftLimit);
     assert_eq!(sim.report().nodes["p"].paused, Some(true));
 }
 
@@ -488,7 +488,7 @@ fn a_long_runs_state_times_and_thresholds_keep_their_history() {
     let mut sim = Simulation::new(fast_video_through_a_socket(), 5).unwrap();
     // The time in each state, summed from every transition as it happens.
     let mut spent = [0.0f64; 4];
-    let (mut state, mut since) = (sluice_engine::blocks::SendState::Ready, 0.0);
+    let (mut state, mut since) = (sluice_engine::state::SendState::Ready, 0.0);
     let mut seen = sim.transitions().total();
     let mut lowered = false;
     while sim.now().as_secs_f64() < 300.0 {

@@ -166,7 +166,7 @@ fn measured_since_a_live_change_is_the_new_systems() {
 /// A producer, a queue and a consumer as the palette makes them, the
 /// producer sending `rate` a second.
 fn first_chain(rate: f64) -> Scenario {
-    use sluice_engine::editor::default_block;
+    use sluice_engine::scenario::default_block;
     use sluice_engine::scenario::{Kind, NodeSpec};
     let mut nodes: Vec<NodeSpec> = [("p", Kind::Producer), ("q", Kind::Queue), ("c", Kind::Consumer)]
         .into_iter()

@@ -13,7 +13,7 @@ use yew::prelude::*;
 
 use crate::components::glossary::Term;
 
-use sluice_engine::blocks::queue::SendState;
+use sluice_engine::state::SendState;
 
 use sluice_engine::state_times::{StateSlot, SEND_STATES};
 

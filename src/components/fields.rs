@@ -402,7 +402,7 @@ pub fn process_params(process: &str) -> &'static [Param] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sluice_engine::editor::default_block;
+    use sluice_engine::scenario::default_block;
 
     /// Every pointer of every kind names a real field: serialising the
     /// block with every optional part present must show it, or the
@@ -412,7 +412,7 @@ mod tests {
         for kind in Kind::ALL {
             let fields = fields(kind);
             assert!(!fields.is_empty(), "{kind} has no fields");
-            let block = sluice_engine::json_read::to_value(&default_block(kind));
+            let block = sluice_engine::plumbing::json_read::to_value(&default_block(kind));
             for field in fields {
                 if let Control::Choice(options) = field.control {
                     for (value, _) in options {
@@ -420,7 +420,7 @@ mod tests {
                         if sluice_engine::json_field::set_at(&mut v, field.path, Some(serde_json::Value::from(*value))).is_err() {
                             continue; // a list item the default lacks
                         }
-                        let parsed: Result<sluice_engine::BlockSpec, _> = sluice_engine::json_read::from_value(&v);
+                        let parsed: Result<sluice_engine::BlockSpec, _> = sluice_engine::plumbing::json_read::from_value(&v);
                         assert!(parsed.is_ok() || field.reshape.is_some(), "{kind}{} = {value}: {:?}", field.path, parsed.err());
                     }
                 }

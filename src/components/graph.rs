@@ -122,7 +122,7 @@ const ON_EDGE: f64 = 24.0;
 /// the port on the right of one block to the left of the next), if any:
 /// within `ON_EDGE` of its line and not on a block.
 pub fn edge_under(scenario: &Scenario, (x, y): (f64, f64)) -> Option<(String, String)> {
-    let position = |i: usize| scenario.nodes[i].position.unwrap_or(sluice_engine::editor::default_position(i));
+    let position = |i: usize| scenario.nodes[i].position.unwrap_or(sluice_engine::scenario::default_position(i));
     let on_a_block = (0..scenario.nodes.len()).any(|i| {
         let p = position(i);
         (x - p.x).abs() <= NODE_W / 2.0 && (y - p.y).abs() <= NODE_H / 2.0

@@ -12,7 +12,7 @@ use serde_json::{json, Value};
 use sluice_engine::blocks::Arrivals;
 use sluice_engine::distribution::Distribution;
 use sluice_engine::{BlockSpec, NodeSpec};
-use sluice_engine::units::{self, Quantity};
+use sluice_engine::plumbing::units::{self, Quantity};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
@@ -20,7 +20,7 @@ use crate::components::connections::Connections;
 use crate::components::fields::{self, Control, Param};
 use crate::components::scenario_details::ScenarioDetails;
 use sluice_engine::json_field::set_at;
-use sluice_engine::json_read;
+use sluice_engine::plumbing::json_read;
 
 #[derive(Properties, PartialEq)]
 pub struct InspectorProps {

@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use sluice_engine::blocks::Limits;
-use sluice_engine::editor::default_position;
+use sluice_engine::scenario::default_position;
 use sluice_engine::scenario::{Kind, Position};
 use sluice_engine::measure::Mark;
 use sluice_engine::theory::{Measured, Model, Prediction};

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
-use crate::validate::{push_error, FieldError};
+use crate::plumbing::validate::{push_error, FieldError};
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

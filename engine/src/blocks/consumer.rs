@@ -44,13 +44,13 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::state::State;
+use crate::state::{Phase, State};
 use crate::context::{Context, Notice};
 use crate::distribution::Distribution;
 use crate::message::Message;
 use crate::metrics::DropReason;
 use crate::rng::SimRng;
-use crate::validate::{check_periods, check_range, push_error, FieldError, Period};
+use crate::plumbing::validate::{check_periods, check_range, push_error, FieldError, Period};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
 
@@ -155,26 +155,6 @@ impl ConsumerSpec {
         }
         if self.on_timeout == OnTimeout::Requeue && self.max_retries > u8::MAX as u32 {
             push_error(errors, format!("{path}.max_retries"), "must be at most 255 when a timed-out job is requeued");
-        }
-    }
-}
-
-/// Where a consumer is in its life.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Phase {
-    Initializing,
-    Operational,
-    ShuttingDown,
-    ShutDown,
-}
-
-impl Phase {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Phase::Initializing => "Initializing",
-            Phase::Operational => "Operational",
-            Phase::ShuttingDown => "ShuttingDown",
-            Phase::ShutDown => "ShutDown",
         }
     }
 }

@@ -27,7 +27,7 @@ use serde::{Deserialize, Serialize};
 use crate::blocks::window::{scope_key, PendingAcks, Scope};
 use crate::context::Context;
 use crate::message::Message;
-use crate::validate::{check_range, push_error, FieldError};
+use crate::plumbing::validate::{check_range, push_error, FieldError};
 use crate::time::SimDuration;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

@@ -49,7 +49,7 @@ use crate::blocks::window::Wired;
 use crate::context::Context;
 use crate::message::Message;
 use crate::metrics::DropReason;
-use crate::validate::{check_periods, check_range, push_error, FieldError, Period};
+use crate::plumbing::validate::{check_periods, check_range, push_error, FieldError, Period};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
 

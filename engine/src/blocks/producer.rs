@@ -55,7 +55,7 @@ use crate::context::Context;
 use crate::distribution::Distribution;
 use crate::message::{Gates, Message, NodeRef, NO_DESTINATION};
 use crate::metrics::DropReason;
-use crate::validate::{check_range, push_error, FieldError};
+use crate::plumbing::validate::{check_range, push_error, FieldError};
 use crate::scheduler::{Event, EventKind};
 use crate::time::{SimDuration, SimTime};
 

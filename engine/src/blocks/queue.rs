@@ -60,13 +60,13 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::state::State;
+use crate::state::{SendState, State};
 use crate::buffer::{Buffer, Entry, Order};
 use crate::context::Context;
 use crate::message::Message;
 use crate::metrics::DropReason;
 use crate::priorities::{MessagePriority, PriorityTable};
-use crate::validate::{check_range, push_error, FieldError};
+use crate::plumbing::validate::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
 
@@ -253,26 +253,6 @@ impl QueueSpec {
         check_range(errors, format!("{path}.reconnect_after_s"), self.reconnect_after_s, 0.0, 1e6);
         if let Some(ttl) = self.ttl_s {
             check_range(errors, format!("{path}.ttl_s"), ttl, 1e-9, 1e6);
-        }
-    }
-}
-
-/// The send-queue states, least severe first.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-pub enum SendState {
-    Ready,
-    Overloaded,
-    SoftLimit,
-    HardLimit,
-}
-
-impl SendState {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            SendState::Ready => "Ready",
-            SendState::Overloaded => "Overloaded",
-            SendState::SoftLimit => "SoftLimit",
-            SendState::HardLimit => "HardLimit",
         }
     }
 }

@@ -56,7 +56,7 @@ use serde::{Deserialize, Serialize};
 use crate::context::Context;
 use crate::message::Message;
 use crate::metrics::DropReason;
-use crate::validate::{check_range, push_error, FieldError};
+use crate::plumbing::validate::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
 

@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::context::Context;
-use crate::validate::{check_range, push_error, FieldError};
+use crate::plumbing::validate::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
 use crate::time::SimDuration;
 

@@ -205,7 +205,7 @@ impl Playground {
     }
 
     /// When the watched step is to be judged.
-    pub(super) fn judge_at(&self) -> Option<crate::SimTime> {
+    pub(super) fn judge_at(&self) -> Option<crate::time::SimTime> {
         self.lesson.as_ref()?.watching.as_ref().map(|(_, w)| w.judge_at)
     }
 

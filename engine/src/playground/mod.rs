@@ -23,7 +23,8 @@
 mod lessons;
 mod pacing;
 
-use crate::editor::{free_spot, EditError, Editor, Touched};
+use crate::editor::{EditError, Editor, Touched};
+use crate::scenario::free_spot;
 use crate::lesson::Lesson;
 use crate::scenario::{BlockSpec, Kind, Position, Scenario};
 use crate::simulation::Simulation;

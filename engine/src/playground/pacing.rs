@@ -14,7 +14,7 @@
 //!   slice's budget, so B is never more than a slice behind.
 
 use crate::time::{SimDuration, SimTime};
-use crate::Simulation;
+use crate::simulation::Simulation;
 
 use super::Playground;
 

@@ -37,8 +37,8 @@ impl Scenario {
         let acyclic = order.len() == self.nodes.len();
         let fed_by_queue = if acyclic { self.fed_by_queue(&outputs, &order) } else { vec![true; self.nodes.len()] };
         if acyclic {
-            crate::paths::check_gates(self, &outputs, &order, errors);
-            crate::paths::check_zero_time_loops(self, &outputs, errors);
+            super::paths::check_gates(self, &outputs, &order, errors);
+            super::paths::check_zero_time_loops(self, &outputs, errors);
         } else {
             let on_cycle: Vec<String> = (0..self.nodes.len())
                 .filter(|&i| indegree[i] > 0)

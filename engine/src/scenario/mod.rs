@@ -13,17 +13,21 @@ use std::fmt;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::printable::{printable, quoted};
+use crate::plumbing::printable::{printable, quoted};
 use crate::blocks::{
     ConcurrencyLimiterSpec, ConsumerSpec, CreditSpec, DispatcherSpec, LinkSpec, ProducerSpec, QueueSpec,
     RateLimiterSpec, ResourcePoolSpec, RouterSpec, WindowSpec,
 };
 
 /// The version of the format this build reads and writes.
+mod defaults;
 mod graph;
 mod parts;
+mod paths;
 mod kind;
 mod read;
+
+pub use defaults::{default_block, default_position, free_spot, DEFAULT_SCENARIO};
 
 pub const SCENARIO_VERSION: u32 = 1;
 
@@ -144,9 +148,9 @@ impl BlockSpec {
     }
 }
 
-pub use crate::validate::{FieldError, Period};
+pub use crate::plumbing::validate::{FieldError, Period};
 pub use kind::Kind;
-pub(crate) use crate::validate::{check_range, push_error};
+pub(crate) use crate::plumbing::validate::{check_range, push_error};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -202,7 +206,7 @@ impl Scenario {
         }
         let mut largest: Vec<(u64, &str)> = self.nodes.iter().map(|n| (units(&n.block), n.id.as_str())).filter(|(u, _)| *u > 0).collect();
         largest.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
-        let named: Vec<String> = largest.iter().take(3).map(|(u, id)| format!("{} ({u})", crate::printable::quoted(id))).collect();
+        let named: Vec<String> = largest.iter().take(3).map(|(u, id)| format!("{} ({u})", crate::plumbing::printable::quoted(id))).collect();
         let more = if largest.len() > 3 { format!(" and {} more", largest.len() - 3) } else { String::new() };
         push_error(
             errors,

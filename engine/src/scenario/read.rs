@@ -28,7 +28,7 @@ impl Scenario {
                 format!("the file is {} bytes; a scenario may be at most {} bytes", text.len(), MAX_SCENARIO_BYTES),
             ));
         }
-        let value = crate::json_read::parse_strict(text).map_err(|e| ScenarioError { errors: vec![e] })?;
+        let value = crate::plumbing::json_read::parse_strict(text).map_err(|e| ScenarioError { errors: vec![e] })?;
         Self::read(value, draft)
     }
 
@@ -107,7 +107,7 @@ impl Scenario {
             // Sizes and durations may carry a unit suffix (`16kib`,
             // `1200ms`); what cannot be read is named in its own words,
             // not as a type error.
-            let unit_errors: Vec<FieldError> = crate::units::read_suffixes(&mut raw, &format!("nodes[{i}]"))
+            let unit_errors: Vec<FieldError> = crate::plumbing::units::read_suffixes(&mut raw, &format!("nodes[{i}]"))
                 .into_iter()
                 .map(|(path, message)| FieldError { path, message })
                 .collect();
@@ -152,7 +152,7 @@ impl Scenario {
         };
         let mut edges = Vec::with_capacity(raw_edges.len());
         for (i, raw) in raw_edges.into_iter().enumerate() {
-            match crate::json_read::typed_all::<EdgeSpec>(raw, &format!("edges[{i}]"), None) {
+            match crate::plumbing::json_read::typed_all::<EdgeSpec>(raw, &format!("edges[{i}]"), None) {
                 Ok(edge) => edges.push(edge),
                 Err(errors) => {
                     typing.errors.extend(errors);
@@ -165,7 +165,7 @@ impl Scenario {
 
         top.insert("nodes".into(), Value::Array(Vec::new()));
         let empty = Scenario { version: SCENARIO_VERSION, name: String::new(), description: String::new(), seed: None, nodes: Vec::new(), edges: Vec::new() };
-        let mut scenario: Scenario = match crate::json_read::typed_all(Value::Object(top), "", Some(&template(&empty))) {
+        let mut scenario: Scenario = match crate::plumbing::json_read::typed_all(Value::Object(top), "", Some(&template(&empty))) {
             Ok(s) => s,
             Err(errors) => {
                 typing.errors.extend(errors);
@@ -194,7 +194,7 @@ pub(super) struct TypeErrors {
 
 /// A sound value of `T` whose fields a reading can borrow to read on.
 pub(super) fn template<T: Serialize>(value: &T) -> Value {
-    crate::json_read::to_value(value)
+    crate::plumbing::json_read::to_value(value)
 }
 
 /// Sorts errors into the order of the document: the top-level fields, the
@@ -243,11 +243,11 @@ pub(super) fn node_from_value(value: Value, path: &str) -> Result<NodeSpec, (Vec
         None => return Err(fail(format!("{path}.id"), "missing".into())),
     };
     let kind = take_kind(&mut fields).map_err(|why| fail(format!("{path}.kind"), why))?;
-    let default = crate::editor::default_block(kind);
+    let default = crate::scenario::default_block(kind);
     let mut errors = Vec::new();
     let position = match fields.remove("position") {
         None | Some(Value::Null) => None,
-        Some(v) => crate::json_read::typed_all::<Position>(v, &format!("{path}.position"), None)
+        Some(v) => crate::plumbing::json_read::typed_all::<Position>(v, &format!("{path}.position"), None)
             .map_err(|e| errors.extend(e))
             .ok(),
     };
@@ -282,7 +282,7 @@ fn take_kind(fields: &mut serde_json::Map<String, Value>) -> Result<Kind, String
 /// fields stand in for missing ones while reading on.
 fn block_of_kind(kind: Kind, fields: Value, path: &str, shape: Option<&Value>) -> Result<BlockSpec, Vec<FieldError>> {
     fn read<T: serde::de::DeserializeOwned>(rest: Value, path: &str, shape: Option<&Value>, wrap: fn(T) -> BlockSpec) -> Result<BlockSpec, Vec<FieldError>> {
-        crate::json_read::typed_all::<T>(rest, path, shape).map(wrap)
+        crate::plumbing::json_read::typed_all::<T>(rest, path, shape).map(wrap)
     }
     match kind {
         Kind::Producer => read(fields, path, shape, BlockSpec::Producer),

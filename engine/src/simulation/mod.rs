@@ -66,7 +66,7 @@ use crate::rng::SimRng;
 use crate::scenario::{BlockSpec, Kind, Scenario, ScenarioError};
 use crate::scheduler::{EventKind, Scheduler};
 use crate::supervision::Supervision;
-use crate::blocks::consumer::Phase;
+use crate::state::Phase;
 use crate::blocks::producer::ServerPhase;
 use crate::time::{SimDuration, SimTime};
 

@@ -137,7 +137,7 @@ fn locate(scenario: &Scenario, name: &str) -> Result<(usize, String), String> {
 /// the field is left out (an optional one).
 pub fn field_value(scenario: &Scenario, name: &str) -> Option<(f64, bool)> {
     let (node, pointer) = locate(scenario, name.trim()).ok()?;
-    let block = crate::json_read::to_value(&scenario.nodes[node].block);
+    let block = crate::plumbing::json_read::to_value(&scenario.nodes[node].block);
     let value = block.pointer(&pointer)?;
     Some((value.as_f64()?, value.is_u64() || value.is_i64()))
 }

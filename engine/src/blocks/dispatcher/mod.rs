@@ -78,7 +78,7 @@ use crate::distribution::Distribution;
 use crate::message::{Message, NO_DESTINATION};
 use crate::metrics::DropReason;
 use crate::priorities::{MessagePriority, PriorityTable};
-use crate::validate::{check_range, push_error, FieldError};
+use crate::plumbing::validate::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
 use crate::time::{SimDuration, SimTime};
 
@@ -243,7 +243,7 @@ impl DispatcherSpec {
                 push_error(
                     errors,
                     format!("{path}.hosts_down[{i}].from_s"),
-                    format!("{}'s periods must be in order and not overlap", crate::printable::quoted(&d.host)),
+                    format!("{}'s periods must be in order and not overlap", crate::plumbing::printable::quoted(&d.host)),
                 );
             }
             *end = end.max(d.to_s);

@@ -15,7 +15,7 @@ use crate::blocks::dispatcher::Discipline;
 use crate::blocks::{Arrivals, OnExcess};
 use crate::message::MAX_GATES;
 use crate::scenario::{BlockSpec, Scenario};
-use crate::validate::{push_error, FieldError};
+use crate::plumbing::validate::{push_error, FieldError};
 use crate::time::SimDuration;
 
 /// How many gates a message leaving a node of this kind is counted

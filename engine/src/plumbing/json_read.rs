@@ -29,7 +29,7 @@ use std::fmt::Write as _;
 use serde::de::{DeserializeOwned, DeserializeSeed, Error as _, MapAccess, SeqAccess, Visitor};
 use serde_json::{Map, Value};
 
-use crate::validate::FieldError;
+use crate::plumbing::validate::FieldError;
 
 /// The tags of the internally tagged enums of the format: an object that
 /// holds one of these keys (as a string) is read by it, and keeps it when

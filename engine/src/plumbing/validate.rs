@@ -11,7 +11,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
-use crate::printable::printable;
+use crate::plumbing::printable::printable;
 
 /// One problem in a scenario: where it is and what is wrong.
 #[derive(Clone, Debug, PartialEq, Eq)]
