@@ -1,6 +1,6 @@
 //! Browser glue: the clock, animation frames, keyboard shortcuts, values
 //! that change every frame, and keeping work (local storage, share links,
-//! files), and the sweep worker. Nothing here knows the model.
+//! files), scrolling a part into view, and the sweep worker. Nothing here knows the model.
 
 pub mod clock;
 pub mod dialog;
@@ -8,5 +8,6 @@ pub mod frames;
 pub mod keep;
 pub mod live;
 pub mod resize;
+pub mod scroll;
 pub mod shortcuts;
 pub mod sweep_worker;

@@ -5,27 +5,28 @@ use std::rc::Rc;
 use web_sys::{HtmlInputElement, HtmlSelectElement};
 use yew::prelude::*;
 
+use sluice_engine::playground::{Speed, SPEEDS};
+
 use crate::browser::live::{use_live, Live};
 use crate::view::player::ClockReading;
 
-/// Simulated seconds per real second the speed menu offers; infinity is
-/// "as fast as possible".
-pub const SPEEDS: &[f64] = &[0.1, 0.25, 0.5, 1.0, 2.0, 5.0, 10.0, 50.0, 100.0, 1000.0, f64::INFINITY];
-
-fn speed_label(speed: f64) -> String {
-    if speed.is_finite() {
-        format!("{speed}×")
-    } else {
-        "fastest".into()
+fn speed_label(speed: Speed) -> String {
+    match speed {
+        Speed::Times(times) => format!("{times}×"),
+        Speed::Fastest => "fastest".into(),
     }
 }
 
-fn speed_value(speed: f64) -> String {
-    if speed.is_finite() {
-        speed.to_string()
-    } else {
-        "max".into()
+/// The menu's value for `speed`, and back.
+fn speed_value(speed: Speed) -> String {
+    match speed {
+        Speed::Times(times) => times.to_string(),
+        Speed::Fastest => "max".into(),
     }
+}
+
+fn speed_of(value: &str) -> Speed {
+    SPEEDS.into_iter().find(|s| speed_value(*s) == value).unwrap_or(Speed::Times(1.0))
 }
 
 #[derive(Properties, PartialEq)]
@@ -34,7 +35,7 @@ pub struct ControlsProps {
     /// Whether any part of the scenario can run: if not, the page looks
     /// stopped (Play and Step unavailable, the clock says so).
     pub runs: bool,
-    pub speed: f64,
+    pub speed: Speed,
     /// Changes every third frame while playing: the clock follows it alone.
     pub clock: Rc<Live<ClockReading>>,
     pub seed: u64,
@@ -42,7 +43,7 @@ pub struct ControlsProps {
     pub behind: bool,
     pub on_play: Callback<()>,
     pub on_step: Callback<()>,
-    pub on_speed: Callback<f64>,
+    pub on_speed: Callback<Speed>,
     pub on_reset: Callback<()>,
     /// The seed field's text, when changed (the page checks it).
     pub on_seed: Callback<String>,
@@ -55,10 +56,7 @@ pub fn controls(props: &ControlsProps) -> Html {
     let on_reset = props.on_reset.reform(|_: MouseEvent| ());
     let on_speed = props.on_speed.reform(|e: Event| {
         let select: HtmlSelectElement = e.target_unchecked_into();
-        match select.value().as_str() {
-            "max" => f64::INFINITY,
-            v => v.parse().unwrap_or(1.0),
-        }
+        speed_of(&select.value())
     });
     let on_seed = props.on_seed.reform(|e: Event| {
         let input: HtmlInputElement = e.target_unchecked_into();
@@ -77,8 +75,8 @@ pub fn controls(props: &ControlsProps) -> Html {
             <label class="speed">
                 <span class="speed-name">{"Speed "}</span>
                 <select data-testid="speed" onchange={on_speed} aria-label="Simulation speed">
-                    { for SPEEDS.iter().map(|&s| html! {
-                        <option value={speed_value(s)} title={if s.is_finite() { "" } else { "As fast as the browser can simulate" }} selected={s == props.speed || (s - props.speed).abs() < 1e-9}>{ speed_label(s) }</option>
+                    { for SPEEDS.into_iter().map(|s| html! {
+                        <option value={speed_value(s)} title={if s == Speed::Fastest { "As fast as the browser can simulate" } else { "" }} selected={s == props.speed}>{ speed_label(s) }</option>
                     }) }
                 </select>
             </label>

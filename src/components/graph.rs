@@ -27,12 +27,13 @@ use crate::view::words::{kind_label, short_figure, theory_summary};
 
 use crate::browser::resize::SizeWatch;
 use crate::components::flow_layer::{FlowGeometry, FlowKey, FlowLayer};
+use crate::components::node_face::{TEXT_X, ID_EM, STATUS_EM, FIGURE_EM, squeeze, spaced, describe, fill_bar};
 use crate::view::colours::state_colour;
 use crate::view::selection::Select;
 use crate::view::snapshot::{NodeView, Snapshot, TheoryView};
 
-const NODE_W: f64 = 170.0;
-const NODE_H: f64 = 104.0;
+pub(crate) const NODE_W: f64 = 170.0;
+pub(crate) const NODE_H: f64 = 104.0;
 
 /// A view box: left, top, width, height in canvas units.
 type ViewBox = (f64, f64, f64, f64);
@@ -161,118 +162,6 @@ fn node_at(nodes: &[NodeView], (x, y): (f64, f64)) -> Option<usize> {
         .rev()
         .find(|n| (x - n.x).abs() <= NODE_W / 2.0 + 8.0 && (y - n.y).abs() <= NODE_H / 2.0 + 8.0)
         .map(|n| n.index)
-}
-
-/// Where a block's lines start, and the width they may take: from the
-/// band to short of the output port, so that no text touches the border.
-const TEXT_X: f64 = -NODE_W / 2.0 + 16.0;
-const TEXT_WIDTH: f64 = NODE_W - 16.0 - 16.0;
-/// A character's mean width in each line's font, generously (bold sans
-/// at 17, 14 and regular at 13 pixels, as the style sheet sets them).
-const ID_EM: f64 = 17.0 * 0.64;
-const STATUS_EM: f64 = 14.0 * 0.62;
-const FIGURE_EM: f64 = 13.0 * 0.58;
-
-/// The width to squeeze a line of `text` into (`textLength`) when it would
-/// run past the block's edge at `per_char` pixels a character; none when
-/// it fits as drawn.
-fn squeeze(text: &str, per_char: f64) -> Option<String> {
-    (text.chars().count() as f64 * per_char > TEXT_WIDTH).then(|| TEXT_WIDTH.to_string())
-}
-
-/// A drawn text with a trailing space, which SVG does not draw: read as
-/// one string, the texts of a block keep apart as words.
-fn spaced(text: &str) -> String {
-    format!("{text} ")
-}
-
-/// A load as a block shows it: two decimals, "over 99" past that.
-fn load_words(rho: f64) -> String {
-    if rho > 99.0 {
-        "over 99".into()
-    } else {
-        format!("{rho:.2}")
-    }
-}
-
-fn human_bytes(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
-        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
-        b => format!("{b} B"),
-    }
-}
-
-/// What a node shows in words: its status line and its figure; a screen
-/// reader hears the kind, the id, then these (the label starts with what
-/// is drawn, in the order drawn), then `more` if any.
-fn describe(node: &NodeView) -> (String, String, Option<String>) {
-    if node.held {
-        return ("not connected".into(), "waits to be connected".into(), Some("it waits while the rest runs".into()));
-    }
-    match node.kind {
-        Kind::Queue => {
-            // The colour is the send state (the Moment server's): say so,
-            // and show the load beside it, which the state does not tell.
-            let state = node.state.unwrap_or(State::Ready);
-            let status = if node.disconnected { format!("send: {state} · disconnected") } else { format!("send: {state}") };
-            let figure = match node.load {
-                Some(rho) => format!("{} waiting · load {}", node.depth, load_words(rho)),
-                None => format!("{} waiting · {}", node.depth, human_bytes(node.depth_bytes)),
-            };
-            (status, figure, None)
-        }
-        Kind::Producer => {
-            // What waits in it: a refused message and what came due since.
-            let status = match (node.paused, node.depth) {
-                (false, 0) => "producing".to_string(),
-                (false, n) => format!("producing · {n} waiting"),
-                (true, 0) => "paused".to_string(),
-                (true, n) => format!("paused · {n} waiting"),
-            };
-            (status, format!("{} made", node.arrived), None)
-        }
-        Kind::Consumer | Kind::Dispatcher => (format!("{}/{} busy", node.in_service, node.workers), format!("{} done", node.departed), None),
-        kind => {
-            let level = match kind {
-                Kind::Window | Kind::ConcurrencyLimiter => "in flight",
-                Kind::Credit => "credits",
-                Kind::ResourcePool => "busy",
-                Kind::Link => "on the link",
-                _ => "held",
-            };
-            let figure = match node.retransmitted {
-                0 => format!("{} passed", node.departed),
-                n => format!("{} passed · {n} sent again", node.departed),
-            };
-            (format!("{} {level}", node.depth), figure, None)
-        }
-    }
-}
-
-fn fill_bar(node: &NodeView) -> Html {
-    // The bar spans up to the hard limit (or twice the soft one, or the depth).
-    let soft = node.soft.messages as f64;
-    let hard = node.hard.messages as f64;
-    let full = [hard, soft * 2.0, node.depth as f64, 1.0].into_iter().fold(0.0, f64::max);
-    let (x0, width) = (-NODE_W / 2.0 + 12.0, NODE_W - 24.0);
-    let y = NODE_H / 2.0 - 16.0;
-    let fill = width * (node.depth as f64 / full).min(1.0);
-    let colour = state_colour(node.state.unwrap_or(State::Ready));
-    let mark = |at: f64, class: &'static str| {
-        (at > 0.0).then(|| {
-            let x = x0 + width * (at / full).min(1.0);
-            html! { <line class={class} x1={x.to_string()} x2={x.to_string()} y1={(y - 3.0).to_string()} y2={(y + 11.0).to_string()} /> }
-        })
-    };
-    html! {
-        <g class="fill-bar">
-            <rect class="bar-back" x={x0.to_string()} y={y.to_string()} width={width.to_string()} height="8" rx="3" />
-            <rect x={x0.to_string()} y={y.to_string()} width={fill.to_string()} height="8" rx="3" fill={colour} />
-            { mark(soft, "mark-soft") }
-            { mark(hard, "mark-hard") }
-        </g>
-    }
 }
 
 /// The view box that shows every node with a margin, at least 800 × 240.

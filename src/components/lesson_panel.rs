@@ -78,6 +78,11 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                     { "Sweeping… the Sweep panel shows the points as they come" }
                 </p>
             },
+            StepState::Abandoned { why } => html! {
+                <p class="verdict watching" data-testid={format!("step-{n}-verdict")} data-state="abandoned">
+                    { format!("Not judged: {why}. Press Sweep to run it again.") }
+                </p>
+            },
             StepState::Judged(v) => html! {
                 <div class={classes!("verdict", if v.passed { "passed" } else { "failed" })} data-testid={format!("step-{n}-verdict")}
                     data-state={if v.passed { "passed" } else { "failed" }}>

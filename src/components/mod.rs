@@ -18,6 +18,7 @@ pub mod lesson_panel;
 pub mod lesson_picker;
 pub mod measured_canvas;
 pub mod messages;
+pub mod node_face;
 pub mod palette;
 pub mod panic_panel;
 pub mod scenario_details;

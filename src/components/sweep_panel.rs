@@ -37,6 +37,9 @@ pub struct SweepPanelProps {
     pub on_use_value: Callback<(String, f64)>,
     /// A lesson's sweep is done: its step and the result.
     pub on_finished: Callback<(usize, SweepResult)>,
+    /// A lesson's sweep ended without a result (it failed, was cancelled,
+    /// or another sweep was started in its place): its step and why.
+    pub on_abandoned: Callback<(usize, String)>,
     pub on_close: Callback<()>,
 }
 
@@ -148,16 +151,19 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     // The worker goes as soon as the sweep ends; a lesson's sweep, done,
     // goes to its step to be judged.
     {
-        let (worker, on_finished, run) = (worker.clone(), props.on_finished.clone(), run.clone());
+        let (worker, on_finished, on_abandoned, run) = (worker.clone(), props.on_finished.clone(), props.on_abandoned.clone(), run.clone());
         use_effect_with((phase.clone(), run.as_ref().map(|r| r.started_ms)), move |(phase, _)| {
             // (Before the first sweep there is no phase, and a lesson's
             // sweep may have just started its worker.)
             if phase.as_ref().is_some_and(|p| *p != Phase::Running) {
                 *worker.borrow_mut() = None;
             }
-            if let (Some(Phase::Done), Some(run)) = (phase, &run) {
-                if let Some(step) = run.lesson_step {
-                    on_finished.emit((step, run.result()));
+            if let (Some(phase), Some((run, step))) = (phase, run.as_ref().and_then(|r| Some((r, r.lesson_step?)))) {
+                match phase {
+                    Phase::Running => {}
+                    Phase::Done => on_finished.emit((step, run.result())),
+                    Phase::Cancelled => on_abandoned.emit((step, "the sweep was cancelled".into())),
+                    Phase::Failed(why) => on_abandoned.emit((step, format!("the sweep failed ({})", why.trim_end_matches('.')))),
                 }
             }
         });
@@ -203,8 +209,16 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     };
     let on_start = {
         let (form, error, start, scenario, name) = (form.clone(), error.clone(), start.clone(), props.scenario.clone(), name.clone());
+        // A lesson's sweep still running gives way, and its step hears why.
+        let replaced = run.as_ref().filter(|r| r.phase == Phase::Running).and_then(|r| r.lesson_step);
+        let on_abandoned = props.on_abandoned.clone();
         Callback::from(move |_: MouseEvent| match form.request(&name, &scenario) {
-            Ok(request) => start(request, None),
+            Ok(request) => {
+                if let Some(step) = replaced {
+                    on_abandoned.emit((step, "another sweep was started in the Sweep panel".into()));
+                }
+                start(request, None)
+            }
             Err(why) => error.set(Some(why)),
         })
     };

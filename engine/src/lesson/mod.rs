@@ -99,6 +99,19 @@ pub struct LessonText {
     pub differs: Vec<String>,
 }
 
+/// A part of the page a step can talk about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Panel {
+    Chart,
+    Theory,
+    Canvas,
+    /// Where a sweep step's sweep runs (a sweep step's own; a file does
+    /// not name it).
+    #[serde(skip)]
+    Sweep,
+}
+
 /// A "try this" step.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -123,7 +136,7 @@ pub struct Step {
     /// tried: `"theory"`, `"chart"` or `"canvas"` (by default the chart,
     /// or the Sweep panel for a sweep step).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub panel: Option<String>,
+    pub panel: Option<Panel>,
     /// What must hold `within_s` simulated seconds after the step began.
     #[serde(default)]
     pub check: Vec<Check>,
@@ -605,9 +618,6 @@ impl Lesson {
             let at = |why: String| format!("step {}: {why}", k + 1);
             if step.compare && t.compare.is_none() {
                 return Err(at("it compares, but the lesson has no comparison".into()));
-            }
-            if let Some(panel) = step.panel.as_deref().filter(|p| !["theory", "chart", "canvas"].contains(p)) {
-                return Err(format!("step {}: panel \"{panel}\" is not theory, chart or canvas", k + 1));
             }
             if !(step.within_s.is_finite() && step.within_s > 0.0 && step.within_s <= 3600.0) {
                 return Err(at(format!("within_s must be from 0 to 3600 seconds, not {}", step.within_s)));

@@ -14,12 +14,18 @@
 //!   beside it, both from time zero on the lesson's seed.
 //! - A step is judged at its time exactly, and only once B (if it compares)
 //!   has caught up; a step whose run starts again before then is untried.
+//! - A step's whole life is here: trying it answers with everything the
+//!   page shows of it (`StepBegun`: the block and figure it checks first,
+//!   the panel, a faster speed to watch it at, the sweep to run), so the
+//!   page reads nothing of the lesson's text; a sweep step ends judged on
+//!   its result or abandoned with why (failed, cancelled, its panel closed,
+//!   another sweep step's sweep taking its place), never left sweeping.
 
-use crate::lesson::{apply, CheckResult, Lesson, Verdict, Watch};
+use crate::lesson::{apply, CheckResult, Lesson, Panel, Step, Verdict, Watch};
 use crate::scenario::BlockSpec;
 use crate::sweep::{Request, Runner, SweepResult};
 
-use super::{Applied, Command, PlayError, Playground};
+use super::{Applied, Command, PlayError, Playground, Speed};
 
 /// Where one step of the open lesson stands.
 #[derive(Clone, Debug, PartialEq)]
@@ -30,6 +36,37 @@ pub enum StepState {
     /// A sweep step whose sweep is being run (`Playground::lesson_sweep`).
     Sweeping,
     Judged(Verdict),
+    /// A sweep step whose sweep ended without a result, and why.
+    Abandoned { why: String },
+}
+
+/// What the page shows when a lesson step begins, decided here.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StepBegun {
+    pub step: usize,
+    /// Simulated seconds the step is watched (0 for a sweep step).
+    pub within_s: f64,
+    /// A faster speed to watch it at, when the page's is too slow to show
+    /// it within `WATCH_REAL_S` real seconds.
+    pub speed: Option<Speed>,
+    /// The figure the step checks first: the chart to show.
+    pub figure: Option<String>,
+    /// The panel to bring into view (none: the page stays as it is, as
+    /// when a first step begins with its lesson).
+    pub panel: Option<Panel>,
+    /// A sweep step's sweep, for the page to run and hand back.
+    pub sweep: Option<LessonSweep>,
+}
+
+/// The sweep a sweep step hands out: hand its result back with
+/// `Command::JudgeSweep`, or say why there is none with
+/// `Command::AbandonSweep`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LessonSweep {
+    pub step: usize,
+    pub request: Request,
+    /// The figure the step judges, for the panel to chart.
+    pub metric: String,
 }
 
 /// The open lesson: which, and where each of its steps stands.
@@ -74,7 +111,7 @@ pub struct StepOutcome {
 }
 
 impl Playground {
-    pub(super) fn pick_lesson(&mut self, index: usize) -> Result<Applied, PlayError> {
+    pub(super) fn pick_lesson(&mut self, index: usize, speed: Speed) -> Result<Applied, PlayError> {
         let lesson = self.lessons.get(index).ok_or(PlayError::NoSuchLesson(index))?;
         let text = lesson.scenario.to_json_pretty();
         let (steps, watch_first, focus) = (
@@ -87,13 +124,59 @@ impl Playground {
         // A lesson starts from time zero, even if its scenario was open.
         self.restart();
         self.lesson = Some(LessonRun::new(index, steps));
+        let mut step = None;
         if watch_first {
             self.watch_step(0);
+            // The lesson's focus stays selected and the page where it is;
+            // only a long watch asks for a faster speed.
+            let watching = self.lesson.as_ref().is_some_and(|run| matches!(run.states[0], StepState::Watching { .. }));
+            step = self.begun(0, speed).filter(|_| watching).map(|begun| StepBegun { figure: None, panel: None, ..begun });
         }
-        Ok(Applied { edited: true, select: Some(focus) })
+        Ok(Applied { edited: true, select: Some(focus), step })
     }
 
-    pub(super) fn try_step(&mut self, k: usize) -> Result<Applied, PlayError> {
+    pub(super) fn try_step(&mut self, k: usize, speed: Speed) -> Result<Applied, PlayError> {
+        let mut applied = self.begin_step(k)?;
+        applied.step = self.begun(k, speed);
+        applied.select = applied.step.as_ref().and_then(|_| self.first_checked(k)).map(|id| vec![id]);
+        Ok(applied)
+    }
+
+    /// The step of the open lesson, by number.
+    fn step(&self, k: usize) -> Option<&Step> {
+        self.lessons.get(self.lesson.as_ref()?.index)?.text.steps.get(k)
+    }
+
+    /// The block step `k` checks first, if the scenario has it.
+    fn first_checked(&self, k: usize) -> Option<String> {
+        let node = &self.step(k)?.check.first()?.node;
+        self.scenario().node_index(node).map(|_| node.clone())
+    }
+
+    /// What the page shows of step `k`, just begun at `speed`.
+    fn begun(&self, k: usize, speed: Speed) -> Option<StepBegun> {
+        let step = self.step(k)?;
+        let sweep = self.lesson_sweep().filter(|(at, _)| *at == k).map(|(_, request)| LessonSweep {
+            step: k,
+            request: request.clone(),
+            metric: step.sweep.as_ref().map(|w| w.metric.clone()).unwrap_or_default(),
+        });
+        let sweeps = step.sweep.is_some();
+        Some(StepBegun {
+            step: k,
+            within_s: if sweeps { 0.0 } else { step.within_s },
+            speed: if sweeps { None } else { speed.to_watch(step.within_s) },
+            figure: step.check.first().map(|c| c.figure.clone()),
+            panel: Some(match step.panel {
+                Some(panel) => panel,
+                None if sweeps => Panel::Sweep,
+                None => Panel::Chart,
+            }),
+            sweep,
+        })
+    }
+
+    fn begin_step(&mut self, k: usize) -> Result<Applied, PlayError> {
         let index = self.lesson.as_ref().ok_or(PlayError::NoLessonOpen)?.index;
         let lesson: &Lesson = self.lessons.get(index).ok_or(PlayError::NoSuchLesson(index))?;
         let step = lesson.text.steps.get(k).ok_or(PlayError::NoSuchStep(k))?;
@@ -103,6 +186,11 @@ impl Playground {
             run.tries[k] += 1;
             match request {
                 Ok(request) => {
+                    // One sweep at a time: another step's, still out, is
+                    // replaced.
+                    if let Some((other, _)) = run.sweeping.take().filter(|(other, _)| *other != k) {
+                        run.states[other] = StepState::Abandoned { why: format!("step {}'s sweep took its place", k + 1) };
+                    }
                     run.states[k] = StepState::Sweeping;
                     run.sweeping = Some((k, request));
                 }
@@ -112,7 +200,7 @@ impl Playground {
                 }
             }
             self.revision += 1;
-            return Ok(Applied { edited: false, select: None });
+            return Ok(Applied::default());
         }
         if step.compare {
             let (a, b) = (lesson.variant(0), lesson.variant(1));
@@ -126,7 +214,7 @@ impl Playground {
             self.edit(|e| e.import(&a))?;
             self.open_comparison(b, labels)?;
             self.watch_step(k);
-            return Ok(Applied { edited: true, select: None });
+            return Ok(Applied { edited: true, ..Applied::default() });
         }
         let changes = step.changes.clone();
         if k == 0 {
@@ -151,7 +239,7 @@ impl Playground {
             edited = self.editor.touched().is_some();
         }
         self.watch_step(k);
-        Ok(Applied { edited, select: None })
+        Ok(Applied { edited, ..Applied::default() })
     }
 
     /// Starts watching step `k` of the open lesson on the run, or on A and
@@ -195,7 +283,19 @@ impl Playground {
         run.states[k] = StepState::Judged(verdict);
         run.sweeping = None;
         self.revision += 1;
-        Ok(Applied { edited: false, select: None })
+        Ok(Applied::default())
+    }
+
+    /// Sweep step `k`'s sweep ended without a result: the step says why.
+    pub(super) fn abandon_sweep(&mut self, k: usize, why: String) -> Result<Applied, PlayError> {
+        let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
+        if run.sweeping.as_ref().map(|(step, _)| *step) != Some(k) {
+            return Err(PlayError::Lesson(format!("step {} has no sweep out", k + 1)));
+        }
+        run.states[k] = StepState::Abandoned { why };
+        run.sweeping = None;
+        self.revision += 1;
+        Ok(Applied::default())
     }
 
     /// The sweep a sweep step of the open lesson asks for: the step and
@@ -267,13 +367,13 @@ impl Playground {
 /// one before it was judged, and judged `within_s` after it began.
 pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, String> {
     let mut playground = Playground::new(lesson.scenario.clone(), vec![lesson.clone()]).map_err(|e| e.to_string())?;
-    playground.apply(Command::PickLesson(0)).map_err(|e| e.to_string())?;
+    playground.apply(Command::PickLesson { index: 0, speed: Speed::Fastest }).map_err(|e| e.to_string())?;
     let mut outcomes = Vec::new();
     for k in 0..lesson.text.steps.len() {
         let at = |why: String| format!("step {}: {why}", k + 1);
         let watching = playground.lesson().and_then(LessonRun::watching);
         if watching != Some(k) {
-            playground.apply(Command::TryStep(k)).map_err(|e| at(e.to_string()))?;
+            playground.apply(Command::TryStep { step: k, speed: Speed::Fastest }).map_err(|e| at(e.to_string()))?;
         }
         let now_s = playground.run().map_or(0.0, |sim| sim.now().as_secs_f64());
         if let Some((step, request)) = playground.lesson_sweep() {

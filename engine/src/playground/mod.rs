@@ -30,8 +30,8 @@ use crate::scenario::{BlockSpec, Kind, Position, Scenario};
 use crate::simulation::Simulation;
 use crate::sweep::SweepResult;
 
-pub use lessons::{follow, LessonRun, StepOutcome, StepState};
-pub use pacing::{Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_S};
+pub use lessons::{follow, LessonRun, LessonSweep, StepBegun, StepOutcome, StepState};
+pub use pacing::{Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_S, SPEEDS, WATCH_REAL_S};
 
 /// What a person (or a test) does to the playground.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,13 +74,19 @@ pub enum Command {
     /// again from time zero on A's seed.
     OpenComparison,
     CloseComparison,
-    /// Opens lesson `n` (by position in the catalogue): its scenario, from
-    /// time zero.
-    PickLesson(usize),
-    /// Does step `k` of the open lesson and starts watching it.
-    TryStep(usize),
+    /// Opens lesson `index` (by position in the catalogue): its scenario,
+    /// from time zero. `speed` is the speed the page runs at: a first step
+    /// that only watches begins at once, and may ask for a faster one.
+    PickLesson { index: usize, speed: Speed },
+    /// Does step `step` of the open lesson and starts watching it (or hands
+    /// out its sweep); `speed` as for `PickLesson`.
+    TryStep { step: usize, speed: Speed },
     /// Hands back the finished sweep of sweep step `step`, to be judged.
     JudgeSweep { step: usize, result: SweepResult },
+    /// The sweep of sweep step `step` ended without a result (it failed,
+    /// was cancelled, or its panel closed): the step says why, and can be
+    /// tried again.
+    AbandonSweep { step: usize, why: String },
     CloseLesson,
 }
 
@@ -96,6 +102,7 @@ impl Command {
                 | Command::CloseComparison
                 | Command::CloseLesson
                 | Command::JudgeSweep { .. }
+                | Command::AbandonSweep { .. }
         )
     }
 }
@@ -105,9 +112,11 @@ impl Command {
 pub struct Applied {
     /// The scenario changed: worth saving.
     pub edited: bool,
-    /// Blocks worth selecting now: those added or duplicated, or the open
-    /// lesson's focus.
+    /// Blocks worth selecting now: those added or duplicated, the open
+    /// lesson's focus, or the block a step tried checks first.
     pub select: Option<Vec<String>>,
+    /// A lesson step began: what the page shows of it.
+    pub step: Option<StepBegun>,
 }
 
 /// Why a command changed nothing.
@@ -296,9 +305,10 @@ impl Playground {
                 self.b = None;
                 return Ok(Applied::default());
             }
-            Command::PickLesson(n) => return self.pick_lesson(n),
-            Command::TryStep(k) => return self.try_step(k),
+            Command::PickLesson { index, speed } => return self.pick_lesson(index, speed),
+            Command::TryStep { step, speed } => return self.try_step(step, speed),
             Command::JudgeSweep { step, result } => return self.judge_sweep(step, &result),
+            Command::AbandonSweep { step, why } => return self.abandon_sweep(step, why),
             Command::CloseLesson => {
                 self.lesson = None;
                 return Ok(Applied::default());
@@ -309,7 +319,7 @@ impl Playground {
 
     /// What an edit did: `select` is worth selecting.
     fn edited(&self, select: Option<Vec<String>>) -> Applied {
-        Applied { edited: self.editor.touched().is_some(), select }
+        Applied { edited: self.editor.touched().is_some(), select, step: None }
     }
 
     /// Edits the scenario with `change`; the run then follows the edit.

@@ -37,6 +37,39 @@ pub enum Speed {
     Fastest,
 }
 
+/// The speeds the page offers, slowest first.
+pub const SPEEDS: [Speed; 11] = [
+    Speed::Times(0.1),
+    Speed::Times(0.25),
+    Speed::Times(0.5),
+    Speed::Times(1.0),
+    Speed::Times(2.0),
+    Speed::Times(5.0),
+    Speed::Times(10.0),
+    Speed::Times(50.0),
+    Speed::Times(100.0),
+    Speed::Times(1000.0),
+    Speed::Fastest,
+];
+
+/// Real seconds a lesson step may take to watch before the playground
+/// asks for a faster speed.
+pub const WATCH_REAL_S: f64 = 30.0;
+
+impl Speed {
+    /// The slowest of `SPEEDS` at which `within_s` simulated seconds take
+    /// at most `WATCH_REAL_S` real ones, when this speed is too slow for
+    /// that (none: this speed is fine, or no finite speed is fast enough).
+    pub fn to_watch(self, within_s: f64) -> Option<Speed> {
+        let Speed::Times(times) = self else { return None };
+        // A speed of 0 or NaN gives no ratio above the limit: nothing to fit.
+        if (within_s / times).partial_cmp(&WATCH_REAL_S) != Some(std::cmp::Ordering::Greater) {
+            return None;
+        }
+        SPEEDS.into_iter().find(|s| matches!(s, Speed::Times(t) if within_s / t <= WATCH_REAL_S))
+    }
+}
+
 /// What one slice did.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Advanced {

@@ -3,7 +3,7 @@ use std::cell::Cell;
 use serde_json::json;
 
 use super::*;
-use crate::lesson::{catalogue, Lesson};
+use crate::lesson::{catalogue, Lesson, Panel};
 use crate::time::SimTime;
 
 /// A producer into a queue into a consumer: too slow for the producer.
@@ -161,7 +161,7 @@ fn a_slice_is_bounded_in_real_time_and_in_events() {
 fn a_lesson_step_is_judged_at_its_time_and_untried_when_its_run_ends() {
     let mut p = playground();
     let first = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
-    let applied = p.apply(Command::PickLesson(first)).unwrap();
+    let applied = p.apply(Command::PickLesson { index: first, speed: Speed::Fastest }).unwrap();
     assert!(applied.select.is_some_and(|ids| !ids.is_empty()), "the lesson's focus is selected");
     let run = p.lesson().unwrap();
     let StepState::Watching { until_s } = run.states[0] else { panic!("step 1 only watches: it begins with the lesson") };
@@ -173,14 +173,14 @@ fn a_lesson_step_is_judged_at_its_time_and_untried_when_its_run_ends() {
     }
     assert_eq!(at(&p), until_s);
     assert!(matches!(p.lesson().unwrap().states[0], StepState::Judged(_)));
-    p.apply(Command::TryStep(1)).unwrap();
+    p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap();
     assert!(matches!(p.lesson().unwrap().states[1], StepState::Watching { .. }));
     p.apply(Command::Reset).unwrap();
     assert_eq!(p.lesson().unwrap().states[1], StepState::NotTried);
-    assert_eq!(p.apply(Command::TryStep(99)), Err(PlayError::NoSuchStep(99)));
+    assert_eq!(p.apply(Command::TryStep { step: 99, speed: Speed::Fastest }), Err(PlayError::NoSuchStep(99)));
     p.apply(Command::CloseLesson).unwrap();
-    assert_eq!(p.apply(Command::TryStep(0)), Err(PlayError::NoLessonOpen));
-    assert_eq!(p.apply(Command::PickLesson(99)), Err(PlayError::NoSuchLesson(99)));
+    assert_eq!(p.apply(Command::TryStep { step: 0, speed: Speed::Fastest }), Err(PlayError::NoLessonOpen));
+    assert_eq!(p.apply(Command::PickLesson { index: 99, speed: Speed::Fastest }), Err(PlayError::NoSuchLesson(99)));
 }
 
 #[test]
@@ -190,8 +190,8 @@ fn a_comparing_step_puts_variant_a_in_the_editor_and_b_beside_it() {
     let n = p.lessons().iter().position(differs).unwrap();
     let k = p.lessons()[n].text.steps.iter().position(|s| s.compare).unwrap();
     let (a, _) = (p.lessons()[n].variant(0).unwrap(), p.lessons()[n].variant(1).unwrap());
-    p.apply(Command::PickLesson(n)).unwrap();
-    p.apply(Command::TryStep(k)).unwrap();
+    p.apply(Command::PickLesson { index: n, speed: Speed::Fastest }).unwrap();
+    p.apply(Command::TryStep { step: k, speed: Speed::Fastest }).unwrap();
     assert_eq!(p.scenario().nodes, a.nodes);
     assert!(p.variant_b().is_some());
     assert!(matches!(p.lesson().unwrap().states[k], StepState::Watching { .. }));
@@ -218,13 +218,13 @@ fn following_a_lesson_tries_every_step_once() {
 fn a_sweep_step_hands_out_its_sweep_of_the_scenario_as_edited_and_judges_what_comes_back() {
     let mut p = playground();
     let lesson = p.lessons().iter().position(|l| l.text.number == 13).unwrap();
-    p.apply(Command::PickLesson(lesson)).unwrap();
+    p.apply(Command::PickLesson { index: lesson, speed: Speed::Fastest }).unwrap();
     assert!(p.apply(Command::JudgeSweep { step: 1, result: dummy_result() }).is_err(), "no sweep is out yet");
     // An edit before the step: the sweep is of the scenario as it stands.
     let server = block(&p, "server");
     p.apply(Command::SetBlock { id: "server".into(), block: with(&server, "/service_time/mean", json!(0.09)) }).unwrap();
     let before = at(&p);
-    p.apply(Command::TryStep(1)).unwrap();
+    p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap();
     assert_eq!(p.lesson().unwrap().states[1], StepState::Sweeping);
     let (step, request) = p.lesson_sweep().unwrap();
     assert_eq!(step, 1);
@@ -297,7 +297,7 @@ fn a_part_that_names_a_held_block_does_not_run() {
 #[test]
 fn new_empties_the_canvas_closes_the_lesson_and_undoes_in_one_step() {
     let mut p = Playground::new(pipeline(), catalogue()).unwrap();
-    p.apply(Command::PickLesson(0)).unwrap();
+    p.apply(Command::PickLesson { index: 0, speed: Speed::Fastest }).unwrap();
     p.apply(Command::OpenComparison).unwrap();
     let lesson = p.scenario().clone();
     let applied = p.apply(Command::New).unwrap();
@@ -379,4 +379,113 @@ fn a_limiter_dropped_on_a_running_edge_is_one_edit_taken_live() {
     // Not on an edge that does not exist, nor a producer on any.
     assert!(p.apply(Command::Insert { kind: Kind::Window, at: at_pos, from: "c".into(), to: "p".into() }).is_err());
     assert!(p.apply(Command::Insert { kind: Kind::Producer, at: at_pos, from: "p".into(), to: "queue1".into() }).is_err());
+}
+
+#[test]
+fn a_lesson_sweep_that_fails_or_is_cancelled_ends_abandoned_with_why_and_can_be_tried_again() {
+    let mut p = playground();
+    let lesson = p.lessons().iter().position(|l| l.text.number == 13).unwrap();
+    p.apply(Command::PickLesson { index: lesson, speed: Speed::Times(1.0) }).unwrap();
+    let why = "the sweep worker could not start".to_string();
+    assert!(p.apply(Command::AbandonSweep { step: 1, why: why.clone() }).is_err(), "no sweep is out yet");
+    let applied = p.apply(Command::TryStep { step: 1, speed: Speed::Times(1.0) }).unwrap();
+    let begun = applied.step.unwrap();
+    assert_eq!(begun.panel, Some(Panel::Sweep));
+    assert_eq!(begun.speed, None, "a sweep is not watched: the speed stays");
+    let sweep = begun.sweep.expect("the answer carries the sweep to run");
+    assert_eq!((sweep.step, &sweep.request), (1, p.lesson_sweep().unwrap().1));
+    assert_eq!(sweep.metric, p.lessons()[lesson].text.steps[1].sweep.as_ref().unwrap().metric);
+    // It failed: the step says why, no sweep is out, a late result is refused.
+    p.apply(Command::AbandonSweep { step: 1, why: why.clone() }).unwrap();
+    assert_eq!(p.lesson().unwrap().states[1], StepState::Abandoned { why });
+    assert!(p.lesson_sweep().is_none());
+    assert!(p.apply(Command::JudgeSweep { step: 1, result: dummy_result() }).is_err());
+    // Tried again, then cancelled.
+    p.apply(Command::TryStep { step: 1, speed: Speed::Times(1.0) }).unwrap();
+    assert_eq!(p.lesson().unwrap().states[1], StepState::Sweeping);
+    assert_eq!(p.lesson().unwrap().tries[1], 2);
+    p.apply(Command::AbandonSweep { step: 1, why: "cancelled".into() }).unwrap();
+    assert_eq!(p.lesson().unwrap().states[1], StepState::Abandoned { why: "cancelled".into() });
+}
+
+#[test]
+fn a_sweep_step_tried_while_another_sweeps_abandons_the_other() {
+    // Lesson 13 with its sweep step twice.
+    let mut lesson = catalogue().into_iter().find(|l| l.text.number == 13).unwrap();
+    let a = lesson.text.steps.iter().position(|s| s.sweep.is_some()).unwrap();
+    lesson.text.steps.push(lesson.text.steps[a].clone());
+    let b = lesson.text.steps.len() - 1;
+    let mut p = Playground::new(lesson.scenario.clone(), vec![lesson]).unwrap();
+    p.apply(Command::PickLesson { index: 0, speed: Speed::Fastest }).unwrap();
+    p.apply(Command::TryStep { step: a, speed: Speed::Fastest }).unwrap();
+    p.apply(Command::TryStep { step: b, speed: Speed::Fastest }).unwrap();
+    let states = &p.lesson().unwrap().states;
+    assert_eq!(states[a], StepState::Abandoned { why: format!("step {}'s sweep took its place", b + 1) });
+    assert_eq!(states[b], StepState::Sweeping);
+    assert_eq!(p.lesson_sweep().unwrap().0, b);
+    assert!(p.apply(Command::JudgeSweep { step: a, result: dummy_result() }).is_err(), "the replaced sweep's result comes too late");
+}
+
+#[test]
+fn a_step_watched_too_long_for_the_speed_asks_for_the_slowest_speed_that_shows_it_in_time() {
+    // The rule: at most WATCH_REAL_S real seconds to watch.
+    assert_eq!(Speed::Times(1.0).to_watch(30.0), None);
+    assert_eq!(Speed::Times(1.0).to_watch(31.0), Some(Speed::Times(2.0)));
+    assert_eq!(Speed::Times(1.0).to_watch(600.0), Some(Speed::Times(50.0)));
+    assert_eq!(Speed::Times(100.0).to_watch(600.0), None, "already fast enough");
+    assert_eq!(Speed::Fastest.to_watch(1e9), None);
+    assert_eq!(Speed::Times(0.0).to_watch(10.0), Some(Speed::Times(0.5)));
+    assert_eq!(Speed::Times(f64::NAN).to_watch(10.0), None);
+    assert_eq!(Speed::Times(1.0).to_watch(1e9), None, "no speed of the menu is enough: fastest is the person's choice");
+    // From every speed of the menu: the answer shows 100 s in time, and
+    // the speed before it in the menu would not.
+    for speed in SPEEDS {
+        if let Some(faster) = speed.to_watch(100.0) {
+            let k = SPEEDS.iter().position(|s| *s == faster).unwrap();
+            let real = |s: Speed| if let Speed::Times(t) = s { 100.0 / t } else { 0.0 };
+            assert!(real(faster) <= WATCH_REAL_S && real(SPEEDS[k - 1]) > WATCH_REAL_S, "{speed:?}");
+        }
+    }
+    // Through the commands: a step tried, and a first step begun with its lesson.
+    let mut p = playground();
+    let (index, k) = p
+        .lessons()
+        .iter()
+        .enumerate()
+        .find_map(|(n, l)| l.text.steps.iter().position(|s| s.sweep.is_none() && s.within_s > WATCH_REAL_S).map(|k| (n, k)))
+        .expect("a step watched for more than 30 s");
+    let within_s = p.lessons()[index].text.steps[k].within_s;
+    p.apply(Command::PickLesson { index, speed: Speed::Times(1.0) }).unwrap();
+    let begun = p.apply(Command::TryStep { step: k, speed: Speed::Times(1.0) }).unwrap().step.unwrap();
+    assert_eq!((begun.step, begun.within_s), (k, within_s));
+    assert_eq!(begun.speed, Speed::Times(1.0).to_watch(within_s));
+    assert!(begun.speed.is_some());
+    let begun = p.apply(Command::TryStep { step: k, speed: Speed::Times(1000.0) }).unwrap().step.unwrap();
+    assert_eq!(begun.speed, None);
+}
+
+#[test]
+fn a_step_tried_selects_the_block_it_checks_and_names_its_figure_and_panel() {
+    let mut p = playground();
+    for index in 0..p.lessons().len() {
+        let steps = p.lessons()[index].text.steps.clone();
+        let applied = p.apply(Command::PickLesson { index, speed: Speed::Times(1.0) }).unwrap();
+        assert_eq!(applied.select, Some(p.lessons()[index].text.focus.clone()), "the lesson's focus");
+        match &applied.step {
+            Some(begun) => {
+                assert!(steps[0].changes.is_empty() && !steps[0].compare, "only a watching first step begins with its lesson");
+                assert_eq!((begun.panel, begun.figure.as_deref(), &begun.sweep), (None, None, &None), "the page stays as it is");
+            }
+            None => assert!(!steps[0].changes.is_empty() || steps[0].compare),
+        }
+        for (k, step) in steps.iter().enumerate().filter(|(_, s)| s.sweep.is_none()) {
+            let applied = p.apply(Command::TryStep { step: k, speed: Speed::Times(1.0) }).unwrap();
+            let begun = applied.step.unwrap();
+            let first = step.check.first();
+            assert_eq!(applied.select, first.map(|c| vec![c.node.clone()]), "lesson {index} step {k}");
+            assert_eq!(begun.figure, first.map(|c| c.figure.clone()));
+            assert_eq!(begun.panel, Some(step.panel.unwrap_or(Panel::Chart)));
+            assert_eq!(begun.sweep, None);
+        }
+    }
 }

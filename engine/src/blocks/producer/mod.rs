@@ -46,7 +46,6 @@
 
 use std::collections::VecDeque;
 
-use serde::{Deserialize, Serialize};
 
 pub use crate::arrivals::Arrivals;
 use crate::state::State;
@@ -55,88 +54,11 @@ use crate::context::Context;
 use crate::distribution::Distribution;
 use crate::message::{Gates, Message, NodeRef, NO_DESTINATION};
 use crate::metrics::DropReason;
-use crate::plumbing::validate::{check_range, push_error, FieldError};
 use crate::scheduler::{Event, EventKind};
 use crate::time::{SimDuration, SimTime};
 
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ProducerSpec {
-    pub arrivals: Arrivals,
-    #[serde(default = "default_classes")]
-    pub classes: Vec<MessageClass>,
-    #[serde(default)]
-    pub on_refused: OnRefused,
-    #[serde(default = "default_retry_after")]
-    pub retry_after_s: f64,
-    #[serde(default)]
-    pub backpressure: Backpressure,
-    /// The consumer this producer is linked to (rotor).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub linked_to: Option<String>,
-}
-
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct MessageClass {
-    pub name: String,
-    #[serde(default = "default_weight")]
-    pub weight: f64,
-    /// Bytes.
-    #[serde(default = "default_size")]
-    pub size: Distribution,
-    #[serde(default)]
-    pub droppable: bool,
-    /// Priority queues serve lower numbers first.
-    #[serde(default, skip_serializing_if = "is_zero")]
-    pub priority: u8,
-    /// The node this class is addressed to (routers and per-destination
-    /// windows read it).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub destination: Option<String>,
-}
-
-fn is_zero(v: &u8) -> bool {
-    *v == 0
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum OnRefused {
-    #[default]
-    Pause,
-    Drop,
-    Retry,
-}
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Backpressure {
-    #[default]
-    Pause,
-    Ignore,
-    Drop,
-}
-
-fn default_classes() -> Vec<MessageClass> {
-    vec![MessageClass {
-        name: "message".into(),
-        weight: 1.0,
-        size: default_size(),
-        droppable: false,
-        priority: 0,
-        destination: None,
-    }]
-}
-fn default_weight() -> f64 {
-    1.0
-}
-fn default_size() -> Distribution {
-    Distribution::Fixed { value: 1000.0 }
-}
-fn default_retry_after() -> f64 {
-    0.1
-}
+mod spec;
+pub use spec::{Backpressure, MessageClass, OnRefused, ProducerSpec, MAX_MESSAGE_BYTES};
 
 /// An arrival event's `data` that offers the backlog's next message
 /// rather than making one.
@@ -146,37 +68,10 @@ const FLUSH: u32 = 1;
 /// that finished thinking while the producer could not send.
 const PENDING: u32 = 2;
 
-/// The largest message size a scenario may ask for: 1 GiB.
-pub const MAX_MESSAGE_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
-
 /// A drawn size as whole bytes, from 1 to `MAX_MESSAGE_BYTES`. Sizes are
 /// positive: adding one half and truncating rounds them.
 fn size_in_bytes(drawn: f64) -> u32 {
     (drawn + 0.5).clamp(1.0, MAX_MESSAGE_BYTES) as i64 as u32
-}
-
-impl ProducerSpec {
-    pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
-        self.arrivals.validate(&format!("{path}.arrivals"), errors);
-        if self.classes.is_empty() {
-            push_error(errors, format!("{path}.classes"), "a producer needs at least one message class");
-        }
-        if self.classes.len() > u16::MAX as usize {
-            push_error(errors, format!("{path}.classes"), "too many classes");
-        }
-        for (i, class) in self.classes.iter().enumerate() {
-            let cpath = format!("{path}.classes[{i}]");
-            if class.name.is_empty() || class.name.len() > 64 {
-                push_error(errors, format!("{cpath}.name"), "must be 1 to 64 characters");
-            }
-            check_range(errors, format!("{cpath}.weight"), class.weight, 0.0, 1e9);
-            if class.weight == 0.0 {
-                push_error(errors, format!("{cpath}.weight"), "must be greater than 0");
-            }
-            class.size.validate(&format!("{cpath}.size"), 1.0, MAX_MESSAGE_BYTES, errors);
-        }
-        check_range(errors, format!("{path}.retry_after_s"), self.retry_after_s, 1e-6, 3600.0);
-    }
 }
 
 /// How a producer's classes map onto the scenario: their scenario-wide

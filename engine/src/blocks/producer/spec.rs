@@ -1,0 +1,116 @@
+//! A producer as the scenario file writes it: its arrivals, its message
+//! classes, what it does when refused or told to pause, and the checks
+//! each field must pass (every error names its field).
+
+use serde::{Deserialize, Serialize};
+
+use crate::distribution::Distribution;
+use crate::plumbing::validate::{check_range, push_error, FieldError};
+
+use crate::arrivals::Arrivals;
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProducerSpec {
+    pub arrivals: Arrivals,
+    #[serde(default = "default_classes")]
+    pub classes: Vec<MessageClass>,
+    #[serde(default)]
+    pub on_refused: OnRefused,
+    #[serde(default = "default_retry_after")]
+    pub retry_after_s: f64,
+    #[serde(default)]
+    pub backpressure: Backpressure,
+    /// The consumer this producer is linked to (rotor).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linked_to: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MessageClass {
+    pub name: String,
+    #[serde(default = "default_weight")]
+    pub weight: f64,
+    /// Bytes.
+    #[serde(default = "default_size")]
+    pub size: Distribution,
+    #[serde(default)]
+    pub droppable: bool,
+    /// Priority queues serve lower numbers first.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub priority: u8,
+    /// The node this class is addressed to (routers and per-destination
+    /// windows read it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destination: Option<String>,
+}
+
+fn is_zero(v: &u8) -> bool {
+    *v == 0
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnRefused {
+    #[default]
+    Pause,
+    Drop,
+    Retry,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Backpressure {
+    #[default]
+    Pause,
+    Ignore,
+    Drop,
+}
+
+fn default_classes() -> Vec<MessageClass> {
+    vec![MessageClass {
+        name: "message".into(),
+        weight: 1.0,
+        size: default_size(),
+        droppable: false,
+        priority: 0,
+        destination: None,
+    }]
+}
+fn default_weight() -> f64 {
+    1.0
+}
+fn default_size() -> Distribution {
+    Distribution::Fixed { value: 1000.0 }
+}
+fn default_retry_after() -> f64 {
+    0.1
+}
+
+/// The largest message size a scenario may ask for: 1 GiB.
+pub const MAX_MESSAGE_BYTES: f64 = 1024.0 * 1024.0 * 1024.0;
+
+impl ProducerSpec {
+    pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+        self.arrivals.validate(&format!("{path}.arrivals"), errors);
+        if self.classes.is_empty() {
+            push_error(errors, format!("{path}.classes"), "a producer needs at least one message class");
+        }
+        if self.classes.len() > u16::MAX as usize {
+            push_error(errors, format!("{path}.classes"), "too many classes");
+        }
+        for (i, class) in self.classes.iter().enumerate() {
+            let cpath = format!("{path}.classes[{i}]");
+            if class.name.is_empty() || class.name.len() > 64 {
+                push_error(errors, format!("{cpath}.name"), "must be 1 to 64 characters");
+            }
+            check_range(errors, format!("{cpath}.weight"), class.weight, 0.0, 1e9);
+            if class.weight == 0.0 {
+                push_error(errors, format!("{cpath}.weight"), "must be greater than 0");
+            }
+            class.size.validate(&format!("{cpath}.size"), 1.0, MAX_MESSAGE_BYTES, errors);
+        }
+        check_range(errors, format!("{path}.retry_after_s"), self.retry_after_s, 1e-6, 3600.0);
+    }
+}

@@ -1,0 +1,327 @@
+//! The page: the hooks that hold the session and the page's own state,
+//! the frame loop, and the layout. Every component gets plain data as
+//! props and reports input as callbacks; beside this file, `dispatch` is
+//! the one way a command reaches the engine, and `editing`, `keeping`,
+//! `lessons` and `sweeps` turn each kind of input into commands.
+//!
+//! The model is the engine's `Playground` (in `view::observed::Session`,
+//! beside what the page noted of its runs): it decides whether an edit
+//! applies live or starts the run again, and how a lesson's steps go. This
+//! file only holds what the page shows.
+
+mod dispatch;
+mod editing;
+mod keeping;
+mod lessons;
+mod sweeps;
+
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use sluice_engine::playground::{Command, Speed};
+use sluice_engine::scenario::Kind;
+use sluice_engine::Scenario;
+use yew::prelude::*;
+
+use crate::browser::clock::now_ms;
+use crate::browser::keep;
+use crate::browser::live::Live;
+use crate::browser::shortcuts::{use_shortcuts, Shortcuts};
+use crate::components::canvases::{Canvases, VariantView};
+use crate::components::chart::Charts;
+use crate::components::controls::Controls;
+use crate::components::counters::Counters;
+use crate::components::event_log::EventLog;
+use crate::components::glossary::{Glossary, OpenGlossary};
+use crate::components::inspector::Inspector;
+use crate::components::lesson_panel::LessonPanel;
+use crate::components::lesson_picker::LessonPicker;
+use crate::components::messages::Messages;
+use crate::components::palette::Palette;
+use crate::components::sweep_panel::SweepPanel;
+use crate::components::theory_panel::TheoryPanel;
+use crate::components::toolbar::Toolbar;
+use crate::view::chart_data::ChartKind;
+use crate::view::motion::Motion;
+use crate::view::observed::Session;
+use crate::view::panels::PanelCache;
+use crate::view::player::{use_player, ClockReading, Player};
+use crate::view::selection::Select;
+use crate::view::sweep::SweepOrder;
+
+use dispatch::use_dispatch;
+use editing::use_editing;
+use keeping::use_keeping;
+use lessons::use_lessons;
+use sweeps::use_sweeps;
+
+fn default_scenario() -> Scenario {
+    Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).expect("the built-in scenario is valid")
+}
+
+/// The page's own state beside the session, as every part of the page
+/// shares it (cheap to clone; setting one draws the page again).
+#[derive(Clone)]
+pub(crate) struct Page {
+    pub session: Rc<RefCell<Session>>,
+    pub playing: UseStateHandle<bool>,
+    pub speed: UseStateHandle<Speed>,
+    /// The selected nodes, by index; the last is the one the inspector shows.
+    pub selected: UseStateHandle<Vec<usize>>,
+    /// Why the last edit was refused, until the next one.
+    pub notice: UseStateHandle<Option<String>>,
+    /// A passing message (a link copied, a file imported), unlike `notice`.
+    pub status: UseStateHandle<Option<String>>,
+    /// Whether work kept aside (from before a share link opened, or
+    /// another tab's) can be restored.
+    pub earlier: UseStateHandle<bool>,
+    /// The chart on show: only its lines are worked out.
+    pub chart_kind: UseStateHandle<ChartKind>,
+    /// What the Sweep panel is open on, and how many orders it was given.
+    pub sweep_order: UseStateHandle<Option<SweepOrder>>,
+    pub sweep_serial: Rc<RefCell<u32>>,
+    pub redraw: UseForceUpdateHandle,
+}
+
+#[function_component(App)]
+pub fn app() -> Html {
+    let opening = use_memo((), |_| {
+        let (scenario, origin, problem) = keep::opening_scenario(default_scenario());
+        let welcome = match origin {
+            keep::Origin::Shared if scenario.name.trim().is_empty() => Some("Opened the scenario from the share link.".to_string()),
+            keep::Origin::Shared => Some(format!("Opened \"{}\" from the share link.", scenario.name)),
+            keep::Origin::Saved => Some("Your last scenario was restored from this browser.".to_string()),
+            keep::Origin::BuiltIn => None,
+        };
+        let first_visit = matches!(origin, keep::Origin::BuiltIn);
+        let earlier = matches!(origin, keep::Origin::Shared) && keep::earlier_work().is_some();
+        (RefCell::new(Some(scenario)), problem, welcome, first_visit, earlier)
+    });
+    let session = use_mut_ref(|| Session::new(opening.0.borrow_mut().take().unwrap_or_else(default_scenario), default_scenario));
+    let page = Page {
+        session: session.clone(),
+        playing: use_state(|| true),
+        speed: use_state(|| Speed::Times(1.0)),
+        selected: use_state(|| {
+            let s = session.borrow();
+            s.play.scenario().nodes.iter().position(|n| n.block.kind() == Kind::Queue).into_iter().collect::<Vec<usize>>()
+        }),
+        notice: use_state(|| opening.1.clone()),
+        status: use_state(|| opening.2.clone()),
+        earlier: use_state(|| opening.4),
+        chart_kind: use_state(|| ChartKind::Depth),
+        sweep_order: use_state(|| None::<SweepOrder>),
+        sweep_serial: use_mut_ref(|| 0u32),
+        redraw: use_force_update(),
+    };
+    let Page { playing, speed, selected, chart_kind, .. } = page.clone();
+    let behind = use_state(|| false);
+    let panels = use_mut_ref(PanelCache::default);
+    // What changes between panel refreshes while playing: the clock and the
+    // dots of A and B. A frame with no panel due renders their components
+    // alone.
+    let clock = use_memo((), |_| Live::new(ClockReading::default()));
+    let motion_live = use_memo((), |_| Live::new(Rc::<Motion>::default()));
+    let b_motion_live = use_memo((), |_| Live::new(Rc::<Motion>::default()));
+    // The glossary, when open, and the word it was opened at.
+    let glossary = use_state(|| None::<Option<String>>);
+
+    use_player(Player {
+        session: session.clone(),
+        playing: playing.clone(),
+        speed: *speed,
+        behind: behind.clone(),
+        panels: panels.clone(),
+        clock: clock.clone(),
+        motion: motion_live.clone(),
+        b_motion: b_motion_live.clone(),
+        redraw: page.redraw.clone(),
+    });
+    let dispatch = use_dispatch(&page);
+    let edit = use_editing(&page, &dispatch);
+    let keeping = use_keeping(&page, &dispatch);
+    let lessons = use_lessons(&page, &dispatch, opening.3);
+    let sweeps = use_sweeps(&page, &dispatch);
+
+    let on_play = {
+        let (playing, session) = (playing.clone(), session.clone());
+        Callback::from(move |_| {
+            if *playing {
+                // Paused, A and B are read at one instant.
+                session.borrow_mut().play.catch_up();
+            }
+            playing.set(!*playing)
+        })
+    };
+    let on_speed = use_callback(speed.clone(), |s: Speed, speed| speed.set(s));
+    let command = |make: fn() -> Command| {
+        let dispatch = dispatch.clone();
+        Callback::from(move |_: ()| drop(dispatch(make())))
+    };
+    let (on_reset, on_step) = (command(|| Command::Reset), command(|| Command::Step));
+    let on_seed = {
+        let (dispatch, notice) = (dispatch.clone(), page.notice.clone());
+        Callback::from(move |text: String| match text.trim().parse::<u64>() {
+            Ok(seed) => drop(dispatch(Command::SetSeed(seed))),
+            Err(_) => notice.set(Some(format!("The seed must be a whole number from 0 to {}, not \"{}\".", u64::MAX, text.trim()))),
+        })
+    };
+    use_shortcuts(
+        ((*selected).clone(), *playing),
+        Shortcuts {
+            undo: edit.undo.clone(),
+            redo: edit.redo.clone(),
+            duplicate: edit.duplicate.clone(),
+            delete: edit.delete.clone(),
+            play: on_play.clone(),
+            select_all: edit.select_all.clone(),
+            select_none: edit.on_close.clone(),
+        },
+    );
+    let on_kind = use_callback(chart_kind.clone(), |k: ChartKind, chart_kind| chart_kind.set(k));
+    // A/B on the playground: B is the scenario as it is now, A stays
+    // editable; change A and watch how it differs from where it started.
+    let on_compare = {
+        let (dispatch, session, playing) = (dispatch.clone(), session.clone(), playing.clone());
+        Callback::from(move |_: ()| {
+            let open = session.borrow().play.variant_b().is_some();
+            let opened = dispatch(if open { Command::CloseComparison } else { Command::OpenComparison }).is_ok();
+            if opened && !open {
+                playing.set(true);
+            }
+        })
+    };
+    let open_glossary = OpenGlossary(use_callback(glossary.clone(), |word: Option<String>, glossary| glossary.set(Some(word))));
+    let on_glossary_close = use_callback(glossary.clone(), |_: (), glossary| glossary.set(None));
+    // A block picked on B's canvas selects the same block of A.
+    let on_select_b = use_callback(edit.on_select.clone(), {
+        let session = session.clone();
+        move |pick: Select, on_select| {
+            let s = session.borrow();
+            let to_a = |i: usize| s.play.index_of(&s.play.variant_b()?.sim.scenario().nodes.get(i)?.id);
+            if let Some(pick) = pick.map(to_a) {
+                on_select.emit(pick);
+            }
+        }
+    });
+
+    // The scenario the Sweep panel sweeps: copied once per accepted edit,
+    // not on every render.
+    let sweep_scenario = (*use_memo(session.borrow().play.revision(), {
+        let session = session.clone();
+        move |_| Rc::new(session.borrow().play.scenario().clone())
+    }))
+    .clone();
+    // The blocks the selected one could feed: worked out once per edit
+    // and selection, not on every frame.
+    let candidates = (*use_memo((session.borrow().play.revision(), selected.last().copied()), {
+        let session = session.clone();
+        move |(_, selected): &(u64, Option<usize>)| {
+            let s = session.borrow();
+            let scenario = s.play.scenario();
+            let Some(from) = selected.and_then(|i| scenario.nodes.get(i)) else { return Rc::new(Vec::new()) };
+            let feeds = |to: &str| scenario.edges.iter().any(|e| e.from == from.id && e.to == to);
+            Rc::new(scenario.nodes.iter().filter(|n| n.id != from.id && n.block.takes_input() && !feeds(&n.id)).map(|n| n.id.clone()).collect::<Vec<String>>())
+        }
+    }))
+    .clone();
+    let s = session.borrow();
+    let scenario = s.play.scenario();
+    let selection: Vec<usize> = selected.iter().copied().filter(|&i| i < scenario.nodes.len()).collect();
+    let selected_index = selection.last().copied();
+    let shown = panels.borrow_mut().refresh(&s, &selection, *chart_kind, *playing, now_ms());
+    let b_view = s.play.variant_b().zip(shown.b_snapshot.clone()).zip(s.b.as_ref()).map(|((b, snapshot), notes)| {
+        let compared = s.ids_of(&selection);
+        let selected = compared.iter().filter_map(|id| b.sim.scenario().node_index(id)).collect();
+        VariantView { labels: b.labels.clone(), snapshot, motion: b_motion_live.clone(), dropping: notes.motion.dropping.clone(), selected, compared }
+    });
+    let selected_theory = selected_index.and_then(|i| shown.snapshot.nodes.get(i)).and_then(|n| Some((n.id.clone(), n.theory.clone()?)));
+    let selected_spec = selected_index.and_then(|i| scenario.nodes.get(i).cloned());
+    let selected_outputs: Vec<String> = selected_spec
+        .as_ref()
+        .map(|n| scenario.edges.iter().filter(|e| e.from == n.id).map(|e| e.to.clone()).collect())
+        .unwrap_or_default();
+    // After a step, a reset or an edit as after a frame. While playing,
+    // the frame loop keeps them, at its own pace.
+    if !*playing {
+        let time_s = s.play.run().map_or(0.0, |sim| sim.now().as_secs_f64());
+        clock.set(ClockReading { time_s, events: s.events() });
+        motion_live.set(s.a.motion.clone());
+        if let Some(b) = &s.b {
+            b_motion_live.set(b.motion.clone());
+        }
+    }
+    let open_lesson = s.play.lesson().map(|run| (run.index, run.states.clone(), run.tries.clone()));
+    let sweep = (*page.sweep_order).clone().map(|order| (order, sweep_scenario.clone()));
+    let editor = s.play.editor();
+    let (can_undo, can_redo, seed) = (editor.can_undo(), editor.can_redo(), scenario.seed.unwrap_or(1));
+    let (name, description) = (AttrValue::from(scenario.name.clone()), AttrValue::from(scenario.description.clone()));
+    let (comparing, stall, missing, dropping) = (s.play.variant_b().is_some(), s.play.stall(), s.play.missing(), s.a.motion.dropping.clone());
+    let running = s.play.run().is_some();
+    drop(s);
+
+    // Behind an open dialog (the lesson picker, the glossary) the page is inert.
+    let modal = lessons.picking || glossary.is_some();
+    let on_glossary = open_glossary.0.reform(|_: MouseEvent| None);
+    html! {
+        <ContextProvider<OpenGlossary> context={open_glossary}>
+        <div class="app">
+            <header class="topbar" inert={modal}>
+                <div class="brand">
+                    <span class="logo" aria-hidden="true">{"≋"}</span>
+                    <span class="title">{"Sluice"}</span>
+                    <span class="subtitle" data-testid="scenario-title">{ if name.is_empty() { AttrValue::from("Untitled") } else { name.clone() } }</span>
+                </div>
+                <button class="lessons-button" data-testid="lessons" onclick={lessons.on_all.reform(|_: MouseEvent| ())}>{"☰ Lessons"}</button>
+                <button class="lessons-button glossary-button" data-testid="glossary-open" onclick={on_glossary}>{"Glossary"}</button>
+                <Controls playing={*playing} runs={running} speed={*speed} clock={clock.clone()} behind={*behind} {seed} {on_play} {on_step} {on_speed} {on_reset} {on_seed} />
+            </header>
+            <main class="workspace" inert={modal}>
+                <aside class="toolbox">
+                    <Palette on_drop={edit.on_drop} on_add={edit.on_add} lands={edit.lands} />
+                </aside>
+                // Beside the canvas on a wide screen; above it on a narrow one.
+                if let Some((index, states, tries)) = open_lesson {
+                    <div class="lesson-area">
+                        <LessonPanel lessons={lessons.texts.clone()} {index} {states} {tries} now_s={shown.snapshot.time_s} on_try={lessons.on_try}
+                            on_all={lessons.on_all} on_close={lessons.on_close} />
+                    </div>
+                }
+                <section class="stage">
+                    <Toolbar on_new={edit.on_new} {can_undo} {can_redo} selected={!selection.is_empty()} {comparing} on_undo={edit.undo} on_redo={edit.redo}
+                        on_duplicate={edit.duplicate} on_delete={edit.delete} on_export={keeping.on_export} on_import={keeping.on_import}
+                        on_share={keeping.on_share} on_compare={on_compare.clone()} />
+                    <Messages shared={keeping.shared} on_close_share={keeping.on_close_share} status={(*page.status).clone()} notice={(*page.notice).clone()}
+                        {stall} {missing} {running} earlier={*page.earlier} on_restore_earlier={keeping.on_restore_earlier}
+                        on_forget_earlier={keeping.on_forget_earlier} />
+                    <Canvases snapshot={shown.snapshot.clone()} motion={motion_live.clone()} {dropping} selected={selection.clone()} on_select={edit.on_select.clone()}
+                        drop_edge={edit.drop_edge} on_move={edit.on_move} on_connect={edit.on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} />
+                    if let Some((lines, nodes, strips)) = shown.charts {
+                        <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={shown.chart_now_s} />
+                    }
+                    if let Some((order, scenario)) = sweep {
+                        <SweepPanel {order} {scenario} on_use_value={sweeps.on_use_value} on_finished={sweeps.on_finished} on_abandoned={sweeps.on_abandoned}
+                            on_close={sweeps.on_close} />
+                    }
+                </section>
+                <aside class="sidebar">
+                    if let Some((queue, theory)) = selected_theory {
+                        <TheoryPanel {queue} {theory} />
+                    }
+                    <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={edit.on_reconfigure} on_sweep={sweeps.on_sweep}
+                        on_close={edit.on_close} {name} {description} on_describe={edit.on_describe} {candidates} on_connect_to={edit.on_connect_to}
+                        on_disconnect={edit.on_disconnect} />
+                    <Counters snapshot={shown.snapshot.clone()} />
+                    <EventLog log={shown.log} drops={shown.drops} selected={selection} on_select={edit.on_select} playing={*playing} />
+                </aside>
+            </main>
+            if lessons.picking {
+                <LessonPicker lessons={lessons.texts} on_pick={lessons.on_pick} on_close={lessons.on_picker_close} />
+            }
+            if let Some(word) = (*glossary).clone() {
+                <Glossary {word} on_close={on_glossary_close} />
+            }
+        </div>
+        </ContextProvider<OpenGlossary>>
+    }
+}
