@@ -118,6 +118,35 @@ test("lesson 13's sweep step runs in the panel and is judged on the sweep", asyn
   await page.close();
 });
 
+test("a lesson's sweep cancelled, or its panel closed, leaves its step saying why, and the step runs again", async () => {
+  const { page, errors } = await open(env.browser, env.url, { picker: true });
+  await page.getByTestId('lesson-13').click();
+  const state = () => page.getByTestId('step-2-verdict').getAttribute('data-state');
+  await page.getByTestId('step-2-try').click();
+  assert.equal(await state(), 'sweeping');
+  await page.getByTestId('sweep-cancel').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-2-verdict"]')?.dataset.state === 'abandoned');
+  assert.match(await page.getByTestId('step-2-verdict').textContent(), /the sweep was cancelled/);
+  // Again, and this time the panel is closed while it runs.
+  await page.getByTestId('step-2-try').click();
+  assert.equal(await state(), 'sweeping');
+  await page.getByRole('button', { name: 'Close the sweep' }).click();
+  await page.getByTestId('sweep-panel').waitFor({ state: 'detached' });
+  assert.equal(await state(), 'abandoned');
+  assert.match(await page.getByTestId('step-2-verdict').textContent(), /the Sweep panel was closed before it finished/);
+  assert.equal(await page.getByTestId('step-2').getAttribute('data-tries'), '2');
+  // A third try runs to its verdict.
+  await page.getByTestId('step-2-try').click();
+  await page.waitForFunction(
+    () => ['passed', 'failed'].includes(document.querySelector('[data-testid="step-2-verdict"]')?.dataset.state),
+    null,
+    { timeout: 90000 },
+  );
+  assert.equal(await state(), 'passed');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('on a phone the panel fits the screen, its chart is drawn at the screen\'s own pixels, and a tap loads a point', async () => {
   const page = await env.browser.newPage({ viewport: { width: 390, height: 844 }, deviceScaleFactor: 2, hasTouch: true });
   const errors = [];
