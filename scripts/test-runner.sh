@@ -9,6 +9,9 @@ cd "$(dirname "$0")/.."
 
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+# The stages' lists of tests, for the cases below that have one.
+export SLUICE_TEST_LIST_DIR=$dir
+unset SLUICE_TEST_LISTS
 passed=0
 failed=0
 
@@ -47,6 +50,18 @@ expect "a stage that hangs is stopped and fails" fail "did not end within its li
   "stage hang 1 2 sleep 120"
 expect "a stage that exits non-zero fails" fail "exited with status 3" \
   "stage crash 0 20 bash -c 'echo \"test result: ok. 4 passed; 0 failed;\"; exit 3'"
+
+# A stage with a list of its tests: cargo's and node's names.
+printf '%s\n' 'x::a' 'x::b' 'e2e::it works' > "$dir/listed.txt"
+cp "$dir/listed.txt" "$dir/short.txt"
+cp "$dir/listed.txt" "$dir/long.txt"
+run_x="echo \"     Running tests/x.rs (target/debug/deps/x-0a1b2c)\"; echo \"test a ... ok\""
+expect "a stage that passes every listed test passes" pass "" \
+  "stage listed 3 20 bash -c '$run_x; echo \"test b ... ok\"; echo \"test result: ok. 2 passed; 0 failed;\"; echo \"✔ it works (12.5ms)\"; echo \"ℹ pass 1\"'"
+expect "a stage whose listed test did not run fails, naming it" fail "1 listed test(s) did not pass: x::b" \
+  "stage short 0 20 bash -c '$run_x; echo \"test result: ok. 1 passed; 0 failed;\"; echo \"✔ it works (1s)\"; echo \"ℹ pass 1\"'"
+expect "a stage that ran a test its list lacks fails, naming it" fail "test(s) passed that $dir/long.txt lacks (SLUICE_TEST_LISTS=write rewrites it): x::c" \
+  "stage long 0 20 bash -c '$run_x; echo \"test b ... ok\"; echo \"test c ... ok\"; echo \"test result: ok. 3 passed; 0 failed;\"; echo \"✔ it works (3ms)\"; echo \"ℹ pass 1\"'"
 
 # In the format the runner counts (cargo's), for the stage that runs this.
 echo "test result: $([ "$failed" -eq 0 ] && echo ok || echo FAILED). $passed passed; $failed failed;"

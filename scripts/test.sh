@@ -7,13 +7,42 @@
 # - it exits 0;
 # - it reports at least its expected number of tests (a stage that ran
 #   nothing, or printed nothing, fails);
-# - it reports no failed test, whatever its exit status.
+# - it reports no failed test, whatever its exit status;
+# - where the stage has a list of its tests (scripts/tests/STAGE.txt), every
+#   test listed passed, and no test ran that the list lacks: a test that
+#   vanishes (a file no longer compiled, a binary not run, a loop that makes
+#   fewer) is named, not lost in a count.
 #
 #   scripts/test.sh                 every stage of the project
+#   scripts/test.sh --only A,B      stages A and B alone
 #   scripts/test.sh --stages FILE   the stages FILE declares instead (the
 #                                   runner's own tests, scripts/test-runner.sh)
+#   SLUICE_TEST_LISTS=write scripts/test.sh ...
+#                                   writes each stage's list from what passed
+#                                   (after adding, renaming or removing tests)
 set -uo pipefail
 cd "$(dirname "$0")/.."
+
+lists=${SLUICE_TEST_LIST_DIR:-scripts/tests}
+only=""
+if [ "${1:-}" = --only ]; then
+  only=",$2,"
+fi
+
+# The names of the tests that passed, one a line, from cargo's output
+# ("test NAME ... ok", under "Running ... (.../deps/BINARY-HASH)" or
+# "Doc-tests CRATE") and node's spec reporter ("✔ NAME (12ms)").
+passed_names() {
+  awk '
+    /^ *Running .*\/deps\/[^\/]*\)$/ {
+      n = split($0, parts, "/"); bin = parts[n]
+      sub(/\)$/, "", bin); sub(/\.(wasm|exe)$/, "", bin); sub(/-[0-9a-f]+$/, "", bin); next
+    }
+    /^ *Doc-tests / { bin = "doc:" $2; next }
+    /^test .* \.\.\. ok$/ { name = $0; sub(/^test /, "", name); sub(/ \.\.\. ok$/, "", name); print bin "::" name; next }
+    /^ *✔ / { name = $0; sub(/^ *✔ /, "", name); sub(/ \([0-9.]+m?s\)$/, "", name); print "e2e::" name }
+  ' "$1" | LC_ALL=C sort
+}
 
 log=$(mktemp -d)
 passed=0
@@ -23,6 +52,9 @@ broken=()
 # stage NAME MIN_TESTS LIMIT_SECONDS COMMAND...
 stage() {
   local name=$1 min=$2 limit=$3; shift 3
+  if [ -n "$only" ] && [[ "$only" != *",$name,"* ]]; then
+    return
+  fi
   printf '\n\033[1m== %s\033[0m (at least %s tests, at most %s s)\n' "$name" "$min" "$limit"
   timeout --kill-after=30 "$limit" "$@" 2>&1 | tee "$log/$name.out"
   local rc=${PIPESTATUS[0]}
@@ -40,6 +72,25 @@ stage() {
   [ -s "$log/$name.out" ] || why+=("printed nothing")
   [ "$f" -gt 0 ] && why+=("reported $f failed test(s)")
   [ "$p" -lt "$min" ] && why+=("reported $p passing test(s), expected at least $min")
+  local list="$lists/$name.txt"
+  if [ "${SLUICE_TEST_LISTS:-}" = write ] && [ "$rc" -eq 0 ] && [ "$f" -eq 0 ]; then
+    passed_names "$log/$name.out" > "$log/$name.names"
+    if [ -s "$log/$name.names" ]; then
+      cp "$log/$name.names" "$list"
+      echo "wrote $list: $(wc -l < "$list") tests"
+    fi
+  elif [ -f "$list" ]; then
+    passed_names "$log/$name.out" > "$log/$name.names"
+    local missing extra
+    missing=$(LC_ALL=C comm -23 <(LC_ALL=C sort "$list") "$log/$name.names")
+    extra=$(LC_ALL=C comm -13 <(LC_ALL=C sort "$list") "$log/$name.names")
+    if [ -n "$missing" ]; then
+      why+=("$(wc -l <<<"$missing") listed test(s) did not pass: $(head -n 5 <<<"$missing" | paste -sd ';' -)")
+    fi
+    if [ -n "$extra" ]; then
+      why+=("$(wc -l <<<"$extra") test(s) passed that $list lacks (SLUICE_TEST_LISTS=write rewrites it): $(head -n 5 <<<"$extra" | paste -sd ';' -)")
+    fi
+  fi
   passed=$((passed + p))
   failed=$((failed + f))
   if [ ${#why[@]} -gt 0 ]; then
@@ -61,7 +112,7 @@ else
   unset SLUICE_BLESS
   # The runner's own rules first: a runner that passes on nothing would
   # make every figure below meaningless.
-  stage runner 6 300 scripts/test-runner.sh
+  stage runner 9 300 scripts/test-runner.sh
   # The page crate too: its pure parts (the inspector's field table and
   # edits) have unit tests that run natively. --no-fail-fast: a failing
   # test binary does not hide the ones after it.
