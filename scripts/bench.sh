@@ -17,7 +17,9 @@
 #      M/M/1/K, turn by turn (e2e/bench-wasm.mjs): the ratio of arrivals
 #      per second;
 #   6. what a node costs in memory: a 10,000-node chain's heap
-#      (engine/examples/chain_memory.rs).
+#      (engine/examples/chain_memory.rs);
+#   7. what the editor's undo history keeps at 6,000 blocks
+#      (engine/examples/undo_memory.rs).
 # The plain release build's figures: `cargo run --release -p sluice-cli -- bench`.
 # Arguments go to `sluice bench` (e.g. `make bench ARGS="--scale 0.5"`).
 set -euo pipefail
@@ -67,3 +69,7 @@ node e2e/bench-wasm.mjs "$target/pgo/release/sluice"
 echo
 say "what a node costs in memory"
 cargo run --release -q -p sluice-engine --example chain_memory
+
+echo
+say "what undo keeps at 6,000 blocks"
+cargo run --release -q -p sluice-engine --example undo_memory

@@ -10,7 +10,8 @@
 //! - An edit that would break the first rule is refused with a message
 //!   saying why, and nothing changes.
 //! - Every accepted edit can be undone and redone, in order; a new edit
-//!   clears what could be redone. The history is bounded.
+//!   clears what could be redone. The history is bounded in edits and in
+//!   the copies of nodes and edges it keeps (`history.rs`).
 //! - Every accepted edit (and every undo and redo) says what it touched:
 //!   the layout only, the parameters of some nodes, or the shape. A run that
 //!   follows the editor needs no diff of two scenarios to know, and the draft
@@ -19,16 +20,16 @@
 use crate::scenario::{default_block, default_position, BlockSpec, Kind, NodeSpec, Position, Scenario, ScenarioError};
 use crate::plumbing::validate::FieldError;
 
-/// How many edits can be undone.
-pub const HISTORY_LIMIT: usize = 200;
+mod history;
 
+use history::{History, Patch};
+pub use history::{HISTORY_ITEMS, HISTORY_LIMIT};
 
 pub struct Editor {
     scenario: Scenario,
     /// What the draft still lacks, found by the validation that accepted it.
     missing: Vec<FieldError>,
-    undo: Vec<Version>,
-    redo: Vec<Version>,
+    history: History,
     /// What the last accepted edit, undo or redo touched (none: the last
     /// edit changed nothing).
     touched: Option<Touched>,
@@ -36,14 +37,6 @@ pub struct Editor {
     /// of it may still go on (a slider being dragged): `adjust` of that
     /// block adds to that edit rather than making another.
     adjusting: Option<String>,
-}
-
-/// A scenario of the history, and what the edit from it touched (so that
-/// undoing that edit touches the same).
-struct Version {
-    scenario: Scenario,
-    missing: Vec<FieldError>,
-    touched: Touched,
 }
 
 /// Why an edit was refused; nothing changed. Its text says so for people.
@@ -139,7 +132,7 @@ impl Editor {
     /// Starts from `scenario`, which must be a sound draft.
     pub fn new(scenario: Scenario) -> Result<Editor, EditError> {
         let missing = scenario.validate_draft().map_err(|e| EditError::Unsound(explain(&scenario, e)))?;
-        Ok(Editor { scenario, missing, undo: Vec::new(), redo: Vec::new(), touched: None, adjusting: None })
+        Ok(Editor { scenario, missing, history: History::default(), touched: None, adjusting: None })
     }
 
     pub fn scenario(&self) -> &Scenario {
@@ -158,11 +151,17 @@ impl Editor {
     }
 
     pub fn can_undo(&self) -> bool {
-        !self.undo.is_empty()
+        self.history.can_undo()
     }
 
     pub fn can_redo(&self) -> bool {
-        !self.redo.is_empty()
+        self.history.can_redo()
+    }
+
+    /// The edits that can be undone and redone, and the nodes, edges and
+    /// notes the history keeps for them (at most `HISTORY_ITEMS`).
+    pub fn history_size(&self) -> (usize, usize, usize) {
+        self.history.size()
     }
 
     /// Applies `change` to a copy; keeps it if it is a sound draft. The
@@ -176,50 +175,24 @@ impl Editor {
             self.touched = None;
             return Ok(());
         }
-        let previous = Version {
-            scenario: std::mem::replace(&mut self.scenario, next),
-            missing: std::mem::replace(&mut self.missing, missing),
-            touched: touched.clone(),
-        };
-        self.undo.push(previous);
-        if self.undo.len() > HISTORY_LIMIT {
-            self.undo.remove(0);
-        }
-        self.redo.clear();
+        let before = std::mem::replace(&mut self.missing, missing);
+        let back = Patch::back((&self.scenario, before), (&next, &self.missing), touched.clone());
+        self.scenario = next;
+        self.history.record(back);
         self.touched = Some(touched);
         Ok(())
     }
 
-    /// Puts `version` in place of the scenario; returns the one it replaced,
-    /// which the same edit leads back to.
-    fn swap_in(&mut self, version: Version) -> Version {
-        self.adjusting = None;
-        self.touched = Some(version.touched.clone());
-        Version {
-            scenario: std::mem::replace(&mut self.scenario, version.scenario),
-            missing: std::mem::replace(&mut self.missing, version.missing),
-            touched: version.touched,
-        }
-    }
-
     pub fn undo(&mut self) -> bool {
-        let Some(previous) = self.undo.pop() else {
-            self.touched = None;
-            return false;
-        };
-        let current = self.swap_in(previous);
-        self.redo.push(current);
-        true
+        self.adjusting = None;
+        self.touched = self.history.undo(&mut self.scenario, &mut self.missing);
+        self.touched.is_some()
     }
 
     pub fn redo(&mut self) -> bool {
-        let Some(next) = self.redo.pop() else {
-            self.touched = None;
-            return false;
-        };
-        let current = self.swap_in(next);
-        self.undo.push(current);
-        true
+        self.adjusting = None;
+        self.touched = self.history.redo(&mut self.scenario, &mut self.missing);
+        self.touched.is_some()
     }
 
     /// A fresh id for a block of `kind`: the kind and the first free number.
@@ -395,10 +368,10 @@ impl Editor {
     /// however many values a slider passes through in one drag, Undo takes
     /// the drag back in one step.
     pub fn adjust(&mut self, id: &str, block: BlockSpec) -> Result<(), EditError> {
-        if self.adjusting.as_deref() != Some(id) || self.undo.is_empty() {
+        let i = self.scenario.node_index(id).ok_or_else(|| EditError::NoNode(id.to_string()))?;
+        if self.adjusting.as_deref() != Some(id) || !self.history.last().is_some_and(|last| last.covers_node(i)) {
             return self.set_block(id, block);
         }
-        let i = self.scenario.node_index(id).ok_or_else(|| EditError::NoNode(id.to_string()))?;
         let kind = self.scenario.nodes[i].block.kind();
         if kind != block.kind() {
             return Err(EditError::KindChange { id: id.to_string(), is: kind, given: block.kind() });
@@ -412,7 +385,7 @@ impl Editor {
         let missing = next.validate_draft().map_err(|e| EditError::Unsound(explain(&next, e)))?;
         self.scenario = next;
         self.missing = missing;
-        self.redo.clear();
+        self.history.forget_redo();
         // The run takes this block's new parameters; undoing the whole
         // adjustment touches the blocks its first step touched.
         self.touched = Some(Touched::Blocks(vec![i]));
@@ -643,7 +616,7 @@ mod tests {
 
     #[test]
     fn a_drag_of_adjustments_is_one_edit() {
-        let mut e = Editor::new(Scenario::from_json(include_str!("../../scenarios/slow-client.json")).unwrap()).unwrap();
+        let mut e = Editor::new(Scenario::from_json(include_str!("../../../scenarios/slow-client.json")).unwrap()).unwrap();
         let i = e.scenario().node_index("sender").unwrap();
         let with_soft = |e: &Editor, v: u64| {
             let BlockSpec::Queue(mut q) = e.scenario().nodes[i].block.clone() else { unreachable!() };
