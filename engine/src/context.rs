@@ -81,3 +81,65 @@ impl Context<'_> {
         self.core.log.push(Transition { time: self.core.now, node: self.node, from, to, cause });
     }
 }
+
+/// One block alone on a bench, for the tests beside each block: the core
+/// and counters a simulation would lend it, the clock set by hand, and
+/// messages made to measure.
+#[cfg(test)]
+pub(crate) mod bench {
+    use super::*;
+    use crate::message::NO_DESTINATION;
+
+    pub(crate) struct Bench {
+        pub core: Core,
+        pub stats: NodeStats,
+        made: u64,
+    }
+
+    impl Bench {
+        pub fn new() -> Bench {
+            let core = Core {
+                now: SimTime::ZERO,
+                rngs: vec![SimRng::new(1)],
+                scheduler: Scheduler::default(),
+                log: TransitionLog::new(1000),
+                outbox: Vec::new(),
+                failed_rpcs: Default::default(),
+            };
+            Bench { core, stats: NodeStats::new(), made: 0 }
+        }
+
+        /// The context the block under test (node 0) is handed.
+        pub fn ctx(&mut self) -> Context<'_> {
+            Context { core: &mut self.core, node: 0, stats: &mut self.stats }
+        }
+
+        /// Sets the clock to `s` simulated seconds.
+        pub fn at(&mut self, s: f64) -> &mut Bench {
+            self.core.now = SimTime::from_secs_f64(s);
+            self
+        }
+
+        /// A fresh message of `bytes` bytes and class `class`, made now.
+        pub fn message(&mut self, bytes: u32, class: u16) -> Message {
+            self.made += 1;
+            Message {
+                id: self.made,
+                created: self.core.now,
+                size_bytes: bytes,
+                source: 1,
+                destination: NO_DESTINATION,
+                class,
+                priority: 0,
+                droppable: false,
+                attempts: 0,
+                gates: Default::default(),
+            }
+        }
+
+        /// The states logged so far, in order.
+        pub fn states(&self) -> Vec<State> {
+            self.core.log.entries().map(|t| t.to).collect()
+        }
+    }
+}

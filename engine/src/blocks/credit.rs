@@ -266,3 +266,76 @@ impl Credit {
         ctx.stats.set_depth(ctx.core.now, self.credits(), 0);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::context::bench::Bench;
+
+    fn credit(spec: serde_json::Value) -> Credit {
+        Credit::new(crate::plumbing::json_read::from_value(&spec).unwrap())
+    }
+
+    fn pass(c: &mut Credit, b: &mut Bench, msg: Message) -> bool {
+        let admitted = c.admits(&msg, &mut b.ctx());
+        if admitted {
+            c.sent(&msg, &mut b.ctx());
+        }
+        admitted
+    }
+
+    #[test]
+    fn first_contact_waits_a_round_trip_then_spends_exactly_the_initial_credit() {
+        let mut b = Bench::new();
+        let mut c = credit(json!({"initial_credit": 3, "grant_latency_s": 0.1}));
+        let m: Vec<Message> = (0..5).map(|_| b.message(100, 0)).collect();
+        assert!(!pass(&mut c, &mut b, m[0]), "CONNECT sent");
+        b.at(0.1999);
+        assert!(!c.on_grant_due(&mut b.ctx()) && !pass(&mut c, &mut b, m[0]));
+        b.at(0.2);
+        assert!(c.on_grant_due(&mut b.ctx()), "the CONNACK arrives a round trip later");
+        assert_eq!(c.credits(), 3);
+        assert!((0..3).all(|k| pass(&mut c, &mut b, m[k])));
+        assert!(!pass(&mut c, &mut b, m[3]), "no credit left");
+        assert_eq!(c.credits(), 0);
+    }
+
+    #[test]
+    fn credit_comes_back_in_batches_of_grant_batch_after_the_grant_latency() {
+        let mut b = Bench::new();
+        let mut c = credit(json!({"initial_credit": 4, "grant_batch": 2, "grant_latency_s": 0.5, "implicit_single_credit": true}));
+        let m: Vec<Message> = (0..8).map(|_| b.message(100, 0)).collect();
+        // The implicit credit: one message, whose processing brings the initial credit.
+        assert!(pass(&mut c, &mut b, m[0]));
+        assert!(!pass(&mut c, &mut b, m[1]));
+        c.processed(&m[0], &mut b.ctx());
+        b.at(0.5);
+        c.on_grant_due(&mut b.ctx());
+        assert_eq!(c.credits(), 4);
+        assert!((1..5).all(|k| pass(&mut c, &mut b, m[k])));
+        // One processed: no grant yet; two: a grant of two, 0.5 s later.
+        b.at(1.0);
+        c.processed(&m[1], &mut b.ctx());
+        b.at(2.0);
+        assert!(!c.on_grant_due(&mut b.ctx()));
+        c.processed(&m[2], &mut b.ctx());
+        assert!(!c.on_grant_due(&mut b.ctx()));
+        b.at(2.5);
+        assert!(c.on_grant_due(&mut b.ctx()));
+        assert_eq!(c.credits(), 2, "exactly grant_batch");
+    }
+
+    #[test]
+    fn peers_per_destination_hold_credit_of_their_own() {
+        let mut b = Bench::new();
+        let mut c = credit(json!({"initial_credit": 1, "implicit_single_credit": true}));
+        let to = |b: &mut Bench, destination: u16| Message { destination, ..b.message(100, 0) };
+        let (a1, a2, b1) = (to(&mut b, 5), to(&mut b, 5), to(&mut b, 6));
+        assert!(pass(&mut c, &mut b, a1));
+        assert!(!pass(&mut c, &mut b, a2));
+        assert!(pass(&mut c, &mut b, b1), "another destination's first contact");
+        assert_eq!(c.peers(), 2);
+    }
+}

@@ -653,3 +653,124 @@ impl Queue {
         ctx.stats.set_depth(ctx.core.now, self.buffer.len() as u64, self.buffer.bytes());
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::context::bench::Bench;
+
+    fn queue(spec: serde_json::Value) -> Queue {
+        Queue::new(crate::plumbing::json_read::from_value(&spec).unwrap(), PriorityTable::default())
+    }
+
+    fn taken(offer: QueueOffer) -> bool {
+        matches!(offer, QueueOffer::Taken(_))
+    }
+
+    /// Offers `n` messages of `bytes`; their ids in order.
+    fn fill(q: &mut Queue, b: &mut Bench, n: usize, bytes: u32) -> Vec<u64> {
+        (0..n)
+            .map(|_| {
+                let m = b.message(bytes, 0);
+                assert!(taken(q.offer(m, &mut b.ctx())));
+                m.id
+            })
+            .collect()
+    }
+
+    fn ids(q: &mut Queue) -> Vec<u64> {
+        std::iter::from_fn(|| q.take_head()).map(|e| e.msg.id).collect()
+    }
+
+    #[test]
+    fn a_full_queue_refuses_or_drops_exactly_at_its_capacity_as_on_full_says() {
+        for (on_full, kept, refused) in
+            [("refuse", vec![1, 2, 3], true), ("drop_newest", vec![1, 2, 3], false), ("drop_oldest", vec![2, 3, 4], false)]
+        {
+            let mut b = Bench::new();
+            let mut q = queue(json!({"capacity": {"messages": 3}, "on_full": on_full}));
+            fill(&mut q, &mut b, 3, 100);
+            assert_eq!(b.stats.dropped_total(), 0, "{on_full}: three fit");
+            let fourth = b.message(100, 0);
+            let answer = q.offer(fourth, &mut b.ctx());
+            assert_eq!(matches!(answer, QueueOffer::Refused), refused, "{on_full}");
+            assert_eq!(b.stats.dropped[DropReason::Overflow as usize], u64::from(!refused), "{on_full}");
+            assert_eq!(q.len(), 3);
+            assert_eq!(ids(&mut q), kept, "{on_full}");
+        }
+    }
+
+    #[test]
+    fn a_byte_capacity_counts_the_arrivals_size_and_drops_the_oldest_until_it_fits() {
+        let mut b = Bench::new();
+        let mut q = queue(json!({"capacity": {"bytes": 1000}, "on_full": "drop_oldest"}));
+        fill(&mut q, &mut b, 4, 250);
+        assert_eq!(q.bytes(), 1000);
+        // 600 bytes more: the three oldest must go (1000 - 750 + 600 = 850).
+        let big = b.message(600, 0);
+        assert!(taken(q.offer(big, &mut b.ctx())));
+        assert_eq!(b.stats.dropped[DropReason::Overflow as usize], 3);
+        assert_eq!(ids(&mut q), vec![4, 5]);
+    }
+
+    #[test]
+    fn droppable_messages_go_first_and_the_arrival_when_none_is_left() {
+        let mut b = Bench::new();
+        let mut q = queue(json!({"capacity": {"messages": 2}, "on_full": "drop_droppable_first"}));
+        let mut video = b.message(100, 0);
+        video.droppable = true;
+        assert!(taken(q.offer(video, &mut b.ctx())));
+        fill(&mut q, &mut b, 1, 100);
+        fill(&mut q, &mut b, 1, 100);
+        assert_eq!(ids(&mut q), vec![2, 3], "the droppable one went");
+        let mut q = queue(json!({"capacity": {"messages": 2}, "on_full": "drop_droppable_first"}));
+        fill(&mut q, &mut b, 2, 100);
+        let late = b.message(100, 0);
+        assert!(taken(q.offer(late, &mut b.ctx())));
+        assert_eq!(ids(&mut q), vec![4, 5], "none droppable: the arrival went");
+    }
+
+    #[test]
+    fn the_soft_limit_is_reached_at_its_threshold_and_left_only_by_a_send() {
+        let mut b = Bench::new();
+        let mut q = queue(json!({"soft_limit": {"messages": 3}, "hard_limit": {"messages": 10}}));
+        fill(&mut q, &mut b, 2, 100);
+        assert_eq!(q.state(), SendState::Ready, "below the threshold");
+        fill(&mut q, &mut b, 1, 100);
+        assert_eq!(q.state(), SendState::SoftLimit, "at the threshold");
+        assert!(q.asks_pause());
+        // A looser threshold waits for a send: the hysteresis.
+        let looser = crate::plumbing::json_read::from_value(&json!({"soft_limit": {"messages": 30}, "hard_limit": {"messages": 100}})).unwrap();
+        q.reconfigure(looser, PriorityTable::default(), &mut b.ctx());
+        assert_eq!(q.state(), SendState::SoftLimit, "no send yet");
+        // A send: Ready again.
+        let head = q.take_head().unwrap();
+        b.at(1.0);
+        q.sent(head, &mut b.ctx());
+        q.after_send_loop(1, true, false, &mut b.ctx());
+        assert_eq!(q.state(), SendState::Ready);
+        assert_eq!(b.states(), vec![State::SoftLimit, State::Ready]);
+    }
+
+    #[test]
+    fn the_hard_limit_disconnects_drops_everything_and_every_arrival_until_the_reconnect() {
+        let mut b = Bench::new();
+        let mut q = queue(json!({"soft_limit": {"messages": 2}, "hard_limit": {"messages": 4}, "reconnect_after_s": 1.0}));
+        fill(&mut q, &mut b, 4, 100);
+        assert_eq!(q.state(), SendState::HardLimit);
+        assert!(q.is_disconnected());
+        assert!(q.is_empty(), "the whole queue went with the connection");
+        assert_eq!(b.stats.dropped[DropReason::Disconnect as usize], 4);
+        let late = b.message(100, 0);
+        assert!(taken(q.offer(late, &mut b.ctx())));
+        assert_eq!(b.stats.dropped[DropReason::Disconnected as usize], 1);
+        b.at(1.0);
+        q.on_reconnect(&mut b.ctx());
+        assert!(!q.is_disconnected());
+        assert_eq!(q.state(), SendState::Ready);
+        fill(&mut q, &mut b, 1, 100);
+        assert_eq!(q.len(), 1);
+    }
+}

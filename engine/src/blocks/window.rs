@@ -479,3 +479,73 @@ impl Window {
         ctx.stats.set_depth(ctx.core.now, self.total.messages, self.total.bytes);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::context::bench::Bench;
+
+    fn window(spec: serde_json::Value) -> Window {
+        Window::new(crate::plumbing::json_read::from_value(&spec).unwrap())
+    }
+
+    /// Offers `msg` as the simulation does: sent if admitted.
+    fn pass(w: &mut Window, b: &mut Bench, msg: Message) -> bool {
+        let admitted = w.admits(&msg);
+        if admitted {
+            w.sent(&msg, &mut b.ctx());
+        }
+        admitted
+    }
+
+    #[test]
+    fn a_full_window_refuses_until_an_acknowledgement_arrives_after_its_latency() {
+        let mut b = Bench::new();
+        let mut w = window(json!({"max_messages": 2, "ack_latency_s": 0.5}));
+        let (m1, m2, m3) = (b.message(100, 0), b.message(100, 0), b.message(100, 0));
+        assert!(pass(&mut w, &mut b, m1) && pass(&mut w, &mut b, m2));
+        assert!(!pass(&mut w, &mut b, m3), "two in flight: the third waits");
+        b.at(1.0);
+        w.acknowledge(&m1, &mut b.ctx());
+        assert!(!w.on_ack_due(&mut b.ctx()) && !w.admits(&m3), "the acknowledgement is on its way");
+        b.at(1.5);
+        assert!(w.on_ack_due(&mut b.ctx()), "room opened: the senders are woken");
+        assert_eq!(w.in_flight().messages, 1);
+        assert!(pass(&mut w, &mut b, m3));
+        assert!(!w.admits(&b.message(100, 0)));
+    }
+
+    #[test]
+    fn a_byte_window_counts_sizes_and_lets_one_message_larger_than_it_pass_alone() {
+        let mut b = Bench::new();
+        let mut w = window(json!({"max_messages": 0, "max_bytes": 1000}));
+        let (small, more) = (b.message(600, 0), b.message(600, 0));
+        assert!(pass(&mut w, &mut b, small));
+        assert!(!pass(&mut w, &mut b, more), "600 + 600 > 1000");
+        let exact = b.message(400, 0);
+        assert!(pass(&mut w, &mut b, exact), "600 + 400 = 1000 fits");
+        let mut w = window(json!({"max_messages": 0, "max_bytes": 1000}));
+        let huge = b.message(5000, 0);
+        assert!(pass(&mut w, &mut b, huge), "alone, a message larger than the window passes");
+        assert!(!pass(&mut w, &mut b, small));
+    }
+
+    #[test]
+    fn per_destination_windows_count_every_class_of_a_destination_together_and_no_other() {
+        let mut b = Bench::new();
+        let mut w = window(json!({"max_messages": 2, "scope": "per_destination"}));
+        let to = |b: &mut Bench, destination: u16, class: u16| Message { destination, ..b.message(100, class) };
+        let (a1, a2, a3) = (to(&mut b, 5, 0), to(&mut b, 5, 1), to(&mut b, 5, 2));
+        assert!(pass(&mut w, &mut b, a1) && pass(&mut w, &mut b, a2));
+        assert!(!pass(&mut w, &mut b, a3), "two classes to one destination fill its window");
+        let b1 = to(&mut b, 6, 2);
+        assert!(pass(&mut w, &mut b, b1), "another destination has its own");
+        let mut w = window(json!({"max_messages": 1, "scope": "per_class"}));
+        let (c1, c2, c3) = (to(&mut b, 5, 0), to(&mut b, 6, 0), to(&mut b, 5, 1));
+        assert!(pass(&mut w, &mut b, c1));
+        assert!(!pass(&mut w, &mut b, c2), "one class to two destinations shares one window");
+        assert!(pass(&mut w, &mut b, c3));
+    }
+}
