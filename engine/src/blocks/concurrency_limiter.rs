@@ -67,3 +67,30 @@ impl ConcurrencyLimiter {
         ctx.stats.set_depth(ctx.core.now, self.in_flight, 0);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::bench::Bench;
+
+    #[test]
+    fn at_most_max_in_flight_pass_and_a_finished_one_frees_its_slot_at_once() {
+        let mut b = Bench::new();
+        let mut l = ConcurrencyLimiter::new(ConcurrencyLimiterSpec { max_in_flight: 3 });
+        for _ in 0..3 {
+            assert!(l.admits());
+            l.sent(&mut b.ctx());
+        }
+        assert!(!l.admits(), "three unfinished: the fourth waits");
+        l.finished(&mut b.ctx());
+        assert!(l.admits());
+        // Lowered while running: nothing more passes until below the new bound.
+        l.reconfigure(ConcurrencyLimiterSpec { max_in_flight: 1 });
+        assert!(!l.admits());
+        l.finished(&mut b.ctx());
+        assert!(!l.admits(), "one still unfinished");
+        l.finished(&mut b.ctx());
+        assert!(l.admits());
+        assert_eq!(l.in_flight(), 0);
+    }
+}

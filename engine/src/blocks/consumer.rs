@@ -591,3 +591,86 @@ fn timeline(spec: &ConsumerSpec) -> Vec<(SimTime, Change)> {
     changes.sort_by_key(|(t, _)| *t);
     changes
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::context::bench::Bench;
+
+    fn consumer(spec: serde_json::Value, b: &mut Bench) -> Consumer {
+        let mut c = Consumer::new(crate::plumbing::json_read::from_value(&spec).unwrap());
+        c.start(&mut b.ctx());
+        c
+    }
+
+    /// Runs the consumer's own events up to `until` seconds, releasing
+    /// every message served; (instant, what came of it) for each.
+    fn run(c: &mut Consumer, b: &mut Bench, until: f64) -> Vec<(f64, &'static str)> {
+        let mut out = Vec::new();
+        while let Some(t) = b.core.scheduler.peek_time().filter(|t| t.as_secs_f64() <= until) {
+            let event = b.core.scheduler.pop().unwrap();
+            b.core.now = t;
+            let what = match event.kind() {
+                EventKind::ServiceDone => match c.on_service_done(event.data, &mut b.ctx()) {
+                    Served::Done => {
+                        c.release(event.data, true, &mut b.ctx());
+                        "done"
+                    }
+                    Served::Retried => "retried",
+                    Served::GaveUp => "gave up",
+                    _ => "other",
+                },
+                _ => {
+                    c.on_phase(event.data, &mut b.ctx());
+                    "phase"
+                }
+            };
+            out.push((t.as_secs_f64(), what));
+        }
+        out
+    }
+
+    #[test]
+    fn it_serves_at_most_workers_at_once_each_for_its_service_time() {
+        let mut b = Bench::new();
+        let mut c = consumer(json!({"workers": 2, "service_time": {"dist": "fixed", "value": 0.5}}), &mut b);
+        let (m1, m2, m3) = (b.message(100, 0), b.message(100, 0), b.message(100, 0));
+        assert!(c.offer(m1, &mut b.ctx()) && c.offer(m2, &mut b.ctx()));
+        assert!(!c.offer(m3, &mut b.ctx()), "both workers busy: refused");
+        assert_eq!(run(&mut c, &mut b, 10.0), [(0.5, "done"), (0.5, "done")]);
+        assert!(c.offer(m3, &mut b.ctx()));
+        assert_eq!(run(&mut c, &mut b, 10.0), [(1.0, "done")]);
+        assert_eq!((b.stats.arrived, b.stats.departed), (3, 3));
+    }
+
+    #[test]
+    fn a_service_longer_than_the_time_out_is_cut_off_retried_and_then_dropped() {
+        let mut b = Bench::new();
+        let spec = json!({"workers": 1, "service_time": {"dist": "fixed", "value": 2.0}, "timeout_s": 0.5, "max_retries": 2});
+        let mut c = consumer(spec, &mut b);
+        let m = b.message(100, 0);
+        assert!(c.offer(m, &mut b.ctx()));
+        assert_eq!(run(&mut c, &mut b, 10.0), [(0.5, "retried"), (1.0, "retried"), (1.5, "gave up")]);
+        assert_eq!(b.stats.dropped[DropReason::TimedOut as usize], 1);
+        assert!(c.has_room());
+    }
+
+    #[test]
+    fn an_outage_takes_no_new_work_but_finishes_what_it_holds() {
+        let mut b = Bench::new();
+        let spec = json!({"workers": 2, "service_time": {"dist": "fixed", "value": 1.0}, "outages": [{"from_s": 0.5, "to_s": 2.0}]});
+        let mut c = consumer(spec, &mut b);
+        let m = b.message(100, 0);
+        assert!(c.offer(m, &mut b.ctx()));
+        let seen = run(&mut c, &mut b, 0.5);
+        assert_eq!(seen, [(0.5, "phase")]);
+        assert!(c.in_outage());
+        let late = b.message(100, 0);
+        assert!(!c.offer(late, &mut b.ctx()), "in an outage");
+        assert_eq!(run(&mut c, &mut b, 1.0), [(1.0, "done")], "the work under way finishes");
+        run(&mut c, &mut b, 2.0);
+        assert!(c.offer(late, &mut b.ctx()), "back at 2 s");
+    }
+}

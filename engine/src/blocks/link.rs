@@ -475,3 +475,86 @@ impl Link {
         ctx.stats.set_depth(ctx.core.now, self.holds(), self.buffer_bytes);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::context::bench::Bench;
+    use crate::scheduler::EventKind;
+
+    fn link(spec: serde_json::Value) -> Link {
+        Link::new(crate::plumbing::json_read::from_value(&spec).unwrap())
+    }
+
+    /// Runs the link's own events up to `until` seconds: the instants at
+    /// which a message finished going on the wire. What arrives is read at
+    /// once when `reads`.
+    fn run(l: &mut Link, b: &mut Bench, until: f64, reads: bool) -> Vec<f64> {
+        let mut sent = Vec::new();
+        while let Some(t) = b.core.scheduler.peek_time().filter(|t| t.as_secs_f64() <= until) {
+            let event = b.core.scheduler.pop().unwrap();
+            b.core.now = t;
+            match event.kind() {
+                EventKind::Transmitted => {
+                    if l.on_transmitted(event.data, &mut b.ctx()) {
+                        sent.push(t.as_secs_f64());
+                    }
+                }
+                EventKind::AckDue => l.on_window_update(&mut b.ctx()),
+                _ => l.on_arrival_timer(t),
+            }
+            while reads && l.arrived_head(b.core.now).is_some() {
+                l.delivered_head(&mut b.ctx());
+            }
+        }
+        sent
+    }
+
+    #[test]
+    fn each_message_takes_its_size_over_the_bandwidth_one_after_another_and_arrives_a_latency_later() {
+        let mut b = Bench::new();
+        let mut l = link(json!({"bandwidth_bytes_per_s": 1000.0, "latency_s": 0.25}));
+        for bytes in [500, 250, 1000] {
+            let m = b.message(bytes, 0);
+            assert!(l.offer(m, &mut b.ctx()));
+        }
+        assert_eq!(run(&mut l, &mut b, 10.0, false), [0.5, 0.75, 1.75]);
+        assert!(l.arrived_head(SimTime::from_secs_f64(0.7499)).is_none());
+        assert_eq!(l.arrived_head(SimTime::from_secs_f64(0.75)).map(|m| m.id), Some(1));
+    }
+
+    #[test]
+    fn a_full_send_buffer_refuses_but_an_empty_one_takes_any_one_message() {
+        let mut b = Bench::new();
+        let mut l = link(json!({"bandwidth_bytes_per_s": 100.0, "latency_s": 0.0, "buffer": {"bytes": 1000}}));
+        let huge = b.message(5000, 0);
+        assert!(l.offer(huge, &mut b.ctx()), "an empty buffer takes it");
+        let next = b.message(10, 0);
+        assert!(!l.offer(next, &mut b.ctx()), "would block");
+        let mut l = link(json!({"bandwidth_bytes_per_s": 100.0, "latency_s": 0.0, "buffer": {"messages": 2}}));
+        let (m1, m2, m3) = (b.message(10, 0), b.message(10, 0), b.message(10, 0));
+        assert!(l.offer(m1, &mut b.ctx()) && l.offer(m2, &mut b.ctx()));
+        assert!(!l.offer(m3, &mut b.ctx()));
+    }
+
+    #[test]
+    fn an_unread_far_end_fills_the_receive_window_and_stops_the_wire() {
+        let mut b = Bench::new();
+        let mut l = link(json!({"bandwidth_bytes_per_s": 0.0, "latency_s": 0.1, "receive_buffer": {"messages": 2}}));
+        for _ in 0..4 {
+            let m = b.message(100, 0);
+            assert!(l.offer(m, &mut b.ctx()));
+        }
+        // Nobody reads: two go on the wire, and the window is full.
+        assert_eq!(run(&mut l, &mut b, 5.0, false).len(), 2);
+        assert_eq!(l.window_used(), (2, 200));
+        // The two are read: the window opens a latency later, and the rest go.
+        while l.arrived_head(b.core.now).is_some() {
+            l.delivered_head(&mut b.ctx());
+        }
+        assert_eq!(l.window_used(), (2, 200), "the window update is on its way");
+        assert_eq!(run(&mut l, &mut b, 5.0, true), [0.2, 0.2]);
+    }
+}

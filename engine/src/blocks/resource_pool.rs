@@ -193,3 +193,74 @@ impl ResourcePool {
         ctx.stats.set_depth(ctx.core.now, self.busy as u64, 0);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::context::bench::Bench;
+
+    fn pool(spec: serde_json::Value) -> ResourcePool {
+        ResourcePool::new(crate::plumbing::json_read::from_value(&spec).unwrap())
+    }
+
+    /// Makes what is due at `s` seconds.
+    fn at(p: &mut ResourcePool, b: &mut Bench, s: f64) -> bool {
+        b.at(s);
+        p.on_created(&mut b.ctx())
+    }
+
+    fn take(p: &mut ResourcePool, b: &mut Bench) -> bool {
+        let admitted = p.admits(&mut b.ctx());
+        if admitted {
+            p.sent(&mut b.ctx());
+        }
+        admitted
+    }
+
+    #[test]
+    fn the_minimum_is_made_at_the_start_and_ready_after_create_s() {
+        let mut b = Bench::new();
+        let mut p = pool(json!({"min_total": 2, "max_total": 3, "create_s": 1.0}));
+        p.start(&mut b.ctx());
+        assert_eq!(p.counts(), (0, 0, 2));
+        assert!(!take(&mut p, &mut b), "none idle yet");
+        assert!(!at(&mut p, &mut b, 0.999));
+        assert!(at(&mut p, &mut b, 1.0));
+        assert_eq!(p.counts(), (2, 0, 0));
+    }
+
+    #[test]
+    fn a_job_that_finds_none_idle_asks_for_one_and_the_pool_never_passes_max_total() {
+        let mut b = Bench::new();
+        let mut p = pool(json!({"min_total": 1, "max_total": 2, "create_s": 0.5}));
+        p.start(&mut b.ctx());
+        at(&mut p, &mut b, 0.5);
+        assert!(take(&mut p, &mut b));
+        assert!(!take(&mut p, &mut b), "none idle: one more is made");
+        assert!(!take(&mut p, &mut b), "one at a time, not one a retry");
+        assert_eq!(p.counts(), (0, 1, 1));
+        at(&mut p, &mut b, 1.0);
+        assert!(take(&mut p, &mut b));
+        assert!(!take(&mut p, &mut b));
+        assert_eq!(p.counts(), (0, 2, 0), "two in all: no third is made");
+        p.finished(&mut b.ctx());
+        assert_eq!(p.counts(), (1, 1, 0));
+    }
+
+    #[test]
+    fn spares_are_kept_ready_and_returned_ones_beyond_max_spare_go_but_not_below_min_total() {
+        let mut b = Bench::new();
+        let mut p = pool(json!({"min_total": 1, "max_total": 10, "min_spare": 2, "max_spare": 2, "create_s": 0.1}));
+        p.start(&mut b.ctx());
+        assert_eq!(p.counts(), (0, 0, 2), "two spares on the way");
+        at(&mut p, &mut b, 0.1);
+        assert!(take(&mut p, &mut b));
+        assert_eq!(p.counts(), (1, 1, 1), "a spare is made for the one taken");
+        at(&mut p, &mut b, 0.2);
+        assert_eq!(p.counts(), (2, 1, 0));
+        p.finished(&mut b.ctx());
+        assert_eq!(p.counts(), (2, 0, 0), "a third idle one is beyond max_spare: destroyed");
+    }
+}

@@ -116,3 +116,63 @@ impl Router {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::bench::Bench;
+
+    fn message(b: &mut Bench, class: u16, destination: u16) -> Message {
+        Message { destination, ..b.message(100, class) }
+    }
+
+    #[test]
+    fn round_robin_moves_on_only_when_the_output_took_the_message() {
+        let mut b = Bench::new();
+        let mut r = Router::new(RouterSpec::RoundRobin, Choice::RoundRobin { next: 0 }, 3);
+        let m = message(&mut b, 0, NO_DESTINATION);
+        let mut rng = SimRng::new(1);
+        let mut chosen = Vec::new();
+        for refused in [false, true, true, false, false, false] {
+            let out = r.choose(&m, &mut rng).unwrap();
+            chosen.push(out);
+            if !refused {
+                r.taken(out);
+            }
+        }
+        assert_eq!(chosen, [0, 1, 1, 1, 2, 0], "a refusal keeps the turn");
+    }
+
+    #[test]
+    fn by_weight_draws_in_proportion_and_never_an_output_of_weight_zero() {
+        let mut b = Bench::new();
+        let weights = vec![1.0, 0.0, 3.0];
+        let r = Router::new(RouterSpec::ByWeight { weights: weights.clone() }, Choice::ByWeight { weights, total: 4.0 }, 3);
+        let m = message(&mut b, 0, NO_DESTINATION);
+        let mut rng = SimRng::new(7);
+        let mut counts = [0u32; 3];
+        for _ in 0..40_000 {
+            counts[r.choose(&m, &mut rng).unwrap()] += 1;
+        }
+        assert_eq!(counts[1], 0);
+        // 3 to 1, within four standard deviations of 10,000 draws.
+        assert!((counts[0] as f64 - 10_000.0).abs() < 4.0 * (40_000.0f64 * 0.25 * 0.75).sqrt(), "{counts:?}");
+    }
+
+    #[test]
+    fn by_class_and_by_destination_have_no_route_for_what_they_do_not_name() {
+        let mut b = Bench::new();
+        let mut rng = SimRng::new(1);
+        let spec = RouterSpec::ByClass { classes: BTreeMap::new(), default: None };
+        let r = Router::new(spec, Choice::ByClass { by_class: vec![Some(1), None] }, 2);
+        assert_eq!(r.choose(&message(&mut b, 0, NO_DESTINATION), &mut rng), Some(1));
+        assert_eq!(r.choose(&message(&mut b, 1, NO_DESTINATION), &mut rng), None);
+        assert_eq!(r.choose(&message(&mut b, 9, NO_DESTINATION), &mut rng), None, "a class it never heard of");
+        let r = Router::new(RouterSpec::ByDestination, Choice::ByDestination { by_node: vec![None, Some(0), Some(1)] }, 2);
+        assert_eq!(r.choose(&message(&mut b, 0, 2), &mut rng), Some(1));
+        assert_eq!(r.choose(&message(&mut b, 0, 0), &mut rng), None, "a destination it cannot reach");
+        assert_eq!(r.choose(&message(&mut b, 0, NO_DESTINATION), &mut rng), None, "addressed to no one");
+        let none = Router::new(RouterSpec::RoundRobin, Choice::RoundRobin { next: 0 }, 0);
+        assert_eq!(none.choose(&message(&mut b, 0, 0), &mut rng), None, "no output at all");
+    }
+}
