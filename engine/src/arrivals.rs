@@ -43,21 +43,6 @@ impl Arrivals {
         }
     }
 
-    /// The same process at another rate (the page's rate slider).
-    pub fn with_rate(&self, rate: f64) -> Arrivals {
-        match self {
-            Arrivals::Constant { .. } => Arrivals::Constant { rate_per_s: rate },
-            Arrivals::Poisson { .. } => Arrivals::Poisson { rate_per_s: rate },
-            Arrivals::OnOff { on_s, off_s, .. } => {
-                Arrivals::OnOff { rate_per_s: rate * (on_s + off_s) / on_s, on_s: *on_s, off_s: *off_s }
-            }
-            Arrivals::Ramp { from_per_s, over_s, .. } => {
-                Arrivals::Ramp { from_per_s: *from_per_s, to_per_s: rate, over_s: *over_s }
-            }
-            other => other.clone(),
-        }
-    }
-
     /// Checks the process's parameters at `path`.
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
         let a = path;

@@ -110,12 +110,6 @@ impl Distribution {
         }
     }
 
-    /// The same distribution with its scale (and so its mean) set to `mean`.
-    pub fn with_mean(&self, mean: f64) -> Distribution {
-        let factor = if self.mean() > 0.0 { mean / self.mean() } else { 0.0 };
-        self.scaled(factor)
-    }
-
     /// Every draw multiplied by `factor`.
     pub fn scaled(&self, factor: f64) -> Distribution {
         match self {
@@ -221,7 +215,7 @@ mod tests {
 
     #[test]
     fn scaling_keeps_the_shape() {
-        let d = Distribution::Uniform { min: 1.0, max: 3.0 }.with_mean(4.0);
+        let d = Distribution::Uniform { min: 1.0, max: 3.0 }.scaled(2.0);
         assert_eq!(d, Distribution::Uniform { min: 2.0, max: 6.0 });
     }
 }

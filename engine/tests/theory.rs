@@ -173,7 +173,7 @@ fn first_chain(rate: f64) -> Scenario {
         .map(|(id, kind)| NodeSpec { id: id.into(), position: None, block: default_block(kind) })
         .collect();
     if let sluice_engine::BlockSpec::Producer(p) = &mut nodes[0].block {
-        p.arrivals = p.arrivals.with_rate(rate);
+        p.arrivals = sluice_engine::blocks::Arrivals::Poisson { rate_per_s: rate };
     }
     let with_edges = json!({"version": 1, "nodes": serde_json::to_value(&nodes).unwrap(),
                             "edges": [{"from": "p", "to": "q"}, {"from": "q", "to": "c"}]});

@@ -529,9 +529,6 @@ impl Simulation {
     /// turn starved it: with a shared window full, every freed slot went
     /// to whichever input the cursor reached first, the same one each time.)
     fn serve_wake(&mut self, node: usize) {
-        if let Node::Dispatcher { demands: d, .. } = &mut self.nodes[node] {
-            d.woken();
-        }
         let n = self.inputs[node].len();
         if n == 1 {
             // One input (the common case): no turns to keep.

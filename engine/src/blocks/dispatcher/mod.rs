@@ -124,8 +124,6 @@ pub struct Dispatcher {
     /// send is under way, whether the host is down.
     hosts: BTreeMap<usize, Host>,
     host_turn: VecDeque<usize>,
-    /// A demand queue refused a message since the last wake.
-    refused: bool,
     /// Messages (and bytes) waiting, in demand queues and ready queues:
     /// kept as running totals because there may be many queues.
     waiting: u64,
@@ -172,7 +170,6 @@ impl Dispatcher {
             cursor: 0,
             hosts: BTreeMap::new(),
             host_turn: VecDeque::new(),
-            refused: false,
             waiting: 0,
             waiting_bytes: 0,
             registered: std::collections::BTreeSet::new(),
@@ -227,19 +224,6 @@ impl Dispatcher {
     /// Messages waiting in demand queues and ready queues.
     pub fn waiting(&self) -> u64 {
         self.waiting
-    }
-
-    pub fn refused_since_wake(&self) -> bool {
-        self.refused
-    }
-
-    pub fn woken(&mut self) {
-        self.refused = false;
-    }
-
-    /// The demand queues' names and lengths, for display.
-    pub fn queue_lengths(&self) -> Vec<(String, u64)> {
-        self.queues.iter().map(|q| (q.name.clone(), q.buffer.len() as u64)).collect()
     }
 
     fn class_name(&self, class: usize) -> &str {
@@ -312,10 +296,7 @@ impl Dispatcher {
         let cap = self.spec.capacity;
         if cap > 0 && self.queues[q].buffer.len() as u64 >= cap {
             match self.spec.on_full {
-                DemandOnFull::Refuse => {
-                    self.refused = true;
-                    return false;
-                }
+                DemandOnFull::Refuse => return false,
                 DemandOnFull::DropNewest => {
                     ctx.stats.arrived += 1;
                     ctx.drop_message(msg, DropReason::Overflow);
