@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use cpu_time::ThreadTime;
 
 use serde_json::json;
-use sluice_engine::rng::SimRng;
+use sluice_engine::SimRng;
 use sluice_engine::{Scenario, SimTime, Simulation};
 
 /// How many turns the engine and the hand loop each take on M/M/1/K.

@@ -142,7 +142,7 @@ enum Format {
 /// Reads a scenario file, never more than one byte past the largest
 /// scenario accepted (the file may be endless, as `/dev/zero` is).
 fn read_scenario_text(file: &str) -> Result<String, String> {
-    let shown = sluice_engine::plumbing::printable::printable(file, 200);
+    let shown = sluice_engine::printable(file, 200);
     let opened = std::fs::File::open(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let mut bytes = Vec::new();
     opened
@@ -158,7 +158,7 @@ fn read_scenario_text(file: &str) -> Result<String, String> {
 fn load(file: &str) -> Result<Scenario, String> {
     let text = read_scenario_text(file)?;
     Scenario::from_json(&text)
-        .map_err(|e| format!("{} is not a valid scenario:\n{e}", sluice_engine::plumbing::printable::printable(file, 200)))
+        .map_err(|e| format!("{} is not a valid scenario:\n{e}", sluice_engine::printable(file, 200)))
 }
 
 /// What `--theory` adds: per queue, measured | predicted.
@@ -349,10 +349,10 @@ fn main() -> ExitCode {
     };
     match result {
         Ok(out) if json => write_output(&out),
-        Ok(out) => write_output(&sluice_engine::plumbing::printable::printable_lines(&out)),
+        Ok(out) => write_output(&sluice_engine::printable_lines(&out)),
         Err(e) => {
             // Nothing more can be said if standard error is closed too.
-            let _ = writeln!(io::stderr(), "sluice: {}", sluice_engine::plumbing::printable::printable_lines(&e));
+            let _ = writeln!(io::stderr(), "sluice: {}", sluice_engine::printable_lines(&e));
             ExitCode::FAILURE
         }
     }

@@ -72,7 +72,7 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &SweepResult, 
     let series_name = result.varied.get(1);
     // Text from the file, drawn: a control character would make the SVG
     // unreadable XML, so it is shown escaped.
-    let shown = |text: &str| sluice_engine::plumbing::printable::printable(text, 120);
+    let shown = |text: &str| sluice_engine::printable(text, 120);
     // One series per value of the second varied parameter (or one).
     let mut series: BTreeMap<String, Vec<&PointResult>> = BTreeMap::new();
     for p in &result.points {

@@ -117,7 +117,7 @@ pub fn merge_parts(parts: &[String], format: SweepFormat, metric: &[String]) -> 
         .iter()
         .map(|part| {
             use std::io::Read;
-            let shown = sluice_engine::plumbing::printable::printable(part, 200);
+            let shown = sluice_engine::printable(part, 200);
             let file = std::fs::File::open(part).map_err(|e| format!("cannot read {shown}: {e}"))?;
             let mut text = String::new();
             file.take(MAX_SHARD_BYTES + 1).read_to_string(&mut text).map_err(|e| format!("cannot read {shown}: {e}"))?;

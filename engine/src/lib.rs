@@ -2,44 +2,60 @@
 //! flow control (producers, queues, consumers and the signals between them).
 //!
 //! Pure Rust: no browser, UI or WebAssembly types, so the same code runs in
-//! the page and in the `sluice` command. Start reading at `simulation/mod.rs`;
-//! each block lives in `blocks/`, one file each, its guarantees at the top.
+//! the page and in the `sluice` command. Start reading at
+//! `playground/mod.rs`, then `simulation/mod.rs`; each block lives in
+//! `blocks/`, its guarantees at the top (`ARCHITECTURE.md` is the map).
+//!
+//! The API is what is `pub` here: the modules a driver uses whole, and the
+//! names re-exported below. The blocks, the clock, the random streams, the
+//! metrics and the plumbing are the crate's own; a block's runtime state is
+//! read through `Simulation::nodes` and its `Node`s, and a block's
+//! parameters are the scenario format's (`scenario::QueueSpec` and the rest).
 
-pub mod arrivals;
+pub(crate) mod arrivals;
 pub mod bench_model;
-pub mod blocks;
+pub(crate) mod blocks;
 pub(crate) mod buffer;
 pub(crate) mod context;
-pub mod distribution;
+pub(crate) mod distribution;
 pub mod editor;
-pub mod flows;
-pub mod json_field;
+pub(crate) mod flows;
+pub(crate) mod json_field;
 pub mod lesson;
-pub mod measure;
+pub(crate) mod measure;
 pub(crate) mod message;
-pub mod metrics;
+pub(crate) mod metrics;
 pub mod playground;
-pub mod plumbing;
+pub(crate) mod plumbing;
 pub(crate) mod priorities;
 pub mod report;
-pub mod rng;
+pub(crate) mod rng;
 pub mod scenario;
 pub(crate) mod scheduler;
 pub mod share;
-pub mod state;
-pub mod state_times;
+pub(crate) mod state;
+pub(crate) mod state_times;
 pub mod simulation;
-pub mod supervision;
+pub(crate) mod supervision;
 pub mod sweep;
 pub mod theory;
-pub mod time;
+pub(crate) mod time;
 
-pub use metrics::{DropReason, SeriesPoint, Transition};
-pub use report::{NodeReport, Report, Totals};
+// The API: the modules above that are `pub` (the playground, the scenario
+// format, the editor, lessons, sweeps, theory, share codes, the simulation
+// and its report, the benchmark's model), and what they are built of, here.
 pub use editor::Editor;
+pub use json_field::{set_at, with_field};
+pub use measure::Mark;
+pub use metrics::{DropReason, Percentiles, SeriesPoint, Transition, DEPTH_SERIES_CAPACITY};
 pub use playground::{Command, Playground};
-pub use scenario::{DEFAULT_SCENARIO, BlockSpec, FieldError, NodeSpec, Scenario, ScenarioError, SCENARIO_VERSION};
+pub use plumbing::json_read::{from_value, to_value};
+pub use plumbing::printable::{printable, printable_lines, thousands};
+pub use plumbing::units;
+pub use report::{NodeReport, Report, Totals};
+pub use rng::SimRng;
+pub use scenario::{BlockSpec, FieldError, NodeSpec, Scenario, ScenarioError, DEFAULT_SCENARIO, SCENARIO_VERSION};
 pub use simulation::{Node, Overflow, Simulation, Stall, Stop, MAX_EVENTS_AT_ONE_INSTANT, MAX_MESSAGES_HELD};
-pub use state::State;
+pub use state::{Phase, SendState, State};
+pub use state_times::{StateSlot, SEND_STATES, STATE_SLOTS};
 pub use time::{SimDuration, SimTime};
-

@@ -83,7 +83,7 @@ fn depth_series_memory_is_bounded_over_long_runs() {
     let mut sim = Simulation::new(default_scenario(), 1).unwrap();
     sim.run_until(SimTime::from_secs_f64(3600.0)).expect("the run ends");
     let q = sim.scenario().node_index("sender").unwrap();
-    assert!(sim.stats(q).depth_series.len() <= sluice_engine::metrics::DEPTH_SERIES_CAPACITY);
+    assert!(sim.stats(q).depth_series.len() <= sluice_engine::DEPTH_SERIES_CAPACITY);
     assert!(sim.transitions().entries().len() <= sluice_engine::simulation::TRANSITION_LOG_CAPACITY);
     sim.check_conservation().unwrap();
 }

@@ -217,7 +217,7 @@ fn a_task_is_registered_at_most_once() {
         run_checked(&mut sim, 60.0);
         let depth = max_depth(&sim, "loop");
         let at = idx(&sim, "loop");
-        let lost = sluice_engine::measure::Mark::of(&sim, at).since(&sluice_engine::measure::Mark::default()).lost();
+        let lost = sluice_engine::Mark::of(&sim, at).since(&sluice_engine::Mark::default()).lost();
         (depth, sim.report(), lost)
     };
     // Three tasks, scheduled 200 times a second, served 100 a second: held

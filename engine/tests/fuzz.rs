@@ -24,7 +24,7 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use sluice_engine::state::Phase;
+use sluice_engine::Phase;
 use sluice_engine::scenario::Kind;
 use sluice_engine::{BlockSpec, Node, Scenario, SimTime, Simulation};
 use std::collections::HashMap;
@@ -299,7 +299,7 @@ proptest! {
             // Refused only for a scenario the new block makes invalid, or
             // in front of a dispatcher whose queues are its senders.
             let per_sender = matches!(&editor.scenario().nodes[to].block,
-                BlockSpec::Dispatcher(d) if d.queues == sluice_engine::blocks::dispatcher::QueueKey::PerInput);
+                BlockSpec::Dispatcher(d) if d.queues == sluice_engine::scenario::QueueKey::PerInput);
             prop_assert!(editor.scenario().validate().is_err() || per_sender, "{e}");
             return Ok(());
         }

@@ -213,7 +213,7 @@ fn a_sweep_step_sweeps_the_scenario_as_it_stands_and_its_claims_can_fail() {
     let mut slow = l.clone();
     let server = slow.scenario.node_index("server").unwrap();
     slow.scenario.nodes[server].block =
-        sluice_engine::json_field::with_field(&slow.scenario.nodes[server].block, "/service_time/mean", serde_json::json!(0.2)).unwrap();
+        sluice_engine::with_field(&slow.scenario.nodes[server].block, "/service_time/mean", serde_json::json!(0.2)).unwrap();
     slow.text.steps[1].sweep.as_mut().unwrap().until_s = 200.0;
     let outcomes = sluice_engine::playground::follow(&slow).unwrap();
     assert!(!outcomes[1].verdict.passed, "{:?}", outcomes[1].verdict);
@@ -243,8 +243,8 @@ fn a_sweep_step_that_cannot_be_judged_is_refused() {
 /// I/O events, and how busy they keep the loop.
 #[test]
 fn lesson_02_tells_the_rates_and_the_load_its_scenario_runs() {
-    use sluice_engine::blocks::Arrivals;
-    use sluice_engine::distribution::Distribution;
+    use sluice_engine::scenario::Arrivals;
+    use sluice_engine::scenario::Distribution;
     use sluice_engine::BlockSpec;
     let l = lesson(2);
     let rate = |id: &str| match &l.scenario.nodes[l.scenario.node_index(id).unwrap()].block {

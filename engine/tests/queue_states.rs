@@ -34,10 +34,26 @@ fn fast_video_through_a_socket() -> sluice_engine::Scenario {
     sluice_engine::Scenario::from_value(doc).unwrap()
 }
 
-fn queue(sim: &Simulation) -> &sluice_engine::blocks::Queue {
+/// The queue (node 1): its send state and its length.
+fn queue(sim: &Simulation) -> QueueNow {
     match &sim.nodes()[1] {
-        Node::Queue(q) => q,
+        Node::Queue(q) => QueueNow { state: q.state(), len: q.len() },
         _ => panic!("node 1 is the queue"),
+    }
+}
+
+struct QueueNow {
+    state: sluice_engine::SendState,
+    len: usize,
+}
+
+impl QueueNow {
+    fn state(&self) -> sluice_engine::SendState {
+        self.state
+    }
+
+    fn len(&self) -> usize {
+        self.len
     }
 }
 
@@ -155,9 +171,9 @@ fn paused_producer_makes_nothing_while_paused() {
     // Nothing has been sent since, so the queue is still at SoftLimit and the
     // producer has made nothing new.
     let q = queue(&sim);
-    assert_eq!(q.state(), sluice_engine::state::SendState::SoftLimit);
+    assert_eq!(q.state(), sluice_engine::SendState::SoftLimit);
     let t = sim.now();
-    while sim.next_event_time().is_some() && queue(&sim).state() == sluice_engine::state::SendState::SoftLimit {
+    while sim.next_event_time().is_some() && queue(&sim).state() == sluice_engine::SendState::SoftLimit {
         sim.step();
     }
     assert!(sim.now() > t);
@@ -188,11 +204,11 @@ fn lowering_the_soft_limit_while_running_applies_at_once() {
         sim.step();
     }
     let depth = queue(&sim).len() as u64;
-    assert!(queue(&sim).state() < sluice_engine::state::SendState::SoftLimit);
+    assert!(queue(&sim).state() < sluice_engine::SendState::SoftLimit);
     let BlockSpec::Queue(mut spec) = sim.scenario().nodes[1].block.clone() else { unreachable!() };
     spec.soft_limit.messages = depth;
     sim.reconfigure("q", BlockSpec::Queue(spec)).unwrap();
-    assert_eq!(queue(&sim).state(), sluice_engine::state::SendState::SoftLimit);
+    assert_eq!(queue(&sim).state(), sluice_engine::SendState::SoftLimit);
     assert_eq!(sim.report().nodes["p"].paused, Some(true));
     let last = sim.transitions().entries().last().unwrap();
     assert_eq!(last.cause, "thresholds changed");
@@ -466,17 +482,17 @@ fn a_low_water_mark_above_the_soft_limit_is_refused() {
 #[test]
 fn a_new_reaction_lifts_or_asks_the_pause_at_once() {
     let mut sim = Simulation::new(fast_video_slow_client("pause"), 11).unwrap();
-    while queue(&sim).state() < sluice_engine::state::SendState::SoftLimit {
+    while queue(&sim).state() < sluice_engine::SendState::SoftLimit {
         sim.step();
     }
     assert_eq!(sim.report().nodes["p"].paused, Some(true));
     let BlockSpec::Queue(mut spec) = sim.scenario().nodes[1].block.clone() else { unreachable!() };
-    spec.reactions.soft_limit = sluice_engine::blocks::Reaction::None;
+    spec.reactions.soft_limit = sluice_engine::scenario::Reaction::None;
     sim.reconfigure("q", BlockSpec::Queue(spec.clone())).unwrap();
     assert_eq!(sim.report().nodes["p"].paused, Some(false));
-    spec.reactions.soft_limit = sluice_engine::blocks::Reaction::PauseInput;
+    spec.reactions.soft_limit = sluice_engine::scenario::Reaction::PauseInput;
     sim.reconfigure("q", BlockSpec::Queue(spec)).unwrap();
-    assert_eq!(queue(&sim).state(), sluice_engine::state::SendState::SoftLimit);
+    assert_eq!(queue(&sim).state(), sluice_engine::SendState::SoftLimit);
     assert_eq!(sim.report().nodes["p"].paused, Some(true));
 }
 
@@ -488,7 +504,7 @@ fn a_long_runs_state_times_and_thresholds_keep_their_history() {
     let mut sim = Simulation::new(fast_video_through_a_socket(), 5).unwrap();
     // The time in each state, summed from every transition as it happens.
     let mut spent = [0.0f64; 4];
-    let (mut state, mut since) = (sluice_engine::state::SendState::Ready, 0.0);
+    let (mut state, mut since) = (sluice_engine::SendState::Ready, 0.0);
     let mut seen = sim.transitions().total();
     let mut lowered = false;
     while sim.now().as_secs_f64() < 300.0 {
@@ -513,7 +529,7 @@ fn a_long_runs_state_times_and_thresholds_keep_their_history() {
     spent[state as usize] += sim.now().as_secs_f64() - since;
     assert!(sim.transitions().total() > 3 * sluice_engine::simulation::TRANSITION_LOG_CAPACITY as u64, "{} transitions", sim.transitions().total());
     let slots = sim.state_times(1).expect("the queue changed state").slots(sim.now());
-    assert!(slots.len() <= sluice_engine::state_times::STATE_SLOTS);
+    assert!(slots.len() <= sluice_engine::STATE_SLOTS);
     for (k, expected) in spent.iter().enumerate() {
         let got: f64 = slots.iter().map(|s| s.seconds[k]).sum();
         assert!((got - expected).abs() < 1e-6, "state {k}: {got} s in the slots, {expected} s from the transitions");

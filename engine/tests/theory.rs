@@ -141,7 +141,7 @@ fn the_default_scenario_and_a_pipeline_stage_are_not_textbook_queues() {
 /// change are those of the new system; the whole run mixes in the old one.
 #[test]
 fn measured_since_a_live_change_is_the_new_systems() {
-    use sluice_engine::measure::Mark;
+    use sluice_engine::Mark;
     use sluice_engine::theory::Measured;
     use sluice_engine::{BlockSpec, SimTime, Simulation};
     let scenario = pipeline(poisson(8.0), json!({}), exponential(0.1));
@@ -173,7 +173,7 @@ fn first_chain(rate: f64) -> Scenario {
         .map(|(id, kind)| NodeSpec { id: id.into(), position: None, block: default_block(kind) })
         .collect();
     if let sluice_engine::BlockSpec::Producer(p) = &mut nodes[0].block {
-        p.arrivals = sluice_engine::blocks::Arrivals::Poisson { rate_per_s: rate };
+        p.arrivals = sluice_engine::scenario::Arrivals::Poisson { rate_per_s: rate };
     }
     let with_edges = json!({"version": 1, "nodes": serde_json::to_value(&nodes).unwrap(),
                             "edges": [{"from": "p", "to": "q"}, {"from": "q", "to": "c"}]});

@@ -97,7 +97,7 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
             let listener = gloo_events::EventListener::new(&gloo_utils::window(), "hashchange", move |_| match keep::pasted_link() {
                 None => {}
                 Some(Ok(scenario)) => {
-                    let text = sluice_engine::plumbing::json_read::to_value(&scenario).to_string();
+                    let text = sluice_engine::to_value(&scenario).to_string();
                     if dispatch(Command::Import(text)).is_ok() {
                         page.selected.set(Vec::new());
                         page.earlier.set(keep::earlier_work().is_some());

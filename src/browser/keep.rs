@@ -55,7 +55,7 @@ pub fn autosave(scenario: &Scenario) -> Result<bool, String> {
     let Some(storage) = storage() else {
         return Err("this browser keeps nothing for the page (storage is switched off)".into());
     };
-    let text = sluice_engine::plumbing::json_read::to_value(scenario).to_string();
+    let text = sluice_engine::to_value(scenario).to_string();
     let there = storage.get_item(STORAGE_KEY).ok().flatten();
     let displaced = there.filter(|there| MINE.with(|mine| mine.borrow().as_ref() != Some(there)));
     if let Some(theirs) = &displaced {

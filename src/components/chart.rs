@@ -13,9 +13,9 @@ use yew::prelude::*;
 
 use crate::components::glossary::Term;
 
-use sluice_engine::state::SendState;
+use sluice_engine::SendState;
 
-use sluice_engine::state_times::{StateSlot, SEND_STATES};
+use sluice_engine::{StateSlot, SEND_STATES};
 
 use crate::browser::keep;
 use crate::view::chart_data::{lines_csv, running_mean, ChartKind, Line, Stroke, TimeAxis};

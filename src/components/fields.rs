@@ -412,15 +412,15 @@ mod tests {
         for kind in Kind::ALL {
             let fields = fields(kind);
             assert!(!fields.is_empty(), "{kind} has no fields");
-            let block = sluice_engine::plumbing::json_read::to_value(&default_block(kind));
+            let block = sluice_engine::to_value(&default_block(kind));
             for field in fields {
                 if let Control::Choice(options) = field.control {
                     for (value, _) in options {
                         let mut v = block.clone();
-                        if sluice_engine::json_field::set_at(&mut v, field.path, Some(serde_json::Value::from(*value))).is_err() {
+                        if sluice_engine::set_at(&mut v, field.path, Some(serde_json::Value::from(*value))).is_err() {
                             continue; // a list item the default lacks
                         }
-                        let parsed: Result<sluice_engine::BlockSpec, _> = sluice_engine::plumbing::json_read::from_value(&v);
+                        let parsed: Result<sluice_engine::BlockSpec, _> = sluice_engine::from_value(&v);
                         assert!(parsed.is_ok() || field.reshape.is_some(), "{kind}{} = {value}: {:?}", field.path, parsed.err());
                     }
                 }

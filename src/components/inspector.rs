@@ -9,18 +9,17 @@
 //! corrected).
 
 use serde_json::{json, Value};
-use sluice_engine::blocks::Arrivals;
-use sluice_engine::distribution::Distribution;
+use sluice_engine::scenario::Arrivals;
+use sluice_engine::scenario::Distribution;
 use sluice_engine::{BlockSpec, NodeSpec};
-use sluice_engine::plumbing::units::{self, Quantity};
+use sluice_engine::units::{self, Quantity};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::components::connections::Connections;
 use crate::components::fields::{self, Control, Param};
 use crate::components::scenario_details::ScenarioDetails;
-use sluice_engine::json_field::set_at;
-use sluice_engine::plumbing::json_read;
+use sluice_engine::set_at;
 
 #[derive(Properties, PartialEq)]
 pub struct InspectorProps {
@@ -80,7 +79,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
             </section>
         };
     };
-    let block = json_read::to_value(&spec.block);
+    let block = sluice_engine::to_value(&spec.block);
 
     // Writes a field's new value into the block and hands it to the editor.
     // A field reports each value it passes through (`input`) and then that
@@ -98,7 +97,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
                 let outcome = typed.and_then(|new| {
                     let mut next = block.clone();
                     set_at(&mut next, path, new)?;
-                    let parsed: BlockSpec = json_read::from_value(&next)?;
+                    let parsed: BlockSpec = sluice_engine::from_value(&next)?;
                     let continues = *adjusting.borrow();
                     on_reconfigure.emit((id.clone(), parsed, continues))
                 });
@@ -165,7 +164,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
 /// A distribution of the kind `dist` with about the mean of `current`.
 fn distribution_template(dist: &str, current: Option<&Value>) -> Value {
     let mean = current
-        .and_then(|v| json_read::from_value::<Distribution>(v).ok())
+        .and_then(|v| sluice_engine::from_value::<Distribution>(v).ok())
         .map(|d| d.mean())
         .filter(|m| m.is_finite() && *m > 0.0)
         .unwrap_or(1.0);
@@ -185,7 +184,7 @@ fn distribution_template(dist: &str, current: Option<&Value>) -> Value {
 /// An arrival process of the kind `process` at about the rate of `current`.
 fn arrivals_template(process: &str, current: Option<&Value>) -> Value {
     let rate = current
-        .and_then(|v| json_read::from_value::<Arrivals>(v).ok())
+        .and_then(|v| sluice_engine::from_value::<Arrivals>(v).ok())
         .and_then(|a| a.rate_per_s())
         .filter(|r| r.is_finite() && *r > 0.0)
         .unwrap_or(10.0);
@@ -517,19 +516,19 @@ mod tests {
     fn templates_are_valid_and_keep_the_mean_or_rate() {
         for (kind, _) in fields::DISTRIBUTIONS {
             let t = distribution_template(kind, Some(&json!({"dist": "exponential", "mean": 0.2})));
-            let d: Distribution = json_read::from_value(&t).unwrap();
+            let d: Distribution = sluice_engine::from_value(&t).unwrap();
             assert!((d.mean() - 0.2).abs() < 1e-9, "{kind}: {}", d.mean());
         }
         for (process, _) in fields::PROCESSES {
             let t = arrivals_template(process, Some(&json!({"process": "poisson", "rate_per_s": 20.0})));
-            let a: Arrivals = json_read::from_value(&t).unwrap();
+            let a: Arrivals = sluice_engine::from_value(&t).unwrap();
             if let Some(r) = a.rate_per_s() {
                 assert!((r - 20.0).abs() < 1e-9, "{process}: {r}");
             }
         }
         for policy in ["round_robin", "by_weight", "by_class", "by_destination"] {
             let t = fields::router_template(policy, &["a".into(), "b".into()]);
-            json_read::from_value::<BlockSpec>(&t).unwrap();
+            sluice_engine::from_value::<BlockSpec>(&t).unwrap();
         }
     }
 

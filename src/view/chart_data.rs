@@ -5,8 +5,8 @@
 
 use std::rc::Rc;
 
-use sluice_engine::blocks::Limits;
-use sluice_engine::state_times::StateSlot;
+use sluice_engine::scenario::Limits;
+use sluice_engine::StateSlot;
 use sluice_engine::{BlockSpec, Simulation, State};
 
 use crate::view::colours::{state_colour, NODE_COLOURS};
@@ -67,7 +67,7 @@ impl ChartKind {
 }
 
 /// Reads one percentile.
-type PercentileOf = fn(&sluice_engine::metrics::Percentiles) -> f64;
+type PercentileOf = fn(&sluice_engine::Percentiles) -> f64;
 
 /// A chart's lines, the charted nodes' names, and their state strips.
 pub type ChartData = (Rc<Vec<Line>>, Vec<String>, Rc<Vec<(String, Vec<StateSlot>)>>);

@@ -7,7 +7,7 @@
 
 use std::rc::Rc;
 
-use sluice_engine::metrics::Percentiles;
+use sluice_engine::Percentiles;
 use sluice_engine::playground::{Applied, Command, PlayError, Playground};
 use sluice_engine::{DropReason, Scenario, Simulation};
 

@@ -3,10 +3,10 @@
 
 use std::collections::HashMap;
 
-use sluice_engine::blocks::Limits;
+use sluice_engine::scenario::Limits;
 use sluice_engine::scenario::default_position;
 use sluice_engine::scenario::{Kind, Position};
-use sluice_engine::measure::Mark;
+use sluice_engine::Mark;
 use sluice_engine::theory::{Measured, Model, Prediction};
 use sluice_engine::{BlockSpec, NodeSpec, Scenario, Simulation, State, Totals};
 

@@ -70,7 +70,7 @@ pub fn theory_summary(prediction: &Prediction, measured: &Measured, steady: &Ste
 
 /// A number rounded to a whole one, with thousands separators (the
 /// engine's, so that the page and the engine's messages agree).
-pub use sluice_engine::plumbing::printable::thousands;
+pub use sluice_engine::thousands;
 
 #[cfg(test)]
 mod tests {

@@ -195,14 +195,6 @@ impl<T> PendingAcks<T> {
         }
         out
     }
-
-    pub fn len(&self) -> usize {
-        self.due.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.due.is_empty()
-    }
 }
 
 /// A window counts what is in flight in every scope at once (all

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::plumbing::printable::{printable, quoted};
-use crate::blocks::{
+pub use crate::blocks::{
     ConcurrencyLimiterSpec, ConsumerSpec, CreditSpec, DispatcherSpec, LinkSpec, ProducerSpec, QueueSpec,
     RateLimiterSpec, ResourcePoolSpec, RouterSpec, WindowSpec,
 };
@@ -150,6 +150,17 @@ impl BlockSpec {
 
 pub use crate::plumbing::validate::{FieldError, Period};
 pub use kind::Kind;
+// The blocks' parameters as the file writes them.
+pub use crate::blocks::consumer::{Lifecycle, OnTimeout, Slowdown};
+pub use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, HostDown, Iteration, QueueKey};
+pub use crate::blocks::window::Receipts;
+pub use crate::blocks::{
+    Arrivals, Backpressure, CreditScope, Limits, MessageClass, OnExcess, OnFull, OnRefused, OpensOn, RateRule, RateUnit, Reaction,
+    Reactions, Scheme, Scope,
+};
+pub use crate::buffer::Order;
+pub use crate::distribution::Distribution;
+pub use crate::priorities::MessagePriority;
 pub(crate) use crate::plumbing::validate::{check_range, push_error};
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
