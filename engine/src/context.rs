@@ -2,7 +2,7 @@
 //! stream, the scheduler, the transition log and its own counters. Never
 //! another block: the simulation carries messages and signals between them.
 
-use crate::state::State;
+use crate::state::{Cause, State};
 use crate::state_times::StateTimes;
 use crate::message::Message;
 use crate::metrics::{DropReason, NodeStats, Transition, TransitionLog};
@@ -72,7 +72,7 @@ impl Context<'_> {
         }
     }
 
-    pub fn log_transition(&mut self, from: State, to: State, cause: &'static str) {
+    pub fn log_transition(&mut self, from: State, to: State, cause: Cause) {
         self.stats.count_entry(to);
         if let (Some(from), Some(to)) = (from.send_state(), to.send_state()) {
             let now = self.core.now;

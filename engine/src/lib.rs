@@ -56,6 +56,6 @@ pub use report::{NodeReport, Report, Totals};
 pub use rng::SimRng;
 pub use scenario::{BlockSpec, FieldError, NodeSpec, Scenario, ScenarioError, DEFAULT_SCENARIO, SCENARIO_VERSION};
 pub use simulation::{Node, Overflow, Simulation, Stall, Stop, MAX_EVENTS_AT_ONE_INSTANT, MAX_MESSAGES_HELD};
-pub use state::{Phase, SendState, State};
+pub use state::{Cause, Phase, SendState, State};
 pub use state_times::{StateSlot, SEND_STATES, STATE_SLOTS};
 pub use time::{SimDuration, SimTime};

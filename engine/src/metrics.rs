@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::state::State;
+use crate::state::{Cause, State};
 use crate::state_times::StateTimes;
 use crate::time::{SimDuration, SimTime};
 
@@ -314,7 +314,7 @@ pub struct Transition {
     pub from: State,
     pub to: State,
     /// What made it happen, in a few words.
-    pub cause: &'static str,
+    pub cause: Cause,
 }
 
 /// The most recent transitions, with a count of all of them.
@@ -759,7 +759,7 @@ mod tests {
     fn transition_log_keeps_the_latest() {
         let mut log = TransitionLog::new(3);
         for i in 0..10 {
-            log.push(Transition { time: SimTime::from_nanos(i), node: 0, from: State::Up, to: State::Down, cause: "" });
+            log.push(Transition { time: SimTime::from_nanos(i), node: 0, from: State::Up, to: State::Down, cause: Cause::Schedule });
         }
         assert_eq!(log.total(), 10);
         let times: Vec<u64> = log.entries().map(|t| t.time.as_nanos()).collect();

@@ -19,7 +19,7 @@
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 
-use crate::scenario::{Scenario, MAX_SCENARIO_BYTES};
+use crate::scenario::{Scenario, ScenarioError, MAX_SCENARIO_BYTES};
 
 /// The code format, written before the first `.`.
 pub const SHARE_FORMAT: &str = "2";
@@ -43,37 +43,56 @@ pub fn encode(scenario: &Scenario) -> String {
     format!("{SHARE_FORMAT}.{}", URL_SAFE_NO_PAD.encode(packed))
 }
 
+/// Why a share code does not open. Each says so in words a link's reader
+/// can act on.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ShareError {
+    #[error("the share code is {chars} characters; at most {MAX_CODE_CHARS} are accepted")]
+    TooLong { chars: usize },
+    #[error("this is not a share code (it should start with \"{SHARE_FORMAT}.\")")]
+    NotACode,
+    #[error("share code format {} is not known to this version (it reads \"{SHARE_FORMAT}\" and \"{FIRST_FORMAT}\")", crate::plumbing::printable::quoted(.0))]
+    UnknownFormat(String),
+    #[error("the share code is damaged (not base64: {0}); was the link cut short?")]
+    NotBase64(String),
+    #[error("the share code has {0} byte(s) after the end of its data; was something added to the link?")]
+    BytesAfterTheEnd(usize),
+    #[error("the share code unpacks to more than {MAX_SCENARIO_BYTES} bytes, the largest scenario accepted")]
+    TooLarge,
+    #[error("the share code is damaged (its checksum does not match: was a character changed?)")]
+    Checksum,
+    #[error("the share code is damaged (its compressed data is corrupt); was the link cut short?")]
+    Corrupt,
+    #[error("the share code is damaged (not UTF-8 text)")]
+    NotText,
+    #[error("the shared scenario is not valid: {0}")]
+    Invalid(ScenarioError),
+}
+
 /// The scenario a share code carries. It may be a draft (lacking outgoing
 /// edges), as the editor can share one; it is otherwise fully validated.
-pub fn decode(code: &str) -> Result<Scenario, String> {
+pub fn decode(code: &str) -> Result<Scenario, ShareError> {
     let code = code.trim();
     if code.len() > MAX_CODE_CHARS {
-        return Err(format!("the share code is {} characters; at most {MAX_CODE_CHARS} are accepted", code.len()));
+        return Err(ShareError::TooLong { chars: code.len() });
     }
     let Some((format, body)) = code.split_once('.') else {
-        return Err(format!("this is not a share code (it should start with \"{SHARE_FORMAT}.\")"));
+        return Err(ShareError::NotACode);
     };
     let checked = match format {
         SHARE_FORMAT => true,
         FIRST_FORMAT => false,
-        _ => {
-            return Err(format!(
-                "share code format {} is not known to this version (it reads \"{SHARE_FORMAT}\" and \"{FIRST_FORMAT}\")",
-                crate::plumbing::printable::quoted(format)
-            ))
-        }
+        _ => return Err(ShareError::UnknownFormat(format.to_string())),
     };
-    let packed = URL_SAFE_NO_PAD
-        .decode(body)
-        .map_err(|e| format!("the share code is damaged (not base64: {e}); was the link cut short?"))?;
+    let packed = URL_SAFE_NO_PAD.decode(body).map_err(|e| ShareError::NotBase64(e.to_string()))?;
     let json = inflate(&packed, checked)?;
-    let text = String::from_utf8(json).map_err(|_| "the share code is damaged (not UTF-8 text)".to_string())?;
-    Scenario::from_json_draft(&text).map_err(|e| format!("the shared scenario is not valid: {e}"))
+    let text = String::from_utf8(json).map_err(|_| ShareError::NotText)?;
+    Scenario::from_json_draft(&text).map_err(ShareError::Invalid)
 }
 
 /// Inflates the compressed data of a code (with its zlib wrapper and
 /// checksum when `checked`), refusing anything after its end.
-fn inflate(packed: &[u8], checked: bool) -> Result<Vec<u8>, String> {
+fn inflate(packed: &[u8], checked: bool) -> Result<Vec<u8>, ShareError> {
     use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
     use miniz_oxide::inflate::TINFLStatus;
     let mut flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
@@ -92,23 +111,14 @@ fn inflate(packed: &[u8], checked: bool) -> Result<Vec<u8>, String> {
                 out.truncate(written);
                 return Ok(out);
             }
-            TINFLStatus::Done => {
-                return Err(format!(
-                    "the share code has {} byte(s) after the end of its data; was something added to the link?",
-                    input.len()
-                ))
-            }
+            TINFLStatus::Done => return Err(ShareError::BytesAfterTheEnd(input.len())),
             TINFLStatus::HasMoreOutput if out.len() < MAX_SCENARIO_BYTES => {
                 let grown = out.len().saturating_mul(2).min(MAX_SCENARIO_BYTES);
                 out.resize(grown, 0);
             }
-            TINFLStatus::HasMoreOutput => {
-                return Err(format!("the share code unpacks to more than {MAX_SCENARIO_BYTES} bytes, the largest scenario accepted"))
-            }
-            TINFLStatus::Adler32Mismatch => {
-                return Err("the share code is damaged (its checksum does not match: was a character changed?)".into())
-            }
-            _ => return Err("the share code is damaged (its compressed data is corrupt); was the link cut short?".into()),
+            TINFLStatus::HasMoreOutput => return Err(ShareError::TooLarge),
+            TINFLStatus::Adler32Mismatch => return Err(ShareError::Checksum),
+            _ => return Err(ShareError::Corrupt),
         }
     }
 }
@@ -151,17 +161,13 @@ mod tests {
     fn refuses_damaged_codes_with_a_reason() {
         let code = encode(&every_block());
         let cut = &code[..code.len() / 2];
-        let cases: Vec<(String, &str)> = vec![
-            ("hello".into(), "not a share code"),
-            ("9.abc".into(), "format \"9\""),
-            ("1.***".into(), "not base64"),
-            (cut.to_string(), "damaged"),
-            ("1.".to_string() + &"A".repeat(MAX_CODE_CHARS), "characters"),
-        ];
-        for (code, why) in cases {
-            let e = decode(&code).unwrap_err();
-            assert!(e.contains(why), "{code:.20}: {e}");
-        }
+        let long = "1.".to_string() + &"A".repeat(MAX_CODE_CHARS);
+        assert_eq!(decode("hello"), Err(ShareError::NotACode));
+        assert_eq!(decode("9.abc"), Err(ShareError::UnknownFormat("9".into())));
+        assert_eq!(decode("9.abc").unwrap_err().to_string(), "share code format \"9\" is not known to this version (it reads \"2\" and \"1\")");
+        assert!(matches!(decode("1.***"), Err(ShareError::NotBase64(_))));
+        assert!(matches!(decode(cut), Err(ShareError::Corrupt | ShareError::Checksum)), "{:?}", decode(cut));
+        assert_eq!(decode(&long), Err(ShareError::TooLong { chars: long.len() }));
     }
 
     /// A code as the first format wrote it: raw DEFLATE, no checksum.
@@ -186,7 +192,8 @@ mod tests {
         ] {
             packed.extend_from_slice(b"junk");
             let e = decode(&format!("{format}.{}", URL_SAFE_NO_PAD.encode(&packed))).unwrap_err();
-            assert!(e.contains("4 byte(s) after the end"), "format {format}: {e}");
+            assert_eq!(e, ShareError::BytesAfterTheEnd(4), "format {format}");
+            assert!(e.to_string().starts_with("the share code has 4 byte(s) after the end of its data"));
         }
     }
 
@@ -220,18 +227,19 @@ mod tests {
         let bomb = vec![b' '; MAX_SCENARIO_BYTES + 1];
         let code = first_format(&bomb);
         assert!(code.len() < 20_000, "the bomb is small: {}", code.len());
-        assert!(decode(&code).unwrap_err().contains("more than"));
+        assert_eq!(decode(&code), Err(ShareError::TooLarge));
         let code = format!("2.{}", URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec_zlib(&bomb, 9)));
-        assert!(decode(&code).unwrap_err().contains("more than"));
+        assert_eq!(decode(&code), Err(ShareError::TooLarge));
     }
 
     #[test]
     fn refuses_unsound_scenarios_naming_the_field() {
         let text = r#"{"version": 1, "nodes": [{"id": "q", "kind": "queue", "capasity": {"messages": 3}}]}"#;
         let code = first_format(text.as_bytes());
-        let e = decode(&code).unwrap_err();
-        assert!(e.contains("capasity"), "{e}");
+        let Err(ShareError::Invalid(e)) = decode(&code) else { panic!("{:?}", decode(&code)) };
+        assert!(e.errors.iter().any(|e| e.path.contains("capasity")), "{e}");
         let not_json = first_format(b"{nope");
-        assert!(decode(&not_json).unwrap_err().contains("not valid JSON"));
+        assert!(matches!(decode(&not_json), Err(ShareError::Invalid(_))));
+        assert!(decode(&not_json).unwrap_err().to_string().starts_with("the shared scenario is not valid: not valid JSON"));
     }
 }

@@ -164,9 +164,111 @@ impl Serialize for State {
     }
 }
 
+/// Why a block changed state, as the transition log, `sluice run
+/// --transitions` and the page's event log say it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cause {
+    // A queue's send state.
+    Enqueue,
+    Send,
+    WouldBlock,
+    Overflow,
+    ThresholdsChanged,
+    Expired,
+    Emptied,
+    NewClientConnected,
+    // A consumer's life.
+    Start,
+    Initialized,
+    Shutdown,
+    InitTimedOut,
+    SupervisorShuttingDown,
+    ChildFailedToInitialize,
+    Drained,
+    // A schedule's up and down.
+    Schedule,
+    HostSchedule,
+    // A producer's link to its server.
+    LinkAsked,
+    LinkConfirmed,
+    ServerShuttingDown,
+    LinkRemoved,
+}
+
+impl Cause {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Cause::Enqueue => "enqueue",
+            Cause::Send => "send",
+            Cause::WouldBlock => "would block",
+            Cause::Overflow => "overflow",
+            Cause::ThresholdsChanged => "thresholds changed",
+            Cause::Expired => "expired",
+            Cause::Emptied => "emptied",
+            Cause::NewClientConnected => "new client connected",
+            Cause::Start => "start",
+            Cause::Initialized => "initialized",
+            Cause::Shutdown => "shutdown",
+            Cause::InitTimedOut => "init timed out",
+            Cause::SupervisorShuttingDown => "supervisor shutting down",
+            Cause::ChildFailedToInitialize => "child failed to initialize",
+            Cause::Drained => "drained",
+            Cause::Schedule => "schedule",
+            Cause::HostSchedule => "host schedule",
+            Cause::LinkAsked => "link asked",
+            Cause::LinkConfirmed => "link confirmed",
+            Cause::ServerShuttingDown => "server shutting down",
+            Cause::LinkRemoved => "link removed",
+        }
+    }
+}
+
+impl std::fmt::Display for Cause {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.pad(self.as_str())
+    }
+}
+
+impl Serialize for Cause {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn causes_keep_the_words_the_log_has_always_shown() {
+        let words = [
+            (Cause::Enqueue, "enqueue"),
+            (Cause::Send, "send"),
+            (Cause::WouldBlock, "would block"),
+            (Cause::Overflow, "overflow"),
+            (Cause::ThresholdsChanged, "thresholds changed"),
+            (Cause::Expired, "expired"),
+            (Cause::Emptied, "emptied"),
+            (Cause::NewClientConnected, "new client connected"),
+            (Cause::Start, "start"),
+            (Cause::Initialized, "initialized"),
+            (Cause::Shutdown, "shutdown"),
+            (Cause::InitTimedOut, "init timed out"),
+            (Cause::SupervisorShuttingDown, "supervisor shutting down"),
+            (Cause::ChildFailedToInitialize, "child failed to initialize"),
+            (Cause::Drained, "drained"),
+            (Cause::Schedule, "schedule"),
+            (Cause::HostSchedule, "host schedule"),
+            (Cause::LinkAsked, "link asked"),
+            (Cause::LinkConfirmed, "link confirmed"),
+            (Cause::ServerShuttingDown, "server shutting down"),
+            (Cause::LinkRemoved, "link removed"),
+        ];
+        for (cause, text) in words {
+            assert_eq!((cause.as_str(), cause.to_string()), (text, text.to_string()));
+            assert_eq!(serde_json::to_value(cause).unwrap(), serde_json::Value::from(text));
+        }
+    }
 
     #[test]
     fn states_read_back_and_send_states_and_phases_keep_their_names() {

@@ -29,7 +29,8 @@
 
 use crate::blocks::{Arrivals, Backpressure, OnFull, Reaction};
 use crate::distribution::Distribution;
-use crate::scenario::{BlockSpec, Scenario};
+use crate::scenario::{BlockSpec, Kind, Scenario};
+use crate::state::SendState;
 use crate::measure::Mark;
 use crate::simulation::Simulation;
 
@@ -161,13 +162,63 @@ pub fn offered_load(scenario: &Scenario, node: usize) -> Option<f64> {
     (fed && workers > 0).then(|| lambda * mean_s / workers as f64).filter(|rho| rho.is_finite())
 }
 
+/// Why a queue is not a textbook system: the assumption of the formulas
+/// that fails, in words the Theory panel shows.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum NoClosedForm {
+    #[error("no such node")]
+    NoNode,
+    #[error("only a queue has a closed form here")]
+    NotAQueue,
+    #[error("nothing feeds it yet")]
+    Unfed,
+    #[error("it is fed by {kind} `{id}`, not straight by a producer: its arrivals are not a Poisson stream")]
+    FedBy { kind: Kind, id: String },
+    #[error("producer `{0}` does not make Poisson arrivals")]
+    NotPoisson(String),
+    #[error("it {} in {}, which the formulas do not know", reacts(*.reaction), .state.as_str())]
+    Reacts { reaction: Reaction, state: SendState },
+    #[error("its messages expire (time-to-live), which the formulas do not know")]
+    Expires,
+    #[error("its capacity counts bytes; the formulas count messages")]
+    CountsBytes,
+    #[error("when full it does not drop the newest arrival, as the formulas' blocked arrivals are")]
+    KeepsTheNewest,
+    #[error("it has no output yet")]
+    NoOutput,
+    #[error("it feeds {kind} `{id}`, not straight a consumer")]
+    Feeds { kind: Kind, id: String },
+    #[error("its consumer `{id}` {why}, which the formulas do not know")]
+    UnusualConsumer { id: String, why: &'static str },
+    #[error("no closed form for {} with {service} service times (only exponential ones)", shape(*.servers))]
+    NotExponential { servers: u32, service: &'static str },
+}
+
+/// What a reaction the formulas do not know does, in words.
+fn reacts(reaction: Reaction) -> &'static str {
+    match reaction {
+        Reaction::Disconnect => "disconnects",
+        _ => "pauses its producers",
+    }
+}
+
+/// The system without an exponential closed form: several workers, or one
+/// in front of a bounded queue.
+fn shape(servers: u32) -> String {
+    if servers > 1 {
+        format!("{servers} workers")
+    } else {
+        "a bounded queue".to_string()
+    }
+}
+
 impl Model {
     /// Queue `node` of `scenario` as a textbook system, or why it is not
     /// one.
-    pub fn of(scenario: &Scenario, node: usize) -> Result<Model, String> {
-        let spec = scenario.nodes.get(node).ok_or("no such node")?;
+    pub fn of(scenario: &Scenario, node: usize) -> Result<Model, NoClosedForm> {
+        let spec = scenario.nodes.get(node).ok_or(NoClosedForm::NoNode)?;
         let BlockSpec::Queue(queue) = &spec.block else {
-            return Err("only a queue has a closed form here".into());
+            return Err(NoClosedForm::NotAQueue);
         };
         let id = |i: usize| scenario.nodes[i].id.as_str();
         let inputs: Vec<usize> = scenario
@@ -180,16 +231,16 @@ impl Model {
         // the theories of many queues quadratic.
         let outputs: Vec<usize> = scenario.edges.iter().filter(|e| e.from == spec.id).filter_map(|e| scenario.node_index(&e.to)).collect();
         if inputs.is_empty() {
-            return Err("nothing feeds it yet".into());
+            return Err(NoClosedForm::Unfed);
         }
         let mut arrival_rate = 0.0;
         let mut producers = Vec::new();
         for &i in &inputs {
             let BlockSpec::Producer(p) = &scenario.nodes[i].block else {
-                return Err(format!("it is fed by {} `{}`, not straight by a producer: its arrivals are not a Poisson stream", scenario.nodes[i].block.kind(), id(i)));
+                return Err(NoClosedForm::FedBy { kind: scenario.nodes[i].block.kind(), id: id(i).to_string() });
             };
             let Arrivals::Poisson { rate_per_s } = p.arrivals else {
-                return Err(format!("producer `{}` does not make Poisson arrivals", id(i)));
+                return Err(NoClosedForm::NotPoisson(id(i).to_string()));
             };
             arrival_rate += rate_per_s;
             producers.push(p);
@@ -201,7 +252,7 @@ impl Model {
         // acts only while a write would block). A reaction is in force in
         // its state and every more severe one, the limits only when set.
         let obey_pause = producers.iter().any(|p| p.backpressure == Backpressure::Pause);
-        let states = [("SoftLimit", queue.reactions.soft_limit), ("HardLimit", queue.reactions.hard_limit)];
+        let states = [(SendState::SoftLimit, queue.reactions.soft_limit), (SendState::HardLimit, queue.reactions.hard_limit)];
         let worst = if !queue.hard_limit.is_unlimited() {
             2
         } else if !queue.soft_limit.is_unlimited() {
@@ -209,30 +260,30 @@ impl Model {
         } else {
             0
         };
-        for (state, reaction) in states[..worst].iter().rev() {
-            let what = match reaction {
-                Reaction::PauseInput if obey_pause => "pauses its producers",
-                Reaction::Disconnect => "disconnects",
+        for &(state, reaction) in states[..worst].iter().rev() {
+            match reaction {
+                Reaction::PauseInput if obey_pause => {}
+                Reaction::Disconnect => {}
                 _ => continue,
             };
-            return Err(format!("it {what} in {state}, which the formulas do not know"));
+            return Err(NoClosedForm::Reacts { reaction, state });
         }
         if queue.ttl_s.is_some() {
-            return Err("its messages expire (time-to-live), which the formulas do not know".into());
+            return Err(NoClosedForm::Expires);
         }
         if queue.capacity.bytes > 0 {
-            return Err("its capacity counts bytes; the formulas count messages".into());
+            return Err(NoClosedForm::CountsBytes);
         }
         let room = (queue.capacity.messages > 0).then_some(queue.capacity.messages);
         if room.is_some() && queue.on_full != OnFull::DropNewest {
-            return Err("when full it does not drop the newest arrival, as the formulas' blocked arrivals are".into());
+            return Err(NoClosedForm::KeepsTheNewest);
         }
 
         let [server] = outputs[..] else {
-            return Err("it has no output yet".into());
+            return Err(NoClosedForm::NoOutput);
         };
         let BlockSpec::Consumer(consumer) = &scenario.nodes[server].block else {
-            return Err(format!("it feeds {} `{}`, not straight a consumer", scenario.nodes[server].block.kind(), id(server)));
+            return Err(NoClosedForm::Feeds { kind: scenario.nodes[server].block.kind(), id: id(server).to_string() });
         };
         let serves_others = scenario.edges.iter().any(|e| e.to == id(server) && e.from != spec.id);
         let unusual = if serves_others {
@@ -249,14 +300,13 @@ impl Model {
             None
         };
         if let Some(why) = unusual {
-            return Err(format!("its consumer `{}` {why}, which the formulas do not know", id(server)));
+            return Err(NoClosedForm::UnusualConsumer { id: id(server).to_string(), why });
         }
         let service = consumer.service_time.clone();
         let servers = consumer.workers;
         let exponential = matches!(service, Distribution::Exponential { .. });
         if !exponential && (servers > 1 || room.is_some()) {
-            let shape = if servers > 1 { format!("{servers} workers") } else { "a bounded queue".to_string() };
-            return Err(format!("no closed form for {shape} with {} service times (only exponential ones)", service.kind()));
+            return Err(NoClosedForm::NotExponential { servers, service: service.kind() });
         }
         Ok(Model { arrival_rate, service, servers, room })
     }

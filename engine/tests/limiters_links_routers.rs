@@ -210,7 +210,7 @@ fn a_full_link_buffer_is_the_would_block_that_overloads_the_sender() {
     let r = sim.report();
     let rate = r.nodes["c"].departed as f64 / 30.0;
     assert!((98.0..=100.5).contains(&rate), "{rate}");
-    assert!(sim.transitions().entries().any(|t| t.to == State::Overloaded && t.cause == "would block"));
+    assert!(sim.transitions().entries().any(|t| t.to == State::Overloaded && t.cause == sluice_engine::Cause::WouldBlock));
     // Nothing arrives sooner than transmission (10 ms) plus latency (50 ms).
     assert!(r.nodes["c"].mean_sojourn_s.unwrap() > 0.06);
     assert!(max_depth(&sim, "link") <= 10 + 10, "buffer plus what is on the wire");

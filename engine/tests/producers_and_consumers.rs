@@ -209,7 +209,7 @@ fn a_linked_client_sends_only_while_its_server_is_operational() {
     assert_eq!(made(&sim), by_shutdown, "the server asked it to unlink");
     assert_eq!(sim.report().nodes["mailbox"].dropped_total, 0);
     let p = idx(&sim, "p");
-    let links: Vec<_> = sim.transitions().entries().filter(|t| t.node == p).map(|t| (t.to.as_str(), t.cause)).collect();
+    let links: Vec<_> = sim.transitions().entries().filter(|t| t.node == p).map(|t| (t.to.as_str(), t.cause.as_str())).collect();
     assert_eq!(links, vec![("linking", "link asked"), ("linked", "link confirmed"), ("unlinked", "server shutting down")]);
     // Not linked, it sends all along, and the mailbox of a shut-down actor
     // overflows.
@@ -257,7 +257,7 @@ fn supervised(timeout: Option<f64>) -> Simulation {
 
 fn phases_of(sim: &Simulation, id: &str) -> Vec<(&'static str, &'static str)> {
     let n = idx(sim, id);
-    sim.transitions().entries().filter(|t| t.node == n).map(|t| (t.to.as_str(), t.cause)).collect()
+    sim.transitions().entries().filter(|t| t.node == n).map(|t| (t.to.as_str(), t.cause.as_str())).collect()
 }
 
 #[test]

@@ -2,7 +2,7 @@
 
 mod support;
 
-use sluice_engine::State;
+use sluice_engine::{Cause, State};
 use serde_json::json;
 use sluice_engine::{BlockSpec, Node, Simulation};
 use support::*;
@@ -91,7 +91,7 @@ fn overloaded_queue_thins_video_and_keeps_audio() {
     // Each entry into Overloaded is a write the socket refused.
     let into: Vec<_> = sim.transitions().entries().filter(|t| t.to == State::Overloaded).collect();
     assert!(!into.is_empty());
-    assert!(into.iter().all(|t| t.from == State::Ready && t.cause == "would block"), "{:?}", into.first());
+    assert!(into.iter().all(|t| t.from == State::Ready && t.cause == Cause::WouldBlock), "{:?}", into.first());
 }
 
 #[test]
@@ -154,7 +154,7 @@ fn soft_limit_pauses_the_producer_and_the_pause_lifts_after_sends() {
     let rank = |s: &str| order.iter().position(|o| *o == s).unwrap();
     for t in sim.transitions().entries() {
         if rank(t.to.as_str()) < rank(t.from.as_str()) {
-            assert_eq!(t.cause, "send", "{t:?}");
+            assert_eq!(t.cause, Cause::Send, "{t:?}");
         }
     }
 }
@@ -192,7 +192,7 @@ fn ignoring_producer_drives_the_queue_to_hard_limit_and_disconnect() {
     let entries: Vec<_> = sim.transitions().entries().collect();
     let hard = entries.iter().position(|t| t.to == State::HardLimit).expect("reached HardLimit");
     let next = entries[hard + 1];
-    assert_eq!((next.from.as_str(), next.to.as_str(), next.cause), ("HardLimit", "Ready", "new client connected"));
+    assert_eq!((next.from.as_str(), next.to.as_str(), next.cause.as_str()), ("HardLimit", "Ready", "new client connected"));
     assert!((next.time.as_secs_f64() - entries[hard].time.as_secs_f64() - 0.5).abs() < 1e-9);
 }
 
@@ -211,7 +211,7 @@ fn lowering_the_soft_limit_while_running_applies_at_once() {
     assert_eq!(queue(&sim).state(), sluice_engine::SendState::SoftLimit);
     assert_eq!(sim.report().nodes["p"].paused, Some(true));
     let last = sim.transitions().entries().last().unwrap();
-    assert_eq!(last.cause, "thresholds changed");
+    assert_eq!(last.cause, Cause::ThresholdsChanged);
     sim.check_conservation().unwrap();
 }
 
@@ -265,7 +265,7 @@ fn a_queue_thinned_to_empty_does_not_leave_its_producer_paused() {
     run_checked(&mut sim, 20.0);
     // The producer keeps going: it is stopped only while something is queued.
     assert!(sim.report().nodes["p"].arrived > 2000, "{:?}", sim.report().nodes["p"]);
-    assert!(sim.transitions().entries().any(|t| t.cause == "emptied"));
+    assert!(sim.transitions().entries().any(|t| t.cause == Cause::Emptied));
 }
 
 #[test]
@@ -334,7 +334,7 @@ fn an_emptied_overloaded_queue_sends_again_and_returns_to_ready() {
     let readies = sim.transitions().entries().filter(|tr| tr.from == State::Overloaded && tr.to == State::Ready).count();
     assert!(readies > 100, "back to Ready after each send: {readies}");
     // Each return to Ready is caused by a send.
-    assert!(sim.transitions().entries().filter(|tr| tr.to == State::Ready).all(|tr| tr.cause == "send"));
+    assert!(sim.transitions().entries().filter(|tr| tr.to == State::Ready).all(|tr| tr.cause == Cause::Send));
 }
 
 /// A producer twice as fast as its client, a queue that pauses it at 20

@@ -6,7 +6,8 @@ mod support;
 
 use serde_json::{json, Value};
 use sluice_engine::lesson::{self, Lesson};
-use sluice_engine::theory::Model;
+use sluice_engine::scenario::Kind;
+use sluice_engine::theory::{Model, NoClosedForm};
 use sluice_engine::Scenario;
 use support::*;
 
@@ -19,7 +20,7 @@ fn exponential(mean: f64) -> Value {
 }
 
 fn model_of(scenario: &Scenario, id: &str) -> Result<Model, String> {
-    Model::of(scenario, scenario.node_index(id).unwrap())
+    Model::of(scenario, scenario.node_index(id).unwrap()).map_err(|why| why.to_string())
 }
 
 fn refused(scenario: &Scenario, naming: &str) {
@@ -135,6 +136,9 @@ fn the_default_scenario_and_a_pipeline_stage_are_not_textbook_queues() {
     refused(&staged, "passes its messages on");
     assert!(model_of(&staged, "q2").unwrap_err().contains("not straight by a producer"));
     assert!(model_of(&staged, "c").unwrap_err().contains("only a queue"));
+    let at = |id: &str| staged.node_index(id).unwrap();
+    assert_eq!(Model::of(&staged, at("c")).unwrap_err(), NoClosedForm::NotAQueue);
+    assert_eq!(Model::of(&staged, at("q2")).unwrap_err(), NoClosedForm::FedBy { kind: Kind::Consumer, id: "c".into() });
 }
 
 /// After a live change of the workers, the figures measured since the

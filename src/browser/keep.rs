@@ -159,7 +159,7 @@ pub fn opening_scenario(built_in: Scenario) -> (Scenario, Origin, Option<String>
 /// address bar: only the fragment changes, so the page is not loaded
 /// again): the scenario it carries, or why it does not open. The saved
 /// work is kept aside first, as at opening.
-pub fn pasted_link() -> Option<Result<Scenario, String>> {
+pub fn pasted_link() -> Option<Result<Scenario, share::ShareError>> {
     let code = fragment_code()?;
     clear_fragment();
     Some(share::decode(&code).inspect(|_| keep_saved_as_earlier()))

@@ -8,7 +8,7 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::view::selection::Select;
-use sluice_engine::State;
+use sluice_engine::{Cause, State};
 
 use crate::view::colours::state_colour;
 use crate::view::observed::DropEntry;
@@ -42,7 +42,7 @@ fn category_of(t: &TransitionView) -> Category {
     match (t.from, t.to) {
         (Up | Down | Outage, _) | (_, Up | Down | Outage) => Category::UpDown,
         (HardLimit, _) | (_, HardLimit) => Category::Limits,
-        _ if t.cause.contains("connect") => Category::Limits,
+        _ if t.cause == Cause::NewClientConnected => Category::Limits,
         (New | Initializing | Operational | ShuttingDown, _) => Category::Lifecycle,
         _ => Category::States,
     }
@@ -145,7 +145,7 @@ pub fn event_log(props: &EventLogProps) -> Html {
                     <span class="state" style={format!("color: {}", state_colour(t.from))}>{ t.from.as_str() }</span>
                     {" → "}
                     <span class="state to" style={format!("color: {}", state_colour(t.to))}>{ t.to.as_str() }</span>
-                    <span class="cause">{ t.cause }</span>
+                    <span class="cause">{ t.cause.as_str() }</span>
                 </>
             },
             Entry::Drop(d) => html! {

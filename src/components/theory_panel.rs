@@ -19,7 +19,7 @@ type Row = (Html, &'static str, Option<f64>, f64, fn(f64) -> String);
 #[derive(Properties, PartialEq)]
 pub struct TheoryPanelProps {
     pub queue: String,
-    pub theory: Result<TheoryView, String>,
+    pub theory: Result<TheoryView, sluice_engine::theory::NoClosedForm>,
 }
 
 #[function_component(TheoryPanel)]

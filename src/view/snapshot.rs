@@ -7,7 +7,7 @@ use sluice_engine::scenario::Limits;
 use sluice_engine::scenario::default_position;
 use sluice_engine::scenario::{Kind, Position};
 use sluice_engine::Mark;
-use sluice_engine::theory::{Measured, Model, Prediction};
+use sluice_engine::theory::{Measured, Model, Prediction, NoClosedForm};
 use sluice_engine::{BlockSpec, NodeSpec, Scenario, Simulation, State, Totals};
 
 #[derive(Clone, Debug, PartialEq)]
@@ -40,7 +40,7 @@ pub struct NodeView {
     pub hard: Limits,
     /// For queues: what queueing theory predicts beside what was measured,
     /// or why the formulas do not describe this queue.
-    pub theory: Option<Result<TheoryView, String>>,
+    pub theory: Option<Result<TheoryView, NoClosedForm>>,
 }
 
 /// What queueing theory predicts for a queue beside what was measured:
@@ -59,7 +59,7 @@ pub struct TheoryView {
 /// when the settings the prediction depends on last changed.
 #[derive(Clone, Debug)]
 pub struct Theory {
-    pub prediction: Result<Prediction, String>,
+    pub prediction: Result<Prediction, NoClosedForm>,
     pub since: Mark,
     /// The load offered to the queue (`theory::offered_load`), where known.
     pub load: Option<f64>,
@@ -132,7 +132,7 @@ pub struct TransitionView {
     pub node: String,
     pub from: State,
     pub to: State,
-    pub cause: &'static str,
+    pub cause: sluice_engine::Cause,
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -44,7 +44,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::state::{Phase, State};
+use crate::state::{Cause, Phase, State};
 use crate::context::{Context, Notice};
 use crate::distribution::Distribution;
 use crate::message::Message;
@@ -291,7 +291,7 @@ impl Consumer {
     /// Logs the starting phase and schedules the first change.
     pub fn start(&mut self, ctx: &mut Context) {
         if self.phase == Phase::Initializing {
-            ctx.log_transition(State::New, State::Initializing, "start");
+            ctx.log_transition(State::New, State::Initializing, Cause::Start);
         }
         self.schedule_next_change(ctx);
     }
@@ -317,22 +317,22 @@ impl Consumer {
             match change {
                 Change::Operational if self.phase == Phase::Initializing => {
                     self.phase = Phase::Operational;
-                    ctx.log_transition(State::Initializing, State::Operational, "initialized");
+                    ctx.log_transition(State::Initializing, State::Operational, Cause::Initialized);
                 }
                 Change::ShutDownBegins => {
-                    self.begin_shutdown("shutdown", ctx);
+                    self.begin_shutdown(Cause::Shutdown, ctx);
                 }
                 Change::InitTimeout if self.phase == Phase::Initializing => {
                     self.init_failed = true;
-                    self.begin_shutdown("init timed out", ctx);
+                    self.begin_shutdown(Cause::InitTimedOut, ctx);
                 }
                 Change::OutageBegins => {
                     self.in_outage = true;
-                    ctx.log_transition(State::Up, State::Outage, "schedule");
+                    ctx.log_transition(State::Up, State::Outage, Cause::Schedule);
                 }
                 Change::OutageEnds => {
                     self.in_outage = false;
-                    ctx.log_transition(State::Outage, State::Up, "schedule");
+                    ctx.log_transition(State::Outage, State::Up, Cause::Schedule);
                 }
                 Change::SlowBegins(f) => self.slow_factor = f,
                 Change::SlowEnds => self.slow_factor = 1.0,
@@ -346,7 +346,7 @@ impl Consumer {
 
     /// Starts shutting down, if it has not yet (`why` is logged). Returns
     /// whether it did.
-    pub fn begin_shutdown(&mut self, why: &'static str, ctx: &mut Context) -> bool {
+    pub fn begin_shutdown(&mut self, why: Cause, ctx: &mut Context) -> bool {
         if !matches!(self.phase, Phase::Initializing | Phase::Operational) {
             return false;
         }
@@ -378,7 +378,7 @@ impl Consumer {
         if self.phase == Phase::ShuttingDown && self.busy == 0 && self.children_alive == 0 {
             self.phase = Phase::ShutDown;
             self.reopen();
-            ctx.log_transition(State::ShuttingDown, State::ShutDown, "drained");
+            ctx.log_transition(State::ShuttingDown, State::ShutDown, Cause::Drained);
         }
     }
 

@@ -43,7 +43,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::state::State;
+use crate::state::{Cause, State};
 use crate::blocks::queue::Limits;
 use crate::blocks::window::Wired;
 use crate::context::Context;
@@ -443,10 +443,10 @@ impl Link {
         }
         self.up = up;
         if up {
-            ctx.log_transition(State::Down, State::Up, "schedule");
+            ctx.log_transition(State::Down, State::Up, Cause::Schedule);
             self.start_transmission(ctx);
         } else {
-            ctx.log_transition(State::Up, State::Down, "schedule");
+            ctx.log_transition(State::Up, State::Down, Cause::Schedule);
             self.epoch = self.epoch.wrapping_add(1);
             self.arrival_timer = None;
             let transmitting_copy = self.transmitting_copy;

@@ -60,7 +60,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::state::{SendState, State};
+use crate::state::{Cause, SendState, State};
 use crate::buffer::{Buffer, Entry, Order};
 use crate::context::Context;
 use crate::message::Message;
@@ -440,7 +440,7 @@ impl Queue {
                         ctx.stats.arrived += 1;
                         ctx.drop_message(msg, DropReason::Overflow);
                         self.record_depth(ctx);
-                        return QueueOffer::Taken(self.evaluate(false, "overflow", ctx));
+                        return QueueOffer::Taken(self.evaluate(false, Cause::Overflow, ctx));
                     }
                 }
             }
@@ -449,7 +449,7 @@ impl Queue {
         self.buffer.push(Entry { msg, enqueued: ctx.core.now });
         self.record_depth(ctx);
         self.arm_expiry(ctx);
-        QueueOffer::Taken(self.evaluate(false, "enqueue", ctx))
+        QueueOffer::Taken(self.evaluate(false, Cause::Enqueue, ctx))
     }
 
     /// The next block took the taken head.
@@ -481,7 +481,7 @@ impl Queue {
         if self.would_block || self.thinning_on {
             self.sync_thinning(ctx);
         }
-        self.evaluate(sent > 0, if sent > 0 { "send" } else { "would block" }, ctx)
+        self.evaluate(sent > 0, if sent > 0 { Cause::Send } else { Cause::WouldBlock }, ctx)
     }
 
     /// Thinning is in force while its reaction is (in this state or a
@@ -511,7 +511,7 @@ impl Queue {
             self.expiry_timer = None;
             self.arm_expiry(ctx);
         }
-        let moved = if self.disconnected { None } else { self.evaluate(false, "thresholds changed", ctx) };
+        let moved = if self.disconnected { None } else { self.evaluate(false, Cause::ThresholdsChanged, ctx) };
         // New reactions may start or stop thinning in the same state.
         self.sync_thinning(ctx);
         // New reactions may ask for a pause, or stop asking, in the same state.
@@ -529,7 +529,7 @@ impl Queue {
         self.waiting_for_room = false;
         let old = self.state;
         self.state = SendState::Ready;
-        ctx.log_transition(old.into(), State::Ready, "new client connected");
+        ctx.log_transition(old.into(), State::Ready, Cause::NewClientConnected);
         self.pause_signal()
     }
 
@@ -545,7 +545,7 @@ impl Queue {
         }
         self.record_depth(ctx);
         self.arm_expiry(ctx);
-        self.evaluate(false, "expired", ctx)
+        self.evaluate(false, Cause::Expired, ctx)
     }
 
     /// Makes sure a timer is set for the oldest message's expiry.
@@ -579,7 +579,7 @@ impl Queue {
     }
 
     #[inline]
-    fn evaluate(&mut self, after_send: bool, cause: &'static str, ctx: &mut Context) -> PauseSignal {
+    fn evaluate(&mut self, after_send: bool, cause: Cause, ctx: &mut Context) -> PauseSignal {
         if self.target_state() == self.state {
             // The common case, kept cheap: nothing to move, nothing to signal.
             return None;
@@ -589,7 +589,7 @@ impl Queue {
             // Dropping can empty the queue. With nothing left to send, no
             // send would ever come to relax the state (and a paused producer
             // would wait forever), so an emptied queue counts as sent out.
-            self.move_to_target(true, "emptied", ctx);
+            self.move_to_target(true, Cause::Emptied, ctx);
         }
         self.pause_signal()
     }
@@ -604,7 +604,7 @@ impl Queue {
         })
     }
 
-    fn move_to_target(&mut self, after_send: bool, cause: &'static str, ctx: &mut Context) {
+    fn move_to_target(&mut self, after_send: bool, cause: Cause, ctx: &mut Context) {
         let target = self.target_state();
         let old = self.state;
         if target == old || (target < old && !after_send) {

@@ -11,7 +11,13 @@ impl Scenario {
     /// Checks what needs the whole graph. In a draft (`gaps` given), what
     /// the next edit is expected to fill in goes there rather than into
     /// `errors`.
-    pub(super) fn validate_graph(&self, index: &HashMap<&str, usize>, errors: &mut Vec<FieldError>, mut gaps: Option<&mut Vec<FieldError>>) {
+    pub(super) fn validate_graph(
+        &self,
+        index: &HashMap<&str, usize>,
+        errors: &mut Vec<FieldError>,
+        mut gaps: Option<&mut Vec<FieldError>>,
+        classes_known: bool,
+    ) {
         let outputs = self.outputs();
         // Kahn's algorithm: whatever is never freed of incoming edges is on
         // or behind a cycle.
@@ -72,7 +78,7 @@ impl Scenario {
                 if p.class.is_none() && p.destination.is_none() && p.source.is_none() {
                     push_error(errors, path.clone(), "names no class, destination or source, so it sets nothing");
                 }
-                if let Some(c) = p.class.as_deref().filter(|c| !class_names.contains(c)) {
+                if let Some(c) = p.class.as_deref().filter(|c| classes_known && !class_names.contains(c)) {
                     push_error(errors, format!("{path}.class"), format!("no producer has a class {}", quoted(c)));
                 }
                 if let Some(d) = p.destination.as_deref().filter(|d| !index.contains_key(d)) {
@@ -86,7 +92,7 @@ impl Scenario {
                 }
             }
             if let BlockSpec::Dispatcher(d) = &node.block {
-                self.check_dispatcher_names(i, d, &class_names, index, errors);
+                self.check_dispatcher_names(i, d, classes_known.then_some(&class_names), index, errors);
             }
             let consumer_at = |id: &str| index.get(id).copied().filter(|&n| matches!(self.nodes[n].block, BlockSpec::Consumer(_)));
             if let Some(server) = match &node.block {
@@ -208,7 +214,7 @@ impl Scenario {
         &self,
         i: usize,
         d: &crate::blocks::DispatcherSpec,
-        class_names: &BTreeSet<&str>,
+        class_names: Option<&BTreeSet<&str>>,
         index: &HashMap<&str, usize>,
         errors: &mut Vec<FieldError>,
     ) {
@@ -218,21 +224,22 @@ impl Scenario {
             let (known, what) = match d.queues {
                 QueueKey::PerInput => (index.contains_key(name.as_str()), "a sender's id (queues per_input)"),
                 QueueKey::PerDestination => (index.contains_key(name.as_str()), "a destination's id (queues per_destination)"),
-                QueueKey::PerClass => (class_names.contains(name.as_str()), "a class (queues per_class)"),
+                QueueKey::PerClass => (class_names.is_none_or(|c| c.contains(name.as_str())), "a class (queues per_class)"),
                 QueueKey::Shared => (name == "shared", "\"shared\" (one shared queue)"),
             };
             if !known {
                 push_error(errors, format!("{path}.queue_priorities.{name}"), format!("no demand queue is named {}: a queue's name is {what}", quoted(name)));
             }
         }
+        let unknown = |class: &str| class_names.is_some_and(|c| !c.contains(class));
         for class in d.windows.keys() {
-            if !class_names.contains(class.as_str()) {
+            if unknown(class) {
                 push_error(errors, format!("{path}.windows.{class}"), format!("no producer has a class {}", quoted(class)));
             }
         }
         for (field, list) in [("one_shot", &d.one_shot), ("queueable_if_down", &d.queueable_if_down)] {
             for (k, class) in list.iter().enumerate() {
-                if !class_names.contains(class.as_str()) {
+                if unknown(class) {
                     push_error(errors, format!("{path}.{field}[{k}]"), format!("no producer has a class {}", quoted(class)));
                 }
             }

@@ -231,17 +231,20 @@ impl Scenario {
 
     /// Checks everything that types alone cannot: ranges, identities, edges.
     pub fn validate(&self) -> Result<(), ScenarioError> {
-        self.check(false).map(|_| ())
+        self.check(false, true).map(|_| ())
     }
 
     /// Checks a scenario under construction: like `validate`, except that a
     /// block still lacking a needed outgoing edge is not an error. Returns
     /// those gaps (empty: the scenario can run).
     pub fn validate_draft(&self) -> Result<Vec<FieldError>, ScenarioError> {
-        self.check(true)
+        self.check(true, true)
     }
 
-    fn check(&self, draft: bool) -> Result<Vec<FieldError>, ScenarioError> {
+    /// `classes_known`: the producers' classes are all known (not when a
+    /// producer could not be read and stands in as a default: then no
+    /// class is said to be missing).
+    fn check(&self, draft: bool, classes_known: bool) -> Result<Vec<FieldError>, ScenarioError> {
         let mut missing = Vec::new();
         let mut errors = Vec::new();
         if self.version != SCENARIO_VERSION {
@@ -353,7 +356,7 @@ impl Scenario {
         }
 
         if errors.is_empty() {
-            self.validate_graph(&index, &mut errors, draft.then_some(&mut missing));
+            self.validate_graph(&index, &mut errors, draft.then_some(&mut missing), classes_known);
         }
         if errors.is_empty() {
             Ok(missing)

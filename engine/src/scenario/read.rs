@@ -43,7 +43,7 @@ impl Scenario {
     pub(super) fn read(value: Value, draft: bool) -> Result<Scenario, ScenarioError> {
         let (scenario, typing) = Self::typed_from_value(value)?;
         if typing.errors.is_empty() {
-            return match scenario.check(draft) {
+            return match scenario.check(draft, true) {
                 Ok(_) => Ok(scenario),
                 Err(e) => Err(at_most_reported(e.errors)),
             };
@@ -54,14 +54,10 @@ impl Scenario {
             let of_failed = |e: &FieldError| {
                 failed_paths.iter().any(|p| e.path.strip_prefix(p.as_str()).is_some_and(|rest| !rest.is_empty()))
             };
-            // What a stand-in block says of itself is not the file's.
-            let checked = scenario.check(draft).err().map(|e| e.errors).unwrap_or_default();
-            errors.extend(
-                checked
-                    .into_iter()
-                    .filter(|e| !of_failed(e))
-                    .filter(|e| !(typing.producer_failed && e.message.starts_with("no producer has a class"))),
-            );
+            // What a stand-in block says of itself is not the file's, nor
+            // a class missing while a producer's could not be read.
+            let checked = scenario.check(draft, !typing.producer_failed).err().map(|e| e.errors).unwrap_or_default();
+            errors.extend(checked.into_iter().filter(|e| !of_failed(e)));
         } else {
             for (i, node) in scenario.nodes.iter().enumerate() {
                 if !typing.failed.contains(&i) {

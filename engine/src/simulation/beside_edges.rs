@@ -74,14 +74,14 @@ impl Simulation {
             if going(Some(phase)) && !going(old) {
                 for child in children {
                     if let Node::Consumer(ch) = &mut self.nodes[child] {
-                        ch.begin_shutdown("supervisor shutting down", &mut ctx!(self, child));
+                        ch.begin_shutdown(crate::state::Cause::SupervisorShuttingDown, &mut ctx!(self, child));
                         work.push(child);
                     }
                 }
                 let failed = matches!(&self.nodes[c], Node::Consumer(x) if x.init_failed());
                 if let (true, Some(s)) = (failed, supervisor) {
                     if let Node::Consumer(up) = &mut self.nodes[s] {
-                        up.begin_shutdown("child failed to initialize", &mut ctx!(self, s));
+                        up.begin_shutdown(crate::state::Cause::ChildFailedToInitialize, &mut ctx!(self, s));
                         work.push(s);
                     }
                 }

@@ -128,7 +128,7 @@ impl Dispatcher {
             return;
         }
         h.down = !up;
-        ctx.log_transition(if up { State::Down } else { State::Up }, if up { State::Up } else { State::Down }, "host schedule");
+        ctx.log_transition(if up { State::Down } else { State::Up }, if up { State::Up } else { State::Down }, crate::state::Cause::HostSchedule);
         if up {
             return;
         }

@@ -48,7 +48,7 @@ use std::collections::VecDeque;
 
 
 pub use crate::arrivals::Arrivals;
-use crate::state::State;
+use crate::state::{Cause, State};
 use crate::arrivals::{on_off_arrival, ramp_arrival};
 use crate::context::Context;
 use crate::distribution::Distribution;
@@ -330,10 +330,10 @@ impl Producer {
             Link::Unlinked => State::Unlinked,
         };
         let why = match next {
-            Link::Awaiting => "link asked",
-            Link::Confirmed => "link confirmed",
-            Link::Unlinked => "server shutting down",
-            Link::None => "link removed",
+            Link::Awaiting => Cause::LinkAsked,
+            Link::Confirmed => Cause::LinkConfirmed,
+            Link::Unlinked => Cause::ServerShuttingDown,
+            Link::None => Cause::LinkRemoved,
         };
         ctx.log_transition(name(self.link), name(next), why);
         self.link = next;
