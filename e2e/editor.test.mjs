@@ -372,3 +372,22 @@ test('a limiter dropped on a running edge goes between its ends, live, as one ed
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the selection follows its block through an undo that moves the blocks before it', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  const pressed = (id) => page.getAttribute(`[data-node="${id}"]`, 'aria-pressed');
+  // The default scenario's first block, stream, goes; client is selected.
+  await page.click('[data-node="stream"] .body');
+  await page.click('[data-testid="delete"]');
+  await page.waitForSelector('[data-node="stream"]', { state: 'detached' });
+  await page.click('[data-node="client"] .body');
+  assert.equal(await pressed('client'), 'true');
+  // Undo puts stream back in the first place: client is still the one selected.
+  await page.click('[data-testid="undo"]');
+  await page.waitForSelector('[data-node="stream"]');
+  assert.equal(await pressed('client'), 'true');
+  assert.equal(await pressed('stream'), 'false');
+  assert.match(await page.textContent('[data-testid="inspector"] h2'), /^client /);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

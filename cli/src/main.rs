@@ -254,7 +254,7 @@ fn run(file: &str, until: f64, seed: Option<u64>, format: Format, transitions: b
         return Err(format!("--until must be between 0 and 1e9 seconds, got {until}"));
     }
     let scenario = load(file)?;
-    let seed = seed.or(scenario.seed).unwrap_or(1);
+    let seed = seed.unwrap_or(scenario.seed_or_default());
     let mut sim = Simulation::new(scenario, seed).map_err(|e| e.to_string())?;
     run_with_progress(&mut sim, until, max_events)?;
     let report = sim.report();

@@ -7,7 +7,7 @@
 //! replications are collected in order before any is summarised.
 
 use rayon::prelude::*;
-use sluice_engine::sweep::{merge, parse_vary, Options, Plan, Replication, SweepResult};
+use sluice_engine::sweep::{merge, parse_vary, warmup_for, Options, Plan, Replication, SweepResult};
 
 /// The most threads a sweep starts.
 const MAX_JOBS: usize = 1024;
@@ -54,7 +54,7 @@ pub fn run(request: Request) -> Result<String, String> {
     let options = Options {
         reps: request.reps,
         until_s: request.until,
-        warmup_s: request.warmup.unwrap_or(request.until / 10.0),
+        warmup_s: request.warmup.unwrap_or(warmup_for(request.until)),
         seed: request.seed,
     };
     let plan = Plan::new(&scenario, varies, options)?;

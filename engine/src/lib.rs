@@ -50,6 +50,7 @@ pub use measure::Mark;
 pub use metrics::{DropReason, Percentiles, SeriesPoint, Transition, DEPTH_SERIES_CAPACITY};
 pub use playground::{Command, Playground};
 pub use plumbing::json_read::{from_value, to_value};
+pub use plumbing::pairs::merge_pairs;
 pub use plumbing::printable::{printable, printable_lines, thousands};
 pub use plumbing::units;
 pub use report::{NodeReport, Report, Totals};

@@ -261,16 +261,7 @@ impl Series {
 
     /// Merges neighbouring buckets pairwise and doubles the width.
     fn halve(&mut self) {
-        let merged: Vec<Stored> = self
-            .buckets
-            .chunks(2)
-            .map(|pair| match pair {
-                [a, b] => Stored { min: a.min.min(b.min), max: a.max.max(b.max), last: b.last },
-                [a] => *a,
-                _ => unreachable!("chunks(2) yields one or two"),
-            })
-            .collect();
-        self.buckets = merged;
+        self.buckets = crate::plumbing::pairs::merge_pairs(&self.buckets, |a, b| Stored { min: a.min.min(b.min), max: a.max.max(b.max), last: b.last });
         self.width_ns = self.width_ns.saturating_mul(2);
         self.last_end_ns = (self.buckets.len() as u64).saturating_mul(self.width_ns);
     }

@@ -96,15 +96,7 @@ impl StateTimes {
 
     /// Merges neighbouring slots pairwise and doubles the width.
     fn halve(&mut self) {
-        self.slots = self
-            .slots
-            .chunks(2)
-            .map(|pair| match pair {
-                [a, b] => std::array::from_fn(|k| a[k] + b[k]),
-                [a] => *a,
-                _ => unreachable!("chunks(2) yields one or two"),
-            })
-            .collect();
+        self.slots = crate::plumbing::pairs::merge_pairs(&self.slots, |a, b| std::array::from_fn(|k| a[k] + b[k]));
         self.width_ns = self.width_ns.saturating_mul(2);
     }
 

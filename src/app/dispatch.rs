@@ -42,7 +42,7 @@ impl Page {
                 displaced = saved == Ok(true);
                 let unsaved = saved.err();
                 if let Some(ids) = &applied.select {
-                    self.selected.set(ids.iter().filter_map(|id| s.play.index_of(id)).collect());
+                    self.selected.set(ids.iter().filter(|id| s.play.index_of(id).is_some()).cloned().collect());
                 }
                 if let Some(why) = unsaved {
                     self.notice.set(Some(format!(
@@ -93,9 +93,9 @@ impl Page {
         }
         if let Some(panel) = begun.panel {
             bring_into_view(match panel {
-                Panel::Theory => "[data-testid=\"theory-panel\"]",
+                Panel::Theory => "#theory-panel",
                 Panel::Canvas => "svg.graph",
-                Panel::Sweep => "[data-testid=\"sweep-panel\"]",
+                Panel::Sweep => "#sweep-panel",
                 Panel::Chart => ".chart",
             });
         }

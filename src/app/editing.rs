@@ -1,12 +1,15 @@
 //! Editing on the canvas, in the inspector and from the toolbar: each
 //! gesture becomes one of the engine's commands, naming blocks by id.
 
+use std::cell::RefCell;
+
 use sluice_engine::playground::Command;
 use sluice_engine::scenario::{Kind, Position};
 use sluice_engine::BlockSpec;
 use yew::prelude::*;
 
 use crate::components::graph::{client_to_canvas, edge_under, over_canvas};
+use crate::view::observed::Session;
 use crate::view::selection::Select;
 
 use super::dispatch::Dispatch;
@@ -44,6 +47,13 @@ pub(crate) struct Editing {
     pub on_describe: Callback<(String, String)>,
 }
 
+/// The selected blocks still in the scenario (an undo may have taken one
+/// away), in the order selected.
+fn shown(session: &RefCell<Session>, selected: &[String]) -> Vec<String> {
+    let s = session.borrow();
+    selected.iter().filter(|id| s.play.index_of(id).is_some()).cloned().collect()
+}
+
 #[hook]
 pub(crate) fn use_editing(page: &Page, dispatch: &Dispatch) -> Editing {
     let command = |make: fn() -> Command| {
@@ -51,11 +61,19 @@ pub(crate) fn use_editing(page: &Page, dispatch: &Dispatch) -> Editing {
         Callback::from(move |_: ()| drop(dispatch(make())))
     };
     let (undo, redo) = (command(|| Command::Undo), command(|| Command::Redo));
-    let on_select = use_callback(page.selected.clone(), |change: Select, selected| selected.set(change.applied_to(selected)));
+    // A change asked for by position on a canvas or in the log, made to the
+    // selection by id.
+    let on_select = use_callback(page.selected.clone(), {
+        let session = page.session.clone();
+        move |change: Select, selected| {
+            let s = session.borrow();
+            selected.set(s.ids_of(&change.applied_to(&s.indices_of(selected))));
+        }
+    });
     let on_close = use_callback(on_select.clone(), |_: (), on_select| on_select.emit(Select::Clear));
     let select_all = {
         let (session, selected) = (page.session.clone(), page.selected.clone());
-        Callback::from(move |_: ()| selected.set((0..session.borrow().play.scenario().nodes.len()).collect()))
+        Callback::from(move |_: ()| selected.set(session.borrow().play.scenario().nodes.iter().map(|n| n.id.clone()).collect()))
     };
     // Stable from frame to frame (`dispatch` is made once), as the canvas
     // and the inspector are drawn again only when their props change.
@@ -86,7 +104,7 @@ pub(crate) fn use_editing(page: &Page, dispatch: &Dispatch) -> Editing {
     let on_wire = |connect: bool| {
         let (dispatch, session, selected) = (dispatch.clone(), page.session.clone(), page.selected.clone());
         Callback::from(move |to: String| {
-            let Some(from) = selected.last().and_then(|&i| session.borrow().ids_of(&[i]).pop()) else { return };
+            let Some(from) = shown(&session, &selected).pop() else { return };
             let _ = dispatch(if connect { Command::Connect { from, to } } else { Command::Disconnect { from, to } });
         })
     };
@@ -132,7 +150,7 @@ pub(crate) fn use_editing(page: &Page, dispatch: &Dispatch) -> Editing {
     let on_selected = |make: fn(Vec<String>) -> Command, clears: bool| {
         let (dispatch, session, selected) = (dispatch.clone(), page.session.clone(), page.selected.clone());
         Callback::from(move |_: ()| {
-            let ids = session.borrow().ids_of(&selected);
+            let ids = shown(&session, &selected);
             if !ids.is_empty() && dispatch(make(ids)).is_ok() && clears {
                 selected.set(Vec::new());
             }

@@ -66,8 +66,10 @@ pub(crate) struct Page {
     pub session: Rc<RefCell<Session>>,
     pub playing: UseStateHandle<bool>,
     pub speed: UseStateHandle<Speed>,
-    /// The selected nodes, by index; the last is the one the inspector shows.
-    pub selected: UseStateHandle<Vec<usize>>,
+    /// The selected blocks, by id as the engine's commands name them (so
+    /// that an undo never moves the selection onto another block); the
+    /// last is the one the inspector shows.
+    pub selected: UseStateHandle<Vec<String>>,
     /// Why the last edit was refused, until the next one.
     pub notice: UseStateHandle<Option<String>>,
     /// A passing message (a link copied, a file imported), unlike `notice`.
@@ -104,7 +106,7 @@ pub fn app() -> Html {
         speed: use_state(|| Speed::Times(1.0)),
         selected: use_state(|| {
             let s = session.borrow();
-            s.play.scenario().nodes.iter().position(|n| n.block.kind() == Kind::Queue).into_iter().collect::<Vec<usize>>()
+            s.play.scenario().nodes.iter().find(|n| n.block.kind() == Kind::Queue).map(|n| n.id.clone()).into_iter().collect::<Vec<String>>()
         }),
         notice: use_state(|| opening.1.clone()),
         status: use_state(|| opening.2.clone()),
@@ -214,20 +216,21 @@ pub fn app() -> Html {
     .clone();
     // The blocks the selected one could feed: worked out once per edit
     // and selection, not on every frame.
-    let candidates = (*use_memo((session.borrow().play.revision(), selected.last().copied()), {
+    let candidates = (*use_memo((session.borrow().play.revision(), selected.last().cloned()), {
         let session = session.clone();
-        move |(_, selected): &(u64, Option<usize>)| {
+        move |(_, selected): &(u64, Option<String>)| {
             let s = session.borrow();
             let scenario = s.play.scenario();
-            let Some(from) = selected.and_then(|i| scenario.nodes.get(i)) else { return Rc::new(Vec::new()) };
-            let feeds = |to: &str| scenario.edges.iter().any(|e| e.from == from.id && e.to == to);
-            Rc::new(scenario.nodes.iter().filter(|n| n.id != from.id && n.block.takes_input() && !feeds(&n.id)).map(|n| n.id.clone()).collect::<Vec<String>>())
+            let Some(from) = selected.as_deref().and_then(|id| scenario.nodes.get(scenario.node_index(id)?)) else { return Rc::new(Vec::new()) };
+            let editor = s.play.editor();
+            Rc::new(scenario.nodes.iter().filter(|n| editor.check_connection(&from.id, &n.id).is_ok()).map(|n| n.id.clone()).collect::<Vec<String>>())
         }
     }))
     .clone();
     let s = session.borrow();
     let scenario = s.play.scenario();
-    let selection: Vec<usize> = selected.iter().copied().filter(|&i| i < scenario.nodes.len()).collect();
+    // The selection as the components draw it: positions in the scenario now.
+    let selection: Vec<usize> = s.indices_of(&selected);
     let selected_index = selection.last().copied();
     let shown = panels.borrow_mut().refresh(&s, &selection, *chart_kind, *playing, now_ms());
     let b_view = s.play.variant_b().zip(shown.b_snapshot.clone()).zip(s.b.as_ref()).map(|((b, snapshot), notes)| {
@@ -254,7 +257,7 @@ pub fn app() -> Html {
     let open_lesson = s.play.lesson().map(|run| (run.index, run.states.clone(), run.tries.clone()));
     let sweep = (*page.sweep_order).clone().map(|order| (order, sweep_scenario.clone()));
     let editor = s.play.editor();
-    let (can_undo, can_redo, seed) = (editor.can_undo(), editor.can_redo(), scenario.seed.unwrap_or(1));
+    let (can_undo, can_redo, seed) = (editor.can_undo(), editor.can_redo(), scenario.seed_or_default());
     let (name, description) = (AttrValue::from(scenario.name.clone()), AttrValue::from(scenario.description.clone()));
     let (comparing, stall, missing, dropping) = (s.play.variant_b().is_some(), s.play.stall(), s.play.missing(), s.a.motion.dropping.clone());
     let running = s.play.run().is_some();

@@ -563,7 +563,7 @@ pub fn graph(props: &GraphProps) -> Html {
         if let Some(more) = &more {
             label += &format!(": {more}");
         }
-        let takes_input = node.kind != Kind::Producer;
+        let takes_input = node.kind.takes_input();
         let editable = !props.readonly;
         html! {
             <g class={classes!("node", node.kind.as_str(), is_selected.then_some("selected"), node.held.then_some("held"))}

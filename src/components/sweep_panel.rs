@@ -132,7 +132,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         use_effect_with(props.order.serial, move |_| {
             form.set(order.form.clone());
             error.set(None);
-            let from = section.cast::<web_sys::Element>().and_then(|s| s.query_selector("[data-testid=sweep-from]").ok().flatten());
+            let from = section.cast::<web_sys::Element>().and_then(|s| s.query_selector("#sweep-from").ok().flatten());
             if let Some((step, request)) = order.lesson {
                 start(request, Some(step));
                 if let Some(section) = section.cast::<web_sys::Element>() {
@@ -195,7 +195,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         html! {
             <label class="sweep-field">
                 <span>{ label }</span>
-                <input type="text" inputmode="decimal" data-testid={format!("sweep-{key}")} value={value} {oninput} title={help} />
+                <input type="text" inputmode="decimal" id={format!("sweep-{key}")} data-testid={format!("sweep-{key}")} value={value} {oninput} title={help} />
             </label>
         }
     };
@@ -315,7 +315,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     let has_points = run.as_ref().is_some_and(|r| !r.points.is_empty());
     let on_close = props.on_close.reform(|_: MouseEvent| ());
     html! {
-        <section ref={section} class="panel sweep-panel" aria-label="Sweep" data-testid="sweep-panel">
+        <section ref={section} id="sweep-panel" class="panel sweep-panel" aria-label="Sweep" data-testid="sweep-panel">
             <div class="panel-head">
                 <h2>{ "Sweep " }<span class="muted">{ &name }</span></h2>
                 <button class="icon" onclick={on_close} aria-label="Close the sweep">{"×"}</button>

@@ -106,7 +106,7 @@ pub fn theory_panel(props: &TheoryPanelProps) -> Html {
         }
     };
     html! {
-        <section class="panel theory" aria-label="Queueing theory" data-testid="theory-panel">
+        <section id="theory-panel" class="panel theory" aria-label="Queueing theory" data-testid="theory-panel">
             <h2>{ format!("Theory · {}", props.queue) }</h2>
             { body }
         </section>

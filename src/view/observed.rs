@@ -132,6 +132,12 @@ impl Session {
         let nodes = &self.play.scenario().nodes;
         indices.iter().filter_map(|&i| nodes.get(i).map(|n| n.id.clone())).collect()
     }
+
+    /// The positions of the blocks named `ids` in the scenario now, those
+    /// no longer there left out.
+    pub fn indices_of(&self, ids: &[String]) -> Vec<usize> {
+        ids.iter().filter_map(|id| self.play.index_of(id)).collect()
+    }
 }
 
 /// Drops seen between two frames at one node for one reason: the engine
@@ -233,7 +239,7 @@ impl Sampler {
         }
         if self.nodes.first().is_some_and(|s| s.len() >= SAMPLES) {
             for samples in &mut self.nodes {
-                *samples = samples.iter().copied().step_by(2).collect();
+                *samples = sluice_engine::merge_pairs(samples, |first, _| first);
             }
             self.gap_s = (self.gap_s * 2.0).max(t_s / SAMPLES as f64);
         }

@@ -9,7 +9,7 @@
 //!   for the same request.
 //! - Plain Rust: no browser types, so it is tested natively.
 
-use sluice_engine::sweep::{field_value, metric_names, spread, PointResult, Report, Request, SweepResult, Varied};
+use sluice_engine::sweep::{field_value, metric_names, PointResult, Report, Request, SweepResult};
 use sluice_engine::Scenario;
 
 /// What "Sweep this" (or a lesson's sweep step) opens the panel on.
@@ -89,16 +89,7 @@ impl SweepForm {
         if !(until_s > 0.0 && until_s <= 1e6) {
             return Err(format!("Duration: from above 0 to 1,000,000 s, not {until_s}"));
         }
-        let whole = field_value(scenario, name).is_some_and(|(_, whole)| whole);
-        let values = spread(from, to, points, whole)?;
-        let request = Request {
-            scenario: scenario.clone(),
-            vary: vec![Varied { name: name.to_string(), values }],
-            reps,
-            until_s,
-            warmup_s: until_s / 10.0,
-            seed: scenario.seed.unwrap_or(1),
-        };
+        let request = Request::over(scenario, name, (from, to, points), reps, until_s)?;
         // Every point checked before anything runs.
         request.plan()?;
         Ok(request)

@@ -257,6 +257,19 @@ impl Editor {
 
     /// Connects `from`'s output to `to`'s input.
     pub fn connect(&mut self, from: &str, to: &str) -> Result<(), EditError> {
+        self.check_connection(from, to)?;
+        let edge = crate::scenario::EdgeSpec { from: from.to_string(), to: to.to_string() };
+        self.edit(Touched::Shape, |s| {
+            s.edges.push(edge);
+            Ok(())
+        })
+    }
+
+    /// Whether `from` may feed `to`, as far as the two blocks and their
+    /// edges tell (a cycle or a graph rule is found when the edit is
+    /// made): the one home of the rules the inspector's "Connect to" list
+    /// and a dragged connection both follow.
+    pub fn check_connection(&self, from: &str, to: &str) -> Result<(), EditError> {
         let (Some(a), Some(b)) = (self.scenario.node_index(from), self.scenario.node_index(to)) else {
             return Err(EditError::NoEnds { from: from.into(), to: to.into() });
         };
@@ -264,7 +277,7 @@ impl Editor {
             return Err(EditError::FeedsItself(from.into()));
         }
         let (source, target) = (&self.scenario.nodes[a].block, &self.scenario.nodes[b].block);
-        if matches!(target, BlockSpec::Producer(_)) {
+        if !target.takes_input() {
             return Err(EditError::IntoProducer(to.into()));
         }
         if self.scenario.edges.iter().any(|e| e.from == from && e.to == to) {
@@ -276,11 +289,7 @@ impl Editor {
             let feeds = self.scenario.edges.iter().find(|e| e.from == from).map_or("", |e| e.to.as_str());
             return Err(EditError::OutputsTaken { from: from.into(), kind: source.kind(), max, feeds: feeds.into() });
         }
-        let edge = crate::scenario::EdgeSpec { from: from.to_string(), to: to.to_string() };
-        self.edit(Touched::Shape, |s| {
-            s.edges.push(edge);
-            Ok(())
-        })
+        Ok(())
     }
 
     /// Removes the edge from `from` to `to`.

@@ -433,7 +433,7 @@ fn no_value_because(figure: Figure) -> &'static str {
 /// Whether `value` lies within the bounds given, each bound written into
 /// `bounds` as `amount` writes it ("at least 3", "at most 20 %", "B/A at
 /// most 0.5").
-fn within(value: f64, min: Option<f64>, max: Option<f64>, amount: impl Fn(f64) -> String, bounds: &mut Vec<String>) -> bool {
+pub(crate) fn within(value: f64, min: Option<f64>, max: Option<f64>, amount: impl Fn(f64) -> String, bounds: &mut Vec<String>) -> bool {
     let mut passed = true;
     if let Some(min) = min {
         passed &= value >= min;

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::scenario::Scenario;
-use crate::sweep::{field_value, spread, Request, SweepResult, Varied};
+use crate::sweep::{Request, SweepResult};
 
 use super::{number, CheckResult, Verdict};
 
@@ -60,16 +60,8 @@ const MOST_SIMULATED_S: f64 = 200_000.0;
 impl SweepStep {
     /// The sweep of `scenario` as it stands.
     pub fn request(&self, scenario: &Scenario) -> Result<Request, String> {
-        let whole = field_value(scenario, &self.vary).is_some_and(|(_, whole)| whole);
-        let values = spread(self.from, self.to, self.points, whole).map_err(|why| format!("sweep of {}: {why}", self.vary))?;
-        Ok(Request {
-            scenario: scenario.clone(),
-            vary: vec![Varied { name: self.vary.clone(), values }],
-            reps: self.reps,
-            until_s: self.until_s,
-            warmup_s: self.until_s / 10.0,
-            seed: scenario.seed.unwrap_or(1),
-        })
+        Request::over(scenario, &self.vary, (self.from, self.to, self.points), self.reps, self.until_s)
+            .map_err(|why| format!("sweep of {}: {why}", self.vary))
     }
 
     /// Checks that the sweep can run on `scenario` and every check reads
@@ -144,15 +136,8 @@ fn judge(c: &SweepCheck, result: &SweepResult) -> CheckResult {
         .map(|p| p.values.iter().map(|(name, v)| format!("{name} = {}", number(*v))).collect::<Vec<_>>().join(", "))
         .unwrap_or_default();
     let mut bounds = Vec::new();
-    let mut passed = value.is_some();
-    if let Some(min) = c.at_least {
-        passed &= value.is_some_and(|v| v >= min);
-        bounds.push(format!("at least {}", number(min)));
-    }
-    if let Some(max) = c.at_most {
-        passed &= value.is_some_and(|v| v <= max);
-        bounds.push(format!("at most {}", number(max)));
-    }
+    // Without a value, no bound holds (NaN meets none) and the check fails.
+    let passed = super::within(value.unwrap_or(f64::NAN), c.at_least, c.at_most, number, &mut bounds) && value.is_some();
     let shown = value.map_or_else(|| "no value".to_string(), number);
     CheckResult { text: format!("{} at {at}: {shown} ({})", c.metric, bounds.join(", ")), figure: value, passed }
 }

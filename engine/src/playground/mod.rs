@@ -352,7 +352,7 @@ impl Playground {
     /// (its watch read the run that ended).
     fn restart(&mut self) {
         let scenario = self.editor.scenario().clone();
-        let seed = scenario.seed.unwrap_or(1);
+        let seed = scenario.seed_or_default();
         self.a = Simulation::new_in_part(scenario, seed).ok();
         if let Some(sim) = self.a.as_mut().filter(|_| self.flows) {
             sim.count_flows();
@@ -368,7 +368,7 @@ impl Playground {
     /// Opens a comparison: the edited scenario is A, `b` runs beside it on
     /// the same seed; both start from time zero.
     fn open_comparison(&mut self, b: Scenario, labels: (String, String)) -> Result<(), PlayError> {
-        let seed = self.editor.scenario().seed.unwrap_or(1);
+        let seed = self.editor.scenario().seed_or_default();
         self.b = Some(Variant::start(b, seed, labels, self.flows)?);
         self.restart();
         Ok(())

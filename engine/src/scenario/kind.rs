@@ -24,6 +24,12 @@ pub enum Kind {
 }
 
 impl Kind {
+    /// Whether a block of this kind takes incoming edges (all but a
+    /// producer, which makes its own messages).
+    pub fn takes_input(self) -> bool {
+        self != Kind::Producer
+    }
+
     /// Every kind, in the order the palette and the documentation list them.
     pub const ALL: [Kind; 11] = [
         Kind::Producer,

@@ -31,6 +31,9 @@ pub use defaults::{default_block, default_position, free_spot, DEFAULT_SCENARIO}
 
 pub const SCENARIO_VERSION: u32 = 1;
 
+/// The seed a run takes when neither the caller nor the file gives one.
+pub const DEFAULT_SEED: u64 = 1;
+
 /// Inputs larger than this are refused before parsing.
 pub const MAX_SCENARIO_BYTES: usize = 4 * 1024 * 1024;
 /// The most problems a refusal lists (a last line says how many more).
@@ -128,7 +131,7 @@ impl BlockSpec {
 
     /// Whether this kind takes incoming edges.
     pub fn takes_input(&self) -> bool {
-        !matches!(self, BlockSpec::Producer(_))
+        self.kind().takes_input()
     }
 
     fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
@@ -227,6 +230,11 @@ impl Scenario {
                 named.join(", ")
             ),
         );
+    }
+
+    /// The seed the file gives, or `DEFAULT_SEED`.
+    pub fn seed_or_default(&self) -> u64 {
+        self.seed.unwrap_or(DEFAULT_SEED)
     }
 
     /// Checks everything that types alone cannot: ranges, identities, edges.

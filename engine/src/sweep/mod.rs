@@ -33,7 +33,7 @@ use crate::theory::Model;
 use crate::time::SimTime;
 
 pub use output::{merge, PointResult, SweepResult, Theory};
-pub use request::{spread, Report, Request, Runner, Varied};
+pub use request::{spread, warmup_for, Report, Request, Runner, Varied, WARMUP_SHARE};
 
 
 pub use statistics::{estimate, t975, Estimate};

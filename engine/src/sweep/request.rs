@@ -35,7 +35,33 @@ pub struct Request {
     pub seed: u64,
 }
 
+/// The share of each replication a sweep discards before it measures,
+/// unless told otherwise.
+pub const WARMUP_SHARE: f64 = 0.1;
+
+/// The warm-up of a replication `until_s` long, unless told otherwise.
+pub fn warmup_for(until_s: f64) -> f64 {
+    until_s * WARMUP_SHARE
+}
+
 impl Request {
+    /// A sweep of field `name` of `scenario` as it stands: `points` values
+    /// from `from` to `to` (whole ones for a whole-number field, `spread`),
+    /// `reps` replications of `until_s` seconds each, the first
+    /// `WARMUP_SHARE` a warm-up, on the scenario's seed. What the page's
+    /// form and a lesson's sweep step both ask for.
+    pub fn over(scenario: &Scenario, name: &str, (from, to, points): (f64, f64, usize), reps: usize, until_s: f64) -> Result<Request, String> {
+        let whole = super::field_value(scenario, name).is_some_and(|(_, whole)| whole);
+        Ok(Request {
+            scenario: scenario.clone(),
+            vary: vec![Varied { name: name.to_string(), values: spread(from, to, points, whole)? }],
+            reps,
+            until_s,
+            warmup_s: warmup_for(until_s),
+            seed: scenario.seed_or_default(),
+        })
+    }
+
     /// The plan, every point checked.
     pub fn plan(&self) -> Result<Plan, String> {
         let varies = self

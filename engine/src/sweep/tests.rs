@@ -13,7 +13,7 @@ fn mm1() -> Scenario {
 }
 
 fn options(reps: usize, until_s: f64, seed: u64) -> Options {
-    Options { reps, until_s, warmup_s: until_s / 10.0, seed }
+    Options { reps, until_s, warmup_s: warmup_for(until_s), seed }
 }
 
 fn plan(varies: &[&str], options: Options) -> Result<Plan, String> {
