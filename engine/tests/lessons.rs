@@ -140,8 +140,9 @@ fn a_bad_lesson_is_refused_with_what_is_wrong() {
     assert!(Lesson::from_json(&no_scenario).unwrap_err().contains("nowhere.json"));
     let bad_node = Lesson::from_json(&good.replacen("\"node\": \"window\"", "\"node\": \"nobody\"", 1)).unwrap();
     assert!(bad_node.verify().unwrap_err().contains("nobody"));
-    let bad_figure = Lesson::from_json(&good.replacen("throughput_per_s", "speed", 1)).unwrap();
-    assert!(bad_figure.verify().unwrap_err().contains("speed"));
+    // A figure's name is read with the file, its path kept.
+    let bad_figure = Lesson::from_json(&good.replacen("throughput_per_s", "speed", 1)).unwrap_err();
+    assert!(bad_figure.contains("no figure \"speed\""), "{bad_figure}");
 }
 
 #[test]
@@ -155,7 +156,7 @@ fn a_lesson_that_would_pass_on_silence_is_refused() {
     assert!(silent.verify().unwrap_err().contains("step 1: no check bounds a figure from below"));
     // A count of at least 1 is one event, not a mechanism at work.
     let mut once = lesson(3);
-    once.text.steps[0].check[0].figure = "departed".into();
+    once.text.steps[0].check[0].figure = sluice_engine::lesson::Figure::Departed;
     once.text.steps[0].check[0].at_least = Some(1.0);
     assert!(once.verify().unwrap_err().contains("a count at least 1 proves little"));
 }

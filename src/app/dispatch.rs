@@ -78,7 +78,7 @@ impl Page {
     /// figure it checks first, a faster speed when watching it would take
     /// too long (and says so), its panel in view, and its sweep started.
     fn begin_step(&self, begun: &StepBegun) {
-        if let Some(kind) = begun.figure.as_deref().and_then(chart_for) {
+        if let Some(kind) = begun.figure.and_then(chart_for) {
             self.chart_kind.set(kind);
         }
         if let Some(faster @ Speed::Times(times)) = begun.speed {

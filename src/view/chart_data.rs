@@ -5,6 +5,7 @@
 
 use std::rc::Rc;
 
+use sluice_engine::lesson::Figure;
 use sluice_engine::scenario::Limits;
 use sluice_engine::StateSlot;
 use sluice_engine::{BlockSpec, Simulation, State};
@@ -204,11 +205,11 @@ pub fn with_variant_b(a: ChartData, b: &Simulation, samples: &Sampler, kind: Cha
 }
 
 /// The chart that shows a lesson's figure, where one does.
-pub fn chart_for(figure: &str) -> Option<ChartKind> {
+pub fn chart_for(figure: Figure) -> Option<ChartKind> {
     match figure {
-        "throughput_per_s" | "departed" => Some(ChartKind::Throughput),
-        "mean_wait_s" | "mean_sojourn_s" => Some(ChartKind::Latency),
-        "mean_depth" | "max_depth" | "depth" => Some(ChartKind::Depth),
+        Figure::Throughput | Figure::Departed => Some(ChartKind::Throughput),
+        Figure::MeanWait | Figure::MeanSojourn => Some(ChartKind::Latency),
+        Figure::MeanDepth | Figure::MaxDepth | Figure::Depth => Some(ChartKind::Depth),
         _ => None,
     }
 }

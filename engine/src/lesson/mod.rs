@@ -22,13 +22,15 @@ use serde_json::Value;
 
 use crate::json_field::with_field;
 use crate::measure::Mark;
-use crate::metrics::{entries_into, DropReason};
 use crate::scenario::{Scenario, ScenarioError};
 use crate::simulation::Simulation;
-use crate::state::State;
 use crate::time::SimTime;
 
+mod figure;
 mod sweep_step;
+
+pub use figure::Figure;
+use figure::figure_since;
 
 pub use sweep_step::{SweepCheck, SweepStep};
 
@@ -181,10 +183,10 @@ pub struct Variant {
 pub struct Check {
     pub node: String,
     /// See `Figure::parse`.
-    pub figure: String,
+    pub figure: Figure,
     /// In a comparison, which run: `"a"` (the default) or `"b"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub variant: Option<String>,
+    pub variant: Option<Run>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at_least: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -196,117 +198,12 @@ pub struct Check {
     pub b_over_a_at_most: Option<f64>,
 }
 
-/// What a check reads. Counters and averages cover the time since the step
-/// began; levels are read at the moment of judging.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Figure {
-    /// Messages that entered the node.
-    Arrived,
-    /// Messages the node passed on (a sink: delivered).
-    Departed,
-    /// Drops of every reason, or of one.
-    Dropped(Option<DropReason>),
-    /// Drops of every reason per message arrived.
-    DropFraction,
-    /// A queue's hard-limit disconnects.
-    Disconnects,
-    /// A window's messages sent again (their ACK was not accepted).
-    Retransmitted,
-    /// Messages departed per simulated second.
-    Throughput,
-    /// Messages waiting now.
-    Depth,
-    /// The most messages waiting at once.
-    MaxDepth,
-    /// The time average of the messages waiting.
-    MeanDepth,
-    /// The mean time departed messages spent in the node (a queue: the
-    /// wait; a consumer: the service).
-    MeanWait,
-    /// A sink: the mean time from creation to delivery.
-    MeanSojourn,
-    /// A window, concurrency limiter or resource pool: counted in flight now.
-    InFlight,
-    /// A credit link: credits held now.
-    Credits,
-    /// A producer: 1 when paused or blocked now, else 0.
-    Paused,
-    /// How often the node entered the named state.
-    Entered(State),
-    /// 1 if the node is in the named state now, else 0.
-    In(State),
-}
-
-/// The state names checks may use (queue send states, consumer phases).
-const STATES: [State; 8] = [
-    State::Ready,
-    State::Overloaded,
-    State::SoftLimit,
-    State::HardLimit,
-    State::Initializing,
-    State::Operational,
-    State::ShuttingDown,
-    State::ShutDown,
-];
-
-impl Figure {
-    /// Whether the figure counts events since the step began.
-    fn is_counter(self) -> bool {
-        matches!(
-            self,
-            Figure::Arrived | Figure::Departed | Figure::Dropped(_) | Figure::Disconnects | Figure::Retransmitted | Figure::Entered(_)
-        )
-    }
-
-    /// Reads a figure's name: `arrived`, `departed`, `dropped`,
-    /// `dropped.REASON`, `drop_fraction`, `disconnects`, `throughput_per_s`, `depth`,
-    /// `max_depth`, `mean_depth`, `mean_wait_s`, `mean_sojourn_s`,
-    /// `in_flight`, `credits`, `paused`, `entered.STATE`, `in.STATE`.
-    pub fn parse(name: &str) -> Result<Figure, String> {
-        let figure = match name {
-            "arrived" => Figure::Arrived,
-            "departed" => Figure::Departed,
-            "dropped" => Figure::Dropped(None),
-            "drop_fraction" => Figure::DropFraction,
-            "disconnects" => Figure::Disconnects,
-            "retransmitted" => Figure::Retransmitted,
-            "throughput_per_s" => Figure::Throughput,
-            "depth" => Figure::Depth,
-            "max_depth" => Figure::MaxDepth,
-            "mean_depth" => Figure::MeanDepth,
-            "mean_wait_s" => Figure::MeanWait,
-            "mean_sojourn_s" => Figure::MeanSojourn,
-            "in_flight" => Figure::InFlight,
-            "credits" => Figure::Credits,
-            "paused" => Figure::Paused,
-            _ => {
-                if let Some(reason) = name.strip_prefix("dropped.") {
-                    let reason = DropReason::ALL.iter().find(|r| r.as_str() == reason).ok_or_else(|| {
-                        let names: Vec<&str> = DropReason::ALL.iter().map(|r| r.as_str()).collect();
-                        format!("no drop reason \"{reason}\" (reasons: {})", names.join(", "))
-                    })?;
-                    Figure::Dropped(Some(*reason))
-                } else if let Some((which, state)) = name.split_once('.').filter(|(w, _)| matches!(*w, "entered" | "in")) {
-                    let state = STATES
-                        .into_iter()
-                        .find(|s| s.as_str() == state)
-                        .ok_or_else(|| format!("no state \"{state}\" (states: {})", STATES.map(State::as_str).join(", ")))?;
-                    if which == "in" {
-                        Figure::In(state)
-                    } else {
-                        Figure::Entered(state)
-                    }
-                } else {
-                    return Err(format!(
-                        "no figure \"{name}\" (figures: arrived, departed, dropped, dropped.REASON, drop_fraction, disconnects, retransmitted, \
-                         throughput_per_s, depth, max_depth, mean_depth, mean_wait_s, mean_sojourn_s, in_flight, \
-                         credits, paused, entered.STATE, in.STATE)"
-                    ));
-                }
-            }
-        };
-        Ok(figure)
-    }
+/// Which run of a comparison a check reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Run {
+    A,
+    B,
 }
 
 /// A parsed check: the node's index, the figure, the run it reads.
@@ -421,15 +318,6 @@ impl Watch {
     }
 }
 
-/// Why a figure has no value.
-fn no_value_because(figure: Figure) -> &'static str {
-    match figure {
-        Figure::MeanWait | Figure::MeanSojourn => "nothing departed",
-        Figure::DropFraction => "nothing arrived",
-        _ => "no time passed",
-    }
-}
-
 /// Whether `value` lies within the bounds given, each bound written into
 /// `bounds` as `amount` writes it ("at least 3", "at most 20 %", "B/A at
 /// most 0.5").
@@ -446,64 +334,12 @@ pub(crate) fn within(value: f64, min: Option<f64>, max: Option<f64>, amount: imp
     passed
 }
 
-impl Figure {
-    /// Whether the figure is 1 for yes and 0 for no.
-    fn is_yes_no(self) -> bool {
-        matches!(self, Figure::Paused | Figure::In(_))
-    }
-
-    /// A value of this figure with its unit: "20 %", "0.4 s", "12".
-    fn amount(self, v: f64) -> String {
-        match self {
-            Figure::DropFraction => format!("{} %", number(v * 100.0)),
-            Figure::MeanWait | Figure::MeanSojourn => format!("{} s", number(v)),
-            Figure::Throughput => format!("{} a second", number(v)),
-            _ => number(v),
-        }
-    }
-
-    /// What the figure of `node` says, in the lesson's words: "sender
-    /// entered SoftLimit 439 times", "a message waited 0.41 s on average
-    /// in line". `None`: it has no value, and why.
-    pub fn in_words(self, node: &str, value: Option<f64>) -> String {
-        let Some(v) = value else {
-            return format!("{node}: no figure yet ({})", no_value_because(self));
-        };
-        let n = number(v);
-        let times = if v == 1.0 { "once".to_string() } else { format!("{n} times") };
-        let messages = if v == 1.0 { "1 message".to_string() } else { format!("{n} messages") };
-        match self {
-            Figure::Arrived => format!("{messages} reached {node}"),
-            Figure::Departed => format!("{node} passed on {messages}"),
-            Figure::Dropped(None) => format!("{node} dropped {messages}"),
-            Figure::Dropped(Some(reason)) => format!("{node} dropped {messages} ({})", reason.as_str().replace('_', " ")),
-            Figure::DropFraction => format!("{node} dropped {} of what reached it", self.amount(v)),
-            Figure::Disconnects => format!("{node} disconnected its client {times}"),
-            Figure::Retransmitted => format!("{node} sent {messages} again"),
-            Figure::Throughput => format!("{node} passed on {messages} a second"),
-            Figure::Depth => format!("{node} holds {messages} now"),
-            Figure::MaxDepth => format!("{node} held as many as {messages}"),
-            Figure::MeanDepth => format!("{node} held {messages} on average"),
-            Figure::MeanWait => format!("a message waited {} on average in {node}", self.amount(v)),
-            Figure::MeanSojourn => format!("a message took {} on average from being made to leaving {node}", self.amount(v)),
-            Figure::InFlight => format!("{node} has {messages} in flight"),
-            Figure::Credits => format!("{node} has {n} credits left"),
-            Figure::Paused if v >= 0.5 => format!("{node} is paused"),
-            Figure::Paused => format!("{node} is not paused"),
-            Figure::In(state) if v >= 0.5 => format!("{node} is in {state} now"),
-            Figure::In(state) => format!("{node} is not in {state} now"),
-            Figure::Entered(state) => format!("{node} entered {state} {times}"),
-        }
-    }
-}
-
 fn judged(check: &Check, scenario: &Scenario, runs: usize) -> Result<Judged, String> {
     let node = scenario.node_index(&check.node).ok_or_else(|| format!("check: no node \"{}\"", check.node))?;
-    let figure = Figure::parse(&check.figure).map_err(|why| format!("check on {}: {why}", check.node))?;
-    let run = match check.variant.as_deref() {
-        None | Some("a") => 0,
-        Some("b") => 1,
-        Some(other) => return Err(format!("check on {}: variant must be \"a\" or \"b\", not \"{other}\"", check.node)),
+    let figure = check.figure;
+    let run = match check.variant {
+        None | Some(Run::A) => 0,
+        Some(Run::B) => 1,
     };
     let ratio = check.b_over_a_at_least.is_some() || check.b_over_a_at_most.is_some();
     if (run == 1 || ratio) && runs < 2 {
@@ -517,7 +353,7 @@ fn judged(check: &Check, scenario: &Scenario, runs: usize) -> Result<Judged, Str
 }
 
 /// A number for people: whole numbers as such, others to three figures.
-fn number(v: f64) -> String {
+pub(super) fn number(v: f64) -> String {
     if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
         format!("{}", v as i64)
     } else if v.is_finite() && v.abs() >= 100.0 {
@@ -527,52 +363,6 @@ fn number(v: f64) -> String {
     } else {
         "—".to_string()
     }
-}
-
-/// `figure` of `node` since the reading `before`.
-/// A figure since the step began, or `None` where it has no value: a mean
-/// over no departures, a fraction of no arrivals, a rate over no time. A
-/// check on no value fails: silence is not a result.
-fn figure_since(sim: &Simulation, node: usize, figure: Figure, before: &Mark) -> Option<f64> {
-    let now = Mark::of(sim, node);
-    let stats = sim.stats(node);
-    let change = now.since(before);
-    let (span_s, departed) = (change.span_s, change.departed);
-    let per_departure = |sum: f64| (departed > 0).then(|| sum / departed as f64);
-    let value = match figure {
-        Figure::Arrived => change.arrived as f64,
-        Figure::Departed => departed as f64,
-        Figure::Dropped(None) => change.dropped_total() as f64,
-        Figure::DropFraction => return (change.arrived > 0).then(|| change.lost() as f64 / change.arrived as f64),
-        Figure::Dropped(Some(reason)) => change.dropped[reason as usize] as f64,
-        Figure::Disconnects => change.disconnects as f64,
-        Figure::Retransmitted => change.retransmitted as f64,
-        Figure::Throughput => return (span_s > 0.0).then(|| departed as f64 / span_s),
-        Figure::Depth => stats.depth_messages.value() as f64,
-        Figure::MaxDepth => {
-            let since = before.t_s;
-            let points = stats.depth_series.points(sim.now());
-            let seen = points.iter().filter(|p| p.t_s >= since).map(|p| p.max).max().unwrap_or(0);
-            seen.max(stats.depth_messages.value()) as f64
-        }
-        Figure::MeanDepth => {
-            if span_s > 0.0 {
-                change.depth_integral_s / span_s
-            } else {
-                stats.depth_messages.value() as f64
-            }
-        }
-        Figure::MeanWait => return per_departure(change.residence_s),
-        Figure::MeanSojourn => return per_departure(change.sojourn_s),
-        Figure::InFlight => sim.node_report(node).in_flight.unwrap_or(0) as f64,
-        Figure::Credits => sim.node_report(node).credits.unwrap_or(0) as f64,
-        Figure::Paused => f64::from(u8::from(sim.node_report(node).paused == Some(true))),
-        Figure::In(state) => f64::from(u8::from(sim.node_report(node).state == Some(state))),
-        Figure::Entered(state) => {
-            entries_into(&now.entered, state).saturating_sub(entries_into(&before.entered, state)) as f64
-        }
-    };
-    Some(value)
 }
 
 /// A lesson: its text and its scenario.
@@ -689,6 +479,8 @@ pub fn file_names() -> impl Iterator<Item = &'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::metrics::DropReason;
+    use crate::state::State;
 
     #[test]
     fn verdicts_speak_the_lessons_words_with_their_figures() {

@@ -35,6 +35,14 @@ pub struct SweepStep {
     pub check: Vec<SweepCheck>,
 }
 
+/// A point of a sweep a check reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Point {
+    First,
+    Last,
+}
+
 /// One check on a sweep's result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -42,7 +50,7 @@ pub struct SweepCheck {
     pub metric: String,
     /// Whose mean the bounds hold: the `"first"` point's or the `"last"`'s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub point: Option<String>,
+    pub point: Option<Point>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub at_least: Option<f64>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -80,8 +88,8 @@ impl SweepStep {
         }
         for c in &self.check {
             let bounded = c.at_least.is_some() || c.at_most.is_some();
-            match (c.point.as_deref(), bounded, c.covers_theory_at_least) {
-                (Some("first" | "last"), true, None) | (None, false, Some(_)) => {}
+            match (c.point, bounded, c.covers_theory_at_least) {
+                (Some(_), true, None) | (None, false, Some(_)) => {}
                 _ => {
                     return Err(format!(
                         "sweep check on {}: give \"point\" (first or last) with bounds, or covers_theory_at_least alone",
@@ -129,8 +137,10 @@ fn judge(c: &SweepCheck, result: &SweepResult) -> CheckResult {
             passed: figure.is_some_and(|f| f >= share),
         };
     }
-    let which = c.point.as_deref().unwrap_or("first");
-    let point = if which == "last" { result.points.last() } else { result.points.first() };
+    let point = match c.point.unwrap_or(Point::First) {
+        Point::First => result.points.first(),
+        Point::Last => result.points.last(),
+    };
     let value = point.and_then(|p| p.metrics.get(&c.metric)).and_then(|e| e.mean);
     let at = point
         .map(|p| p.values.iter().map(|(name, v)| format!("{name} = {}", number(*v))).collect::<Vec<_>>().join(", "))

@@ -21,7 +21,7 @@
 //!   its result or abandoned with why (failed, cancelled, its panel closed,
 //!   another sweep step's sweep taking its place), never left sweeping.
 
-use crate::lesson::{apply, CheckResult, Lesson, Panel, Step, Verdict, Watch};
+use crate::lesson::{apply, CheckResult, Figure, Lesson, Panel, Step, Verdict, Watch};
 use crate::scenario::BlockSpec;
 use crate::sweep::{Request, Runner, SweepResult};
 
@@ -50,7 +50,7 @@ pub struct StepBegun {
     /// it within `WATCH_REAL_S` real seconds.
     pub speed: Option<Speed>,
     /// The figure the step checks first: the chart to show.
-    pub figure: Option<String>,
+    pub figure: Option<Figure>,
     /// The panel to bring into view (none: the page stays as it is, as
     /// when a first step begins with its lesson).
     pub panel: Option<Panel>,
@@ -166,7 +166,7 @@ impl Playground {
             step: k,
             within_s: if sweeps { 0.0 } else { step.within_s },
             speed: if sweeps { None } else { speed.to_watch(step.within_s) },
-            figure: step.check.first().map(|c| c.figure.clone()),
+            figure: step.check.first().map(|c| c.figure),
             panel: Some(match step.panel {
                 Some(panel) => panel,
                 None if sweeps => Panel::Sweep,

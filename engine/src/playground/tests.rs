@@ -474,7 +474,7 @@ fn a_step_tried_selects_the_block_it_checks_and_names_its_figure_and_panel() {
         match &applied.step {
             Some(begun) => {
                 assert!(steps[0].changes.is_empty() && !steps[0].compare, "only a watching first step begins with its lesson");
-                assert_eq!((begun.panel, begun.figure.as_deref(), &begun.sweep), (None, None, &None), "the page stays as it is");
+                assert_eq!((begun.panel, begun.figure, &begun.sweep), (None, None, &None), "the page stays as it is");
             }
             None => assert!(!steps[0].changes.is_empty() || steps[0].compare),
         }
@@ -483,7 +483,7 @@ fn a_step_tried_selects_the_block_it_checks_and_names_its_figure_and_panel() {
             let begun = applied.step.unwrap();
             let first = step.check.first();
             assert_eq!(applied.select, first.map(|c| vec![c.node.clone()]), "lesson {index} step {k}");
-            assert_eq!(begun.figure, first.map(|c| c.figure.clone()));
+            assert_eq!(begun.figure, first.map(|c| c.figure));
             assert_eq!(begun.panel, Some(step.panel.unwrap_or(Panel::Chart)));
             assert_eq!(begun.sweep, None);
         }
