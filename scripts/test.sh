@@ -113,8 +113,8 @@ else
   # The runner's own rules first: a runner that passes on nothing would
   # make every figure below meaningless.
   stage runner 9 300 scripts/test-runner.sh
-  # The page crate too: its pure parts (the inspector's field table and
-  # edits) have unit tests that run natively. --no-fail-fast: a failing
+  # The page crate too: its pure parts (the inspector's edits, the sweep
+  # form) have unit tests that run natively. --no-fail-fast: a failing
   # test binary does not hide the ones after it.
   stage native 210 900 cargo test --workspace --no-fail-fast
   # The compiler's help: every lint of clippy's default set, as errors.

@@ -17,7 +17,7 @@ use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::components::connections::Connections;
-use crate::components::fields::{self, Control, Param};
+use sluice_engine::scenario::fields::{self, Control, Param};
 use crate::components::scenario_details::ScenarioDetails;
 use sluice_engine::set_at;
 

@@ -8,7 +8,6 @@ pub mod connections;
 pub mod controls;
 pub mod counters;
 pub mod event_log;
-pub mod fields;
 pub mod glossary;
 pub mod flow_layer;
 pub mod graph;

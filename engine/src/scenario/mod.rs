@@ -21,6 +21,7 @@ pub use crate::blocks::{
 
 /// The version of the format this build reads and writes.
 mod defaults;
+pub mod fields;
 mod graph;
 mod parts;
 mod paths;

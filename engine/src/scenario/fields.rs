@@ -1,13 +1,15 @@
-//! What the inspector shows for each block kind: every parameter of the
-//! scenario format (docs/scenario.md), with its unit, a one-line
-//! explanation and the control that sets it.
+//! Every parameter of each block kind, described once: its place in the
+//! block, its label, unit, a one-line explanation and the control that
+//! sets it. The page's inspector renders from this table, and a test holds
+//! `docs/scenario.md`'s tables to it (`engine/tests/docs_fields.rs`).
 //!
 //! A field names its place in the block's JSON with a JSON pointer, so the
 //! inspector needs no code per block: it reads the value there, and writes
 //! the new one back before the engine validates the whole block.
 
 use serde_json::{json, Value};
-use sluice_engine::scenario::Kind;
+
+use super::Kind;
 
 /// How a parameter is set.
 #[derive(Clone, Copy, PartialEq)]
@@ -402,7 +404,7 @@ pub fn process_params(process: &str) -> &'static [Param] {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use sluice_engine::scenario::default_block;
+    use crate::scenario::default_block;
 
     /// Every pointer of every kind names a real field: serialising the
     /// block with every optional part present must show it, or the
@@ -412,15 +414,15 @@ mod tests {
         for kind in Kind::ALL {
             let fields = fields(kind);
             assert!(!fields.is_empty(), "{kind} has no fields");
-            let block = sluice_engine::to_value(&default_block(kind));
+            let block = crate::plumbing::json_read::to_value(&default_block(kind));
             for field in fields {
                 if let Control::Choice(options) = field.control {
                     for (value, _) in options {
                         let mut v = block.clone();
-                        if sluice_engine::set_at(&mut v, field.path, Some(serde_json::Value::from(*value))).is_err() {
+                        if crate::json_field::set_at(&mut v, field.path, Some(serde_json::Value::from(*value))).is_err() {
                             continue; // a list item the default lacks
                         }
-                        let parsed: Result<sluice_engine::BlockSpec, _> = sluice_engine::from_value(&v);
+                        let parsed: Result<crate::scenario::BlockSpec, _> = crate::plumbing::json_read::from_value(&v);
                         assert!(parsed.is_ok() || field.reshape.is_some(), "{kind}{} = {value}: {:?}", field.path, parsed.err());
                     }
                 }
