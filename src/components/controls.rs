@@ -107,7 +107,7 @@ fn clock(props: &ClockProps) -> Html {
         return html! { <span class="clock stopped" data-testid="clock" title="Nothing can run yet">{"not running"}</span> };
     }
     html! {
-        <span class="clock" data-testid="clock" title="Simulation time and events processed">
+        <span class="clock" data-testid="clock" data-time-s={reading.time_s.to_string()} title="Simulation time and events processed">
             { format!("t = {:.3} s", reading.time_s) }
             <span class="events">{ format!(" · {} events", reading.events) }</span>
         </span>
