@@ -64,3 +64,41 @@ for (const file of ['slow-client.json', 'every-block.json']) {
     await page.close();
   });
 }
+
+test("paused, the Theory panel's measured and predicted figures are the engine's own for the same run", async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.setInputFiles('[data-testid="import-file"]', join(root, 'scenarios', 'queueing-theory.json'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('queueing-theory.json'));
+  if ((await page.getAttribute('[data-testid="play"]', 'aria-pressed')) !== 'true') await page.click('[data-testid="play"]');
+  await page.selectOption('[data-testid="speed"]', '100');
+  await clockPasses(page, 60, 30000);
+  await page.click('[data-testid="play"]');
+  await stands(page);
+  await page.click('[data-node="line"] .body');
+  await page.getByTestId('theory-table').waitFor();
+  const t = await page.getAttribute('[data-testid="clock"]', 'data-time-s');
+  const value = async (id) => Number(await page.getAttribute(`[data-testid="${id}"]`, 'data-value'));
+  const shown = {
+    waiting: [await value('theory-measured-waiting'), await value('theory-predicted-waiting')],
+    wait: [await value('theory-measured-wait'), await value('theory-predicted-wait')],
+    drop: [await value('theory-measured-drop'), await value('theory-predicted-drop')],
+  };
+  // `sluice run --theory` prints each figure to a few decimals: the page's
+  // must round to what it prints.
+  const text = execFileSync(sluice(), ['run', join(root, 'scenarios', 'queueing-theory.json'), '--until', t, '--theory'], { encoding: 'utf8' });
+  const line = text.split('\n').find((l) => /^\s+line\s+M\/M\/1/.test(l));
+  assert.ok(line, text);
+  const m = /waiting ([\d.]+) \| ([\d.]+), wait ([\d.]+) s \| ([\d.]+) s, drop probability ([\d.]+) \| ([\d.]+)/.exec(line);
+  assert.ok(m, line);
+  const printed = { waiting: [m[1], m[2]], wait: [m[3], m[4]], drop: [m[5], m[6]] };
+  for (const [figure, pair] of Object.entries(printed)) {
+    pair.forEach((p, k) => {
+      const decimals = (p.split('.')[1] ?? '').length;
+      assert.ok(Math.abs(shown[figure][k] - Number(p)) <= 0.5 * 10 ** -decimals + 1e-12,
+        `${figure} ${k ? 'predicted' : 'measured'} at ${t} s: the page ${shown[figure][k]}, sluice ${p}`);
+    });
+  }
+  assert.ok(shown.waiting[0] > 0, 'something waited');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
