@@ -159,7 +159,13 @@ pub fn offered_load(scenario: &Scenario, node: usize) -> Option<f64> {
         BlockSpec::Dispatcher(d) => (d.service_time.mean(), d.workers),
         _ => return None,
     };
-    (fed && workers > 0).then(|| lambda * mean_s / workers as f64).filter(|rho| rho.is_finite())
+    (fed && workers > 0).then(|| load(lambda, mean_s, workers)).filter(|rho| rho.is_finite())
+}
+
+/// ρ = λ·E[S]/c: the work arriving per second per worker, the one place
+/// the offered load is worked out (for a block's label and for a model).
+fn load(arrival_rate: f64, mean_service_s: f64, workers: u32) -> f64 {
+    arrival_rate * mean_service_s / workers.max(1) as f64
 }
 
 /// Why a queue is not a textbook system: the assumption of the formulas
@@ -315,7 +321,7 @@ impl Model {
     pub fn predict(&self) -> Prediction {
         let (lambda, c) = (self.arrival_rate, self.servers.max(1));
         let mean_s = self.service.mean();
-        let offered_load = lambda * mean_s / c as f64;
+        let offered_load = load(lambda, mean_s, c);
         let exponential = matches!(self.service, Distribution::Exponential { .. });
         let name = match (&self.service, self.room) {
             (Distribution::Exponential { .. }, None) => format!("M/M/{c}"),
