@@ -1,5 +1,5 @@
 //! No source file grows past what a reader takes in at one sitting: at
-//! most 700 lines of code outside tests in every crate, and the page's app
+//! most 700 lines outside tests in every crate, and the page's app
 //! (its hooks, one dispatch and the layout) at most 400. A file past its
 //! bound is split where it has two subjects, not squeezed.
 //!
@@ -25,7 +25,7 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 /// Lines of a file before its test module.
 fn code_lines(text: &str) -> usize {
-    let end = text.find("#[cfg(test)]\nmod tests").unwrap_or(text.len());
+    let end = text.find("#[cfg(test)]\nmod tests {").unwrap_or(text.len());
     text[..end].lines().count()
 }
 
@@ -42,7 +42,7 @@ fn too_long(root: &Path, crates: &[&str]) -> Vec<String> {
             let rel = file.strip_prefix(root).unwrap().to_string_lossy().replace('\\', "/");
             let bound = if rel == APP.0 { APP.1 } else { MOST_LINES };
             let lines = code_lines(&std::fs::read_to_string(file).unwrap());
-            (lines > bound).then(|| format!("{rel}: {lines} lines of code, more than {bound}"))
+            (lines > bound).then(|| format!("{rel}: {lines} lines outside its tests, more than {bound}"))
         })
         .collect()
 }
@@ -67,5 +67,5 @@ fn the_bound_counts_code_and_not_tests() {
     std::fs::write(dir.join("src/app/mod.rs"), code(401)).unwrap();
     let long = too_long(&dir, &["src"]);
     std::fs::remove_dir_all(&dir).unwrap();
-    assert_eq!(long, ["src/app/mod.rs: 401 lines of code, more than 400", "src/long.rs: 701 lines of code, more than 700"]);
+    assert_eq!(long, ["src/app/mod.rs: 401 lines outside its tests, more than 400", "src/long.rs: 701 lines outside its tests, more than 700"]);
 }

@@ -105,7 +105,7 @@ impl Page {
                 serial: *self.sweep_serial.borrow(),
                 name: sweep.request.vary.first().map(|v| v.name.clone()).unwrap_or_default(),
                 form: SweepForm::of_request(&sweep.request, &sweep.metric),
-                lesson: Some((sweep.step, sweep.request.clone())),
+                lesson: Some((sweep.ticket, sweep.request.clone())),
             }));
         }
     }

@@ -3,10 +3,14 @@
 //! judged or abandoned with why (closing the panel while it runs too), so
 //! that no step is left sweeping.
 
-use sluice_engine::playground::Command;
+use std::cell::RefCell;
+use std::rc::Rc;
+
+use sluice_engine::playground::{Command, SweepTicket};
 use sluice_engine::sweep::SweepResult;
 use yew::prelude::*;
 
+use crate::view::observed::Session;
 use crate::view::sweep::{SweepForm, SweepOrder};
 
 use super::dispatch::Dispatch;
@@ -18,8 +22,8 @@ pub(crate) struct Sweeps {
     pub on_close: Callback<()>,
     /// A point of the sweep loaded into the scenario: one undoable edit.
     pub on_use_value: Callback<(String, f64)>,
-    pub on_finished: Callback<(usize, SweepResult)>,
-    pub on_abandoned: Callback<(usize, String)>,
+    pub on_finished: Callback<(SweepTicket, SweepResult)>,
+    pub on_abandoned: Callback<(SweepTicket, String)>,
 }
 
 #[hook]
@@ -35,9 +39,9 @@ pub(crate) fn use_sweeps(page: &Page, dispatch: &Dispatch) -> Sweeps {
     let on_close = use_callback((), {
         let (dispatch, session, order) = (dispatch.clone(), page.session.clone(), page.sweep_order.clone());
         move |_: (), _| {
-            let out = session.borrow().play.lesson_sweep().map(|(step, _)| step);
-            if let Some(step) = out {
-                let _ = dispatch(Command::AbandonSweep { step, why: "the Sweep panel was closed before it finished".into() });
+            let out = session.borrow().play.lesson_sweep().map(|(ticket, _)| ticket);
+            if let Some(ticket) = out {
+                let _ = dispatch(Command::AbandonSweep { ticket, why: "the Sweep panel was closed before it finished".into() });
             }
             order.set(None)
         }
@@ -55,13 +59,24 @@ pub(crate) fn use_sweeps(page: &Page, dispatch: &Dispatch) -> Sweeps {
             }
         }
     });
+    // A report of a sweep no longer out (the lesson closed or picked
+    // again, the step tried anew) settles nothing and says nothing.
+    let out = |session: &Rc<RefCell<Session>>, ticket: SweepTicket| session.borrow().play.lesson_sweep().is_some_and(|(t, _)| t == ticket);
     let on_finished = use_callback((), {
-        let dispatch = dispatch.clone();
-        move |(step, result): (usize, SweepResult), _| drop(dispatch(Command::JudgeSweep { step, result }))
+        let (dispatch, session) = (dispatch.clone(), page.session.clone());
+        move |(ticket, result): (SweepTicket, SweepResult), _| {
+            if out(&session, ticket) {
+                drop(dispatch(Command::JudgeSweep { ticket, result }))
+            }
+        }
     });
     let on_abandoned = use_callback((), {
-        let dispatch = dispatch.clone();
-        move |(step, why): (usize, String), _| drop(dispatch(Command::AbandonSweep { step, why }))
+        let (dispatch, session) = (dispatch.clone(), page.session.clone());
+        move |(ticket, why): (SweepTicket, String), _| {
+            if out(&session, ticket) {
+                drop(dispatch(Command::AbandonSweep { ticket, why }))
+            }
+        }
     });
     Sweeps { on_sweep, on_close, on_use_value, on_finished, on_abandoned }
 }

@@ -15,6 +15,7 @@
 use std::rc::Rc;
 
 use plotters::prelude::*;
+use sluice_engine::playground::SweepTicket;
 use sluice_engine::sweep::{value_text, Report, Request, SweepResult};
 use sluice_engine::Scenario;
 use gloo_events::EventListener;
@@ -35,11 +36,11 @@ pub struct SweepPanelProps {
     pub scenario: Rc<Scenario>,
     /// Loads a value into the field swept (`NODE.FIELD`, value).
     pub on_use_value: Callback<(String, f64)>,
-    /// A lesson's sweep is done: its step and the result.
-    pub on_finished: Callback<(usize, SweepResult)>,
+    /// A lesson's sweep is done: its ticket and the result.
+    pub on_finished: Callback<(SweepTicket, SweepResult)>,
     /// A lesson's sweep ended without a result (it failed, was cancelled,
-    /// or another sweep was started in its place): its step and why.
-    pub on_abandoned: Callback<(usize, String)>,
+    /// or another sweep was started in its place): its ticket and why.
+    pub on_abandoned: Callback<(SweepTicket, String)>,
     pub on_close: Callback<()>,
 }
 
@@ -108,7 +109,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     // Starts `request` in a fresh worker (ending any sweep before it).
     let start = {
         let (shown, worker, error) = (shown.clone(), worker.clone(), error.clone());
-        Rc::new(move |request: Request, lesson_step: Option<usize>| {
+        Rc::new(move |request: Request, lesson_step: Option<SweepTicket>| {
             *worker.borrow_mut() = None;
             let run = SweepRun::new(&request, now_ms(), lesson_step);
             shown.dispatch(Action::Start(Box::new(run)));

@@ -1,6 +1,8 @@
-//! The selection: which blocks are selected, by index, the last one being
-//! the one the inspector shows. The canvas, the event log and variant B's
-//! canvas all ask for changes of it in the same words.
+//! A change of the selection, asked for by position where the blocks are
+//! drawn (the canvas, the event log, variant B's canvas) in the same words.
+//! The page keeps the selection by block id and makes each change to it
+//! through the positions of the blocks now (`app/editing.rs`); the last one
+//! selected is the one the inspector shows.
 
 /// A change of the selection asked for on the canvas.
 #[derive(Clone, Copy, Debug, PartialEq)]

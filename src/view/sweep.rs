@@ -10,6 +10,7 @@
 //! - Plain Rust: no browser types, so it is tested natively.
 
 use sluice_engine::sweep::{field_value, metric_names, PointResult, Report, Request, SweepResult};
+use sluice_engine::playground::SweepTicket;
 use sluice_engine::Scenario;
 
 /// What "Sweep this" (or a lesson's sweep step) opens the panel on.
@@ -20,8 +21,9 @@ pub struct SweepOrder {
     /// `NODE.FIELD`.
     pub name: String,
     pub form: SweepForm,
-    /// A lesson's sweep step: its number, and the sweep to start at once.
-    pub lesson: Option<(usize, Request)>,
+    /// A lesson's sweep step: the ticket its result goes back with, and
+    /// the sweep to start at once.
+    pub lesson: Option<(SweepTicket, Request)>,
 }
 
 /// The form's fields as typed.
@@ -146,14 +148,14 @@ pub struct SweepRun {
     pub started_ms: f64,
     pub finished_ms: Option<f64>,
     pub phase: Phase,
-    /// The lesson step it judges, if a lesson asked for it.
-    pub lesson_step: Option<usize>,
+    /// The lesson's sweep it is, if a lesson asked for it.
+    pub lesson_step: Option<SweepTicket>,
     /// The result without its points: the request's description.
     skeleton: SweepResult,
 }
 
 impl SweepRun {
-    pub fn new(request: &Request, started_ms: f64, lesson_step: Option<usize>) -> SweepRun {
+    pub fn new(request: &Request, started_ms: f64, lesson_step: Option<SweepTicket>) -> SweepRun {
         let varied = request.vary.first();
         SweepRun {
             name: varied.map(|v| v.name.clone()).unwrap_or_default(),

@@ -6,10 +6,12 @@
 //! Guarantees:
 //! - Undoing an edit gives back the scenario before it exactly, node and
 //!   edge order included, and its list of what the draft lacks; redoing it
-//!   gives back the one after.
+//!   gives back the one after. (An adjustment joins the last edit only
+//!   while it leaves that list as it was: `Editor::adjust`.)
 //! - Memory is bounded: at most `HISTORY_LIMIT` edits, and at most
 //!   `HISTORY_ITEMS` copies of nodes, edges and missing-edge notes in all,
-//!   undo and redo together; past either bound the oldest edits go. A
+//!   undo and redo together, after every edit, undo and redo; past either
+//!   bound the edits furthest from now go. A
 //!   scenario has at most 10,000 nodes and 10,000 edges, so the edit just
 //!   made always stays undoable. A move of one block of 6,000 keeps one
 //!   node; a move of all of them, 6,000 (`engine/examples/undo_memory.rs`
@@ -147,10 +149,29 @@ impl History {
         self.items -= self.redo.drain(..).map(|p| p.weight()).sum::<usize>();
         self.items += patch.weight();
         self.undo.push_back(patch);
-        while self.undo.len() > HISTORY_LIMIT || (self.items > HISTORY_ITEMS && self.undo.len() > 1) {
+        while self.undo.len() > HISTORY_LIMIT {
             if let Some(old) = self.undo.pop_front() {
                 self.items -= old.weight();
             }
+        }
+        self.trim();
+    }
+
+    /// Past `HISTORY_ITEMS`, the edits furthest from now go: the oldest to
+    /// undo, then the last to redo. The edit just made, undone or redone
+    /// stays (a scenario has at most 10,000 nodes and 10,000 edges, so one
+    /// edit alone is within the bound).
+    fn trim(&mut self) {
+        while self.items > HISTORY_ITEMS {
+            let furthest = if self.undo.len() > 1 {
+                self.undo.pop_front()
+            } else if self.redo.len() > 1 {
+                Some(self.redo.remove(0))
+            } else {
+                None
+            };
+            let Some(patch) = furthest else { break };
+            self.items -= patch.weight();
         }
     }
 
@@ -170,6 +191,7 @@ impl History {
         let forward = self.turn(patch, scenario, missing);
         let touched = forward.touched.clone();
         self.redo.push(forward);
+        self.trim();
         Some(touched)
     }
 
@@ -179,6 +201,7 @@ impl History {
         let back = self.turn(patch, scenario, missing);
         let touched = back.touched.clone();
         self.undo.push_back(back);
+        self.trim();
         Some(touched)
     }
 
@@ -257,9 +280,19 @@ mod tests {
             5 => e.set_seed(Some(below(rng, 100) as u64)),
             6 => e.describe(&format!("n{}", below(rng, 5)), "d"),
             _ if !ids.is_empty() => {
+                // A slider's drag: the same block set again and again, each
+                // step joining the last (a router's weights may make the
+                // draft lack something, or no longer).
                 let id = pick(rng);
                 let i = e.scenario().node_index(&id).unwrap();
-                let block = e.scenario().nodes[i].block.clone();
+                let mut block = e.scenario().nodes[i].block.clone();
+                match &mut block {
+                    crate::scenario::BlockSpec::Queue(q) => q.capacity.messages = below(rng, 50) as u64,
+                    crate::scenario::BlockSpec::Router(r) => {
+                        *r = crate::scenario::RouterSpec::ByWeight { weights: vec![1.0; 1 + below(rng, 3)] };
+                    }
+                    _ => {}
+                }
                 e.adjust(&id, block)
             }
             _ => Ok(()),
@@ -274,8 +307,16 @@ mod tests {
             let mut e = Editor::new(Scenario::from_json(DEFAULT_SCENARIO).unwrap()).unwrap();
             let mut seen = vec![(e.scenario().clone(), e.missing().to_vec())];
             for _ in 0..60 {
+                let edits = e.history_size().0;
                 if random_edit(&mut e, &mut rng) {
-                    seen.push((e.scenario().clone(), e.missing().to_vec()));
+                    let now = (e.scenario().clone(), e.missing().to_vec());
+                    if e.history_size().0 == edits {
+                        // An adjustment joined the last edit: one undo takes
+                        // both back.
+                        *seen.last_mut().unwrap() = now;
+                    } else {
+                        seen.push(now);
+                    }
                 }
             }
             for k in (0..seen.len() - 1).rev() {
@@ -325,12 +366,89 @@ mod tests {
             assert!(items <= HISTORY_ITEMS && edits >= 1, "{edits} edits, {items} items");
         }
         assert_eq!(e.history_size().2, HISTORY_ITEMS / 6000 * 6000);
-        // Undone to the end, the oldest kept gives back its scenario.
+        // Undone to the end, the oldest kept gives back its scenario, and
+        // the bound holds all the way, undo and redo together.
         let mut undone = 0;
         while e.undo() {
             undone += 1;
+            assert!(e.history_size().2 <= HISTORY_ITEMS, "{:?}", e.history_size());
         }
         assert_eq!(undone, HISTORY_ITEMS / 6000);
         assert!(e.scenario().nodes.iter().all(|n| n.position.is_some_and(|p| p.y >= 0.0)));
+    }
+}
+
+#[cfg(test)]
+mod bound {
+    use super::HISTORY_ITEMS;
+    use crate::editor::Editor;
+    use crate::scenario::{default_block, EdgeSpec, Kind, NodeSpec, Position, Scenario, DEFAULT_SCENARIO};
+
+    /// An import onto an empty canvas keeps next to nothing; undone, it
+    /// keeps the whole scenario: the bound holds then too.
+    #[test]
+    fn undoing_an_import_keeps_the_history_within_its_bound() {
+        let mut big = Scenario::from_json(DEFAULT_SCENARIO).unwrap();
+        (big.nodes, big.edges) = (Vec::new(), Vec::new());
+        for k in 0..5000 {
+            let at = |n: usize| Some(Position { x: (n % 100) as f64 * 200.0, y: (n / 100) as f64 * 100.0 });
+            big.nodes.push(NodeSpec { id: format!("p{k}"), position: at(2 * k), block: default_block(Kind::Producer) });
+            big.nodes.push(NodeSpec { id: format!("c{k}"), position: at(2 * k + 1), block: default_block(Kind::Consumer) });
+            big.edges.push(EdgeSpec { from: format!("p{k}"), to: format!("c{k}") });
+        }
+        let mut e = Editor::new(Scenario { nodes: Vec::new(), edges: Vec::new(), ..big.clone() }).unwrap();
+        e.import(&big.to_json_pretty()).unwrap();
+        let all: Vec<String> = big.nodes.iter().map(|n| n.id.clone()).collect();
+        for _ in 0..3 {
+            e.move_by(&all, 1.0, 0.0).unwrap();
+        }
+        while e.undo() {
+            assert!(e.history_size().2 <= HISTORY_ITEMS, "{:?}", e.history_size());
+        }
+        while e.redo() {
+            assert!(e.history_size().2 <= HISTORY_ITEMS, "{:?}", e.history_size());
+        }
+    }
+}
+
+#[cfg(test)]
+mod joined {
+    use serde_json::json;
+
+    use crate::editor::Editor;
+    use crate::scenario::{BlockSpec, RouterSpec, Scenario};
+
+    fn weights(w: &[f64]) -> BlockSpec {
+        BlockSpec::Router(RouterSpec::ByWeight { weights: w.to_vec() })
+    }
+
+    /// A slider's drag that changes what the draft lacks is an edit of its
+    /// own: undo gives back the list of what the draft lacked too.
+    #[test]
+    fn an_adjustment_that_changes_what_the_draft_lacks_is_undone_with_it() {
+        let scenario = Scenario::from_value(json!({"version": 1,
+            "nodes": [{"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 1}},
+                      {"id": "r", "kind": "router", "policy": "by_weight", "weights": [1, 1]},
+                      {"id": "a", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.1}},
+                      {"id": "b", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.1}}],
+            "edges": [{"from": "p", "to": "r"}, {"from": "r", "to": "a"}, {"from": "r", "to": "b"}]}))
+        .unwrap();
+        let mut e = Editor::new(scenario).unwrap();
+        assert!(e.missing().is_empty());
+        e.set_block("r", weights(&[1.0, 1.0, 1.0])).unwrap();
+        assert_eq!(e.missing().len(), 1, "three weights for two edges");
+        let lacking = e.missing().to_vec();
+        e.adjust("r", weights(&[1.0, 2.0])).unwrap();
+        assert!(e.missing().is_empty());
+        assert!(e.undo());
+        assert_eq!((e.scenario().nodes[1].block.clone(), e.missing()), (weights(&[1.0, 1.0, 1.0]), &lacking[..]));
+        assert!(e.undo());
+        assert!(e.missing().is_empty());
+        // Joined while the list stands: one undo takes the drag back.
+        e.set_block("r", weights(&[2.0, 1.0])).unwrap();
+        e.adjust("r", weights(&[3.0, 1.0])).unwrap();
+        e.adjust("r", weights(&[4.0, 1.0])).unwrap();
+        assert!(e.undo());
+        assert_eq!(e.scenario().nodes[1].block, weights(&[1.0, 1.0]));
     }
 }

@@ -390,10 +390,15 @@ impl Editor {
             return Ok(());
         }
         let mut next = self.scenario.clone();
-        next.nodes[i].block = block;
+        next.nodes[i].block = block.clone();
         let missing = next.validate_draft().map_err(|e| EditError::Unsound(explain(&next, e)))?;
+        if missing != self.missing {
+            // What the draft lacks changed (a router's weights against its
+            // outputs, say): the edit joined would not give it back, so
+            // this step is an edit of its own.
+            return self.set_block(id, block);
+        }
         self.scenario = next;
-        self.missing = missing;
         self.history.forget_redo();
         // The run takes this block's new parameters; undoing the whole
         // adjustment touches the blocks its first step touched.

@@ -58,12 +58,21 @@ pub struct StepBegun {
     pub sweep: Option<LessonSweep>,
 }
 
+/// One sweep handed out: its step and which try of the step it is. A
+/// result or a reason handed back names it, so that a sweep replaced by a
+/// later try of the same step can settle nothing.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SweepTicket {
+    pub step: usize,
+    pub attempt: u32,
+}
+
 /// The sweep a sweep step hands out: hand its result back with
 /// `Command::JudgeSweep`, or say why there is none with
-/// `Command::AbandonSweep`.
+/// `Command::AbandonSweep`, naming its ticket.
 #[derive(Clone, Debug, PartialEq)]
 pub struct LessonSweep {
-    pub step: usize,
+    pub ticket: SweepTicket,
     pub request: Request,
     /// The figure the step judges, for the panel to chart.
     pub metric: String,
@@ -75,8 +84,8 @@ pub struct LessonRun {
     pub index: usize,
     /// The step being watched, and its watch on the run.
     watching: Option<(usize, Watch)>,
-    /// The sweep step whose sweep is out, and the sweep.
-    sweeping: Option<(usize, Request)>,
+    /// The sweep out, and the sweep.
+    sweeping: Option<(SweepTicket, Request)>,
     pub states: Vec<StepState>,
     /// How many times each step was begun (a verdict says which try it
     /// judged).
@@ -156,8 +165,8 @@ impl Playground {
     /// What the page shows of step `k`, just begun at `speed`.
     fn begun(&self, k: usize, speed: Speed) -> Option<StepBegun> {
         let step = self.step(k)?;
-        let sweep = self.lesson_sweep().filter(|(at, _)| *at == k).map(|(_, request)| LessonSweep {
-            step: k,
+        let sweep = self.lesson_sweep().filter(|(ticket, _)| ticket.step == k).map(|(ticket, request)| LessonSweep {
+            ticket,
             request: request.clone(),
             metric: step.sweep.as_ref().map(|w| w.metric.clone()).unwrap_or_default(),
         });
@@ -181,20 +190,26 @@ impl Playground {
         let lesson: &Lesson = self.lessons.get(index).ok_or(PlayError::NoSuchLesson(index))?;
         let step = lesson.text.steps.get(k).ok_or(PlayError::NoSuchStep(k))?;
         if let Some(sweep) = &step.sweep {
-            let request = sweep.request(self.scenario());
+            // A sweep that cannot run on the scenario as it stands (the
+            // block it varies deleted, say) is judged failed now, with why.
+            let request = sweep.request(self.scenario()).and_then(|r| r.plan().map(|_| r));
             let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
             run.tries[k] += 1;
             match request {
                 Ok(request) => {
                     // One sweep at a time: another step's, still out, is
-                    // replaced.
-                    if let Some((other, _)) = run.sweeping.take().filter(|(other, _)| *other != k) {
-                        run.states[other] = StepState::Abandoned { why: format!("step {}'s sweep took its place", k + 1) };
+                    // replaced (and an earlier try of this one).
+                    if let Some((other, _)) = run.sweeping.take().filter(|(other, _)| other.step != k) {
+                        run.states[other.step] = StepState::Abandoned { why: format!("step {}'s sweep took its place", k + 1) };
                     }
                     run.states[k] = StepState::Sweeping;
-                    run.sweeping = Some((k, request));
+                    run.sweeping = Some((SweepTicket { step: k, attempt: run.tries[k] }, request));
                 }
                 Err(why) => {
+                    // An earlier try's sweep, still out, judges nothing now.
+                    if run.sweeping.as_ref().is_some_and(|(ticket, _)| ticket.step == k) {
+                        run.sweeping = None;
+                    }
                     let failed = CheckResult { text: why, figure: None, passed: false };
                     run.states[k] = StepState::Judged(Verdict { passed: false, results: vec![failed] });
                 }
@@ -272,10 +287,11 @@ impl Playground {
         }
     }
 
-    /// Judges sweep step `k` on its finished sweep.
-    pub(super) fn judge_sweep(&mut self, k: usize, result: &SweepResult) -> Result<Applied, PlayError> {
+    /// Judges the sweep `ticket` names on its result.
+    pub(super) fn judge_sweep(&mut self, ticket: SweepTicket, result: &SweepResult) -> Result<Applied, PlayError> {
         let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
-        if run.sweeping.as_ref().map(|(step, _)| *step) != Some(k) {
+        let k = ticket.step;
+        if run.sweeping.as_ref().map(|(out, _)| *out) != Some(ticket) {
             return Err(PlayError::Lesson(format!("step {} has no sweep out", k + 1)));
         }
         let sweep = self.lessons.get(run.index).and_then(|l| l.text.steps.get(k)).and_then(|step| step.sweep.as_ref());
@@ -286,22 +302,22 @@ impl Playground {
         Ok(Applied::default())
     }
 
-    /// Sweep step `k`'s sweep ended without a result: the step says why.
-    pub(super) fn abandon_sweep(&mut self, k: usize, why: String) -> Result<Applied, PlayError> {
+    /// The sweep `ticket` names ended without a result: its step says why.
+    pub(super) fn abandon_sweep(&mut self, ticket: SweepTicket, why: String) -> Result<Applied, PlayError> {
         let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
-        if run.sweeping.as_ref().map(|(step, _)| *step) != Some(k) {
-            return Err(PlayError::Lesson(format!("step {} has no sweep out", k + 1)));
+        if run.sweeping.as_ref().map(|(out, _)| *out) != Some(ticket) {
+            return Err(PlayError::Lesson(format!("step {} has no sweep out", ticket.step + 1)));
         }
-        run.states[k] = StepState::Abandoned { why };
+        run.states[ticket.step] = StepState::Abandoned { why };
         run.sweeping = None;
         self.revision += 1;
         Ok(Applied::default())
     }
 
-    /// The sweep a sweep step of the open lesson asks for: the step and
+    /// The sweep a sweep step of the open lesson asks for: its ticket and
     /// the sweep, until its result is handed back (`Command::JudgeSweep`).
-    pub fn lesson_sweep(&self) -> Option<(usize, &Request)> {
-        self.lesson.as_ref()?.sweeping.as_ref().map(|(k, request)| (*k, request))
+    pub fn lesson_sweep(&self) -> Option<(SweepTicket, &Request)> {
+        self.lesson.as_ref()?.sweeping.as_ref().map(|(ticket, request)| (*ticket, request))
     }
 
     /// When the watched step is to be judged.
@@ -376,9 +392,9 @@ pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, String> {
             playground.apply(Command::TryStep { step: k, speed: Speed::Fastest }).map_err(|e| at(e.to_string()))?;
         }
         let now_s = playground.run().map_or(0.0, |sim| sim.now().as_secs_f64());
-        if let Some((step, request)) = playground.lesson_sweep() {
+        if let Some((ticket, request)) = playground.lesson_sweep() {
             let result = Runner::new(request.plan().map_err(at)?).finish().map_err(at)?;
-            playground.apply(Command::JudgeSweep { step, result }).map_err(|e| at(e.to_string()))?;
+            playground.apply(Command::JudgeSweep { ticket, result }).map_err(|e| at(e.to_string()))?;
         }
         // A step that could not be watched was judged at once.
         let outcome = match playground.finish_watch().map_err(at)? {

@@ -30,7 +30,7 @@ use crate::scenario::{BlockSpec, Kind, Position, Scenario};
 use crate::simulation::Simulation;
 use crate::sweep::SweepResult;
 
-pub use lessons::{follow, LessonRun, LessonSweep, StepBegun, StepOutcome, StepState};
+pub use lessons::{follow, LessonRun, LessonSweep, StepBegun, StepOutcome, StepState, SweepTicket};
 pub use pacing::{Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_S, SPEEDS, WATCH_REAL_S};
 
 /// What a person (or a test) does to the playground.
@@ -81,12 +81,12 @@ pub enum Command {
     /// Does step `step` of the open lesson and starts watching it (or hands
     /// out its sweep); `speed` as for `PickLesson`.
     TryStep { step: usize, speed: Speed },
-    /// Hands back the finished sweep of sweep step `step`, to be judged.
-    JudgeSweep { step: usize, result: SweepResult },
-    /// The sweep of sweep step `step` ended without a result (it failed,
-    /// was cancelled, or its panel closed): the step says why, and can be
+    /// Hands back the finished sweep `ticket` names, to be judged.
+    JudgeSweep { ticket: SweepTicket, result: SweepResult },
+    /// The sweep `ticket` names ended without a result (it failed, was
+    /// cancelled, or its panel closed): its step says why, and can be
     /// tried again.
-    AbandonSweep { step: usize, why: String },
+    AbandonSweep { ticket: SweepTicket, why: String },
     CloseLesson,
 }
 
@@ -307,8 +307,8 @@ impl Playground {
             }
             Command::PickLesson { index, speed } => return self.pick_lesson(index, speed),
             Command::TryStep { step, speed } => return self.try_step(step, speed),
-            Command::JudgeSweep { step, result } => return self.judge_sweep(step, &result),
-            Command::AbandonSweep { step, why } => return self.abandon_sweep(step, why),
+            Command::JudgeSweep { ticket, result } => return self.judge_sweep(ticket, &result),
+            Command::AbandonSweep { ticket, why } => return self.abandon_sweep(ticket, why),
             Command::CloseLesson => {
                 self.lesson = None;
                 return Ok(Applied::default());

@@ -219,20 +219,21 @@ fn a_sweep_step_hands_out_its_sweep_of_the_scenario_as_edited_and_judges_what_co
     let mut p = playground();
     let lesson = p.lessons().iter().position(|l| l.text.number == 13).unwrap();
     p.apply(Command::PickLesson { index: lesson, speed: Speed::Fastest }).unwrap();
-    assert!(p.apply(Command::JudgeSweep { step: 1, result: dummy_result() }).is_err(), "no sweep is out yet");
+    let first = SweepTicket { step: 1, attempt: 1 };
+    assert!(p.apply(Command::JudgeSweep { ticket: first, result: dummy_result() }).is_err(), "no sweep is out yet");
     // An edit before the step: the sweep is of the scenario as it stands.
     let server = block(&p, "server");
     p.apply(Command::SetBlock { id: "server".into(), block: with(&server, "/service_time/mean", json!(0.09)) }).unwrap();
     let before = at(&p);
     p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap();
     assert_eq!(p.lesson().unwrap().states[1], StepState::Sweeping);
-    let (step, request) = p.lesson_sweep().unwrap();
-    assert_eq!(step, 1);
+    let (ticket, request) = p.lesson_sweep().unwrap();
+    assert_eq!(ticket, first);
     assert_eq!(request.scenario, *p.scenario());
     assert_eq!(request.vary[0].values, vec![2.0, 3.5, 5.0, 6.5, 8.0, 9.5]);
     assert_eq!(at(&p), before, "a sweep leaves the run alone");
     // Handed back, it is judged on the result it is given.
-    p.apply(Command::JudgeSweep { step: 1, result: dummy_result() }).unwrap();
+    p.apply(Command::JudgeSweep { ticket, result: dummy_result() }).unwrap();
     assert!(matches!(&p.lesson().unwrap().states[1], StepState::Judged(v) if !v.passed));
     assert!(p.lesson_sweep().is_none());
 }
@@ -387,25 +388,42 @@ fn a_lesson_sweep_that_fails_or_is_cancelled_ends_abandoned_with_why_and_can_be_
     let lesson = p.lessons().iter().position(|l| l.text.number == 13).unwrap();
     p.apply(Command::PickLesson { index: lesson, speed: Speed::Times(1.0) }).unwrap();
     let why = "the sweep worker could not start".to_string();
-    assert!(p.apply(Command::AbandonSweep { step: 1, why: why.clone() }).is_err(), "no sweep is out yet");
+    let first = SweepTicket { step: 1, attempt: 1 };
+    assert!(p.apply(Command::AbandonSweep { ticket: first, why: why.clone() }).is_err(), "no sweep is out yet");
     let applied = p.apply(Command::TryStep { step: 1, speed: Speed::Times(1.0) }).unwrap();
     let begun = applied.step.unwrap();
     assert_eq!(begun.panel, Some(Panel::Sweep));
     assert_eq!(begun.speed, None, "a sweep is not watched: the speed stays");
     let sweep = begun.sweep.expect("the answer carries the sweep to run");
-    assert_eq!((sweep.step, &sweep.request), (1, p.lesson_sweep().unwrap().1));
+    assert_eq!((sweep.ticket, &sweep.request), (first, p.lesson_sweep().unwrap().1));
     assert_eq!(sweep.metric, p.lessons()[lesson].text.steps[1].sweep.as_ref().unwrap().metric);
     // It failed: the step says why, no sweep is out, a late result is refused.
-    p.apply(Command::AbandonSweep { step: 1, why: why.clone() }).unwrap();
+    p.apply(Command::AbandonSweep { ticket: first, why: why.clone() }).unwrap();
     assert_eq!(p.lesson().unwrap().states[1], StepState::Abandoned { why });
     assert!(p.lesson_sweep().is_none());
-    assert!(p.apply(Command::JudgeSweep { step: 1, result: dummy_result() }).is_err());
+    assert!(p.apply(Command::JudgeSweep { ticket: first, result: dummy_result() }).is_err());
     // Tried again, then cancelled.
     p.apply(Command::TryStep { step: 1, speed: Speed::Times(1.0) }).unwrap();
     assert_eq!(p.lesson().unwrap().states[1], StepState::Sweeping);
     assert_eq!(p.lesson().unwrap().tries[1], 2);
-    p.apply(Command::AbandonSweep { step: 1, why: "cancelled".into() }).unwrap();
+    let second = SweepTicket { step: 1, attempt: 2 };
+    assert_eq!(p.lesson_sweep().unwrap().0, second);
+    p.apply(Command::AbandonSweep { ticket: second, why: "cancelled".into() }).unwrap();
     assert_eq!(p.lesson().unwrap().states[1], StepState::Abandoned { why: "cancelled".into() });
+    // Tried a third time: what the second try's sweep reports late settles nothing.
+    p.apply(Command::TryStep { step: 1, speed: Speed::Times(1.0) }).unwrap();
+    assert!(p.apply(Command::JudgeSweep { ticket: second, result: dummy_result() }).is_err());
+    assert!(p.apply(Command::AbandonSweep { ticket: second, why: "late".into() }).is_err());
+    assert_eq!(p.lesson().unwrap().states[1], StepState::Sweeping);
+    // A try whose sweep cannot be made (the swept block gone) is judged
+    // failed, and the sweep of the try before it is no longer out.
+    p.apply(Command::Remove(vec!["arrivals".into()])).unwrap();
+    let third = p.lesson_sweep().unwrap().0;
+    let answer = p.apply(Command::TryStep { step: 1, speed: Speed::Times(1.0) }).unwrap();
+    assert!(matches!(&p.lesson().unwrap().states[1], StepState::Judged(v) if !v.passed), "{:?}", p.lesson().unwrap().states[1]);
+    assert!(p.lesson_sweep().is_none(), "no stale sweep is out");
+    assert_eq!(answer.step.and_then(|b| b.sweep), None, "nor handed out again");
+    assert!(p.apply(Command::JudgeSweep { ticket: third, result: dummy_result() }).is_err());
 }
 
 #[test]
@@ -422,8 +440,9 @@ fn a_sweep_step_tried_while_another_sweeps_abandons_the_other() {
     let states = &p.lesson().unwrap().states;
     assert_eq!(states[a], StepState::Abandoned { why: format!("step {}'s sweep took its place", b + 1) });
     assert_eq!(states[b], StepState::Sweeping);
-    assert_eq!(p.lesson_sweep().unwrap().0, b);
-    assert!(p.apply(Command::JudgeSweep { step: a, result: dummy_result() }).is_err(), "the replaced sweep's result comes too late");
+    assert_eq!(p.lesson_sweep().unwrap().0, SweepTicket { step: b, attempt: 1 });
+    let replaced = SweepTicket { step: a, attempt: 1 };
+    assert!(p.apply(Command::JudgeSweep { ticket: replaced, result: dummy_result() }).is_err(), "the replaced sweep's result comes too late");
 }
 
 #[test]
