@@ -6,27 +6,19 @@
 //! Test code does not count: a file's `#[cfg(test)] mod tests` and files
 //! named `tests.rs`.
 
+mod support;
+
 use std::path::{Path, PathBuf};
+
+use support::source::{before_tests, rust_files};
 
 const MOST_LINES: usize = 700;
 /// The page's app, by path from the workspace's root, and its bound.
 const APP: (&str, usize) = ("src/app/mod.rs", 400);
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") && path.file_name().is_some_and(|n| n != "tests.rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// Lines of a file before its test module.
 fn code_lines(text: &str) -> usize {
-    let end = text.find("#[cfg(test)]\nmod tests {").unwrap_or(text.len());
-    text[..end].lines().count()
+    before_tests(text).lines().count()
 }
 
 /// Every file past its bound, as lines naming it, its length and bound.
@@ -35,6 +27,7 @@ fn too_long(root: &Path, crates: &[&str]) -> Vec<String> {
     for dir in crates {
         rust_files(&root.join(dir), &mut files);
     }
+    files.retain(|f| f.file_name().is_some_and(|n| n != "tests.rs"));
     files.sort();
     files
         .iter()

@@ -10,8 +10,12 @@
 //! the crate root's re-exports (`crate::Simulation`), which would hide the
 //! direction.
 
+mod support;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+
+use support::source::{before_tests, rust_files};
 
 /// The engine, lowest layer first.
 const ENGINE: &[&[&str]] = &[
@@ -37,22 +41,10 @@ const ENGINE: &[&[&str]] = &[
 /// them; the workers and the entry points on top.
 const PAGE: &[&[&str]] = &[&["browser"], &["view"], &["components"], &["app", "bench"], &["main"]];
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
-        let path = entry.unwrap().path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
 /// The code of a file as the check reads it: without its test module and
 /// without comment lines.
 fn code(text: &str) -> String {
-    let end = text.find("#[cfg(test)]\nmod tests {").unwrap_or(text.len());
-    text[..end].lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
+    before_tests(text).lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n")
 }
 
 /// The first path segment of everything a piece of code names through

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod source;
+
 use serde_json::{json, Value};
 use sluice_engine::{Scenario, SimTime, Simulation};
 
