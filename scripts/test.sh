@@ -25,7 +25,7 @@ cd "$(dirname "$0")/.."
 
 lists=${SLUICE_TEST_LIST_DIR:-scripts/tests}
 # Plain text, whatever the terminal: the names below are read from it.
-export CARGO_TERM_COLOR=never NO_COLOR=1
+export CARGO_TERM_COLOR=never FORCE_COLOR=0
 only=""
 if [ "${1:-}" = --only ]; then
   only=",$2,"
