@@ -42,7 +42,7 @@ impl Page {
                 displaced = saved == Ok(true);
                 let unsaved = saved.err();
                 if let Some(ids) = &applied.select {
-                    self.selected.set(ids.iter().filter(|id| s.play.index_of(id).is_some()).cloned().collect());
+                    self.selected.set(s.ids_of(&s.indices_of(ids)));
                 }
                 if let Some(why) = unsaved {
                     self.notice.set(Some(format!(

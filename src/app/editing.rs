@@ -51,7 +51,7 @@ pub(crate) struct Editing {
 /// away), in the order selected.
 fn shown(session: &RefCell<Session>, selected: &[String]) -> Vec<String> {
     let s = session.borrow();
-    selected.iter().filter(|id| s.play.index_of(id).is_some()).cloned().collect()
+    s.ids_of(&s.indices_of(selected))
 }
 
 #[hook]
