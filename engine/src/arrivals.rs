@@ -9,6 +9,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::distribution::Distribution;
 use crate::time::{SimDuration, SimTime};
 use crate::plumbing::validate::{check_range, push_error, FieldError};
@@ -145,6 +147,29 @@ pub(crate) fn ramp_arrival(now: f64, work: f64, from: f64, to: f64, over: f64) -
 
 /// The highest rate a producer may have.
 pub const MAX_RATE_PER_S: f64 = 1e9;
+
+
+impl Arrivals {
+    /// Its number field at `steps`: a parameter of the process, an instant
+    /// of a trace (`times_s[2]`), or one of a closed loop's think time.
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match (self, steps) {
+            (
+                Arrivals::Constant { rate_per_s } | Arrivals::Poisson { rate_per_s } | Arrivals::OnOff { rate_per_s, .. },
+                [Step::Key("rate_per_s")],
+            ) => Some(NumberField::Real(rate_per_s)),
+            (Arrivals::OnOff { on_s, .. }, [Step::Key("on_s")]) => Some(NumberField::Real(on_s)),
+            (Arrivals::OnOff { off_s, .. }, [Step::Key("off_s")]) => Some(NumberField::Real(off_s)),
+            (Arrivals::Ramp { from_per_s, .. }, [Step::Key("from_per_s")]) => Some(NumberField::Real(from_per_s)),
+            (Arrivals::Ramp { to_per_s, .. }, [Step::Key("to_per_s")]) => Some(NumberField::Real(to_per_s)),
+            (Arrivals::Ramp { over_s, .. }, [Step::Key("over_s")]) => Some(NumberField::Real(over_s)),
+            (Arrivals::Trace { times_s }, [Step::Key("times_s"), Step::Index(i)]) => times_s.get_mut(*i).map(NumberField::Real),
+            (Arrivals::ClosedLoop { clients, .. }, [Step::Key("clients")]) => Some(NumberField::Whole32(clients)),
+            (Arrivals::ClosedLoop { think, .. }, [Step::Key("think"), rest @ ..]) => think.number_mut(rest),
+            _ => None,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

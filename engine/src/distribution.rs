@@ -6,6 +6,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::rng::SimRng;
 use crate::plumbing::validate::{check_range, push_error, FieldError};
 
@@ -152,6 +154,25 @@ impl Distribution {
                 a.validate_at(&format!("{path}.a"), min, max, errors, depth + 1);
                 b.validate_at(&format!("{path}.b"), min, max, errors, depth + 1);
             }
+        }
+    }
+}
+
+
+impl Distribution {
+    /// Its number field at `steps`: a parameter of this distribution, or
+    /// one inside a mix's mode (`a.mean`).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match (self, steps) {
+            (Distribution::Fixed { value }, [Step::Key("value")]) => Some(NumberField::Real(value)),
+            (Distribution::Exponential { mean } | Distribution::LogNormal { mean, .. }, [Step::Key("mean")]) => Some(NumberField::Real(mean)),
+            (Distribution::LogNormal { cv, .. }, [Step::Key("cv")]) => Some(NumberField::Real(cv)),
+            (Distribution::Uniform { min, .. }, [Step::Key("min")]) => Some(NumberField::Real(min)),
+            (Distribution::Uniform { max, .. }, [Step::Key("max")]) => Some(NumberField::Real(max)),
+            (Distribution::Mix { p, .. }, [Step::Key("p")]) => Some(NumberField::Real(p)),
+            (Distribution::Mix { a, .. }, [Step::Key("a"), rest @ ..]) => a.number_mut(rest),
+            (Distribution::Mix { b, .. }, [Step::Key("b"), rest @ ..]) => b.number_mut(rest),
+            _ => None,
         }
     }
 }

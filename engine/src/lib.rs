@@ -20,7 +20,6 @@ pub(crate) mod context;
 pub(crate) mod distribution;
 pub mod editor;
 pub(crate) mod flows;
-pub(crate) mod json_field;
 pub mod lesson;
 pub(crate) mod measure;
 pub(crate) mod message;
@@ -45,7 +44,6 @@ pub(crate) mod time;
 // format, the editor, lessons, sweeps, theory, share codes, the simulation
 // and its report, the benchmark's model), and what they are built of, here.
 pub use editor::Editor;
-pub use json_field::{set_at, with_field};
 pub use measure::Mark;
 pub use metrics::{DropReason, Percentiles, SeriesPoint, Transition, DEPTH_SERIES_CAPACITY};
 pub use playground::{Command, Playground};
@@ -55,7 +53,7 @@ pub use plumbing::printable::{printable, printable_lines, thousands};
 pub use plumbing::units;
 pub use report::{NodeReport, Report, Totals};
 pub use rng::SimRng;
-pub use scenario::{BlockSpec, FieldError, NodeSpec, Scenario, ScenarioError, DEFAULT_SCENARIO, SCENARIO_VERSION};
+pub use scenario::{set_at, BlockSpec, FieldError, FieldPath, SetError, NodeSpec, Scenario, ScenarioError, DEFAULT_SCENARIO, SCENARIO_VERSION};
 pub use simulation::{Node, Overflow, Simulation, Stall, Stop, MAX_EVENTS_AT_ONE_INSTANT, MAX_MESSAGES_HELD};
 pub use state::{Cause, Phase, SendState, State};
 pub use state_times::{StateSlot, SEND_STATES, STATE_SLOTS};

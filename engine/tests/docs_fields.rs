@@ -8,7 +8,7 @@
 use std::collections::BTreeSet;
 
 use sluice_engine::scenario::fields::fields;
-use sluice_engine::scenario::Kind;
+use sluice_engine::scenario::{Kind, Step};
 
 /// The field names of the first `| field | ...` table under `### \`kind\``.
 fn documented(doc: &str, kind: Kind) -> BTreeSet<String> {
@@ -26,7 +26,13 @@ fn documented(doc: &str, kind: Kind) -> BTreeSet<String> {
 
 /// The top-level fields the table of fields sets for `kind`.
 fn in_the_table(kind: Kind) -> BTreeSet<String> {
-    fields(kind).iter().map(|f| f.path.trim_start_matches('/').split('/').next().unwrap_or_default().to_string()).collect()
+    fields(kind)
+        .iter()
+        .filter_map(|f| match f.path().steps().first() {
+            Some(Step::Key(key)) => Some(key.to_string()),
+            _ => None,
+        })
+        .collect()
 }
 
 #[test]

@@ -27,7 +27,7 @@ const ENGINE: &[&[&str]] = &[
     &["context"],
     &["blocks"],
     &["scenario"],
-    &["supervision", "report", "share", "editor", "json_field"],
+    &["supervision", "report", "share", "editor"],
     &["simulation"],
     &["measure", "bench_model"],
     &["theory"],

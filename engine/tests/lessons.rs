@@ -214,7 +214,7 @@ fn a_sweep_step_sweeps_the_scenario_as_it_stands_and_its_claims_can_fail() {
     let mut slow = l.clone();
     let server = slow.scenario.node_index("server").unwrap();
     slow.scenario.nodes[server].block =
-        sluice_engine::with_field(&slow.scenario.nodes[server].block, "/service_time/mean", serde_json::json!(0.2)).unwrap();
+        slow.scenario.nodes[server].block.with_value(&sluice_engine::FieldPath::of("service_time.mean"), serde_json::json!(0.2)).unwrap();
     slow.text.steps[1].sweep.as_mut().unwrap().until_s = 200.0;
     let outcomes = sluice_engine::playground::follow(&slow).unwrap();
     assert!(!outcomes[1].verdict.passed, "{:?}", outcomes[1].verdict);

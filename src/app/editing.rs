@@ -5,7 +5,7 @@ use std::cell::RefCell;
 
 use sluice_engine::playground::Command;
 use sluice_engine::scenario::{Kind, Position};
-use sluice_engine::BlockSpec;
+use sluice_engine::{BlockSpec, FieldPath};
 use yew::prelude::*;
 
 use crate::components::graph::{client_to_canvas, edge_under, over_canvas};
@@ -27,6 +27,9 @@ pub(crate) struct Editing {
     /// New parameters of a block (id, block, whether a slider is still
     /// being dragged): the reason when refused.
     pub on_reconfigure: Callback<(String, BlockSpec, bool), Result<(), String>>,
+    /// One number field of a block (id, field, value, whether a slider is
+    /// still being dragged): the reason when refused.
+    pub on_number: Callback<(String, FieldPath, f64, bool), Result<(), String>>,
     pub on_move: Callback<(Vec<usize>, f64, f64)>,
     pub on_connect: Callback<(usize, usize)>,
     /// "Connect to…" and "Disconnect" in the inspector, for the selected block.
@@ -81,6 +84,13 @@ pub(crate) fn use_editing(page: &Page, dispatch: &Dispatch) -> Editing {
         let dispatch = dispatch.clone();
         move |(id, block, continues): (String, BlockSpec, bool), _| {
             let command = if continues { Command::Adjust { id, block } } else { Command::SetBlock { id, block } };
+            dispatch(command).map(drop).map_err(|why| why.to_string())
+        }
+    });
+    let on_number = use_callback((), {
+        let dispatch = dispatch.clone();
+        move |(id, field, value, continues): (String, FieldPath, f64, bool), _| {
+            let command = if continues { Command::AdjustNumber { id, field, value } } else { Command::SetNumber { id, field, value } };
             dispatch(command).map(drop).map_err(|why| why.to_string())
         }
     });
@@ -175,6 +185,7 @@ pub(crate) fn use_editing(page: &Page, dispatch: &Dispatch) -> Editing {
         on_close,
         select_all,
         on_reconfigure,
+        on_number,
         on_move,
         on_connect,
         on_connect_to,

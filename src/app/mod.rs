@@ -311,7 +311,7 @@ pub fn app() -> Html {
                     if let Some((queue, theory)) = selected_theory {
                         <TheoryPanel {queue} {theory} />
                     }
-                    <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={edit.on_reconfigure} on_sweep={sweeps.on_sweep}
+                    <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={edit.on_reconfigure} on_number={edit.on_number} on_sweep={sweeps.on_sweep}
                         on_close={edit.on_close} {name} {description} on_describe={edit.on_describe} {candidates} on_connect_to={edit.on_connect_to}
                         on_disconnect={edit.on_disconnect} />
                     <Counters snapshot={shown.snapshot.clone()} />

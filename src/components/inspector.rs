@@ -2,16 +2,17 @@
 //! `fields.rs`), each with its unit, a one-line explanation and a control,
 //! changed live while the simulation runs.
 //!
-//! A change is written into the block's JSON at the field's pointer and the
-//! whole block goes to the engine's editor, which validates it in its
-//! scenario. A refused value shows its reason inline and the last valid
-//! value stays in force (the field keeps what was typed, so it can be
-//! corrected).
+//! A number goes to the engine's editor as it is, with the field's path
+//! (`Command::SetNumber`: set in place, typed, no JSON between); any other
+//! value is written into the block's JSON at the field's path and the whole
+//! block goes to the editor. The editor validates it in its scenario. A
+//! refused value shows its reason inline and the last valid value stays in
+//! force (the field keeps what was typed, so it can be corrected).
 
 use serde_json::{json, Value};
 use sluice_engine::scenario::Arrivals;
 use sluice_engine::scenario::Distribution;
-use sluice_engine::{BlockSpec, NodeSpec};
+use sluice_engine::{BlockSpec, FieldPath, NodeSpec};
 use sluice_engine::units::{self, Quantity};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
@@ -30,6 +31,9 @@ pub struct InspectorProps {
     /// before (a slider still being dragged, a number still being typed):
     /// such a run of changes is one edit for Undo.
     pub on_reconfigure: Callback<(String, BlockSpec, bool), Result<(), String>>,
+    /// A number for one field of a block (id, field, value, whether it
+    /// continues the change before): the reason when refused.
+    pub on_number: Callback<(String, FieldPath, f64, bool), Result<(), String>>,
     /// "Sweep this" on a numeric field: its `NODE.FIELD`.
     pub on_sweep: Callback<String>,
     pub on_close: Callback<()>,
@@ -45,19 +49,12 @@ pub struct InspectorProps {
     pub on_disconnect: Callback<String>,
 }
 
-/// The sweep's name of a field: `line` and `/soft_limit/messages` →
-/// `line.soft_limit.messages`.
-fn sweep_name(id: &str, pointer: &str) -> String {
-    format!("{id}.{}", pointer.trim_start_matches('/').replace('/', "."))
-}
-
-/// An id for tests and labels: `/soft_limit/messages` → `soft_limit-messages`.
-fn slug(path: &str) -> String {
-    path.trim_start_matches('/').replace('/', "-")
-}
-
 /// A parameter's new value, or why what was typed is not one.
 type Typed = Result<Option<Value>, String>;
+
+/// A number typed or slid into the field at a path (a nested parameter's
+/// own), or why what was typed is not a number.
+type TypedNumber = (FieldPath, Result<f64, String>);
 
 #[function_component(Inspector)]
 pub fn inspector(props: &InspectorProps) -> Html {
@@ -81,66 +78,92 @@ pub fn inspector(props: &InspectorProps) -> Html {
     };
     let block = sluice_engine::to_value(&spec.block);
 
-    // Writes a field's new value into the block and hands it to the editor.
     // A field reports each value it passes through (`input`) and then that
     // it is done (`change`, which bubbles here): the values between are one
-    // change.
+    // change. What the editor says of a value is shown at the field (a
+    // nested parameter's at the field it belongs to).
+    let settle = {
+        let (adjusting, error) = (adjusting.clone(), error.clone());
+        move |key: String, outcome: Result<(), String>| match outcome {
+            Ok(()) => {
+                *adjusting.borrow_mut() = true;
+                error.set(None)
+            }
+            Err(why) => error.set(Some((key, why))),
+        }
+    };
+    // Writes a field's new value into the block's JSON and hands the whole
+    // block to the editor (`None` for the path: the value is the block).
     let change = {
-        let adjusting = adjusting.clone();
-        let error = error.clone();
-        let on_reconfigure = props.on_reconfigure.clone();
-        let id = spec.id.clone();
-        let block = block.clone();
-        move |path: &'static str| {
-            let (error, on_reconfigure, id, block, adjusting) = (error.clone(), on_reconfigure.clone(), id.clone(), block.clone(), adjusting.clone());
+        let (settle, adjusting, on_reconfigure, id, block) =
+            (settle.clone(), adjusting.clone(), props.on_reconfigure.clone(), spec.id.clone(), block.clone());
+        move |field: &FieldPath, at: Option<FieldPath>| {
+            let (settle, adjusting, on_reconfigure, id, block) = (settle.clone(), adjusting.clone(), on_reconfigure.clone(), id.clone(), block.clone());
+            let key = field.slug();
             Callback::from(move |typed: Typed| {
                 let outcome = typed.and_then(|new| {
-                    let mut next = block.clone();
-                    set_at(&mut next, path, new)?;
+                    let next = match &at {
+                        Some(path) => {
+                            let mut next = block.clone();
+                            set_at(&mut next, path, new)?;
+                            next
+                        }
+                        None => new.unwrap_or_default(),
+                    };
                     let parsed: BlockSpec = sluice_engine::from_value(&next)?;
                     let continues = *adjusting.borrow();
                     on_reconfigure.emit((id.clone(), parsed, continues))
                 });
-                match outcome {
-                    Ok(()) => {
-                        *adjusting.borrow_mut() = true;
-                        error.set(None)
-                    }
-                    Err(why) => error.set(Some((slug(path), why))),
-                }
+                settle(key.clone(), outcome)
+            })
+        }
+    };
+    // Hands a number to the editor with its field's path.
+    let number = {
+        let (settle, adjusting, on_number, id) = (settle.clone(), adjusting.clone(), props.on_number.clone(), spec.id.clone());
+        move |field: &FieldPath| {
+            let (settle, adjusting, on_number, id) = (settle.clone(), adjusting.clone(), on_number.clone(), id.clone());
+            let key = field.slug();
+            Callback::from(move |(path, typed): TypedNumber| {
+                let outcome = typed.and_then(|v| {
+                    let continues = *adjusting.borrow();
+                    on_number.emit((id.clone(), path, v, continues))
+                });
+                settle(key.clone(), outcome)
             })
         }
     };
 
     let rows = fields::fields(spec.block.kind())
         .iter()
-        .filter(|field| match field.when {
-            Some((path, values)) => block.pointer(path).and_then(Value::as_str).is_some_and(|v| values.is_empty() || values.contains(&v)),
+        .filter(|field| match field.when() {
+            Some((path, values)) => block.pointer(&path.pointer()).and_then(Value::as_str).is_some_and(|v| values.is_empty() || values.contains(&v)),
             None => true,
         })
         .map(|field| {
-            let key = slug(field.path);
+            let path = field.path();
+            let key = path.slug();
             let err = error.as_ref().filter(|(k, _)| *k == key).map(|(_, m)| m.clone());
             let on_change = match field.reshape {
                 // A choice that decides the block's other fields replaces
                 // the whole block with a working form of the new choice.
                 Some(reshape) => {
                     let outputs = props.outputs.clone();
-                    change("").reform(move |typed: Typed| {
+                    change(&path, None).reform(move |typed: Typed| {
                         let choice = typed?.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
                         Ok(Some(reshape(&choice, &outputs)))
                     })
                 }
-                None => change(field.path),
+                None => change(&path, Some(path.clone())),
             };
             let sweep = {
                 let (id, on_sweep) = (spec.id.clone(), props.on_sweep.clone());
-                Callback::from(move |pointer: String| on_sweep.emit(sweep_name(&id, &pointer)))
+                Callback::from(move |path: FieldPath| on_sweep.emit(path.of_node(&id)))
             };
             html! {
                 <ParamRow key={key.clone()} id={key.clone()} label={field.label} unit={field.unit} help={field.help}
-                    control={field.control} value={block.pointer(field.path).cloned()} error={err} {on_change}
-                    pointer={field.path} {sweep} />
+                    control={field.control} value={block.pointer(&path.pointer()).cloned()} error={err} {on_change}
+                    on_number={number(&path)} path={path.clone()} {sweep} />
             }
         });
 
@@ -209,12 +232,13 @@ struct ParamRowProps {
     #[prop_or_default]
     error: Option<String>,
     on_change: Callback<Typed>,
-    /// The field's JSON pointer in its block, and "Sweep this", which
-    /// gets a pointer (a nested field's own).
+    /// A number, with the path of the field it is for.
+    on_number: Callback<TypedNumber>,
+    /// The field's place in its block, and "Sweep this", which gets the
+    /// path (a nested field's own).
+    path: FieldPath,
     #[prop_or_default]
-    pointer: AttrValue,
-    #[prop_or_default]
-    sweep: Option<Callback<String>>,
+    sweep: Option<Callback<FieldPath>>,
 }
 
 /// One parameter: its label and unit, its control, its explanation, and
@@ -232,8 +256,9 @@ fn param_row(props: &ParamRowProps) -> Html {
     let sweep_label = format!("Sweep this: {aria}");
     let quantity = quantity_of(&props.unit);
     let body = match props.control {
-        Control::Number { min, max, step } => number_inputs(&id, &aria, min, max, step, false, quantity, &props.value, &props.on_change),
-        Control::Whole { min, max, step } => number_inputs(&id, &aria, min, max, step, true, quantity, &props.value, &props.on_change),
+        Control::Number { min, max, step } | Control::Whole { min, max, step } => {
+            number_inputs(&id, &aria, min, max, step, quantity, &props.value, &props.path, &props.on_number)
+        }
         Control::Optional { none_is } => {
             let shown = props
                 .value
@@ -291,7 +316,8 @@ fn param_row(props: &ParamRowProps) -> Html {
             &props.unit,
             &props.value,
             &props.on_change,
-            &props.pointer,
+            &props.on_number,
+            &props.path,
             &props.sweep,
         ),
         Control::Arrivals => variant(
@@ -304,7 +330,8 @@ fn param_row(props: &ParamRowProps) -> Html {
             &props.unit,
             &props.value,
             &props.on_change,
-            &props.pointer,
+            &props.on_number,
+            &props.path,
             &props.sweep,
         ),
     };
@@ -313,12 +340,12 @@ fn param_row(props: &ParamRowProps) -> Html {
     let nested = matches!(props.control, Control::Distribution | Control::Arrivals);
     let help = (!props.help.is_empty()).then(|| html! { <p class="param-help">{ &props.help }</p> });
     // Any number can be swept.
-    let sweepable = matches!(props.control, Control::Number { .. } | Control::Whole { .. }) && !props.pointer.is_empty();
+    let sweepable = matches!(props.control, Control::Number { .. } | Control::Whole { .. });
     let sweep = props.sweep.clone().filter(|_| sweepable).map(|sweep| {
-        let pointer = props.pointer.to_string();
+        let path = props.path.clone();
         html! {
             <button class="link sweep-this" data-testid={format!("{id}-sweep")} aria-label={sweep_label}
-                onclick={Callback::from(move |_: MouseEvent| sweep.emit(pointer.clone()))}>{ "Sweep this" }</button>
+                onclick={Callback::from(move |_: MouseEvent| sweep.emit(path.clone()))}>{ "Sweep this" }</button>
         }
     });
     let (help_first, help_last) = if nested { (help, None) } else { (None, help) };
@@ -365,7 +392,8 @@ fn read_number(text: &str, quantity: Option<Quantity>) -> Result<f64, String> {
     }
 }
 
-/// A slider and a number field side by side.
+/// A slider and a number field side by side. What the field takes (a
+/// whole number, a finite one) is the engine's to say.
 #[allow(clippy::too_many_arguments)]
 fn number_inputs(
     id: &str,
@@ -373,26 +401,16 @@ fn number_inputs(
     min: f64,
     max: f64,
     step: f64,
-    whole: bool,
     quantity: Option<Quantity>,
     value: &Option<Value>,
-    on_change: &Callback<Typed>,
+    path: &FieldPath,
+    on_number: &Callback<TypedNumber>,
 ) -> Html {
     let current = value.as_ref().and_then(Value::as_f64).unwrap_or(0.0);
-    let emit = on_change.reform(move |e: InputEvent| {
+    let path = path.clone();
+    let emit = on_number.reform(move |e: InputEvent| {
         let text = e.target_unchecked_into::<HtmlInputElement>().value();
-        let v = read_number(text.trim(), quantity)?;
-        if !v.is_finite() {
-            return Err("must be a finite number".into());
-        }
-        if whole {
-            if v < 0.0 || v.fract() != 0.0 || v > u64::MAX as f64 {
-                return Err(format!("must be a whole number, 0 or more; got {v}"));
-            }
-            Ok(Some(json!(v as u64)))
-        } else {
-            Ok(Some(json!(v)))
-        }
+        (path.clone(), read_number(text.trim(), quantity))
     });
     html! {
         <div class="param-inputs">
@@ -448,8 +466,9 @@ fn variant(
     unit: &str,
     value: &Option<Value>,
     on_change: &Callback<Typed>,
-    pointer: &str,
-    sweep: &Option<Callback<String>>,
+    on_number: &Callback<TypedNumber>,
+    path: &FieldPath,
+    sweep: &Option<Callback<FieldPath>>,
 ) -> Html {
     let current = value.as_ref().and_then(|v| v.get(tag)).and_then(Value::as_str).unwrap_or_default().to_string();
     let switch = {
@@ -467,7 +486,7 @@ fn variant(
             let name = param.name;
             on_change.reform(move |typed: Typed| {
                 let mut whole = value.clone().unwrap_or_else(|| json!({}));
-                set_at(&mut whole, &format!("/{name}"), typed?)?;
+                set_at(&mut whole, &FieldPath::of(name), typed?)?;
                 Ok(Some(whole))
             })
         };
@@ -486,8 +505,8 @@ fn variant(
         html! {
             <div class="sub-param">
                 <ParamRow key={sub_key.clone()} id={sub_key.clone()} label={param.label} unit={unit} help={param.help}
-                    control={control} value={sub_value} {on_change}
-                    pointer={format!("{pointer}/{}", param.name)} sweep={sweep.clone()} />
+                    control={control} value={sub_value} {on_change} on_number={on_number.clone()}
+                    path={path.child(param.name)} sweep={sweep.clone()} />
             </div>
         }
     });

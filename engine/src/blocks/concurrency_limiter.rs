@@ -11,6 +11,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::context::Context;
 use crate::plumbing::validate::{push_error, FieldError};
 
@@ -65,6 +67,16 @@ impl ConcurrencyLimiter {
     pub fn finished(&mut self, ctx: &mut Context) {
         self.in_flight = self.in_flight.saturating_sub(1);
         ctx.stats.set_depth(ctx.core.now, self.in_flight, 0);
+    }
+}
+
+impl ConcurrencyLimiterSpec {
+    /// Its number field at `steps` (a slider's, a sweep's).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match steps {
+            [Step::Key("max_in_flight")] => Some(NumberField::Whole64(&mut self.max_in_flight)),
+            _ => None,
+        }
     }
 }
 

@@ -44,6 +44,8 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::state::{Cause, Phase, State};
 use crate::context::{Context, Notice};
 use crate::distribution::Distribution;
@@ -590,6 +592,40 @@ fn timeline(spec: &ConsumerSpec) -> Vec<(SimTime, Change)> {
     // Stable: at one instant, lifecycle before outages before slow-downs.
     changes.sort_by_key(|(t, _)| *t);
     changes
+}
+
+impl ConsumerSpec {
+    /// Its number field at `steps` (a slider's, a sweep's).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match steps {
+            [Step::Key("workers")] => Some(NumberField::Whole32(&mut self.workers)),
+            [Step::Key("service_time"), rest @ ..] => self.service_time.number_mut(rest),
+            [Step::Key("timeout_s")] => Some(NumberField::MaybeReal(&mut self.timeout_s)),
+            [Step::Key("max_retries")] => Some(NumberField::Whole32(&mut self.max_retries)),
+            [Step::Key("slowdowns"), Step::Index(i), rest @ ..] => {
+                let slowdown = self.slowdowns.get_mut(*i)?;
+                match rest {
+                    [Step::Key("from_s")] => Some(NumberField::Real(&mut slowdown.from_s)),
+                    [Step::Key("to_s")] => Some(NumberField::Real(&mut slowdown.to_s)),
+                    [Step::Key("factor")] => Some(NumberField::Real(&mut slowdown.factor)),
+                    _ => None,
+                }
+            }
+            [Step::Key("outages"), Step::Index(i), rest @ ..] => self.outages.get_mut(*i)?.number_mut(rest),
+            // A lifecycle's times, when it has one (setting one does not
+            // make a lifecycle).
+            [Step::Key("lifecycle"), rest @ ..] => {
+                let lifecycle = self.lifecycle.as_mut()?;
+                match rest {
+                    [Step::Key("initializing_s")] => Some(NumberField::Real(&mut lifecycle.initializing_s)),
+                    [Step::Key("shutdown_at_s")] => Some(NumberField::MaybeReal(&mut lifecycle.shutdown_at_s)),
+                    [Step::Key("init_timeout_s")] => Some(NumberField::MaybeReal(&mut lifecycle.init_timeout_s)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -24,6 +24,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::blocks::window::{scope_key, PendingAcks, Scope};
 use crate::context::Context;
 use crate::message::Message;
@@ -264,6 +266,19 @@ impl Credit {
 
     fn record(&self, ctx: &mut Context) {
         ctx.stats.set_depth(ctx.core.now, self.credits(), 0);
+    }
+}
+
+impl CreditSpec {
+    /// Its number field at `steps` (a slider's, a sweep's).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match steps {
+            [Step::Key("initial_credit")] => Some(NumberField::Whole64(&mut self.initial_credit)),
+            [Step::Key("grant_batch")] => Some(NumberField::Whole64(&mut self.grant_batch)),
+            [Step::Key("grant_latency_s")] => Some(NumberField::Real(&mut self.grant_latency_s)),
+            [Step::Key("close_after_idle_s")] => Some(NumberField::MaybeReal(&mut self.close_after_idle_s)),
+            _ => None,
+        }
     }
 }
 

@@ -43,6 +43,8 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::state::{Cause, State};
 use crate::blocks::queue::Limits;
 use crate::blocks::window::Wired;
@@ -473,6 +475,20 @@ impl Link {
 
     fn record(&self, ctx: &mut Context) {
         ctx.stats.set_depth(ctx.core.now, self.holds(), self.buffer_bytes);
+    }
+}
+
+impl LinkSpec {
+    /// Its number field at `steps` (a slider's, a sweep's).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match steps {
+            [Step::Key("bandwidth_bytes_per_s")] => Some(NumberField::Real(&mut self.bandwidth_bytes_per_s)),
+            [Step::Key("latency_s")] => Some(NumberField::Real(&mut self.latency_s)),
+            [Step::Key("buffer"), rest @ ..] => self.buffer.number_mut(rest),
+            [Step::Key("receive_buffer"), rest @ ..] => self.receive_buffer.number_mut(rest),
+            [Step::Key("down"), Step::Index(i), rest @ ..] => self.down.get_mut(*i)?.number_mut(rest),
+            _ => None,
+        }
     }
 }
 

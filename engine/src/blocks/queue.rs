@@ -60,6 +60,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::state::{Cause, SendState, State};
 use crate::buffer::{Buffer, Entry, Order};
 use crate::context::Context;
@@ -651,6 +653,35 @@ impl Queue {
     #[inline]
     fn record_depth(&self, ctx: &mut Context) {
         ctx.stats.set_depth(ctx.core.now, self.buffer.len() as u64, self.buffer.bytes());
+    }
+}
+
+impl Limits {
+    /// Its number field at `steps` (`messages`, `bytes`).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match steps {
+            [Step::Key("messages")] => Some(NumberField::Whole64(&mut self.messages)),
+            [Step::Key("bytes")] => Some(NumberField::Whole64(&mut self.bytes)),
+            _ => None,
+        }
+    }
+}
+
+impl QueueSpec {
+    /// Its number field at `steps` (a slider's, a sweep's).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match steps {
+            [Step::Key("soft_limit"), rest @ ..] => self.soft_limit.number_mut(rest),
+            [Step::Key("hard_limit"), rest @ ..] => self.hard_limit.number_mut(rest),
+            [Step::Key("capacity"), rest @ ..] => self.capacity.number_mut(rest),
+            [Step::Key("resume_below"), rest @ ..] => self.resume_below.number_mut(rest),
+            [Step::Key("reconnect_after_s")] => Some(NumberField::Real(&mut self.reconnect_after_s)),
+            [Step::Key("ttl_s")] => Some(NumberField::MaybeReal(&mut self.ttl_s)),
+            [Step::Key("message_priorities"), Step::Index(i), Step::Key("priority")] => {
+                self.message_priorities.get_mut(*i).map(|p| NumberField::Whole8(&mut p.priority))
+            }
+            _ => None,
+        }
     }
 }
 

@@ -53,6 +53,8 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::context::Context;
 use crate::message::Message;
 use crate::metrics::DropReason;
@@ -497,6 +499,22 @@ impl RateLimiter {
     pub fn on_open(&mut self, ctx: &mut Context) {
         if self.timer.is_some_and(|t| t <= ctx.core.now) {
             self.timer = None;
+        }
+    }
+}
+
+impl RateLimiterSpec {
+    /// Its number field at `steps`: a rule's (`rules[0].limit`).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        let [Step::Key("rules"), Step::Index(i), Step::Key(field)] = steps else {
+            return None;
+        };
+        let rule = self.rules.get_mut(*i)?;
+        match *field {
+            "limit" => Some(NumberField::Real(&mut rule.limit)),
+            "span_s" => Some(NumberField::Real(&mut rule.span_s)),
+            "burst" => Some(NumberField::MaybeReal(&mut rule.burst)),
+            _ => None,
         }
     }
 }

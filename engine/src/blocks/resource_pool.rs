@@ -17,6 +17,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::context::Context;
 use crate::plumbing::validate::{check_range, push_error, FieldError};
 use crate::scheduler::EventKind;
@@ -191,6 +193,20 @@ impl ResourcePool {
 
     fn record(&self, ctx: &mut Context) {
         ctx.stats.set_depth(ctx.core.now, self.busy as u64, 0);
+    }
+}
+
+impl ResourcePoolSpec {
+    /// Its number field at `steps` (a slider's, a sweep's).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match steps {
+            [Step::Key("min_total")] => Some(NumberField::Whole32(&mut self.min_total)),
+            [Step::Key("max_total")] => Some(NumberField::Whole32(&mut self.max_total)),
+            [Step::Key("min_spare")] => Some(NumberField::Whole32(&mut self.min_spare)),
+            [Step::Key("max_spare")] => Some(NumberField::Whole32(&mut self.max_spare)),
+            [Step::Key("create_s")] => Some(NumberField::Real(&mut self.create_s)),
+            _ => None,
+        }
     }
 }
 

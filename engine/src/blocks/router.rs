@@ -16,6 +16,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::message::{Message, NO_DESTINATION};
 use crate::rng::SimRng;
 use crate::plumbing::validate::{check_range, push_error, FieldError};
@@ -113,6 +115,16 @@ impl Router {
     pub fn taken(&mut self, output: usize) {
         if let Choice::RoundRobin { next } = &mut self.choice {
             *next = (output + 1) % self.outputs.max(1);
+        }
+    }
+}
+
+impl RouterSpec {
+    /// Its number field at `steps`: a weight (`weights[1]`).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match (self, steps) {
+            (RouterSpec::ByWeight { weights }, [Step::Key("weights"), Step::Index(i)]) => weights.get_mut(*i).map(NumberField::Real),
+            _ => None,
         }
     }
 }

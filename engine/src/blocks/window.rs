@@ -31,6 +31,8 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::context::Context;
 use crate::message::{Message, NO_DESTINATION};
 use crate::plumbing::validate::{check_range, push_error, FieldError};
@@ -469,6 +471,26 @@ impl Window {
 
     fn record(&self, ctx: &mut Context) {
         ctx.stats.set_depth(ctx.core.now, self.total.messages, self.total.bytes);
+    }
+}
+
+impl WindowSpec {
+    /// Its number field at `steps` (a slider's, a sweep's).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match steps {
+            [Step::Key("max_messages")] => Some(NumberField::Whole64(&mut self.max_messages)),
+            [Step::Key("max_bytes")] => Some(NumberField::Whole64(&mut self.max_bytes)),
+            [Step::Key("ack_latency_s")] => Some(NumberField::Real(&mut self.ack_latency_s)),
+            [Step::Key("receipts"), rest @ ..] => {
+                let receipts = self.receipts.as_mut()?;
+                match rest {
+                    [Step::Key("retransmit_after_s")] => Some(NumberField::Real(&mut receipts.retransmit_after_s)),
+                    [Step::Key("size_bytes")] => Some(NumberField::Whole32(&mut receipts.size_bytes)),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 }
 

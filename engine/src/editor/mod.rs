@@ -17,7 +17,7 @@
 //!   follows the editor needs no diff of two scenarios to know, and the draft
 //!   is validated once per edit.
 
-use crate::scenario::{default_block, default_position, BlockSpec, Kind, NodeSpec, Position, Scenario, ScenarioError};
+use crate::scenario::{default_block, default_position, BlockSpec, FieldPath, Kind, NodeSpec, Position, Scenario, ScenarioError, SetError};
 use crate::plumbing::validate::FieldError;
 
 mod history;
@@ -64,6 +64,8 @@ pub enum EditError {
     Unreadable(String),
     /// The draft the edit makes is unsound: the reasons, naming the nodes.
     Unsound(String),
+    /// A field could not take the value given.
+    Field(SetError),
 }
 
 impl std::fmt::Display for EditError {
@@ -84,6 +86,7 @@ impl std::fmt::Display for EditError {
             EditError::NothingToDelete => f.write_str("nothing to delete"),
             EditError::KindChange { id, is, given } => write!(f, "{id} is a {is}, not a {given}"),
             EditError::Unreadable(why) | EditError::Unsound(why) => f.write_str(why),
+            EditError::Field(why) => write!(f, "{why}"),
         }
     }
 }
@@ -406,6 +409,44 @@ impl Editor {
         Ok(())
     }
 
+    /// Sets one number field of a block, as an edit of its own that later
+    /// adjustments of the same block add to (`set_block` of the block with
+    /// that number).
+    pub fn set_number(&mut self, id: &str, path: &FieldPath, value: f64) -> Result<(), EditError> {
+        let i = self.scenario.node_index(id).ok_or_else(|| EditError::NoNode(id.to_string()))?;
+        let mut block = self.scenario.nodes[i].block.clone();
+        block.set_number(path, value).map_err(EditError::Field)?;
+        self.set_block(id, block)
+    }
+
+    /// Sets one number field of a block (a slider's next tick), as `adjust`
+    /// sets a whole block: right after an edit of the same block's
+    /// parameters it joins that edit. Joining, it checks the block alone
+    /// and the run's memory bound (`Scenario::check_number_change`), and
+    /// changes the scenario in place: a number changes nothing else the
+    /// scenario checks, and no copy of a scenario of thousands of blocks is
+    /// made per tick.
+    pub fn adjust_number(&mut self, id: &str, path: &FieldPath, value: f64) -> Result<(), EditError> {
+        let i = self.scenario.node_index(id).ok_or_else(|| EditError::NoNode(id.to_string()))?;
+        let mut block = self.scenario.nodes[i].block.clone();
+        block.set_number(path, value).map_err(EditError::Field)?;
+        if self.adjusting.as_deref() != Some(id) || !self.history.last().is_some_and(|last| last.covers_node(i)) {
+            return self.set_block(id, block);
+        }
+        if self.scenario.nodes[i].block == block {
+            self.touched = None;
+            return Ok(());
+        }
+        let before = std::mem::replace(&mut self.scenario.nodes[i].block, block);
+        if let Err(e) = self.scenario.check_number_change(i) {
+            self.scenario.nodes[i].block = before;
+            return Err(EditError::Unsound(explain(&self.scenario, e)));
+        }
+        self.history.forget_redo();
+        self.touched = Some(Touched::Blocks(vec![i]));
+        Ok(())
+    }
+
     /// Changes several nodes' parameters (each of the same kind) as one
     /// edit.
     pub fn set_blocks(&mut self, blocks: Vec<(String, BlockSpec)>) -> Result<(), EditError> {
@@ -667,6 +708,40 @@ mod tests {
         // A refused value changes nothing and leaves the edit as it was.
         assert!(e.adjust("sender", with_soft(&e, 1_000_000)).is_err());
         assert_eq!(soft(&e), 48);
+    }
+
+    /// The same drag through the number path: one edit for Undo, a
+    /// refused value (out of range, or not whole) changes nothing, and the
+    /// block joined is the block a whole-block adjustment would give.
+    #[test]
+    fn a_drag_of_numbers_is_one_edit_and_refuses_as_the_draft_would() {
+        let mut e = Editor::new(Scenario::from_json(include_str!("../../../scenarios/slow-client.json")).unwrap()).unwrap();
+        let i = e.scenario().node_index("sender").unwrap();
+        let soft_limit = FieldPath::of("soft_limit.messages");
+        let soft = |e: &Editor| e.scenario().nodes[i].block.number(&soft_limit).unwrap().0;
+        let start = soft(&e);
+        e.set_number("sender", &soft_limit, 30.0).unwrap();
+        for v in 31..49 {
+            e.adjust_number("sender", &soft_limit, v as f64).unwrap();
+            assert_eq!(e.touched(), Some(&Touched::Blocks(vec![i])));
+        }
+        assert_eq!(soft(&e), 48.0);
+        let by_block = {
+            let mut other = Editor::new(Scenario::from_json(include_str!("../../../scenarios/slow-client.json")).unwrap()).unwrap();
+            let BlockSpec::Queue(mut q) = other.scenario().nodes[i].block.clone() else { unreachable!() };
+            q.soft_limit.messages = 48;
+            other.set_block("sender", BlockSpec::Queue(q)).unwrap();
+            other.scenario().clone()
+        };
+        assert_eq!(e.scenario(), &by_block);
+        let err = e.adjust_number("sender", &soft_limit, 1_000_000.0).unwrap_err();
+        assert_eq!(err.to_string(), "sender: must not exceed hard_limit.messages (1000000 > 100)");
+        assert!(matches!(e.adjust_number("sender", &soft_limit, 2.5), Err(EditError::Field(_))));
+        assert!(matches!(e.adjust_number("sender", &FieldPath::of("order"), 2.0), Err(EditError::Field(_))));
+        assert_eq!(soft(&e), 48.0);
+        assert!(e.undo());
+        assert_eq!(soft(&e), start, "one undo takes the whole drag back");
+        assert!(!e.can_undo());
     }
 
     #[test]

@@ -20,9 +20,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::json_field::with_field;
 use crate::measure::Mark;
-use crate::scenario::{Scenario, ScenarioError};
+use crate::scenario::{FieldPath, Scenario, ScenarioError};
 use crate::simulation::Simulation;
 use crate::time::SimTime;
 
@@ -155,8 +154,8 @@ fn default_within_s() -> f64 {
 #[serde(deny_unknown_fields)]
 pub struct Change {
     pub node: String,
-    /// A JSON pointer into the node's block, such as `/soft_limit/messages`.
-    pub field: String,
+    /// The field inside the node's block, such as `soft_limit.messages`.
+    pub field: FieldPath,
     pub value: Value,
 }
 
@@ -454,8 +453,7 @@ pub fn apply(scenario: &Scenario, changes: &[Change]) -> Result<Scenario, String
     let mut next = scenario.clone();
     for change in changes {
         let i = next.node_index(&change.node).ok_or_else(|| format!("no node \"{}\"", change.node))?;
-        let block = with_field(&next.nodes[i].block, &change.field, change.value.clone())
-            .map_err(|why| format!("{}{why}", change.node))?;
+        let block = next.nodes[i].block.with_value(&change.field, change.value.clone()).map_err(|why| format!("{}.{why}", change.node))?;
         next.nodes[i].block = block;
     }
     next.validate().map_err(|e: ScenarioError| e.to_string())?;

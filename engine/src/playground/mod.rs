@@ -26,7 +26,7 @@ mod pacing;
 use crate::editor::{EditError, Editor, Touched};
 use crate::scenario::free_spot;
 use crate::lesson::Lesson;
-use crate::scenario::{BlockSpec, Kind, Position, Scenario};
+use crate::scenario::{BlockSpec, FieldPath, Kind, Position, Scenario};
 use crate::simulation::Simulation;
 use crate::sweep::SweepResult;
 
@@ -54,6 +54,13 @@ pub enum Command {
     /// block's parameters just before (the next value of a slider being
     /// dragged, the next key typed in a field): one edit for Undo.
     Adjust { id: String, block: BlockSpec },
+    /// One number field of one block set in place (typed, with no JSON
+    /// between): an edit of its own.
+    SetNumber { id: String, field: FieldPath, value: f64 },
+    /// One number field set, continuing the edit of the same block's
+    /// parameters just before (a slider's next tick): one edit for Undo,
+    /// checked for that block alone.
+    AdjustNumber { id: String, field: FieldPath, value: f64 },
     SetSeed(u64),
     /// Names and describes the scenario: an edit of its own that the run
     /// does not notice.
@@ -266,6 +273,8 @@ impl Playground {
             Command::Remove(ids) => self.edit(|e| e.remove(&ids)).map(|()| None)?,
             Command::SetBlock { id, block } => self.edit(|e| e.set_block(&id, block)).map(|()| None)?,
             Command::Adjust { id, block } => self.edit(|e| e.adjust(&id, block)).map(|()| None)?,
+            Command::SetNumber { id, field, value } => self.edit(|e| e.set_number(&id, &field, value)).map(|()| None)?,
+            Command::AdjustNumber { id, field, value } => self.edit(|e| e.adjust_number(&id, &field, value)).map(|()| None)?,
             Command::SetSeed(seed) => self.edit(|e| e.set_seed(Some(seed))).map(|()| None)?,
             Command::Import(text) => {
                 self.edit(|e| e.import(&text))?;

@@ -33,8 +33,8 @@ fn block(p: &Playground, id: &str) -> BlockSpec {
     p.scenario().nodes[p.index_of(id).unwrap()].block.clone()
 }
 
-fn with(block: &BlockSpec, pointer: &str, value: serde_json::Value) -> BlockSpec {
-    crate::json_field::with_field(block, pointer, value).unwrap()
+fn with(block: &BlockSpec, path: &str, value: serde_json::Value) -> BlockSpec {
+    block.with_value(&crate::scenario::FieldPath::parse(path).unwrap(), value).unwrap()
 }
 
 #[test]

@@ -11,6 +11,8 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::plumbing::printable::printable;
 
 /// One problem in a scenario: where it is and what is wrong.
@@ -84,3 +86,14 @@ fn readable(v: f64) -> String {
     }
 }
 
+
+impl Period {
+    /// Its number field at `steps` (`from_s`, `to_s`).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match steps {
+            [Step::Key("from_s")] => Some(NumberField::Real(&mut self.from_s)),
+            [Step::Key("to_s")] => Some(NumberField::Real(&mut self.to_s)),
+            _ => None,
+        }
+    }
+}

@@ -27,6 +27,7 @@ mod parts;
 mod paths;
 mod kind;
 mod read;
+mod setting;
 
 pub use defaults::{default_block, default_position, free_spot, DEFAULT_SCENARIO};
 
@@ -154,6 +155,9 @@ impl BlockSpec {
 
 pub use crate::plumbing::validate::{FieldError, Period};
 pub use kind::Kind;
+pub use crate::plumbing::field_path::{FieldPath, FieldPathError, Step};
+pub use crate::plumbing::number_field::{NumberField, NumberError};
+pub use setting::{set_at, SetError};
 // The blocks' parameters as the file writes them.
 pub use crate::blocks::consumer::{Lifecycle, OnTimeout, Slowdown};
 pub use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, HostDown, Iteration, QueueKey};
@@ -241,6 +245,22 @@ impl Scenario {
     /// Checks everything that types alone cannot: ranges, identities, edges.
     pub fn validate(&self) -> Result<(), ScenarioError> {
         self.check(false, true).map(|_| ())
+    }
+
+    /// What `validate_draft` would say of a valid draft once one number
+    /// field of node `index` changed: that block's own checks and the
+    /// memory bound on clients and workers, the only checks a number of one
+    /// block reaches (ids, edges, references and what the draft lacks do
+    /// not move; held to `validate_draft` over every number field of the
+    /// shipped scenarios by a test).
+    pub fn check_number_change(&self, index: usize) -> Result<(), ScenarioError> {
+        let mut errors = self.nodes[index].block.check(index);
+        self.check_memory_budget(&mut errors);
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ScenarioError { errors })
+        }
     }
 
     /// Checks a scenario under construction: like `validate`, except that a

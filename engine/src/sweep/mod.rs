@@ -23,11 +23,8 @@ mod statistics;
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
-
-use crate::json_field::with_field;
 use crate::measure::Mark;
-use crate::scenario::{BlockSpec, Kind, Scenario};
+use crate::scenario::{BlockSpec, FieldPath, Kind, Scenario, SetError};
 use crate::simulation::Simulation;
 use crate::theory::Model;
 use crate::time::SimTime;
@@ -49,8 +46,8 @@ pub struct Vary {
     /// As written: `line.soft_limit.messages`.
     pub name: String,
     node: usize,
-    /// The field as a JSON pointer inside the node: `/soft_limit/messages`.
-    pointer: String,
+    /// The field inside the node: `soft_limit.messages`.
+    field: FieldPath,
     pub values: Vec<f64>,
 }
 
@@ -93,7 +90,7 @@ impl Vary {
     /// writes it, with dots. An error begins with the name.
     pub fn named(name: &str, values: Vec<f64>, scenario: &Scenario) -> Result<Vary, String> {
         let name = name.trim();
-        let (node, pointer) = locate(scenario, name)?;
+        let (node, field) = locate(scenario, name)?;
         let Some(&first) = values.first() else {
             return Err(format!("{name}: no values"));
         };
@@ -103,19 +100,22 @@ impl Vary {
         if values.len() > MAX_POINTS {
             return Err(format!("{name}: more values than the {MAX_POINTS} a sweep may have"));
         }
-        // The field must be one the block has (or may have: an optional
-        // field left out of the file), which setting it shows.
-        with_field(&scenario.nodes[node].block, &pointer, number(first))
-            .map_err(|why| format!("{name}: {} \"{}\" has no number field there ({why})", scenario.nodes[node].block.kind(), scenario.nodes[node].id))?;
-        Ok(Vary { name: name.to_string(), node, pointer, values })
+        // The field must be a number field the block has (or may have: an
+        // optional field left out of the file), which setting it shows.
+        let block = &scenario.nodes[node].block;
+        block.clone().set_number(&field, first).map_err(|why| match why {
+            SetError::NotANumber { .. } => format!("{name}: {} \"{}\" has no number field there", block.kind(), scenario.nodes[node].id),
+            why => format!("{name}: {why}"),
+        })?;
+        Ok(Vary { name: name.to_string(), node, field, values })
     }
 }
 
-/// The node and the field's JSON pointer that `NODE.FIELD` names: the
-/// node is the longest prefix of the dotted name that is a node's id (ids
-/// may hold dots); the rest is the field's path, as `docs/scenario.md`
-/// writes it, with dots. An error begins with the name.
-fn locate(scenario: &Scenario, name: &str) -> Result<(usize, String), String> {
+/// The node and the field that `NODE.FIELD` names: the node is the
+/// longest prefix of the dotted name that is a node's id (ids may hold
+/// dots); the rest is the field's path, as `docs/scenario.md` writes it.
+/// An error begins with the name.
+fn locate(scenario: &Scenario, name: &str) -> Result<(usize, FieldPath), String> {
     if !name.contains('.') {
         return Err(format!("{name}: expected NODE.FIELD, a node's id and a field inside it, such as srv.workers"));
     }
@@ -129,17 +129,16 @@ fn locate(scenario: &Scenario, name: &str) -> Result<(usize, String), String> {
     if path.is_empty() || path.split('.').any(str::is_empty) {
         return Err(format!("{name}: no field named after the node"));
     }
-    Ok((node, path.split('.').map(|part| format!("/{part}")).collect()))
+    let field = FieldPath::parse(path).map_err(|why| format!("{name}: {why}"))?;
+    Ok((node, field))
 }
 
 /// The value of the field `name` (`NODE.FIELD`) in `scenario` now, and
 /// whether it holds a whole number; none when the name is not a field's or
 /// the field is left out (an optional one).
 pub fn field_value(scenario: &Scenario, name: &str) -> Option<(f64, bool)> {
-    let (node, pointer) = locate(scenario, name.trim()).ok()?;
-    let block = crate::plumbing::json_read::to_value(&scenario.nodes[node].block);
-    let value = block.pointer(&pointer)?;
-    Some((value.as_f64()?, value.is_u64() || value.is_i64()))
+    let (node, field) = locate(scenario, name.trim()).ok()?;
+    scenario.nodes[node].block.number(&field)
 }
 
 /// The node's id and its block with the field `name` set to `value`: what
@@ -147,9 +146,10 @@ pub fn field_value(scenario: &Scenario, name: &str) -> Option<(f64, bool)> {
 /// validates it in its scenario.
 pub fn with_value(scenario: &Scenario, name: &str, value: f64) -> Result<(String, BlockSpec), String> {
     let name = name.trim();
-    let (node, pointer) = locate(scenario, name)?;
+    let (node, field) = locate(scenario, name)?;
     let node = &scenario.nodes[node];
-    let block = with_field(&node.block, &pointer, number(value)).map_err(|why| format!("{name}: {why}"))?;
+    let mut block = node.block.clone();
+    block.set_number(&field, value).map_err(|why| format!("{name}: {why}"))?;
     Ok((node.id.clone(), block))
 }
 
@@ -188,16 +188,6 @@ fn parse_values(range: &str) -> Result<Vec<f64>, String> {
     Ok(values)
 }
 
-/// A value as JSON: a whole number as an integer (so that a count field
-/// reads it), anything else as a float.
-fn number(v: f64) -> Value {
-    if v.fract() == 0.0 && v.abs() < 9.0e15 {
-        Value::from(v as i64)
-    } else {
-        Value::from(v)
-    }
-}
-
 impl Plan {
     /// The grid of every combination of `varies` (the first varies
     /// slowest), each point's scenario checked.
@@ -206,7 +196,7 @@ impl Plan {
             return Err("nothing to vary: give at least one --vary".into());
         }
         for (k, v) in varies.iter().enumerate() {
-            if varies[..k].iter().any(|w| w.node == v.node && w.pointer == v.pointer) {
+            if varies[..k].iter().any(|w| w.node == v.node && w.field == v.field) {
                 return Err(format!("{} is varied twice: the later values would replace the earlier at every point", v.name));
             }
         }
@@ -235,7 +225,7 @@ impl Plan {
             let mut s = scenario.clone();
             for (vary, &v) in varies.iter().zip(&point) {
                 let at = |why: String| format!("at {}: {why}", describe(&varies, &point));
-                s.nodes[vary.node].block = with_field(&s.nodes[vary.node].block, &vary.pointer, number(v)).map_err(at)?;
+                s.nodes[vary.node].block.set_number(&vary.field, v).map_err(|why| at(why.to_string()))?;
             }
             s.validate().map_err(|e| format!("at {}: {e}", describe(&varies, &point)))?;
             values.push(point);

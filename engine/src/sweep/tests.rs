@@ -42,7 +42,7 @@ fn ranges_lists_and_grids_are_read_as_written() {
     // An integer field reads a whole number.
     assert_eq!(p.scenarios[1].nodes[2].block, crate::editor::Editor::new(mm1()).map(|_| {
         let mut s = mm1();
-        s.nodes[2].block = with_field(&s.nodes[2].block, "/workers", json!(2)).unwrap();
+        s.nodes[2].block.set_number(&FieldPath::of("workers"), 2.0).unwrap();
         s.nodes[2].block.clone()
     }).unwrap());
 }

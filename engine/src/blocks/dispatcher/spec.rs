@@ -6,6 +6,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::blocks::consumer::ConsumerSpec;
 use crate::distribution::Distribution;
 use crate::buffer::Order;
@@ -187,6 +189,33 @@ impl DispatcherSpec {
             timeout_s: None,
             max_retries: 0,
             on_timeout: Default::default(),
+        }
+    }
+}
+
+impl DispatcherSpec {
+    /// Its number field at `steps` (a slider's, a sweep's), a queue's
+    /// priority or a class's window among them (`windows.bulk`).
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match steps {
+            [Step::Key("workers")] => Some(NumberField::Whole32(&mut self.workers)),
+            [Step::Key("service_time"), rest @ ..] => self.service_time.number_mut(rest),
+            [Step::Key("capacity")] => Some(NumberField::Whole64(&mut self.capacity)),
+            [Step::Key("ttl_s")] => Some(NumberField::MaybeReal(&mut self.ttl_s)),
+            [Step::Key("queue_priorities"), Step::Key(name)] => self.queue_priorities.get_mut(*name).map(NumberField::Whole8),
+            [Step::Key("windows"), Step::Key(class)] => self.windows.get_mut(*class).map(NumberField::Whole64),
+            [Step::Key("message_priorities"), Step::Index(i), Step::Key("priority")] => {
+                self.message_priorities.get_mut(*i).map(|p| NumberField::Whole8(&mut p.priority))
+            }
+            [Step::Key("hosts_down"), Step::Index(i), rest @ ..] => {
+                let down = self.hosts_down.get_mut(*i)?;
+                match rest {
+                    [Step::Key("from_s")] => Some(NumberField::Real(&mut down.from_s)),
+                    [Step::Key("to_s")] => Some(NumberField::Real(&mut down.to_s)),
+                    _ => None,
+                }
+            }
+            _ => None,
         }
     }
 }

@@ -4,6 +4,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::plumbing::field_path::Step;
+use crate::plumbing::number_field::NumberField;
 use crate::distribution::Distribution;
 use crate::plumbing::validate::{check_range, push_error, FieldError};
 
@@ -112,5 +114,26 @@ impl ProducerSpec {
             class.size.validate(&format!("{cpath}.size"), 1.0, MAX_MESSAGE_BYTES, errors);
         }
         check_range(errors, format!("{path}.retry_after_s"), self.retry_after_s, 1e-6, 3600.0);
+    }
+}
+
+impl ProducerSpec {
+    /// Its number field at `steps` (a slider's, a sweep's): the arrival
+    /// process's, the retry delay, or a class's weight, size or priority.
+    pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
+        match steps {
+            [Step::Key("arrivals"), rest @ ..] => self.arrivals.number_mut(rest),
+            [Step::Key("retry_after_s")] => Some(NumberField::Real(&mut self.retry_after_s)),
+            [Step::Key("classes"), Step::Index(i), rest @ ..] => {
+                let class = self.classes.get_mut(*i)?;
+                match rest {
+                    [Step::Key("weight")] => Some(NumberField::Real(&mut class.weight)),
+                    [Step::Key("priority")] => Some(NumberField::Whole8(&mut class.priority)),
+                    [Step::Key("size"), rest @ ..] => class.size.number_mut(rest),
+                    _ => None,
+                }
+            }
+            _ => None,
+        }
     }
 }

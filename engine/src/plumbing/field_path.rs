@@ -1,0 +1,227 @@
+//! A place inside a block: one type for every way a field is named. The
+//! inspector's table, a lesson's change, a sweep's `NODE.FIELD`, an error's
+//! `nodes[2].soft_limit.messages` and the page's element ids all hold a
+//! `FieldPath` and render it; none converts one string form into another.
+//!
+//! Guarantees:
+//! - One written form, the documentation's: keys joined by dots, list
+//!   positions in brackets (`soft_limit.messages`, `rules[0].limit`).
+//!   `parse` also reads a JSON pointer (`/rules/0/limit`) and a position
+//!   written as a key (`rules.0.limit`); both come out in the one form.
+//! - A key is a name of the format: letters, digits and `_`. Anything else
+//!   is refused with the place it was found, so no text that is not a path
+//!   becomes one.
+//! - Renderings: `Display` (the one form), `pointer` (for JSON), `slug`
+//!   (an element id: `rules-0-limit`), `in_node` (an error's path) and
+//!   `of_node` (a sweep's name).
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+/// A field's place inside a block, as the documentation writes it.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct FieldPath(Cow<'static, str>);
+
+/// One step of a path.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step<'a> {
+    Key(&'a str),
+    Index(usize),
+}
+
+/// Why a text is not a field path.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum FieldPathError {
+    #[error("no field named")]
+    Empty,
+    #[error("\"{0}\" is not a field's name (letters, digits and _)")]
+    BadKey(String),
+    #[error("\"{0}\" is not a list position")]
+    BadIndex(String),
+}
+
+fn is_key(s: &str) -> bool {
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+}
+
+impl FieldPath {
+    /// A path written in the one form, for the engine's own tables (held
+    /// to that form by a test).
+    pub const fn of(text: &'static str) -> FieldPath {
+        FieldPath(Cow::Borrowed(text))
+    }
+
+    /// Reads a path: the one form, a JSON pointer, or positions written as
+    /// keys (`rules.0.limit`).
+    pub fn parse(text: &str) -> Result<FieldPath, FieldPathError> {
+        let text = text.trim();
+        let mut steps: Vec<Step> = Vec::new();
+        if let Some(pointer) = text.strip_prefix('/') {
+            for part in pointer.split('/') {
+                steps.push(step_of(part)?);
+            }
+        } else {
+            for part in text.split('.') {
+                // `rules[0][1]`: a key, then positions.
+                let (key, mut rest) = part.split_once('[').map_or((part, ""), |(k, r)| (k, r));
+                steps.push(step_of(key)?);
+                while !rest.is_empty() {
+                    let (index, after) = rest.split_once(']').ok_or_else(|| FieldPathError::BadIndex(rest.to_string()))?;
+                    steps.push(Step::Index(index.parse().map_err(|_| FieldPathError::BadIndex(index.to_string()))?));
+                    rest = match after {
+                        "" => "",
+                        more => more.strip_prefix('[').ok_or_else(|| FieldPathError::BadKey(more.to_string()))?,
+                    };
+                }
+            }
+        }
+        if text.is_empty() {
+            return Err(FieldPathError::Empty);
+        }
+        Ok(FieldPath::from_steps(&steps))
+    }
+
+    fn from_steps(steps: &[Step]) -> FieldPath {
+        let mut text = String::new();
+        for step in steps {
+            match step {
+                Step::Key(k) if text.is_empty() => text.push_str(k),
+                Step::Key(k) => {
+                    text.push('.');
+                    text.push_str(k);
+                }
+                Step::Index(i) => text.push_str(&format!("[{i}]")),
+            }
+        }
+        FieldPath(Cow::Owned(text))
+    }
+
+    /// The steps, from the block down.
+    pub fn steps(&self) -> Vec<Step<'_>> {
+        let mut steps = Vec::new();
+        for part in self.0.split('.') {
+            let mut pieces = part.split('[');
+            if let Some(key) = pieces.next().filter(|k| !k.is_empty()) {
+                steps.push(Step::Key(key));
+            }
+            for index in pieces {
+                if let Ok(i) = index.trim_end_matches(']').parse() {
+                    steps.push(Step::Index(i));
+                }
+            }
+        }
+        steps
+    }
+
+    /// The path `key` below this one.
+    pub fn child(&self, key: &str) -> FieldPath {
+        FieldPath(Cow::Owned(format!("{}.{key}", self.0)))
+    }
+
+    /// Whether `self` is `other` or lies inside it.
+    pub fn within(&self, other: &FieldPath) -> bool {
+        let (mine, theirs) = (self.steps(), other.steps());
+        mine.starts_with(&theirs)
+    }
+
+    /// As a JSON pointer: `/rules/0/limit`.
+    pub fn pointer(&self) -> String {
+        self.steps()
+            .iter()
+            .map(|step| match step {
+                Step::Key(k) => format!("/{k}"),
+                Step::Index(i) => format!("/{i}"),
+            })
+            .collect()
+    }
+
+    /// As an element id: `rules-0-limit`.
+    pub fn slug(&self) -> String {
+        self.pointer().trim_start_matches('/').replace('/', "-")
+    }
+
+    /// As an error names it in a scenario: `nodes[2].rules[0].limit`.
+    pub fn in_node(&self, index: usize) -> String {
+        format!("nodes[{index}].{self}")
+    }
+
+    /// As a sweep names it: `line.soft_limit.messages`.
+    pub fn of_node(&self, id: &str) -> String {
+        format!("{id}.{self}")
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+fn step_of(part: &str) -> Result<Step<'_>, FieldPathError> {
+    if part.is_empty() {
+        return Err(FieldPathError::Empty);
+    }
+    if part.bytes().all(|b| b.is_ascii_digit()) {
+        return part.parse().map(Step::Index).map_err(|_| FieldPathError::BadIndex(part.to_string()));
+    }
+    if is_key(part) {
+        Ok(Step::Key(part))
+    } else {
+        Err(FieldPathError::BadKey(part.to_string()))
+    }
+}
+
+impl fmt::Display for FieldPath {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl Serialize for FieldPath {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for FieldPath {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<FieldPath, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        FieldPath::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_form_reads_into_the_one_form() {
+        for text in ["rules[0].limit", "/rules/0/limit", "rules.0.limit", " rules[0].limit "] {
+            let path = FieldPath::parse(text).unwrap();
+            assert_eq!(path.to_string(), "rules[0].limit", "{text}");
+            assert_eq!(path.pointer(), "/rules/0/limit");
+            assert_eq!(path.slug(), "rules-0-limit");
+            assert_eq!(path.steps(), vec![Step::Key("rules"), Step::Index(0), Step::Key("limit")]);
+        }
+        let path = FieldPath::parse("soft_limit.messages").unwrap();
+        assert_eq!(path, FieldPath::of("soft_limit.messages"));
+        assert_eq!(path.in_node(2), "nodes[2].soft_limit.messages");
+        assert_eq!(path.of_node("line"), "line.soft_limit.messages");
+        assert_eq!(FieldPath::parse("m[1][2]").unwrap().steps(), vec![Step::Key("m"), Step::Index(1), Step::Index(2)]);
+        assert!(path.within(&FieldPath::of("soft_limit")));
+        assert!(!FieldPath::of("soft_limit").within(&path));
+        assert!(!FieldPath::of("soft_limit_x").within(&FieldPath::of("soft_limit")));
+    }
+
+    #[test]
+    fn what_is_not_a_path_is_refused_naming_the_part() {
+        assert_eq!(FieldPath::parse(""), Err(FieldPathError::Empty));
+        assert_eq!(FieldPath::parse("a..b"), Err(FieldPathError::Empty));
+        assert_eq!(FieldPath::parse("a.b c"), Err(FieldPathError::BadKey("b c".into())));
+        assert_eq!(FieldPath::parse("rules[x].limit"), Err(FieldPathError::BadIndex("x".into())));
+        assert_eq!(FieldPath::parse("rules[0"), Err(FieldPathError::BadIndex("0".into())));
+        assert_eq!(FieldPath::parse("rules[0]x"), Err(FieldPathError::BadKey("x".into())));
+        assert_eq!(FieldPath::parse("/a//b"), Err(FieldPathError::Empty));
+        assert!(FieldPath::parse("a.99999999999999999999999").is_err());
+    }
+}
