@@ -26,6 +26,11 @@
 //!   fraction of arrivals dropped; they approach the prediction as the run
 //!   grows long (the tests in `tests/queueing_theory.rs` hold the engine to
 //!   that within three standard errors).
+//! - A queue's theory (`Model::of`, `offered_load`) reads the parameters of
+//!   the queue, of the blocks that feed it and of the blocks it feeds, and
+//!   no other block's: after an edit of some blocks' parameters only the
+//!   queues `reading` names need working out again (held to working out
+//!   every queue again by a test).
 
 use crate::blocks::{Arrivals, Backpressure, OnFull, Reaction};
 use crate::distribution::Distribution;
@@ -33,6 +38,25 @@ use crate::scenario::{BlockSpec, Kind, Scenario};
 use crate::state::SendState;
 use crate::measure::Mark;
 use crate::simulation::Simulation;
+
+/// The queues whose theory may read the parameters of the nodes
+/// `changed` (by index): those among them, and those they feed or are fed
+/// by. In node order.
+pub fn reading(scenario: &Scenario, changed: &[usize]) -> Vec<usize> {
+    let is_queue = |i: usize| scenario.nodes.get(i).is_some_and(|n| n.block.kind() == Kind::Queue);
+    let changed: std::collections::BTreeSet<usize> = changed.iter().copied().collect();
+    let mut queues: std::collections::BTreeSet<usize> = changed.iter().copied().filter(|&i| is_queue(i)).collect();
+    for (from, to) in scenario.edge_ends() {
+        let (Some(from), Some(to)) = (from, to) else { continue };
+        if changed.contains(&from) && is_queue(to) {
+            queues.insert(to);
+        }
+        if changed.contains(&to) && is_queue(from) {
+            queues.insert(from);
+        }
+    }
+    queues.into_iter().collect()
+}
 
 /// A queue and its server, as queueing theory sees them.
 #[derive(Clone, Debug, PartialEq)]

@@ -205,3 +205,56 @@ fn a_newcomers_first_queue_is_one_the_formulas_know_and_its_load_is_shown() {
     assert!(model_of(&moment, "q").is_err());
     assert!((sluice_engine::theory::offered_load(&moment, q).unwrap() - 1.5).abs() < 1e-12);
 }
+
+/// Every number in `value`, with its path in the one form.
+fn numbers(value: &Value, at: &str, out: &mut Vec<String>) {
+    match value {
+        Value::Number(_) => out.push(at.to_string()),
+        Value::Array(items) => items.iter().enumerate().for_each(|(i, item)| numbers(item, &format!("{at}[{i}]"), out)),
+        Value::Object(map) => {
+            for (key, item) in map {
+                numbers(item, &if at.is_empty() { key.clone() } else { format!("{at}.{key}") }, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// After one block's number changes, the queues whose theory changed are
+/// all among those `theory::reading` names: working out only those again
+/// gives what working out every queue again gives.
+#[test]
+fn only_the_queues_reading_a_changed_block_change_their_theory() {
+    use sluice_engine::theory::{offered_load, reading};
+    let theory = |s: &Scenario| -> Vec<_> {
+        (0..s.nodes.len())
+            .map(|q| (s.nodes[q].block.kind() == Kind::Queue).then(|| (Model::of(s, q).map(|m| m.predict()).ok(), offered_load(s, q))))
+            .collect()
+    };
+    let mut moved = 0;
+    for (name, text) in lesson::SCENARIOS {
+        let scenario = Scenario::from_json(text).unwrap();
+        let before = theory(&scenario);
+        for i in 0..scenario.nodes.len() {
+            let mut paths = Vec::new();
+            numbers(&sluice_engine::to_value(&scenario.nodes[i].block), "", &mut paths);
+            for path in paths {
+                let path = sluice_engine::FieldPath::parse(&path).unwrap();
+                let mut s = scenario.clone();
+                let (now, _) = s.nodes[i].block.number(&path).unwrap();
+                if s.nodes[i].block.set_number(&path, if now == 0.0 { 1.0 } else { now * 2.0 }).is_err() || s.validate().is_err() {
+                    continue;
+                }
+                let after = theory(&s);
+                let named = reading(&s, &[i]);
+                for q in 0..s.nodes.len() {
+                    if before[q] != after[q] {
+                        assert!(named.contains(&q), "{name}: {} {path} changed the theory of {}", s.nodes[i].id, s.nodes[q].id);
+                        moved += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(moved > 10, "only {moved} changes of a theory seen");
+}

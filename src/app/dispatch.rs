@@ -1,7 +1,8 @@
 //! The one dispatch: every command of the page goes through here, and what
-//! came of it is said: a refusal as the notice, an edit saved (or not) in
-//! this browser, the blocks worth selecting, and for a lesson step that
-//! began, the chart, panel, speed and sweep the engine's answer names.
+//! came of it is said: a refusal as the notice, an edit saved in this
+//! browser a moment later (`keeping.rs`), the blocks worth selecting, and
+//! for a lesson step that began, the chart, panel, speed and sweep the
+//! engine's answer names.
 
 use std::rc::Rc;
 
@@ -9,7 +10,6 @@ use sluice_engine::lesson::Panel;
 use sluice_engine::playground::{Applied, Command, PlayError, Speed, StepBegun};
 use yew::prelude::*;
 
-use crate::browser::keep;
 use crate::browser::scroll::bring_into_view;
 use crate::view::chart_data::chart_for;
 use crate::view::sweep::{SweepForm, SweepOrder};
@@ -35,20 +35,12 @@ impl Page {
         let edits = command.edits();
         let mut s = self.session.borrow_mut();
         let result = s.apply(command);
-        let mut displaced = false;
         match &result {
             Ok(applied) => {
-                let saved = if applied.edited { keep::autosave(s.play.scenario()) } else { Ok(false) };
-                displaced = saved == Ok(true);
-                let unsaved = saved.err();
                 if let Some(ids) = &applied.select {
                     self.selected.set(s.ids_of(&s.indices_of(ids)));
                 }
-                if let Some(why) = unsaved {
-                    self.notice.set(Some(format!(
-                        "Your last change was not saved in this browser: {why}. It stays on the page; export the scenario to keep it."
-                    )));
-                } else if edits {
+                if edits {
                     self.notice.set(None);
                 }
             }
@@ -58,14 +50,11 @@ impl Page {
             self.playing.set(true);
         }
         drop(s);
-        if displaced {
-            // Another tab had saved its own work: kept aside.
-            self.earlier.set(true);
-            self.status.set(Some(
-                "Another tab had saved its scenario in this browser since this one last did: it is kept aside (Restore it), and this tab's is saved now.".into(),
-            ));
-        } else if edits {
+        if edits {
             self.status.set(None);
+        }
+        if result.as_ref().is_ok_and(|applied| applied.edited) {
+            self.save_soon();
         }
         if let Some(begun) = result.as_ref().ok().and_then(|applied| applied.step.as_ref()) {
             self.begin_step(begun);

@@ -1,6 +1,12 @@
-//! Keeping work: export to a file, import one, share a link (and open one
-//! pasted into this tab), and bring back work kept aside (from before a
-//! share link opened, or another tab's). Each import is one undoable edit.
+//! Keeping work: the save in this browser after each edit, export to a
+//! file, import one, share a link (and open one pasted into this tab), and
+//! bring back work kept aside (from before a share link opened, or another
+//! tab's). Each import is one undoable edit.
+//!
+//! The save follows the edits by `SAVE_AFTER_MS`: a slider's drag or a run
+//! of typing is saved once it pauses, not at every tick (a save writes the
+//! whole scenario). A save still due when the page is hidden or left is
+//! made then.
 
 use sluice_engine::editor::EditError;
 use sluice_engine::playground::{Command, PlayError};
@@ -10,6 +16,54 @@ use crate::browser::keep;
 
 use super::dispatch::Dispatch;
 use super::Page;
+
+/// How long after the last edit the scenario is saved.
+pub(crate) const SAVE_AFTER_MS: u32 = 300;
+
+/// The save due, if any.
+#[derive(Default)]
+pub(crate) struct Saving {
+    /// The timer of the save; replaced (so cancelled) by the next edit's.
+    /// A timer that fired is left here until then: it is not dropped while
+    /// it runs.
+    timer: Option<gloo_timers::callback::Timeout>,
+    /// Whether a save is due.
+    due: bool,
+}
+
+impl Page {
+    /// Saves the scenario `SAVE_AFTER_MS` after this edit, unless another
+    /// edit comes first.
+    pub(crate) fn save_soon(&self) {
+        let page = self.clone();
+        let timer = gloo_timers::callback::Timeout::new(SAVE_AFTER_MS, move || page.save_now());
+        let mut saving = self.saving.borrow_mut();
+        saving.timer = Some(timer);
+        saving.due = true;
+    }
+
+    /// Makes the save due now, if one is; says when it could not be made,
+    /// and when it set another tab's work aside.
+    pub(crate) fn save_now(&self) {
+        if !std::mem::take(&mut self.saving.borrow_mut().due) {
+            return;
+        }
+        let saved = keep::autosave(self.session.borrow().play.scenario());
+        match saved {
+            Err(why) => self.notice.set(Some(format!(
+                "Your last change was not saved in this browser: {why}. It stays on the page; export the scenario to keep it."
+            ))),
+            Ok(true) => {
+                // Another tab had saved its own work: kept aside.
+                self.earlier.set(true);
+                self.status.set(Some(
+                    "Another tab had saved its scenario in this browser since this one last did: it is kept aside (Restore it), and this tab's is saved now.".into(),
+                ));
+            }
+            Ok(false) => {}
+        }
+    }
+}
 
 /// What the toolbar and the messages above the canvas are given.
 pub(crate) struct Keeping {
@@ -73,6 +127,7 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
     let on_restore_earlier = {
         let (dispatch, page) = (dispatch.clone(), page.clone());
         Callback::from(move |_: ()| {
+            page.save_now();
             let Some(text) = keep::earlier_work() else {
                 page.earlier.set(false);
                 return;
@@ -89,23 +144,40 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
         keep::forget_earlier();
         earlier.set(keep::earlier_work().is_some());
     });
+    // A save still due is made when the page is hidden or left.
+    {
+        let page = page.clone();
+        use_effect_with((), move |_| {
+            // (Shown again, nothing is due: the save was made on hiding.)
+            let hidden = {
+                let page = page.clone();
+                gloo_events::EventListener::new(&gloo_utils::document(), "visibilitychange", move |_| page.save_now())
+            };
+            let leaving = gloo_events::EventListener::new(&gloo_utils::window(), "pagehide", move |_| page.save_now());
+            move || drop((hidden, leaving))
+        });
+    }
     // A share link pasted into this tab's address bar changes only the
     // fragment: the page opens it as it would on loading.
     {
         let (dispatch, page) = (dispatch.clone(), page.clone());
         use_effect_with((), move |_| {
-            let listener = gloo_events::EventListener::new(&gloo_utils::window(), "hashchange", move |_| match keep::pasted_link() {
-                None => {}
-                Some(Ok(scenario)) => {
-                    let text = sluice_engine::to_value(&scenario).to_string();
-                    if dispatch(Command::Import(text)).is_ok() {
-                        page.selected.set(Vec::new());
-                        page.earlier.set(keep::earlier_work().is_some());
-                        let name = if scenario.name.trim().is_empty() { "the scenario".to_string() } else { format!("\"{}\"", scenario.name) };
-                        page.status.set(Some(format!("Opened {name} from the share link. Undo (Ctrl+Z) brings back what was there before.")));
+            let listener = gloo_events::EventListener::new(&gloo_utils::window(), "hashchange", move |_| {
+                // The work on the page is what a link sets aside: saved first.
+                page.save_now();
+                match keep::pasted_link() {
+                    None => {}
+                    Some(Ok(scenario)) => {
+                        let text = sluice_engine::to_value(&scenario).to_string();
+                        if dispatch(Command::Import(text)).is_ok() {
+                            page.selected.set(Vec::new());
+                            page.earlier.set(keep::earlier_work().is_some());
+                            let name = if scenario.name.trim().is_empty() { "the scenario".to_string() } else { format!("\"{}\"", scenario.name) };
+                            page.status.set(Some(format!("Opened {name} from the share link. Undo (Ctrl+Z) brings back what was there before.")));
+                        }
                     }
+                    Some(Err(why)) => page.notice.set(Some(format!("The share link could not be opened: {why}"))),
                 }
-                Some(Err(why)) => page.notice.set(Some(format!("The share link could not be opened: {why}"))),
             });
             move || drop(listener)
         });

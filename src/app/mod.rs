@@ -82,6 +82,9 @@ pub(crate) struct Page {
     /// What the Sweep panel is open on, and how many orders it was given.
     pub sweep_order: UseStateHandle<Option<SweepOrder>>,
     pub sweep_serial: Rc<RefCell<u32>>,
+    /// The save of the scenario in this browser, due a moment after the
+    /// last edit (`keeping.rs`).
+    pub saving: Rc<RefCell<keeping::Saving>>,
     pub redraw: UseForceUpdateHandle,
 }
 
@@ -114,6 +117,7 @@ pub fn app() -> Html {
         chart_kind: use_state(|| ChartKind::Depth),
         sweep_order: use_state(|| None::<SweepOrder>),
         sweep_serial: use_mut_ref(|| 0u32),
+        saving: use_mut_ref(keeping::Saving::default),
         redraw: use_force_update(),
     };
     let Page { playing, speed, selected, chart_kind, .. } = page.clone();

@@ -10,15 +10,14 @@
 //! force (the field keeps what was typed, so it can be corrected).
 
 use serde_json::{json, Value};
-use sluice_engine::scenario::Arrivals;
-use sluice_engine::scenario::Distribution;
+use sluice_engine::scenario::choices::{kind_name, router_examples};
 use sluice_engine::{BlockSpec, FieldPath, NodeSpec};
 use sluice_engine::units::{self, Quantity};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
 use crate::components::connections::Connections;
-use sluice_engine::scenario::fields::{self, Control, Param};
+use sluice_engine::scenario::fields::{self, Control, Unit};
 use crate::components::scenario_details::ScenarioDetails;
 use sluice_engine::set_at;
 
@@ -144,17 +143,18 @@ pub fn inspector(props: &InspectorProps) -> Html {
             let path = field.path();
             let key = path.slug();
             let err = error.as_ref().filter(|(k, _)| *k == key).map(|(_, m)| m.clone());
-            let on_change = match field.reshape {
-                // A choice that decides the block's other fields replaces
-                // the whole block with a working form of the new choice.
-                Some(reshape) => {
+            let on_change = match field.control {
+                // A router's policy decides its other fields: choosing one
+                // replaces the router with a working router of it.
+                Control::Policy => {
                     let outputs = props.outputs.clone();
                     change(&path, None).reform(move |typed: Typed| {
                         let choice = typed?.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-                        Ok(Some(reshape(&choice, &outputs)))
+                        let router = router_examples(&outputs).into_iter().map(|(r, _)| r).find(|r| kind_name(r) == choice);
+                        Ok(router.map(|r| sluice_engine::to_value(&BlockSpec::Router(r))))
                     })
                 }
-                None => change(&path, Some(path.clone())),
+                _ => change(&path, Some(path.clone())),
             };
             let sweep = {
                 let (id, on_sweep) = (spec.id.clone(), props.on_sweep.clone());
@@ -184,48 +184,11 @@ pub fn inspector(props: &InspectorProps) -> Html {
     }
 }
 
-/// A distribution of the kind `dist` with about the mean of `current`.
-fn distribution_template(dist: &str, current: Option<&Value>) -> Value {
-    let mean = current
-        .and_then(|v| sluice_engine::from_value::<Distribution>(v).ok())
-        .map(|d| d.mean())
-        .filter(|m| m.is_finite() && *m > 0.0)
-        .unwrap_or(1.0);
-    match dist {
-        "fixed" => json!({"dist": "fixed", "value": mean}),
-        "uniform" => json!({"dist": "uniform", "min": 0.0, "max": 2.0 * mean}),
-        "log_normal" => json!({"dist": "log_normal", "mean": mean, "cv": 1.0}),
-        // A fast mode most of the time and a slow one now and then, with
-        // the same mean: 0.9 × m/2 + 0.1 × 5.5 m = m.
-        "mix" => json!({"dist": "mix", "p": 0.9,
-                        "a": {"dist": "fixed", "value": mean / 2.0},
-                        "b": {"dist": "exponential", "mean": 5.5 * mean}}),
-        _ => json!({"dist": "exponential", "mean": mean}),
-    }
-}
-
-/// An arrival process of the kind `process` at about the rate of `current`.
-fn arrivals_template(process: &str, current: Option<&Value>) -> Value {
-    let rate = current
-        .and_then(|v| sluice_engine::from_value::<Arrivals>(v).ok())
-        .and_then(|a| a.rate_per_s())
-        .filter(|r| r.is_finite() && *r > 0.0)
-        .unwrap_or(10.0);
-    match process {
-        "constant" => json!({"process": "constant", "rate_per_s": rate}),
-        "on_off" => json!({"process": "on_off", "rate_per_s": 2.0 * rate, "on_s": 1.0, "off_s": 1.0}),
-        "ramp" => json!({"process": "ramp", "from_per_s": 0.0, "to_per_s": rate, "over_s": 10.0}),
-        "trace" => json!({"process": "trace", "times_s": [0.1, 0.2, 0.3, 1.0, 1.05, 2.0]}),
-        "closed_loop" => json!({"process": "closed_loop", "clients": 4, "think": {"dist": "exponential", "mean": 4.0 / rate}}),
-        _ => json!({"process": "poisson", "rate_per_s": rate}),
-    }
-}
-
 #[derive(Properties, PartialEq)]
 struct ParamRowProps {
     id: String,
     label: AttrValue,
-    unit: AttrValue,
+    unit: Unit,
     help: AttrValue,
     control: Control,
     value: Option<Value>,
@@ -249,12 +212,15 @@ fn param_row(props: &ParamRowProps) -> Html {
     let label = html! {
         <label for={id.clone()}>
             <span class="param-label">{ &props.label }</span>
-            <span class="param-unit">{ &props.unit }</span>
+            <span class="param-unit">{ props.unit.label() }</span>
         </label>
     };
-    let aria = format!("{}{}", props.label, if props.unit.is_empty() { String::new() } else { format!(" ({})", props.unit) });
+    let aria = match props.unit {
+        Unit::None => props.label.to_string(),
+        unit => format!("{} ({})", props.label, unit.label()),
+    };
     let sweep_label = format!("Sweep this: {aria}");
-    let quantity = quantity_of(&props.unit);
+    let quantity = props.unit.quantity();
     let body = match props.control {
         Control::Number { min, max, step } | Control::Whole { min, max, step } => {
             number_inputs(&id, &aria, min, max, step, quantity, &props.value, &props.path, &props.on_number)
@@ -294,7 +260,11 @@ fn param_row(props: &ParamRowProps) -> Html {
                 </div>
             }
         }
-        Control::Choice(options) => choice(&id, &aria, options, props.value.as_ref().and_then(Value::as_str), props.on_change.clone()),
+        Control::Choice(menu) => choice(&id, &aria, &menu.entries(), props.value.as_ref().and_then(Value::as_str), props.on_change.clone()),
+        Control::Policy => {
+            let menu: Vec<(String, &str)> = router_examples(&[]).iter().map(|(r, label)| (kind_name(r), *label)).collect();
+            choice(&id, &aria, &menu, props.value.as_ref().and_then(Value::as_str), props.on_change.clone())
+        }
         Control::Toggle => {
             let on = props.value.as_ref().and_then(Value::as_bool).unwrap_or(false);
             let on_change = props.on_change.reform(|e: Event| Ok(Some(json!(e.target_unchecked_into::<HtmlInputElement>().checked()))));
@@ -306,34 +276,13 @@ fn param_row(props: &ParamRowProps) -> Html {
             }
         }
         Control::Json => json_area(&id, &aria, &props.value, &props.on_change),
-        Control::Distribution => variant(
-            &props.id,
-            &aria,
-            "dist",
-            fields::DISTRIBUTIONS,
-            fields::distribution_params,
-            distribution_template,
-            &props.unit,
-            &props.value,
-            &props.on_change,
-            &props.on_number,
-            &props.path,
-            &props.sweep,
-        ),
-        Control::Arrivals => variant(
-            &props.id,
-            &aria,
-            "process",
-            fields::PROCESSES,
-            fields::process_params,
-            arrivals_template,
-            &props.unit,
-            &props.value,
-            &props.on_change,
-            &props.on_number,
-            &props.path,
-            &props.sweep,
-        ),
+        Control::Distribution | Control::Arrivals => {
+            let kinds = match props.control {
+                Control::Distribution => fields::distribution_kinds(props.value.as_ref()),
+                _ => fields::arrival_kinds(props.value.as_ref()),
+            };
+            variant(&props.id, &aria, kinds, props.unit, &props.value, &props.on_change, &props.on_number, &props.path, &props.sweep)
+        }
     };
     // A distribution or an arrival process explains itself before its own
     // parameters; others after their control.
@@ -360,17 +309,6 @@ fn param_row(props: &ParamRowProps) -> Html {
                 <p class="param-error" role="alert" data-testid={format!("{id}-error")}>{ error }</p>
             }
         </div>
-    }
-}
-
-/// What a field measures, by the unit it shows: durations and sizes may
-/// be typed with a suffix, as the proxy's configuration writes them
-/// (`1200ms`, `16kib`).
-fn quantity_of(unit: &str) -> Option<Quantity> {
-    match unit {
-        "s" => Some(Quantity::Duration),
-        "bytes" | "bytes/s" | "per span" => Some(Quantity::Size),
-        _ => None,
     }
 }
 
@@ -423,12 +361,13 @@ fn number_inputs(
     }
 }
 
-fn choice(id: &str, aria: &str, options: &'static [(&'static str, &'static str)], current: Option<&str>, on_change: Callback<Typed>) -> Html {
+/// A menu of `options` (each a name as the file writes it, and its words).
+fn choice(id: &str, aria: &str, options: &[(String, &'static str)], current: Option<&str>, on_change: Callback<Typed>) -> Html {
     let on_change = on_change.reform(|e: Event| Ok(Some(json!(e.target_unchecked_into::<HtmlSelectElement>().value()))));
     html! {
         <select id={id.to_string()} data-testid={id.to_string()} aria-label={aria.to_string()} onchange={on_change}>
             { for options.iter().map(|(value, label)| html! {
-                <option value={*value} selected={current == Some(*value)}>{ *label }</option>
+                <option value={value.clone()} selected={current == Some(value.as_str())}>{ *label }</option>
             }) }
         </select>
     }
@@ -451,35 +390,32 @@ fn json_area(id: &str, aria: &str, value: &Option<Value>, on_change: &Callback<T
     }
 }
 
-/// A tagged object (a distribution, an arrival process): a menu of its
+/// A tagged value (a distribution, an arrival process): a menu of its
 /// kinds, and a row for each parameter of the chosen one. Choosing another
-/// kind starts from a working example of it with about the same mean or
-/// rate.
+/// kind starts from its working example with about the same mean or rate
+/// (`fields::Kinds`).
 #[allow(clippy::too_many_arguments)]
 fn variant(
     key: &str,
     aria: &str,
-    tag: &'static str,
-    kinds: &'static [(&'static str, &'static str)],
-    params: fn(&str) -> &'static [Param],
-    template: fn(&str, Option<&Value>) -> Value,
-    unit: &str,
+    kinds: fields::Kinds,
+    unit: Unit,
     value: &Option<Value>,
     on_change: &Callback<Typed>,
     on_number: &Callback<TypedNumber>,
     path: &FieldPath,
     sweep: &Option<Callback<FieldPath>>,
 ) -> Html {
-    let current = value.as_ref().and_then(|v| v.get(tag)).and_then(Value::as_str).unwrap_or_default().to_string();
+    let fields::Kinds { current, menu, examples, params } = kinds;
     let switch = {
-        let value = value.clone();
+        let names: Vec<String> = menu.iter().map(|(name, _)| name.clone()).collect();
         on_change.reform(move |typed: Typed| {
             let kind = typed?.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
-            Ok(Some(template(&kind, value.as_ref())))
+            Ok(names.iter().position(|name| *name == kind).map(|i| examples[i].clone()))
         })
     };
     let id = format!("param-{key}");
-    let rows = params(&current).iter().map(|param| {
+    let rows = params.iter().map(|param| {
         let sub_key = format!("{key}-{}", param.name);
         let on_change = {
             let value = value.clone();
@@ -494,14 +430,15 @@ fn variant(
         // Sliders inside a distribution scale with the value (seconds for a
         // service, bytes for a size).
         let control = match param.control {
-            Control::Number { min, max, step } if tag == "dist" => {
+            Control::Number { min, max, step: _ } if param.scales => {
                 let v = sub_value.as_ref().and_then(Value::as_f64).unwrap_or(0.0).abs();
-                let top = if param.name == "p" || v <= 0.0 { max } else { nice_ceiling(4.0 * v) };
-                Control::Number { min, max: top, step: if param.name == "p" { step } else { top / 1000.0 } }
+                let top = if v <= 0.0 { max } else { nice_ceiling(4.0 * v) };
+                Control::Number { min, max: top, step: top / 1000.0 }
             }
             other => other,
         };
-        let unit = if param.unit.is_empty() { unit.to_string() } else { param.unit.to_string() };
+        // A distribution's parameter is in the unit of what it draws.
+        let unit = if param.unit == Unit::None { unit } else { param.unit };
         html! {
             <div class="sub-param">
                 <ParamRow key={sub_key.clone()} id={sub_key.clone()} label={param.label} unit={unit} help={param.help}
@@ -512,7 +449,7 @@ fn variant(
     });
     html! {
         <>
-            { choice(&id, aria, kinds, Some(&current), switch) }
+            { choice(&id, aria, &menu, Some(&current), switch) }
             { for rows }
         </>
     }
@@ -530,26 +467,6 @@ fn nice_ceiling(v: f64) -> f64 {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn templates_are_valid_and_keep_the_mean_or_rate() {
-        for (kind, _) in fields::DISTRIBUTIONS {
-            let t = distribution_template(kind, Some(&json!({"dist": "exponential", "mean": 0.2})));
-            let d: Distribution = sluice_engine::from_value(&t).unwrap();
-            assert!((d.mean() - 0.2).abs() < 1e-9, "{kind}: {}", d.mean());
-        }
-        for (process, _) in fields::PROCESSES {
-            let t = arrivals_template(process, Some(&json!({"process": "poisson", "rate_per_s": 20.0})));
-            let a: Arrivals = sluice_engine::from_value(&t).unwrap();
-            if let Some(r) = a.rate_per_s() {
-                assert!((r - 20.0).abs() < 1e-9, "{process}: {r}");
-            }
-        }
-        for policy in ["round_robin", "by_weight", "by_class", "by_destination"] {
-            let t = fields::router_template(policy, &["a".into(), "b".into()]);
-            sluice_engine::from_value::<BlockSpec>(&t).unwrap();
-        }
-    }
 
     #[test]
     fn nice_ceilings() {

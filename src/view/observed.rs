@@ -8,6 +8,7 @@
 use std::rc::Rc;
 
 use sluice_engine::Percentiles;
+use sluice_engine::editor::Touched;
 use sluice_engine::playground::{Applied, Command, PlayError, Playground};
 use sluice_engine::{DropReason, Scenario, Simulation};
 
@@ -36,7 +37,7 @@ impl Observed {
             starts,
             revision,
             motion_tracker: MotionTracker::new(sim),
-            theories: theories(sim, &Vec::new()),
+            theories: theories(sim, &Vec::new(), None),
             ..Observed::default()
         }
     }
@@ -90,7 +91,13 @@ impl Session {
         match self.play.run() {
             Some(sim) if self.a.starts != starts => self.a = Observed::of(sim, starts, revision),
             Some(sim) if self.a.revision != revision => {
-                self.a.theories = theories(sim, &self.a.theories);
+                // One edit since: if it changed only some blocks'
+                // parameters, only the queues reading them are worked out.
+                let changed = match self.play.editor().touched() {
+                    Some(Touched::Blocks(changed)) if self.a.revision + 1 == revision => Some(changed.as_slice()),
+                    _ => None,
+                };
+                self.a.theories = theories(sim, &self.a.theories, changed);
                 self.a.revision = revision;
             }
             Some(_) => {}

@@ -75,22 +75,32 @@ pub type Theories = Vec<Option<Theory>>;
 /// in `before` keeps its mark; one whose prediction changed (a live edit of
 /// the arrivals, the service, the workers or the limits) is measured from
 /// now on, so that the figures beside the new prediction do not mix in the
-/// time under the old settings.
-pub fn theories(sim: &Simulation, before: &Theories) -> Theories {
+/// time under the old settings. With `changed` (the nodes whose parameters
+/// alone an edit changed), only the queues whose theory reads them are
+/// worked out again (`theory::reading`); the rest keep theirs.
+pub fn theories(sim: &Simulation, before: &Theories, changed: Option<&[usize]>) -> Theories {
     let scenario = sim.scenario();
-    (0..scenario.nodes.len())
-        .map(|i| {
-            (scenario.nodes[i].block.kind() == Kind::Queue).then(|| {
-                let prediction = Model::of(scenario, i).map(|m| m.predict());
-                let since = match before.get(i) {
-                    Some(Some(old)) if old.prediction == prediction => old.since.clone(),
-                    Some(Some(_)) => Mark::of(sim, i),
-                    _ => Mark::default(),
-                };
-                Theory { prediction, since, load: sluice_engine::theory::offered_load(scenario, i) }
-            })
+    let work_out = |i: usize| {
+        (scenario.nodes[i].block.kind() == Kind::Queue).then(|| {
+            let prediction = Model::of(scenario, i).map(|m| m.predict());
+            let since = match before.get(i) {
+                Some(Some(old)) if old.prediction == prediction => old.since.clone(),
+                Some(Some(_)) => Mark::of(sim, i),
+                _ => Mark::default(),
+            };
+            Theory { prediction, since, load: sluice_engine::theory::offered_load(scenario, i) }
         })
-        .collect()
+    };
+    match changed {
+        Some(changed) if before.len() == scenario.nodes.len() => {
+            let mut theories = before.clone();
+            for i in sluice_engine::theory::reading(scenario, changed) {
+                theories[i] = work_out(i);
+            }
+            theories
+        }
+        _ => (0..scenario.nodes.len()).map(work_out).collect(),
+    }
 }
 
 impl NodeView {

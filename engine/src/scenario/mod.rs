@@ -20,6 +20,7 @@ pub use crate::blocks::{
 };
 
 /// The version of the format this build reads and writes.
+pub mod choices;
 mod defaults;
 pub mod fields;
 mod graph;

@@ -1,0 +1,249 @@
+//! The choices a field offers, taken from the enum the field holds: its
+//! variants (`Choice::ALL`), each one's name as the file writes it (from
+//! its serde attribute, the one place a name is spelt) and its words in
+//! the inspector's menu. A tagged field (a distribution, an arrival
+//! process, a router's policy) offers a working example of each kind
+//! instead, named by its tag.
+
+use serde::Serialize;
+use serde_json::Value;
+
+use crate::blocks::consumer::OnTimeout;
+use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
+use crate::blocks::router::RouterSpec;
+use crate::blocks::{Backpressure, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
+use crate::buffer::Order;
+
+/// An enum a field holds, as a menu.
+pub trait Choice: Serialize + Copy + PartialEq + 'static {
+    /// Every variant, in the order the menu lists them.
+    const ALL: &'static [Self];
+    /// In words, for the menu.
+    fn label(self) -> &'static str;
+    /// As the file writes it.
+    fn name(self) -> String {
+        name_of(&self)
+    }
+}
+
+/// The name a value serialises to: a unit variant's, or a tagged one's tag.
+fn name_of<T: Serialize>(value: &T) -> String {
+    match crate::plumbing::json_read::to_value(value) {
+        Value::String(name) => name,
+        Value::Object(map) => ["dist", "process", "policy"].iter().find_map(|tag| map.get(*tag)?.as_str().map(str::to_string)).unwrap_or_default(),
+        _ => String::new(),
+    }
+}
+
+/// The name of a tagged value's kind: a distribution's `dist`, an arrival
+/// process's `process`, a router's `policy`.
+pub fn kind_name<T: Serialize>(value: &T) -> String {
+    name_of(value)
+}
+
+/// A field's menu: each choice's name and words.
+#[derive(Clone, Copy)]
+pub struct Menu(fn() -> Vec<(String, &'static str)>);
+
+impl Menu {
+    pub const fn of<T: Choice>() -> Menu {
+        Menu(entries::<T>)
+    }
+
+    pub fn entries(&self) -> Vec<(String, &'static str)> {
+        (self.0)()
+    }
+}
+
+fn entries<T: Choice>() -> Vec<(String, &'static str)> {
+    T::ALL.iter().map(|c| (c.name(), c.label())).collect()
+}
+
+impl PartialEq for Menu {
+    fn eq(&self, other: &Menu) -> bool {
+        self.entries() == other.entries()
+    }
+}
+
+impl std::fmt::Debug for Menu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_list().entries(self.entries().iter().map(|(name, _)| name)).finish()
+    }
+}
+
+macro_rules! choice {
+    ($t:ty { $($variant:ident => $label:literal,)+ }) => {
+        impl Choice for $t {
+            const ALL: &'static [Self] = &[$(<$t>::$variant),+];
+            fn label(self) -> &'static str {
+                match self {
+                    $(<$t>::$variant => $label,)+
+                }
+            }
+        }
+    };
+}
+
+choice!(OnRefused {
+    Pause => "hold it and wait to be woken",
+    Drop => "drop it (counted as refused)",
+    Retry => "retry after a delay",
+});
+
+choice!(Backpressure {
+    Pause => "pause (a client we stop reading)",
+    Ignore => "ignore (a live source)",
+    Drop => "drop (ping requests left unanswered)",
+});
+
+choice!(Reaction {
+    None => "none",
+    Thin => "thin droppable messages",
+    PauseInput => "pause the producers",
+    Disconnect => "disconnect the client",
+});
+
+choice!(OnFull {
+    DropNewest => "drop the newcomer",
+    DropOldest => "drop the oldest",
+    DropDroppableFirst => "drop droppable ones first",
+    Refuse => "refuse (the sender holds it)",
+});
+
+choice!(Order {
+    Fifo => "first in, first out",
+    Lifo => "last in, first out",
+    Priority => "by priority, lower number first",
+});
+
+choice!(OnTimeout {
+    Retry => "again at once, on the same worker",
+    Requeue => "cancelled: back to its job queue, through the limiters",
+});
+
+choice!(Scope {
+    Shared => "shared by all destinations",
+    PerDestination => "one per destination",
+    PerClass => "one per class",
+});
+
+choice!(OpensOn {
+    Receipt => "receipt",
+    Processing => "processing",
+});
+
+choice!(CreditScope {
+    PerDestination => "one peer per destination",
+    Shared => "one peer for all",
+});
+
+choice!(Scheme {
+    Timer => "scheme 1: a timer, one per tick",
+    Batch => "scheme 2: a batch each span",
+    Anchored => "scheme 3: window anchored at the first message",
+    NaturalPeriod => "natural-period counter",
+    Spread => "pacer (extension)",
+    Sliding => "sliding window",
+    TokenBucket => "token bucket",
+});
+
+choice!(RateUnit {
+    Messages => "messages",
+    Bytes => "bytes",
+});
+
+choice!(OnExcess {
+    Delay => "delay it",
+    Reject => "reject it",
+});
+
+choice!(QueueKey {
+    PerInput => "one per sender",
+    PerDestination => "one per destination",
+    PerClass => "one per class",
+    Shared => "one for all (global FIFO)",
+});
+
+choice!(Discipline {
+    RoundRobin => "round robin over non-empty queues",
+    Priority => "strict priority, lower number first",
+    EventLoop => "event loop iterations",
+    Alternate => "alternate between queues (Exon's receive)",
+    Netsendq => "per-host windows (netsendq)",
+});
+
+choice!(Agents {
+    ByDestination => "its destination (else its sender's queue; per class: one agent)",
+    PerQueue => "one agent per demand queue",
+    Independent => "none: any worker takes any demand",
+});
+
+choice!(Iteration {
+    Snapshot => "snapshot",
+    All => "everything",
+});
+
+choice!(DemandOnFull {
+    DropNewest => "drop the newcomer",
+    DropOldest => "drop the oldest",
+    Refuse => "refuse",
+});
+
+/// The router's policies, each as a working router for `outputs` (the ids
+/// of the nodes it feeds), with its words.
+pub fn router_examples(outputs: &[String]) -> Vec<(RouterSpec, &'static str)> {
+    let classes = Default::default();
+    vec![
+        (RouterSpec::RoundRobin, "round robin"),
+        (RouterSpec::ByWeight { weights: vec![1.0; outputs.len().max(1)] }, "by weight"),
+        (RouterSpec::ByClass { classes, default: outputs.first().cloned() }, "by class"),
+        (RouterSpec::ByDestination, "by destination"),
+    ]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Each menu lists distinct names, each of which reads back as its
+    /// variant.
+    fn reads_back<T: Choice + serde::de::DeserializeOwned + std::fmt::Debug>() {
+        let names: Vec<String> = T::ALL.iter().map(|c| c.name()).collect();
+        let distinct: std::collections::BTreeSet<&String> = names.iter().collect();
+        assert_eq!(distinct.len(), names.len(), "{names:?}");
+        for c in T::ALL {
+            let read: T = crate::plumbing::json_read::from_value(&Value::String(c.name())).unwrap();
+            assert_eq!(&read, c);
+            assert!(!c.label().is_empty());
+        }
+    }
+
+    #[test]
+    fn every_menu_reads_back() {
+        reads_back::<OnRefused>();
+        reads_back::<Backpressure>();
+        reads_back::<Reaction>();
+        reads_back::<OnFull>();
+        reads_back::<Order>();
+        reads_back::<OnTimeout>();
+        reads_back::<Scope>();
+        reads_back::<OpensOn>();
+        reads_back::<CreditScope>();
+        reads_back::<Scheme>();
+        reads_back::<RateUnit>();
+        reads_back::<OnExcess>();
+        reads_back::<QueueKey>();
+        reads_back::<Discipline>();
+        reads_back::<Agents>();
+        reads_back::<Iteration>();
+        reads_back::<DemandOnFull>();
+        assert_eq!(Menu::of::<Order>().entries()[2], ("priority".to_string(), "by priority, lower number first"));
+    }
+
+    #[test]
+    fn every_router_example_is_a_router_of_its_policy() {
+        let outputs = ["a".to_string(), "b".to_string()];
+        let names: Vec<String> = router_examples(&outputs).iter().map(|(r, _)| kind_name(r)).collect();
+        assert_eq!(names, ["round_robin", "by_weight", "by_class", "by_destination"]);
+    }
+}
