@@ -49,7 +49,9 @@ pub use metrics::{DropReason, Percentiles, SeriesPoint, Transition, DEPTH_SERIES
 pub use playground::{Command, Playground};
 pub use plumbing::json_read::{from_value, to_value};
 pub use plumbing::pairs::merge_pairs;
-pub use plumbing::printable::{printable, printable_lines, thousands};
+pub use plumbing::numbers;
+pub use plumbing::printable::{printable, printable_lines};
+pub use plumbing::numbers::thousands;
 pub use plumbing::units;
 pub use report::{NodeReport, Report, Totals};
 pub use rng::SimRng;

@@ -4,6 +4,7 @@
 //! nodes are charted together, one colour each. Below, a strip shows each
 //! selected queue's send state over time.
 
+use sluice_engine::numbers;
 use std::rc::Rc;
 
 use plotters::prelude::*;
@@ -47,7 +48,7 @@ fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), 
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 14))
         .x_label_formatter(&|t| axis.label(*t, t_max))
-        .y_label_formatter(&|v| short(*v))
+        .y_label_formatter(&|v| numbers::axis(*v))
         .light_line_style(RGBColor(241, 243, 245))
         .draw()?;
     // The key is HTML beside the canvas: plotters sizes an in-canvas key by
@@ -71,22 +72,6 @@ fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), 
     }
     root.present()?;
     Ok(())
-}
-
-/// 1500 → "1.5k": axis labels stay short.
-pub fn short(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e6 {
-        format!("{:.1}M", v / 1e6)
-    } else if a >= 1e4 {
-        format!("{:.0}k", v / 1e3)
-    } else if a >= 100.0 || v == v.trunc() {
-        format!("{v:.0}")
-    } else if a >= 1.0 {
-        format!("{v:.1}")
-    } else {
-        format!("{v:.3}")
-    }
 }
 
 #[derive(Properties, PartialEq)]
@@ -231,7 +216,7 @@ fn time_in_states(seconds: &[f64; 4]) -> String {
         .iter()
         .zip(seconds)
         .filter(|(_, &s)| s > 0.0)
-        .map(|(state, &s)| format!("{} {} s ({:.0} %)", state.as_str(), short(s), s / total.max(1e-12) * 100.0))
+        .map(|(state, &s)| format!("{} {} s ({:.0} %)", state.as_str(), numbers::axis(s), s / total.max(1e-12) * 100.0))
         .collect::<Vec<_>>()
         .join(", ")
 }
@@ -261,7 +246,7 @@ fn state_strips(props: &StripsProps) -> Html {
         let rects = bands.into_iter().map(|b| {
             html! {
                 <rect x={format!("{:.3}", b.from_s / end * 1000.0)} y="0" width={format!("{:.3}", (b.to_s - b.from_s) / end * 1000.0)} height="14" fill={state_colour(b.worst.into())}>
-                    <title>{ format!("{} s to {} s: {}", short(b.from_s), short(b.to_s), time_in_states(&b.seconds)) }</title>
+                    <title>{ format!("{} s to {} s: {}", numbers::axis(b.from_s), numbers::axis(b.to_s), time_in_states(&b.seconds)) }</title>
                 </rect>
             }
         });

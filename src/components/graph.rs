@@ -23,7 +23,7 @@ use wasm_bindgen::JsCast;
 use web_sys::{Element, WheelEvent};
 use yew::prelude::*;
 
-use crate::view::words::{kind_label, short_figure, theory_summary};
+use crate::view::words::{kind_label, three_figures, theory_summary};
 
 use crate::browser::resize::SizeWatch;
 use crate::components::flow_layer::{FlowGeometry, FlowKey, FlowLayer};
@@ -537,7 +537,7 @@ pub fn graph(props: &GraphProps) -> Html {
         let theory_tag = match &node.theory {
             Some(Ok(TheoryView { prediction, measured, .. })) => Some(match &prediction.steady {
                 Some(steady) => (
-                    format!("{}: {} waiting · theory {}", prediction.name, short_figure(measured.mean_waiting), short_figure(steady.mean_waiting)),
+                    format!("{}: {} waiting · theory {}", prediction.name, three_figures(measured.mean_waiting), three_figures(steady.mean_waiting)),
                     theory_summary(prediction, measured, steady),
                 ),
                 None => {

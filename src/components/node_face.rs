@@ -2,6 +2,7 @@
 //! and key figure (also what a screen reader hears), squeezed to fit the
 //! block, and a queue's fill bar with its soft and hard marks.
 
+use sluice_engine::numbers;
 use sluice_engine::scenario::Kind;
 use sluice_engine::State;
 use yew::prelude::*;
@@ -33,23 +34,6 @@ pub(crate) fn spaced(text: &str) -> String {
     format!("{text} ")
 }
 
-/// A load as a block shows it: two decimals, "over 99" past that.
-fn load_words(rho: f64) -> String {
-    if rho > 99.0 {
-        "over 99".into()
-    } else {
-        format!("{rho:.2}")
-    }
-}
-
-fn human_bytes(bytes: u64) -> String {
-    match bytes {
-        b if b >= 1 << 20 => format!("{:.1} MiB", b as f64 / (1u64 << 20) as f64),
-        b if b >= 1 << 10 => format!("{:.1} KiB", b as f64 / 1024.0),
-        b => format!("{b} B"),
-    }
-}
-
 /// What a node shows in words: its status line and its figure; a screen
 /// reader hears the kind, the id, then these (the label starts with what
 /// is drawn, in the order drawn), then `more` if any.
@@ -64,8 +48,8 @@ pub(crate) fn describe(node: &NodeView) -> (String, String, Option<String>) {
             let state = node.state.unwrap_or(State::Ready);
             let status = if node.disconnected { format!("send: {state} · disconnected") } else { format!("send: {state}") };
             let figure = match node.load {
-                Some(rho) => format!("{} waiting · load {}", node.depth, load_words(rho)),
-                None => format!("{} waiting · {}", node.depth, human_bytes(node.depth_bytes)),
+                Some(rho) => format!("{} waiting · load {}", node.depth, numbers::load(rho)),
+                None => format!("{} waiting · {}", node.depth, numbers::bytes(node.depth_bytes)),
             };
             (status, figure, None)
         }

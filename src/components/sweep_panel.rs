@@ -16,7 +16,8 @@ use std::rc::Rc;
 
 use plotters::prelude::*;
 use sluice_engine::playground::SweepTicket;
-use sluice_engine::sweep::{value_text, Report, Request, SweepResult};
+use sluice_engine::numbers::{as_written, axis, four_figures};
+use sluice_engine::sweep::{Report, Request, SweepResult};
 use sluice_engine::Scenario;
 use gloo_events::EventListener;
 use wasm_bindgen::JsCast;
@@ -289,10 +290,10 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             let x = p.values.get(&r.name).copied().unwrap_or(f64::NAN);
             let e = p.metrics.get(&metric);
             let measured = match e.and_then(|e| e.mean) {
-                Some(mean) => format!("{} ± {}", figure(mean), e.and_then(|e| e.ci95).map_or("—".into(), figure)),
+                Some(mean) => format!("{} ± {}", four_figures(mean), e.and_then(|e| e.ci95).map_or("—".into(), four_figures)),
                 None => "no value".into(),
             };
-            let theory = p.predicted(&metric).map_or(String::new(), figure);
+            let theory = p.predicted(&metric).map_or(String::new(), four_figures);
             let on_use = props.on_use_value.reform({
                 let name = r.name.clone();
                 move |_: MouseEvent| (name.clone(), x)
@@ -300,9 +301,9 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             let now = current == Some(x);
             html! {
                 <tr class={classes!(now.then_some("now"))}>
-                    <td>{ value_text(x) }</td><td>{ measured }</td><td>{ theory }</td>
-                    <td><button class="small" data-testid={format!("sweep-use-{}", value_text(x))} onclick={on_use}
-                        aria-label={format!("{} {} = {}", if now { "In use:" } else { "Use" }, r.name, value_text(x))}>{ if now { "In use" } else { "Use" } }</button></td>
+                    <td>{ as_written(x) }</td><td>{ measured }</td><td>{ theory }</td>
+                    <td><button class="small" data-testid={format!("sweep-use-{}", as_written(x))} onclick={on_use}
+                        aria-label={format!("{} {} = {}", if now { "In use:" } else { "Use" }, r.name, as_written(x))}>{ if now { "In use" } else { "Use" } }</button></td>
                 </tr>
             }
         });
@@ -366,18 +367,6 @@ fn breakable(name: &str) -> Html {
     html! { <>{ for parts }</> }
 }
 
-/// A figure for the table: four significant digits.
-fn figure(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if v.abs() >= 1000.0 {
-        format!("{v:.0}")
-    } else {
-        let digits = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
-        format!("{v:.digits$}")
-    }
-}
-
 /// Draws the sweep; returns where its plotting area lies, for clicks.
 fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &str, current: Option<f64>) -> Result<XMap, Box<dyn std::error::Error>> {
     let backend = MeasuredCanvas::new(canvas).ok_or("no 2d context")?;
@@ -410,8 +399,8 @@ fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &str, current: Option
         .y_desc(metric)
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 14))
-        .x_label_formatter(&|v| crate::components::chart::short(*v))
-        .y_label_formatter(&|v| crate::components::chart::short(*v))
+        .x_label_formatter(&|v| axis(*v))
+        .y_label_formatter(&|v| axis(*v))
         .light_line_style(RGBColor(241, 243, 245))
         .draw()?;
     let blue = RGBColor(0x1c, 0x7e, 0xd6);

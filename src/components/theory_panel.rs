@@ -10,7 +10,7 @@ use yew::prelude::*;
 
 use crate::components::glossary::Term;
 use crate::view::snapshot::TheoryView;
-use crate::view::words::{percent, short_figure, thousands};
+use crate::view::words::{percent, three_figures, thousands};
 
 /// A row of the table: its name, its test id, the measured figure (if any
 /// yet), the predicted one, and how both are written.
@@ -35,14 +35,14 @@ pub fn theory_panel(props: &TheoryPanelProps) -> Html {
                 (false, _) => (measured, "Measured since time zero: the figures approach the theory's as the run grows long.".to_string()),
                 (true, false) => (
                     measured,
-                    format!("Measured since t = {} s, when this queue's model last changed: the run before it had other settings.", short_figure(*since_s)),
+                    format!("Measured since t = {} s, when this queue's model last changed: the run before it had other settings.", three_figures(*since_s)),
                 ),
                 (true, true) => (over_all, "Measured since time zero, mixing the settings before the last change with the present ones.".to_string()),
             };
             // How much the average is of, and whether that is enough yet.
             let span = format!(
                 " Over {} s, {} left the queue{}",
-                short_figure(measured.span_s),
+                three_figures(measured.span_s),
                 thousands(measured.left as f64),
                 if measured.is_short() {
                     ": too few for an average to settle. A queue's mean length has a long memory: it takes thousands of \
@@ -75,9 +75,9 @@ pub fn theory_panel(props: &TheoryPanelProps) -> Html {
                     </>
                 },
                 Some(steady) => {
-                    let seconds = |v: f64| format!("{} s", short_figure(v));
+                    let seconds = |v: f64| format!("{} s", three_figures(v));
                     let rows: [Row; 3] = [
-                        (html! { <>{"Mean waiting ("}<Term word="Lq" />{")"}</> }, "waiting", Some(measured.mean_waiting), steady.mean_waiting, short_figure),
+                        (html! { <>{"Mean waiting ("}<Term word="Lq" />{")"}</> }, "waiting", Some(measured.mean_waiting), steady.mean_waiting, three_figures),
                         (html! { <>{"Mean wait ("}<Term word="Wq" />{")"}</> }, "wait", measured.mean_wait_s, steady.mean_wait_s, seconds),
                         (html! { {"Drop probability"} }, "drop", measured.drop_probability, steady.drop_probability, percent),
                     ];

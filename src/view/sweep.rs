@@ -9,6 +9,7 @@
 //!   for the same request.
 //! - Plain Rust: no browser types, so it is tested natively.
 
+use sluice_engine::numbers::typed;
 use sluice_engine::sweep::{field_value, metric_names, PointResult, Report, Request, SweepResult};
 use sluice_engine::playground::SweepTicket;
 use sluice_engine::Scenario;
@@ -46,8 +47,8 @@ impl SweepForm {
         let (from, to) = if current > 0.0 { (current * 0.5, current * 1.5) } else { (0.0, 10.0) };
         let (from, to) = if whole { (from.floor().max(if current >= 1.0 { 1.0 } else { 0.0 }), to.ceil()) } else { (from, to) };
         SweepForm {
-            from: short(from),
-            to: short(to),
+            from: typed(from),
+            to: typed(to),
             points: "8".into(),
             reps: "5".into(),
             until_s: "200".into(),
@@ -59,11 +60,11 @@ impl SweepForm {
     pub fn of_request(request: &Request, metric: &str) -> SweepForm {
         let values = request.vary.first().map(|v| v.values.clone()).unwrap_or_default();
         SweepForm {
-            from: values.first().map_or_else(String::new, |v| short(*v)),
-            to: values.last().map_or_else(String::new, |v| short(*v)),
+            from: values.first().map_or_else(String::new, |v| typed(*v)),
+            to: values.last().map_or_else(String::new, |v| typed(*v)),
             points: values.len().to_string(),
             reps: request.reps.to_string(),
-            until_s: short(request.until_s),
+            until_s: typed(request.until_s),
             metric: metric.to_string(),
         }
     }
@@ -103,11 +104,6 @@ impl SweepForm {
 pub const MOST_POINTS: usize = 200;
 pub const MOST_REPS: usize = 100;
 
-/// A number as a person types it.
-fn short(v: f64) -> String {
-    let rounded = (v * 1e6).round() / 1e6;
-    format!("{rounded}")
-}
 
 /// The metric to chart first: a mean depth (the swept node's, else the
 /// first queue's), else a drop probability, else a throughput, else the

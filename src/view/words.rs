@@ -2,6 +2,7 @@
 //! people read them. Shared by the palette, the canvas, the inspector and
 //! the panels, so that one thing is always written one way.
 
+pub use sluice_engine::numbers::{percent, three_figures};
 use sluice_engine::scenario::Kind;
 use sluice_engine::theory::{Measured, Prediction, Steady};
 
@@ -29,60 +30,21 @@ pub fn kind_label(kind: Kind) -> String {
     c.next().map(|f| f.to_uppercase().collect::<String>() + c.as_str()).unwrap_or_default()
 }
 
-/// Three significant figures at most, so measured and predicted line up.
-pub fn short_figure(v: f64) -> String {
-    let a = v.abs();
-    if a >= 100.0 {
-        format!("{v:.0}")
-    } else if a >= 10.0 {
-        format!("{v:.1}")
-    } else if a >= 0.01 || a == 0.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.1e}")
-    }
-}
-
-pub fn percent(p: f64) -> String {
-    if p == 0.0 {
-        "0 %".to_string()
-    } else if p >= 0.001 {
-        format!("{:.1} %", p * 100.0)
-    } else {
-        format!("{:.1e} %", p * 100.0)
-    }
-}
-
 /// All three figures in one line, measured then predicted.
 pub fn theory_summary(prediction: &Prediction, measured: &Measured, steady: &Steady) -> String {
     let or_dash = |v: Option<f64>, show: fn(f64) -> String| v.map_or_else(|| "–".to_string(), show);
     format!(
         "{}: measured {} waiting, wait {} s, {} dropped; theory {} waiting, wait {} s, {} dropped",
         prediction.name,
-        short_figure(measured.mean_waiting),
-        or_dash(measured.mean_wait_s, short_figure),
+        three_figures(measured.mean_waiting),
+        or_dash(measured.mean_wait_s, three_figures),
         or_dash(measured.drop_probability, percent),
-        short_figure(steady.mean_waiting),
-        short_figure(steady.mean_wait_s),
+        three_figures(steady.mean_waiting),
+        three_figures(steady.mean_wait_s),
         percent(steady.drop_probability)
     )
 }
 
-/// A number rounded to a whole one, with thousands separators (the
-/// engine's, so that the page and the engine's messages agree).
+// Numbers are written in the engine's styles (`sluice_engine::numbers`),
+// so that the page and the engine's messages agree.
 pub use sluice_engine::thousands;
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn thousands_are_separated() {
-        assert_eq!(thousands(3000.0), "3,000");
-        assert_eq!(thousands(999.4), "999");
-        assert_eq!(thousands(1_234_567.8), "1,234,568");
-        assert_eq!(thousands(-12_345.0), "-12,345");
-        assert_eq!(thousands(0.0), "0");
-        assert_eq!(thousands(f64::NAN), "–");
-    }
-}

@@ -4,7 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::number;
+use crate::plumbing::numbers::plain;
 use crate::measure::Mark;
 use crate::metrics::{entries_into, DropReason};
 use crate::simulation::Simulation;
@@ -178,10 +178,10 @@ impl Figure {
     /// A value of this figure with its unit: "20 %", "0.4 s", "12".
     pub(super) fn amount(self, v: f64) -> String {
         match self {
-            Figure::DropFraction => format!("{} %", number(v * 100.0)),
-            Figure::MeanWait | Figure::MeanSojourn => format!("{} s", number(v)),
-            Figure::Throughput => format!("{} a second", number(v)),
-            _ => number(v),
+            Figure::DropFraction => format!("{} %", plain(v * 100.0)),
+            Figure::MeanWait | Figure::MeanSojourn => format!("{} s", plain(v)),
+            Figure::Throughput => format!("{} a second", plain(v)),
+            _ => plain(v),
         }
     }
 
@@ -192,7 +192,7 @@ impl Figure {
         let Some(v) = value else {
             return format!("{node}: no figure yet ({})", no_value_because(self));
         };
-        let n = number(v);
+        let n = plain(v);
         let times = if v == 1.0 { "once".to_string() } else { format!("{n} times") };
         let messages = if v == 1.0 { "1 message".to_string() } else { format!("{n} messages") };
         match self {

@@ -21,6 +21,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::measure::Mark;
+use crate::plumbing::numbers::plain;
 use crate::scenario::{FieldPath, Scenario, ScenarioError};
 use crate::simulation::Simulation;
 use crate::time::SimTime;
@@ -300,10 +301,10 @@ impl Watch {
             };
             // The figure's own bounds, if any, still hold; the ratio's too.
             let direct = c.at_least.is_none() && c.at_most.is_none() || passed;
-            let ratio_holds = within(ratio.unwrap_or(f64::NAN), c.b_over_a_at_least, c.b_over_a_at_most, |v| format!("B/A {}", number(v)), &mut bounds);
+            let ratio_holds = within(ratio.unwrap_or(f64::NAN), c.b_over_a_at_least, c.b_over_a_at_most, |v| format!("B/A {}", plain(v)), &mut bounds);
             passed = direct && ratio_holds && ratio.is_some();
             figure = ratio;
-            text = format!("A: {}; B: {}; B/A = {}", j.figure.in_words(&c.node, a), j.figure.in_words(&c.node, b), ratio.map_or_else(|| "no value".into(), number));
+            text = format!("A: {}; B: {}; B/A = {}", j.figure.in_words(&c.node, a), j.figure.in_words(&c.node, b), ratio.map_or_else(|| "no value".into(), plain));
             if ratio.is_none() {
                 text.push_str(" (A gives nothing to compare with)");
             }
@@ -349,19 +350,6 @@ fn judged(check: &Check, scenario: &Scenario, runs: usize) -> Result<Judged, Str
         return Err(format!("check on {} {} has no bound", check.node, check.figure));
     }
     Ok(Judged { check: check.clone(), node, figure, run })
-}
-
-/// A number for people: whole numbers as such, others to three figures.
-pub(super) fn number(v: f64) -> String {
-    if v.is_finite() && v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else if v.is_finite() && v.abs() >= 100.0 {
-        format!("{v:.0}")
-    } else if v.is_finite() {
-        format!("{:.3}", v).trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        "—".to_string()
-    }
 }
 
 /// A lesson: its text and its scenario.
@@ -547,11 +535,4 @@ mod tests {
         assert!(verdict.results[0].text.contains("B/A = no value (A gives nothing to compare with)"), "{verdict:?}");
     }
 
-    #[test]
-    fn numbers_read_well() {
-        assert_eq!(number(3.0), "3");
-        assert_eq!(number(0.25), "0.25");
-        assert_eq!(number(1234.56), "1235");
-        assert_eq!(number(f64::NAN), "—");
-    }
 }

@@ -14,7 +14,8 @@ use serde::{Deserialize, Serialize};
 use crate::scenario::Scenario;
 use crate::sweep::{Request, SweepResult};
 
-use super::{number, CheckResult, Verdict};
+use super::{CheckResult, Verdict};
+use crate::plumbing::numbers::plain;
 
 /// What to sweep, and what must hold of the result.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -131,7 +132,7 @@ fn judge(c: &SweepCheck, result: &SweepResult) -> CheckResult {
                 "{}: the 95% interval holds the theory at {covered} of {} points (at least {}%)",
                 c.metric,
                 judged.len(),
-                number(share * 100.0)
+                plain(share * 100.0)
             ),
             figure,
             passed: figure.is_some_and(|f| f >= share),
@@ -143,11 +144,11 @@ fn judge(c: &SweepCheck, result: &SweepResult) -> CheckResult {
     };
     let value = point.and_then(|p| p.metrics.get(&c.metric)).and_then(|e| e.mean);
     let at = point
-        .map(|p| p.values.iter().map(|(name, v)| format!("{name} = {}", number(*v))).collect::<Vec<_>>().join(", "))
+        .map(|p| p.values.iter().map(|(name, v)| format!("{name} = {}", plain(*v))).collect::<Vec<_>>().join(", "))
         .unwrap_or_default();
     let mut bounds = Vec::new();
     // Without a value, no bound holds (NaN meets none) and the check fails.
-    let passed = super::within(value.unwrap_or(f64::NAN), c.at_least, c.at_most, number, &mut bounds) && value.is_some();
-    let shown = value.map_or_else(|| "no value".to_string(), number);
+    let passed = super::within(value.unwrap_or(f64::NAN), c.at_least, c.at_most, plain, &mut bounds) && value.is_some();
+    let shown = value.map_or_else(|| "no value".to_string(), plain);
     CheckResult { text: format!("{} at {at}: {shown} ({})", c.metric, bounds.join(", ")), figure: value, passed }
 }

@@ -49,27 +49,6 @@ pub fn printable_lines(text: &str) -> String {
     out
 }
 
-/// A number rounded to a whole one, with thousands separators: 3000 →
-/// "3,000", 1234567.8 → "1,234,568". Not finite: "–". (The page's words
-/// and the watchdog's messages both write numbers so.)
-pub fn thousands(v: f64) -> String {
-    if !v.is_finite() {
-        return "–".to_string();
-    }
-    let digits = format!("{:.0}", v.abs());
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    if v.round() < 0.0 {
-        out.insert(0, '-');
-    }
-    out
-}
-
 /// A name or id from a scenario, quoted for an error message: escaped,
 /// and no more than a short prefix of an over-long one.
 pub fn quoted(text: &str) -> String {

@@ -13,6 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::plumbing::field_path::Step;
 use crate::plumbing::number_field::NumberField;
+use crate::plumbing::numbers::readable;
 use crate::plumbing::printable::printable;
 
 /// One problem in a scenario: where it is and what is wrong.
@@ -75,16 +76,6 @@ pub(crate) fn check_range(errors: &mut Vec<FieldError>, path: String, value: f64
     }
 }
 
-/// A number as a person would write it: `1e9` rather than ten digits,
-/// `1e300` rather than three hundred.
-fn readable(v: f64) -> String {
-    let a = v.abs();
-    if a >= 1e7 || (a > 0.0 && a < 1e-4) {
-        format!("{v:e}")
-    } else {
-        format!("{v}")
-    }
-}
 
 
 impl Period {

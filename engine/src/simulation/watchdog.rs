@@ -98,7 +98,7 @@ impl std::fmt::Display for Creep {
             self.at,
             self.gained,
             self.events,
-            crate::plumbing::printable::thousands((self.events.saturating_mul(1_000_000_000) / self.gained.as_nanos().max(1)) as f64),
+            crate::plumbing::numbers::thousands((self.events.saturating_mul(1_000_000_000) / self.gained.as_nanos().max(1)) as f64),
             counted(&self.nodes)
         )
     }

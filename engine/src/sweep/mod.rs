@@ -24,6 +24,7 @@ mod statistics;
 use std::collections::BTreeMap;
 
 use crate::measure::Mark;
+use crate::plumbing::numbers::as_written;
 use crate::scenario::{BlockSpec, FieldPath, Kind, Scenario, SetError};
 use crate::simulation::Simulation;
 use crate::theory::Model;
@@ -404,18 +405,9 @@ impl Plan {
 
 /// A point for people: `line.soft_limit.messages = 20, src.rate = 4`.
 fn describe(varies: &[Vary], point: &[f64]) -> String {
-    varies.iter().zip(point).map(|(v, &x)| format!("{} = {}", v.name, value_text(x))).collect::<Vec<_>>().join(", ")
+    varies.iter().zip(point).map(|(v, &x)| format!("{} = {}", v.name, as_written(x))).collect::<Vec<_>>().join(", ")
 }
 
-/// A varied value as people read it: as written for ordinary magnitudes,
-/// in scientific notation for the extreme ones.
-pub fn value_text(x: f64) -> String {
-    if x != 0.0 && !(1e-6..1e15).contains(&x.abs()) {
-        format!("{x:e}")
-    } else {
-        format!("{x}")
-    }
-}
 
 #[cfg(test)]
 mod tests;

@@ -6,6 +6,7 @@
 //! puts the points back in grid order, so merged shards are byte for byte
 //! the unsharded sweep's JSON.
 
+use crate::plumbing::numbers::{as_written, significant};
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -123,15 +124,15 @@ impl SweepResult {
         }
         let mut rows: Vec<Vec<String>> = vec![header];
         for p in &self.points {
-            let mut row: Vec<String> = self.varied.iter().map(|v| p.values.get(v).map_or(String::new(), |&x| super::value_text(x))).collect();
+            let mut row: Vec<String> = self.varied.iter().map(|v| p.values.get(v).map_or(String::new(), |&x| as_written(x))).collect();
             for (n, &t) in names.iter().zip(&with_theory) {
                 row.push(match p.metrics.get(n) {
-                    Some(Estimate { mean: Some(m), ci95: Some(h), .. }) => format!("{} ± {}", short(*m), short(*h)),
-                    Some(Estimate { mean: Some(m), .. }) => short(*m),
+                    Some(Estimate { mean: Some(m), ci95: Some(h), .. }) => format!("{} ± {}", significant(*m), significant(*h)),
+                    Some(Estimate { mean: Some(m), .. }) => significant(*m),
                     _ => "–".into(),
                 });
                 if t {
-                    row.push(p.predicted(n).map_or("–".into(), short));
+                    row.push(p.predicted(n).map_or("–".into(), significant));
                 }
             }
             rows.push(row);
@@ -148,18 +149,6 @@ impl SweepResult {
             out.push('\n');
         }
         out
-    }
-}
-
-/// Four significant figures, for the table.
-fn short(v: f64) -> String {
-    if v == 0.0 {
-        "0".into()
-    } else if (1e-3..1e6).contains(&v.abs()) {
-        let decimals = (3 - v.abs().log10().floor() as i32).clamp(0, 6) as usize;
-        format!("{v:.decimals$}")
-    } else {
-        format!("{v:.3e}")
     }
 }
 
