@@ -501,3 +501,107 @@ impl Dispatcher {
         ctx.stats.set_depth(ctx.core.now, self.waiting, self.waiting_bytes);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::bench::Bench;
+
+    fn dispatcher(spec: serde_json::Value) -> Dispatcher {
+        let mut spec = spec;
+        spec["service_time"] = serde_json::json!({"dist": "fixed", "value": 1.0});
+        let spec: DispatcherSpec = serde_json::from_value(spec).unwrap();
+        let map = DispatcherMap { class_names: vec!["a".into(), "b".into()], node_ids: vec!["d".into(), "p1".into(), "p2".into()], inputs: vec![1, 2] };
+        Dispatcher::new(spec, map)
+    }
+
+    /// Picks until nothing can be served (no demand ends meanwhile): the
+    /// ids served, in order.
+    fn serve_all(d: &mut Dispatcher, b: &mut Bench, finish: bool) -> Vec<u64> {
+        let mut served = Vec::new();
+        while let Pick::Serve(_, msg) = d.pick(&mut b.ctx()) {
+            served.push(msg.id);
+            if finish {
+                d.demand_finished(msg.id);
+            }
+        }
+        served
+    }
+
+    /// Round robin over two senders' queues: one demand from each in turn,
+    /// FIFO inside one; a full queue refuses (`refuse`), the other still
+    /// takes.
+    #[test]
+    fn round_robin_alternates_between_senders_and_a_full_queue_refuses() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "per_input", "capacity": 3, "on_full": "refuse", "agents": "independent"}));
+        let mut sent = Vec::new();
+        for from in [1, 1, 1, 2, 2] {
+            let msg = b.message(10, 0);
+            assert!(d.offer(msg, from, &mut b.ctx()));
+            sent.push(msg.id);
+        }
+        let fourth = b.message(10, 0);
+        assert!(!d.offer(fourth, 1, &mut b.ctx()), "the first sender's queue holds its capacity");
+        assert_eq!(d.waiting(), 5);
+        assert_eq!(serve_all(&mut d, &mut b, true), [sent[0], sent[3], sent[1], sent[4], sent[2]]);
+        assert_eq!(d.waiting(), 0);
+    }
+
+    /// An agent runs one demand at a time: with `per_queue` agents, a
+    /// queue whose demand is running is passed over, keeping its place,
+    /// until that demand ends, whatever the workers.
+    #[test]
+    fn an_agent_never_runs_two_demands_at_once() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "per_input", "agents": "per_queue", "workers": 4}));
+        let ids: Vec<u64> = [1, 1, 2]
+            .into_iter()
+            .map(|from| {
+                let msg = b.message(10, 0);
+                d.offer(msg, from, &mut b.ctx());
+                msg.id
+            })
+            .collect();
+        assert_eq!(serve_all(&mut d, &mut b, false), [ids[0], ids[2]], "one demand per agent, though four workers are free");
+        d.demand_finished(ids[0]);
+        assert_eq!(serve_all(&mut d, &mut b, false), [ids[1]], "its agent free again, the first queue's next runs");
+    }
+
+    /// A demand that waited its time to live is skipped when a worker
+    /// reaches it (`expired`), and the worker goes on to the next; one
+    /// younger is served.
+    #[test]
+    fn an_expired_demand_is_skipped_at_extraction() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "shared", "ttl_s": 1.0, "agents": "independent"}));
+        let old = b.message(10, 0);
+        d.offer(old, 1, &mut b.ctx());
+        b.at(0.5);
+        let young = b.message(10, 0);
+        d.offer(young, 1, &mut b.ctx());
+        b.at(1.2);
+        assert_eq!(serve_all(&mut d, &mut b, true), [young.id]);
+        assert_eq!(b.stats.dropped[DropReason::Expired as usize], 1);
+        assert_eq!(d.waiting(), 0);
+    }
+
+    /// `register_once`: a task registered again while it still waits is
+    /// merged into the waiting one (`merged`); once its run starts it may
+    /// be registered again.
+    #[test]
+    fn a_task_waiting_is_registered_once() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "shared", "register_once": true, "agents": "independent"}));
+        let first = b.message(10, 0);
+        assert!(d.offer(first, 1, &mut b.ctx()));
+        assert!(d.offer(b.message(10, 0), 1, &mut b.ctx()), "taken, and merged");
+        assert_eq!(b.stats.dropped[DropReason::Merged as usize], 1);
+        assert!(d.offer(b.message(10, 1), 1, &mut b.ctx()), "another class is another task");
+        assert_eq!(d.waiting(), 2);
+        assert_eq!(serve_all(&mut d, &mut b, true).len(), 2);
+        assert!(d.offer(b.message(10, 0), 1, &mut b.ctx()));
+        assert_eq!(b.stats.dropped[DropReason::Merged as usize], 1, "its run started: a new registration");
+        assert_eq!(d.waiting(), 1);
+    }
+}

@@ -615,3 +615,115 @@ impl Producer {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::context::bench::Bench;
+
+    fn producer(spec: serde_json::Value) -> Producer {
+        let spec: ProducerSpec = serde_json::from_value(spec).unwrap();
+        Producer::new(spec, ClassMap { class_base: 0, destinations: Vec::new() })
+    }
+
+    /// Runs the producer's own events (arrivals, retries) up to `until_s`,
+    /// handing each message it offers to `takes` (taken or refused), and
+    /// returns every offer with its instant: the count the tests hold the
+    /// producer to, made from the messages themselves.
+    fn drive(p: &mut Producer, b: &mut Bench, until_s: f64, takes: &mut dyn FnMut(f64, &Message) -> bool) -> Vec<(f64, Message)> {
+        let mut offers = Vec::new();
+        let until = SimTime::from_secs_f64(until_s);
+        while b.core.scheduler.peek_time().is_some_and(|t| t <= until) {
+            let event = b.core.scheduler.pop().unwrap();
+            b.core.now = event.time();
+            let action = match event.kind() {
+                EventKind::Arrival => {
+                    let (action, next) = p.on_arrival(event.data, &mut b.ctx());
+                    if let Some(next) = next {
+                        b.core.scheduler.push(next);
+                    }
+                    action
+                }
+                EventKind::Retry => p.on_retry(event.data, &mut b.ctx()),
+                _ => ProducerAction::Nothing,
+            };
+            if let ProducerAction::Offer(msg) = action {
+                let t = b.core.now.as_secs_f64();
+                offers.push((t, msg));
+                if takes(t, &msg) {
+                    p.on_accepted(&mut b.ctx());
+                } else {
+                    p.on_refused(msg, &mut b.ctx());
+                }
+            }
+        }
+        b.core.now = until;
+        offers
+    }
+
+    /// Paused by a queue it feeds, an open-loop producer makes what comes
+    /// due and keeps it (counted as held); when the pause lifts it offers
+    /// that backlog first, oldest first, then what comes due after. Nothing
+    /// due is lost or made twice.
+    #[test]
+    fn what_comes_due_while_paused_is_kept_and_sent_first_in_order() {
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}}));
+        p.start(&mut b.ctx());
+        let before = drive(&mut p, &mut b, 1.0, &mut |_, _| true);
+        p.on_backpressure(true, &mut b.ctx());
+        let paused = drive(&mut p, &mut b, 2.0, &mut |_, _| true);
+        assert!(paused.is_empty(), "nothing is offered while paused");
+        assert_eq!(p.holds(), 10, "the ten due from 1.1 s to 2.0 s wait in the producer");
+        p.on_backpressure(false, &mut b.ctx());
+        let after = drive(&mut p, &mut b, 3.0, &mut |_, _| true);
+        let all: Vec<&Message> = before.iter().chain(&after).map(|(_, m)| m).collect();
+        assert_eq!(all.len(), 30, "every message due by 3 s, once");
+        assert!(all.windows(2).all(|w| w[0].created <= w[1].created && w[0].id < w[1].id), "in the order they came due");
+        // The backlog leaves at the instant the pause lifts.
+        assert!(after[..10].iter().all(|(t, _)| *t == 2.0), "{:?}", &after[..10].iter().map(|(t, _)| *t).collect::<Vec<_>>());
+        assert_eq!(p.holds(), 0);
+    }
+
+    /// `on_refused: retry` holds the refused message and offers that same
+    /// message again every `retry_after_s`, making nothing new meanwhile;
+    /// `drop` discards it (counted as refused) and goes on.
+    #[test]
+    fn a_refused_message_is_retried_alone_or_dropped_as_configured() {
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}, "on_refused": "retry", "retry_after_s": 0.25}));
+        p.start(&mut b.ctx());
+        // The first offer is refused until 1.0 s.
+        let offers = drive(&mut p, &mut b, 2.0, &mut |t, _| t >= 1.0);
+        let first = offers[0].1.id;
+        let retries: Vec<f64> = offers.iter().take_while(|(_, m)| m.id == first).map(|(t, _)| *t).collect();
+        assert_eq!(retries, [0.1, 0.35, 0.6, 0.85, 1.1], "offered again every 0.25 s until taken");
+        assert_eq!(offers[retries.len()].1.id, first + 1, "nothing new was made meanwhile");
+        assert_eq!(b.stats.dropped_total(), 0);
+
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}, "on_refused": "drop"}));
+        p.start(&mut b.ctx());
+        let offers = drive(&mut p, &mut b, 1.0, &mut |t, _| t > 0.55);
+        assert_eq!(offers.len(), 10, "one offer per arrival, none repeated");
+        assert_eq!(b.stats.dropped[DropReason::Refused as usize], 5, "the five refused are dropped as refused");
+        assert_eq!(p.holds(), 0);
+    }
+
+    /// `backpressure: drop` keeps making messages while paused and drops
+    /// each unanswered; `ignore` keeps offering them.
+    #[test]
+    fn a_pause_drops_or_is_ignored_as_the_source_is() {
+        for (backpressure, offered, unanswered) in [("drop", 0, 5), ("ignore", 5, 0)] {
+            let mut b = Bench::new();
+            let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}, "backpressure": backpressure}));
+            p.start(&mut b.ctx());
+            drive(&mut p, &mut b, 0.5, &mut |_, _| true);
+            p.on_backpressure(true, &mut b.ctx());
+            let offers = drive(&mut p, &mut b, 1.0, &mut |_, _| true);
+            assert_eq!(offers.len(), offered, "{backpressure}: offered while paused");
+            assert_eq!(b.stats.dropped[DropReason::Unanswered as usize], unanswered, "{backpressure}");
+            assert_eq!(p.holds(), 0, "{backpressure}: nothing kept");
+        }
+    }
+}
