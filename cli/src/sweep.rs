@@ -7,7 +7,7 @@
 //! replications are collected in order before any is summarised.
 
 use rayon::prelude::*;
-use sluice_engine::sweep::{merge, parse_vary, warmup_for, Options, Plan, Replication, SweepResult};
+use sluice_engine::sweep::{merge, parse_vary, warmup_for, Options, Plan, Replication, SweepError, SweepResult};
 
 /// The most threads a sweep starts.
 const MAX_JOBS: usize = 1024;
@@ -50,15 +50,15 @@ fn parse_shard(text: &str) -> Result<(usize, usize), String> {
 
 pub fn run(request: Request) -> Result<String, String> {
     let scenario = crate::load(&request.file)?;
-    let varies = request.vary.iter().map(|v| parse_vary(v, &scenario)).collect::<Result<Vec<_>, _>>()?;
+    let varies = request.vary.iter().map(|v| parse_vary(v, &scenario)).collect::<Result<Vec<_>, _>>().map_err(|why| why.to_string())?;
     let options = Options {
         reps: request.reps,
         until_s: request.until,
         warmup_s: request.warmup.unwrap_or(warmup_for(request.until)),
         seed: request.seed,
     };
-    let plan = Plan::new(&scenario, varies, options)?;
-    plan.check_metrics(&request.metric)?;
+    let plan = Plan::new(&scenario, varies, options).map_err(|why| why.to_string())?;
+    plan.check_metrics(&request.metric).map_err(|why| why.to_string())?;
     let plotted = match (&request.plot, request.metric.first()) {
         (Some(_), None) => return Err("--plot needs the --metric to draw, such as --metric line.mean_wait_s".into()),
         (Some(out), Some(metric)) => {
@@ -80,7 +80,7 @@ pub fn run(request: Request) -> Result<String, String> {
     let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(|e| format!("cannot start {jobs} threads: {e}"))?;
     let tasks: Vec<(usize, usize)> = points.iter().flat_map(|&p| (0..options.reps).map(move |r| (p, r))).collect();
     let bar = crate::progress_bar(tasks.len() as u64, "{bar:30} {pos}/{len} replications, {per_sec}, {eta} left");
-    let reps: Vec<Result<Replication, String>> = pool.install(|| {
+    let reps: Vec<Result<Replication, SweepError>> = pool.install(|| {
         tasks
             .par_iter()
             .map(|&(p, r)| {
@@ -91,7 +91,7 @@ pub fn run(request: Request) -> Result<String, String> {
             .collect()
     });
     bar.finish_and_clear();
-    let reps = reps.into_iter().collect::<Result<Vec<_>, _>>()?;
+    let reps = reps.into_iter().collect::<Result<Vec<_>, _>>().map_err(|why| why.to_string())?;
     let summaries = points.iter().zip(reps.chunks(options.reps)).map(|(&p, reps)| plan.summarise(p, reps)).collect();
     let mut result = plan.result(summaries);
     if shard.is_some() {
@@ -127,6 +127,6 @@ pub fn merge_parts(parts: &[String], format: SweepFormat, metric: &[String]) -> 
             serde_json::from_str::<SweepResult>(&text).map_err(|e| format!("{shown} is not a sweep's JSON: {e}"))
         })
         .collect::<Result<Vec<_>, _>>()?;
-    let merged = merge(shards)?;
+    let merged = merge(shards).map_err(|why| why.to_string())?;
     Ok(print(&merged, format, metric))
 }

@@ -55,7 +55,7 @@ pub(crate) fn use_sweeps(page: &Page, dispatch: &Dispatch) -> Sweeps {
             };
             match block {
                 Ok((id, block)) => drop(dispatch(Command::SetBlock { id, block })),
-                Err(why) => notice.set(Some(why)),
+                Err(why) => notice.set(Some(why.to_string())),
             }
         }
     });

@@ -29,7 +29,7 @@ fn main() {
         let text = event.data().as_string().unwrap_or_default();
         let plan = serde_json::from_str::<Request>(&text)
             .map_err(|e| format!("the sweep could not be read: {e}"))
-            .and_then(|request| request.plan());
+            .and_then(|request| request.plan().map_err(|why| why.to_string()));
         match plan {
             Ok(plan) => {
                 let mut runner = Runner::new(plan);

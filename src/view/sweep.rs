@@ -92,9 +92,9 @@ impl SweepForm {
         if !(until_s > 0.0 && until_s <= 1e6) {
             return Err(format!("Duration: from above 0 to 1,000,000 s, not {until_s}"));
         }
-        let request = Request::over(scenario, name, (from, to, points), reps, until_s)?;
+        let request = Request::over(scenario, name, (from, to, points), reps, until_s).map_err(|why| why.to_string())?;
         // Every point checked before anything runs.
-        request.plan()?;
+        request.plan().map_err(|why| why.to_string())?;
         Ok(request)
     }
 }

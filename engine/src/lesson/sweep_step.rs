@@ -76,7 +76,7 @@ impl SweepStep {
     /// Checks that the sweep can run on `scenario` and every check reads
     /// one of its metrics, bounded from below by something.
     pub fn verify(&self, scenario: &Scenario) -> Result<(), String> {
-        let plan = self.request(scenario)?.plan()?;
+        let plan = self.request(scenario)?.plan().map_err(|why| why.to_string())?;
         let simulated = (plan.points() * self.reps) as f64 * self.until_s;
         if simulated > MOST_SIMULATED_S {
             return Err(format!("the sweep simulates {simulated} s in all, more than the {MOST_SIMULATED_S} s a lesson may ask"));

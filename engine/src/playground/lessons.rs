@@ -192,7 +192,7 @@ impl Playground {
         if let Some(sweep) = &step.sweep {
             // A sweep that cannot run on the scenario as it stands (the
             // block it varies deleted, say) is judged failed now, with why.
-            let request = sweep.request(self.scenario()).and_then(|r| r.plan().map(|_| r));
+            let request = sweep.request(self.scenario()).and_then(|r| r.plan().map(|_| r).map_err(|why| why.to_string()));
             let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
             run.tries[k] += 1;
             match request {
@@ -393,7 +393,7 @@ pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, String> {
         }
         let now_s = playground.run().map_or(0.0, |sim| sim.now().as_secs_f64());
         if let Some((ticket, request)) = playground.lesson_sweep() {
-            let result = Runner::new(request.plan().map_err(at)?).finish().map_err(at)?;
+            let result = Runner::new(request.plan().map_err(|why| at(why.to_string()))?).finish().map_err(|why| at(why.to_string()))?;
             playground.apply(Command::JudgeSweep { ticket, result }).map_err(|e| at(e.to_string()))?;
         }
         // A step that could not be watched was judged at once.

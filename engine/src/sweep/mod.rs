@@ -17,6 +17,7 @@
 //!   alone, and `summarise` on the results in replication order, so any
 //!   order or number of threads gives the same bits.
 
+mod errors;
 mod output;
 mod request;
 mod statistics;
@@ -30,6 +31,7 @@ use crate::simulation::Simulation;
 use crate::theory::Model;
 use crate::time::SimTime;
 
+pub use errors::{MergeError, PointError, SpreadError, SweepError, ValuesError, VaryError};
 pub use output::{merge, PointResult, SweepResult, Theory};
 pub use request::{spread, warmup_for, Report, Request, Runner, Varied, WARMUP_SHARE};
 
@@ -78,10 +80,10 @@ pub type Replication = BTreeMap<String, Option<f64>>;
 
 /// Reads `NODE.FIELD=FROM:TO:STEP` or `NODE.FIELD=V1,V2,...` against
 /// `scenario` (see `Vary::named`).
-pub fn parse_vary(text: &str, scenario: &Scenario) -> Result<Vary, String> {
-    let (name, range) = text.split_once('=').ok_or_else(|| format!("--vary {text}: expected NODE.FIELD=FROM:TO:STEP or NODE.FIELD=V1,V2,..."))?;
-    let values = parse_values(range.trim()).map_err(|why| format!("--vary {}: {why}", name.trim()))?;
-    Vary::named(name, values, scenario).map_err(|why| format!("--vary {why}"))
+pub fn parse_vary(text: &str, scenario: &Scenario) -> Result<Vary, SweepError> {
+    let (name, range) = text.split_once('=').ok_or_else(|| SweepError::VaryForm(text.to_string()))?;
+    let values = parse_values(range.trim()).map_err(|why| SweepError::Vary(VaryError::Values { name: name.trim().to_string(), why }))?;
+    Vary::named(name, values, scenario).map_err(SweepError::Vary)
 }
 
 impl Vary {
@@ -89,24 +91,25 @@ impl Vary {
     /// is the longest prefix of the dotted name that is a node's id (ids
     /// may hold dots); the rest is the field's path, as `docs/scenario.md`
     /// writes it, with dots. An error begins with the name.
-    pub fn named(name: &str, values: Vec<f64>, scenario: &Scenario) -> Result<Vary, String> {
+    pub fn named(name: &str, values: Vec<f64>, scenario: &Scenario) -> Result<Vary, VaryError> {
         let name = name.trim();
         let (node, field) = locate(scenario, name)?;
+        let refuse = |why| Err(VaryError::Values { name: name.to_string(), why });
         let Some(&first) = values.first() else {
-            return Err(format!("{name}: no values"));
+            return refuse(ValuesError::None);
         };
-        if let Some(v) = values.iter().find(|v| !v.is_finite()) {
-            return Err(format!("{name}: {v} is not a number a field can take"));
+        if let Some(&v) = values.iter().find(|v| !v.is_finite()) {
+            return refuse(ValuesError::NotFinite(v));
         }
         if values.len() > MAX_POINTS {
-            return Err(format!("{name}: more values than the {MAX_POINTS} a sweep may have"));
+            return refuse(ValuesError::TooMany);
         }
         // The field must be a number field the block has (or may have: an
         // optional field left out of the file), which setting it shows.
         let block = &scenario.nodes[node].block;
         block.clone().set_number(&field, first).map_err(|why| match why {
-            SetError::NotANumber { .. } => format!("{name}: {} \"{}\" has no number field there", block.kind(), scenario.nodes[node].id),
-            why => format!("{name}: {why}"),
+            SetError::NotANumber { .. } => VaryError::NotANumber { name: name.to_string(), kind: block.kind(), id: scenario.nodes[node].id.clone() },
+            why => VaryError::Set { name: name.to_string(), why },
         })?;
         Ok(Vary { name: name.to_string(), node, field, values })
     }
@@ -116,21 +119,21 @@ impl Vary {
 /// longest prefix of the dotted name that is a node's id (ids may hold
 /// dots); the rest is the field's path, as `docs/scenario.md` writes it.
 /// An error begins with the name.
-fn locate(scenario: &Scenario, name: &str) -> Result<(usize, FieldPath), String> {
+fn locate(scenario: &Scenario, name: &str) -> Result<(usize, FieldPath), VaryError> {
     if !name.contains('.') {
-        return Err(format!("{name}: expected NODE.FIELD, a node's id and a field inside it, such as srv.workers"));
+        return Err(VaryError::NotNodeField(name.to_string()));
     }
     let node = (1..name.len())
         .rev()
         .filter(|&i| name.as_bytes()[i] == b'.')
         .find_map(|i| scenario.node_index(&name[..i]).map(|node| (node, &name[i + 1..])));
     let Some((node, path)) = node else {
-        return Err(format!("{name}: no node of the scenario begins this name (nodes: {})", ids(scenario)));
+        return Err(VaryError::NoNode { name: name.to_string(), nodes: ids(scenario) });
     };
     if path.is_empty() || path.split('.').any(str::is_empty) {
-        return Err(format!("{name}: no field named after the node"));
+        return Err(VaryError::NoField(name.to_string()));
     }
-    let field = FieldPath::parse(path).map_err(|why| format!("{name}: {why}"))?;
+    let field = FieldPath::parse(path).map_err(|why| VaryError::Path { name: name.to_string(), why })?;
     Ok((node, field))
 }
 
@@ -145,12 +148,12 @@ pub fn field_value(scenario: &Scenario, name: &str) -> Option<(f64, bool)> {
 /// The node's id and its block with the field `name` set to `value`: what
 /// loading a sweep's point into the scenario changes. The editor still
 /// validates it in its scenario.
-pub fn with_value(scenario: &Scenario, name: &str, value: f64) -> Result<(String, BlockSpec), String> {
+pub fn with_value(scenario: &Scenario, name: &str, value: f64) -> Result<(String, BlockSpec), VaryError> {
     let name = name.trim();
     let (node, field) = locate(scenario, name)?;
     let node = &scenario.nodes[node];
     let mut block = node.block.clone();
-    block.set_number(&field, value).map_err(|why| format!("{name}: {why}"))?;
+    block.set_number(&field, value).map_err(|why| VaryError::Set { name: name.to_string(), why })?;
     Ok((node.id.clone(), block))
 }
 
@@ -160,31 +163,31 @@ fn ids(scenario: &Scenario) -> String {
 
 /// `FROM:TO:STEP` (both ends included, within a millionth of a step) or a
 /// list `V1,V2,...`.
-fn parse_values(range: &str) -> Result<Vec<f64>, String> {
+fn parse_values(range: &str) -> Result<Vec<f64>, ValuesError> {
     let read = |s: &str| match s.trim().parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
-        _ => Err(format!("\"{}\" is not a number", s.trim())),
+        _ => Err(ValuesError::NotANumber(s.trim().to_string())),
     };
     let values: Vec<f64> = if let [from, to, step] = range.split(':').collect::<Vec<_>>()[..] {
         let (from, to, step) = (read(from)?, read(to)?, read(step)?);
         if step <= 0.0 {
-            return Err(format!("the step must be above 0, not {step}"));
+            return Err(ValuesError::Step(step));
         }
         if to < from {
-            return Err(format!("the range {from} to {to} is empty"));
+            return Err(ValuesError::EmptyRange { from, to });
         }
         let count = ((to - from) / step + 1e-6).floor() + 1.0;
         if count > MAX_POINTS as f64 {
-            return Err(format!("more values than the {MAX_POINTS} a sweep may have"));
+            return Err(ValuesError::TooMany);
         }
         (0..count as usize).map(|k| from + step * k as f64).collect()
     } else if range.contains(':') {
-        return Err(format!("\"{range}\": a range is FROM:TO:STEP"));
+        return Err(ValuesError::NotARange(range.to_string()));
     } else {
         range.split(',').map(read).collect::<Result<_, _>>()?
     };
     if values.is_empty() {
-        return Err("no values".into());
+        return Err(ValuesError::None);
     }
     Ok(values)
 }
@@ -192,27 +195,27 @@ fn parse_values(range: &str) -> Result<Vec<f64>, String> {
 impl Plan {
     /// The grid of every combination of `varies` (the first varies
     /// slowest), each point's scenario checked.
-    pub fn new(scenario: &Scenario, varies: Vec<Vary>, options: Options) -> Result<Plan, String> {
+    pub fn new(scenario: &Scenario, varies: Vec<Vary>, options: Options) -> Result<Plan, SweepError> {
         if varies.is_empty() {
-            return Err("nothing to vary: give at least one --vary".into());
+            return Err(SweepError::NothingVaried);
         }
         for (k, v) in varies.iter().enumerate() {
             if varies[..k].iter().any(|w| w.node == v.node && w.field == v.field) {
-                return Err(format!("{} is varied twice: the later values would replace the earlier at every point", v.name));
+                return Err(SweepError::VariedTwice(v.name.clone()));
             }
         }
         if !(1..=MAX_REPS).contains(&options.reps) {
-            return Err(format!("--reps must be from 1 to {MAX_REPS}, not {}", options.reps));
+            return Err(SweepError::Reps(options.reps));
         }
         if !(options.until_s.is_finite() && options.until_s > 0.0 && options.until_s <= 1e9) {
-            return Err(format!("--until must be above 0 and at most 1e9 seconds, not {}", options.until_s));
+            return Err(SweepError::Until(options.until_s));
         }
         if !(options.warmup_s.is_finite() && options.warmup_s >= 0.0 && options.warmup_s < options.until_s) {
-            return Err(format!("--warmup must be from 0 to less than --until ({} s), not {}", options.until_s, options.warmup_s));
+            return Err(SweepError::Warmup { until_s: options.until_s, warmup_s: options.warmup_s });
         }
         let points = varies.iter().try_fold(1usize, |n, v| n.checked_mul(v.values.len()).filter(|&n| n <= MAX_POINTS));
         let Some(points) = points else {
-            return Err(format!("the grid has more than the {MAX_POINTS} points a sweep may have"));
+            return Err(SweepError::GridTooLarge);
         };
         let mut values = Vec::with_capacity(points);
         let mut scenarios = Vec::with_capacity(points);
@@ -225,10 +228,10 @@ impl Plan {
             }
             let mut s = scenario.clone();
             for (vary, &v) in varies.iter().zip(&point) {
-                let at = |why: String| format!("at {}: {why}", describe(&varies, &point));
-                s.nodes[vary.node].block.set_number(&vary.field, v).map_err(|why| at(why.to_string()))?;
+                let at = |why| SweepError::Point { at: describe(&varies, &point), why };
+                s.nodes[vary.node].block.set_number(&vary.field, v).map_err(|why| at(PointError::Set(why)))?;
             }
-            s.validate().map_err(|e| format!("at {}: {e}", describe(&varies, &point)))?;
+            s.validate().map_err(|e| SweepError::Point { at: describe(&varies, &point), why: PointError::Invalid(e) })?;
             values.push(point);
             scenarios.push(s);
         }
@@ -251,8 +254,8 @@ impl Plan {
     }
 
     /// Runs replication `rep` of point `point`; an error names both.
-    pub fn run(&self, point: usize, rep: usize) -> Result<Replication, String> {
-        let at = |why: String| format!("at {}, replication {}: {why}", describe(&self.varies, &self.values[point]), rep + 1);
+    pub fn run(&self, point: usize, rep: usize) -> Result<Replication, SweepError> {
+        let at = |why: String| SweepError::Run { at: describe(&self.varies, &self.values[point]), rep: rep + 1, why };
         let scenario = &self.scenarios[point];
         let mut sim = Simulation::new(scenario.clone(), self.seed_of(rep)).map_err(|e| at(e.to_string()))?;
         sim.run_until(SimTime::from_secs_f64(self.options.warmup_s)).map_err(|stall| at(stall.to_string()))?;
@@ -394,10 +397,10 @@ impl Plan {
     }
 
     /// Checks that every name in `wanted` is a metric of this sweep.
-    pub fn check_metrics(&self, wanted: &[String]) -> Result<(), String> {
+    pub fn check_metrics(&self, wanted: &[String]) -> Result<(), SweepError> {
         let names = self.metric_names();
         match wanted.iter().find(|w| !names.contains(w)) {
-            Some(w) => Err(format!("--metric {w}: no such metric; this sweep measures {}", names.join(", "))),
+            Some(w) => Err(SweepError::Metric { wanted: w.clone(), measured: names.join(", ") }),
             None => Ok(()),
         }
     }

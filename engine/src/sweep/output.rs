@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use super::errors::MergeError;
 use super::statistics::Estimate;
 
 /// What the theory predicts for a queue at a point.
@@ -155,18 +156,18 @@ impl SweepResult {
 /// The shards of one sweep as the unsharded sweep would print it: every
 /// shard of the same sweep (same scenario, varied fields, replications,
 /// times and seed), each once, from 0 to N-1.
-pub fn merge(shards: Vec<SweepResult>) -> Result<SweepResult, String> {
+pub fn merge(shards: Vec<SweepResult>) -> Result<SweepResult, MergeError> {
     let mut placed = Vec::with_capacity(shards.len());
     for (k, shard) in shards.into_iter().enumerate() {
-        let place = shard.shard.as_deref().ok_or_else(|| format!("part {}: not a shard (no \"shard\" field)", k + 1))?;
+        let place = shard.shard.as_deref().ok_or(MergeError::NotAShard(k + 1))?;
         let (i, n) = place
             .split_once('/')
             .and_then(|(i, n)| Some((i.parse::<usize>().ok()?, n.parse::<usize>().ok()?)))
             .filter(|&(i, n)| i < n)
-            .ok_or_else(|| format!("part {}: shard \"{place}\" is not I/N with I below N", k + 1))?;
+            .ok_or_else(|| MergeError::BadPlace { part: k + 1, place: place.to_string() })?;
         placed.push((i, n, shard));
     }
-    let Some(&(_, n, ref first)) = placed.first() else { return Err("no shards to merge".into()) };
+    let Some(&(_, n, ref first)) = placed.first() else { return Err(MergeError::NoShards) };
     let same = |s: &SweepResult| {
         (&s.scenario, &s.digest, s.points_total, &s.varied, s.reps, s.until_s.to_bits(), s.warmup_s.to_bits(), s.seed)
             == (&first.scenario, &first.digest, first.points_total, &first.varied, first.reps, first.until_s.to_bits(), first.warmup_s.to_bits(), first.seed)
@@ -179,7 +180,7 @@ pub fn merge(shards: Vec<SweepResult>) -> Result<SweepResult, String> {
         } else {
             "its parameters differ"
         };
-        return Err(format!("shard {i}/{n} is of another sweep than the others: {why}"));
+        return Err(MergeError::OtherSweep { i: *i, n, why });
     }
     // Each shard holds every N-th point of the grid from its own: no more,
     // no fewer (a file cut short, or edited, is refused).
@@ -187,22 +188,18 @@ pub fn merge(shards: Vec<SweepResult>) -> Result<SweepResult, String> {
         for (i, _, s) in &placed {
             let expected = first.points_total.saturating_sub(*i).div_ceil(n);
             if s.points.len() != expected {
-                return Err(format!(
-                    "shard {i}/{n} has {} points; its part of the {}-point grid is {expected}",
-                    s.points.len(),
-                    first.points_total
-                ));
+                return Err(MergeError::PointCount { i: *i, n, has: s.points.len(), total: first.points_total, expected });
             }
         }
     }
     placed.sort_by_key(|(i, _, _)| *i);
     for (k, (i, _, _)) in placed.iter().enumerate() {
         if *i != k {
-            return Err(format!("shard {k}/{n} is missing or given twice"));
+            return Err(MergeError::MissingOrTwice { k, n });
         }
     }
     if placed.len() != n {
-        return Err(format!("{} of {n} shards given", placed.len()));
+        return Err(MergeError::Given { given: placed.len(), n });
     }
     let mut merged = placed[0].2.clone();
     merged.shard = None;
@@ -210,7 +207,7 @@ pub fn merge(shards: Vec<SweepResult>) -> Result<SweepResult, String> {
     let mut iters: Vec<_> = placed.into_iter().map(|(_, _, s)| s.points.into_iter()).collect();
     merged.points = Vec::with_capacity(total);
     for k in 0..total {
-        let point = iters[k % n].next().ok_or_else(|| format!("shard {}/{n} has too few points", k % n))?;
+        let point = iters[k % n].next().ok_or(MergeError::TooFewPoints { k: k % n, n })?;
         merged.points.push(point);
     }
     Ok(merged)

@@ -14,6 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::scenario::Scenario;
 
+use super::errors::{SpreadError, SweepError};
 use super::{Options, Plan, PointResult, Replication, SweepResult, Vary};
 
 /// A parameter and the values it takes.
@@ -50,7 +51,7 @@ impl Request {
     /// `reps` replications of `until_s` seconds each, the first
     /// `WARMUP_SHARE` a warm-up, on the scenario's seed. What the page's
     /// form and a lesson's sweep step both ask for.
-    pub fn over(scenario: &Scenario, name: &str, (from, to, points): (f64, f64, usize), reps: usize, until_s: f64) -> Result<Request, String> {
+    pub fn over(scenario: &Scenario, name: &str, (from, to, points): (f64, f64, usize), reps: usize, until_s: f64) -> Result<Request, SpreadError> {
         let whole = super::field_value(scenario, name).is_some_and(|(_, whole)| whole);
         Ok(Request {
             scenario: scenario.clone(),
@@ -63,12 +64,13 @@ impl Request {
     }
 
     /// The plan, every point checked.
-    pub fn plan(&self) -> Result<Plan, String> {
+    pub fn plan(&self) -> Result<Plan, SweepError> {
         let varies = self
             .vary
             .iter()
             .map(|v| Vary::named(&v.name, v.values.clone(), &self.scenario))
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(SweepError::Field)?;
         let options = Options { reps: self.reps, until_s: self.until_s, warmup_s: self.warmup_s, seed: self.seed };
         Plan::new(&self.scenario, varies, options)
     }
@@ -77,15 +79,15 @@ impl Request {
 /// `points` values from `from` to `to`, both included, evenly spread; for
 /// a whole-number field, rounded and without repeats. Refuses what makes
 /// no range.
-pub fn spread(from: f64, to: f64, points: usize, whole: bool) -> Result<Vec<f64>, String> {
+pub fn spread(from: f64, to: f64, points: usize, whole: bool) -> Result<Vec<f64>, SpreadError> {
     if !(from.is_finite() && to.is_finite()) {
-        return Err("from and to must be numbers".into());
+        return Err(SpreadError::NotNumbers);
     }
     if to < from {
-        return Err(format!("the range {from} to {to} is empty: \"to\" must be at least \"from\""));
+        return Err(SpreadError::EmptyRange { from, to });
     }
     if !(1..=super::MAX_POINTS).contains(&points) {
-        return Err(format!("the number of points must be from 1 to {}, not {points}", super::MAX_POINTS));
+        return Err(SpreadError::Points(points));
     }
     let mut values: Vec<f64> = (0..points)
         .map(|k| if points == 1 { from } else { from + (to - from) * k as f64 / (points - 1) as f64 })
@@ -93,7 +95,7 @@ pub fn spread(from: f64, to: f64, points: usize, whole: bool) -> Result<Vec<f64>
         .collect();
     values.dedup();
     if whole && values.iter().all(|v| *v < from.ceil() || *v > to.floor()) {
-        return Err(format!("no whole number lies from {from} to {to}"));
+        return Err(SpreadError::NoWholeNumber { from, to });
     }
     values.retain(|v| !whole || (*v >= from.ceil() && *v <= to.floor()));
     Ok(values)
@@ -164,18 +166,18 @@ impl Runner {
             }
             Err(why) => {
                 self.over = true;
-                Some(Report::Failed { why })
+                Some(Report::Failed { why: why.to_string() })
             }
         }
     }
 
     /// Runs to the end: the sweep's result, every point in grid order.
-    pub fn finish(mut self) -> Result<SweepResult, String> {
+    pub fn finish(mut self) -> Result<SweepResult, SweepError> {
         let mut points = Vec::new();
         while let Some(report) = self.step() {
             match report {
                 Report::Point { result, .. } => points.push(result),
-                Report::Failed { why } => return Err(why),
+                Report::Failed { why } => return Err(SweepError::Failed(why)),
                 _ => {}
             }
         }

@@ -16,10 +16,11 @@ fn options(reps: usize, until_s: f64, seed: u64) -> Options {
     Options { reps, until_s, warmup_s: warmup_for(until_s), seed }
 }
 
+/// The plan, or why not in the words the command line prints.
 fn plan(varies: &[&str], options: Options) -> Result<Plan, String> {
     let s = mm1();
-    let varies = varies.iter().map(|v| parse_vary(v, &s)).collect::<Result<Vec<_>, _>>()?;
-    Plan::new(&s, varies, options)
+    let varies = varies.iter().map(|v| parse_vary(v, &s)).collect::<Result<Vec<_>, _>>().map_err(|why| why.to_string())?;
+    Plan::new(&s, varies, options).map_err(|why| why.to_string())
 }
 
 fn run_all(plan: &Plan) -> SweepResult {
@@ -122,12 +123,13 @@ fn shards_merge_into_the_whole_sweep_byte_for_byte() {
     let mut reversed = shards.clone();
     reversed.reverse();
     assert_eq!(merge(reversed).unwrap().to_json(), whole.to_json());
-    assert!(merge(shards[..2].to_vec()).unwrap_err().contains("2 of 3 shards"));
-    assert!(merge(vec![shards[0].clone(), shards[0].clone(), shards[2].clone()]).unwrap_err().contains("missing or given twice"));
-    assert!(merge(vec![whole.clone()]).unwrap_err().contains("not a shard"));
+    assert_eq!(merge(shards[..2].to_vec()).unwrap_err(), MergeError::Given { given: 2, n: 3 });
+    assert_eq!(merge(shards[..2].to_vec()).unwrap_err().to_string(), "2 of 3 shards given");
+    assert_eq!(merge(vec![shards[0].clone(), shards[0].clone(), shards[2].clone()]).unwrap_err(), MergeError::MissingOrTwice { k: 1, n: 3 });
+    assert_eq!(merge(vec![whole.clone()]).unwrap_err().to_string(), "part 1: not a shard (no \"shard\" field)");
     let mut other = shards.clone();
     other[1].seed = 99;
-    assert!(merge(other).unwrap_err().contains("another sweep"));
+    assert!(matches!(merge(other).unwrap_err(), MergeError::OtherSweep { .. }));
 }
 
 #[test]
@@ -187,10 +189,13 @@ fn a_request_names_what_is_wrong_without_the_command_lines_flags() {
         seed: 1,
     };
     let why = |r: Request| r.plan().err().unwrap();
-    assert_eq!(why(request("srv.workers", vec![])), "srv.workers: no values");
-    assert!(why(request("srv.workers", vec![f64::NAN])).contains("is not a number"));
-    assert!(why(request("srv.workers", vec![0.0])).starts_with("at srv.workers = 0: "));
-    assert!(why(request("nowhere.x", vec![1.0])).starts_with("nowhere.x: no node"));
+    assert_eq!(why(request("srv.workers", vec![])), SweepError::Field(VaryError::Values { name: "srv.workers".into(), why: ValuesError::None }));
+    assert_eq!(why(request("srv.workers", vec![])).to_string(), "srv.workers: no values");
+    assert_eq!(why(request("srv.workers", vec![f64::NAN])).to_string(), "srv.workers: NaN is not a number a field can take");
+    assert!(matches!(why(request("srv.workers", vec![0.0])), SweepError::Point { why: PointError::Invalid(_), .. }));
+    assert!(why(request("srv.workers", vec![0.0])).to_string().starts_with("at srv.workers = 0: "));
+    assert!(matches!(why(request("nowhere.x", vec![1.0])), SweepError::Field(VaryError::NoNode { .. })));
+    assert!(why(request("nowhere.x", vec![1.0])).to_string().starts_with("nowhere.x: no node"));
 }
 
 #[test]
@@ -199,8 +204,8 @@ fn spread_values_cover_the_range_and_whole_fields_get_whole_numbers() {
     assert_eq!(spread(2.0, 2.0, 1, false).unwrap(), vec![2.0]);
     assert_eq!(spread(1.0, 4.0, 8, true).unwrap(), vec![1.0, 2.0, 3.0, 4.0], "rounded, no repeats");
     assert_eq!(spread(10.0, 98.0, 12, true).unwrap(), vec![10.0, 18.0, 26.0, 34.0, 42.0, 50.0, 58.0, 66.0, 74.0, 82.0, 90.0, 98.0]);
-    assert!(spread(0.4, 0.6, 3, true).unwrap_err().contains("no whole number"));
-    assert!(spread(3.0, 1.0, 3, false).unwrap_err().contains("empty"));
-    assert!(spread(1.0, 2.0, 0, false).unwrap_err().contains("number of points"));
+    assert_eq!(spread(0.4, 0.6, 3, true).unwrap_err().to_string(), "no whole number lies from 0.4 to 0.6");
+    assert_eq!(spread(3.0, 1.0, 3, false).unwrap_err(), SpreadError::EmptyRange { from: 3.0, to: 1.0 });
+    assert_eq!(spread(1.0, 2.0, 0, false).unwrap_err().to_string(), format!("the number of points must be from 1 to {MAX_POINTS}, not 0"));
     assert!(spread(f64::NAN, 2.0, 3, false).is_err());
 }
