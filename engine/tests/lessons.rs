@@ -135,13 +135,13 @@ fn the_catalogue_is_whole_and_every_lesson_sound() {
 fn a_bad_lesson_is_refused_with_what_is_wrong() {
     let good = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../lessons/03-shared-window.json")).unwrap();
     let unknown_field = good.replacen("\"title\"", "\"titel\": \"x\", \"title\"", 1);
-    assert!(Lesson::from_json(&unknown_field).unwrap_err().contains("titel"));
+    assert!(Lesson::from_json(&unknown_field).unwrap_err().to_string().contains("titel"));
     let no_scenario = good.replace("shared-window.json", "nowhere.json");
-    assert!(Lesson::from_json(&no_scenario).unwrap_err().contains("nowhere.json"));
+    assert!(Lesson::from_json(&no_scenario).unwrap_err().to_string().contains("nowhere.json"));
     let bad_node = Lesson::from_json(&good.replacen("\"node\": \"window\"", "\"node\": \"nobody\"", 1)).unwrap();
-    assert!(bad_node.verify().unwrap_err().contains("nobody"));
+    assert!(bad_node.verify().unwrap_err().to_string().contains("nobody"));
     // A figure's name is read with the file, its path kept.
-    let bad_figure = Lesson::from_json(&good.replacen("throughput_per_s", "speed", 1)).unwrap_err();
+    let bad_figure = Lesson::from_json(&good.replacen("throughput_per_s", "speed", 1)).unwrap_err().to_string();
     assert!(bad_figure.contains("no figure \"speed\""), "{bad_figure}");
 }
 
@@ -153,12 +153,12 @@ fn a_lesson_that_would_pass_on_silence_is_refused() {
         check.at_least = None;
         check.at_most.get_or_insert(1000.0);
     }
-    assert!(silent.verify().unwrap_err().contains("step 1: no check bounds a figure from below"));
+    assert!(silent.verify().unwrap_err().to_string().contains("step 1: no check bounds a figure from below"));
     // A count of at least 1 is one event, not a mechanism at work.
     let mut once = lesson(3);
     once.text.steps[0].check[0].figure = sluice_engine::lesson::Figure::Departed;
     once.text.steps[0].check[0].at_least = Some(1.0);
-    assert!(once.verify().unwrap_err().contains("a count at least 1 proves little"));
+    assert!(once.verify().unwrap_err().to_string().contains("a count at least 1 proves little"));
 }
 
 /// The lesson index in Markdown, as `docs/lessons.md` holds it.
@@ -225,7 +225,7 @@ fn a_sweep_step_that_cannot_be_judged_is_refused() {
     let with_sweep = |edit: &dyn Fn(&mut sluice_engine::lesson::SweepStep)| {
         let mut l = lesson(13);
         edit(l.text.steps[1].sweep.as_mut().unwrap());
-        l.verify().err().unwrap_or_default()
+        l.verify().err().map(|why| why.to_string()).unwrap_or_default()
     };
     assert!(with_sweep(&|s| s.metric = "line.nothing".into()).contains("the sweep has no metric \"line.nothing\""));
     assert!(with_sweep(&|s| s.vary = "line.speed".into()).contains("line.speed: queue \"line\" has no number field there"));
@@ -237,7 +237,7 @@ fn a_sweep_step_that_cannot_be_judged_is_refused() {
     .contains("no sweep check bounds a figure from below"));
     let mut mixed = lesson(13);
     mixed.text.steps[1].changes = mixed.text.steps[2].changes.clone();
-    assert!(mixed.verify().unwrap_err().contains("a sweep step neither compares, changes nor checks the run"));
+    assert!(mixed.verify().unwrap_err().to_string().contains("a sweep step neither compares, changes nor checks the run"));
 }
 
 /// Lesson 2's story states its scenario's figures: the rates of tasks and

@@ -5,6 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use crate::plumbing::numbers::plain;
+
+use super::FigureError;
 use crate::measure::Mark;
 use crate::metrics::{entries_into, DropReason};
 use crate::simulation::Simulation;
@@ -77,7 +79,7 @@ impl Figure {
     /// `dropped.REASON`, `drop_fraction`, `disconnects`, `throughput_per_s`, `depth`,
     /// `max_depth`, `mean_depth`, `mean_wait_s`, `mean_sojourn_s`,
     /// `in_flight`, `credits`, `paused`, `entered.STATE`, `in.STATE`.
-    pub fn parse(name: &str) -> Result<Figure, String> {
+    pub fn parse(name: &str) -> Result<Figure, FigureError> {
         let figure = match name {
             "arrived" => Figure::Arrived,
             "departed" => Figure::Departed,
@@ -98,25 +100,21 @@ impl Figure {
                 if let Some(reason) = name.strip_prefix("dropped.") {
                     let reason = DropReason::ALL.iter().find(|r| r.as_str() == reason).ok_or_else(|| {
                         let names: Vec<&str> = DropReason::ALL.iter().map(|r| r.as_str()).collect();
-                        format!("no drop reason \"{reason}\" (reasons: {})", names.join(", "))
+                        FigureError::NoDropReason { reason: reason.to_string(), known: names.join(", ") }
                     })?;
                     Figure::Dropped(Some(*reason))
                 } else if let Some((which, state)) = name.split_once('.').filter(|(w, _)| matches!(*w, "entered" | "in")) {
                     let state = STATES
                         .into_iter()
                         .find(|s| s.as_str() == state)
-                        .ok_or_else(|| format!("no state \"{state}\" (states: {})", STATES.map(State::as_str).join(", ")))?;
+                        .ok_or_else(|| FigureError::NoState { state: state.to_string(), known: STATES.map(State::as_str).join(", ") })?;
                     if which == "in" {
                         Figure::In(state)
                     } else {
                         Figure::Entered(state)
                     }
                 } else {
-                    return Err(format!(
-                        "no figure \"{name}\" (figures: arrived, departed, dropped, dropped.REASON, drop_fraction, disconnects, retransmitted, \
-                         throughput_per_s, depth, max_depth, mean_depth, mean_wait_s, mean_sojourn_s, in_flight, \
-                         credits, paused, entered.STATE, in.STATE)"
-                    ));
+                    return Err(FigureError::NoFigure(name.to_string()));
                 }
             }
         };

@@ -22,13 +22,15 @@ use serde_json::Value;
 
 use crate::measure::Mark;
 use crate::plumbing::numbers::plain;
-use crate::scenario::{FieldPath, Scenario, ScenarioError};
+use crate::scenario::{FieldPath, Scenario};
 use crate::simulation::Simulation;
 use crate::time::SimTime;
 
+mod errors;
 mod figure;
 mod sweep_step;
 
+pub use errors::{FigureError, LessonError, StepError};
 pub use figure::Figure;
 use figure::figure_since;
 
@@ -248,13 +250,13 @@ pub struct Watch {
 impl Watch {
     /// Starts watching `step` on `runs` (one simulation, or A and B of a
     /// comparison, at the same time).
-    pub fn start(step: &Step, runs: &[&Simulation]) -> Result<Watch, String> {
-        let first = runs.first().ok_or("nothing to watch")?;
+    pub fn start(step: &Step, runs: &[&Simulation]) -> Result<Watch, StepError> {
+        let first = runs.first().ok_or(StepError::NothingToWatch)?;
         let checks = step
             .check
             .iter()
             .map(|c| judged(c, first.scenario(), runs.len()))
-            .collect::<Result<Vec<_>, String>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
         let start = runs.iter().map(|sim| (0..sim.nodes().len()).map(|i| Mark::of(sim, i)).collect()).collect();
         let started = first.now();
         let judge_at = started + crate::time::SimDuration::from_secs_f64(step.within_s.max(0.0));
@@ -334,8 +336,8 @@ pub(crate) fn within(value: f64, min: Option<f64>, max: Option<f64>, amount: imp
     passed
 }
 
-fn judged(check: &Check, scenario: &Scenario, runs: usize) -> Result<Judged, String> {
-    let node = scenario.node_index(&check.node).ok_or_else(|| format!("check: no node \"{}\"", check.node))?;
+fn judged(check: &Check, scenario: &Scenario, runs: usize) -> Result<Judged, StepError> {
+    let node = scenario.node_index(&check.node).ok_or_else(|| StepError::NoCheckedNode(check.node.clone()))?;
     let figure = check.figure;
     let run = match check.variant {
         None | Some(Run::A) => 0,
@@ -343,11 +345,11 @@ fn judged(check: &Check, scenario: &Scenario, runs: usize) -> Result<Judged, Str
     };
     let ratio = check.b_over_a_at_least.is_some() || check.b_over_a_at_most.is_some();
     if (run == 1 || ratio) && runs < 2 {
-        return Err(format!("check on {} reads variant B, but the step does not compare", check.node));
+        return Err(StepError::NotComparing(check.node.clone()));
     }
     let bounded = check.at_least.is_some() || check.at_most.is_some() || ratio;
     if !bounded {
-        return Err(format!("check on {} {} has no bound", check.node, check.figure));
+        return Err(StepError::Unbounded { node: check.node.clone(), figure: check.figure.to_string() });
     }
     Ok(Judged { check: check.clone(), node, figure, run })
 }
@@ -361,48 +363,48 @@ pub struct Lesson {
 
 impl Lesson {
     /// Reads a lesson file, finding its scenario among `SCENARIOS`.
-    pub fn from_json(text: &str) -> Result<Lesson, String> {
-        let text: LessonText = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    pub fn from_json(text: &str) -> Result<Lesson, LessonError> {
+        let text: LessonText = serde_json::from_str(text).map_err(|e| LessonError::Unreadable(e.to_string()))?;
         if text.version != LESSON_VERSION {
-            return Err(format!("lesson format version {} is not {LESSON_VERSION}", text.version));
+            return Err(LessonError::Version(text.version));
         }
         let file = SCENARIOS
             .iter()
             .find(|(name, _)| *name == text.scenario)
-            .ok_or_else(|| format!("no scenario file \"{}\"", text.scenario))?;
-        let scenario = Scenario::from_json(file.1).map_err(|e| format!("{}: {e}", text.scenario))?;
+            .ok_or_else(|| LessonError::NoScenarioFile(text.scenario.clone()))?;
+        let scenario = Scenario::from_json(file.1).map_err(|why| LessonError::Scenario { file: text.scenario.clone(), why })?;
         Ok(Lesson { text, scenario })
     }
 
     /// The scenario of variant `which` (0: A, 1: B) of its comparison.
-    pub fn variant(&self, which: usize) -> Result<Scenario, String> {
-        let compare = self.text.compare.as_ref().ok_or("this lesson has no comparison")?;
+    pub fn variant(&self, which: usize) -> Result<Scenario, LessonError> {
+        let compare = self.text.compare.as_ref().ok_or(LessonError::NoComparison)?;
         let variant = if which == 0 { &compare.a } else { &compare.b };
-        apply(&self.scenario, &variant.changes)
+        apply(&self.scenario, &variant.changes).map_err(LessonError::Changes)
     }
 
     /// Checks that every step and variant can be carried out and judged.
-    pub fn verify(&self) -> Result<(), String> {
+    pub fn verify(&self) -> Result<(), LessonError> {
         let t = &self.text;
         if t.steps.is_empty() {
-            return Err("a lesson needs at least one step".into());
+            return Err(LessonError::NoSteps);
         }
         let mut scenario = self.scenario.clone();
         for id in &t.focus {
-            scenario.node_index(id).ok_or_else(|| format!("focus: no node \"{id}\""))?;
+            scenario.node_index(id).ok_or_else(|| LessonError::NoFocusNode(id.clone()))?;
         }
         for (k, step) in t.steps.iter().enumerate() {
-            let at = |why: String| format!("step {}: {why}", k + 1);
+            let at = |why: StepError| LessonError::Step { step: k + 1, why };
             if step.compare && t.compare.is_none() {
-                return Err(at("it compares, but the lesson has no comparison".into()));
+                return Err(at(StepError::NoComparison));
             }
             if !(step.within_s.is_finite() && step.within_s > 0.0 && step.within_s <= 3600.0) {
-                return Err(at(format!("within_s must be from 0 to 3600 seconds, not {}", step.within_s)));
+                return Err(at(StepError::Within(step.within_s)));
             }
             scenario = apply(&scenario, &step.changes).map_err(at)?;
             if let Some(sweep) = &step.sweep {
                 if step.compare || !step.check.is_empty() || !step.changes.is_empty() {
-                    return Err(at("a sweep step neither compares, changes nor checks the run: it only sweeps".into()));
+                    return Err(at(StepError::SweepAndMore));
                 }
                 sweep.verify(&scenario).map_err(at)?;
                 continue;
@@ -413,10 +415,7 @@ impl Lesson {
                 // "At least 1" of a counter shows that something happened
                 // once, not that the lesson's mechanism is at work.
                 if judged.figure.is_counter() && check.at_least.is_some_and(|bound| bound <= 1.0) {
-                    return Err(at(format!(
-                        "check on {} {}: a count at least 1 proves little; bound it by what the lesson expects",
-                        check.node, check.figure
-                    )));
+                    return Err(at(StepError::AtLeastOne { node: check.node.clone(), figure: check.figure.to_string() }));
                 }
             }
             // A run that stalls reads zeros and passes every upper bound:
@@ -425,26 +424,26 @@ impl Lesson {
                 c.at_least.is_some_and(|bound| bound > 0.0) || c.b_over_a_at_least.is_some_and(|bound| bound > 0.0)
             });
             if !from_below {
-                return Err(at("no check bounds a figure from below, so a run where nothing moves would pass it".into()));
+                return Err(at(StepError::NothingFromBelow));
             }
         }
         if t.compare.is_some() {
-            self.variant(0).map_err(|why| format!("variant A: {why}"))?;
-            self.variant(1).map_err(|why| format!("variant B: {why}"))?;
+            self.variant(0).map_err(|why| LessonError::Variant { run: Run::A, why: Box::new(why) })?;
+            self.variant(1).map_err(|why| LessonError::Variant { run: Run::B, why: Box::new(why) })?;
         }
         Ok(())
     }
 }
 
 /// `scenario` with `changes` made; an error names the change at fault.
-pub fn apply(scenario: &Scenario, changes: &[Change]) -> Result<Scenario, String> {
+pub fn apply(scenario: &Scenario, changes: &[Change]) -> Result<Scenario, StepError> {
     let mut next = scenario.clone();
     for change in changes {
-        let i = next.node_index(&change.node).ok_or_else(|| format!("no node \"{}\"", change.node))?;
-        let block = next.nodes[i].block.with_value(&change.field, change.value.clone()).map_err(|why| format!("{}.{why}", change.node))?;
+        let i = next.node_index(&change.node).ok_or_else(|| StepError::NoNode(change.node.clone()))?;
+        let block = next.nodes[i].block.with_value(&change.field, change.value.clone()).map_err(|why| StepError::Change { node: change.node.clone(), why })?;
         next.nodes[i].block = block;
     }
-    next.validate().map_err(|e: ScenarioError| e.to_string())?;
+    next.validate().map_err(StepError::Unsound)?;
     Ok(next)
 }
 
@@ -484,9 +483,10 @@ mod tests {
         assert_eq!(Figure::parse("dropped.thinned"), Ok(Figure::Dropped(Some(DropReason::Thinned))));
         assert_eq!(Figure::parse("entered.HardLimit"), Ok(Figure::Entered(State::HardLimit)));
         assert_eq!(Figure::parse("in.ShutDown"), Ok(Figure::In(State::ShutDown)));
-        assert!(Figure::parse("in.Asleep").unwrap_err().contains("no state \"Asleep\""));
-        assert!(Figure::parse("dropped.lost").unwrap_err().contains("thinned"));
-        assert!(Figure::parse("speed").unwrap_err().contains("no figure \"speed\""));
+        assert!(Figure::parse("in.Asleep").unwrap_err().to_string().starts_with("no state \"Asleep\" (states: "));
+        assert!(matches!(Figure::parse("dropped.lost").unwrap_err(), FigureError::NoDropReason { known, .. } if known.contains("thinned")));
+        assert_eq!(Figure::parse("speed").unwrap_err(), FigureError::NoFigure("speed".into()));
+        assert!(Figure::parse("speed").unwrap_err().to_string().starts_with("no figure \"speed\" (figures: arrived, "));
     }
 
     /// A producer into a consumer that takes `service_s` to serve.

@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use crate::scenario::Scenario;
 use crate::sweep::{Request, SweepResult};
 
-use super::{CheckResult, Verdict};
+use super::{CheckResult, StepError, Verdict};
 use crate::plumbing::numbers::plain;
 
 /// What to sweep, and what must hold of the result.
@@ -68,23 +68,23 @@ const MOST_SIMULATED_S: f64 = 200_000.0;
 
 impl SweepStep {
     /// The sweep of `scenario` as it stands.
-    pub fn request(&self, scenario: &Scenario) -> Result<Request, String> {
+    pub fn request(&self, scenario: &Scenario) -> Result<Request, StepError> {
         Request::over(scenario, &self.vary, (self.from, self.to, self.points), self.reps, self.until_s)
-            .map_err(|why| format!("sweep of {}: {why}", self.vary))
+            .map_err(|why| StepError::Spread { vary: self.vary.clone(), why })
     }
 
     /// Checks that the sweep can run on `scenario` and every check reads
     /// one of its metrics, bounded from below by something.
-    pub fn verify(&self, scenario: &Scenario) -> Result<(), String> {
-        let plan = self.request(scenario)?.plan().map_err(|why| why.to_string())?;
+    pub fn verify(&self, scenario: &Scenario) -> Result<(), StepError> {
+        let plan = self.request(scenario)?.plan().map_err(StepError::Sweep)?;
         let simulated = (plan.points() * self.reps) as f64 * self.until_s;
         if simulated > MOST_SIMULATED_S {
-            return Err(format!("the sweep simulates {simulated} s in all, more than the {MOST_SIMULATED_S} s a lesson may ask"));
+            return Err(StepError::SweepTooLong(simulated, MOST_SIMULATED_S));
         }
         let metrics = plan.metric_names();
         for name in std::iter::once(&self.metric).chain(self.check.iter().map(|c| &c.metric)) {
             if !metrics.contains(name) {
-                return Err(format!("the sweep has no metric \"{name}\" (it measures {})", metrics.join(", ")));
+                return Err(StepError::NoMetric { name: name.clone(), measured: metrics.join(", ") });
             }
         }
         for c in &self.check {
@@ -92,16 +92,13 @@ impl SweepStep {
             match (c.point, bounded, c.covers_theory_at_least) {
                 (Some(_), true, None) | (None, false, Some(_)) => {}
                 _ => {
-                    return Err(format!(
-                        "sweep check on {}: give \"point\" (first or last) with bounds, or covers_theory_at_least alone",
-                        c.metric
-                    ))
+                    return Err(StepError::SweepCheckForm(c.metric.clone()))
                 }
             }
         }
         let from_below = self.check.iter().any(|c| c.at_least.is_some_and(|b| b > 0.0) || c.covers_theory_at_least.is_some_and(|b| b > 0.0));
         if !from_below {
-            return Err("no sweep check bounds a figure from below, so a sweep where nothing moves would pass it".into());
+            return Err(StepError::NoSweepCheckFromBelow);
         }
         Ok(())
     }

@@ -21,7 +21,7 @@
 //!   its result or abandoned with why (failed, cancelled, its panel closed,
 //!   another sweep step's sweep taking its place), never left sweeping.
 
-use crate::lesson::{apply, CheckResult, Figure, Lesson, Panel, Step, Verdict, Watch};
+use crate::lesson::{apply, CheckResult, Figure, Lesson, LessonError, Panel, Step, StepError, Verdict, Watch};
 use crate::scenario::BlockSpec;
 use crate::sweep::{Request, Runner, SweepResult};
 
@@ -192,7 +192,7 @@ impl Playground {
         if let Some(sweep) = &step.sweep {
             // A sweep that cannot run on the scenario as it stands (the
             // block it varies deleted, say) is judged failed now, with why.
-            let request = sweep.request(self.scenario()).and_then(|r| r.plan().map(|_| r).map_err(|why| why.to_string()));
+            let request = sweep.request(self.scenario()).and_then(|r| r.plan().map(|_| r).map_err(StepError::Sweep));
             let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
             run.tries[k] += 1;
             match request {
@@ -210,7 +210,7 @@ impl Playground {
                     if run.sweeping.as_ref().is_some_and(|(ticket, _)| ticket.step == k) {
                         run.sweeping = None;
                     }
-                    let failed = CheckResult { text: why, figure: None, passed: false };
+                    let failed = CheckResult { text: why.to_string(), figure: None, passed: false };
                     run.states[k] = StepState::Judged(Verdict { passed: false, results: vec![failed] });
                 }
             }
@@ -223,7 +223,7 @@ impl Playground {
             let (a, b, labels) = match (a, b, labels) {
                 (Ok(a), Ok(b), Some(labels)) => (a, b, labels),
                 (Err(why), _, _) | (_, Err(why), _) => return Err(PlayError::Lesson(why)),
-                (_, _, None) => return Err(PlayError::Lesson("this lesson has no comparison".into())),
+                (_, _, None) => return Err(PlayError::Lesson(LessonError::NoComparison)),
             };
             let a = a.to_json_pretty();
             self.edit(|e| e.import(&a))?;
@@ -241,7 +241,7 @@ impl Playground {
         if !changes.is_empty() {
             // The blocks the changes leave different, as one undoable edit
             // of parameters (which the run takes live if it can).
-            let next = apply(self.scenario(), &changes).map_err(PlayError::Lesson)?;
+            let next = apply(self.scenario(), &changes).map_err(|why| PlayError::Lesson(LessonError::Changes(why)))?;
             let blocks: Vec<(String, BlockSpec)> = self
                 .scenario()
                 .nodes
@@ -265,9 +265,9 @@ impl Playground {
         let Some(step) = self.lessons.get(index).and_then(|l| l.text.steps.get(k)) else { return };
         let runs = self.runs(step.compare);
         let started = if runs.is_empty() {
-            Err("The scenario is not running: it lacks an edge.".to_string())
+            Err(StepError::NotRunning)
         } else if step.compare && runs.len() < 2 {
-            Err("The A/B comparison is not open.".to_string())
+            Err(StepError::ComparisonClosed)
         } else {
             Watch::start(step, &runs)
         };
@@ -281,7 +281,7 @@ impl Playground {
                 run.watching = Some((k, watch));
             }
             Err(why) => {
-                let failed = CheckResult { text: why, figure: None, passed: false };
+                let failed = CheckResult { text: why.to_string(), figure: None, passed: false };
                 run.states[k] = StepState::Judged(Verdict { passed: false, results: vec![failed] });
             }
         }
@@ -292,7 +292,7 @@ impl Playground {
         let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
         let k = ticket.step;
         if run.sweeping.as_ref().map(|(out, _)| *out) != Some(ticket) {
-            return Err(PlayError::Lesson(format!("step {} has no sweep out", k + 1)));
+            return Err(PlayError::Lesson(LessonError::NoSweepOut(k + 1)));
         }
         let sweep = self.lessons.get(run.index).and_then(|l| l.text.steps.get(k)).and_then(|step| step.sweep.as_ref());
         let verdict = sweep.map_or_else(|| Verdict { passed: false, results: Vec::new() }, |sweep| sweep.judge(result));
@@ -306,7 +306,7 @@ impl Playground {
     pub(super) fn abandon_sweep(&mut self, ticket: SweepTicket, why: String) -> Result<Applied, PlayError> {
         let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
         if run.sweeping.as_ref().map(|(out, _)| *out) != Some(ticket) {
-            return Err(PlayError::Lesson(format!("step {} has no sweep out", ticket.step + 1)));
+            return Err(PlayError::Lesson(LessonError::NoSweepOut(ticket.step + 1)));
         }
         run.states[ticket.step] = StepState::Abandoned { why };
         run.sweeping = None;

@@ -25,7 +25,7 @@ mod pacing;
 
 use crate::editor::{EditError, Editor, Touched};
 use crate::scenario::free_spot;
-use crate::lesson::Lesson;
+use crate::lesson::{Lesson, LessonError};
 use crate::scenario::{BlockSpec, FieldPath, Kind, Position, Scenario};
 use crate::simulation::Simulation;
 use crate::sweep::SweepResult;
@@ -138,7 +138,7 @@ pub enum PlayError {
     NoSuchLesson(usize),
     NoSuchStep(usize),
     /// A lesson's step or variant could not be made.
-    Lesson(String),
+    Lesson(LessonError),
     /// Variant B could not start.
     Comparison(String),
 }
@@ -147,7 +147,8 @@ impl std::fmt::Display for PlayError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             PlayError::Refused(why) => why.fmt(f),
-            PlayError::Lesson(why) | PlayError::Comparison(why) => f.write_str(why),
+            PlayError::Lesson(why) => write!(f, "{why}"),
+            PlayError::Comparison(why) => f.write_str(why),
             PlayError::NotRunning => f.write_str("A/B needs a scenario that runs: it still lacks an edge."),
             PlayError::NoLessonOpen => f.write_str("No lesson is open."),
             PlayError::NoSuchLesson(n) => write!(f, "There is no lesson {}.", n + 1),
