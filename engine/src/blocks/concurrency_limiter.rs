@@ -94,6 +94,7 @@ mod tests {
             l.sent(&mut b.ctx());
         }
         assert!(!l.admits(), "three unfinished: the fourth waits");
+        assert_eq!(l.in_flight(), 3);
         l.finished(&mut b.ctx());
         assert!(l.admits());
         // Lowered while running: nothing more passes until below the new bound.
@@ -104,5 +105,20 @@ mod tests {
         l.finished(&mut b.ctx());
         assert!(l.admits());
         assert_eq!(l.in_flight(), 0);
+    }
+
+    /// A bound of 1 to 2^32 is taken; 0 and more are refused, naming the
+    /// field.
+    #[test]
+    fn the_bound_is_from_1_to_2_to_the_32() {
+        let refused = |max_in_flight: u64| {
+            let mut errors = Vec::new();
+            ConcurrencyLimiterSpec { max_in_flight }.validate("nodes[3]", &mut errors);
+            errors.iter().map(|e| e.path.clone()).collect::<Vec<_>>()
+        };
+        assert!(refused(1).is_empty() && refused(1 << 32).is_empty());
+        for bad in [0, (1 << 32) + 1, u64::MAX] {
+            assert_eq!(refused(bad), ["nodes[3].max_in_flight"], "{bad}");
+        }
     }
 }
