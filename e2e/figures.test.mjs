@@ -45,14 +45,10 @@ for (const file of ['slow-client.json', 'every-block.json']) {
     await page.click('[data-testid="play"]');
     const { events } = await stands(page);
     const t = await page.getAttribute('[data-testid="clock"]', 'data-time-s');
-    // The panels refresh a moment after the pause: read them once they stand.
-    let shown = await counters(page);
-    for (let k = 0; k < 10; k++) {
-      await page.waitForTimeout(200);
-      const again = await counters(page);
-      if (JSON.stringify(again) === JSON.stringify(shown)) break;
-      shown = again;
-    }
+    // The panels refresh a moment after the pause: read them once they
+    // show the clock's instant.
+    await page.waitForFunction((at) => document.querySelector('section.counters')?.dataset.timeS === at, t);
+    const shown = await counters(page);
     const report = JSON.parse(execFileSync(sluice(), ['run', join(root, 'scenarios', file), '--until', t, '--format', 'json'], { encoding: 'utf8' }));
     assert.equal(report.sim_time_s, Number(t));
     assert.equal(events, report.events, `events at ${t} s`);
@@ -122,20 +118,15 @@ test("paused, the A/B table's figures are the engine's own runs of the edited sc
   await stands(page);
   const t = await page.getAttribute('[data-testid="clock"]', 'data-time-s');
   const cell = async (id) => Number((await page.textContent(`[data-testid="${id}"]`)).trim());
-  // The table refreshes a moment after the pause: read it once it stands.
-  const read = async () => {
-    const shown = {};
-    for (const key of ['produced', 'delivered', 'dropped', 'in-system', 'server-departed', 'server-dropped']) {
-      shown[key] = [await cell(`ab-${key}-a`), await cell(`ab-${key}-b`)];
-    }
-    return shown;
-  };
-  let shown = await read();
-  for (let k = 0; k < 10; k++) {
-    await page.waitForTimeout(200);
-    const again = await read();
-    if (JSON.stringify(again) === JSON.stringify(shown)) break;
-    shown = again;
+  // The table refreshes a moment after the pause: read it once A and B
+  // both show the clock's instant.
+  await page.waitForFunction((at) => {
+    const table = document.querySelector('[data-testid="ab-table"]');
+    return table?.dataset.timeS === at && table?.dataset.bTimeS === at;
+  }, t);
+  const shown = {};
+  for (const key of ['produced', 'delivered', 'dropped', 'in-system', 'server-departed', 'server-dropped']) {
+    shown[key] = [await cell(`ab-${key}-a`), await cell(`ab-${key}-b`)];
   }
   // The engine's runs: A as edited, B as the file has it; the same seed.
   const edited = JSON.parse(readFileSync(file, 'utf8'));

@@ -51,7 +51,8 @@ pub fn ab_table(props: &AbTableProps) -> Html {
     }
     let on_close = props.on_close.clone();
     html! {
-        <section class="panel ab" aria-label="A/B comparison" data-testid="ab-table">
+        // The instants A's and B's figures are of, as the clock writes them.
+        <section class="panel ab" aria-label="A/B comparison" data-testid="ab-table" data-time-s={a.time_s.to_string()} data-b-time-s={b.time_s.to_string()}>
             <div class="panel-head">
                 <h2>{ format!("A/B at {:.1} s, same seed", a.time_s) }</h2>
                 <button class="icon" aria-label="Close the A/B comparison" onclick={Callback::from(move |_: MouseEvent| on_close.emit(()))}>{"×"}</button>

@@ -40,7 +40,8 @@ pub fn counters(props: &CountersProps) -> Html {
         })
         .collect();
     html! {
-        <section class="panel counters" aria-label="Counters">
+        // The instant the figures are of, as the clock writes it.
+        <section class="panel counters" aria-label="Counters" data-time-s={props.snapshot.time_s.to_string()}>
             <h2>{"Counters"}</h2>
             <div class="figures">
                 { figure("produced", "produced", t.produced) }
