@@ -353,4 +353,25 @@ mod tests {
         assert!(pass(&mut c, &mut b, b1), "another destination's first contact");
         assert_eq!(c.peers(), 2);
     }
+
+    /// A credit and a batch of 1 to 2^32 are taken, 0 and more refused; a
+    /// batch larger than the credit is refused (no grant would ever come),
+    /// one equal to it taken.
+    #[test]
+    fn credit_and_batch_are_from_1_to_2_to_the_32_and_the_batch_within_the_credit() {
+        let refused = |initial_credit: u64, grant_batch: u64| {
+            let spec: CreditSpec = crate::plumbing::json_read::from_value(&json!({"initial_credit": initial_credit, "grant_batch": grant_batch})).unwrap();
+            let mut errors = Vec::new();
+            spec.validate("nodes[1]", &mut errors);
+            errors.iter().map(|e| e.path.clone()).collect::<Vec<_>>()
+        };
+        let top = 1u64 << 32;
+        assert!(refused(1, 1).is_empty() && refused(top, top).is_empty() && refused(top, 1).is_empty());
+        assert!(refused(5, 5).is_empty(), "a batch of the whole credit");
+        assert_eq!(refused(5, 6), ["nodes[1].grant_batch"]);
+        assert_eq!(refused(0, 1), ["nodes[1].initial_credit"]);
+        assert_eq!(refused(top + 1, 1), ["nodes[1].initial_credit"]);
+        assert_eq!(refused(4, 0), ["nodes[1].grant_batch"]);
+        assert_eq!(refused(top, top + 1), ["nodes[1].grant_batch"]);
+    }
 }
