@@ -87,7 +87,7 @@ test('a refused value is explained inline and the last valid value stays', async
   await page.fill('[data-testid="param-max_messages-number"]', '3');
   await page.waitForSelector('[data-testid="param-max_messages-error"]', { state: 'detached', timeout: 5000 });
   assert.equal(await page.inputValue('[data-testid="param-max_messages"]'), '3');
-  // Not a whole number: refused before it reaches the engine.
+  // Not a whole number: the engine's typed set refuses it, saying why.
   await page.fill('[data-testid="param-max_messages-number"]', '2.5');
   assert.match(await page.textContent('[data-testid="param-max_messages-error"]'), /whole number/);
   // A list edited as JSON: malformed text is refused, saying why.

@@ -45,10 +45,14 @@ impl Page {
     /// Makes the save due now, if one is; says when it could not be made,
     /// and when it set another tab's work aside.
     pub(crate) fn save_now(&self) {
+        // In the middle of a command (or of a failure inside one), the
+        // scenario is not to be read: the save stays due.
+        let Ok(session) = self.session.try_borrow() else { return };
         if !std::mem::take(&mut self.saving.borrow_mut().due) {
             return;
         }
-        let saved = keep::autosave(self.session.borrow().play.scenario());
+        let saved = keep::autosave(session.play.scenario());
+        drop(session);
         match saved {
             Err(why) => self.notice.set(Some(format!(
                 "Your last change was not saved in this browser: {why}. It stays on the page; export the scenario to keep it."

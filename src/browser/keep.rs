@@ -1,5 +1,6 @@
 //! Keeping and sharing work: the scenario saved in the browser's local
-//! storage after every edit and restored on the next visit, share links that
+//! storage after edits (a moment after the last, `app/keeping.rs`) and
+//! restored on the next visit, share links that
 //! carry the whole scenario in the URL fragment (no server involved), and
 //! scenario files exported and imported.
 //!

@@ -20,15 +20,6 @@ pub struct AbTableProps {
     pub on_close: Callback<()>,
 }
 
-/// B over A, when A is not zero.
-fn ratio(a: f64, b: f64) -> String {
-    if a == 0.0 {
-        if b == 0.0 { "=".to_string() } else { "–".to_string() }
-    } else {
-        format!("×{:.2}", b / a)
-    }
-}
-
 #[function_component(AbTable)]
 pub fn ab_table(props: &AbTableProps) -> Html {
     let (a, b) = (&props.a, &props.b);
@@ -72,7 +63,7 @@ pub fn ab_table(props: &AbTableProps) -> Html {
                             <th scope="row">{ name }</th>
                             <td class="num" data-testid={format!("ab-{key}-a")}>{ va }</td>
                             <td class="num" data-testid={format!("ab-{key}-b")}>{ vb }</td>
-                            <td class="num ratio">{ ratio(va, vb) }</td>
+                            <td class="num ratio">{ sluice_engine::numbers::times(va, vb) }</td>
                         </tr>
                     }) }
                 </tbody>

@@ -50,7 +50,8 @@ fn show(message: &str) {
         &panel,
         "p",
         "Something went wrong inside the page. This is a bug in Sluice, not a fault of your scenario. \
-         Your work up to the last edit is saved in this browser: reloading the page brings it back.",
+         Your work is saved in this browser as it stood a moment before (each edit is saved 0.3 s after it): \
+         reloading the page brings it back.",
     );
     add(&panel, "pre", message);
     if let Some(reload) = add(&panel, "button", "Reload the page") {

@@ -1,19 +1,22 @@
 //! A place inside a block: one type for every way a field is named. The
-//! inspector's table, a lesson's change, a sweep's `NODE.FIELD`, an error's
-//! `nodes[2].soft_limit.messages` and the page's element ids all hold a
-//! `FieldPath` and render it; none converts one string form into another.
+//! inspector's table, a lesson's change, a sweep's `NODE.FIELD` and the
+//! page's element ids hold a `FieldPath` and render it; none converts one
+//! string form into another. (Validation's messages write a path in the
+//! same form, `nodes[2].soft_limit.messages`.)
 //!
 //! Guarantees:
 //! - One written form, the documentation's: keys joined by dots, list
 //!   positions in brackets (`soft_limit.messages`, `rules[0].limit`).
 //!   `parse` also reads a JSON pointer (`/rules/0/limit`) and a position
 //!   written as a key (`rules.0.limit`); both come out in the one form.
-//! - A key is a name of the format: letters, digits and `_`. Anything else
-//!   is refused with the place it was found, so no text that is not a path
-//!   becomes one.
+//! - A key is a name of the format or a node's id: letters, digits, `_`
+//!   and `-`. A key of digits alone reads as a list position, and a map
+//!   keyed by it (a dispatcher's windows per class) takes it back as its
+//!   key. A path begins with a key. Anything else is refused with the part
+//!   at fault, so no text that is not a path becomes one, and every path
+//!   reads back from its own rendering.
 //! - Renderings: `Display` (the one form), `pointer` (for JSON), `slug`
-//!   (an element id: `rules-0-limit`), `in_node` (an error's path) and
-//!   `of_node` (a sweep's name).
+//!   (an element id: `rules-0-limit`) and `of_node` (a sweep's name).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -36,14 +39,16 @@ pub enum Step<'a> {
 pub enum FieldPathError {
     #[error("no field named")]
     Empty,
-    #[error("\"{0}\" is not a field's name (letters, digits and _)")]
+    #[error("\"{0}\" is not a field's name (letters, digits, _ and -)")]
     BadKey(String),
+    #[error("a path begins with a field's name, not a list position")]
+    StartsWithPosition,
     #[error("\"{0}\" is not a list position")]
     BadIndex(String),
 }
 
 fn is_key(s: &str) -> bool {
-    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+    !s.is_empty() && s.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
 }
 
 impl FieldPath {
@@ -79,6 +84,9 @@ impl FieldPath {
         }
         if text.is_empty() {
             return Err(FieldPathError::Empty);
+        }
+        if matches!(steps.first(), Some(Step::Index(_))) {
+            return Err(FieldPathError::StartsWithPosition);
         }
         Ok(FieldPath::from_steps(&steps))
     }
@@ -120,12 +128,6 @@ impl FieldPath {
         FieldPath(Cow::Owned(format!("{}.{key}", self.0)))
     }
 
-    /// Whether `self` is `other` or lies inside it.
-    pub fn within(&self, other: &FieldPath) -> bool {
-        let (mine, theirs) = (self.steps(), other.steps());
-        mine.starts_with(&theirs)
-    }
-
     /// As a JSON pointer: `/rules/0/limit`.
     pub fn pointer(&self) -> String {
         self.steps()
@@ -140,11 +142,6 @@ impl FieldPath {
     /// As an element id: `rules-0-limit`.
     pub fn slug(&self) -> String {
         self.pointer().trim_start_matches('/').replace('/', "-")
-    }
-
-    /// As an error names it in a scenario: `nodes[2].rules[0].limit`.
-    pub fn in_node(&self, index: usize) -> String {
-        format!("nodes[{index}].{self}")
     }
 
     /// As a sweep names it: `line.soft_limit.messages`.
@@ -205,12 +202,15 @@ mod tests {
         }
         let path = FieldPath::parse("soft_limit.messages").unwrap();
         assert_eq!(path, FieldPath::of("soft_limit.messages"));
-        assert_eq!(path.in_node(2), "nodes[2].soft_limit.messages");
         assert_eq!(path.of_node("line"), "line.soft_limit.messages");
         assert_eq!(FieldPath::parse("m[1][2]").unwrap().steps(), vec![Step::Key("m"), Step::Index(1), Step::Index(2)]);
-        assert!(path.within(&FieldPath::of("soft_limit")));
-        assert!(!FieldPath::of("soft_limit").within(&path));
-        assert!(!FieldPath::of("soft_limit_x").within(&FieldPath::of("soft_limit")));
+        assert_eq!(FieldPath::parse("queue_priorities.p-1").unwrap().steps(), vec![Step::Key("queue_priorities"), Step::Key("p-1")]);
+        // Every path reads back from its own rendering.
+        for text in ["a", "rules[0].limit", "m[1][2].x", "windows.7", "q.p-1"] {
+            let path = FieldPath::parse(text).unwrap();
+            assert_eq!(FieldPath::parse(&path.to_string()).unwrap(), path, "{text}");
+            assert_eq!(FieldPath::parse(&path.pointer()).unwrap(), path, "{text}");
+        }
     }
 
     #[test]
@@ -218,6 +218,8 @@ mod tests {
         assert_eq!(FieldPath::parse(""), Err(FieldPathError::Empty));
         assert_eq!(FieldPath::parse("a..b"), Err(FieldPathError::Empty));
         assert_eq!(FieldPath::parse("a.b c"), Err(FieldPathError::BadKey("b c".into())));
+        assert_eq!(FieldPath::parse("/0/x"), Err(FieldPathError::StartsWithPosition));
+        assert_eq!(FieldPath::parse("[0].x"), Err(FieldPathError::Empty));
         assert_eq!(FieldPath::parse("rules[x].limit"), Err(FieldPathError::BadIndex("x".into())));
         assert_eq!(FieldPath::parse("rules[0"), Err(FieldPathError::BadIndex("0".into())));
         assert_eq!(FieldPath::parse("rules[0]x"), Err(FieldPathError::BadKey("x".into())));

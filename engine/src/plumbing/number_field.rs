@@ -8,8 +8,11 @@
 //!   count a whole number in the type's range. The field is left as it was
 //!   otherwise, and the error says why.
 //! - Setting a value here gives the block reading the same value from the
-//!   file would (checked field by field against the JSON path in
-//!   `scenario::setting`'s tests). Whether the block then holds together is
+//!   file would, for every value a file writes as a plain number (checked
+//!   field by field against the JSON path in `scenario::setting`'s tests);
+//!   a whole number of 9×10^15 or more, which a file writes in scientific
+//!   notation and serde then refuses for a count, is taken here up to the
+//!   count's largest value. Whether the block then holds together is
 //!   its `validate`'s to say.
 
 /// A number field, borrowed from its block.
@@ -44,7 +47,8 @@ fn whole(v: f64, max: u64) -> Result<u64, NumberError> {
     if v < 0.0 {
         return Err(NumberError::Negative(v));
     }
-    if v > max as f64 {
+    // `u64::MAX as f64` rounds up to 2^64, which does not fit.
+    if v > max as f64 || (max == u64::MAX && v >= 18_446_744_073_709_551_616.0) {
         return Err(NumberError::TooLarge { value: v, max });
     }
     Ok(v as u64)
@@ -100,6 +104,11 @@ mod tests {
         assert_eq!(NumberField::Whole32(&mut count).set(-1.0), Err(NumberError::Negative(-1.0)));
         assert_eq!(NumberField::Whole8(&mut small).set(256.0).unwrap_err().to_string(), "must be at most 255; got 256");
         assert_eq!(NumberField::Whole64(&mut 0).set(2.5).unwrap_err().to_string(), "must be a whole number; got 2.5");
+        assert!(NumberField::Whole64(&mut 0).set(18_446_744_073_709_551_616.0).is_err(), "2^64 does not fit");
+        assert_eq!(NumberField::Whole32(&mut count).set(4_294_967_296.0), Err(NumberError::TooLarge { value: 4_294_967_296.0, max: u32::MAX as u64 }));
+        let mut top = 0u64;
+        NumberField::Whole64(&mut top).set(9_007_199_254_740_992.0).unwrap();
+        assert_eq!(top, 1 << 53);
         assert_eq!(NumberField::Real(&mut real).set(f64::NAN).unwrap_err().to_string(), "must be a finite number; got NaN");
         assert_eq!((real, count, small), (2.5, 7, 0), "a refused value leaves the field as it was");
         assert!(NumberField::Whole8(&mut small).is_whole() && !NumberField::Real(&mut real).is_whole());

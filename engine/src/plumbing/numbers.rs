@@ -1,6 +1,8 @@
-//! Numbers written for people: every style the engine, the command line
-//! and the page write numbers in, each once, named for what it is for.
+//! Numbers written for people: the styles the engine, the command line
+//! and the page write figures in, each once, named for what it is for.
 //! None is a general formatter; each keeps the figures its place needs.
+//! (A time axis's labels, in the chart's unit, are written where they are
+//! drawn, with `thousands`.)
 
 /// Rounded to a whole number, with thousands separators: 3000 → "3,000",
 /// 1234567.8 → "1,234,568". Not finite: "–". (The page's words and the
@@ -142,6 +144,16 @@ pub fn load(rho: f64) -> String {
     }
 }
 
+/// B as a multiple of A, two decimals ("×1.50"); "=" when both are
+/// zero, "–" when only A is (the A/B table).
+pub fn times(a: f64, b: f64) -> String {
+    if a == 0.0 {
+        if b == 0.0 { "=".to_string() } else { "–".to_string() }
+    } else {
+        format!("×{:.2}", b / a)
+    }
+}
+
 /// Bytes in binary units, one decimal: "1.5 KiB", "2.0 MiB", "12 B".
 pub fn bytes(bytes: u64) -> String {
     match bytes {
@@ -192,6 +204,9 @@ mod tests {
         assert_eq!(axis(0.25), "0.250");
         assert_eq!(load(1.5), "1.50");
         assert_eq!(load(150.0), "over 99");
+        assert_eq!(times(2.0, 3.0), "×1.50");
+        assert_eq!(times(0.0, 0.0), "=");
+        assert_eq!(times(0.0, 1.0), "–");
         assert_eq!(bytes(12), "12 B");
         assert_eq!(bytes(1536), "1.5 KiB");
         assert_eq!(bytes(2 << 20), "2.0 MiB");

@@ -249,14 +249,21 @@ impl Scenario {
     }
 
     /// What `validate_draft` would say of a valid draft once one number
-    /// field of node `index` changed: that block's own checks and the
-    /// memory bound on clients and workers, the only checks a number of one
-    /// block reaches (ids, edges, references and what the draft lacks do
-    /// not move; held to `validate_draft` over every number field of the
-    /// shipped scenarios by a test).
+    /// field of node `index` changed: that block's own checks, the memory
+    /// bound on clients and workers, and the closed loops that could never
+    /// take time (a think time or a service time brought to zero), the
+    /// only checks a number of one block reaches (ids, edges, references
+    /// and what the draft lacks do not move; held to `validate_draft` over
+    /// every number field of the shipped scenarios by a test).
     pub fn check_number_change(&self, index: usize) -> Result<(), ScenarioError> {
         let mut errors = self.nodes[index].block.check(index);
         self.check_memory_budget(&mut errors);
+        let zero_think = |n: &NodeSpec| {
+            matches!(&n.block, BlockSpec::Producer(p) if matches!(&p.arrivals, crate::blocks::Arrivals::ClosedLoop { think, .. } if think.always_zero_time()))
+        };
+        if errors.is_empty() && self.nodes.iter().any(zero_think) {
+            paths::check_zero_time_loops(self, &self.outputs(), &mut errors);
+        }
         if errors.is_empty() {
             Ok(())
         } else {

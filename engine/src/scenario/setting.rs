@@ -5,7 +5,8 @@
 //!
 //! Guarantees:
 //! - `set_number` and `with_value` give the same block for the same number
-//!   (checked over every number field of every shipped scenario).
+//!   below 9×10^15 (checked over every number field of every shipped
+//!   scenario).
 //! - A refused value leaves the block as it was; the error names the
 //!   field in the documentation's form.
 
@@ -203,9 +204,17 @@ mod tests {
         }
     }
 
+    /// The lessons' scenarios, and the one with every block (a closed
+    /// loop among them).
+    fn shipped_scenarios() -> Vec<(&'static str, &'static str)> {
+        let mut all = crate::lesson::SCENARIOS.to_vec();
+        all.push(("every-block.json", include_str!("../../../scenarios/every-block.json")));
+        all
+    }
+
     fn shipped_blocks() -> Vec<BlockSpec> {
         let mut blocks: Vec<BlockSpec> = Kind::ALL.iter().map(|&k| default_block(k)).collect();
-        for (_, text) in crate::lesson::SCENARIOS {
+        for (_, text) in shipped_scenarios() {
             blocks.extend(Scenario::from_json(text).unwrap().nodes.into_iter().map(|n| n.block));
         }
         blocks
@@ -244,7 +253,7 @@ mod tests {
     #[test]
     fn checking_one_number_is_checking_the_whole_draft() {
         let mut cases = 0;
-        for (name, text) in crate::lesson::SCENARIOS {
+        for (name, text) in shipped_scenarios() {
             let scenario = Scenario::from_json(text).unwrap();
             let missing = scenario.validate_draft().unwrap();
             for i in 0..scenario.nodes.len() {
@@ -268,5 +277,24 @@ mod tests {
             }
         }
         assert!(cases > 1000, "{cases} cases");
+    }
+
+    /// A closed loop whose service already takes no time, its think time
+    /// then slid to zero: a loop that could never take time, refused by the
+    /// one block's check as by the whole draft's.
+    #[test]
+    fn a_think_time_slid_to_zero_under_a_server_that_takes_none_is_refused() {
+        let scenario = Scenario::from_value(serde_json::json!({"version": 1, "nodes": [
+            {"id": "clients", "kind": "producer", "arrivals": {"process": "closed_loop", "clients": 2, "think": {"dist": "fixed", "value": 0.5}}},
+            {"id": "server", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0}}],
+            "edges": [{"from": "clients", "to": "server"}]}))
+        .unwrap();
+        let mut s = scenario.clone();
+        s.nodes[0].block.set_number(&path("arrivals.think.value"), 0.0).unwrap();
+        let whole = s.validate_draft().unwrap_err();
+        assert_eq!(s.check_number_change(0).unwrap_err(), whole);
+        // Taking a little time again, it is taken.
+        s.nodes[0].block.set_number(&path("arrivals.think.value"), 0.001).unwrap();
+        assert!(s.check_number_change(0).is_ok() && s.validate_draft().is_ok());
     }
 }

@@ -2,7 +2,7 @@
 //! in the words `sluice sweep` and the Sweep panel print (pinned by the
 //! tests of the command line and of sweeps).
 
-use crate::scenario::{FieldPathError, Kind, ScenarioError, SetError};
+use crate::scenario::{FieldPathError, Kind, NumberError, ScenarioError, SetError};
 
 use super::{MAX_POINTS, MAX_REPS};
 
@@ -40,8 +40,9 @@ pub enum VaryError {
     Path { name: String, why: FieldPathError },
     #[error("{name}: {kind} \"{id}\" has no number field there")]
     NotANumber { name: String, kind: Kind, id: String },
+    /// The field does not take the value.
     #[error("{name}: {why}")]
-    Set { name: String, why: SetError },
+    Number { name: String, why: NumberError },
 }
 
 /// Why a point of the grid is not a scenario that runs.

@@ -107,10 +107,7 @@ impl Vary {
         // The field must be a number field the block has (or may have: an
         // optional field left out of the file), which setting it shows.
         let block = &scenario.nodes[node].block;
-        block.clone().set_number(&field, first).map_err(|why| match why {
-            SetError::NotANumber { .. } => VaryError::NotANumber { name: name.to_string(), kind: block.kind(), id: scenario.nodes[node].id.clone() },
-            why => VaryError::Set { name: name.to_string(), why },
-        })?;
+        block.clone().set_number(&field, first).map_err(|why| vary_error(name, &scenario.nodes[node], why))?;
         Ok(Vary { name: name.to_string(), node, field, values })
     }
 }
@@ -153,8 +150,17 @@ pub fn with_value(scenario: &Scenario, name: &str, value: f64) -> Result<(String
     let (node, field) = locate(scenario, name)?;
     let node = &scenario.nodes[node];
     let mut block = node.block.clone();
-    block.set_number(&field, value).map_err(|why| VaryError::Set { name: name.to_string(), why })?;
+    block.set_number(&field, value).map_err(|why| vary_error(name, node, why))?;
     Ok((node.id.clone(), block))
+}
+
+/// A varied field `name` of `node` that did not take a value, said after
+/// the name once.
+fn vary_error(name: &str, node: &crate::scenario::NodeSpec, why: SetError) -> VaryError {
+    match why {
+        SetError::Number { why, .. } => VaryError::Number { name: name.to_string(), why },
+        _ => VaryError::NotANumber { name: name.to_string(), kind: node.block.kind(), id: node.id.clone() },
+    }
 }
 
 fn ids(scenario: &Scenario) -> String {

@@ -202,8 +202,9 @@ impl DispatcherSpec {
             [Step::Key("service_time"), rest @ ..] => self.service_time.number_mut(rest),
             [Step::Key("capacity")] => Some(NumberField::Whole64(&mut self.capacity)),
             [Step::Key("ttl_s")] => Some(NumberField::MaybeReal(&mut self.ttl_s)),
-            [Step::Key("queue_priorities"), Step::Key(name)] => self.queue_priorities.get_mut(*name).map(NumberField::Whole8),
-            [Step::Key("windows"), Step::Key(class)] => self.windows.get_mut(*class).map(NumberField::Whole64),
+            // A map's key may be digits alone, read as a position.
+            [Step::Key("queue_priorities"), key] => self.queue_priorities.get_mut(&map_key(key)).map(NumberField::Whole8),
+            [Step::Key("windows"), key] => self.windows.get_mut(&map_key(key)).map(NumberField::Whole64),
             [Step::Key("message_priorities"), Step::Index(i), Step::Key("priority")] => {
                 self.message_priorities.get_mut(*i).map(|p| NumberField::Whole8(&mut p.priority))
             }
@@ -217,5 +218,13 @@ impl DispatcherSpec {
             }
             _ => None,
         }
+    }
+}
+
+/// The key of a map a path's step names.
+fn map_key(step: &Step) -> String {
+    match step {
+        Step::Key(key) => key.to_string(),
+        Step::Index(i) => i.to_string(),
     }
 }
