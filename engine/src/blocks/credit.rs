@@ -374,4 +374,20 @@ mod tests {
         assert_eq!(refused(4, 0), ["nodes[1].grant_batch"]);
         assert_eq!(refused(top, top + 1), ["nodes[1].grant_batch"]);
     }
+
+    /// Changed while running, the credit link grants by its new parameters:
+    /// a peer's first contact after the change gets the new initial credit.
+    #[test]
+    fn a_live_change_grants_the_new_credit() {
+        let mut b = Bench::new();
+        let mut c = credit(json!({"initial_credit": 3, "grant_latency_s": 0.1}));
+        c.reconfigure(crate::plumbing::json_read::from_value(&json!({"initial_credit": 5, "grant_latency_s": 0.1})).unwrap());
+        let m: Vec<Message> = (0..6).map(|_| b.message(100, 0)).collect();
+        assert!(!pass(&mut c, &mut b, m[0]), "CONNECT sent");
+        b.at(0.2);
+        assert!(c.on_grant_due(&mut b.ctx()));
+        assert_eq!(c.credits(), 5);
+        assert!((0..5).all(|k| pass(&mut c, &mut b, m[k])));
+        assert!(!pass(&mut c, &mut b, m[5]));
+    }
 }
