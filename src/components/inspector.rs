@@ -260,7 +260,11 @@ fn param_row(props: &ParamRowProps) -> Html {
                 </div>
             }
         }
-        Control::Choice(menu) => choice(&id, &aria, &menu.entries(), props.value.as_ref().and_then(Value::as_str), props.on_change.clone()),
+        Control::Choice(menu) => {
+            // A field the file leaves out holds its default.
+            let current = props.value.as_ref().and_then(Value::as_str).map(str::to_string).or_else(|| menu.default());
+            choice(&id, &aria, &menu.entries(), current.as_deref(), props.on_change.clone())
+        }
         Control::Policy => {
             let menu: Vec<(String, &str)> = router_examples(&[]).iter().map(|(r, label)| (kind_name(r), *label)).collect();
             choice(&id, &aria, &menu, props.value.as_ref().and_then(Value::as_str), props.on_change.clone())

@@ -41,17 +41,34 @@ pub fn kind_name<T: Serialize>(value: &T) -> String {
     name_of(value)
 }
 
-/// A field's menu: each choice's name and words.
+/// A field's menu: each choice's name and words, and the choice a block
+/// holds when its file leaves the field out (a field written only when it
+/// is not its default).
 #[derive(Clone, Copy)]
-pub struct Menu(fn() -> Vec<(String, &'static str)>);
+pub struct Menu {
+    entries: fn() -> Vec<(String, &'static str)>,
+    default: fn() -> Option<String>,
+}
 
 impl Menu {
+    /// The menu of a field the file always writes.
     pub const fn of<T: Choice>() -> Menu {
-        Menu(entries::<T>)
+        Menu { entries: entries::<T>, default: || None }
+    }
+
+    /// The menu of a field left out of the file when it holds `T`'s
+    /// default.
+    pub const fn or_default<T: Choice + Default>() -> Menu {
+        Menu { entries: entries::<T>, default: default_name::<T> }
     }
 
     pub fn entries(&self) -> Vec<(String, &'static str)> {
-        (self.0)()
+        (self.entries)()
+    }
+
+    /// The choice held when the field is left out, if it may be.
+    pub fn default(&self) -> Option<String> {
+        (self.default)()
     }
 }
 
@@ -59,9 +76,13 @@ fn entries<T: Choice>() -> Vec<(String, &'static str)> {
     T::ALL.iter().map(|c| (c.name(), c.label())).collect()
 }
 
+fn default_name<T: Choice + Default>() -> Option<String> {
+    Some(T::default().name())
+}
+
 impl PartialEq for Menu {
     fn eq(&self, other: &Menu) -> bool {
-        self.entries() == other.entries()
+        self.entries() == other.entries() && self.default() == other.default()
     }
 }
 

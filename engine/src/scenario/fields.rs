@@ -151,10 +151,10 @@ const OPTIONAL: Control = Control::Optional { none_is: None };
 
 const PRODUCER: &[Field] = &[
     f("arrivals", "Arrivals", Unit::None, "When the producer makes messages.", Control::Arrivals),
-    f("on_refused", "When refused", Unit::None, "What the producer does with a message the next block refuses.", Control::Choice(Menu::of::<OnRefused>())),
+    f("on_refused", "When refused", Unit::None, "What the producer does with a message the next block refuses.", Control::Choice(Menu::or_default::<OnRefused>())),
     f("retry_after_s", "Retry after", Unit::Seconds, "Time between offers of a refused message.", num(0.001, 5.0, 0.001))
         .shown_if("on_refused", &["retry"]),
-    f("backpressure", "When asked to pause", Unit::None, "What a queue's soft limit does to this source: a client the server stops reading pauses; a live stream cannot and keeps sending; ping requests read but not answered are dropped (unanswered).", Control::Choice(Menu::of::<Backpressure>())),
+    f("backpressure", "When asked to pause", Unit::None, "What a queue's soft limit does to this source: a client the server stops reading pauses; a live stream cannot and keeps sending; ping requests read but not answered are dropped (unanswered).", Control::Choice(Menu::or_default::<Backpressure>())),
     f("classes", "Message classes", Unit::Json, "Each: name, weight, size (a distribution of bytes), droppable, priority (0 is served first: lower numbers first, as super-queue counts; SObjectizer's article counts the other way), destination.", Control::Json),
     f("linked_to", "Linked to", Unit::NodeId, "A consumer this producer is linked to (rotor): it sends nothing until the consumer is operational, and stops for good when it shuts down (empty: not linked).", Control::Text),
 ];
@@ -171,8 +171,8 @@ const QUEUE: &[Field] = &[
     f("reconnect_after_s", "Reconnect after", Unit::Seconds, "After a disconnect, a new client connects this much later.", num(0.0, 10.0, 0.1)),
     f("capacity.messages", "Capacity", Unit::Messages, "The most the queue holds (0: no bound).", whole(0.0, 1000.0, 1.0)),
     f("capacity.bytes", "Capacity", Unit::Bytes, "The most bytes the queue holds (0: no bound).", whole(0.0, 2_097_152.0, 1024.0)),
-    f("on_full", "When full", Unit::None, "What happens to a message that does not fit (drops count as overflow).", Control::Choice(Menu::of::<OnFull>())),
-    f("order", "Order", Unit::None, "Which message leaves first.", Control::Choice(Menu::of::<Order>())),
+    f("on_full", "When full", Unit::None, "What happens to a message that does not fit (drops count as overflow).", Control::Choice(Menu::or_default::<OnFull>())),
+    f("order", "Order", Unit::None, "Which message leaves first.", Control::Choice(Menu::or_default::<Order>())),
     f("message_priorities", "Message priorities", Unit::Json, "With priority order: [{\"class\", \"destination\", \"source\" (any of the three), \"priority\"}]. Lower numbers are served first (super-queue's order; SObjectizer's article gives the urgent message the higher number).", Control::Json)
         .shown_if("order", &["priority"]),
     f("ttl_s", "Time to live", Unit::Seconds, "A message that waited this long is discarded (empty: never).", OPTIONAL),
@@ -183,7 +183,7 @@ const CONSUMER: &[Field] = &[
     f("workers", "Workers", Unit::AtOnce, "How many messages the consumer serves in parallel.", whole(1.0, 32.0, 1.0)),
     f("timeout_s", "Time-out", Unit::Seconds, "A service that would take longer is cut off and tried again (empty: none).", OPTIONAL),
     f("max_retries", "Retries", Unit::Times, "Retries after a time-out; then the message is dropped (timed_out).", whole(0.0, 10.0, 1.0)),
-    f("on_timeout", "On time-out", Unit::None, "Where a job cut off by the time-out is tried again.", Control::Choice(Menu::of::<OnTimeout>())),
+    f("on_timeout", "On time-out", Unit::None, "Where a job cut off by the time-out is tried again.", Control::Choice(Menu::or_default::<OnTimeout>())),
     f("lifecycle.initializing_s", "Ready after", Unit::Seconds, "Initializing until then, refusing work (empty: ready at once).", OPTIONAL),
     f("lifecycle.shutdown_at_s", "Shut down at", Unit::Seconds, "From then on it refuses work, finishes what it holds and stops (empty: never).", OPTIONAL),
     f("lifecycle.init_timeout_s", "Initialization time-out", Unit::Seconds, "Still initializing then, it gives up and shuts down without being operational; its supervisor shuts down too (empty: none).", OPTIONAL),
@@ -203,8 +203,8 @@ const ROUTER: &[Field] = &[
 const WINDOW: &[Field] = &[
     f("max_messages", "Window", Unit::Messages, "Messages in flight at most (0: no bound in messages).", whole(0.0, 100.0, 1.0)),
     f("max_bytes", "Window", Unit::Bytes, "Bytes in flight at most (0: no bound in bytes).", whole(0.0, 1_048_576.0, 1024.0)),
-    f("scope", "Scope", Unit::None, "One window for everything, one per destination, or one per class.", Control::Choice(Menu::of::<Scope>())),
-    f("opens_on", "Opens on", Unit::None, "Whether a message stops counting when it is received or when it is processed.", Control::Choice(Menu::of::<OpensOn>())),
+    f("scope", "Scope", Unit::None, "One window for everything, one per destination, or one per class.", Control::Choice(Menu::or_default::<Scope>())),
+    f("opens_on", "Opens on", Unit::None, "Whether a message stops counting when it is received or when it is processed.", Control::Choice(Menu::or_default::<OpensOn>())),
     f("ack_latency_s", "Acknowledgement latency", Unit::Seconds, "How long the acknowledgement takes to come back.", num(0.0, 1.0, 0.001)),
     f("receipts.to", "Receipts to", Unit::NodeId, "With a receipt queue (Exon): the queue, dispatcher or consumer where receipts wait to be read; the window opens only when one is read, and an ACK it has no room for is retransmitted (empty: the window opens on the acknowledgement).", Control::Text),
     f("receipts.retransmit_after_s", "Retransmit after", Unit::Seconds, "An ACK not accepted makes the sender send the message again this much later: over a link, the copy takes the wire's bandwidth again, and its ACK comes back when it arrives.", num(0.001, 2.0, 0.001))
@@ -225,8 +225,8 @@ const RATE_LIMITER: &[Field] = &[
     f("rules[0].limit", "First rule: limit", Unit::PerSpan, "Messages (or bytes) allowed per span.", num(1.0, 1000.0, 1.0)),
     f("rules[0].span_s", "First rule: span", Unit::Seconds, "The span the limit counts over.", num(0.01, 60.0, 0.01)),
     f("rules", "All rules", Unit::Json, "Every rule must allow a message: [{\"scheme\", \"limit\", \"span_s\", \"burst\"}].", Control::Json),
-    f("unit", "Counts", Unit::None, "What the limits count.", Control::Choice(Menu::of::<RateUnit>())),
-    f("on_excess", "Over the limit", Unit::None, "Hold the message until a rule allows it, or drop it (rate_limited).", Control::Choice(Menu::of::<OnExcess>())),
+    f("unit", "Counts", Unit::None, "What the limits count.", Control::Choice(Menu::or_default::<RateUnit>())),
+    f("on_excess", "Over the limit", Unit::None, "Hold the message until a rule allows it, or drop it (rate_limited).", Control::Choice(Menu::or_default::<OnExcess>())),
 ];
 
 const CONCURRENCY_LIMITER: &[Field] = &[f(
@@ -258,20 +258,20 @@ const LINK: &[Field] = &[
 const DISPATCHER: &[Field] = &[
     f("workers", "Workers", Unit::AtOnce, "Demands served at once; one agent runs one at a time.", whole(1.0, 32.0, 1.0)),
     f("service_time", "Service time", Unit::Seconds, "Time per demand.", Control::Distribution),
-    f("queues", "Demand queues", Unit::None, "Which queue a message joins.", Control::Choice(Menu::of::<QueueKey>())),
-    f("discipline", "Discipline", Unit::None, "How a free worker picks the next demand.", Control::Choice(Menu::of::<Discipline>())),
-    f("agents", "Agents", Unit::None, "Whose demand a message is: one agent never runs two at once, whatever the workers.", Control::Choice(Menu::of::<Agents>()))
+    f("queues", "Demand queues", Unit::None, "Which queue a message joins.", Control::Choice(Menu::or_default::<QueueKey>())),
+    f("discipline", "Discipline", Unit::None, "How a free worker picks the next demand.", Control::Choice(Menu::or_default::<Discipline>())),
+    f("agents", "Agents", Unit::None, "Whose demand a message is: one agent never runs two at once, whatever the workers.", Control::Choice(Menu::or_default::<Agents>()))
     .shown_if("discipline", &["round_robin", "priority"]),
-    f("iteration", "Iteration", Unit::None, "Serve what was queued when the iteration began, or everything.", Control::Choice(Menu::of::<Iteration>()))
+    f("iteration", "Iteration", Unit::None, "Serve what was queued when the iteration began, or everything.", Control::Choice(Menu::or_default::<Iteration>()))
     .shown_if("discipline", &["event_loop"]),
     f("register_once", "Register once", Unit::None, "A task scheduled again while it still waits joins the waiting run (merged) instead of queueing twice.", Control::Toggle)
         .shown_if("discipline", &["round_robin", "priority", "event_loop", "alternate"]),
     f("queue_priorities", "Queue priorities", Unit::Json, "{\"queue name\": number}. Lower numbers are served first (the reverse of SObjectizer's agent priorities, where higher wins).", Control::Json).shown_if("discipline", &["priority"]),
-    f("order", "Order inside a queue", Unit::None, "Which demand of one queue goes first.", Control::Choice(Menu::of::<Order>())),
+    f("order", "Order inside a queue", Unit::None, "Which demand of one queue goes first.", Control::Choice(Menu::or_default::<Order>())),
     f("message_priorities", "Message priorities", Unit::Json, "[{\"class\", \"destination\", \"source\" (any of the three), \"priority\"}]. Lower numbers are served first (SObjectizer's article gives the urgent message the higher number).", Control::Json)
         .shown_if("order", &["priority"]),
     f("capacity", "Capacity", Unit::Demands, "The most one demand queue holds (0: no bound).", whole(0.0, 1000.0, 1.0)),
-    f("on_full", "When full", Unit::None, "A demand that does not fit.", Control::Choice(Menu::of::<DemandOnFull>())),
+    f("on_full", "When full", Unit::None, "A demand that does not fit.", Control::Choice(Menu::or_default::<DemandOnFull>())),
     f("ttl_s", "Time to live", Unit::Seconds, "A demand that waited this long is skipped when a worker reaches it (empty: never).", OPTIONAL),
     f("windows", "Windows per class", Unit::Json, "{\"class\": messages in flight to one host}.", Control::Json).shown_if("discipline", &["netsendq"]),
     f("one_shot", "One-shot classes", Unit::Json, "[\"class\"]: go to the head of the ready queue.", Control::Json).shown_if("discipline", &["netsendq"]),
@@ -484,6 +484,36 @@ mod tests {
                 }
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod defaults {
+    use super::*;
+    use crate::scenario::default_block;
+
+    /// A menu's field that a block's file leaves out shows the choice the
+    /// block holds: written back, it changes nothing.
+    #[test]
+    fn a_choice_left_out_of_the_file_shows_what_the_block_holds() {
+        let mut blocks: Vec<crate::scenario::BlockSpec> = Kind::ALL.iter().map(|&k| default_block(k)).collect();
+        let every = crate::scenario::Scenario::from_json(include_str!("../../../scenarios/every-block.json")).unwrap();
+        blocks.extend(every.nodes.into_iter().map(|n| n.block));
+        let mut left_out = 0;
+        for block in blocks {
+            let doc = crate::plumbing::json_read::to_value(&block);
+            for field in fields(block.kind()) {
+                let Control::Choice(menu) = field.control else { continue };
+                if doc.pointer(&field.path().pointer()).is_some() {
+                    continue;
+                }
+                let shown = menu.default().unwrap_or_else(|| panic!("{} {}: left out, with no default to show", block.kind(), field.path()));
+                let written = block.with_value(&field.path(), serde_json::Value::String(shown.clone())).unwrap();
+                assert_eq!(written, block, "{} {} = {shown}", block.kind(), field.path());
+                left_out += 1;
+            }
+        }
+        assert!(left_out >= 2, "{left_out} fields left out");
     }
 }
 
