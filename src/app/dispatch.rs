@@ -93,7 +93,7 @@ impl Page {
             self.sweep_order.set(Some(SweepOrder {
                 serial: *self.sweep_serial.borrow(),
                 name: sweep.request.vary.first().map(|v| v.name.clone()).unwrap_or_default(),
-                form: SweepForm::of_request(&sweep.request, &sweep.metric),
+                form: SweepForm::of_request(&sweep.request, &sweep.metric.to_string()),
                 lesson: Some((sweep.ticket, sweep.request.clone())),
             }));
         }

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::scenario::Scenario;
-use crate::sweep::{Request, SweepResult};
+use crate::sweep::{Metric, Request, SweepResult};
 
 use super::{CheckResult, StepError, Verdict};
 use crate::plumbing::numbers::plain;
@@ -32,7 +32,7 @@ pub struct SweepStep {
     /// Each replication's length; the first tenth is its warm-up.
     pub until_s: f64,
     /// The metric the chart shows.
-    pub metric: String,
+    pub metric: Metric,
     pub check: Vec<SweepCheck>,
 }
 
@@ -48,7 +48,7 @@ pub enum Point {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepCheck {
-    pub metric: String,
+    pub metric: Metric,
     /// Whose mean the bounds hold: the `"first"` point's or the `"last"`'s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub point: Option<Point>,
@@ -82,9 +82,10 @@ impl SweepStep {
             return Err(StepError::SweepTooLong(simulated, MOST_SIMULATED_S));
         }
         let metrics = plan.metric_names();
-        for name in std::iter::once(&self.metric).chain(self.check.iter().map(|c| &c.metric)) {
-            if !metrics.contains(name) {
-                return Err(StepError::NoMetric { name: name.clone(), measured: metrics.join(", ") });
+        for metric in std::iter::once(&self.metric).chain(self.check.iter().map(|c| &c.metric)) {
+            let name = metric.to_string();
+            if !metrics.contains(&name) {
+                return Err(StepError::NoMetric { name, measured: metrics.join(", ") });
             }
         }
         for c in &self.check {
@@ -92,7 +93,7 @@ impl SweepStep {
             match (c.point, bounded, c.covers_theory_at_least) {
                 (Some(_), true, None) | (None, false, Some(_)) => {}
                 _ => {
-                    return Err(StepError::SweepCheckForm(c.metric.clone()))
+                    return Err(StepError::SweepCheckForm(c.metric.to_string()))
                 }
             }
         }
@@ -116,8 +117,9 @@ fn judge(c: &SweepCheck, result: &SweepResult) -> CheckResult {
             .points
             .iter()
             .filter_map(|p| {
-                let theory = p.predicted(&c.metric)?;
-                let e = p.metrics.get(&c.metric)?;
+                let name = c.metric.to_string();
+                let theory = p.predicted(&name)?;
+                let e = p.metrics.get(&name)?;
                 let (mean, half) = (e.mean?, e.ci95?);
                 Some((mean - theory).abs() <= half)
             })
@@ -139,7 +141,7 @@ fn judge(c: &SweepCheck, result: &SweepResult) -> CheckResult {
         Point::First => result.points.first(),
         Point::Last => result.points.last(),
     };
-    let value = point.and_then(|p| p.metrics.get(&c.metric)).and_then(|e| e.mean);
+    let value = point.and_then(|p| p.metrics.get(&c.metric.to_string())).and_then(|e| e.mean);
     let at = point
         .map(|p| p.values.iter().map(|(name, v)| format!("{name} = {}", plain(*v))).collect::<Vec<_>>().join(", "))
         .unwrap_or_default();

@@ -23,7 +23,7 @@
 
 use crate::lesson::{apply, CheckResult, Figure, Lesson, LessonError, Panel, Step, StepError, Verdict, Watch};
 use crate::scenario::BlockSpec;
-use crate::sweep::{Request, Runner, SweepResult};
+use crate::sweep::{Metric, Request, Runner, SweepResult};
 
 use super::{Applied, Command, PlayError, Playground, Speed};
 
@@ -75,7 +75,7 @@ pub struct LessonSweep {
     pub ticket: SweepTicket,
     pub request: Request,
     /// The figure the step judges, for the panel to chart.
-    pub metric: String,
+    pub metric: Metric,
 }
 
 /// The open lesson: which, and where each of its steps stands.
@@ -165,10 +165,9 @@ impl Playground {
     /// What the page shows of step `k`, just begun at `speed`.
     fn begun(&self, k: usize, speed: Speed) -> Option<StepBegun> {
         let step = self.step(k)?;
-        let sweep = self.lesson_sweep().filter(|(ticket, _)| ticket.step == k).map(|(ticket, request)| LessonSweep {
-            ticket,
-            request: request.clone(),
-            metric: step.sweep.as_ref().map(|w| w.metric.clone()).unwrap_or_default(),
+        let sweep = step.sweep.as_ref().and_then(|w| {
+            let (ticket, request) = self.lesson_sweep().filter(|(ticket, _)| ticket.step == k)?;
+            Some(LessonSweep { ticket, request: request.clone(), metric: w.metric.clone() })
         });
         let sweeps = step.sweep.is_some();
         Some(StepBegun {

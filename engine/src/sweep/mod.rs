@@ -18,6 +18,7 @@
 //!   order or number of threads gives the same bits.
 
 mod errors;
+mod metric;
 mod output;
 mod request;
 mod statistics;
@@ -32,6 +33,7 @@ use crate::theory::Model;
 use crate::time::SimTime;
 
 pub use errors::{MergeError, PointError, SpreadError, SweepError, ValuesError, VaryError};
+pub use metric::{Measure, Metric, MetricError, Total};
 pub use output::{merge, PointResult, SweepResult, Theory};
 pub use request::{spread, warmup_for, Report, Request, Runner, Varied, WARMUP_SHARE};
 
@@ -274,25 +276,24 @@ impl Plan {
             let change = Mark::of(&sim, i).since(&marks[i]);
             let (arrived, departed) = (change.arrived, change.departed);
             let per_departure = |sum: f64| (departed > 0).then(|| sum / departed as f64);
-            for &metric in metrics_of(node.block.kind()) {
-                let value = match metric {
-                    "mean_depth_messages" => Some(change.depth_integral_s / span_s),
+            for &measure in Measure::of(node.block.kind()) {
+                let value = match measure {
+                    Measure::MeanDepthMessages => Some(change.depth_integral_s / span_s),
                     // A consumer's wait is its sojourn: from creation to the
                     // end of its service.
-                    "mean_wait_s" if node.block.kind() == Kind::Consumer => per_departure(change.sojourn_s),
-                    "mean_wait_s" => per_departure(change.residence_s),
-                    "drop_probability" => (arrived > 0).then(|| change.lost() as f64 / arrived as f64),
-                    "disconnects_per_s" => Some(change.disconnects as f64 / span_s),
-                    "throughput_per_s" => Some(departed as f64 / span_s),
-                    _ => None,
+                    Measure::MeanWaitS if node.block.kind() == Kind::Consumer => per_departure(change.sojourn_s),
+                    Measure::MeanWaitS => per_departure(change.residence_s),
+                    Measure::DropProbability => (arrived > 0).then(|| change.lost() as f64 / arrived as f64),
+                    Measure::DisconnectsPerS => Some(change.disconnects as f64 / span_s),
+                    Measure::ThroughputPerS => Some(departed as f64 / span_s),
                 };
-                metrics.insert(format!("{}.{metric}", node.id), value);
+                metrics.insert(Metric::Of { node: node.id.clone(), measure }.to_string(), value);
             }
         }
         let end = sim.totals();
         let counts = [end.produced - totals.produced, end.delivered - totals.delivered, end.dropped - totals.dropped];
-        for (name, count) in TOTALS.iter().zip(counts) {
-            metrics.insert(name.to_string(), Some(count as f64));
+        for (total, count) in Total::ALL.into_iter().zip(counts) {
+            metrics.insert(Metric::Total(total).to_string(), Some(count as f64));
         }
         Ok(metrics)
     }
@@ -368,33 +369,17 @@ fn digest_of(scenario: &Scenario, varies: &[Vary]) -> String {
     format!("{hash:016x}")
 }
 
-/// The metrics a node of `kind` has.
-fn metrics_of(kind: Kind) -> &'static [&'static str] {
-    match kind {
-        // A producer's drops are its own: refused with `drop`, or ping
-        // requests left unanswered.
-        Kind::Producer => &["drop_probability", "throughput_per_s"],
-        Kind::Queue => &["mean_depth_messages", "mean_wait_s", "drop_probability", "disconnects_per_s", "throughput_per_s"],
-        Kind::Dispatcher => &["mean_depth_messages", "mean_wait_s", "drop_probability", "throughput_per_s"],
-        Kind::Consumer => &["mean_wait_s", "drop_probability", "throughput_per_s"],
-        _ => &["drop_probability", "throughput_per_s"],
-    }
-}
-
 /// Every metric a sweep of `scenario` measures, by name, in name order.
 pub fn metric_names(scenario: &Scenario) -> Vec<String> {
     let mut names: Vec<String> = scenario
         .nodes
         .iter()
-        .flat_map(|n| metrics_of(n.block.kind()).iter().map(move |m| format!("{}.{m}", n.id)))
-        .chain(TOTALS.iter().map(|t| t.to_string()))
+        .flat_map(|n| Measure::of(n.block.kind()).iter().map(move |&measure| Metric::Of { node: n.id.clone(), measure }.to_string()))
+        .chain(Total::ALL.into_iter().map(|total| Metric::Total(total).to_string()))
         .collect();
     names.sort();
     names
 }
-
-/// The totals every sweep measures.
-const TOTALS: [&str; 3] = ["totals.produced", "totals.delivered", "totals.dropped"];
 
 impl Plan {
     /// Every metric this sweep measures, by name.
