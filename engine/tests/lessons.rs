@@ -233,7 +233,7 @@ fn a_sweep_step_that_cannot_be_judged_is_refused() {
     let good = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../lessons/13-queueing-theory.json")).unwrap();
     let unknown = good.replacen("mean_depth_messages", "nothing", 1);
     assert!(Lesson::from_json(&unknown).unwrap_err().to_string().contains("\"line.nothing\" is not a metric"), "{unknown}");
-    assert!(with_sweep(&|s| s.vary = "line.speed".into()).contains("line.speed: queue \"line\" has no number field there"));
+    assert!(with_sweep(&|s| s.vary = sluice_engine::sweep::NodeField::parse("line.speed").unwrap()).contains("line.speed: queue \"line\" has no number field there"));
     assert!(with_sweep(&|s| s.reps = 1000).contains("more than the 200000 s a lesson may ask"));
     assert!(with_sweep(&|s| s.check[1].point = None).contains("give \"point\" (first or last) with bounds"));
     assert!(with_sweep(&|s| {

@@ -12,7 +12,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::scenario::Scenario;
-use crate::sweep::{Metric, Request, SweepResult};
+use crate::sweep::{Metric, NodeField, Request, SweepResult};
 
 use super::{CheckResult, StepError, Verdict};
 use crate::plumbing::numbers::plain;
@@ -22,7 +22,7 @@ use crate::plumbing::numbers::plain;
 #[serde(deny_unknown_fields)]
 pub struct SweepStep {
     /// `NODE.FIELD`, as `sluice sweep --vary` names it.
-    pub vary: String,
+    pub vary: NodeField,
     pub from: f64,
     pub to: f64,
     /// How many values, evenly spread from `from` to `to` (whole numbers
@@ -69,8 +69,8 @@ const MOST_SIMULATED_S: f64 = 200_000.0;
 impl SweepStep {
     /// The sweep of `scenario` as it stands.
     pub fn request(&self, scenario: &Scenario) -> Result<Request, StepError> {
-        Request::over(scenario, &self.vary, (self.from, self.to, self.points), self.reps, self.until_s)
-            .map_err(|why| StepError::Spread { vary: self.vary.clone(), why })
+        Request::over(scenario, &self.vary.to_string(), (self.from, self.to, self.points), self.reps, self.until_s)
+            .map_err(|why| StepError::Spread { vary: self.vary.to_string(), why })
     }
 
     /// Checks that the sweep can run on `scenario` and every check reads

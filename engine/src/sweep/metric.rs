@@ -1,13 +1,14 @@
 //! What a sweep measures, by name: a node's measure (`line.mean_wait_s`)
-//! or a total of the run (`totals.dropped`). Each measure's name is spelt
-//! once, in its serde attribute; a metric reads from its name and writes
-//! it back the same.
+//! or a total of the run (`totals.dropped`); and what it varies, a node's
+//! field (`srv.workers`). Each measure's name is spelt once, in its serde
+//! attribute; a metric and a varied field read from their names and write
+//! them back the same.
 
 use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-use crate::scenario::Kind;
+use crate::scenario::{FieldPath, FieldPathError, Kind};
 
 /// A figure of one node over a replication's measured span.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
@@ -125,6 +126,51 @@ impl<'de> Deserialize<'de> for Metric {
     }
 }
 
+/// A node's field, as a sweep varies it: `NODE.FIELD`. A node's id holds
+/// no dot, so the node is what comes before the first.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NodeField {
+    pub node: String,
+    pub field: FieldPath,
+}
+
+/// Why a text is not `NODE.FIELD`.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum NodeFieldError {
+    #[error("{0}: expected NODE.FIELD, a node's id and a field inside it, such as srv.workers")]
+    NotNodeField(String),
+    #[error("{text}: {why}")]
+    Field { text: String, why: FieldPathError },
+}
+
+impl NodeField {
+    pub fn parse(text: &str) -> Result<NodeField, NodeFieldError> {
+        let text = text.trim();
+        let (node, field) = text.split_once('.').filter(|(node, _)| !node.is_empty()).ok_or_else(|| NodeFieldError::NotNodeField(text.to_string()))?;
+        let field = FieldPath::parse(field).map_err(|why| NodeFieldError::Field { text: text.to_string(), why })?;
+        Ok(NodeField { node: node.to_string(), field })
+    }
+}
+
+impl fmt::Display for NodeField {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.node, self.field)
+    }
+}
+
+impl Serialize for NodeField {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for NodeField {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<NodeField, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        NodeField::parse(&text).map_err(serde::de::Error::custom)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -138,5 +184,16 @@ mod tests {
         for bad in ["line", "line.speed", ".mean_wait_s", "totals.lost", "totals"] {
             assert_eq!(Metric::parse(bad), Err(MetricError(bad.into())), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_varied_field_reads_from_its_name_and_writes_it_back() {
+        for text in ["srv.workers", "line.soft_limit.messages", "limiter.rules[0].limit", "n-1.service_time.mean"] {
+            assert_eq!(NodeField::parse(text).unwrap().to_string(), text);
+        }
+        assert_eq!(NodeField::parse("limiter.rules.0.limit").unwrap().to_string(), "limiter.rules[0].limit");
+        assert_eq!(NodeField::parse("srv"), Err(NodeFieldError::NotNodeField("srv".into())));
+        assert_eq!(NodeField::parse(".workers"), Err(NodeFieldError::NotNodeField(".workers".into())));
+        assert!(matches!(NodeField::parse("srv.work ers"), Err(NodeFieldError::Field { .. })));
     }
 }

@@ -33,7 +33,7 @@ use crate::theory::Model;
 use crate::time::SimTime;
 
 pub use errors::{MergeError, PointError, SpreadError, SweepError, ValuesError, VaryError};
-pub use metric::{Measure, Metric, MetricError, Total};
+pub use metric::{Measure, Metric, MetricError, NodeField, NodeFieldError, Total};
 pub use output::{merge, PointResult, SweepResult, Theory};
 pub use request::{spread, warmup_for, Report, Request, Runner, Varied, WARMUP_SHARE};
 
