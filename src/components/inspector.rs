@@ -420,7 +420,8 @@ fn variant(
     };
     let id = format!("param-{key}");
     let rows = params.iter().map(|param| {
-        let sub_key = format!("{key}-{}", param.name);
+        let sub_path = path.child(param.name);
+        let sub_key = sub_path.slug();
         let on_change = {
             let value = value.clone();
             let name = param.name;
@@ -447,7 +448,7 @@ fn variant(
             <div class="sub-param">
                 <ParamRow key={sub_key.clone()} id={sub_key.clone()} label={param.label} unit={unit} help={param.help}
                     control={control} value={sub_value} {on_change} on_number={on_number.clone()}
-                    path={path.child(param.name)} sweep={sweep.clone()} />
+                    path={sub_path} sweep={sweep.clone()} />
             </div>
         }
     });
