@@ -279,4 +279,23 @@ mod tests {
         p.finished(&mut b.ctx());
         assert_eq!(p.counts(), (2, 0, 0), "a third idle one is beyond max_spare: destroyed");
     }
+
+    /// A pool of 1 to a million, at least its minimum, its spares within
+    /// bounds that hold together, and a creation time of 0 to 10^6 s.
+    #[test]
+    fn the_bounds_hold_together_at_their_edges() {
+        let refused = |spec: serde_json::Value| {
+            let spec: ResourcePoolSpec = crate::plumbing::json_read::from_value(&spec).unwrap();
+            let mut errors = Vec::new();
+            spec.validate("nodes[2]", &mut errors);
+            errors.iter().map(|e| e.path.clone()).collect::<Vec<_>>()
+        };
+        assert!(refused(json!({"max_total": 1})).is_empty());
+        assert!(refused(json!({"max_total": 1_000_000, "min_total": 1_000_000, "min_spare": 3, "max_spare": 3, "create_s": 1e6})).is_empty());
+        assert_eq!(refused(json!({"max_total": 0})), ["nodes[2].max_total"]);
+        assert_eq!(refused(json!({"max_total": 1_000_001})), ["nodes[2].max_total"]);
+        assert_eq!(refused(json!({"max_total": 4, "min_total": 5})), ["nodes[2].min_total"]);
+        assert_eq!(refused(json!({"max_total": 4, "min_spare": 3, "max_spare": 2})), ["nodes[2].min_spare"]);
+        assert_eq!(refused(json!({"max_total": 4, "create_s": -0.5})), ["nodes[2].create_s"]);
+    }
 }
