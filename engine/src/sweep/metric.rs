@@ -8,6 +8,7 @@ use std::fmt;
 
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
+use crate::scenario::choices::kind_name as name_of;
 use crate::scenario::{FieldPath, FieldPathError, Kind};
 
 /// A figure of one node over a replication's measured span.
@@ -32,14 +33,6 @@ pub enum Total {
 
 impl Total {
     pub const ALL: [Total; 3] = [Total::Produced, Total::Delivered, Total::Dropped];
-}
-
-/// The name a unit variant serialises to.
-fn name_of<T: Serialize>(value: &T) -> String {
-    match crate::plumbing::json_read::to_value(value) {
-        serde_json::Value::String(name) => name,
-        _ => String::new(),
-    }
 }
 
 /// The variant named `name`, if any.
