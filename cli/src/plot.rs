@@ -14,7 +14,7 @@ use std::sync::Once;
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use sluice_engine::sweep::{PointResult, SweepResult};
+use sluice_engine::sweep::{Metric, PointResult, SweepResult};
 
 /// The plot's size in pixels (the SVG's in user units).
 const SIZE: (u32, u32) = (900, 560);
@@ -55,7 +55,7 @@ impl PlotFile {
 }
 
 /// Draws `metric` of `result` into `out`, an SVG or PNG file.
-pub fn plot(result: &SweepResult, metric: &str, out: &str) -> Result<(), String> {
+pub fn plot(result: &SweepResult, metric: &Metric, out: &str) -> Result<(), String> {
     static REGISTER: Once = Once::new();
     REGISTER.call_once(|| {
         // The bytes are this crate's own and parse (a test draws with them).
@@ -67,12 +67,12 @@ pub fn plot(result: &SweepResult, metric: &str, out: &str) -> Result<(), String>
     }
 }
 
-fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &SweepResult, metric: &str, out: &str) -> Result<(), String> {
+fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &SweepResult, metric: &Metric, out: &str) -> Result<(), String> {
     let x_name = &result.varied[0];
     let series_name = result.varied.get(1);
     // Text from the file, drawn: a control character would make the SVG
     // unreadable XML, so it is shown escaped.
-    let shown = |text: &str| sluice_engine::printable(text, 120);
+    let shown = |text: &dyn std::fmt::Display| sluice_engine::printable(&text.to_string(), 120);
     // One series per value of the second varied parameter (or one).
     let mut series: BTreeMap<String, Vec<&PointResult>> = BTreeMap::new();
     for p in &result.points {

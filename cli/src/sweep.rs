@@ -7,7 +7,7 @@
 //! replications are collected in order before any is summarised.
 
 use rayon::prelude::*;
-use sluice_engine::sweep::{merge, parse_vary, warmup_for, Options, Plan, Replication, SweepError, SweepResult};
+use sluice_engine::sweep::{merge, metrics_named, parse_vary, warmup_for, Metric, Options, Plan, Replication, SweepError, SweepResult};
 
 /// The most threads a sweep starts.
 const MAX_JOBS: usize = 1024;
@@ -58,8 +58,8 @@ pub fn run(request: Request) -> Result<String, String> {
         seed: request.seed,
     };
     let plan = Plan::new(&scenario, varies, options).map_err(|why| why.to_string())?;
-    plan.check_metrics(&request.metric).map_err(|why| why.to_string())?;
-    let plotted = match (&request.plot, request.metric.first()) {
+    let metrics = metrics_named(&request.metric, &plan.metrics()).map_err(|why| why.to_string())?;
+    let plotted = match (&request.plot, metrics.first()) {
         (Some(_), None) => return Err("--plot needs the --metric to draw, such as --metric line.mean_wait_s".into()),
         (Some(out), Some(metric)) => {
             // Checked before the sweep runs, so a long sweep is not lost to
@@ -100,10 +100,10 @@ pub fn run(request: Request) -> Result<String, String> {
     if let Some((out, metric)) = plotted {
         crate::plot::plot(&result, &metric, &out)?;
     }
-    Ok(print(&result, request.format, &request.metric))
+    Ok(print(&result, request.format, &metrics))
 }
 
-fn print(result: &SweepResult, format: SweepFormat, metric: &[String]) -> String {
+fn print(result: &SweepResult, format: SweepFormat, metric: &[Metric]) -> String {
     match format {
         SweepFormat::Table => result.to_table(metric),
         SweepFormat::Csv => result.to_csv(metric),
@@ -128,5 +128,6 @@ pub fn merge_parts(parts: &[String], format: SweepFormat, metric: &[String]) -> 
         })
         .collect::<Result<Vec<_>, _>>()?;
     let merged = merge(shards).map_err(|why| why.to_string())?;
-    Ok(print(&merged, format, metric))
+    let metrics = metrics_named(metric, &merged.metrics(&[])).map_err(|why| why.to_string())?;
+    Ok(print(&merged, format, &metrics))
 }

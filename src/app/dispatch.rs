@@ -88,12 +88,12 @@ impl Page {
                 Panel::Chart => ".chart",
             });
         }
-        if let Some(sweep) = &begun.sweep {
+        if let Some((sweep, varied)) = begun.sweep.as_ref().and_then(|s| Some((s, s.request.vary.first()?))) {
             *self.sweep_serial.borrow_mut() += 1;
             self.sweep_order.set(Some(SweepOrder {
                 serial: *self.sweep_serial.borrow(),
-                name: sweep.request.vary.first().map(|v| v.name.clone()).unwrap_or_default(),
-                form: SweepForm::of_request(&sweep.request, &sweep.metric.to_string()),
+                name: varied.name.clone(),
+                form: SweepForm::of_request(&sweep.request, &sweep.metric),
                 lesson: Some((sweep.ticket, sweep.request.clone())),
             }));
         }

@@ -7,7 +7,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 
 use sluice_engine::playground::{Command, SweepTicket};
-use sluice_engine::sweep::SweepResult;
+use sluice_engine::sweep::{NodeField, SweepResult};
 use yew::prelude::*;
 
 use crate::view::observed::Session;
@@ -17,11 +17,11 @@ use super::dispatch::Dispatch;
 use super::Page;
 
 pub(crate) struct Sweeps {
-    /// "Sweep this": the panel opens on that field (`NODE.FIELD`).
-    pub on_sweep: Callback<String>,
+    /// "Sweep this": the panel opens on that field.
+    pub on_sweep: Callback<NodeField>,
     pub on_close: Callback<()>,
     /// A point of the sweep loaded into the scenario: one undoable edit.
-    pub on_use_value: Callback<(String, f64)>,
+    pub on_use_value: Callback<(NodeField, f64)>,
     pub on_finished: Callback<(SweepTicket, SweepResult)>,
     pub on_abandoned: Callback<(SweepTicket, String)>,
 }
@@ -30,7 +30,7 @@ pub(crate) struct Sweeps {
 pub(crate) fn use_sweeps(page: &Page, dispatch: &Dispatch) -> Sweeps {
     let on_sweep = use_callback((), {
         let (session, sweep_order, sweep_serial) = (page.session.clone(), page.sweep_order.clone(), page.sweep_serial.clone());
-        move |name: String, _| {
+        move |name: NodeField, _| {
             *sweep_serial.borrow_mut() += 1;
             let form = SweepForm::around(&name, session.borrow().play.scenario());
             sweep_order.set(Some(SweepOrder { serial: *sweep_serial.borrow(), name, form, lesson: None }));
@@ -48,7 +48,7 @@ pub(crate) fn use_sweeps(page: &Page, dispatch: &Dispatch) -> Sweeps {
     });
     let on_use_value = use_callback((), {
         let (dispatch, session, notice) = (dispatch.clone(), page.session.clone(), page.notice.clone());
-        move |(name, value): (String, f64), _| {
+        move |(name, value): (NodeField, f64), _| {
             let block = {
                 let s = session.borrow();
                 sluice_engine::sweep::with_value(s.play.scenario(), &name, value)

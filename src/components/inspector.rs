@@ -11,6 +11,7 @@
 
 use serde_json::{json, Value};
 use sluice_engine::scenario::choices::{kind_name, router_examples};
+use sluice_engine::sweep::NodeField;
 use sluice_engine::{BlockSpec, FieldPath, NodeSpec};
 use sluice_engine::units::{self, Quantity};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
@@ -34,7 +35,7 @@ pub struct InspectorProps {
     /// continues the change before): the reason when refused.
     pub on_number: Callback<(String, FieldPath, f64, bool), Result<(), String>>,
     /// "Sweep this" on a numeric field: its `NODE.FIELD`.
-    pub on_sweep: Callback<String>,
+    pub on_sweep: Callback<NodeField>,
     pub on_close: Callback<()>,
     /// With no block selected, the inspector shows the scenario's name and
     /// description, which it hands on changed.
@@ -158,7 +159,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
             };
             let sweep = {
                 let (id, on_sweep) = (spec.id.clone(), props.on_sweep.clone());
-                Callback::from(move |path: FieldPath| on_sweep.emit(path.of_node(&id)))
+                Callback::from(move |field: FieldPath| on_sweep.emit(NodeField { node: id.clone(), field }))
             };
             html! {
                 <ParamRow key={key.clone()} id={key.clone()} label={field.label} unit={field.unit} help={field.help}

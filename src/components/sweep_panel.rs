@@ -17,7 +17,7 @@ use std::rc::Rc;
 use plotters::prelude::*;
 use sluice_engine::playground::SweepTicket;
 use sluice_engine::numbers::{as_written, axis, four_figures};
-use sluice_engine::sweep::{Report, Request, SweepResult};
+use sluice_engine::sweep::{metrics, Metric, NodeField, Report, Request, SweepResult};
 use sluice_engine::Scenario;
 use gloo_events::EventListener;
 use wasm_bindgen::JsCast;
@@ -36,7 +36,7 @@ pub struct SweepPanelProps {
     /// The scenario as it stands: what a sweep started now sweeps.
     pub scenario: Rc<Scenario>,
     /// Loads a value into the field swept (`NODE.FIELD`, value).
-    pub on_use_value: Callback<(String, f64)>,
+    pub on_use_value: Callback<(NodeField, f64)>,
     /// A lesson's sweep is done: its ticket and the result.
     pub on_finished: Callback<(SweepTicket, SweepResult)>,
     /// A lesson's sweep ended without a result (it failed, was cancelled,
@@ -110,9 +110,9 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     // Starts `request` in a fresh worker (ending any sweep before it).
     let start = {
         let (shown, worker, error) = (shown.clone(), worker.clone(), error.clone());
-        Rc::new(move |request: Request, lesson_step: Option<SweepTicket>| {
+        Rc::new(move |name: NodeField, request: Request, lesson_step: Option<SweepTicket>| {
             *worker.borrow_mut() = None;
-            let run = SweepRun::new(&request, now_ms(), lesson_step);
+            let run = SweepRun::new(name, &request, now_ms(), lesson_step);
             shown.dispatch(Action::Start(Box::new(run)));
             let reports = shown.dispatcher();
             match SweepWorker::start(&request, move |report| reports.dispatch(Action::Report(report, now_ms()))) {
@@ -136,7 +136,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             error.set(None);
             let from = section.cast::<web_sys::Element>().and_then(|s| s.query_selector("#sweep-from").ok().flatten());
             if let Some((step, request)) = order.lesson {
-                start(request, Some(step));
+                start(order.name.clone(), request, Some(step));
                 if let Some(section) = section.cast::<web_sys::Element>() {
                     let options = web_sys::ScrollIntoViewOptions::new();
                     options.set_block(web_sys::ScrollLogicalPosition::Nearest);
@@ -202,11 +202,15 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         }
     };
     let on_metric = {
-        let form = form.clone();
+        let (form, scenario) = (form.clone(), props.scenario.clone());
         Callback::from(move |e: Event| {
             let mut next = (*form).clone();
-            next.metric = e.target_unchecked_into::<HtmlSelectElement>().value();
-            form.set(next);
+            // The menu's entry the select reports.
+            let chosen = e.target_unchecked_into::<HtmlSelectElement>().value();
+            if let Some(metric) = metrics(&scenario).into_iter().find(|m| m.to_string() == chosen) {
+                next.metric = metric;
+                form.set(next);
+            }
         })
     };
     let on_start = {
@@ -219,7 +223,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 if let Some(step) = replaced {
                     on_abandoned.emit((step, "another sweep was started in the Sweep panel".into()));
                 }
-                start(request, None)
+                start(name.clone(), request, None)
             }
             Err(why) => error.set(Some(why)),
         })
@@ -266,8 +270,10 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     };
 
     let running = matches!(phase, Some(Phase::Running));
-    let metrics = sluice_engine::sweep::metric_names(&props.scenario);
-    let options = metrics.iter().map(|m| html! { <option value={m.clone()} selected={*m == metric}>{ m }</option> });
+    let options = metrics(&props.scenario).into_iter().map(|m| {
+        let text = m.to_string();
+        html! { <option value={text.clone()} selected={m == metric}>{ text }</option> }
+    });
     let progress = run.as_ref().map(|r| {
         let now = now_ms();
         let status = match &r.phase {
@@ -309,7 +315,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         });
         html! {
             <div class="sweep-table-wrap"><table class="sweep-table" data-testid="sweep-table">
-                <thead><tr><th scope="col">{ breakable(&r.name) }</th><th scope="col">{ breakable(&metric) }{ " (95%)" }</th><th scope="col">{"theory"}</th><th></th></tr></thead>
+                <thead><tr><th scope="col">{ breakable(&r.name.to_string()) }</th><th scope="col">{ breakable(&metric.to_string()) }{ " (95%)" }</th><th scope="col">{"theory"}</th><th></th></tr></thead>
                 <tbody>{ for rows }</tbody>
             </table></div>
         }
@@ -319,7 +325,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     html! {
         <section ref={section} id="sweep-panel" class="panel sweep-panel" aria-label="Sweep" data-testid="sweep-panel">
             <div class="panel-head">
-                <h2>{ "Sweep " }<span class="muted">{ &name }</span></h2>
+                <h2>{ "Sweep " }<span class="muted">{ name.to_string() }</span></h2>
                 <button class="icon" onclick={on_close} aria-label="Close the sweep">{"×"}</button>
             </div>
             <p class="hint">{ "Each value runs several times with its own seeds (the same at every value), each run measured after a warm-up of a tenth; the band is the 95% interval over the runs." }</p>
@@ -368,7 +374,7 @@ fn breakable(name: &str) -> Html {
 }
 
 /// Draws the sweep; returns where its plotting area lies, for clicks.
-fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &str, current: Option<f64>) -> Result<XMap, Box<dyn std::error::Error>> {
+fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &Metric, current: Option<f64>) -> Result<XMap, Box<dyn std::error::Error>> {
     let backend = MeasuredCanvas::new(canvas).ok_or("no 2d context")?;
     let root = backend.into_drawing_area();
     root.fill(&WHITE)?;
@@ -395,8 +401,8 @@ fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &str, current: Option
         .build_cartesian_2d(x0..x1, bottom..y1)?;
     chart
         .configure_mesh()
-        .x_desc(run.name.as_str())
-        .y_desc(metric)
+        .x_desc(run.name.to_string())
+        .y_desc(metric.to_string())
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 14))
         .x_label_formatter(&|v| axis(*v))

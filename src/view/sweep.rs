@@ -10,7 +10,7 @@
 //! - Plain Rust: no browser types, so it is tested natively.
 
 use sluice_engine::numbers::typed;
-use sluice_engine::sweep::{field_value, metric_names, PointResult, Report, Request, SweepResult};
+use sluice_engine::sweep::{field_value, metrics, Measure, Metric, NodeField, PointResult, Report, Request, SweepResult, Total};
 use sluice_engine::playground::SweepTicket;
 use sluice_engine::Scenario;
 
@@ -19,8 +19,7 @@ use sluice_engine::Scenario;
 pub struct SweepOrder {
     /// Changes whenever a new order is given, so the panel starts afresh.
     pub serial: u32,
-    /// `NODE.FIELD`.
-    pub name: String,
+    pub name: NodeField,
     pub form: SweepForm,
     /// A lesson's sweep step: the ticket its result goes back with, and
     /// the sweep to start at once.
@@ -35,14 +34,14 @@ pub struct SweepForm {
     pub points: String,
     pub reps: String,
     pub until_s: String,
-    pub metric: String,
+    pub metric: Metric,
 }
 
 impl SweepForm {
     /// Half to one and a half times the value now (whole numbers for a
     /// whole field), eight points, five replications of 200 s, and the
     /// node's first metric of interest.
-    pub fn around(name: &str, scenario: &Scenario) -> SweepForm {
+    pub fn around(name: &NodeField, scenario: &Scenario) -> SweepForm {
         let (current, whole) = field_value(scenario, name).unwrap_or((0.0, false));
         let (from, to) = if current > 0.0 { (current * 0.5, current * 1.5) } else { (0.0, 10.0) };
         let (from, to) = if whole { (from.floor().max(if current >= 1.0 { 1.0 } else { 0.0 }), to.ceil()) } else { (from, to) };
@@ -57,7 +56,7 @@ impl SweepForm {
     }
 
     /// The form a lesson's request fills in.
-    pub fn of_request(request: &Request, metric: &str) -> SweepForm {
+    pub fn of_request(request: &Request, metric: &Metric) -> SweepForm {
         let values = request.vary.first().map(|v| v.values.clone()).unwrap_or_default();
         SweepForm {
             from: values.first().map_or_else(String::new, |v| typed(*v)),
@@ -65,13 +64,13 @@ impl SweepForm {
             points: values.len().to_string(),
             reps: request.reps.to_string(),
             until_s: typed(request.until_s),
-            metric: metric.to_string(),
+            metric: metric.clone(),
         }
     }
 
     /// The sweep the form asks for, on `scenario` as it stands; or what
     /// is wrong with it, naming the field.
-    pub fn request(&self, name: &str, scenario: &Scenario) -> Result<Request, String> {
+    pub fn request(&self, name: &NodeField, scenario: &Scenario) -> Result<Request, String> {
         let number = |label: &str, text: &str| -> Result<f64, String> {
             match text.trim().parse::<f64>() {
                 Ok(v) if v.is_finite() => Ok(v),
@@ -108,14 +107,13 @@ pub const MOST_REPS: usize = 100;
 /// The metric to chart first: a mean depth (the swept node's, else the
 /// first queue's), else a drop probability, else a throughput, else the
 /// first metric of the sweep.
-fn default_metric(name: &str, scenario: &Scenario) -> String {
-    let metrics = metric_names(scenario);
-    let node = scenario.nodes.iter().map(|n| n.id.as_str()).filter(|id| name.starts_with(&format!("{id}."))).max_by_key(|id| id.len());
-    let queue = scenario.nodes.iter().find(|n| n.block.kind() == sluice_engine::scenario::Kind::Queue).map(|n| n.id.as_str());
-    let wanted = ["mean_depth_messages", "drop_probability", "throughput_per_s"]
+fn default_metric(name: &NodeField, scenario: &Scenario) -> Metric {
+    let metrics = metrics(scenario);
+    let queue = scenario.nodes.iter().find(|n| n.block.kind() == sluice_engine::scenario::Kind::Queue).map(|n| &n.id);
+    let wanted = [Measure::MeanDepthMessages, Measure::DropProbability, Measure::ThroughputPerS]
         .into_iter()
-        .flat_map(|m| [node, queue].into_iter().flatten().map(move |id| format!("{id}.{m}")));
-    wanted.into_iter().find(|m| metrics.contains(m)).or_else(|| metrics.first().cloned()).unwrap_or_default()
+        .flat_map(|measure| [Some(&name.node), queue].into_iter().flatten().map(move |id| Metric::Of { node: id.clone(), measure }));
+    wanted.into_iter().find(|m| metrics.contains(m)).or_else(|| metrics.first().cloned()).unwrap_or(Metric::Total(Total::Produced))
 }
 
 /// Where a sweep stands.
@@ -134,7 +132,7 @@ pub type Series = (Vec<(f64, f64, f64)>, Vec<(f64, f64)>);
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct SweepRun {
-    pub name: String,
+    pub name: NodeField,
     pub values: Vec<f64>,
     pub reps: usize,
     /// The finished points, in grid order.
@@ -151,11 +149,12 @@ pub struct SweepRun {
 }
 
 impl SweepRun {
-    pub fn new(request: &Request, started_ms: f64, lesson_step: Option<SweepTicket>) -> SweepRun {
-        let varied = request.vary.first();
+    /// A sweep of `name` as `request` asks for it.
+    pub fn new(name: NodeField, request: &Request, started_ms: f64, lesson_step: Option<SweepTicket>) -> SweepRun {
+        let values = request.vary.iter().find(|v| v.name == name).map(|v| v.values.clone()).unwrap_or_default();
         SweepRun {
-            name: varied.map(|v| v.name.clone()).unwrap_or_default(),
-            values: varied.map(|v| v.values.clone()).unwrap_or_default(),
+            name,
+            values,
             reps: request.reps,
             points: Vec::new(),
             done_reps: 0,
@@ -242,7 +241,7 @@ impl SweepRun {
 
     /// For the chart: per finished point, (value, mean, half-width) of
     /// `metric`, and the theory's (value, prediction) where it has one.
-    pub fn series(&self, metric: &str) -> Series {
+    pub fn series(&self, metric: &Metric) -> Series {
         let mut measured = Vec::new();
         let mut theory = Vec::new();
         for p in &self.points {
@@ -273,6 +272,14 @@ mod tests {
     use super::*;
     use sluice_engine::sweep::Runner;
 
+    fn field(text: &str) -> NodeField {
+        NodeField::parse(text).unwrap()
+    }
+
+    fn metric(text: &str) -> Metric {
+        Metric::parse(text).unwrap()
+    }
+
     fn mm1() -> Scenario {
         Scenario::from_json(sluice_engine::lesson::SCENARIOS.iter().find(|(n, _)| *n == "queueing-theory.json").unwrap().1).unwrap()
     }
@@ -280,15 +287,16 @@ mod tests {
     #[test]
     fn the_form_opens_around_the_value_now_and_names_what_is_wrong() {
         let s = mm1();
-        let form = SweepForm::around("arrivals.arrivals.rate_per_s", &s);
+        let rate = field("arrivals.arrivals.rate_per_s");
+        let form = SweepForm::around(&rate, &s);
         assert_eq!((form.from.as_str(), form.to.as_str()), ("4", "12"));
-        assert_eq!(form.metric, "line.mean_depth_messages");
-        let workers = SweepForm::around("server.workers", &s);
+        assert_eq!(form.metric.to_string(), "line.mean_depth_messages");
+        let workers = SweepForm::around(&field("server.workers"), &s);
         assert_eq!((workers.from.as_str(), workers.to.as_str()), ("1", "2"));
         let bad = |edit: &dyn Fn(&mut SweepForm)| {
             let mut f = form.clone();
             edit(&mut f);
-            f.request("arrivals.arrivals.rate_per_s", &s).unwrap_err()
+            f.request(&rate, &s).unwrap_err()
         };
         assert_eq!(bad(&|f| f.from = "x".into()), "From: \"x\" is not a number");
         assert!(bad(&|f| f.points = "0".into()).starts_with("Points: a whole number from 1 to 200"));
@@ -302,9 +310,10 @@ mod tests {
     #[test]
     fn reports_build_the_result_the_command_line_prints() {
         let s = mm1();
-        let form = SweepForm { from: "2".into(), to: "8".into(), points: "3".into(), reps: "2".into(), until_s: "100".into(), metric: "line.mean_depth_messages".into() };
-        let request = form.request("arrivals.arrivals.rate_per_s", &s).unwrap();
-        let mut run = SweepRun::new(&request, 0.0, None);
+        let form = SweepForm { from: "2".into(), to: "8".into(), points: "3".into(), reps: "2".into(), until_s: "100".into(), metric: metric("line.mean_depth_messages") };
+        let rate = field("arrivals.arrivals.rate_per_s");
+        let request = form.request(&rate, &s).unwrap();
+        let mut run = SweepRun::new(rate, &request, 0.0, None);
         let mut runner = Runner::new(request.plan().unwrap());
         let mut now = 0.0;
         while let Some(report) = runner.step() {
@@ -315,7 +324,7 @@ mod tests {
         assert_eq!(run.done_reps, 6);
         let direct = Runner::new(request.plan().unwrap()).finish().unwrap();
         assert_eq!(run.result().to_csv(&[]), direct.to_csv(&[]));
-        let (measured, theory) = run.series("line.mean_depth_messages");
+        let (measured, theory) = run.series(&metric("line.mean_depth_messages"));
         assert_eq!(measured.iter().map(|p| p.0).collect::<Vec<_>>(), vec![2.0, 5.0, 8.0]);
         assert_eq!(theory.len(), 3, "M/M/1 has a closed form at every rate below 10");
         assert_eq!(run.nearest(6.9), Some(8.0));

@@ -69,7 +69,7 @@ const MOST_SIMULATED_S: f64 = 200_000.0;
 impl SweepStep {
     /// The sweep of `scenario` as it stands.
     pub fn request(&self, scenario: &Scenario) -> Result<Request, StepError> {
-        Request::over(scenario, &self.vary.to_string(), (self.from, self.to, self.points), self.reps, self.until_s)
+        Request::over(scenario, &self.vary, (self.from, self.to, self.points), self.reps, self.until_s)
             .map_err(|why| StepError::Spread { vary: self.vary.to_string(), why })
     }
 
@@ -81,11 +81,11 @@ impl SweepStep {
         if simulated > MOST_SIMULATED_S {
             return Err(StepError::SweepTooLong(simulated, MOST_SIMULATED_S));
         }
-        let metrics = plan.metric_names();
+        let metrics = plan.metrics();
         for metric in std::iter::once(&self.metric).chain(self.check.iter().map(|c| &c.metric)) {
-            let name = metric.to_string();
-            if !metrics.contains(&name) {
-                return Err(StepError::NoMetric { name, measured: metrics.join(", ") });
+            if !metrics.contains(metric) {
+                let measured = metrics.iter().map(Metric::to_string).collect::<Vec<_>>().join(", ");
+                return Err(StepError::NoMetric { name: metric.to_string(), measured });
             }
         }
         for c in &self.check {
@@ -117,9 +117,8 @@ fn judge(c: &SweepCheck, result: &SweepResult) -> CheckResult {
             .points
             .iter()
             .filter_map(|p| {
-                let name = c.metric.to_string();
-                let theory = p.predicted(&name)?;
-                let e = p.metrics.get(&name)?;
+                let theory = p.predicted(&c.metric)?;
+                let e = p.metrics.get(&c.metric)?;
                 let (mean, half) = (e.mean?, e.ci95?);
                 Some((mean - theory).abs() <= half)
             })
@@ -141,7 +140,7 @@ fn judge(c: &SweepCheck, result: &SweepResult) -> CheckResult {
         Point::First => result.points.first(),
         Point::Last => result.points.last(),
     };
-    let value = point.and_then(|p| p.metrics.get(&c.metric.to_string())).and_then(|e| e.mean);
+    let value = point.and_then(|p| p.metrics.get(&c.metric)).and_then(|e| e.mean);
     let at = point
         .map(|p| p.values.iter().map(|(name, v)| format!("{name} = {}", plain(*v))).collect::<Vec<_>>().join(", "))
         .unwrap_or_default();

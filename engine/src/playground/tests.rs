@@ -242,7 +242,7 @@ fn a_sweep_step_hands_out_its_sweep_of_the_scenario_as_edited_and_judges_what_co
 fn dummy_result() -> crate::sweep::SweepResult {
     crate::sweep::SweepResult {
         scenario: "x".into(),
-        varied: vec!["arrivals.arrivals.rate_per_s".into()],
+        varied: vec![crate::sweep::NodeField::parse("arrivals.arrivals.rate_per_s").unwrap()],
         reps: 1,
         until_s: 1.0,
         warmup_s: 0.0,

@@ -21,7 +21,6 @@
 use std::borrow::Cow;
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// A field's place inside a block, as the documentation writes it.
 #[derive(Clone, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -174,18 +173,7 @@ impl fmt::Display for FieldPath {
     }
 }
 
-impl Serialize for FieldPath {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0)
-    }
-}
-
-impl<'de> Deserialize<'de> for FieldPath {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<FieldPath, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        FieldPath::parse(&text).map_err(serde::de::Error::custom)
-    }
-}
+super::serde_as_text!(FieldPath);
 
 #[cfg(test)]
 mod tests {

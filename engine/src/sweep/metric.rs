@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 use crate::scenario::choices::kind_name as name_of;
 use crate::scenario::{FieldPath, FieldPathError, Kind};
@@ -68,8 +68,9 @@ impl fmt::Display for Total {
     }
 }
 
-/// A metric of a sweep, by its name.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A metric of a sweep, by its name. Metrics go in the order of their
+/// names (a sweep's columns and keys do).
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Metric {
     /// A measure of node `node` (its id).
     Of { node: String, measure: Measure },
@@ -106,21 +107,28 @@ impl fmt::Display for Metric {
     }
 }
 
-impl Serialize for Metric {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.to_string())
-    }
+/// Orders by the name: what a map of them printed has always looked like.
+macro_rules! by_name {
+    ($($t:ty),*) => {$(
+        impl Ord for $t {
+            fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+                self.to_string().cmp(&other.to_string())
+            }
+        }
+        impl PartialOrd for $t {
+            fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+                Some(self.cmp(other))
+            }
+        }
+    )*};
 }
+by_name!(Metric, NodeField);
 
-impl<'de> Deserialize<'de> for Metric {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Metric, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        Metric::parse(&text).map_err(serde::de::Error::custom)
-    }
-}
+crate::plumbing::serde_as_text!(Metric, NodeField);
 
 /// A node's field, as a sweep varies it: `NODE.FIELD`. A node's id holds
-/// no dot, so the node is what comes before the first.
+/// no dot, so the node is what comes before the first. Fields go in the
+/// order of their names.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeField {
     pub node: String,
@@ -148,19 +156,6 @@ impl NodeField {
 impl fmt::Display for NodeField {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}.{}", self.node, self.field)
-    }
-}
-
-impl Serialize for NodeField {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.to_string())
-    }
-}
-
-impl<'de> Deserialize<'de> for NodeField {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<NodeField, D::Error> {
-        let text = String::deserialize(deserializer)?;
-        NodeField::parse(&text).map_err(serde::de::Error::custom)
     }
 }
 

@@ -48,11 +48,10 @@ pub const MAX_REPS: usize = 10_000;
 /// One varied parameter: a node's field and the values it takes.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Vary {
-    /// As written: `line.soft_limit.messages`.
-    pub name: String,
+    /// `line.soft_limit.messages`.
+    pub field: NodeField,
+    /// The node's place in the scenario.
     node: usize,
-    /// The field inside the node: `soft_limit.messages`.
-    field: FieldPath,
     pub values: Vec<f64>,
 }
 
@@ -78,25 +77,24 @@ pub struct Plan {
 }
 
 /// What one replication measured: each metric's value, where it has one.
-pub type Replication = BTreeMap<String, Option<f64>>;
+pub type Replication = BTreeMap<Metric, Option<f64>>;
 
 /// Reads `NODE.FIELD=FROM:TO:STEP` or `NODE.FIELD=V1,V2,...` against
 /// `scenario` (see `Vary::named`).
 pub fn parse_vary(text: &str, scenario: &Scenario) -> Result<Vary, SweepError> {
     let (name, range) = text.split_once('=').ok_or_else(|| SweepError::VaryForm(text.to_string()))?;
     let values = parse_values(range.trim()).map_err(|why| SweepError::Vary(VaryError::Values { name: name.trim().to_string(), why }))?;
-    Vary::named(name, values, scenario).map_err(SweepError::Vary)
+    let (_, field) = locate(scenario, name).map_err(SweepError::Vary)?;
+    Vary::named(&field, values, scenario).map_err(SweepError::Vary)
 }
 
 impl Vary {
-    /// The field `name` of a node of `scenario`, taking `values`. The node
-    /// is the longest prefix of the dotted name that is a node's id (ids
-    /// may hold dots); the rest is the field's path, as `docs/scenario.md`
-    /// writes it, with dots. An error begins with the name.
-    pub fn named(name: &str, values: Vec<f64>, scenario: &Scenario) -> Result<Vary, VaryError> {
-        let name = name.trim();
-        let (node, field) = locate(scenario, name)?;
-        let refuse = |why| Err(VaryError::Values { name: name.to_string(), why });
+    /// The field `field` of a node of `scenario`, taking `values`. An
+    /// error begins with the field's name.
+    pub fn named(field: &NodeField, values: Vec<f64>, scenario: &Scenario) -> Result<Vary, VaryError> {
+        let name = field.to_string();
+        let node = scenario.node_index(&field.node).ok_or_else(|| VaryError::NoNode { name: name.clone(), nodes: ids(scenario) })?;
+        let refuse = |why| Err(VaryError::Values { name: name.clone(), why });
         let Some(&first) = values.first() else {
             return refuse(ValuesError::None);
         };
@@ -109,50 +107,47 @@ impl Vary {
         // The field must be a number field the block has (or may have: an
         // optional field left out of the file), which setting it shows.
         let block = &scenario.nodes[node].block;
-        block.clone().set_number(&field, first).map_err(|why| vary_error(name, &scenario.nodes[node], why))?;
-        Ok(Vary { name: name.to_string(), node, field, values })
+        block.clone().set_number(&field.field, first).map_err(|why| vary_error(&name, &scenario.nodes[node], why))?;
+        Ok(Vary { field: field.clone(), node, values })
     }
 }
 
-/// The node and the field that `NODE.FIELD` names: the node is the
-/// longest prefix of the dotted name that is a node's id (ids may hold
-/// dots); the rest is the field's path, as `docs/scenario.md` writes it.
-/// An error begins with the name.
-fn locate(scenario: &Scenario, name: &str) -> Result<(usize, FieldPath), VaryError> {
-    if !name.contains('.') {
+/// The node and the field that `NODE.FIELD`, as written, names. A node's
+/// id holds no dot: the node is what comes before the first, the rest is
+/// the field's path as `docs/scenario.md` writes it. An error begins with
+/// the name.
+fn locate(scenario: &Scenario, name: &str) -> Result<(usize, NodeField), VaryError> {
+    let name = name.trim();
+    let Some((id, path)) = name.split_once('.') else {
         return Err(VaryError::NotNodeField(name.to_string()));
-    }
-    let node = (1..name.len())
-        .rev()
-        .filter(|&i| name.as_bytes()[i] == b'.')
-        .find_map(|i| scenario.node_index(&name[..i]).map(|node| (node, &name[i + 1..])));
-    let Some((node, path)) = node else {
+    };
+    let Some(node) = scenario.node_index(id) else {
         return Err(VaryError::NoNode { name: name.to_string(), nodes: ids(scenario) });
     };
     if path.is_empty() || path.split('.').any(str::is_empty) {
         return Err(VaryError::NoField(name.to_string()));
     }
     let field = FieldPath::parse(path).map_err(|why| VaryError::Path { name: name.to_string(), why })?;
-    Ok((node, field))
+    Ok((node, NodeField { node: id.to_string(), field }))
 }
 
-/// The value of the field `name` (`NODE.FIELD`) in `scenario` now, and
-/// whether it holds a whole number; none when the name is not a field's or
-/// the field is left out (an optional one).
-pub fn field_value(scenario: &Scenario, name: &str) -> Option<(f64, bool)> {
-    let (node, field) = locate(scenario, name.trim()).ok()?;
-    scenario.nodes[node].block.number(&field)
+/// The value of `field` in `scenario` now, and whether it holds a whole
+/// number; none when there is no such node or number field, or the field
+/// is left out (an optional one).
+pub fn field_value(scenario: &Scenario, field: &NodeField) -> Option<(f64, bool)> {
+    let node = scenario.node_index(&field.node)?;
+    scenario.nodes[node].block.number(&field.field)
 }
 
-/// The node's id and its block with the field `name` set to `value`: what
-/// loading a sweep's point into the scenario changes. The editor still
-/// validates it in its scenario.
-pub fn with_value(scenario: &Scenario, name: &str, value: f64) -> Result<(String, BlockSpec), VaryError> {
-    let name = name.trim();
-    let (node, field) = locate(scenario, name)?;
+/// The node's id and its block with `field` set to `value`: what loading
+/// a sweep's point into the scenario changes. The editor still validates
+/// it in its scenario.
+pub fn with_value(scenario: &Scenario, field: &NodeField, value: f64) -> Result<(String, BlockSpec), VaryError> {
+    let name = field.to_string();
+    let node = scenario.node_index(&field.node).ok_or_else(|| VaryError::NoNode { name: name.clone(), nodes: ids(scenario) })?;
     let node = &scenario.nodes[node];
     let mut block = node.block.clone();
-    block.set_number(&field, value).map_err(|why| vary_error(name, node, why))?;
+    block.set_number(&field.field, value).map_err(|why| vary_error(&name, node, why))?;
     Ok((node.id.clone(), block))
 }
 
@@ -208,8 +203,8 @@ impl Plan {
             return Err(SweepError::NothingVaried);
         }
         for (k, v) in varies.iter().enumerate() {
-            if varies[..k].iter().any(|w| w.node == v.node && w.field == v.field) {
-                return Err(SweepError::VariedTwice(v.name.clone()));
+            if varies[..k].iter().any(|w| w.field == v.field) {
+                return Err(SweepError::VariedTwice(v.field.to_string()));
             }
         }
         if !(1..=MAX_REPS).contains(&options.reps) {
@@ -237,7 +232,7 @@ impl Plan {
             let mut s = scenario.clone();
             for (vary, &v) in varies.iter().zip(&point) {
                 let at = |why| SweepError::Point { at: describe(&varies, &point), why };
-                s.nodes[vary.node].block.set_number(&vary.field, v).map_err(|why| at(PointError::Set(why)))?;
+                s.nodes[vary.node].block.set_number(&vary.field.field, v).map_err(|why| at(PointError::Set(why)))?;
             }
             s.validate().map_err(|e| SweepError::Point { at: describe(&varies, &point), why: PointError::Invalid(e) })?;
             values.push(point);
@@ -287,13 +282,13 @@ impl Plan {
                     Measure::DisconnectsPerS => Some(change.disconnects as f64 / span_s),
                     Measure::ThroughputPerS => Some(departed as f64 / span_s),
                 };
-                metrics.insert(Metric::Of { node: node.id.clone(), measure }.to_string(), value);
+                metrics.insert(Metric::Of { node: node.id.clone(), measure }, value);
             }
         }
         let end = sim.totals();
         let counts = [end.produced - totals.produced, end.delivered - totals.delivered, end.dropped - totals.dropped];
         for (total, count) in Total::ALL.into_iter().zip(counts) {
-            metrics.insert(Metric::Total(total).to_string(), Some(count as f64));
+            metrics.insert(Metric::Total(total), Some(count as f64));
         }
         Ok(metrics)
     }
@@ -302,12 +297,12 @@ impl Plan {
     /// order.
     pub fn summarise(&self, point: usize, reps: &[Replication]) -> PointResult {
         let metrics = self
-            .metric_names()
+            .metrics()
             .into_iter()
-            .map(|name| {
-                let values: Vec<f64> = reps.iter().filter_map(|r| r.get(&name).copied().flatten()).collect();
+            .map(|metric| {
+                let values: Vec<f64> = reps.iter().filter_map(|r| r.get(&metric).copied().flatten()).collect();
                 let estimate = estimate(&values);
-                (name, estimate)
+                (metric, estimate)
             })
             .collect();
         let scenario = &self.scenarios[point];
@@ -325,7 +320,7 @@ impl Plan {
                 Some((scenario.nodes[i].id.clone(), theory))
             })
             .collect();
-        let values = self.varies.iter().zip(&self.values[point]).map(|(v, &x)| (v.name.clone(), x)).collect();
+        let values = self.varies.iter().zip(&self.values[point]).map(|(v, &x)| (v.field.clone(), x)).collect();
         PointResult { values, metrics, theory }
     }
 
@@ -334,7 +329,7 @@ impl Plan {
     pub fn result(&self, points: Vec<PointResult>) -> SweepResult {
         SweepResult {
             scenario: self.name.clone(),
-            varied: self.varies.iter().map(|v| v.name.clone()).collect(),
+            varied: self.varies.iter().map(|v| v.field.clone()).collect(),
             reps: self.options.reps,
             until_s: self.options.until_s,
             warmup_s: self.options.warmup_s,
@@ -361,7 +356,7 @@ fn digest_of(scenario: &Scenario, varies: &[Vary]) -> String {
     };
     feed(scenario.to_json_pretty().as_bytes());
     for v in varies {
-        feed(v.name.as_bytes());
+        feed(v.field.to_string().as_bytes());
         for x in &v.values {
             feed(&x.to_bits().to_le_bytes());
         }
@@ -369,37 +364,43 @@ fn digest_of(scenario: &Scenario, varies: &[Vary]) -> String {
     format!("{hash:016x}")
 }
 
-/// Every metric a sweep of `scenario` measures, by name, in name order.
-pub fn metric_names(scenario: &Scenario) -> Vec<String> {
-    let mut names: Vec<String> = scenario
+/// Every metric a sweep of `scenario` measures, in name order.
+pub fn metrics(scenario: &Scenario) -> Vec<Metric> {
+    let mut metrics: Vec<Metric> = scenario
         .nodes
         .iter()
-        .flat_map(|n| Measure::of(n.block.kind()).iter().map(move |&measure| Metric::Of { node: n.id.clone(), measure }.to_string()))
-        .chain(Total::ALL.into_iter().map(|total| Metric::Total(total).to_string()))
+        .flat_map(|n| Measure::of(n.block.kind()).iter().map(move |&measure| Metric::Of { node: n.id.clone(), measure }))
+        .chain(Total::ALL.into_iter().map(Metric::Total))
         .collect();
-    names.sort();
-    names
+    metrics.sort();
+    metrics
 }
 
 impl Plan {
-    /// Every metric this sweep measures, by name.
-    pub fn metric_names(&self) -> Vec<String> {
-        metric_names(&self.scenarios[0])
+    /// Every metric this sweep measures, in name order.
+    pub fn metrics(&self) -> Vec<Metric> {
+        metrics(&self.scenarios[0])
     }
 
-    /// Checks that every name in `wanted` is a metric of this sweep.
-    pub fn check_metrics(&self, wanted: &[String]) -> Result<(), SweepError> {
-        let names = self.metric_names();
-        match wanted.iter().find(|w| !names.contains(w)) {
-            Some(w) => Err(SweepError::Metric { wanted: w.clone(), measured: names.join(", ") }),
-            None => Ok(()),
-        }
-    }
+}
+
+/// The metrics `wanted` names, each one of `measured`; or the first name
+/// that is not, with the list of those that are.
+pub fn metrics_named(wanted: &[String], measured: &[Metric]) -> Result<Vec<Metric>, SweepError> {
+    wanted
+        .iter()
+        .map(|name| {
+            Metric::parse(name.trim()).ok().filter(|m| measured.contains(m)).ok_or_else(|| SweepError::Metric {
+                wanted: name.clone(),
+                measured: measured.iter().map(Metric::to_string).collect::<Vec<_>>().join(", "),
+            })
+        })
+        .collect()
 }
 
 /// A point for people: `line.soft_limit.messages = 20, src.rate = 4`.
 fn describe(varies: &[Vary], point: &[f64]) -> String {
-    varies.iter().zip(point).map(|(v, &x)| format!("{} = {}", v.name, as_written(x))).collect::<Vec<_>>().join(", ")
+    varies.iter().zip(point).map(|(v, &x)| format!("{} = {}", v.field, as_written(x))).collect::<Vec<_>>().join(", ")
 }
 
 

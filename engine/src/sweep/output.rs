@@ -12,6 +12,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::errors::MergeError;
+use super::metric::{Measure, Metric, NodeField};
 use super::statistics::Estimate;
 
 /// What the theory predicts for a queue at a point.
@@ -27,24 +28,24 @@ pub struct Theory {
 /// One point of the grid.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct PointResult {
-    /// The varied values, by name.
-    pub values: BTreeMap<String, f64>,
-    pub metrics: BTreeMap<String, Estimate>,
-    /// Per queue the theory recognises at this point.
+    /// The varied values.
+    pub values: BTreeMap<NodeField, f64>,
+    pub metrics: BTreeMap<Metric, Estimate>,
+    /// Per queue the theory recognises at this point, by the queue's id.
     pub theory: BTreeMap<String, Theory>,
 }
 
 impl PointResult {
-    /// What theory predicts of `metric` (`QUEUE.mean_depth_messages`,
-    /// `.mean_wait_s` or `.drop_probability`) at this point, if anything.
-    pub fn predicted(&self, metric: &str) -> Option<f64> {
-        let (queue, figure) = metric.split_once('.')?;
-        let t = self.theory.get(queue)?;
-        match figure {
-            "mean_depth_messages" => Some(t.mean_waiting),
-            "mean_wait_s" => Some(t.mean_wait_s),
-            "drop_probability" => Some(t.drop_probability),
-            _ => None,
+    /// What theory predicts of `metric` (a queue's mean depth, mean wait
+    /// or drop probability) at this point, if anything.
+    pub fn predicted(&self, metric: &Metric) -> Option<f64> {
+        let Metric::Of { node, measure } = metric else { return None };
+        let t = self.theory.get(node)?;
+        match measure {
+            Measure::MeanDepthMessages => Some(t.mean_waiting),
+            Measure::MeanWaitS => Some(t.mean_wait_s),
+            Measure::DropProbability => Some(t.drop_probability),
+            Measure::DisconnectsPerS | Measure::ThroughputPerS => None,
         }
     }
 }
@@ -53,7 +54,7 @@ impl PointResult {
 #[serde(deny_unknown_fields)]
 pub struct SweepResult {
     pub scenario: String,
-    pub varied: Vec<String>,
+    pub varied: Vec<NodeField>,
     pub reps: usize,
     pub until_s: f64,
     pub warmup_s: f64,
@@ -77,21 +78,26 @@ impl SweepResult {
 
     /// The metrics every point has, in name order, narrowed to `only` if
     /// given.
-    fn metric_names(&self, only: &[String]) -> Vec<String> {
-        let mut names: Vec<String> = self.points.iter().flat_map(|p| p.metrics.keys().cloned()).collect();
-        names.sort();
-        names.dedup();
+    pub fn metrics(&self, only: &[Metric]) -> Vec<Metric> {
+        let mut metrics: Vec<Metric> = self.points.iter().flat_map(|p| p.metrics.keys().cloned()).collect();
+        metrics.sort();
+        metrics.dedup();
         if !only.is_empty() {
-            names.retain(|n| only.contains(n));
+            metrics.retain(|n| only.contains(n));
         }
-        names
+        metrics
+    }
+
+    /// The varied fields' names.
+    fn varied_names(&self) -> Vec<String> {
+        self.varied.iter().map(NodeField::to_string).collect()
     }
 
     /// One row per point: the varied values, then `metric_mean` and
     /// `metric_ci95` for each metric (empty where there is no value).
-    pub fn to_csv(&self, only: &[String]) -> String {
-        let names = self.metric_names(only);
-        let mut out = self.varied.join(",");
+    pub fn to_csv(&self, only: &[Metric]) -> String {
+        let names = self.metrics(only);
+        let mut out = self.varied_names().join(",");
         for n in &names {
             out.push_str(&format!(",{n}_mean,{n}_ci95"));
         }
@@ -112,13 +118,13 @@ impl SweepResult {
 
     /// A table for people: the varied values, then `mean ± half-width` of
     /// each metric (with `only`, those alone).
-    pub fn to_table(&self, only: &[String]) -> String {
-        let names = self.metric_names(only);
+    pub fn to_table(&self, only: &[Metric]) -> String {
+        let names = self.metrics(only);
         // Beside a queue's figure that theory predicts, what it predicts.
         let with_theory: Vec<bool> = names.iter().map(|n| self.points.iter().any(|p| p.predicted(n).is_some())).collect();
-        let mut header: Vec<String> = self.varied.clone();
+        let mut header: Vec<String> = self.varied_names();
         for (n, &t) in names.iter().zip(&with_theory) {
-            header.push(n.clone());
+            header.push(n.to_string());
             if t {
                 header.push("theory".into());
             }

@@ -15,13 +15,13 @@ use serde::{Deserialize, Serialize};
 use crate::scenario::Scenario;
 
 use super::errors::{SpreadError, SweepError};
-use super::{Options, Plan, PointResult, Replication, SweepResult, Vary};
+use super::{Metric, NodeField, Options, Plan, PointResult, Replication, SweepResult, Vary};
 
 /// A parameter and the values it takes.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Varied {
     /// `NODE.FIELD`, as `--vary` names it: `line.soft_limit.messages`.
-    pub name: String,
+    pub name: NodeField,
     pub values: Vec<f64>,
 }
 
@@ -51,11 +51,11 @@ impl Request {
     /// `reps` replications of `until_s` seconds each, the first
     /// `WARMUP_SHARE` a warm-up, on the scenario's seed. What the page's
     /// form and a lesson's sweep step both ask for.
-    pub fn over(scenario: &Scenario, name: &str, (from, to, points): (f64, f64, usize), reps: usize, until_s: f64) -> Result<Request, SpreadError> {
+    pub fn over(scenario: &Scenario, name: &NodeField, (from, to, points): (f64, f64, usize), reps: usize, until_s: f64) -> Result<Request, SpreadError> {
         let whole = super::field_value(scenario, name).is_some_and(|(_, whole)| whole);
         Ok(Request {
             scenario: scenario.clone(),
-            vary: vec![Varied { name: name.to_string(), values: spread(from, to, points, whole)? }],
+            vary: vec![Varied { name: name.clone(), values: spread(from, to, points, whole)? }],
             reps,
             until_s,
             warmup_s: warmup_for(until_s),
@@ -113,7 +113,7 @@ pub enum Report {
     Ready,
     /// The plan is ready: how many points and replications it has, and
     /// the metrics it measures.
-    Planned { points: usize, reps: usize, metrics: Vec<String> },
+    Planned { points: usize, reps: usize, metrics: Vec<Metric> },
     /// Replication `rep` of point `point` is done.
     Replication { point: usize, rep: usize },
     /// Point `index` is done.
@@ -146,7 +146,7 @@ impl Runner {
         }
         if !self.planned {
             self.planned = true;
-            return Some(Report::Planned { points: self.plan.points(), reps: self.plan.options.reps, metrics: self.plan.metric_names() });
+            return Some(Report::Planned { points: self.plan.points(), reps: self.plan.options.reps, metrics: self.plan.metrics() });
         }
         if self.point >= self.plan.points() {
             self.over = true;

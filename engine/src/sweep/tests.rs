@@ -76,10 +76,10 @@ fn replications_share_their_seeds_across_points_and_repeat_exactly() {
     assert!(seeds[0] != seeds[1] && seeds[1] != seeds[2]);
     // Common random numbers: the same arrivals at both points.
     let (a, b) = (p.run(0, 1).unwrap(), p.run(1, 1).unwrap());
-    assert_eq!(a["totals.produced"], b["totals.produced"]);
+    assert_eq!(a[&m("totals.produced")], b[&m("totals.produced")]);
     assert_eq!(p.run(0, 1).unwrap(), a, "a replication repeats exactly");
     // Warm-up deletion: 20 s at 5/s, measured over the last 18.
-    let produced = a["totals.produced"].unwrap();
+    let produced = a[&m("totals.produced")].unwrap();
     assert!((60.0..=130.0).contains(&produced), "{produced}");
 }
 
@@ -97,7 +97,7 @@ fn the_95_percent_intervals_cover_the_mm1_closed_form_about_95_times_in_100() {
         for point in &result.points {
             let theory = &point.theory["line"];
             assert_eq!(theory.model, "M/M/1");
-            let e = &point.metrics["line.mean_wait_s"];
+            let e = &point.metrics[&m("line.mean_wait_s")];
             let (mean, h) = (e.mean.unwrap(), e.ci95.unwrap());
             total += 1;
             if (mean - theory.mean_wait_s).abs() <= h {
@@ -136,7 +136,7 @@ fn shards_merge_into_the_whole_sweep_byte_for_byte() {
 fn csv_and_table_have_a_column_per_metric() {
     let p = plan(&["srv.workers=1,2"], options(2, 20.0, 3)).unwrap();
     let result = run_all(&p);
-    let csv = result.to_csv(&["line.mean_wait_s".to_string()]);
+    let csv = result.to_csv(&[m("line.mean_wait_s")]);
     let lines: Vec<&str> = csv.lines().collect();
     assert_eq!(lines[0], "srv.workers,line.mean_wait_s_mean,line.mean_wait_s_ci95");
     assert_eq!(lines.len(), 3);
@@ -149,7 +149,7 @@ fn csv_and_table_have_a_column_per_metric() {
 fn a_runner_reports_each_replication_and_gives_the_points_the_command_line_does() {
     let request = Request {
         scenario: mm1(),
-        vary: vec![Varied { name: "src.arrivals.rate_per_s".into(), values: vec![2.0, 6.0] }],
+        vary: vec![Varied { name: f("src.arrivals.rate_per_s"), values: vec![2.0, 6.0] }],
         reps: 3,
         until_s: 200.0,
         warmup_s: 20.0,
@@ -163,7 +163,7 @@ fn a_runner_reports_each_replication_and_gives_the_points_the_command_line_does(
     while let Some(report) = runner.step() {
         reports.push(report);
     }
-    assert!(matches!(&reports[0], Report::Planned { points: 2, reps: 3, metrics } if metrics.contains(&"line.mean_depth_messages".to_string())));
+    assert!(matches!(&reports[0], Report::Planned { points: 2, reps: 3, metrics } if metrics.contains(&m("line.mean_depth_messages"))));
     let replications = reports.iter().filter(|r| matches!(r, Report::Replication { .. })).count();
     assert_eq!(replications, 6);
     assert_eq!(reports.last(), Some(&Report::Done));
@@ -182,7 +182,7 @@ fn a_runner_reports_each_replication_and_gives_the_points_the_command_line_does(
 fn a_request_names_what_is_wrong_without_the_command_lines_flags() {
     let request = |name: &str, values: Vec<f64>| Request {
         scenario: mm1(),
-        vary: vec![Varied { name: name.into(), values }],
+        vary: vec![Varied { name: f(name), values }],
         reps: 2,
         until_s: 10.0,
         warmup_s: 1.0,
@@ -208,4 +208,12 @@ fn spread_values_cover_the_range_and_whole_fields_get_whole_numbers() {
     assert_eq!(spread(3.0, 1.0, 3, false).unwrap_err(), SpreadError::EmptyRange { from: 3.0, to: 1.0 });
     assert_eq!(spread(1.0, 2.0, 0, false).unwrap_err().to_string(), format!("the number of points must be from 1 to {MAX_POINTS}, not 0"));
     assert!(spread(f64::NAN, 2.0, 3, false).is_err());
+}
+
+fn m(text: &str) -> Metric {
+    Metric::parse(text).unwrap()
+}
+
+fn f(text: &str) -> NodeField {
+    NodeField::parse(text).unwrap()
 }
