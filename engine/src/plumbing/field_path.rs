@@ -15,8 +15,9 @@
 //!   key. A path begins with a key. Anything else is refused with the part
 //!   at fault, so no text that is not a path becomes one, and every path
 //!   reads back from its own rendering.
-//! - Renderings: `Display` (the one form), `pointer` (for JSON), `slug`
-//!   (an element id: `rules-0-limit`) and `of_node` (a sweep's name).
+//! - Renderings: `Display` (the one form), `pointer` (for JSON) and
+//!   `slug` (an element id: `rules-0-limit`). A sweep names a node's field
+//!   as `NODE.FIELD` (`sweep::NodeField`).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -143,11 +144,6 @@ impl FieldPath {
         self.pointer().trim_start_matches('/').replace('/', "-")
     }
 
-    /// As a sweep names it: `line.soft_limit.messages`.
-    pub fn of_node(&self, id: &str) -> String {
-        format!("{id}.{self}")
-    }
-
     pub fn as_str(&self) -> &str {
         &self.0
     }
@@ -190,7 +186,6 @@ mod tests {
         }
         let path = FieldPath::parse("soft_limit.messages").unwrap();
         assert_eq!(path, FieldPath::of("soft_limit.messages"));
-        assert_eq!(path.of_node("line"), "line.soft_limit.messages");
         assert_eq!(FieldPath::parse("m[1][2]").unwrap().steps(), vec![Step::Key("m"), Step::Index(1), Step::Index(2)]);
         assert_eq!(FieldPath::parse("queue_priorities.p-1").unwrap().steps(), vec![Step::Key("queue_priorities"), Step::Key("p-1")]);
         // Every path reads back from its own rendering.
