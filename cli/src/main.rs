@@ -285,7 +285,7 @@ fn lesson(number: Option<u32>) -> Result<String, String> {
         .iter()
         .find(|l| l.text.number == number)
         .ok_or_else(|| format!("there is no lesson {number}; lessons are numbered 1 to {}", lessons.len()))?;
-    let outcomes = sluice_engine::playground::follow(lesson)?;
+    let outcomes = sluice_engine::playground::follow(lesson).map_err(|why| why.to_string())?;
     let mut out = format!("Lesson {}: {}\n", lesson.text.number, lesson.text.title);
     for (k, (step, outcome)) in lesson.text.steps.iter().zip(&outcomes).enumerate() {
         let verdict = if outcome.verdict.passed { "as the lesson says" } else { "NOT as the lesson says" };

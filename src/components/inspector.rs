@@ -105,7 +105,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
                     let next = match &at {
                         Some(path) => {
                             let mut next = block.clone();
-                            set_at(&mut next, path, new)?;
+                            set_at(&mut next, path, new).map_err(|why| why.to_string())?;
                             next
                         }
                         None => new.unwrap_or_default(),
@@ -330,7 +330,7 @@ fn input_type(quantity: Option<Quantity>) -> &'static str {
 /// Reads a typed number, with a unit suffix where the field takes one.
 fn read_number(text: &str, quantity: Option<Quantity>) -> Result<f64, String> {
     match quantity {
-        Some(q) => units::parse(text, q),
+        Some(q) => units::parse(text, q).map_err(|why| why.to_string()),
         None => text.parse().map_err(|_| format!("\"{text}\" is not a number")),
     }
 }
@@ -428,7 +428,7 @@ fn variant(
             let name = param.name;
             on_change.reform(move |typed: Typed| {
                 let mut whole = value.clone().unwrap_or_else(|| json!({}));
-                set_at(&mut whole, &FieldPath::of(name), typed?)?;
+                set_at(&mut whole, &FieldPath::of(name), typed?).map_err(|why| why.to_string())?;
                 Ok(Some(whole))
             })
         };

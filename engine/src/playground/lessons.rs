@@ -23,7 +23,8 @@
 
 use crate::lesson::{apply, CheckResult, Figure, Lesson, LessonError, Panel, Step, StepError, Verdict, Watch};
 use crate::scenario::BlockSpec;
-use crate::sweep::{Metric, Request, Runner, SweepResult};
+use crate::simulation::Stop;
+use crate::sweep::{Metric, Request, Runner, SweepError, SweepResult};
 
 use super::{Applied, Command, PlayError, Playground, Speed};
 
@@ -352,16 +353,16 @@ impl Playground {
     /// Runs A (and B, for a comparing step) to the watched step's time and
     /// judges it: what a learner who waits gets. Returns the outcome, or
     /// why the runs could not get there.
-    fn finish_watch(&mut self) -> Result<Option<StepOutcome>, String> {
+    fn finish_watch(&mut self) -> Result<Option<StepOutcome>, FollowStep> {
         let Some(run) = &self.lesson else { return Ok(None) };
         let Some((k, watch)) = &run.watching else { return Ok(None) };
         let (k, began_s, judge_at) = (*k, watch.started.as_secs_f64(), watch.judge_at);
         if let Some(sim) = &mut self.a {
-            sim.run_until(judge_at).map_err(|stall| stall.to_string())?;
+            sim.run_until(judge_at).map_err(FollowStep::Stopped)?;
         }
         if self.watching_compares() {
             if let Some(b) = &mut self.b {
-                b.sim.run_until(judge_at).map_err(|stall| format!("variant B: {stall}"))?;
+                b.sim.run_until(judge_at).map_err(FollowStep::StoppedB)?;
             }
         }
         self.judge();
@@ -377,28 +378,57 @@ impl Playground {
     }
 }
 
+/// Why following a lesson stopped.
+#[derive(Debug, thiserror::Error)]
+pub enum FollowError {
+    /// The lesson would not open.
+    #[error(transparent)]
+    Open(PlayError),
+    /// Step `step` (from 0) could not be tried or judged.
+    #[error("step {}: {why}", step + 1)]
+    Step { step: usize, why: FollowStep },
+}
+
+/// What stopped a step of a lesson being followed.
+#[derive(Debug, thiserror::Error)]
+pub enum FollowStep {
+    #[error(transparent)]
+    Play(PlayError),
+    #[error(transparent)]
+    Sweep(SweepError),
+    /// The run stopped before the instant the step is judged at.
+    #[error("{0}")]
+    Stopped(Stop),
+    /// Variant B's run did.
+    #[error("variant B: {0}")]
+    StoppedB(Stop),
+    #[error("the step was neither watched nor judged")]
+    Unjudged,
+}
+
 /// Follows every step of `lesson` in order on a playground, as a diligent
 /// learner would on the page: the lesson opens, each step is tried once the
 /// one before it was judged, and judged `within_s` after it began.
-pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, String> {
-    let mut playground = Playground::new(lesson.scenario.clone(), vec![lesson.clone()]).map_err(|e| e.to_string())?;
-    playground.apply(Command::PickLesson { index: 0, speed: Speed::Fastest }).map_err(|e| e.to_string())?;
+pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, FollowError> {
+    let mut playground = Playground::new(lesson.scenario.clone(), vec![lesson.clone()]).map_err(FollowError::Open)?;
+    playground.apply(Command::PickLesson { index: 0, speed: Speed::Fastest }).map_err(FollowError::Open)?;
     let mut outcomes = Vec::new();
     for k in 0..lesson.text.steps.len() {
-        let at = |why: String| format!("step {}: {why}", k + 1);
+        let at = |why: FollowStep| FollowError::Step { step: k, why };
         let watching = playground.lesson().and_then(LessonRun::watching);
         if watching != Some(k) {
-            playground.apply(Command::TryStep { step: k, speed: Speed::Fastest }).map_err(|e| at(e.to_string()))?;
+            playground.apply(Command::TryStep { step: k, speed: Speed::Fastest }).map_err(|e| at(FollowStep::Play(e)))?;
         }
         let now_s = playground.run().map_or(0.0, |sim| sim.now().as_secs_f64());
         if let Some((ticket, request)) = playground.lesson_sweep() {
-            let result = Runner::new(request.plan().map_err(|why| at(why.to_string()))?).finish().map_err(|why| at(why.to_string()))?;
-            playground.apply(Command::JudgeSweep { ticket, result }).map_err(|e| at(e.to_string()))?;
+            let sweep = |why| at(FollowStep::Sweep(why));
+            let result = Runner::new(request.plan().map_err(sweep)?).finish().map_err(sweep)?;
+            playground.apply(Command::JudgeSweep { ticket, result }).map_err(|e| at(FollowStep::Play(e)))?;
         }
         // A step that could not be watched was judged at once.
         let outcome = match playground.finish_watch().map_err(at)? {
             Some(outcome) => outcome,
-            None => playground.outcome(k, now_s, now_s).ok_or_else(|| at("the step was neither watched nor judged".into()))?,
+            None => playground.outcome(k, now_s, now_s).ok_or_else(|| at(FollowStep::Unjudged))?,
         };
         outcomes.push(outcome);
     }

@@ -48,9 +48,29 @@ fn examples(q: Quantity) -> &'static str {
     }
 }
 
+/// The other quantity's name: what a suffix of the wrong kind measures.
+fn other(q: Quantity) -> &'static str {
+    match q {
+        Quantity::Duration => "size",
+        Quantity::Size => "duration",
+    }
+}
+
+/// Why a text is not a duration or a size (`wanted`).
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum UnitError {
+    #[error("\"{text}\" is not {}", examples(*wanted))]
+    NotA { text: String, wanted: Quantity },
+    /// A size's suffix where a duration is wanted, or the other way round.
+    #[error("\"{text}\" is a {}; expected {}", other(*wanted), examples(*wanted))]
+    OtherQuantity { text: String, wanted: Quantity },
+    #[error("\"{0}\" is too large")]
+    TooLarge(String),
+}
+
 /// Reads `text`, a number with an optional unit suffix, into seconds or
 /// bytes.
-pub fn parse(text: &str, q: Quantity) -> Result<f64, String> {
+pub fn parse(text: &str, q: Quantity) -> Result<f64, UnitError> {
     let t = text.trim();
     let split = t.find(|c: char| !(c.is_ascii_digit() || matches!(c, '.' | '-' | '+' | 'e' | 'E'))).unwrap_or(t.len());
     // An exponent's `e` is part of the number only if digits follow it.
@@ -60,23 +80,22 @@ pub fn parse(text: &str, q: Quantity) -> Result<f64, String> {
         (number, suffix) = t.split_at(cut);
     }
     let suffix = suffix.trim().to_lowercase();
-    let value: f64 = number.parse().map_err(|_| format!("\"{t}\" is not {}", examples(q)))?;
+    let value: f64 = number.parse().map_err(|_| UnitError::NotA { text: t.to_string(), wanted: q })?;
     let scale = |table: &[(&str, f64)]| table.iter().find(|(s, _)| *s == suffix).map(|(_, k)| *k);
     let factor = if suffix.is_empty() {
         1.0
     } else {
         match (q, scale(&DURATIONS), scale(&SIZES)) {
             (Quantity::Duration, Some(k), _) | (Quantity::Size, _, Some(k)) => k,
-            (Quantity::Duration, None, Some(_)) => return Err(format!("\"{t}\" is a size; expected {}", examples(q))),
-            (Quantity::Size, Some(_), None) => return Err(format!("\"{t}\" is a duration; expected {}", examples(q))),
-            _ => return Err(format!("\"{t}\" is not {}", examples(q))),
+            (Quantity::Duration, None, Some(_)) | (Quantity::Size, Some(_), None) => return Err(UnitError::OtherQuantity { text: t.to_string(), wanted: q }),
+            _ => return Err(UnitError::NotA { text: t.to_string(), wanted: q }),
         }
     };
     let v = value * factor;
     if v.is_finite() {
         Ok(v)
     } else {
-        Err(format!("\"{t}\" is too large"))
+        Err(UnitError::TooLarge(t.to_string()))
     }
 }
 
@@ -112,7 +131,7 @@ fn quantity_of(key: &str) -> Option<Quantity> {
 
 /// Replaces each suffixed string of one node's JSON (at `path`) by its
 /// number; returns the paths and reasons of those it cannot read.
-pub fn read_suffixes(node: &mut Value, path: &str) -> Vec<(String, String)> {
+pub fn read_suffixes(node: &mut Value, path: &str) -> Vec<(String, UnitError)> {
     let mut errors = Vec::new();
     let counts_bytes = node.get("unit").and_then(Value::as_str) == Some("bytes");
     walk(node, path, None, counts_bytes, &mut errors);
@@ -121,7 +140,7 @@ pub fn read_suffixes(node: &mut Value, path: &str) -> Vec<(String, String)> {
 
 /// `within`: the quantity every number below measures (inside a
 /// distribution, or a list of instants).
-fn walk(value: &mut Value, path: &str, within: Option<Quantity>, counts_bytes: bool, errors: &mut Vec<(String, String)>) {
+fn walk(value: &mut Value, path: &str, within: Option<Quantity>, counts_bytes: bool, errors: &mut Vec<(String, UnitError)>) {
     match value {
         Value::String(text) => {
             if let Some(q) = within {
@@ -171,7 +190,7 @@ mod tests {
         assert_eq!(parse("2min", Quantity::Duration), Ok(120.0));
         assert_eq!(parse("250", Quantity::Duration), Ok(250.0));
         assert_eq!(parse("1e3b", Quantity::Size), Ok(1000.0));
-        assert_eq!(parse("2e", Quantity::Size), Err("\"2e\" is not a size such as 16kib, 1500b or 2mib".into()));
+        assert_eq!(parse("2e", Quantity::Size).unwrap_err().to_string(), "\"2e\" is not a size such as 16kib, 1500b or 2mib");
     }
 
     #[test]
@@ -188,9 +207,9 @@ mod tests {
 
     #[test]
     fn the_wrong_kind_of_unit_is_named() {
-        assert_eq!(parse("16kib", Quantity::Duration), Err("\"16kib\" is a size; expected a duration such as 250ms, 7s or 2min".into()));
-        assert_eq!(parse("7s", Quantity::Size), Err("\"7s\" is a duration; expected a size such as 16kib, 1500b or 2mib".into()));
-        assert!(parse("7 parsecs", Quantity::Duration).unwrap_err().contains("is not a duration"));
+        assert_eq!(parse("16kib", Quantity::Duration).unwrap_err().to_string(), "\"16kib\" is a size; expected a duration such as 250ms, 7s or 2min");
+        assert_eq!(parse("7s", Quantity::Size).unwrap_err().to_string(), "\"7s\" is a duration; expected a size such as 16kib, 1500b or 2mib");
+        assert!(parse("7 parsecs", Quantity::Duration).unwrap_err().to_string().contains("is not a duration"));
         assert!(parse("1e400kib", Quantity::Size).is_err());
     }
 
@@ -215,7 +234,7 @@ mod tests {
         assert_eq!(node["arrivals"]["times_s"][0], json!(0.1));
         let mut node = json!({"kind": "queue", "ttl_s": "16kib"});
         assert_eq!(
-            read_suffixes(&mut node, "nodes[3]"),
+            read_suffixes(&mut node, "nodes[3]").into_iter().map(|(path, why)| (path, why.to_string())).collect::<Vec<_>>(),
             vec![("nodes[3].ttl_s".to_string(), "\"16kib\" is a size; expected a duration such as 250ms, 7s or 2min".to_string())]
         );
         // A rule counting messages takes no size.

@@ -158,7 +158,7 @@ pub use crate::plumbing::validate::{FieldError, Period};
 pub use kind::Kind;
 pub use crate::plumbing::field_path::{FieldPath, FieldPathError, Step};
 pub use crate::plumbing::number_field::{NumberField, NumberError};
-pub use setting::{set_at, SetError};
+pub use setting::{set_at, PlaceError, SetError};
 // The blocks' parameters as the file writes them.
 pub use crate::blocks::consumer::{Lifecycle, OnTimeout, Slowdown};
 pub use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, HostDown, Iteration, QueueKey};

@@ -105,7 +105,7 @@ impl Scenario {
             // not as a type error.
             let unit_errors: Vec<FieldError> = crate::plumbing::units::read_suffixes(&mut raw, &format!("nodes[{i}]"))
                 .into_iter()
-                .map(|(path, message)| FieldError { path, message })
+                .map(|(path, why)| FieldError { path, message: why.to_string() })
                 .collect();
             let read = match node_from_value(raw, &format!("nodes[{i}]")) {
                 Ok(node) if !unit_errors.is_empty() => Err((Vec::new(), Some(Box::new(node)))),

@@ -28,7 +28,7 @@ pub enum SetError {
     /// The path does not fit the block's JSON (a list position past its
     /// end, a field inside a plain value).
     #[error("{path}: {why}")]
-    Misplaced { path: FieldPath, why: String },
+    Misplaced { path: FieldPath, why: PlaceError },
     /// The block did not read back with the value (a wrong type, an
     /// unknown field, a choice that does not exist).
     #[error("{path}: {why}")]
@@ -87,22 +87,39 @@ impl BlockSpec {
     }
 }
 
+/// Why a value has no place at a path of a JSON document.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum PlaceError {
+    #[error("empty path")]
+    Empty,
+    #[error("the list has no item {0}")]
+    NoItem(usize),
+    #[error("a list item cannot be removed here")]
+    ItemRemoved,
+    #[error("{0} is not a list index")]
+    NotAnIndex(String),
+    /// A field inside something that holds none: a missing value, or a
+    /// plain one.
+    #[error("cannot set {name} inside a {}", if *missing { "missing value" } else { "plain value" })]
+    Inside { name: String, missing: bool },
+}
+
 /// Writes `new` at `path` in `doc`, creating objects on the way; `None`
 /// removes the field (and an object left empty by that).
-pub fn set_at(doc: &mut Value, path: &FieldPath, new: Option<Value>) -> Result<(), String> {
-    fn walk(node: &mut Value, steps: &[Step], new: Option<Value>) -> Result<(), String> {
-        let (head, rest) = steps.split_first().ok_or("empty path")?;
+pub fn set_at(doc: &mut Value, path: &FieldPath, new: Option<Value>) -> Result<(), PlaceError> {
+    fn walk(node: &mut Value, steps: &[Step], new: Option<Value>) -> Result<(), PlaceError> {
+        let (head, rest) = steps.split_first().ok_or(PlaceError::Empty)?;
         match (node, *head) {
             (Value::Array(items), Step::Index(i)) => {
-                let item = items.get_mut(i).ok_or_else(|| format!("the list has no item {i}"))?;
+                let item = items.get_mut(i).ok_or(PlaceError::NoItem(i))?;
                 if rest.is_empty() {
-                    *item = new.ok_or("a list item cannot be removed here")?;
+                    *item = new.ok_or(PlaceError::ItemRemoved)?;
                     Ok(())
                 } else {
                     walk(item, rest, new)
                 }
             }
-            (Value::Array(_), Step::Key(key)) => Err(format!("{key} is not a list index")),
+            (Value::Array(_), Step::Key(key)) => Err(PlaceError::NotAnIndex(key.to_string())),
             (Value::Object(map), step) => {
                 let key = match step {
                     Step::Key(k) => k.to_string(),
@@ -130,7 +147,7 @@ pub fn set_at(doc: &mut Value, path: &FieldPath, new: Option<Value>) -> Result<(
                     Step::Key(k) => k.to_string(),
                     Step::Index(i) => i.to_string(),
                 };
-                Err(format!("cannot set {name} inside a {}", if node.is_null() { "missing value" } else { "plain value" }))
+                Err(PlaceError::Inside { name, missing: node.is_null() })
             }
         }
     }
