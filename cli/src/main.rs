@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 mod bench;
 mod plot;
+mod replay;
 mod sweep;
 
 use clap::{Parser, Subcommand, ValueEnum};
@@ -24,9 +25,10 @@ enum Command {
     Run {
         /// The scenario file (JSON, see docs/scenario.md).
         file: String,
-        /// Simulated seconds to run.
-        #[arg(long, default_value_t = 60.0)]
-        until: f64,
+        /// Simulated seconds to run (default 60; with --arrivals, until the
+        /// file's last instant and 60 s more).
+        #[arg(long)]
+        until: Option<f64>,
         /// The random seed (default: the scenario's own, else 1).
         #[arg(long)]
         seed: Option<u64>,
@@ -43,6 +45,20 @@ enum Command {
         /// how many more it would need.
         #[arg(long)]
         max_events: Option<u64>,
+        /// Replays a file's traffic in place of the producer's arrivals: one
+        /// message a line, its instant in seconds, optionally a comma and its
+        /// key (docs/real-limits.md).
+        #[arg(long, value_name = "FILE")]
+        arrivals: Option<String>,
+        /// The producer that replays --arrivals (needed when there are
+        /// several).
+        #[arg(long, value_name = "ID", requires = "arrivals")]
+        producer: Option<String>,
+        /// Writes every limiter decision, one row each
+        /// (created_s,key,node,outcome,at_s), to OUT ("-": standard output,
+        /// in place of the summary).
+        #[arg(long, value_name = "OUT")]
+        decisions: Option<String>,
     },
     /// Checks a scenario file and prints what is wrong with it.
     Check {
@@ -215,7 +231,7 @@ const RUN_SLICE: u64 = 4_000_000;
 
 /// Runs `sim` to `until`, with a progress bar of simulated time on a
 /// terminal, stopping after `max_events` if given.
-fn run_with_progress(sim: &mut Simulation, until: f64, max_events: Option<u64>) -> Result<(), String> {
+fn run_with_progress(sim: &mut Simulation, until: f64, max_events: Option<u64>, after_slice: &mut dyn FnMut(&mut Simulation) -> Result<(), String>) -> Result<(), String> {
     let target = SimTime::from_secs_f64(until);
     let bar = progress_bar(1000, "{bar:30} {msg}, {elapsed} so far, {eta} left");
     let result = loop {
@@ -234,7 +250,11 @@ fn run_with_progress(sim: &mut Simulation, until: f64, max_events: Option<u64>) 
             Some(max) => RUN_SLICE.min(max - sim.events()),
             None => RUN_SLICE,
         };
-        match sim.run_until_bounded(target, slice) {
+        let done = sim.run_until_bounded(target, slice);
+        if let Err(why) = after_slice(sim) {
+            break Err(why);
+        }
+        match done {
             Ok(true) => break Ok(()),
             Ok(false) => {
                 let done = if until > 0.0 { sim.now().as_secs_f64() / until } else { 1.0 };
@@ -248,15 +268,42 @@ fn run_with_progress(sim: &mut Simulation, until: f64, max_events: Option<u64>) 
     result
 }
 
+/// A run's replayed traffic and recorded decisions, as asked for.
+struct Replaying {
+    arrivals: Option<String>,
+    producer: Option<String>,
+    decisions: Option<String>,
+}
+
 #[allow(clippy::too_many_arguments)]
-fn run(file: &str, until: f64, seed: Option<u64>, format: Format, transitions: bool, theory: bool, max_events: Option<u64>) -> Result<String, String> {
-    if !(0.0..=1e9).contains(&until) {
+fn run(file: &str, until: Option<f64>, seed: Option<u64>, format: Format, transitions: bool, theory: bool, max_events: Option<u64>, replaying: Replaying) -> Result<String, String> {
+    if let Some(until) = until.filter(|u| !(0.0..=1e9).contains(u)) {
         return Err(format!("--until must be between 0 and 1e9 seconds, got {until}"));
     }
     let scenario = load(file)?;
     let seed = seed.unwrap_or(scenario.seed_or_default());
-    let mut sim = Simulation::new(scenario, seed).map_err(|e| e.to_string())?;
-    run_with_progress(&mut sim, until, max_events)?;
+    // The file is read whole before the run, its instants kept to the
+    // nanosecond; the run starts at its first whole second.
+    let replay = replaying.arrivals.as_deref().map(replay::read).transpose()?;
+    let origin_s = replay.as_ref().map_or(0, |r| r.origin_s);
+    let until = until.unwrap_or_else(|| replay.as_ref().and_then(|r| r.at.last()).map_or(60.0, |last| last.as_secs_f64().ceil() + 60.0));
+    let mut sim = match replay {
+        Some(replay) => Simulation::replaying(scenario, seed, replaying.producer.as_deref(), replay).map_err(|e| e.to_string())?,
+        None => Simulation::new(scenario, seed).map_err(|e| e.to_string())?,
+    };
+    let mut out = replaying.decisions.as_deref().map(replay::Decisions::create).transpose()?;
+    if out.is_some() {
+        sim.record_decisions();
+    }
+    run_with_progress(&mut sim, until, max_events, &mut |sim| match &mut out {
+        Some(out) => out.write(sim, origin_s),
+        None => Ok(()),
+    })?;
+    if let Some(out) = out {
+        if out.finish()? {
+            return Ok(String::new());
+        }
+    }
     let report = sim.report();
     Ok(match format {
         Format::Text => {
@@ -323,8 +370,9 @@ fn main() -> ExitCode {
         _ => false,
     };
     let result = match cli.command {
-        Command::Run { file, until, seed, format, transitions, theory, max_events } => {
-            run(&file, until, seed, format, transitions, theory, max_events)
+        Command::Run { file, until, seed, format, transitions, theory, max_events, arrivals, producer, decisions } => {
+            let replay = Replaying { arrivals, producer, decisions };
+            run(&file, until, seed, format, transitions, theory, max_events, replay)
         }
         Command::Bench { scale, .. } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),
         Command::Bench { scale, mm1k: true } => Ok(bench::mm1k_only(scale)),

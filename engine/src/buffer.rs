@@ -247,6 +247,7 @@ mod tests {
                 size_bytes: 10,
                 created: SimTime::from_nanos(t),
                 attempts: 0,
+                key: crate::message::NO_KEY,
                 gates: Default::default(),
             },
             enqueued: SimTime::from_nanos(t),

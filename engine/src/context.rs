@@ -5,7 +5,7 @@
 use crate::state::{Cause, State};
 use crate::state_times::StateTimes;
 use crate::message::Message;
-use crate::metrics::{DropReason, NodeStats, Transition, TransitionLog};
+use crate::metrics::{Decision, DropReason, NodeStats, Outcome, Transition, TransitionLog};
 use crate::rng::SimRng;
 use crate::scheduler::{EventKind, Scheduler};
 use crate::time::{SimDuration, SimTime};
@@ -26,6 +26,9 @@ pub struct Core {
     /// queued again (a queueable class) rather than failed. Each is taken
     /// out of the flow where it next surfaces (see `Simulation`).
     pub failed_rpcs: std::collections::BTreeMap<u64, (usize, bool)>,
+    /// Every decision of a limiter that records them, oldest first, when
+    /// asked for (`Simulation::record_decisions`).
+    pub decisions: Option<Vec<Decision>>,
 }
 
 /// Three words, built for every call into a block: the shared core by one
@@ -51,6 +54,14 @@ impl Context<'_> {
     #[inline]
     pub fn rng(&mut self) -> &mut SimRng {
         &mut self.core.rngs[self.node]
+    }
+
+    /// Records that `msg` met this limiter now with `outcome`, passing or
+    /// refused `at`, if decisions are being recorded.
+    pub fn decided(&mut self, msg: &Message, outcome: Outcome, at: SimTime) {
+        if let Some(decisions) = &mut self.core.decisions {
+            decisions.push(Decision { created: msg.created, key: msg.key, node: self.node as u32, outcome, met: self.core.now, at });
+        }
     }
 
     /// Schedules an event for this node after `delay`.
@@ -105,6 +116,7 @@ pub(crate) mod bench {
                 log: TransitionLog::new(1000),
                 outbox: Vec::new(),
                 failed_rpcs: Default::default(),
+                decisions: None,
             };
             Bench { core, stats: NodeStats::new(), made: 0 }
         }
@@ -133,6 +145,7 @@ pub(crate) mod bench {
                 priority: 0,
                 droppable: false,
                 attempts: 0,
+                key: crate::message::NO_KEY,
                 gates: Default::default(),
             }
         }

@@ -9,11 +9,15 @@ pub type NodeRef = u16;
 /// `destination` of a message that names none.
 pub const NO_DESTINATION: NodeRef = NodeRef::MAX;
 
+/// `key` of a message that carries none: keyed limiters keep it under one
+/// shared key.
+pub const NO_KEY: u32 = 0;
+
 /// How many flow-control gates (windows, credit links) one message can be
 /// counted against at once.
 pub const MAX_GATES: usize = 4;
 
-/// Small (40 bytes) and `Copy`: messages move by value on every hop, and
+/// Small (48 bytes) and `Copy`: messages move by value on every hop, and
 /// the engine never allocates one on the heap.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Message {
@@ -34,6 +38,10 @@ pub struct Message {
     pub droppable: bool,
     /// How often an execution time-out sent it back to its job queue.
     pub attempts: u8,
+    /// What a keyed limiter keeps its state by (a client's address, a
+    /// header's value), as the run's index of that text; `NO_KEY` for a
+    /// message that carries none.
+    pub key: u32,
     /// The gates still waiting to hear that this message was received or
     /// processed.
     pub gates: Gates,
@@ -88,7 +96,7 @@ mod tests {
 
     #[test]
     fn messages_stay_small() {
-        assert_eq!(std::mem::size_of::<Message>(), 40);
+        assert_eq!(std::mem::size_of::<Message>(), 48);
     }
 
     #[test]

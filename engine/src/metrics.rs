@@ -49,6 +49,49 @@ pub enum DropReason {
     Merged,
 }
 
+/// What a limiter did with a request that met it, in the words a server's
+/// log uses (`$limit_req_status`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// Let through at once.
+    Admitted,
+    /// Let through later.
+    Delayed,
+    /// Refused: dropped, the client answered with an error.
+    Rejected,
+    /// A dry run's rejection: let through at once, counted as rejected.
+    RejectedDryRun,
+    /// A dry run's delay: let through at once, counted as delayed.
+    DelayedDryRun,
+}
+
+impl Outcome {
+    /// As `--decisions` writes it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Outcome::Admitted => "admitted",
+            Outcome::Delayed => "delayed",
+            Outcome::Rejected => "rejected",
+            Outcome::RejectedDryRun => "rejected_dry_run",
+            Outcome::DelayedDryRun => "delayed_dry_run",
+        }
+    }
+}
+
+/// One request meeting one limiter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Decision {
+    /// When the request was made.
+    pub created: SimTime,
+    pub key: u32,
+    pub node: u32,
+    pub outcome: Outcome,
+    /// When it met the limiter.
+    pub met: SimTime,
+    /// When it passed, or was refused.
+    pub at: SimTime,
+}
+
 impl DropReason {
     pub const ALL: [DropReason; 13] = [
         DropReason::Thinned,

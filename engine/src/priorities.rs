@@ -125,6 +125,7 @@ mod tests {
             priority: 9,
             droppable: false,
             attempts: 0,
+            key: crate::message::NO_KEY,
             gates: Default::default(),
         }
     }

@@ -32,11 +32,13 @@ pub enum EventKind {
     LinkState,
     /// A consumer's lifecycle or speed schedule moves on.
     ConsumerPhase,
+    /// A product limiter's held message may leave.
+    Release,
 }
 
 #[cfg(test)]
 impl EventKind {
-    const ALL: [EventKind; 11] = [
+    const ALL: [EventKind; 12] = [
         EventKind::Arrival,
         EventKind::Retry,
         EventKind::ServiceDone,
@@ -48,6 +50,7 @@ impl EventKind {
         EventKind::Propagated,
         EventKind::LinkState,
         EventKind::ConsumerPhase,
+        EventKind::Release,
     ];
 }
 
@@ -98,7 +101,8 @@ impl Event {
             7 => EventKind::Transmitted,
             8 => EventKind::Propagated,
             9 => EventKind::LinkState,
-            _ => EventKind::ConsumerPhase,
+            10 => EventKind::ConsumerPhase,
+            _ => EventKind::Release,
         }
     }
 }

@@ -148,6 +148,12 @@ fn middle_block() -> impl Strategy<Value = Value> {
             }),
         Just(json!({"kind": "router", "policy": "round_robin"})),
         Just(json!({"kind": "router", "policy": "by_destination"})),
+        // A small zone, so that keys are forgotten too.
+        (1u32..300, any::<bool>(), 0u32..10, any::<bool>(), 0u32..5, any::<bool>()).prop_map(|(rate, minute, burst, nodelay, delay, dry)| {
+            json!({"kind": "product_limiter", "product": "nginx_limit_req", "rate": rate,
+                   "per": if minute { "minute" } else { "second" }, "burst": burst, "nodelay": nodelay,
+                   "delay": if nodelay { 0 } else { delay }, "dry_run": dry, "zone_bytes": 32768})
+        }),
     ]
 }
 
@@ -176,7 +182,8 @@ fn producer() -> impl Strategy<Value = Value> {
                         "size": {"dist": "exponential", "mean": 800}},
                        {"name": "b", "weight": 1, "priority": 0, "size": {"dist": "fixed", "value": 200}}
                    ],
-                   "on_refused": refused, "retry_after_s": 0.01, "backpressure": bp})
+                   "on_refused": refused, "retry_after_s": 0.01, "backpressure": bp,
+                   "keys": ([1, 3, 500])[clients as usize % 3]})
         })
 }
 

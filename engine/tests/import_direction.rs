@@ -23,7 +23,7 @@ const ENGINE: &[&[&str]] = &[
     &["time", "flows"],
     &["rng", "message", "state"],
     &["distribution", "scheduler", "priorities", "buffer", "state_times"],
-    &["arrivals", "metrics"],
+    &["arrivals", "metrics", "replay"],
     &["context"],
     &["blocks"],
     &["scenario"],

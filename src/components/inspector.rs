@@ -10,7 +10,7 @@
 //! force (the field keeps what was typed, so it can be corrected).
 
 use serde_json::{json, Value};
-use sluice_engine::scenario::choices::{kind_name, router_examples};
+use sluice_engine::scenario::choices::{kind_name, product_examples, router_examples};
 use sluice_engine::sweep::NodeField;
 use sluice_engine::{BlockSpec, FieldPath, NodeSpec};
 use sluice_engine::units::{self, Quantity};
@@ -155,6 +155,12 @@ pub fn inspector(props: &InspectorProps) -> Html {
                         Ok(router.map(|r| sluice_engine::to_value(&BlockSpec::Router(r))))
                     })
                 }
+                // So does a product limiter's product.
+                Control::Product => change(&path, None).reform(move |typed: Typed| {
+                    let choice = typed?.and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                    let limiter = product_examples().into_iter().map(|(p, _)| p).find(|p| kind_name(p) == choice);
+                    Ok(limiter.map(|p| sluice_engine::to_value(&BlockSpec::ProductLimiter(p))))
+                }),
                 _ => change(&path, Some(path.clone())),
             };
             let sweep = {
@@ -268,6 +274,10 @@ fn param_row(props: &ParamRowProps) -> Html {
         }
         Control::Policy => {
             let menu: Vec<(String, &str)> = router_examples(&[]).iter().map(|(r, label)| (kind_name(r), *label)).collect();
+            choice(&id, &aria, &menu, props.value.as_ref().and_then(Value::as_str), props.on_change.clone())
+        }
+        Control::Product => {
+            let menu: Vec<(String, &str)> = product_examples().iter().map(|(p, label)| (kind_name(p), *label)).collect();
             choice(&id, &aria, &menu, props.value.as_ref().and_then(Value::as_str), props.on_change.clone())
         }
         Control::Toggle => {

@@ -385,6 +385,7 @@ impl Window {
                     priority: 0,
                     droppable: false,
                     attempts: 0,
+                    key: crate::message::NO_KEY,
                     gates,
                 });
             }

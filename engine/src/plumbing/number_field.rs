@@ -23,6 +23,9 @@ pub enum NumberField<'a> {
     MaybeReal(&'a mut Option<f64>),
     Whole64(&'a mut u64),
     Whole32(&'a mut u32),
+    /// A whole number that may be absent; setting one makes it present.
+    MaybeWhole32(&'a mut Option<u32>),
+    Whole16(&'a mut u16),
     Whole8(&'a mut u8),
 }
 
@@ -62,13 +65,15 @@ impl NumberField<'_> {
             NumberField::MaybeReal(v) => **v,
             NumberField::Whole64(v) => Some(**v as f64),
             NumberField::Whole32(v) => Some(**v as f64),
+            NumberField::MaybeWhole32(v) => v.map(f64::from),
+            NumberField::Whole16(v) => Some(f64::from(**v)),
             NumberField::Whole8(v) => Some(**v as f64),
         }
     }
 
     /// Whether the field counts (takes whole numbers only).
     pub fn is_whole(&self) -> bool {
-        matches!(self, NumberField::Whole64(_) | NumberField::Whole32(_) | NumberField::Whole8(_))
+        matches!(self, NumberField::Whole64(_) | NumberField::Whole32(_) | NumberField::MaybeWhole32(_) | NumberField::Whole16(_) | NumberField::Whole8(_))
     }
 
     /// Puts `v` in the field, or says why it does not fit.
@@ -83,6 +88,8 @@ impl NumberField<'_> {
             // reads those the same.
             NumberField::Whole64(field) => *field = whole(v, u64::MAX)?,
             NumberField::Whole32(field) => *field = whole(v, u32::MAX as u64)? as u32,
+            NumberField::MaybeWhole32(field) => *field = Some(whole(v, u32::MAX as u64)? as u32),
+            NumberField::Whole16(field) => *field = whole(v, u16::MAX as u64)? as u16,
             NumberField::Whole8(field) => *field = whole(v, u8::MAX as u64)? as u8,
         }
         Ok(())

@@ -11,6 +11,7 @@ use serde_json::Value;
 use crate::blocks::consumer::OnTimeout;
 use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 use crate::blocks::router::RouterSpec;
+use crate::blocks::{NginxLimitReqSpec, Per, ProductLimiterSpec};
 use crate::blocks::{Backpressure, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
 use crate::buffer::Order;
 
@@ -30,13 +31,13 @@ pub trait Choice: Serialize + Copy + PartialEq + 'static {
 fn name_of<T: Serialize>(value: &T) -> String {
     match crate::plumbing::json_read::to_value(value) {
         Value::String(name) => name,
-        Value::Object(map) => ["dist", "process", "policy"].iter().find_map(|tag| map.get(*tag)?.as_str().map(str::to_string)).unwrap_or_default(),
+        Value::Object(map) => ["dist", "process", "policy", "product"].iter().find_map(|tag| map.get(*tag)?.as_str().map(str::to_string)).unwrap_or_default(),
         _ => String::new(),
     }
 }
 
 /// The name of a tagged value's kind: a distribution's `dist`, an arrival
-/// process's `process`, a router's `policy`.
+/// process's `process`, a router's `policy`, a product limiter's `product`.
 pub fn kind_name<T: Serialize>(value: &T) -> String {
     name_of(value)
 }
@@ -178,6 +179,11 @@ choice!(OnExcess {
     Reject => "reject it",
 });
 
+choice!(Per {
+    Second => "per second (r/s)",
+    Minute => "per minute (r/m)",
+});
+
 choice!(QueueKey {
     PerInput => "one per sender",
     PerDestination => "one per destination",
@@ -222,6 +228,14 @@ pub fn router_examples(outputs: &[String]) -> Vec<(RouterSpec, &'static str)> {
     ]
 }
 
+/// A working limiter of each product, and its name for people: what
+/// choosing a product in the inspector turns a product limiter into.
+pub fn product_examples() -> Vec<(ProductLimiterSpec, &'static str)> {
+    let nginx: NginxLimitReqSpec = crate::plumbing::json_read::from_value(&serde_json::json!({"rate": 10, "burst": 5}))
+        .expect("an nginx limit_req of rate and burst reads");
+    vec![(ProductLimiterSpec::NginxLimitReq(nginx), "nginx limit_req")]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -258,6 +272,7 @@ mod tests {
         reads_back::<Agents>();
         reads_back::<Iteration>();
         reads_back::<DemandOnFull>();
+        reads_back::<Per>();
         assert_eq!(Menu::of::<Order>().entries()[2], ("priority".to_string(), "by priority, lower number first"));
     }
 
@@ -266,5 +281,11 @@ mod tests {
         let outputs = ["a".to_string(), "b".to_string()];
         let names: Vec<String> = router_examples(&outputs).iter().map(|(r, _)| kind_name(r)).collect();
         assert_eq!(names, ["round_robin", "by_weight", "by_class", "by_destination"]);
+    }
+
+    #[test]
+    fn every_product_example_is_a_limiter_of_its_product() {
+        let names: Vec<String> = product_examples().iter().map(|(p, _)| kind_name(p)).collect();
+        assert_eq!(names, ["nginx_limit_req"]);
     }
 }

@@ -31,6 +31,7 @@ pub fn default_block(kind: Kind) -> BlockSpec {
         Kind::Link => json!({"bandwidth_bytes_per_s": 100000.0, "latency_s": 0.02}),
         Kind::Dispatcher => json!({"workers": 2, "service_time": {"dist": "exponential", "mean": 0.05}}),
         Kind::ResourcePool => json!({"min_total": 1, "max_total": 4}),
+        Kind::ProductLimiter => json!({"product": "nginx_limit_req", "rate": 10, "burst": 5}),
     };
     let mut value = fields;
     value["kind"] = Value::from(kind.as_str());

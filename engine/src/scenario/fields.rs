@@ -12,7 +12,7 @@
 
 use super::choices::Menu;
 use crate::plumbing::units::Quantity;
-use super::{Arrivals, Backpressure, CreditScope, Distribution, FieldPath, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, RateUnit, Reaction, Scheme, Scope};
+use super::{Arrivals, Backpressure, CreditScope, Distribution, FieldPath, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, RateUnit, Reaction, Scheme, Scope};
 use super::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 
 /// What a parameter measures, as the inspector shows it beside the value.
@@ -40,6 +40,12 @@ pub enum Unit {
     Ratio,
     /// A probability, from 0 to 1.
     Share,
+    /// Requests, as a server counts them.
+    Requests,
+    /// An HTTP status code.
+    Status,
+    /// Keys a limiter keeps state for.
+    Keys,
 }
 
 impl Unit {
@@ -61,6 +67,9 @@ impl Unit {
             Unit::Demands => "demands",
             Unit::Ratio => "×",
             Unit::Share => "0 to 1",
+            Unit::Requests => "requests",
+            Unit::Status => "HTTP status",
+            Unit::Keys => "keys",
         }
     }
 
@@ -95,6 +104,10 @@ pub enum Control {
     /// of that policy (`choices::router_examples`), whose other fields
     /// follow from it.
     Policy,
+    /// A product limiter's product: choosing one makes the block a working
+    /// limiter of that product (`choices::product_examples`), whose other
+    /// fields follow from it.
+    Product,
     /// Yes or no.
     Toggle,
     /// A probability distribution (`dist` and its parameters).
@@ -157,6 +170,7 @@ const PRODUCER: &[Field] = &[
     f("backpressure", "When asked to pause", Unit::None, "What a queue's soft limit does to this source: a client the server stops reading pauses; a live stream cannot and keeps sending; ping requests read but not answered are dropped (unanswered).", Control::Choice(Menu::or_default::<Backpressure>())),
     f("classes", "Message classes", Unit::Json, "Each: name, weight, size (a distribution of bytes), droppable, priority (0 is served first: lower numbers first, as super-queue counts; SObjectizer's article counts the other way), destination.", Control::Json),
     f("linked_to", "Linked to", Unit::NodeId, "A consumer this producer is linked to (rotor): it sends nothing until the consumer is operational, and stops for good when it shuts down (empty: not linked).", Control::Text),
+    f("keys", "Client keys", Unit::Keys, "How many clients its messages come from, each message's drawn at random (k1 to kN), for limiters that keep state per key (empty: no key, one shared state).", OPTIONAL),
 ];
 
 const QUEUE: &[Field] = &[
@@ -237,6 +251,21 @@ const CONCURRENCY_LIMITER: &[Field] = &[f(
     whole(1.0, 64.0, 1.0),
 )];
 
+const NGINX: &[&str] = &["nginx_limit_req"];
+
+const PRODUCT_LIMITER: &[Field] = &[
+    f("product", "Product", Unit::None, "Whose limiter it is: it decides as that product's own code does.", Control::Product),
+    f("rate", "Rate", Unit::Requests, "limit_req_zone's rate=: this many requests per second or per minute.", whole(1.0, 100.0, 1.0)).shown_if("product", NGINX),
+    f("per", "Per", Unit::None, "rate=Nr/s or rate=Nr/m (nginx keeps 1000/60 of a request a second per r/m, rounded down).", Control::Choice(Menu::or_default::<Per>())).shown_if("product", NGINX),
+    f("burst", "Burst", Unit::Requests, "burst=: requests beyond the rate it takes (burst + 1 back to back); more are refused.", whole(0.0, 100.0, 1.0)).shown_if("product", NGINX),
+    f("nodelay", "No delay", Unit::None, "nodelay: what the burst takes goes at once rather than at the rate.", Control::Toggle).shown_if("product", NGINX),
+    f("delay", "Delay after", Unit::Requests, "delay=: of a burst, this many go at once and the rest wait (0: all wait).", whole(0.0, 100.0, 1.0)).shown_if("product", NGINX),
+    f("status", "Refusal status", Unit::Status, "limit_req_status: what a refused request is answered.", whole(400.0, 599.0, 1.0)).shown_if("product", NGINX),
+    f("dry_run", "Dry run", Unit::None, "limit_req_dry_run: decide and count, but refuse and delay nothing.", Control::Toggle).shown_if("product", NGINX),
+    f("zone_bytes", "Zone size", Unit::Bytes, "The zone=name:size: about 8,100 keys a MiB; when full, the least recently used key is forgotten.", num(32768.0, 10_485_760.0, 32768.0)).shown_if("product", NGINX),
+    f("key", "Key", Unit::None, "What the zone keys on, as the configuration writes it ($binary_remote_addr); the run keys on each message's key.", Control::Text).shown_if("product", NGINX),
+];
+
 const RESOURCE_POOL: &[Field] = &[
     f("max_total", "Total at most", Unit::Resources, "Idle, lent and being created together.", whole(1.0, 64.0, 1.0)),
     f("min_total", "Total at least", Unit::Resources, "Resources kept at least.", whole(0.0, 64.0, 1.0)),
@@ -292,6 +321,7 @@ pub fn fields(kind: Kind) -> &'static [Field] {
         Kind::RateLimiter => RATE_LIMITER,
         Kind::ConcurrencyLimiter => CONCURRENCY_LIMITER,
         Kind::ResourcePool => RESOURCE_POOL,
+        Kind::ProductLimiter => PRODUCT_LIMITER,
         Kind::Link => LINK,
         Kind::Dispatcher => DISPATCHER,
     }

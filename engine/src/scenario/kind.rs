@@ -21,6 +21,7 @@ pub enum Kind {
     Link,
     Dispatcher,
     ResourcePool,
+    ProductLimiter,
 }
 
 impl Kind {
@@ -31,7 +32,7 @@ impl Kind {
     }
 
     /// Every kind, in the order the palette and the documentation list them.
-    pub const ALL: [Kind; 11] = [
+    pub const ALL: [Kind; 12] = [
         Kind::Producer,
         Kind::Queue,
         Kind::Consumer,
@@ -43,6 +44,7 @@ impl Kind {
         Kind::Link,
         Kind::Dispatcher,
         Kind::ResourcePool,
+        Kind::ProductLimiter,
     ];
 
     /// The name in the `kind` field: "rate_limiter".
@@ -59,6 +61,7 @@ impl Kind {
             Kind::Link => "link",
             Kind::Dispatcher => "dispatcher",
             Kind::ResourcePool => "resource_pool",
+            Kind::ProductLimiter => "product_limiter",
         }
     }
 

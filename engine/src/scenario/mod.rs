@@ -16,7 +16,7 @@ use serde_json::Value;
 use crate::plumbing::printable::{printable, quoted};
 pub use crate::blocks::{
     ConcurrencyLimiterSpec, ConsumerSpec, CreditSpec, DispatcherSpec, LinkSpec, ProducerSpec, QueueSpec,
-    RateLimiterSpec, ResourcePoolSpec, RouterSpec, WindowSpec,
+    ProductLimiterSpec, RateLimiterSpec, ResourcePoolSpec, RouterSpec, WindowSpec,
 };
 
 /// The version of the format this build reads and writes.
@@ -99,6 +99,7 @@ pub enum BlockSpec {
     Link(LinkSpec),
     Dispatcher(DispatcherSpec),
     ResourcePool(ResourcePoolSpec),
+    ProductLimiter(ProductLimiterSpec),
 }
 
 impl BlockSpec {
@@ -115,6 +116,7 @@ impl BlockSpec {
             BlockSpec::Link(_) => Kind::Link,
             BlockSpec::Dispatcher(_) => Kind::Dispatcher,
             BlockSpec::ResourcePool(_) => Kind::ResourcePool,
+            BlockSpec::ProductLimiter(_) => Kind::ProductLimiter,
         }
     }
 
@@ -150,6 +152,7 @@ impl BlockSpec {
             BlockSpec::Link(l) => l.validate(path, errors),
             BlockSpec::Dispatcher(d) => d.validate(path, errors),
             BlockSpec::ResourcePool(r) => r.validate(path, errors),
+            BlockSpec::ProductLimiter(p) => p.validate(path, errors),
         }
     }
 }
@@ -167,6 +170,7 @@ pub use crate::blocks::{
     Arrivals, Backpressure, CreditScope, Limits, MessageClass, OnExcess, OnFull, OnRefused, OpensOn, RateRule, RateUnit, Reaction,
     Reactions, Scheme, Scope,
 };
+pub use crate::blocks::{NginxLimitReqSpec, Per};
 pub use crate::buffer::Order;
 pub use crate::distribution::Distribution;
 pub use crate::priorities::MessagePriority;

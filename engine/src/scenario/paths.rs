@@ -93,6 +93,9 @@ fn may_take_time(block: &BlockSpec) -> bool {
         BlockSpec::Window(w) => nonzero(w.ack_latency_s),
         BlockSpec::Credit(c) => nonzero(c.grant_latency_s),
         BlockSpec::ResourcePool(p) => nonzero(p.create_s),
+        // A delay is whole milliseconds; a message let through at once
+        // takes none.
+        BlockSpec::ProductLimiter(_) => false,
         BlockSpec::Producer(_) | BlockSpec::Queue(_) | BlockSpec::Router(_) | BlockSpec::ConcurrencyLimiter(_) => false,
     }
 }

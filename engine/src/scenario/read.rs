@@ -292,6 +292,7 @@ fn block_of_kind(kind: Kind, fields: Value, path: &str, shape: Option<&Value>) -
         Kind::Link => read(fields, path, shape, BlockSpec::Link),
         Kind::Dispatcher => read(fields, path, shape, BlockSpec::Dispatcher),
         Kind::ResourcePool => read(fields, path, shape, BlockSpec::ResourcePool),
+        Kind::ProductLimiter => read(fields, path, shape, BlockSpec::ProductLimiter),
     }
 }
 

@@ -51,6 +51,7 @@ impl BlockSpec {
             BlockSpec::Link(l) => l.number_mut(&steps),
             BlockSpec::Dispatcher(d) => d.number_mut(&steps),
             BlockSpec::ResourcePool(r) => r.number_mut(&steps),
+            BlockSpec::ProductLimiter(p) => p.number_mut(&steps),
         }
     }
 

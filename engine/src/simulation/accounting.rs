@@ -141,6 +141,7 @@ pub(super) fn held_by(node: &Node) -> u64 {
         Node::Queue(q) => q.len() as u64,
         Node::Consumer(c) => c.busy() as u64,
         Node::Link(l) => l.holds(),
+        Node::ProductLimiter(l) => l.holds(),
         Node::Dispatcher { demands: d, pool, .. } => d.waiting() + pool.busy() as u64,
         _ => 0,
     }

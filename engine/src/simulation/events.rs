@@ -120,6 +120,11 @@ impl Simulation {
                 }
                 _ => {}
             },
+            EventKind::Release => {
+                if let Node::ProductLimiter(_) = &self.nodes[i] {
+                    self.pump_limiter(i);
+                }
+            }
             EventKind::ConsumerPhase => {
                 if let Node::Consumer(c) = &mut self.nodes[i] {
                     if c.on_phase(event.data, &mut ctx!(self, i)) {

@@ -55,12 +55,13 @@ use crate::blocks::rate_limiter::RateDecision;
 use crate::blocks::router::Choice;
 use crate::blocks::dispatcher::{DispatcherMap, Pick};
 use crate::blocks::{
-    ConcurrencyLimiter, Consumer, Credit, Dispatcher, Link, Producer, Queue, RateLimiter, ResourcePool, Router,
+    ConcurrencyLimiter, Consumer, Credit, Dispatcher, Link, Producer, ProductLimiter, Queue, RateLimiter, ResourcePool, Router,
     RouterSpec, Window,
 };
 use crate::context::{Context, Core, Notice};
 use crate::flows::Flows;
-use crate::message::{Message, NodeRef, NO_DESTINATION};
+use crate::message::{Message, NodeRef, NO_DESTINATION, NO_KEY};
+use crate::replay::Replay;
 use crate::metrics::{DropReason, NodeStats, TransitionLog};
 use crate::report::{NodeReport, Report, Totals};
 use crate::rng::SimRng;
@@ -119,6 +120,7 @@ pub enum Node {
     RateLimiter(RateLimiter),
     ConcurrencyLimiter(ConcurrencyLimiter),
     ResourcePool(ResourcePool),
+    ProductLimiter(ProductLimiter),
     Link(Link),
     /// A dispatcher is its demand queues and its worker pool, with the
     /// pool's own counters (the node's counters show what it took in and
@@ -146,6 +148,7 @@ impl Node {
             Node::Link(_) => Kind::Link,
             Node::Dispatcher { .. } => Kind::Dispatcher,
             Node::ResourcePool(_) => Kind::ResourcePool,
+            Node::ProductLimiter(_) => Kind::ProductLimiter,
         }
     }
 }
@@ -223,6 +226,10 @@ pub struct Simulation {
     /// In a run of a draft's connected part: the nodes held back, which
     /// never start and take no live change (see `new_in_part`).
     held: Option<Vec<bool>>,
+    /// Messages' keys: 1 to `generated_keys` are a producer's `k1`..`kN`,
+    /// those above a replayed file's, in its numbering moved up by that.
+    generated_keys: u32,
+    replayed_keys: Option<Box<crate::replay::Keys>>,
 }
 
 /// A queue's thresholds changed while it ran: what they were before.
@@ -283,6 +290,42 @@ mod watchdog;
 mod wiring;
 
 pub use watchdog::{Creep, Overflow, Stall, Stop};
+
+/// Why a file's traffic cannot be replayed through a scenario.
+#[derive(Debug, thiserror::Error)]
+pub enum ReplayUseError {
+    #[error(transparent)]
+    Scenario(ScenarioError),
+    #[error("no producer \"{id}\" in the scenario (producers: {producers})")]
+    NoSuchProducer { id: String, producers: String },
+    #[error("which producer replays the file? name one of {0}")]
+    WhichProducer(String),
+    #[error("the scenario has no producer to replay the file")]
+    NoProducer,
+}
+
+impl Simulation {
+    /// From now on, every limiter decision is kept, to be taken with
+    /// `take_decisions` (limiters that record them: product limiters).
+    pub fn record_decisions(&mut self) {
+        self.core.decisions.get_or_insert_with(Vec::new);
+    }
+
+    /// The decisions kept since the last call, oldest first.
+    pub fn take_decisions(&mut self) -> Vec<crate::metrics::Decision> {
+        self.core.decisions.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// The text of message key `key`: a producer's `kN`, a replayed
+    /// file's own, or empty for no key.
+    pub fn key_name(&self, key: u32) -> String {
+        match key {
+            NO_KEY => String::new(),
+            k if k <= self.generated_keys => format!("k{k}"),
+            k => self.replayed_keys.as_ref().map_or(String::new(), |names| names.name(k - self.generated_keys).to_string()),
+        }
+    }
+}
 
 impl Simulation {
     /// Passes on what blocks reported (gates hear of processed and dropped
@@ -452,6 +495,30 @@ impl Simulation {
 
     /// Offers what has reached the far end of a link, in order, past what a
     /// queue there does not read while it asks its inputs to pause.
+    /// Product limiter `l` sends what it holds that is due, in order, until
+    /// the next block refuses; then it is woken with its next release.
+    fn pump_limiter(&mut self, l: usize) {
+        loop {
+            let due = match &self.nodes[l] {
+                Node::ProductLimiter(p) => p.due(self.core.now),
+                _ => None,
+            };
+            let Some(msg) = due else { break };
+            let taken = self.send(l, msg);
+            if let Node::ProductLimiter(p) = &mut self.nodes[l] {
+                if taken {
+                    p.sent_first(&mut ctx!(self, l));
+                } else {
+                    p.refused_first();
+                    break;
+                }
+            }
+        }
+        if let Node::ProductLimiter(p) = &mut self.nodes[l] {
+            p.arm(&mut ctx!(self, l));
+        }
+    }
+
     fn pump_link(&mut self, l: usize) {
         self.copies_arrive(l);
         loop {
@@ -503,6 +570,7 @@ impl Simulation {
             Node::Consumer(c) => c.has_held(),
             Node::Dispatcher { pool, .. } => pool.has_held(),
             Node::Link(l) => l.is_blocked() || l.has_unread(),
+            Node::ProductLimiter(l) => l.is_blocked(),
             _ => self.refused[node],
         }
     }
@@ -600,6 +668,7 @@ impl Simulation {
                 l.reread();
                 self.pump_link(node);
             }
+            Node::ProductLimiter(_) => self.pump_limiter(node),
             n if n.passes_through() => {
                 self.refused[node] = false;
                 self.wake_inputs(node);

@@ -119,6 +119,21 @@ impl Simulation {
                 }
                 taken
             }
+            Node::ProductLimiter(l) => {
+                // It takes every message; one let through goes on now, or
+                // waits in it for the next block.
+                if let Some(msg) = l.take(msg, &mut ctx!(self, to)) {
+                    let taken = self.send(to, msg);
+                    if let Node::ProductLimiter(l) = &mut self.nodes[to] {
+                        if taken {
+                            l.sent(&mut ctx!(self, to));
+                        } else {
+                            l.hold_refused(msg, &mut ctx!(self, to));
+                        }
+                    }
+                }
+                true
+            }
             Node::Producer(_) => false,
         }
     }

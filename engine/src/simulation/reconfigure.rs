@@ -128,6 +128,10 @@ impl Simulation {
                 l.reconfigure(spec);
                 self.pump(i);
             }
+            (Node::ProductLimiter(l), BlockSpec::ProductLimiter(spec)) => {
+                l.reconfigure(spec);
+                self.pump(i);
+            }
             (Node::ResourcePool(r), BlockSpec::ResourcePool(spec)) => {
                 r.reconfigure(spec, &mut ctx!(self, i));
                 self.pump(i);

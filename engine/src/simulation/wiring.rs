@@ -8,7 +8,25 @@ impl Simulation {
     /// Builds a simulation at time zero. The scenario is validated first.
     pub fn new(scenario: Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
         scenario.validate()?;
-        Ok(Simulation::build(scenario, seed, None))
+        Ok(Simulation::build(scenario, seed, None, None))
+    }
+
+    /// Builds a simulation at time zero whose producer `producer` (by id;
+    /// the only producer when `None`) sends at the instants of `replay`,
+    /// with its keys, in place of its own arrival process.
+    pub fn replaying(scenario: Scenario, seed: u64, producer: Option<&str>, replay: Replay) -> Result<Simulation, ReplayUseError> {
+        scenario.validate().map_err(ReplayUseError::Scenario)?;
+        let producers: Vec<usize> = (0..scenario.nodes.len()).filter(|&i| scenario.nodes[i].block.kind() == Kind::Producer).collect();
+        let named = || producers.iter().map(|&i| scenario.nodes[i].id.clone()).collect::<Vec<_>>().join(", ");
+        let i = match producer {
+            Some(id) => scenario.node_index(id).filter(|i| producers.contains(i)).ok_or_else(|| ReplayUseError::NoSuchProducer { id: id.to_string(), producers: named() })?,
+            None => match producers[..] {
+                [] => return Err(ReplayUseError::NoProducer),
+                [i] => i,
+                _ => return Err(ReplayUseError::WhichProducer(named())),
+            },
+        };
+        Ok(Simulation::build(scenario, seed, None, Some((i, replay))))
     }
 
     /// Builds a simulation of a draft's connected part: the blocks still
@@ -20,7 +38,7 @@ impl Simulation {
     pub fn new_in_part(scenario: Scenario, seed: u64) -> Result<Simulation, ScenarioError> {
         let gaps = scenario.validate_draft()?;
         if gaps.is_empty() {
-            return Ok(Simulation::build(scenario, seed, None));
+            return Ok(Simulation::build(scenario, seed, None, None));
         }
         let held = scenario.unconnected(&gaps);
         let runs_a_producer = scenario.nodes.iter().zip(&held).any(|(node, &h)| !h && node.block.kind() == Kind::Producer);
@@ -28,12 +46,12 @@ impl Simulation {
             return Err(ScenarioError { errors: gaps });
         }
         scenario.without(&held).validate()?;
-        Ok(Simulation::build(scenario, seed, Some(held)))
+        Ok(Simulation::build(scenario, seed, Some(held), None))
     }
 
     /// Builds a simulation of a checked scenario, `held` nodes (if any)
-    /// never started.
-    fn build(scenario: Scenario, seed: u64, held: Option<Vec<bool>>) -> Simulation {
+    /// never started, a producer replaying a file if given.
+    fn build(scenario: Scenario, seed: u64, held: Option<Vec<bool>>, replay: Option<(usize, Replay)>) -> Simulation {
         let n = scenario.nodes.len();
         let outputs = scenario.outputs();
         let mut inputs = vec![Vec::new(); n];
@@ -61,6 +79,15 @@ impl Simulation {
         // Nodes start in the order of their names, not of the file: what
         // they schedule for the same instant then happens in an order that
         // moving a node in the file cannot change.
+        let generated_keys = scenario
+            .nodes
+            .iter()
+            .filter_map(|node| match &node.block {
+                BlockSpec::Producer(p) => p.keys,
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0);
         let mut start_order: Vec<usize> = (0..n).collect();
         start_order.sort_by(|&a, &b| scenario.nodes[a].id.cmp(&scenario.nodes[b].id));
         let mut sim = Simulation {
@@ -74,6 +101,7 @@ impl Simulation {
                 log: TransitionLog::new(TRANSITION_LOG_CAPACITY),
                 outbox: Vec::new(),
                 failed_rpcs: Default::default(),
+                decisions: None,
             },
             nodes,
             stats: (0..n).map(|_| NodeStats::new()).collect(),
@@ -105,7 +133,16 @@ impl Simulation {
             supervision: None,
             limit_changes: Vec::new(),
             held,
+            generated_keys,
+            replayed_keys: None,
         };
+        if let Some((i, replay)) = replay {
+            let keys = replay.keys.iter().map(|&k| if k == NO_KEY { NO_KEY } else { k.saturating_add(generated_keys) }).collect();
+            if let Node::Producer(p) = &mut sim.nodes[i] {
+                p.replay(replay.at, keys);
+            }
+            sim.replayed_keys = Some(Box::new(replay.names));
+        }
         sim.supervision = Supervision::build(&sim.scenario);
         sim.start_supervision();
         for i in start_order {
@@ -151,6 +188,7 @@ pub(super) fn build_node(
         BlockSpec::RateLimiter(r) => Node::RateLimiter(RateLimiter::new(r.clone())),
         BlockSpec::ConcurrencyLimiter(c) => Node::ConcurrencyLimiter(ConcurrencyLimiter::new(c.clone())),
         BlockSpec::ResourcePool(r) => Node::ResourcePool(ResourcePool::new(r.clone())),
+        BlockSpec::ProductLimiter(p) => Node::ProductLimiter(ProductLimiter::new(p.clone())),
         BlockSpec::Link(l) => Node::Link(Link::new(l.clone())),
         BlockSpec::Dispatcher(d) => {
             let map = DispatcherMap {

@@ -52,7 +52,7 @@ use crate::state::{Cause, State};
 use crate::arrivals::{on_off_arrival, ramp_arrival};
 use crate::context::Context;
 use crate::distribution::Distribution;
-use crate::message::{Gates, Message, NodeRef, NO_DESTINATION};
+use crate::message::{Gates, Message, NodeRef, NO_DESTINATION, NO_KEY};
 use crate::metrics::DropReason;
 use crate::scheduler::{Event, EventKind};
 use crate::time::{SimDuration, SimTime};
@@ -118,6 +118,10 @@ pub struct Producer {
     scheduled: bool,
     /// The next instant of a trace.
     trace_next: usize,
+    /// Instants and keys replayed from a file, in place of `arrivals`.
+    replay: Option<Box<(Vec<SimTime>, Vec<u32>)>>,
+    /// The key of the message the arrival scheduled next will make.
+    next_key: u32,
     /// Closed loop: requests sent and not yet processed or dropped.
     outstanding: u32,
     /// Closed loop: clients alive (more than `clients` while shrinking).
@@ -173,6 +177,8 @@ impl Producer {
             pending_starts: 0,
             scheduled: false,
             trace_next: 0,
+            replay: None,
+            next_key: NO_KEY,
             outstanding: 0,
             clients: 0,
             next_id: 0,
@@ -340,14 +346,32 @@ impl Producer {
         self.restart_if_idle(ctx);
     }
 
+    /// Replays `at` (in order) with `keys`, in place of its arrival
+    /// process: before the run starts.
+    pub fn replay(&mut self, at: Vec<SimTime>, keys: Vec<u32>) {
+        self.replay = Some(Box::new((at, keys)));
+        self.trace_next = 0;
+    }
+
     #[inline]
     fn is_closed_loop(&self) -> bool {
-        matches!(self.spec.arrivals, Arrivals::ClosedLoop { .. })
+        matches!(self.spec.arrivals, Arrivals::ClosedLoop { .. }) && self.replay.is_none()
     }
 
     /// When the next open-loop arrival falls, if there is one.
     fn next_open_arrival(&mut self, ctx: &mut Context) -> Option<SimTime> {
         let now = ctx.core.now;
+        if let Some(replay) = &self.replay {
+            let (at, keys) = &**replay;
+            // Instants missed while stopped are skipped.
+            while self.trace_next < at.len() && at[self.trace_next] < now {
+                self.trace_next += 1;
+            }
+            let t = *at.get(self.trace_next)?;
+            self.next_key = keys[self.trace_next];
+            self.trace_next += 1;
+            return Some(t);
+        }
         let after = |seconds: f64| Some(now + SimDuration::from_secs_f64(seconds));
         match &self.spec.arrivals {
             Arrivals::Constant { rate_per_s } => after(1.0 / rate_per_s),
@@ -399,7 +423,8 @@ impl Producer {
 
     /// Starts the arrival process at the beginning of a run.
     pub fn start(&mut self, ctx: &mut Context) {
-        if let Arrivals::ClosedLoop { clients, .. } = self.spec.arrivals {
+        if let (Arrivals::ClosedLoop { clients, .. }, None) = (&self.spec.arrivals, &self.replay) {
+            let clients = *clients;
             self.clients = clients;
             for _ in 0..clients {
                 self.think_then_send(ctx);
@@ -486,6 +511,11 @@ impl Producer {
             Some(&Some(bytes)) => bytes,
             _ => size_in_bytes(spec.size.sample(ctx.rng())),
         };
+        let key = match self.spec.keys {
+            _ if self.replay.is_some() => self.next_key,
+            Some(n) => 1 + ((ctx.rng().uniform() * n as f64) as u32).min(n - 1),
+            None => NO_KEY,
+        };
         let mut gates = Gates::default();
         if self.is_closed_loop() {
             // The producer hears when its request is processed or dropped.
@@ -502,6 +532,7 @@ impl Producer {
             size_bytes: size,
             created: ctx.core.now,
             attempts: 0,
+            key,
             gates,
         };
         self.next_id += 1;

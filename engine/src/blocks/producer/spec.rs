@@ -26,6 +26,11 @@ pub struct ProducerSpec {
     /// The consumer this producer is linked to (rotor).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub linked_to: Option<String>,
+    /// How many clients' keys its messages spread over, each message's
+    /// drawn at random (`k1` to `kN`), for limiters that keep their state
+    /// per key. Without it, every message carries no key.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub keys: Option<u32>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -114,8 +119,16 @@ impl ProducerSpec {
             class.size.validate(&format!("{cpath}.size"), 1.0, MAX_MESSAGE_BYTES, errors);
         }
         check_range(errors, format!("{path}.retry_after_s"), self.retry_after_s, 1e-6, 3600.0);
+        if let Some(keys) = self.keys {
+            if !(1..=MAX_KEYS).contains(&keys) {
+                push_error(errors, format!("{path}.keys"), format!("must be from 1 to {}", crate::plumbing::numbers::thousands(f64::from(MAX_KEYS))));
+            }
+        }
     }
 }
+
+/// The most keys a producer's messages spread over.
+pub const MAX_KEYS: u32 = 1_000_000;
 
 impl ProducerSpec {
     /// Its number field at `steps` (a slider's, a sweep's): the arrival
@@ -124,6 +137,7 @@ impl ProducerSpec {
         match steps {
             [Step::Key("arrivals"), rest @ ..] => self.arrivals.number_mut(rest),
             [Step::Key("retry_after_s")] => Some(NumberField::Real(&mut self.retry_after_s)),
+            [Step::Key("keys")] => Some(NumberField::MaybeWhole32(&mut self.keys)),
             [Step::Key("classes"), Step::Index(i), rest @ ..] => {
                 let class = self.classes.get_mut(*i)?;
                 match rest {

@@ -1,0 +1,97 @@
+//! `sluice run --arrivals FILE --decisions OUT`: a file's traffic read for
+//! the engine, and every limiter decision written as it is made.
+
+use std::fs::File;
+use std::io::{self, BufReader, BufWriter, Write};
+
+use sluice_engine::replay::{write_instant, Replay};
+use sluice_engine::Simulation;
+
+/// Reads `path` as a replay file; an error names the file and the line.
+pub fn read(path: &str) -> Result<Replay, String> {
+    let shown = sluice_engine::printable(path, 200);
+    let file = File::open(path).map_err(|e| format!("--arrivals {shown}: cannot read it: {e}"))?;
+    Replay::read(BufReader::new(file)).map_err(|why| format!("--arrivals {shown}: {why}"))
+}
+
+/// Where decisions go, as they are made.
+pub struct Decisions {
+    out: Box<dyn Write>,
+    /// Written to standard output, in place of the summary.
+    to_stdout: bool,
+    shown: String,
+    /// The reader stopped reading (`| head`): nothing more is written.
+    closed: bool,
+}
+
+/// A CSV field: as it is, unless a comma, a quote or a line break asks for
+/// quotes (RFC 4180).
+fn field(text: &str) -> String {
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text.to_string()
+    }
+}
+
+impl Decisions {
+    /// Opens `path` ("-": standard output) and writes the header.
+    pub fn create(path: &str) -> Result<Decisions, String> {
+        let shown = sluice_engine::printable(path, 200);
+        let (out, to_stdout): (Box<dyn Write>, bool) = if path == "-" {
+            (Box::new(BufWriter::new(io::stdout())), true)
+        } else {
+            let file = File::create(path).map_err(|e| format!("--decisions {shown}: cannot write it: {e}"))?;
+            (Box::new(BufWriter::new(file)), false)
+        };
+        let mut decisions = Decisions { out, to_stdout, shown, closed: false };
+        decisions.line("created_s,key,node,outcome,at_s\n")?;
+        Ok(decisions)
+    }
+
+    fn line(&mut self, text: &str) -> Result<(), String> {
+        if self.closed {
+            return Ok(());
+        }
+        match self.out.write_all(text.as_bytes()) {
+            Ok(()) => Ok(()),
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => {
+                self.closed = true;
+                Ok(())
+            }
+            Err(e) => Err(format!("--decisions {}: cannot write it: {e}", self.shown)),
+        }
+    }
+
+    /// Writes the decisions the run made since the last call; instants as
+    /// the replayed file wrote them (from its whole second `origin_s`).
+    pub fn write(&mut self, sim: &mut Simulation, origin_s: u64) -> Result<(), String> {
+        let origin = origin_s * 1_000_000_000;
+        for d in sim.take_decisions() {
+            let row = format!(
+                "{},{},{},{},{}\n",
+                write_instant(origin + d.created.as_nanos()),
+                field(&sim.key_name(d.key)),
+                field(sim.node_id(d.node as usize)),
+                d.outcome.as_str(),
+                write_instant(origin + d.at.as_nanos()),
+            );
+            self.line(&row)?;
+        }
+        Ok(())
+    }
+
+    /// Flushes what is written; returns whether it went to standard
+    /// output (which then carries nothing else).
+    pub fn finish(mut self) -> Result<bool, String> {
+        if self.closed {
+            return Ok(self.to_stdout);
+        }
+        match self.out.flush() {
+            Ok(()) => Ok(self.to_stdout),
+            // A reader that stopped reading (`| head`) is a quiet end.
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(self.to_stdout),
+            Err(e) => Err(format!("--decisions {}: cannot write it: {e}", self.shown)),
+        }
+    }
+}

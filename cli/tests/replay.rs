@@ -1,0 +1,144 @@
+//! `sluice run --arrivals FILE --decisions OUT`: a file's traffic through
+//! a scenario's limiters, every decision written, instants exact.
+
+use std::process::Command;
+
+fn sluice() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_sluice"))
+}
+
+/// A file written for one test.
+fn file(name: &str, text: &str) -> String {
+    let dir = std::env::temp_dir().join(format!("sluice-replay-tests-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path.to_str().unwrap().to_string()
+}
+
+/// Clients, nginx's `limit_req` with `settings`, and an application that
+/// takes everything at once.
+fn nginx(name: &str, settings: &str) -> String {
+    file(
+        name,
+        &format!(
+            r#"{{"version": 1, "nodes": [
+                {{"id": "clients", "kind": "producer", "arrivals": {{"process": "poisson", "rate_per_s": 1}}}},
+                {{"id": "edge", "kind": "product_limiter", "product": "nginx_limit_req", {settings}}},
+                {{"id": "app", "kind": "consumer", "workers": 100000, "service_time": {{"dist": "fixed", "value": 0.001}}}}],
+               "edges": [{{"from": "clients", "to": "edge"}}, {{"from": "edge", "to": "app"}}]}}"#
+        ),
+    )
+}
+
+fn run(args: &[&str]) -> Result<String, String> {
+    let out = sluice().args(args).output().unwrap();
+    if out.status.success() {
+        Ok(String::from_utf8(out.stdout).unwrap())
+    } else {
+        Err(String::from_utf8(out.stderr).unwrap())
+    }
+}
+
+#[test]
+fn a_replayed_trace_is_decided_as_nginx_decides_it() {
+    // rate=10r/s burst=4: 10,000 thousandths a second, so each millisecond
+    // drains 10 of the 1,000 a request adds.
+    let scenario = nginx("delay.json", r#""rate": 10, "burst": 4"#);
+    let trace = file(
+        "burst.csv",
+        "created_s,key\n1700000000.000,a\n1700000000.000,a\n1700000000.001,a\n1700000000.002,a\n1700000000.002,a\n1700000000.003,a\n1700000000.004,b\n1700000000.5,a\n",
+    );
+    let csv = run(&["run", &scenario, "--arrivals", &trace, "--decisions", "-"]).unwrap();
+    let expected = [
+        "created_s,key,node,outcome,at_s",
+        // A key's first request: excess 0.
+        "1700000000,a,edge,admitted,1700000000",
+        // Same millisecond: 1000, delayed 1000 * 1000 / 10000 = 100 ms.
+        "1700000000,a,edge,delayed,1700000000.1",
+        // 1 ms later: 1000 - 10 + 1000 = 1990, 199 ms.
+        "1700000000.001,a,edge,delayed,1700000000.2",
+        "1700000000.002,a,edge,delayed,1700000000.3",
+        // Same millisecond again: 3980, 398 ms.
+        "1700000000.002,a,edge,delayed,1700000000.4",
+        // 4970 > burst 4000: refused, nothing charged.
+        "1700000000.003,a,edge,rejected,1700000000.003",
+        // Another key, another state.
+        "1700000000.004,b,edge,admitted,1700000000.004",
+        // 498 ms drain 4980: back to 0.
+        "1700000000.5,a,edge,admitted,1700000000.5",
+    ];
+    assert_eq!(csv.lines().collect::<Vec<_>>(), expected);
+    // Written to a file, the summary goes to standard output beside it.
+    let out = file("decisions.csv", "");
+    let summary = run(&["run", &scenario, "--arrivals", &trace, "--decisions", &out]).unwrap();
+    assert!(summary.contains("rate_limited 1"), "{summary}");
+    assert_eq!(std::fs::read_to_string(&out).unwrap(), csv);
+}
+
+#[test]
+fn nodelay_lets_burst_plus_one_through_at_once_and_refuses_the_rest() {
+    let scenario = nginx("nodelay.json", r#""rate": 10, "burst": 4, "nodelay": true"#);
+    let trace = file("ten.csv", &"5.000\n".repeat(10));
+    let csv = run(&["run", &scenario, "--arrivals", &trace, "--decisions", "-"]).unwrap();
+    let outcomes: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').nth(3).unwrap()).collect();
+    assert_eq!(outcomes, [["admitted"; 5], ["rejected"; 5]].concat());
+}
+
+#[test]
+fn instants_come_back_to_the_nanosecond_as_written() {
+    let scenario = nginx("exact.json", r#""rate": 1000, "burst": 100, "nodelay": true"#);
+    let instants = ["1700000000.123456", "1700000000.123457", "1700000001.000000001", "1700000002.9"];
+    let trace = file("exact.csv", &instants.iter().map(|t| format!("{t},10.0.0.1\n")).collect::<String>());
+    let csv = run(&["run", &scenario, "--arrivals", &trace, "--decisions", "-"]).unwrap();
+    let created: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').next().unwrap()).collect();
+    assert_eq!(created, instants);
+}
+
+#[test]
+fn a_key_with_a_comma_is_quoted_in_the_decisions() {
+    let scenario = nginx("quoted.json", r#""rate": 10"#);
+    let trace = file("quoted.csv", "1,\"a,b\"\n");
+    let csv = run(&["run", &scenario, "--arrivals", &trace, "--decisions", "-"]).unwrap();
+    assert_eq!(csv.lines().nth(1), Some(r#"1,"a,b",edge,admitted,1"#));
+}
+
+#[test]
+fn a_bad_trace_names_its_line_and_nothing_runs() {
+    let scenario = nginx("bad.json", r#""rate": 10"#);
+    let out = file("never.csv", "untouched");
+    for (text, says) in [
+        ("created_s\n1\n2\n1.5\n", "line 4: \"1.5\" comes before \"2\", the line above: instants must not go back"),
+        ("1\n-2\n", "line 2: \"-2\" is not an instant"),
+        ("1\n2e3\n", "line 2: \"2e3\" is not an instant"),
+        ("1\n0.0000000001\n", "line 2: \"0.0000000001\" has more than nine decimals"),
+        ("created_s,key\n", "it holds no instant"),
+    ] {
+        let trace = file("bad.csv", text);
+        let err = run(&["run", &scenario, "--arrivals", &trace, "--decisions", &out]).unwrap_err();
+        assert!(err.starts_with("sluice: --arrivals ") && err.contains(says), "{text:?}: {err}");
+        assert_eq!(std::fs::read_to_string(&out).unwrap(), "untouched", "nothing written");
+    }
+    let missing = run(&["run", &scenario, "--arrivals", "/nonexistent/trace.csv"]).unwrap_err();
+    assert!(missing.contains("--arrivals /nonexistent/trace.csv: cannot read it"), "{missing}");
+}
+
+#[test]
+fn the_producer_that_replays_is_named_when_there_are_several() {
+    let two = file(
+        "two.json",
+        r#"{"version": 1, "nodes": [
+            {"id": "a", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 1}},
+            {"id": "b", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 1}},
+            {"id": "edge", "kind": "product_limiter", "product": "nginx_limit_req", "rate": 10},
+            {"id": "app", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.001}}],
+           "edges": [{"from": "a", "to": "edge"}, {"from": "b", "to": "edge"}, {"from": "edge", "to": "app"}]}"#,
+    );
+    let trace = file("one.csv", "0.5,k\n");
+    let err = run(&["run", &two, "--arrivals", &trace]).unwrap_err();
+    assert!(err.contains("which producer replays the file? name one of a, b"), "{err}");
+    let err = run(&["run", &two, "--arrivals", &trace, "--producer", "edge"]).unwrap_err();
+    assert!(err.contains("no producer \"edge\" in the scenario (producers: a, b)"), "{err}");
+    let csv = run(&["run", &two, "--arrivals", &trace, "--producer", "b", "--until", "1", "--decisions", "-"]).unwrap();
+    assert!(csv.lines().any(|l| l == "0.5,k,edge,admitted,0.5"), "{csv}");
+}
