@@ -147,6 +147,18 @@ fn a_netsendq_without_an_output_delivers_like_one_followed_by_a_consumer_that_ta
 /// times) by k, rates (`..._per_s`) by 1/k. Sizes, counts and limits per
 /// span stay.
 fn scale_times(doc: &mut Value, k: f64) {
+    // nginx's rate is the product's own field, requests a second or a
+    // minute: divided by k, and written per minute (what nginx stores,
+    // thousandths a second, is then the same rate divided by k exactly
+    // for the k used here).
+    if doc.get("product").and_then(Value::as_str) == Some("nginx_limit_req") {
+        let per_minute = doc["rate"].as_f64().unwrap() * if doc.get("per").and_then(Value::as_str) == Some("minute") { 1.0 } else { 60.0 };
+        let scaled = per_minute / k;
+        assert_eq!(scaled.fract(), 0.0, "an nginx rate that does not divide by {k}");
+        doc["rate"] = json!(scaled as u64);
+        doc["per"] = json!("minute");
+        return;
+    }
     match doc {
         Value::Object(map) => {
             for (key, value) in map.iter_mut() {

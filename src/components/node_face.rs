@@ -64,6 +64,11 @@ pub(crate) fn describe(node: &NodeView) -> (String, String, Option<String>) {
             (status, format!("{} made", node.arrived), None)
         }
         Kind::Consumer | Kind::Dispatcher => (format!("{}/{} busy", node.in_service, node.workers), format!("{} done", node.departed), None),
+        // What it is configured as, then what it holds and let through.
+        Kind::ProductLimiter => {
+            let status = node.summary.clone().unwrap_or_default();
+            (status, format!("{} held · {} passed", node.depth, node.departed), None)
+        }
         kind => {
             let level = match kind {
                 Kind::Window | Kind::ConcurrencyLimiter => "in flight",

@@ -41,6 +41,8 @@ pub struct NodeView {
     /// For queues: what queueing theory predicts beside what was measured,
     /// or why the formulas do not describe this queue.
     pub theory: Option<Result<TheoryView, NoClosedForm>>,
+    /// For a product limiter: its product and settings, as configured.
+    pub summary: Option<String>,
 }
 
 /// What queueing theory predicts for a queue beside what was measured:
@@ -128,6 +130,10 @@ impl NodeView {
             soft: Limits::default(),
             hard: Limits::default(),
             theory: None,
+            summary: match &spec.block {
+                sluice_engine::BlockSpec::ProductLimiter(p) => Some(p.summary()),
+                _ => None,
+            },
         }
     }
 }

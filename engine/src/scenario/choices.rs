@@ -231,9 +231,7 @@ pub fn router_examples(outputs: &[String]) -> Vec<(RouterSpec, &'static str)> {
 /// A working limiter of each product, and its name for people: what
 /// choosing a product in the inspector turns a product limiter into.
 pub fn product_examples() -> Vec<(ProductLimiterSpec, &'static str)> {
-    let nginx: NginxLimitReqSpec = crate::plumbing::json_read::from_value(&serde_json::json!({"rate": 10, "burst": 5}))
-        .expect("an nginx limit_req of rate and burst reads");
-    vec![(ProductLimiterSpec::NginxLimitReq(nginx), "nginx limit_req")]
+    vec![(ProductLimiterSpec::NginxLimitReq(NginxLimitReqSpec::of(10, 5)), "nginx limit_req")]
 }
 
 #[cfg(test)]

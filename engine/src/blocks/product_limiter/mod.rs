@@ -55,6 +55,14 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NginxLimitReq(s) => s.number_mut(steps),
         }
     }
+
+    /// The product and its settings in a few words, as its configuration
+    /// writes them: `nginx 10r/s burst=4 nodelay`.
+    pub fn summary(&self) -> String {
+        match self {
+            ProductLimiterSpec::NginxLimitReq(s) => s.summary(),
+        }
+    }
 }
 
 /// A product's state.

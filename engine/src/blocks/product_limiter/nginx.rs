@@ -104,6 +104,42 @@ pub const MIN_ZONE_BYTES: u64 = 32 << 10;
 pub const MAX_ZONE_BYTES: u64 = 1 << 40;
 
 impl NginxLimitReqSpec {
+    /// `rate=Nr/s burst=B`, everything else as nginx leaves it.
+    pub fn of(rate: u32, burst: u32) -> NginxLimitReqSpec {
+        NginxLimitReqSpec {
+            rate,
+            per: Per::Second,
+            burst,
+            nodelay: false,
+            delay: 0,
+            status: default_status(),
+            dry_run: false,
+            zone_bytes: default_zone_bytes(),
+            key: default_key(),
+        }
+    }
+
+    /// As the configuration writes it: `nginx 10r/s burst=4 nodelay`.
+    pub fn summary(&self) -> String {
+        let per = match self.per {
+            Per::Second => "r/s",
+            Per::Minute => "r/m",
+        };
+        let mut text = format!("nginx {}{per}", self.rate);
+        if self.burst > 0 {
+            text.push_str(&format!(" burst={}", self.burst));
+        }
+        if self.nodelay {
+            text.push_str(" nodelay");
+        } else if self.delay > 0 {
+            text.push_str(&format!(" delay={}", self.delay));
+        }
+        if self.dry_run {
+            text.push_str(" dry run");
+        }
+        text
+    }
+
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
         if self.rate == 0 || self.rate > 1_000_000 {
             push_error(errors, format!("{path}.rate"), "must be from 1 to 1,000,000 requests");
@@ -300,17 +336,7 @@ mod tests {
     use super::*;
 
     fn spec(rate: u32, per: Per, burst: u32, nodelay: bool, delay: u32) -> NginxLimitReqSpec {
-        NginxLimitReqSpec {
-            rate,
-            per,
-            burst,
-            nodelay,
-            delay,
-            status: 503,
-            dry_run: false,
-            zone_bytes: default_zone_bytes(),
-            key: default_key(),
-        }
+        NginxLimitReqSpec { per, nodelay, delay, ..NginxLimitReqSpec::of(rate, burst) }
     }
 
     /// `n` requests of one key at millisecond `at`.
@@ -361,6 +387,13 @@ mod tests {
         // Another key is another state.
         assert_eq!(zone.decide(&s, 2, 100), Verdict::Pass);
         assert_eq!(zone.keys(), 2);
+    }
+
+    #[test]
+    fn its_summary_is_the_configuration_in_a_few_words() {
+        assert_eq!(spec(10, Per::Second, 4, true, 0).summary(), "nginx 10r/s burst=4 nodelay");
+        assert_eq!(spec(30, Per::Minute, 12, false, 8).summary(), "nginx 30r/m burst=12 delay=8");
+        assert_eq!(spec(5, Per::Second, 0, false, 0).summary(), "nginx 5r/s");
     }
 
     #[test]
