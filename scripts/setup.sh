@@ -52,6 +52,13 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] 
 fi
 
 if [ "${1:-}" = test ]; then
+  # The real servers the limiters are held to (cli/tests/real_servers.rs).
+  if [ ! -x /usr/sbin/nginx ]; then
+    say "installing Debian's nginx-light"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light
+  fi
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     say "installing Debian's chromium and chromium-driver"
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo

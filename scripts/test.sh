@@ -115,7 +115,7 @@ else
   # Golden files are rewritten by hand only (SLUICE_BLESS=1), never here.
   unset SLUICE_BLESS
   # The stages whose tests are listed (scripts/tests/STAGE.txt).
-  LISTED="native fuzz wasm e2e"
+  LISTED="native fuzz wasm e2e real"
   # The runner's own rules first: a runner that passes on nothing would
   # make every figure below meaningless.
   stage runner 9 300 scripts/test-runner.sh
@@ -129,6 +129,9 @@ else
   # every block and damaged scenario files.
   stage fuzz 5 900 env PROPTEST_CASES="${FUZZ_CASES:-20000}" cargo test --release --no-fail-fast -p sluice-engine --test fuzz
   stage wasm 4 900 bash -c 'cd engine && cargo test --target wasm32-unknown-unknown --test wasm'
+  # The real servers (Debian's nginx), fed traffic at its instants: what
+  # each logged it saw, replayed through sluice run, decision by decision.
+  stage real 1 900 cargo test --release -p sluice-cli --test real_servers -- --ignored --nocapture
   stage bundle 0 900 trunk build --release --offline
   if [[ " ${broken[*]} " == *" bundle "* ]]; then
     echo "skipping the end-to-end tests: the bundle did not build"
