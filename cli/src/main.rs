@@ -64,6 +64,28 @@ enum Command {
     Check {
         file: String,
     },
+    /// Reads a server's configuration and prints a scenario of the limits
+    /// it sets, in the order the server applies them; what it does not
+    /// model is listed on standard error with its line
+    /// (docs/real-limits.md).
+    Import {
+        /// The product: nginx.
+        product: String,
+        /// The configuration file.
+        file: String,
+    },
+    /// Prints the configuration that enforces what a scenario's limiters
+    /// enforce, with warnings on standard error where the meaning depends
+    /// on deployment.
+    Export {
+        /// The product: nginx.
+        product: String,
+        /// The scenario file.
+        file: String,
+        /// Only this node.
+        #[arg(long, value_name = "ID")]
+        node: Option<String>,
+    },
     /// Prints a link that opens the scenario in the page: the whole
     /// scenario rides, compressed, in the link's fragment.
     Share {
@@ -323,6 +345,41 @@ fn run(file: &str, until: Option<f64>, seed: Option<u64>, format: Format, transi
     })
 }
 
+/// The product named on the command line.
+fn product(name: &str) -> Result<sluice_engine::config::Product, String> {
+    sluice_engine::config::Product::parse(name)
+        .ok_or_else(|| format!("no product \"{}\": Sluice reads and writes {}", sluice_engine::printable(name, 40), sluice_engine::config::Product::NAMES))
+}
+
+fn import(name: &str, file: &str) -> Result<String, String> {
+    let product = product(name)?;
+    let shown = sluice_engine::printable(file, 200);
+    let mut text = String::new();
+    std::fs::File::open(file)
+        .and_then(|f| f.take(MAX_SCENARIO_BYTES as u64 + 1).read_to_string(&mut text))
+        .map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if text.len() > MAX_SCENARIO_BYTES {
+        return Err(format!("{shown} is larger than {MAX_SCENARIO_BYTES} bytes"));
+    }
+    let imported = sluice_engine::config::import(product, &text).map_err(|why| format!("{shown}: {why}"))?;
+    let mut stderr = io::stderr().lock();
+    for note in &imported.notes {
+        let _ = writeln!(stderr, "{shown}: line {}: {}", note.line, sluice_engine::printable_lines(&note.text));
+    }
+    Ok(imported.scenario.to_json_pretty() + "\n")
+}
+
+fn export(name: &str, file: &str, node: Option<&str>) -> Result<String, String> {
+    let product = product(name)?;
+    let scenario = load(file)?;
+    let exported = sluice_engine::config::export(product, &scenario, node).map_err(|why| why.to_string())?;
+    let mut stderr = io::stderr().lock();
+    for warning in &exported.warnings {
+        let _ = writeln!(stderr, "warning: {warning}");
+    }
+    Ok(exported.text)
+}
+
 fn lesson(number: Option<u32>) -> Result<String, String> {
     let lessons = sluice_engine::lesson::catalogue();
     let Some(number) = number else {
@@ -393,6 +450,8 @@ fn main() -> ExitCode {
             metric: a.metric,
             plot: a.plot,
         }),
+        Command::Import { product, file } => import(&product, &file),
+        Command::Export { product, file, node } => export(&product, &file, node.as_deref()),
         Command::Check { file } => load(&file).map(|s| format!("{file}: valid ({} nodes, {} edges)\n", s.nodes.len(), s.edges.len())),
     };
     match result {

@@ -1,5 +1,5 @@
-//! Sluice against the real servers: traffic sent to a real nginx at its
-//! instants, the instants nginx itself logged replayed through `sluice
+//! Sluice against the real servers: a limiter's configuration written by
+//! `sluice export`, traffic sent to a real nginx at its instants, the instants nginx itself logged replayed through `sluice
 //! run --arrivals`, and each request's outcome compared with
 //! `--decisions`. Timing on a shared machine is noisy, and a decision
 //! depends on the exact millisecond, so the comparison is against what
@@ -156,16 +156,22 @@ fn compare(product: &str, trace: &str, scenario: &Path, mut logged: Vec<Logged>,
     // written when the answer has gone, a delayed one later). So within
     // such a group the outcomes are compared as a whole: so many let
     // through, so many delayed, so many refused.
-    let mut groups: std::collections::BTreeMap<(u64, &str), (Vec<&str>, Vec<&str>, Vec<u64>)> = Default::default();
+    #[derive(Default)]
+    struct Group<'a> {
+        server: Vec<&'a str>,
+        ours: Vec<&'a str>,
+        seqs: Vec<u64>,
+    }
+    let mut groups: std::collections::BTreeMap<(u64, &str), Group> = Default::default();
     for (l, sluice) in logged.iter().zip(&outcomes) {
         let g = groups.entry((l.arrival_ms, l.key.as_str())).or_default();
-        g.0.push(l.outcome.as_str());
-        g.1.push(sluice);
-        g.2.push(l.seq);
+        g.server.push(l.outcome.as_str());
+        g.ours.push(sluice);
+        g.seqs.push(l.seq);
     }
     let mut agree = 0;
     let mut differ = Vec::new();
-    for ((ms, key), (mut server, mut ours, seqs)) in groups {
+    for ((ms, key), Group { mut server, mut ours, seqs }) in groups {
         server.sort_unstable();
         ours.sort_unstable();
         let same = ["admitted", "delayed", "rejected"]
@@ -184,24 +190,54 @@ fn compare(product: &str, trace: &str, scenario: &Path, mut logged: Vec<Logged>,
     (agree, logged.len())
 }
 
-/// nginx's `limit_req` with `directive` on a zone of `rate`, keyed by the
-/// X-Client header, and the same settings as a block (`settings`).
-fn nginx_case(name: &str, zone_rate: &str, directive: &str, settings: &str) -> (usize, usize) {
+/// A scenario of clients, the limiter `settings` (its `"product"` and
+/// the rest) and an application that takes everything at once.
+fn scenario_of(dir: &Path, settings: &str) -> PathBuf {
+    let scenario = dir.join("scenario.json");
+    std::fs::write(
+        &scenario,
+        format!(
+            r#"{{"version": 1, "nodes": [
+                {{"id": "clients", "kind": "producer", "arrivals": {{"process": "poisson", "rate_per_s": 1}}}},
+                {{"id": "limit", "kind": "product_limiter", {settings}}},
+                {{"id": "site", "kind": "consumer", "workers": 100000, "service_time": {{"dist": "fixed", "value": 0.0001}}}}],
+               "edges": [{{"from": "clients", "to": "limit"}}, {{"from": "limit", "to": "site"}}]}}"#
+        ),
+    )
+    .unwrap();
+    scenario
+}
+
+/// What `sluice export PRODUCT` writes for the scenario's limiter.
+fn exported(product: &str, scenario: &Path) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_sluice")).args(["export", product, scenario.to_str().unwrap(), "--node", "limit"]).output().unwrap();
+    assert!(out.status.success(), "sluice export: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// nginx's `limit_req` as `sluice export nginx` writes it for the
+/// settings of a block (`settings`), its zone keyed by the X-Client
+/// header, fed each trace.
+fn nginx_case(name: &str, settings: &str) -> (usize, usize) {
     let nginx = Path::new("/usr/sbin/nginx");
     assert!(nginx.exists(), "nginx is not installed: scripts/setup.sh test installs Debian's nginx-light");
+    let settings = format!(r#""product": "nginx_limit_req", "key": "$http_x_client", "zone_bytes": 1048576, {settings}"#);
     let mut total = (0, 0);
     for (trace, requests) in traces(7) {
         let dir = workdir(&format!("{name}-{trace}"));
+        let scenario = scenario_of(&dir, &settings);
         let port = free_port();
         let d = dir.display();
-        let conf = format!(
-            "daemon off;\nmaster_process off;\nuser root;\npid {d}/nginx.pid;\nerror_log {d}/error.log error;\n\
-             events {{ worker_connections 4096; }}\n\
-             http {{\n  log_format sluice '$msec $request_time $status $limit_req_status $http_x_client $connection $http_x_seq';\n  \
-             access_log {d}/access.log sluice;\n  client_body_temp_path {d}/body;\n  \
-             limit_req_zone $http_x_client zone=one:1m rate={zone_rate};\n  limit_req_status 429;\n  \
-             server {{\n    listen 127.0.0.1:{port};\n    root {d}/www;\n    location / {{ {directive} }}\n  }}\n}}\n"
-        );
+        // The limits as exported; around them, where this run listens,
+        // logs and serves from.
+        let conf = format!("daemon off;\nmaster_process off;\nuser root;\npid {d}/nginx.pid;\nerror_log {d}/error.log error;\nevents {{ worker_connections 4096; }}\n")
+            + &exported("nginx", &scenario)
+                .replacen(
+                    "http {",
+                    &format!("http {{\n    log_format sluice '$msec $request_time $status $limit_req_status $http_x_client $connection $http_x_seq';\n    access_log {d}/access.log sluice;\n    client_body_temp_path {d}/body;"),
+                    1,
+                )
+                .replacen("server {", &format!("server {{\n        listen 127.0.0.1:{port};\n        root {d}/www;"), 1);
         std::fs::write(dir.join("nginx.conf"), conf).unwrap();
         let server = Server(Command::new(nginx).args(["-c", &format!("{d}/nginx.conf"), "-p", &format!("{d}")]).stderr(Stdio::null()).spawn().unwrap());
         wait_for(port);
@@ -225,18 +261,6 @@ fn nginx_case(name: &str, zone_rate: &str, directive: &str, settings: &str) -> (
             })
             .collect();
         assert_eq!(logged.len(), requests.len(), "every request logged once");
-        let scenario = dir.join("scenario.json");
-        std::fs::write(
-            &scenario,
-            format!(
-                r#"{{"version": 1, "nodes": [
-                    {{"id": "clients", "kind": "producer", "arrivals": {{"process": "poisson", "rate_per_s": 1}}}},
-                    {{"id": "nginx", "kind": "product_limiter", "product": "nginx_limit_req", {settings}}},
-                    {{"id": "site", "kind": "consumer", "workers": 100000, "service_time": {{"dist": "fixed", "value": 0.0001}}}}],
-                   "edges": [{{"from": "clients", "to": "nginx"}}, {{"from": "nginx", "to": "site"}}]}}"#
-            ),
-        )
-        .unwrap();
         let (agree, n) = compare(name, trace, &scenario, logged, &dir);
         total = (total.0 + agree, total.1 + n);
         let _ = std::fs::remove_dir_all(&dir);
@@ -248,13 +272,13 @@ fn nginx_case(name: &str, zone_rate: &str, directive: &str, settings: &str) -> (
 #[ignore = "needs nginx: run by make test's real-server stage"]
 fn nginx_limit_req_decides_as_nginx_1_22_does() {
     let cases = [
-        ("limit_req burst=4 nodelay", "10r/s", "limit_req zone=one burst=4 nodelay;", r#""rate": 10, "burst": 4, "nodelay": true"#),
-        ("limit_req burst=5", "8r/s", "limit_req zone=one burst=5;", r#""rate": 8, "burst": 5"#),
-        ("limit_req burst=6 delay=3", "600r/m", "limit_req zone=one burst=6 delay=3;", r#""rate": 600, "per": "minute", "burst": 6, "delay": 3"#),
+        ("rate=10r/s burst=4 nodelay", r#""rate": 10, "burst": 4, "nodelay": true"#),
+        ("rate=8r/s burst=5", r#""rate": 8, "burst": 5"#),
+        ("rate=600r/m burst=6 delay=3", r#""rate": 600, "per": "minute", "burst": 6, "delay": 3"#),
     ];
     let mut total = (0, 0);
-    for (name, rate, directive, settings) in cases {
-        let (agree, n) = nginx_case(name, rate, directive, settings);
+    for (name, settings) in cases {
+        let (agree, n) = nginx_case(name, settings);
         total = (total.0 + agree, total.1 + n);
     }
     let share = total.0 as f64 / total.1 as f64;

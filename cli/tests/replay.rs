@@ -142,3 +142,37 @@ fn the_producer_that_replays_is_named_when_there_are_several() {
     let csv = run(&["run", &two, "--arrivals", &trace, "--producer", "b", "--until", "1", "--decisions", "-"]).unwrap();
     assert!(csv.lines().any(|l| l == "0.5,k,edge,admitted,0.5"), "{csv}");
 }
+
+#[test]
+fn an_nginx_configuration_imports_and_exports_back() {
+    let conf = file(
+        "site.conf",
+        "user www-data;\nevents { worker_connections 768; }\nhttp {\n    limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s;\n    limit_req_status 429;\n    server {\n        listen 80;\n        location / {\n            limit_req zone=perip burst=4 nodelay;\n        }\n    }\n}\n",
+    );
+    let out = sluice().args(["import", "nginx", &conf]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let notes = String::from_utf8(out.stderr).unwrap();
+    assert!(notes.contains("site.conf: line 1: user: not a limit Sluice models"), "{notes}");
+    assert!(notes.contains("line 7: listen: not a limit Sluice models"), "{notes}");
+    let scenario = file("imported.json", &String::from_utf8(out.stdout).unwrap());
+    // The imported scenario runs, and its limiter decides as nginx.
+    let trace = file("six.csv", &"1.000,10.0.0.1\n".repeat(6));
+    let csv = run(&["run", &scenario, "--arrivals", &trace, "--decisions", "-"]).unwrap();
+    let outcomes: Vec<&str> = csv.lines().skip(1).map(|l| l.split(',').nth(3).unwrap()).collect();
+    assert_eq!(outcomes, ["admitted", "admitted", "admitted", "admitted", "admitted", "rejected"]);
+    let exported = run(&["export", "nginx", &scenario]).unwrap();
+    assert!(exported.contains("limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s;"), "{exported}");
+    assert!(exported.contains("limit_req zone=perip burst=4 nodelay;") && exported.contains("limit_req_status 429;"), "{exported}");
+}
+
+#[test]
+fn a_bad_configuration_or_block_is_refused_saying_where_and_why() {
+    let conf = file("bad.conf", "http {\n    limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s;\n    limit_req zone=one burst=4\n}\n");
+    let err = run(&["import", "nginx", &conf]).unwrap_err();
+    assert!(err.contains("bad.conf: line 4: a ; ending \"limit_req\" (line 3) before this }"), "{err}");
+    let every = format!("{}/../scenarios/every-block.json", env!("CARGO_MANIFEST_DIR"));
+    let err = run(&["export", "nginx", &every, "--node", "job_queue"]).unwrap_err();
+    assert!(err.contains("queue \"job_queue\" cannot be written for nginx: nginx keeps no queue of its own"), "{err}");
+    let err = run(&["export", "teapot", &every]).unwrap_err();
+    assert!(err.contains("no product \"teapot\": Sluice reads and writes nginx"), "{err}");
+}

@@ -16,6 +16,7 @@ pub(crate) mod arrivals;
 pub mod bench_model;
 pub(crate) mod blocks;
 pub(crate) mod buffer;
+pub mod config;
 pub(crate) mod context;
 pub(crate) mod distribution;
 pub mod editor;

@@ -27,7 +27,7 @@ const ENGINE: &[&[&str]] = &[
     &["context"],
     &["blocks"],
     &["scenario"],
-    &["supervision", "report", "share", "editor"],
+    &["supervision", "report", "share", "editor", "config"],
     &["simulation"],
     &["measure", "bench_model"],
     &["theory"],

@@ -1,0 +1,98 @@
+//! Real servers' configurations, in and out: a product's own file read
+//! into a scenario of the limiters it sets (`import`), and a scenario's
+//! product limiters written as what enforces them in that product
+//! (`export`). One file a product.
+//!
+//! Guarantees: an import refuses what it cannot read with the line and
+//! what was expected there, and notes every directive it does not model
+//! with its line, dropping none in silence; an export refuses a block the
+//! product cannot express, saying why, and warns where the meaning depends
+//! on how the product is deployed. Importing an export gives the same
+//! limiters back.
+
+mod nginx;
+mod nginx_conf;
+
+use crate::scenario::{Kind, Scenario};
+
+pub use nginx_conf::SyntaxError;
+
+/// A product whose configuration Sluice reads and writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Product {
+    Nginx,
+}
+
+impl Product {
+    /// The product named `name` on the command line (`nginx`).
+    pub fn parse(name: &str) -> Option<Product> {
+        match name {
+            "nginx" => Some(Product::Nginx),
+            _ => None,
+        }
+    }
+
+    /// Every product, by name, for messages.
+    pub const NAMES: &'static str = "nginx";
+}
+
+/// A configuration read into a scenario.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    pub scenario: Scenario,
+    /// What it does not model, each with its line.
+    pub notes: Vec<Note>,
+}
+
+/// A directive left out of the scenario, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Note {
+    pub line: usize,
+    pub text: String,
+}
+
+/// Why a configuration was refused.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ImportError {
+    #[error("line {line}: {expected}")]
+    At { line: usize, expected: String },
+    #[error("nothing in it is limited by limit_req: there is nothing to simulate")]
+    NothingLimited,
+    /// The scenario made of it is not valid (a limit out of Sluice's range).
+    #[error("{0}")]
+    Invalid(String),
+}
+
+/// A configuration written from a scenario.
+#[derive(Clone, Debug)]
+pub struct Exported {
+    pub text: String,
+    /// Where what it enforces depends on how it is deployed.
+    pub warnings: Vec<String>,
+}
+
+/// Why a scenario, or a block of it, cannot be written for a product.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum ExportError {
+    #[error("no node \"{0}\" in the scenario")]
+    NoNode(String),
+    #[error("the scenario has no limiter {0} can express")]
+    Nothing(&'static str),
+    #[error("{kind} \"{id}\" cannot be written for {target}: {why}")]
+    Cannot { id: String, kind: Kind, target: &'static str, why: &'static str },
+}
+
+/// Reads `text`, a configuration of `product`.
+pub fn import(product: Product, text: &str) -> Result<Imported, ImportError> {
+    match product {
+        Product::Nginx => nginx::import(text),
+    }
+}
+
+/// Writes what enforces `scenario`'s limiters (or node `node`'s alone) in
+/// `product`.
+pub fn export(product: Product, scenario: &Scenario, node: Option<&str>) -> Result<Exported, ExportError> {
+    match product {
+        Product::Nginx => nginx::export(scenario, node),
+    }
+}

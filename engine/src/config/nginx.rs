@@ -1,0 +1,456 @@
+//! nginx configurations in and out, for the limits Sluice models
+//! (`limit_req_zone`, `limit_req`, `limit_req_status`, `limit_req_dry_run`,
+//! as nginx 1.22 reads them).
+//!
+//! Guarantees:
+//! - Import reads `http`, `server` and `location` blocks as nginx merges
+//!   them: a level with any `limit_req` replaces its parent's list, a level
+//!   without inherits it; `limit_req_status` and `limit_req_dry_run` are
+//!   inherited one by one. Each location (or server without one) that ends
+//!   up limited becomes a row: a placeholder producer, its limits in the
+//!   order nginx applies them, an application that takes everything.
+//! - Every directive it does not model is noted with its line; none is
+//!   dropped in silence. What it cannot read is refused with the line and
+//!   what was expected.
+//! - Export writes what enforces each nginx product limiter, as an `http`
+//!   block of its own; importing it gives the same block back.
+
+use std::collections::BTreeMap;
+
+use super::nginx_conf::{parse, Directive, SyntaxError};
+use super::{Exported, ImportError, Imported, Note};
+use crate::blocks::product_limiter::{NginxLimitReqSpec, Per};
+use crate::scenario::{BlockSpec, Kind, ProductLimiterSpec, Scenario};
+
+/// A `limit_req_zone`.
+#[derive(Clone, Debug)]
+struct Zone {
+    key: String,
+    bytes: u64,
+    rate: u32,
+    per: Per,
+}
+
+/// A `limit_req` as written.
+#[derive(Clone, Debug)]
+struct Limit {
+    zone: String,
+    burst: u32,
+    nodelay: bool,
+    delay: u32,
+    line: usize,
+}
+
+/// What a level of the configuration passes down.
+#[derive(Clone, Debug, Default)]
+struct Inherited {
+    limits: Vec<Limit>,
+    status: Option<u16>,
+    dry_run: Option<bool>,
+}
+
+fn at(line: usize, expected: impl Into<String>) -> ImportError {
+    ImportError::At { line, expected: expected.into() }
+}
+
+/// `10m`, `32k`, `1g` or bytes, as nginx's `ngx_parse_size` reads a size.
+fn size(text: &str, line: usize) -> Result<u64, ImportError> {
+    let (digits, scale) = match text.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&text[..i], 1u64 << 10),
+        Some((i, 'm' | 'M')) => (&text[..i], 1 << 20),
+        Some((i, 'g' | 'G')) => (&text[..i], 1 << 30),
+        _ => (text, 1),
+    };
+    digits
+        .parse::<u64>()
+        .ok()
+        .and_then(|n| n.checked_mul(scale))
+        .ok_or_else(|| at(line, format!("a zone size such as 10m, not \"{text}\"")))
+}
+
+/// A whole number above 0 for `name=`.
+fn count(text: &str, name: &str, line: usize) -> Result<u32, ImportError> {
+    text.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| at(line, format!("{name}= a whole number above 0, not \"{text}\"")))
+}
+
+fn read_zone(d: &Directive) -> Result<(String, Zone), ImportError> {
+    let line = d.line;
+    let [key, params @ ..] = &d.args[..] else {
+        return Err(at(line, "limit_req_zone KEY zone=NAME:SIZE rate=RATE"));
+    };
+    let (mut name, mut bytes, mut rate) = (None, None, (1, Per::Second));
+    for p in params {
+        if let Some(z) = p.strip_prefix("zone=") {
+            let (n, s) = z.split_once(':').ok_or_else(|| at(line, format!("zone=NAME:SIZE, not \"{p}\"")))?;
+            if n.is_empty() {
+                return Err(at(line, format!("zone=NAME:SIZE with a name, not \"{p}\"")));
+            }
+            name = Some(n.to_string());
+            bytes = Some(size(s, line)?);
+        } else if let Some(r) = p.strip_prefix("rate=") {
+            let (n, per) = match (r.strip_suffix("r/s"), r.strip_suffix("r/m")) {
+                (Some(n), _) => (n, Per::Second),
+                (_, Some(n)) => (n, Per::Minute),
+                _ => (r, Per::Second),
+            };
+            rate = (count(n, "rate", line).map_err(|_| at(line, format!("rate=Nr/s or rate=Nr/m, not \"{p}\"")))?, per);
+        } else if p == "sync" {
+            return Err(at(line, "no sync: it is NGINX Plus's, and nginx 1.22 refuses it"));
+        } else {
+            return Err(at(line, format!("zone=NAME:SIZE and rate=RATE, not \"{p}\"")));
+        }
+    }
+    let name = name.ok_or_else(|| at(line, "zone=NAME:SIZE in limit_req_zone"))?;
+    Ok((name, Zone { key: key.clone(), bytes: bytes.unwrap_or(0), rate: rate.0, per: rate.1 }))
+}
+
+fn read_limit(d: &Directive) -> Result<Limit, ImportError> {
+    let line = d.line;
+    let mut limit = Limit { zone: String::new(), burst: 0, nodelay: false, delay: 0, line };
+    for p in &d.args {
+        if let Some(z) = p.strip_prefix("zone=") {
+            limit.zone = z.to_string();
+        } else if let Some(b) = p.strip_prefix("burst=") {
+            limit.burst = count(b, "burst", line)?;
+        } else if let Some(b) = p.strip_prefix("delay=") {
+            limit.delay = count(b, "delay", line)?;
+        } else if p == "nodelay" {
+            limit.nodelay = true;
+        } else {
+            return Err(at(line, format!("zone=NAME, burst=N, nodelay or delay=N, not \"{p}\"")));
+        }
+    }
+    if limit.zone.is_empty() {
+        return Err(at(line, "zone=NAME in limit_req"));
+    }
+    if limit.nodelay && limit.delay > 0 {
+        return Err(at(line, "one of nodelay and delay=, not both"));
+    }
+    Ok(limit)
+}
+
+/// Every `limit_req_zone` of the `http` blocks, by name.
+fn zones(top: &[Directive]) -> Result<BTreeMap<String, Zone>, ImportError> {
+    let mut zones = BTreeMap::new();
+    for http in top.iter().filter(|d| d.name == "http") {
+        for d in http.block.iter().flatten().filter(|d| d.name == "limit_req_zone") {
+            let (name, zone) = read_zone(d)?;
+            if zones.insert(name.clone(), zone).is_some() {
+                return Err(at(d.line, format!("one limit_req_zone named \"{name}\", not two")));
+            }
+        }
+    }
+    Ok(zones)
+}
+
+/// A limited place: where it is, and what limits it.
+struct Place {
+    name: String,
+    limits: Inherited,
+}
+
+/// Walks the directives of one level, inheriting `parent`; notes what it
+/// does not model and collects the limited places.
+fn walk(level: &[Directive], parent: &Inherited, place: &str, places: &mut Vec<Place>, notes: &mut Vec<Note>) -> Result<Inherited, ImportError> {
+    let mut here = parent.clone();
+    let own: Vec<&Directive> = level.iter().filter(|d| d.name == "limit_req").collect();
+    if !own.is_empty() {
+        here.limits = own.into_iter().map(read_limit).collect::<Result<_, _>>()?;
+    }
+    for d in level {
+        match d.name.as_str() {
+            "limit_req_status" => {
+                let code = d.args.first().and_then(|c| c.parse::<u16>().ok()).filter(|c| (400..=599).contains(c));
+                here.status = Some(code.ok_or_else(|| at(d.line, "limit_req_status a code from 400 to 599"))?);
+            }
+            "limit_req_dry_run" => {
+                here.dry_run = Some(match d.args.first().map(String::as_str) {
+                    Some("on") => true,
+                    Some("off") => false,
+                    _ => return Err(at(d.line, "limit_req_dry_run on or off")),
+                });
+            }
+            _ => {}
+        }
+    }
+    for d in level {
+        match (d.name.as_str(), &d.block) {
+            ("limit_req" | "limit_req_zone" | "limit_req_status" | "limit_req_dry_run", None) => {}
+            ("limit_req_log_level", None) => notes.push(Note { line: d.line, text: "limit_req_log_level: what is logged, not what is decided".into() }),
+            (name, None) if name.starts_with("limit_conn") => {
+                notes.push(Note { line: d.line, text: format!("{name}: nginx's limit_conn is not modelled yet") })
+            }
+            ("server", Some(inner)) => {
+                let before = places.len();
+                let label = server_label(inner).unwrap_or_else(|| format!("server at line {}", d.line));
+                let server = walk(inner, &here, &label, places, notes)?;
+                // A server with no location limited on its own.
+                if places.len() == before && !inner.iter().any(|d| d.name == "location") && !server.limits.is_empty() {
+                    places.push(Place { name: label, limits: server });
+                }
+            }
+            ("location", Some(inner)) => {
+                let label = format!("{place} location {}", d.args.join(" "));
+                let before = places.len();
+                let location = walk(inner, &here, &label, places, notes)?;
+                if places.len() == before && !location.limits.is_empty() {
+                    places.push(Place { name: label, limits: location });
+                }
+            }
+            ("http", Some(inner)) => {
+                walk(inner, &here, place, places, notes)?;
+            }
+            (name, Some(_)) => notes.push(Note { line: d.line, text: format!("{name} {{...}}: not modelled, nor what it holds") }),
+            (name, None) => notes.push(Note { line: d.line, text: format!("{name}: not a limit Sluice models") }),
+        }
+    }
+    Ok(here)
+}
+
+/// A server's name for people: its first `server_name`, or `listen`.
+fn server_label(inner: &[Directive]) -> Option<String> {
+    let by = |name: &str| inner.iter().find(|d| d.name == name).and_then(|d| d.args.first().cloned());
+    by("server_name").or_else(|| by("listen")).map(|n| format!("server {n}"))
+}
+
+/// An id from `text`: letters, digits and `-` kept, each run of anything
+/// else one `_`.
+fn id_of(text: &str) -> String {
+    let mut id = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '-' {
+            id.push(c);
+        } else if !id.ends_with('_') {
+            id.push('_');
+        }
+    }
+    let id = id.trim_matches('_').to_string();
+    if id.is_empty() {
+        "root".into()
+    } else {
+        id
+    }
+}
+
+/// Reads an nginx configuration into a scenario of its limited places.
+pub fn import(text: &str) -> Result<Imported, ImportError> {
+    let top = parse(text).map_err(|SyntaxError { line, expected }| at(line, expected))?;
+    let mut notes = Vec::new();
+    let zones = zones(&top)?;
+    let mut places = Vec::new();
+    walk(&top, &Inherited::default(), "", &mut places, &mut notes)?;
+    if places.is_empty() {
+        return Err(ImportError::NothingLimited);
+    }
+    let several = places.len() > 1;
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    for (row, place) in places.iter().enumerate() {
+        let prefix = if several { format!("{}_", id_of(&place.name)) } else { String::new() };
+        let y = 80 + 150 * row;
+        let clients = format!("{prefix}clients");
+        nodes.push(serde_json::json!({"id": clients, "kind": "producer", "position": {"x": 100, "y": y},
+            "arrivals": {"process": "poisson", "rate_per_s": 20}, "keys": 10}));
+        let mut from = clients;
+        for (k, limit) in place.limits.limits.iter().enumerate() {
+            let zone = zones.get(&limit.zone).ok_or_else(|| at(limit.line, format!("a limit_req_zone named \"{}\" in the http block", limit.zone)))?;
+            let spec = NginxLimitReqSpec {
+                rate: zone.rate,
+                per: zone.per,
+                burst: limit.burst,
+                nodelay: limit.nodelay,
+                delay: limit.delay,
+                status: place.limits.status.unwrap_or(503),
+                dry_run: place.limits.dry_run.unwrap_or(false),
+                zone_bytes: zone.bytes,
+                key: zone.key.clone(),
+            };
+            let id = format!("{prefix}{}", id_of(&limit.zone));
+            let mut node = crate::plumbing::json_read::to_value(&BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(spec)));
+            node["id"] = serde_json::json!(id);
+            node["position"] = serde_json::json!({"x": 330 + 230 * k, "y": y});
+            nodes.push(node);
+            edges.push(serde_json::json!({"from": from, "to": id}));
+            from = id;
+        }
+        let app = format!("{prefix}app");
+        nodes.push(serde_json::json!({"id": app, "kind": "consumer", "position": {"x": 330 + 230 * place.limits.limits.len(), "y": y},
+            "workers": 1000, "service_time": {"dist": "fixed", "value": 0.001}}));
+        edges.push(serde_json::json!({"from": from, "to": app}));
+    }
+    let described: Vec<&str> = places.iter().map(|p| p.name.trim()).collect();
+    let scenario = Scenario::from_value(serde_json::json!({
+        "version": crate::scenario::SCENARIO_VERSION,
+        "name": "Imported from nginx",
+        "description": format!("nginx's limits as it applies them ({}); each row's producer is a placeholder: replay your own traffic with sluice run --arrivals.", described.join("; ")),
+        "nodes": nodes,
+        "edges": edges,
+    }))
+    .map_err(|e| ImportError::Invalid(e.to_string()))?;
+    Ok(Imported { scenario, notes })
+}
+
+/// A size as nginx writes it: `10m`, `32k`, or bytes.
+fn written_size(bytes: u64) -> String {
+    match bytes {
+        b if b % (1 << 20) == 0 => format!("{}m", b >> 20),
+        b if b % (1 << 10) == 0 => format!("{}k", b >> 10),
+        b => b.to_string(),
+    }
+}
+
+/// What enforces `spec` (of node `id`) in nginx: the zone, then the limit
+/// and its settings, for the `http` block and the location.
+fn limit_lines(id: &str, spec: &NginxLimitReqSpec) -> (String, Vec<String>) {
+    let per = match spec.per {
+        Per::Second => "r/s",
+        Per::Minute => "r/m",
+    };
+    let zone = format!("limit_req_zone {} zone={id}:{} rate={}{per};", spec.key, written_size(spec.zone_bytes), spec.rate);
+    let mut limit = format!("limit_req zone={id}");
+    if spec.burst > 0 {
+        limit.push_str(&format!(" burst={}", spec.burst));
+    }
+    if spec.nodelay {
+        limit.push_str(" nodelay");
+    } else if spec.delay > 0 {
+        limit.push_str(&format!(" delay={}", spec.delay));
+    }
+    let mut location = vec![format!("{limit};"), format!("limit_req_status {};", spec.status)];
+    if spec.dry_run {
+        location.push("limit_req_dry_run on;".into());
+    }
+    (zone, location)
+}
+
+/// Why a block has no nginx equivalent.
+fn cannot(kind: Kind) -> &'static str {
+    match kind {
+        Kind::RateLimiter => "Sluice's own rate limiter has no exact nginx equivalent; a product limiter nginx_limit_req says what nginx does (a token bucket of capacity C at rate r is close to burst=C-1 nodelay)",
+        Kind::ConcurrencyLimiter => "nginx's limit_conn is not modelled yet",
+        Kind::Queue => "nginx keeps no queue of its own: limit_req without nodelay delays requests instead",
+        Kind::ProductLimiter => "it is another product's limiter",
+        _ => "nginx has no such block",
+    }
+}
+
+/// Writes what enforces the scenario's nginx limiters (or node `node`
+/// alone) as an nginx configuration.
+pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, super::ExportError> {
+    use super::ExportError;
+    let chosen: Vec<usize> = match node {
+        Some(id) => vec![scenario.node_index(id).ok_or_else(|| ExportError::NoNode(id.to_string()))?],
+        None => (0..scenario.nodes.len()).filter(|&i| matches!(scenario.nodes[i].block, BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(_)))).collect(),
+    };
+    if chosen.is_empty() {
+        return Err(ExportError::Nothing("nginx"));
+    }
+    let mut zones = Vec::new();
+    let mut locations = Vec::new();
+    for &i in &chosen {
+        let n = &scenario.nodes[i];
+        let BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(spec)) = &n.block else {
+            return Err(ExportError::Cannot { id: n.id.clone(), kind: n.block.kind(), target: "nginx", why: cannot(n.block.kind()) });
+        };
+        let (zone, lines) = limit_lines(&n.id, spec);
+        zones.push(format!("    {zone}"));
+        let path = if chosen.len() == 1 { "/".to_string() } else { format!("/{}/", n.id) };
+        let body: Vec<String> = lines.iter().map(|l| format!("            {l}")).collect();
+        locations.push(format!("        location {path} {{\n{}\n        }}", body.join("\n")));
+    }
+    let text = format!(
+        "# nginx 1.22: the limits of \"{}\" as Sluice simulated them.\nhttp {{\n{}\n    server {{\n{}\n    }}\n}}\n",
+        crate::plumbing::printable::printable(&scenario.name, 80),
+        zones.join("\n"),
+        locations.join("\n")
+    );
+    let warnings = vec![
+        "each nginx instance keeps its own zones: behind a load balancer, N instances let through N times the rate (worker processes of one instance share them)".to_string(),
+        "a request's key is the zone's key variable; Sluice keyed each message by its own key".to_string(),
+    ];
+    Ok(Exported { text, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONF: &str = "user www-data;\nevents { worker_connections 768; }\nhttp {\n    limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s;\n    limit_req_zone $http_x_client zone=api:1m rate=30r/m;\n    limit_req_status 429;\n    limit_req zone=one burst=4 nodelay;\n    server {\n        listen 80;\n        location / { root /srv; }\n        location /api/ {\n            limit_req zone=api burst=6 delay=2;\n            limit_req zone=one;\n            limit_req_dry_run on;\n        }\n    }\n}\n";
+
+    fn limiters(s: &Scenario) -> Vec<(String, NginxLimitReqSpec)> {
+        s.nodes
+            .iter()
+            .filter_map(|n| match &n.block {
+                BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(spec)) => Some((n.id.clone(), spec.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_configuration_imports_as_nginx_merges_it() {
+        let imported = import(CONF).unwrap();
+        let l = limiters(&imported.scenario);
+        // `/` inherits the http level's limit; `/api/` replaces it with its own two.
+        assert_eq!(l.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["server_80_location_one", "server_80_location_api_api", "server_80_location_api_one"]);
+        let (_, root) = &l[0];
+        assert_eq!((root.rate, root.per, root.burst, root.nodelay, root.status, root.dry_run), (10, Per::Second, 4, true, 429, false));
+        assert_eq!((root.zone_bytes, root.key.as_str()), (10 << 20, "$binary_remote_addr"));
+        let (_, api) = &l[1];
+        assert_eq!((api.rate, api.per, api.burst, api.delay, api.dry_run, api.zone_bytes), (30, Per::Minute, 6, 2, true, 1 << 20));
+        assert_eq!((l[2].1.burst, l[2].1.nodelay), (0, false));
+        // What it does not model is noted with its line.
+        let noted: Vec<(usize, &str)> = imported.notes.iter().map(|n| (n.line, n.text.as_str())).collect();
+        assert!(noted.contains(&(1, "user: not a limit Sluice models")), "{noted:?}");
+        assert!(noted.contains(&(2, "events {...}: not modelled, nor what it holds")), "{noted:?}");
+        assert!(noted.contains(&(9, "listen: not a limit Sluice models")), "{noted:?}");
+        assert!(noted.contains(&(10, "root: not a limit Sluice models")), "{noted:?}");
+    }
+
+    #[test]
+    fn a_bad_configuration_names_its_line() {
+        let err = |text: &str| import(text).unwrap_err().to_string();
+        assert_eq!(err("http {\n limit_req zone=none;\n server { }\n}\n"), "line 2: a limit_req_zone named \"none\" in the http block");
+        assert_eq!(err("http {\n limit_req_zone $a zone=z:10q rate=1r/s;\n}\n"), "line 2: a zone size such as 10m, not \"10q\"");
+        assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=fast;\n}\n"), "line 2: rate=Nr/s or rate=Nr/m, not \"rate=fast\"");
+        assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s;\n limit_req zone=z burst=0;\n server {}\n}\n"), "line 3: burst= a whole number above 0, not \"0\"");
+        assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s;\n limit_req zone=z nodelay delay=2;\n server {}\n}\n"), "line 3: one of nodelay and delay=, not both");
+        assert_eq!(err("http {\n server { listen 80; }\n}\n"), "nothing in it is limited by limit_req: there is nothing to simulate");
+        assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s sync;\n}\n"), "line 2: no sync: it is NGINX Plus's, and nginx 1.22 refuses it");
+        assert_eq!(err("http {\n limit_req zone=z\n}"), "line 3: a ; ending \"limit_req\" (line 2) before this }");
+    }
+
+    #[test]
+    fn an_export_imports_back_to_the_same_limiter() {
+        let specs = [
+            NginxLimitReqSpec::of(10, 4),
+            NginxLimitReqSpec { nodelay: true, status: 429, ..NginxLimitReqSpec::of(250, 20) },
+            NginxLimitReqSpec { per: Per::Minute, delay: 3, dry_run: true, zone_bytes: 32 << 10, key: "$http_x_client".into(), ..NginxLimitReqSpec::of(30, 6) },
+            NginxLimitReqSpec { zone_bytes: 123_457, ..NginxLimitReqSpec::of(1, 0) },
+        ];
+        for spec in specs {
+            let scenario = Scenario::from_value(serde_json::json!({"version": 1, "nodes": [
+                {"id": "c", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 1}},
+                {"id": "edge", "kind": "product_limiter", "product": "nginx_limit_req", "rate": 1},
+                {"id": "app", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.001}}],
+                "edges": [{"from": "c", "to": "edge"}, {"from": "edge", "to": "app"}]}))
+            .unwrap();
+            let mut scenario = scenario;
+            scenario.nodes[1].block = BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(spec.clone()));
+            let exported = export(&scenario, None).unwrap();
+            let back = import(&exported.text).unwrap_or_else(|e| panic!("{e}\n{}", exported.text));
+            assert_eq!(limiters(&back.scenario), vec![("edge".to_string(), spec)], "{}", exported.text);
+            assert!(back.notes.is_empty(), "{:?}", back.notes);
+        }
+    }
+
+    #[test]
+    fn what_nginx_cannot_express_is_refused_with_why() {
+        let s = Scenario::from_json(crate::scenario::DEFAULT_SCENARIO).unwrap();
+        let queue = s.nodes.iter().find(|n| n.block.kind() == Kind::Queue).unwrap().id.clone();
+        let err = export(&s, Some(&queue)).unwrap_err().to_string();
+        assert!(err.contains("nginx keeps no queue of its own"), "{err}");
+        assert_eq!(export(&s, None).unwrap_err().to_string(), "the scenario has no limiter nginx can express");
+        assert_eq!(export(&s, Some("nowhere")).unwrap_err().to_string(), "no node \"nowhere\" in the scenario");
+    }
+}
