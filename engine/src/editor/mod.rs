@@ -498,6 +498,37 @@ impl Editor {
         })
     }
 
+    /// Adds every node and edge of `other` as one edit, below what is there
+    /// (a node whose id is taken gets a fresh one of its kind). Returns the
+    /// new nodes' ids. Ids that blocks name inside them (a router's route,
+    /// a window's receipts) are not renamed: meant for scenarios without
+    /// such ties, such as an imported configuration's.
+    pub fn add_all(&mut self, other: &Scenario) -> Result<Vec<String>, EditError> {
+        let mut next = self.scenario.clone();
+        let y = |nodes: &[NodeSpec], i: usize| nodes[i].position.unwrap_or(default_position(i)).y;
+        let lowest = (0..next.nodes.len()).map(|i| y(&next.nodes, i)).fold(f64::NEG_INFINITY, f64::max);
+        let highest = (0..other.nodes.len()).map(|i| y(&other.nodes, i)).fold(f64::INFINITY, f64::min);
+        let dy = if lowest.is_finite() && highest.is_finite() { lowest + 150.0 - highest } else { 0.0 };
+        let mut renamed = Vec::new();
+        for (i, node) in other.nodes.iter().enumerate() {
+            let mut copy = node.clone();
+            if next.node_index(&copy.id).is_some() {
+                copy.id = Editor::fresh_id(&next, copy.block.kind());
+            }
+            let p = copy.position.unwrap_or(default_position(i));
+            copy.position = Some(Position { x: p.x, y: p.y + dy });
+            renamed.push((node.id.clone(), copy.id.clone()));
+            next.nodes.push(copy);
+        }
+        let lookup = |id: &str| renamed.iter().find(|(old, _)| old == id).map(|(_, new)| new.clone());
+        next.edges.extend(other.edges.iter().filter_map(|e| Some(crate::scenario::EdgeSpec { from: lookup(&e.from)?, to: lookup(&e.to)? })));
+        self.edit(Touched::Shape, |s| {
+            *s = next;
+            Ok(())
+        })?;
+        Ok(renamed.into_iter().map(|(_, new)| new).collect())
+    }
+
     /// Replaces the whole scenario by an imported file's text. A file that
     /// is too large, malformed or unsound is refused and nothing changes.
     pub fn import(&mut self, text: &str) -> Result<(), EditError> {

@@ -142,7 +142,7 @@ impl Playground {
             let watching = self.lesson.as_ref().is_some_and(|run| matches!(run.states[0], StepState::Watching { .. }));
             step = self.begun(0, speed).filter(|_| watching).map(|begun| StepBegun { figure: None, panel: None, ..begun });
         }
-        Ok(Applied { edited: true, select: Some(focus), step })
+        Ok(Applied { edited: true, select: Some(focus), step, ..Applied::default() })
     }
 
     pub(super) fn try_step(&mut self, k: usize, speed: Speed) -> Result<Applied, PlayError> {

@@ -71,6 +71,9 @@ pub enum Command {
     /// Replaces the scenario by a file's text (an undoable edit); closes
     /// the comparison, which would compare with something else altogether.
     Import(String),
+    /// A real server's configuration read into blocks, added below the
+    /// scenario as one edit (`config::import`).
+    ImportConfig { product: crate::config::Product, text: String },
     Undo,
     Redo,
     /// Starts the run (and B) again from time zero.
@@ -124,6 +127,9 @@ pub struct Applied {
     pub select: Option<Vec<String>>,
     /// A lesson step began: what the page shows of it.
     pub step: Option<StepBegun>,
+    /// A configuration imported: what it holds that is not modelled, each
+    /// with its line.
+    pub notes: Vec<crate::config::Note>,
 }
 
 /// Why a command changed nothing.
@@ -141,6 +147,8 @@ pub enum PlayError {
     Lesson(LessonError),
     /// Variant B could not start.
     Comparison(String),
+    /// A configuration could not be read.
+    Config(crate::config::ImportError),
 }
 
 impl std::fmt::Display for PlayError {
@@ -149,6 +157,7 @@ impl std::fmt::Display for PlayError {
             PlayError::Refused(why) => why.fmt(f),
             PlayError::Lesson(why) => write!(f, "{why}"),
             PlayError::Comparison(why) => f.write_str(why),
+            PlayError::Config(why) => write!(f, "The configuration was not imported: {why}."),
             PlayError::NotRunning => f.write_str("A/B needs a scenario that runs: it still lacks an edge."),
             PlayError::NoLessonOpen => f.write_str("No lesson is open."),
             PlayError::NoSuchLesson(n) => write!(f, "There is no lesson {}.", n + 1),
@@ -282,6 +291,11 @@ impl Playground {
                 self.b = None;
                 None
             }
+            Command::ImportConfig { product, text } => {
+                let imported = crate::config::import(product, &text).map_err(PlayError::Config)?;
+                let ids = self.edit(|e| e.add_all(&imported.scenario))?;
+                return Ok(Applied { notes: imported.notes, ..self.edited(Some(ids)) });
+            }
             Command::Describe { name, description } => self.edit(|e| e.describe(&name, &description)).map(|()| None)?,
             Command::New => {
                 self.edit(Editor::clear)?;
@@ -329,7 +343,7 @@ impl Playground {
 
     /// What an edit did: `select` is worth selecting.
     fn edited(&self, select: Option<Vec<String>>) -> Applied {
-        Applied { edited: self.editor.touched().is_some(), select, step: None }
+        Applied { edited: self.editor.touched().is_some(), select, step: None, notes: Vec::new() }
     }
 
     /// Edits the scenario with `change`; the run then follows the edit.

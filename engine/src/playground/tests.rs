@@ -508,3 +508,31 @@ fn a_step_tried_selects_the_block_it_checks_and_names_its_figure_and_panel() {
         }
     }
 }
+
+#[test]
+fn a_configuration_imported_adds_its_blocks_below_as_one_undoable_edit() {
+    let mut p = playground();
+    let conf = "user nginx;\nhttp {\n limit_req_zone $binary_remote_addr zone=c:1m rate=5r/s;\n server { location / { limit_req zone=c burst=2; } }\n}\n";
+    let applied = p.apply(Command::ImportConfig { product: crate::config::Product::Nginx, text: conf.into() }).unwrap();
+    // The placeholder producer, the limiter and the application, beside
+    // what was there; the imported "c" clashes with the consumer "c".
+    let ids = applied.select.clone().unwrap();
+    assert_eq!(ids, ["clients", "product_limiter1", "app"]);
+    assert_eq!(p.scenario().nodes.len(), 6);
+    assert!(applied.edited);
+    assert_eq!(applied.notes, [crate::config::Note { line: 1, text: "user: not a limit Sluice models".into() }]);
+    let below = |id: &str| {
+        let i = p.index_of(id).unwrap();
+        p.scenario().nodes[i].position.unwrap_or(crate::scenario::default_position(i)).y
+    };
+    assert!(below("clients") > below("p"), "added below what was there");
+    assert!(p.scenario().edges.iter().any(|e| e.from == "product_limiter1" && e.to == "app"));
+    assert!(matches!(block(&p, "product_limiter1"), BlockSpec::ProductLimiter(_)));
+    // One step back.
+    p.apply(Command::Undo).unwrap();
+    assert_eq!(p.scenario(), &pipeline());
+    // A file it cannot read changes nothing and says where.
+    let err = p.apply(Command::ImportConfig { product: crate::config::Product::Nginx, text: "http {\n".into() }).unwrap_err();
+    assert_eq!(err.to_string(), "The configuration was not imported: line 1: a } closing the block opened here.");
+    assert_eq!(p.scenario(), &pipeline());
+}
