@@ -8,7 +8,7 @@ import { withBrowser, open, screenshot, clock, clockPasses, clockMoves, made } f
 const env = withBrowser();
 
 const KINDS = ['producer', 'queue', 'consumer', 'router', 'window', 'credit', 'rate_limiter',
-  'concurrency_limiter', 'link', 'dispatcher', 'resource_pool'];
+  'concurrency_limiter', 'link', 'dispatcher', 'resource_pool', 'product_limiter'];
 
 test('every block kind has its parameters in the inspector, with units and explanations', async () => {
   const { page, errors } = await open(env.browser, env.url);

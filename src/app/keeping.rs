@@ -8,6 +8,8 @@
 //! whole scenario). A save still due when the page is hidden or left is
 //! made then.
 
+use sluice_engine::config::Product;
+use sluice_engine::scenario::Kind;
 use sluice_engine::editor::EditError;
 use sluice_engine::playground::{Command, PlayError};
 use yew::prelude::*;
@@ -79,6 +81,12 @@ pub(crate) struct Keeping {
     pub on_close_share: Callback<()>,
     pub on_restore_earlier: Callback<()>,
     pub on_forget_earlier: Callback<()>,
+    /// The configuration import's dialog, while open: why its last try was
+    /// refused, if it was.
+    pub config: Option<Option<String>>,
+    pub on_open_config: Callback<()>,
+    pub on_close_config: Callback<()>,
+    pub on_import_config: Callback<(Product, String)>,
 }
 
 #[hook]
@@ -186,5 +194,44 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
             move || drop(listener)
         });
     }
-    Keeping { shared: (*shared).clone(), on_export, on_import, on_share, on_close_share, on_restore_earlier, on_forget_earlier }
+    let config = use_state(|| None::<Option<String>>);
+    let on_open_config = use_callback(config.clone(), |_: (), config| config.set(Some(None)));
+    let on_close_config = use_callback(config.clone(), |_: (), config| config.set(None));
+    let on_import_config = {
+        let (dispatch, page, config) = (dispatch.clone(), page.clone(), config.clone());
+        Callback::from(move |(product, text): (Product, String)| match dispatch(Command::ImportConfig { product, text }) {
+            Ok(applied) => {
+                config.set(None);
+                // Every block imported selected, the first limiter last: the
+                // inspector shows it.
+                let mut ids = applied.select.unwrap_or_default();
+                {
+                    let s = page.session.borrow();
+                    let limiter = |id: &String| s.play.index_of(id).is_some_and(|i| s.play.scenario().nodes[i].block.kind() == Kind::ProductLimiter);
+                    if let Some(k) = ids.iter().position(limiter) {
+                        let first = ids.remove(k);
+                        ids.push(first);
+                    }
+                }
+                page.selected.set(ids);
+                let notes: Vec<String> = applied.notes.iter().map(|n| format!("line {}: {}", n.line, n.text)).collect();
+                let left_out = if notes.is_empty() { String::new() } else { format!(" Not modelled: {}.", notes.join("; ")) };
+                page.status.set(Some(format!("Imported the configuration's limits below the canvas; Undo (Ctrl+Z) takes them back.{left_out}")));
+            }
+            Err(why) => config.set(Some(Some(why.to_string()))),
+        })
+    };
+    Keeping {
+        shared: (*shared).clone(),
+        on_export,
+        on_import,
+        on_share,
+        on_close_share,
+        on_restore_earlier,
+        on_forget_earlier,
+        config: (*config).clone(),
+        on_open_config,
+        on_close_config,
+        on_import_config,
+    }
 }

@@ -32,6 +32,7 @@ use crate::components::chart::Charts;
 use crate::components::controls::Controls;
 use crate::components::counters::Counters;
 use crate::components::event_log::EventLog;
+use crate::components::config_import::ConfigImport;
 use crate::components::glossary::{Glossary, OpenGlossary};
 use crate::components::inspector::Inspector;
 use crate::components::lesson_panel::LessonPanel;
@@ -297,7 +298,7 @@ pub fn app() -> Html {
                 <section class="stage">
                     <Toolbar on_new={edit.on_new} {can_undo} {can_redo} selected={!selection.is_empty()} {comparing} on_undo={edit.undo} on_redo={edit.redo}
                         on_duplicate={edit.duplicate} on_delete={edit.delete} on_export={keeping.on_export} on_import={keeping.on_import}
-                        on_share={keeping.on_share} on_compare={on_compare.clone()} />
+                        on_import_config={keeping.on_open_config} on_share={keeping.on_share} on_compare={on_compare.clone()} />
                     <Messages shared={keeping.shared} on_close_share={keeping.on_close_share} status={(*page.status).clone()} notice={(*page.notice).clone()}
                         {stall} {missing} {running} earlier={*page.earlier} on_restore_earlier={keeping.on_restore_earlier}
                         on_forget_earlier={keeping.on_forget_earlier} />
@@ -327,6 +328,9 @@ pub fn app() -> Html {
             }
             if let Some(word) = (*glossary).clone() {
                 <Glossary {word} on_close={on_glossary_close} />
+            }
+            if let Some(error) = keeping.config {
+                <ConfigImport {error} on_import={keeping.on_import_config} on_close={keeping.on_close_config} />
             }
         </div>
         </ContextProvider<OpenGlossary>>

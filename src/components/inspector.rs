@@ -17,6 +17,7 @@ use sluice_engine::units::{self, Quantity};
 use web_sys::{HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 use yew::prelude::*;
 
+use crate::components::config_export::ConfigExport;
 use crate::components::connections::Connections;
 use sluice_engine::scenario::fields::{self, Control, Unit};
 use crate::components::scenario_details::ScenarioDetails;
@@ -187,6 +188,9 @@ pub fn inspector(props: &InspectorProps) -> Html {
             <Connections id={spec.id.clone()} outputs={props.outputs.clone()} max_outputs={spec.block.outputs().1}
                 candidates={props.candidates.clone()} on_connect={props.on_connect_to.clone()} on_disconnect={props.on_disconnect.clone()} />
             { for rows }
+            if spec.block.kind() == sluice_engine::scenario::Kind::ProductLimiter {
+                <ConfigExport node={spec.clone()} />
+            }
         </section>
     }
 }

@@ -4,6 +4,8 @@
 pub mod ab_table;
 pub mod canvases;
 pub mod chart;
+pub mod config_export;
+pub mod config_import;
 pub mod connections;
 pub mod controls;
 pub mod counters;

@@ -89,6 +89,12 @@ pub fn import(product: Product, text: &str) -> Result<Imported, ImportError> {
     }
 }
 
+/// Writes what enforces `node` in `product`, the node alone.
+pub fn export_node(product: Product, node: &crate::scenario::NodeSpec) -> Result<Exported, ExportError> {
+    let alone = Scenario { version: crate::scenario::SCENARIO_VERSION, name: String::new(), description: String::new(), seed: None, nodes: vec![node.clone()], edges: Vec::new() };
+    export(product, &alone, Some(&node.id))
+}
+
 /// Writes what enforces `scenario`'s limiters (or node `node`'s alone) in
 /// `product`.
 pub fn export(product: Product, scenario: &Scenario, node: Option<&str>) -> Result<Exported, ExportError> {

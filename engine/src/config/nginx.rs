@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use super::nginx_conf::{parse, Directive, SyntaxError};
 use super::{Exported, ImportError, Imported, Note};
 use crate::blocks::product_limiter::{NginxLimitReqSpec, Per};
-use crate::scenario::{BlockSpec, Kind, ProductLimiterSpec, Scenario};
+use crate::scenario::{default_block, BlockSpec, Distribution, EdgeSpec, Kind, NodeSpec, Position, ProductLimiterSpec, Scenario};
 
 /// A `limit_req_zone`.
 #[derive(Clone, Debug)]
@@ -245,12 +245,17 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
     let several = places.len() > 1;
     let mut nodes = Vec::new();
     let mut edges = Vec::new();
+    let node = |id: &str, block: BlockSpec, x: usize, y: usize| NodeSpec { id: id.to_string(), position: Some(Position { x: x as f64, y: y as f64 }), block };
     for (row, place) in places.iter().enumerate() {
         let prefix = if several { format!("{}_", id_of(&place.name)) } else { String::new() };
         let y = 80 + 150 * row;
+        // A placeholder: Poisson at 20 a second over ten keys.
         let clients = format!("{prefix}clients");
-        nodes.push(serde_json::json!({"id": clients, "kind": "producer", "position": {"x": 100, "y": y},
-            "arrivals": {"process": "poisson", "rate_per_s": 20}, "keys": 10}));
+        let mut producer = default_block(Kind::Producer);
+        if let BlockSpec::Producer(p) = &mut producer {
+            p.keys = Some(10);
+        }
+        nodes.push(node(&clients, producer, 100, y));
         let mut from = clients;
         for (k, limit) in place.limits.limits.iter().enumerate() {
             let zone = zones.get(&limit.zone).ok_or_else(|| at(limit.line, format!("a limit_req_zone named \"{}\" in the http block", limit.zone)))?;
@@ -266,27 +271,30 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
                 key: zone.key.clone(),
             };
             let id = format!("{prefix}{}", id_of(&limit.zone));
-            let mut node = crate::plumbing::json_read::to_value(&BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(spec)));
-            node["id"] = serde_json::json!(id);
-            node["position"] = serde_json::json!({"x": 330 + 230 * k, "y": y});
-            nodes.push(node);
-            edges.push(serde_json::json!({"from": from, "to": id}));
+            nodes.push(node(&id, BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(spec)), 330 + 230 * k, y));
+            edges.push(EdgeSpec { from, to: id.clone() });
             from = id;
         }
+        // An application that takes everything at once.
         let app = format!("{prefix}app");
-        nodes.push(serde_json::json!({"id": app, "kind": "consumer", "position": {"x": 330 + 230 * place.limits.limits.len(), "y": y},
-            "workers": 1000, "service_time": {"dist": "fixed", "value": 0.001}}));
-        edges.push(serde_json::json!({"from": from, "to": app}));
+        let mut consumer = default_block(Kind::Consumer);
+        if let BlockSpec::Consumer(c) = &mut consumer {
+            c.workers = 1000;
+            c.service_time = Distribution::Fixed { value: 0.001 };
+        }
+        nodes.push(node(&app, consumer, 330 + 230 * place.limits.limits.len(), y));
+        edges.push(EdgeSpec { from, to: app });
     }
     let described: Vec<&str> = places.iter().map(|p| p.name.trim()).collect();
-    let scenario = Scenario::from_value(serde_json::json!({
-        "version": crate::scenario::SCENARIO_VERSION,
-        "name": "Imported from nginx",
-        "description": format!("nginx's limits as it applies them ({}); each row's producer is a placeholder: replay your own traffic with sluice run --arrivals.", described.join("; ")),
-        "nodes": nodes,
-        "edges": edges,
-    }))
-    .map_err(|e| ImportError::Invalid(e.to_string()))?;
+    let scenario = Scenario {
+        version: crate::scenario::SCENARIO_VERSION,
+        name: "Imported from nginx".into(),
+        description: format!("nginx's limits as it applies them ({}); each row's producer is a placeholder: replay your own traffic with sluice run --arrivals.", described.join("; ")),
+        seed: None,
+        nodes,
+        edges,
+    };
+    scenario.validate().map_err(|e| ImportError::Invalid(e.to_string()))?;
     Ok(Imported { scenario, notes })
 }
 
@@ -358,9 +366,12 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, super
         let body: Vec<String> = lines.iter().map(|l| format!("            {l}")).collect();
         locations.push(format!("        location {path} {{\n{}\n        }}", body.join("\n")));
     }
+    let names: Vec<String> = chosen.iter().map(|&i| format!("\"{}\"", scenario.nodes[i].id)).collect();
     let text = format!(
-        "# nginx 1.22: the limits of \"{}\" as Sluice simulated them.\nhttp {{\n{}\n    server {{\n{}\n    }}\n}}\n",
-        crate::plumbing::printable::printable(&scenario.name, 80),
+        "# nginx 1.22: what Sluice's {} {} enforce{}.\nhttp {{\n{}\n    server {{\n{}\n    }}\n}}\n",
+        if names.len() == 1 { "limiter" } else { "limiters" },
+        names.join(", "),
+        if names.len() == 1 { "s" } else { "" },
         zones.join("\n"),
         locations.join("\n")
     );

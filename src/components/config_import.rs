@@ -1,0 +1,84 @@
+//! "Import configuration…": a real server's configuration, pasted or
+//! chosen as a file, read into blocks that join the canvas as one undoable
+//! edit (`Command::ImportConfig`).
+//!
+//! Guarantees: a modal dialog like the glossary (`browser::dialog`); what
+//! the engine refuses is shown in it, with the line, and the text stays
+//! there to be mended.
+
+use sluice_engine::config::Product;
+use yew::prelude::*;
+
+use crate::browser::dialog::use_modal;
+use crate::browser::keep;
+
+#[derive(Properties, PartialEq)]
+pub struct ConfigImportProps {
+    /// Why the last try was refused.
+    pub error: Option<String>,
+    pub on_import: Callback<(Product, String)>,
+    pub on_close: Callback<()>,
+}
+
+#[function_component(ConfigImport)]
+pub fn config_import(props: &ConfigImportProps) -> Html {
+    let dialog = use_node_ref();
+    let area = use_node_ref();
+    let text = use_state(String::new);
+    let unread = use_state(|| None::<String>);
+    let reader = use_mut_ref(|| None::<gloo_file::callbacks::FileReader>);
+    use_modal(dialog.clone(), area.clone(), props.on_close.clone());
+    let on_input = {
+        let text = text.clone();
+        Callback::from(move |e: InputEvent| text.set(e.target_unchecked_into::<web_sys::HtmlTextAreaElement>().value()))
+    };
+    let on_file = {
+        let (text, unread, reader) = (text.clone(), unread.clone(), reader.clone());
+        Callback::from(move |e: Event| {
+            let input: web_sys::HtmlInputElement = e.target_unchecked_into();
+            if let Some(file) = input.files().and_then(|files| files.get(0)) {
+                let (text, unread) = (text.clone(), unread.clone());
+                *reader.borrow_mut() = keep::read_file(file, move |read| match read {
+                    Ok(read) => {
+                        text.set(read);
+                        unread.set(None);
+                    }
+                    Err(why) => unread.set(Some(format!("The file was not read: {why}."))),
+                });
+            }
+            input.set_value("");
+        })
+    };
+    let on_import = {
+        let (text, on_import) = (text.clone(), props.on_import.clone());
+        Callback::from(move |_: MouseEvent| on_import.emit((Product::Nginx, (*text).clone())))
+    };
+    let on_close = props.on_close.reform(|_: MouseEvent| ());
+    let error = (*unread).clone().or_else(|| props.error.clone());
+    html! {
+        <div class="picker-backdrop">
+            <section class="picker config-import" ref={dialog} role="dialog" aria-modal="true" aria-labelledby="config-import-title" data-testid="config-import">
+                <div class="picker-head">
+                    <h2 id="config-import-title">{"Import a server's configuration"}</h2>
+                    <button class="secondary" data-testid="config-import-close" onclick={on_close}>{"Close"}</button>
+                </div>
+                <p class="hint">{ "nginx: its limit_req_zone, limit_req, limit_req_status and limit_req_dry_run, as nginx merges them across http, server and location. Each limited location becomes a row on the canvas: a placeholder producer, its limits, an application. Undo takes it back." }</p>
+                <label class="config-field">
+                    <span>{"Configuration (nginx.conf)"}</span>
+                    <textarea ref={area} data-testid="config-text" rows="12" spellcheck="false" wrap="off" value={(*text).clone()} oninput={on_input}
+                        placeholder={"http {\n    limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s;\n    ..."} />
+                </label>
+                <label class="config-field">
+                    <span>{"or a file"}</span>
+                    <input type="file" data-testid="config-file" accept=".conf,text/plain" onchange={on_file} />
+                </label>
+                if let Some(why) = error {
+                    <p class="param-error" role="alert" data-testid="config-error">{ why }</p>
+                }
+                <div class="config-actions">
+                    <button class="primary" data-testid="config-import-go" onclick={on_import} disabled={text.trim().is_empty()}>{"Import"}</button>
+                </div>
+            </section>
+        </div>
+    }
+}
