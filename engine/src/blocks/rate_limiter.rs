@@ -712,6 +712,13 @@ mod tests {
     }
 
     #[test]
+    fn a_rule_written_without_a_span_counts_per_second() {
+        let read: RateRule = serde_json::from_value(serde_json::json!({"scheme": "anchored", "limit": 2})).unwrap();
+        assert_eq!(read.span_s, 1.0);
+        assert_eq!(pass_times(RuleState::new(read), &[0.0, 0.0, 0.0, 0.5]), vec![0.0, 0.0, 1.0, 1.0]);
+    }
+
+    #[test]
     fn sliding_counts_any_interval() {
         let times = pass_times(rule(Scheme::Sliding, 2.0), &[0.0, 0.5, 0.6, 0.6]);
         assert_eq!(times, vec![0.0, 0.5, 1.0, 1.5]);
