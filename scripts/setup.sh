@@ -54,10 +54,18 @@ fi
 if [ "${1:-}" = test ]; then
   # The real servers the limiters are held to (cli/tests/real_servers.rs).
   if [ ! -x /usr/sbin/nginx ]; then
-    say "installing Debian's nginx-light"
+    say "installing Debian's nginx-light (not started: the tests start their own)"
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
     $SUDO apt-get update -qq
+    # Debian starts a service as it installs it, unless policy-rc.d says no.
+    made_policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+      $SUDO chmod +x /usr/sbin/policy-rc.d
+      made_policy=yes
+    fi
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light
+    [ -n "$made_policy" ] && $SUDO rm -f /usr/sbin/policy-rc.d
   fi
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     say "installing Debian's chromium and chromium-driver"

@@ -66,15 +66,15 @@ impl Decisions {
     /// Writes the decisions the run made since the last call; instants as
     /// the replayed file wrote them (from its whole second `origin_s`).
     pub fn write(&mut self, sim: &mut Simulation, origin_s: u64) -> Result<(), String> {
-        let origin = origin_s * 1_000_000_000;
+        let origin = origin_s.saturating_mul(1_000_000_000);
         for d in sim.take_decisions() {
             let row = format!(
                 "{},{},{},{},{}\n",
-                write_instant(origin + d.created.as_nanos()),
+                write_instant(origin.saturating_add(d.created.as_nanos())),
                 field(&sim.key_name(d.key)),
                 field(sim.node_id(d.node as usize)),
                 d.outcome.as_str(),
-                write_instant(origin + d.at.as_nanos()),
+                write_instant(origin.saturating_add(d.at.as_nanos())),
             );
             self.line(&row)?;
         }

@@ -177,6 +177,8 @@ impl Replay {
             let line = line?;
             number += 1;
             let text = line.trim_end_matches('\r');
+            // A byte order mark (a spreadsheet's CSV) is not the instant's.
+            let text = if number == 1 { text.trim_start_matches('\u{feff}') } else { text };
             if text.trim().is_empty() {
                 continue;
             }
@@ -186,8 +188,8 @@ impl Replay {
             };
             let at = match parse_instant(instant) {
                 Ok(at) => at,
-                // A header: the first line, not an instant.
-                Err(LineError::NotAnInstant(_)) if number == 1 => continue,
+                // A header: the first line, beginning with a letter.
+                Err(LineError::NotAnInstant(_)) if number == 1 && instant.starts_with(|c: char| c.is_alphabetic()) => continue,
                 Err(why) => return Err(ReplayError::Line { line: number, why }),
             };
             if let Some((last, last_text)) = &before {
@@ -265,6 +267,14 @@ mod tests {
         assert_eq!(read("1,\"a,\"\"b\"\"\"\n").unwrap().names.name(1), "a,\"b\"");
         // Windows line ends and a blank last line.
         assert_eq!(read("0.1,a\r\n0.2,b\r\n\n").unwrap().len(), 2);
+    }
+
+    #[test]
+    fn only_a_first_line_of_words_is_a_header() {
+        assert_eq!(read("\u{feff}created_s,key\n1,a\n").unwrap().len(), 1);
+        assert_eq!(read("\u{feff}1,a\n2,b\n").unwrap().len(), 2, "a byte order mark before the first instant");
+        assert!(read("-1\n2\n").unwrap_err().starts_with("line 1: \"-1\" is not an instant"));
+        assert!(read("1e3\n").unwrap_err().starts_with("line 1: \"1e3\" is not an instant"));
     }
 
     #[test]

@@ -502,3 +502,29 @@ fn a_requeued_job_goes_back_to_its_own_queue() {
     let ratio = urgent_back as f64 / bulk_back as f64;
     assert!((0.7..1.4).contains(&ratio), "urgent {urgent_back} back, bulk {bulk_back} back");
 }
+
+/// A server behind a link: its limiter reads what the link hands it, so a
+/// queue behind the limiter asking for a pause does not leave the limiter
+/// holding what it let through (it was read), and the work goes on.
+#[test]
+fn a_product_limiter_behind_a_link_keeps_passing_when_the_queue_behind_it_pauses() {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 150}, "keys": 50}),
+            json!({"id": "link", "kind": "link", "bandwidth_bytes_per_s": 1000000, "latency_s": 0.01}),
+            json!({"id": "edge", "kind": "product_limiter", "product": "nginx_limit_req", "rate": 1000, "burst": 1000, "nodelay": true}),
+            json!({"id": "app", "kind": "queue", "soft_limit": {"messages": 5}}),
+            consumer("c", 0.01, 1),
+        ],
+        &[("p", "link"), ("link", "edge"), ("edge", "app"), ("app", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 3).unwrap();
+    run_checked(&mut sim, 5.0);
+    let c = idx(&sim, "c");
+    let at_5 = sim.stats(c).departed;
+    run_checked(&mut sim, 20.0);
+    // One at a time, 10 ms each: about 100 a second all along.
+    let served = sim.stats(c).departed - at_5;
+    assert!(served > 1300, "{served} served from 5 s to 20 s");
+    assert!(sim.report().nodes.iter().any(|(id, n)| id == "edge" && n.departed > 1900));
+}

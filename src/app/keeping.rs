@@ -214,8 +214,13 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
                     }
                 }
                 page.selected.set(ids);
-                let notes: Vec<String> = applied.notes.iter().map(|n| format!("line {}: {}", n.line, n.text)).collect();
-                let left_out = if notes.is_empty() { String::new() } else { format!(" Not modelled: {}.", notes.join("; ")) };
+                // The first few of what it left out, and how many more.
+                let notes: Vec<String> = applied.notes.iter().take(3).map(|n| format!("line {}: {}", n.line, n.text)).collect();
+                let more = match applied.notes.len().saturating_sub(3) {
+                    0 => String::new(),
+                    n => format!("; and {n} more (sluice import lists them all)"),
+                };
+                let left_out = if notes.is_empty() { String::new() } else { format!(" Not modelled: {}{more}.", notes.join("; ")) };
                 page.status.set(Some(format!("Imported the configuration's limits below the canvas; Undo (Ctrl+Z) takes them back.{left_out}")));
             }
             Err(why) => config.set(Some(Some(why.to_string()))),

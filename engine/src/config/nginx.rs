@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use super::nginx_conf::{parse, Directive, SyntaxError};
 use super::{Exported, ImportError, Imported, Note};
-use crate::blocks::product_limiter::{NginxLimitReqSpec, Per};
+use crate::blocks::product_limiter::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
 use crate::scenario::{default_block, BlockSpec, Distribution, EdgeSpec, Kind, NodeSpec, Position, ProductLimiterSpec, Scenario};
 
 /// A `limit_req_zone`.
@@ -101,7 +101,14 @@ fn read_zone(d: &Directive) -> Result<(String, Zone), ImportError> {
         }
     }
     let name = name.ok_or_else(|| at(line, "zone=NAME:SIZE in limit_req_zone"))?;
-    Ok((name, Zone { key: key.clone(), bytes: bytes.unwrap_or(0), rate: rate.0, per: rate.1 }))
+    let bytes = bytes.unwrap_or(0);
+    if !(MIN_ZONE_BYTES..=MAX_ZONE_BYTES).contains(&bytes) {
+        return Err(at(line, "a zone of 32k (nginx's smallest) to 1024g"));
+    }
+    if rate.0 > 1_000_000 {
+        return Err(at(line, "a rate of at most 1,000,000 requests a second or a minute"));
+    }
+    Ok((name, Zone { key: key.clone(), bytes, rate: rate.0, per: rate.1 }))
 }
 
 fn read_limit(d: &Directive) -> Result<Limit, ImportError> {
@@ -113,9 +120,10 @@ fn read_limit(d: &Directive) -> Result<Limit, ImportError> {
         } else if let Some(b) = p.strip_prefix("burst=") {
             limit.burst = count(b, "burst", line)?;
         } else if let Some(b) = p.strip_prefix("delay=") {
-            limit.delay = count(b, "delay", line)?;
+            // nginx takes the last of delay= and nodelay.
+            (limit.delay, limit.nodelay) = (count(b, "delay", line)?, false);
         } else if p == "nodelay" {
-            limit.nodelay = true;
+            (limit.delay, limit.nodelay) = (0, true);
         } else {
             return Err(at(line, format!("zone=NAME, burst=N, nodelay or delay=N, not \"{p}\"")));
         }
@@ -123,20 +131,22 @@ fn read_limit(d: &Directive) -> Result<Limit, ImportError> {
     if limit.zone.is_empty() {
         return Err(at(line, "zone=NAME in limit_req"));
     }
-    if limit.nodelay && limit.delay > 0 {
-        return Err(at(line, "one of nodelay and delay=, not both"));
+    if limit.burst > 1_000_000 || limit.delay > 1_000_000 {
+        return Err(at(line, "a burst and a delay of at most 1,000,000"));
     }
     Ok(limit)
 }
 
-/// Every `limit_req_zone` of the `http` blocks, by name.
+/// Every `limit_req_zone` of the `http` blocks, or of the top level of a
+/// file that has none (a site's file, included into `http`), by name.
 fn zones(top: &[Directive]) -> Result<BTreeMap<String, Zone>, ImportError> {
     let mut zones = BTreeMap::new();
-    for http in top.iter().filter(|d| d.name == "http") {
-        for d in http.block.iter().flatten().filter(|d| d.name == "limit_req_zone") {
+    let levels: Vec<&[Directive]> = top.iter().filter(|d| d.name == "http").filter_map(|d| d.block.as_deref()).chain(std::iter::once(top)).collect();
+    for level in levels {
+        for d in level.iter().filter(|d| d.name == "limit_req_zone") {
             let (name, zone) = read_zone(d)?;
             if zones.insert(name.clone(), zone).is_some() {
-                return Err(at(d.line, format!("one limit_req_zone named \"{name}\", not two")));
+                return Err(at(d.line, format!("one limit_req_zone named \"{name}\", not two (nginx: is duplicate)")));
             }
         }
     }
@@ -156,6 +166,12 @@ fn walk(level: &[Directive], parent: &Inherited, place: &str, places: &mut Vec<P
     let own: Vec<&Directive> = level.iter().filter(|d| d.name == "limit_req").collect();
     if !own.is_empty() {
         here.limits = own.into_iter().map(read_limit).collect::<Result<_, _>>()?;
+        for later in here.limits.iter().skip(1) {
+            notes.push(Note {
+                line: later.line,
+                text: "limit_req: a second one in a place; nginx checks every zone before charging any, the blocks here charge one after the other".into(),
+            });
+        }
     }
     for d in level {
         match d.name.as_str() {
@@ -177,6 +193,10 @@ fn walk(level: &[Directive], parent: &Inherited, place: &str, places: &mut Vec<P
         match (d.name.as_str(), &d.block) {
             ("limit_req" | "limit_req_zone" | "limit_req_status" | "limit_req_dry_run", None) => {}
             ("limit_req_log_level", None) => notes.push(Note { line: d.line, text: "limit_req_log_level: what is logged, not what is decided".into() }),
+            ("include", None) => notes.push(Note {
+                line: d.line,
+                text: format!("include {}: not followed; import the included file, or the whole configuration as nginx -T prints it", d.args.join(" ")),
+            }),
             (name, None) if name.starts_with("limit_conn") => {
                 notes.push(Note { line: d.line, text: format!("{name}: nginx's limit_conn is not modelled yet") })
             }
@@ -246,11 +266,19 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
     let mut nodes = Vec::new();
     let mut edges = Vec::new();
     let node = |id: &str, block: BlockSpec, x: usize, y: usize| NodeSpec { id: id.to_string(), position: Some(Position { x: x as f64, y: y as f64 }), block };
+    // Ids from the places' and zones' names, short enough and each once.
+    let mut taken = std::collections::BTreeSet::new();
+    let mut unique = |base: String| {
+        let base: String = base.chars().take(40).collect();
+        let id = (1..).map(|n| if n == 1 { base.clone() } else { format!("{base}_{n}") }).find(|id| !taken.contains(id)).unwrap_or(base);
+        taken.insert(id.clone());
+        id
+    };
     for (row, place) in places.iter().enumerate() {
-        let prefix = if several { format!("{}_", id_of(&place.name)) } else { String::new() };
+        let prefix = if several { format!("{}_", id_of(&place.name).chars().take(24).collect::<String>()) } else { String::new() };
         let y = 80 + 150 * row;
         // A placeholder: Poisson at 20 a second over ten keys.
-        let clients = format!("{prefix}clients");
+        let clients = unique(format!("{prefix}clients"));
         let mut producer = default_block(Kind::Producer);
         if let BlockSpec::Producer(p) = &mut producer {
             p.keys = Some(10);
@@ -270,13 +298,13 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
                 zone_bytes: zone.bytes,
                 key: zone.key.clone(),
             };
-            let id = format!("{prefix}{}", id_of(&limit.zone));
+            let id = unique(format!("{prefix}{}", id_of(&limit.zone)));
             nodes.push(node(&id, BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(spec)), 330 + 230 * k, y));
             edges.push(EdgeSpec { from, to: id.clone() });
             from = id;
         }
         // An application that takes everything at once.
-        let app = format!("{prefix}app");
+        let app = unique(format!("{prefix}app"));
         let mut consumer = default_block(Kind::Consumer);
         if let BlockSpec::Consumer(c) = &mut consumer {
             c.workers = 1000;
@@ -425,10 +453,26 @@ mod tests {
         assert_eq!(err("http {\n limit_req_zone $a zone=z:10q rate=1r/s;\n}\n"), "line 2: a zone size such as 10m, not \"10q\"");
         assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=fast;\n}\n"), "line 2: rate=Nr/s or rate=Nr/m, not \"rate=fast\"");
         assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s;\n limit_req zone=z burst=0;\n server {}\n}\n"), "line 3: burst= a whole number above 0, not \"0\"");
-        assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s;\n limit_req zone=z nodelay delay=2;\n server {}\n}\n"), "line 3: one of nodelay and delay=, not both");
+        assert_eq!(err("http {\n limit_req_zone $a zone=z:1k rate=1r/s;\n}\n"), "line 2: a zone of 32k (nginx's smallest) to 1024g");
+        assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s;\n limit_req_zone $b zone=z:1m rate=2r/s;\n}\n"), "line 3: one limit_req_zone named \"z\", not two (nginx: is duplicate)");
         assert_eq!(err("http {\n server { listen 80; }\n}\n"), "nothing in it is limited by limit_req: there is nothing to simulate");
         assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s sync;\n}\n"), "line 2: no sync: it is NGINX Plus's, and nginx 1.22 refuses it");
         assert_eq!(err("http {\n limit_req zone=z\n}"), "line 3: a ; ending \"limit_req\" (line 2) before this }");
+    }
+
+    #[test]
+    fn a_site_file_several_limits_and_clashing_names_import_as_nginx_reads_them() {
+        // A site's file, included into http: its zone and server at the top.
+        let site = "limit_req_zone $binary_remote_addr zone=app:1m rate=5r/s;\nserver {\n listen 80;\n location / {\n  limit_req zone=app nodelay delay=3;\n  limit_req zone=app;\n }\n}\ninclude /etc/nginx/snippets/*.conf;\n";
+        let imported = import(site).unwrap();
+        let ids: Vec<&str> = imported.scenario.nodes.iter().map(|n| n.id.as_str()).collect();
+        // The zone named "app" and the application: each id once.
+        assert_eq!(ids, ["clients", "app", "app_2", "app_3"]);
+        let l = limiters(&imported.scenario);
+        assert_eq!((l[0].1.delay, l[0].1.nodelay), (3, false), "nginx takes the last of nodelay and delay=");
+        let noted: Vec<(usize, &str)> = imported.notes.iter().map(|n| (n.line, n.text.as_str())).collect();
+        assert!(noted.iter().any(|(line, text)| *line == 6 && text.contains("nginx checks every zone before charging any")), "{noted:?}");
+        assert!(noted.iter().any(|(line, text)| *line == 9 && text.starts_with("include /etc/nginx/snippets/*.conf: not followed")), "{noted:?}");
     }
 
     #[test]

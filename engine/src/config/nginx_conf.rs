@@ -97,17 +97,25 @@ fn tokens(text: &str) -> Result<Vec<(Token, usize)>, SyntaxError> {
     Ok(out)
 }
 
+/// The deepest blocks are nested in a configuration read: nginx's own go a
+/// few deep (`http`, `server`, `location`, `if`).
+pub const MAX_DEPTH: usize = 64;
+
 /// Reads a configuration's text into its directives.
 pub fn parse(text: &str) -> Result<Vec<Directive>, SyntaxError> {
     let tokens = tokens(text)?;
     let mut at = 0;
-    let top = block(&tokens, &mut at, None)?;
+    let top = block(&tokens, &mut at, None, 0)?;
     Ok(top)
 }
 
 /// The directives up to the `}` closing a block opened at `opened` (or the
-/// end of the text, at the top).
-fn block(tokens: &[(Token, usize)], at: &mut usize, opened: Option<usize>) -> Result<Vec<Directive>, SyntaxError> {
+/// end of the text, at the top), `depth` blocks deep.
+fn block(tokens: &[(Token, usize)], at: &mut usize, opened: Option<usize>, depth: usize) -> Result<Vec<Directive>, SyntaxError> {
+    if depth > MAX_DEPTH {
+        let line = opened.unwrap_or(1);
+        return Err(SyntaxError { line, expected: format!("blocks nested at most {MAX_DEPTH} deep") });
+    }
     let mut directives = Vec::new();
     loop {
         let Some((token, line)) = tokens.get(*at) else {
@@ -140,7 +148,7 @@ fn block(tokens: &[(Token, usize)], at: &mut usize, opened: Option<usize>) -> Re
                 Some((Token::Open, open_line)) => {
                     let open_line = *open_line;
                     *at += 1;
-                    let inner = block(tokens, at, Some(open_line))?;
+                    let inner = block(tokens, at, Some(open_line), depth + 1)?;
                     directives.push(Directive { name, args, line, block: Some(inner) });
                     break;
                 }
@@ -181,5 +189,6 @@ mod tests {
         assert_eq!(err("\n\nlisten \"80;\n"), "line 3: a closing \" for the quoted word opened here");
         assert_eq!(err("worker_processes 1"), "line 1: a ; ending \"worker_processes\"");
         assert_eq!(err("a;\n;"), "line 2: a directive before this ;");
+        assert_eq!(err(&"a {".repeat(100_000)), "line 1: blocks nested at most 64 deep");
     }
 }

@@ -120,8 +120,10 @@ impl Simulation {
                 taken
             }
             Node::ProductLimiter(l) => {
-                // It takes every message; one let through goes on now, or
-                // waits in it for the next block.
+                // It takes every message (a message from a link is read
+                // here, whatever the blocks behind do); one let through goes
+                // on now, or waits in it for the next block.
+                self.offer_from_link = false;
                 if let Some(msg) = l.take(msg, &mut ctx!(self, to)) {
                     let taken = self.send(to, msg);
                     if let Node::ProductLimiter(l) = &mut self.nodes[to] {

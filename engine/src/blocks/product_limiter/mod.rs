@@ -33,7 +33,7 @@ use crate::plumbing::validate::FieldError;
 use crate::scheduler::EventKind;
 use crate::time::SimTime;
 
-pub use nginx::{NginxLimitReqSpec, Per};
+pub use nginx::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
 
 /// Which product's limiter, and its settings in the product's own terms.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -110,6 +110,10 @@ impl ProductLimiter {
     pub fn reconfigure(&mut self, spec: ProductLimiterSpec) {
         if std::mem::discriminant(&spec) != std::mem::discriminant(&self.spec) {
             self.state = State::of(&spec);
+        }
+        // A zone made smaller forgets its least recently used keys.
+        match (&spec, &mut self.state) {
+            (ProductLimiterSpec::NginxLimitReq(s), State::Nginx(zone)) => zone.shrink(s.capacity()),
         }
         self.spec = spec;
     }

@@ -159,8 +159,8 @@ impl NginxLimitReqSpec {
         if !(MIN_ZONE_BYTES..=MAX_ZONE_BYTES).contains(&self.zone_bytes) {
             push_error(errors, format!("{path}.zone_bytes"), "must be from 32 KiB (nginx's smallest zone) to 1 TiB");
         }
-        if self.key.is_empty() || self.key.len() > 256 || self.key.chars().any(char::is_control) {
-            push_error(errors, format!("{path}.key"), "must be 1 to 256 characters, none of them a control character");
+        if self.key.is_empty() || self.key.len() > 256 || self.key.chars().any(|c| c.is_control() || c.is_whitespace() || "\"';{}#".contains(c)) {
+            push_error(errors, format!("{path}.key"), "must be one word of 1 to 256 characters, as nginx writes a key ($binary_remote_addr): no space, quote, ;, {, } or #");
         }
     }
 
@@ -192,7 +192,7 @@ impl NginxLimitReqSpec {
     /// the figure for short ones.
     pub fn capacity(&self) -> usize {
         let pages = self.zone_bytes.saturating_sub(704) / 4120;
-        (pages.saturating_sub(1) * 32).saturating_sub(1).max(1) as usize
+        usize::try_from((pages.saturating_sub(1) * 32).saturating_sub(1).max(1)).unwrap_or(usize::MAX)
     }
 }
 
@@ -245,6 +245,16 @@ impl Zone {
     /// How many keys it keeps now.
     pub fn keys(&self) -> usize {
         self.entries.len()
+    }
+
+    /// Forgets the least recently used keys beyond `capacity` (a zone
+    /// made smaller while running).
+    pub fn shrink(&mut self, capacity: usize) {
+        while self.entries.len() > capacity {
+            let Some((used, key)) = self.order.pop_first() else { return };
+            let _ = used;
+            self.entries.remove(&key);
+        }
     }
 
     fn touch(&mut self, key: u32) {
