@@ -65,7 +65,7 @@ if [ "${1:-}" = test ]; then
       made_policy=yes
     fi
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light
-    [ -n "$made_policy" ] && $SUDO rm -f /usr/sbin/policy-rc.d
+    if [ -n "$made_policy" ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
   fi
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     say "installing Debian's chromium and chromium-driver"
