@@ -338,21 +338,8 @@ fn written_size(bytes: u64) -> String {
 /// What enforces `spec` (of node `id`) in nginx: the zone, then the limit
 /// and its settings, for the `http` block and the location.
 fn limit_lines(id: &str, spec: &NginxLimitReqSpec) -> (String, Vec<String>) {
-    let per = match spec.per {
-        Per::Second => "r/s",
-        Per::Minute => "r/m",
-    };
-    let zone = format!("limit_req_zone {} zone={id}:{} rate={}{per};", spec.key, written_size(spec.zone_bytes), spec.rate);
-    let mut limit = format!("limit_req zone={id}");
-    if spec.burst > 0 {
-        limit.push_str(&format!(" burst={}", spec.burst));
-    }
-    if spec.nodelay {
-        limit.push_str(" nodelay");
-    } else if spec.delay > 0 {
-        limit.push_str(&format!(" delay={}", spec.delay));
-    }
-    let mut location = vec![format!("{limit};"), format!("limit_req_status {};", spec.status)];
+    let zone = format!("limit_req_zone {} zone={id}:{} rate={};", spec.key, written_size(spec.zone_bytes), spec.rate_text());
+    let mut location = vec![format!("limit_req zone={id}{};", spec.limit_args()), format!("limit_req_status {};", spec.status)];
     if spec.dry_run {
         location.push("limit_req_dry_run on;".into());
     }

@@ -119,13 +119,18 @@ impl NginxLimitReqSpec {
         }
     }
 
-    /// As the configuration writes it: `nginx 10r/s burst=4 nodelay`.
-    pub fn summary(&self) -> String {
+    /// `rate=` as the configuration writes it: `10r/s`.
+    pub fn rate_text(&self) -> String {
         let per = match self.per {
             Per::Second => "r/s",
             Per::Minute => "r/m",
         };
-        let mut text = format!("nginx {}{per}", self.rate);
+        format!("{}{per}", self.rate)
+    }
+
+    /// What `limit_req` writes after its zone: ` burst=4 nodelay`.
+    pub fn limit_args(&self) -> String {
+        let mut text = String::new();
         if self.burst > 0 {
             text.push_str(&format!(" burst={}", self.burst));
         }
@@ -134,10 +139,13 @@ impl NginxLimitReqSpec {
         } else if self.delay > 0 {
             text.push_str(&format!(" delay={}", self.delay));
         }
-        if self.dry_run {
-            text.push_str(" dry run");
-        }
         text
+    }
+
+    /// As the configuration writes it: `nginx 10r/s burst=4 nodelay`.
+    pub fn summary(&self) -> String {
+        let dry = if self.dry_run { " dry run" } else { "" };
+        format!("nginx {}{}{dry}", self.rate_text(), self.limit_args())
     }
 
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
