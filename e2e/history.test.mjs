@@ -116,6 +116,13 @@ test('a queue says its colour is a send state and shows its load; the theory say
   assert.match(await page.getByTestId('theory-since').textContent(), /Over [\d.]+ s, \d+ left the queue: too few for an average to settle/);
   await page.selectOption('[data-testid="speed"]', 'max');
   await clockPasses(page, 2500, 60000);
+  // The panel follows the run a frame behind: wait for it to have taken
+  // in the long run (on a loaded machine one read caught it between).
+  await page.waitForFunction(
+    () => /left the queue\./.test(document.querySelector('[data-testid="theory-since"]')?.textContent ?? ''),
+    null,
+    { timeout: 20000 },
+  );
   const later = await page.getByTestId('theory-since').textContent();
   assert.match(later, /Over [\d.,k]+ s, [\d,]+ left the queue\./, later);
   assert.doesNotMatch(later, /too few/);
