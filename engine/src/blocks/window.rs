@@ -515,6 +515,48 @@ mod tests {
         admitted
     }
 
+    /// The fields `validate` refuses in `spec`, by name.
+    fn refused(spec: serde_json::Value) -> Vec<String> {
+        let spec: WindowSpec = crate::plumbing::json_read::from_value(&spec).unwrap();
+        let mut errors = Vec::new();
+        spec.validate("w", &mut errors);
+        errors.into_iter().map(|e| e.path).collect()
+    }
+
+    #[test]
+    fn its_bounds_are_taken_at_their_edges_and_refused_beyond() {
+        let top = crate::blocks::queue::MAX_LIMIT;
+        assert_eq!(refused(json!({"max_messages": 1})), Vec::<String>::new());
+        assert_eq!(refused(json!({"max_bytes": 1})), Vec::<String>::new());
+        assert_eq!(refused(json!({"max_messages": 0, "max_bytes": 0})), ["w.max_messages"], "a window of nothing");
+        assert_eq!(refused(json!({"max_messages": top, "max_bytes": top})), Vec::<String>::new());
+        assert_eq!(refused(json!({"max_messages": top + 1})), ["w.max_messages"]);
+        assert_eq!(refused(json!({"max_messages": 1, "max_bytes": top + 1})), ["w.max_bytes"]);
+        let receipts = |retransmit: f64, size: u64| json!({"max_messages": 1, "receipts": {"to": "inbox", "retransmit_after_s": retransmit, "size_bytes": size}});
+        assert_eq!(refused(receipts(0.001, 1)), Vec::<String>::new());
+        assert_eq!(refused(receipts(0.001, 1 << 30)), Vec::<String>::new());
+        assert_eq!(refused(receipts(0.000_999, 1)), ["w.receipts.retransmit_after_s"]);
+        assert_eq!(refused(receipts(0.2, 0)), ["w.receipts.size_bytes"]);
+        assert_eq!(refused(receipts(0.2, (1 << 30) + 1)), ["w.receipts.size_bytes"]);
+    }
+
+    #[test]
+    fn receipts_written_with_their_queue_alone_take_the_documented_defaults() {
+        let spec: WindowSpec = crate::plumbing::json_read::from_value(&json!({"max_messages": 2, "receipts": {"to": "inbox"}})).unwrap();
+        let r = spec.receipts.unwrap();
+        assert_eq!((r.retransmit_after_s, r.size_bytes), (0.2, 64));
+    }
+
+    #[test]
+    fn per_destination_a_message_addressed_to_no_one_has_a_scope_of_its_own() {
+        let mut b = Bench::new();
+        let to = |b: &mut Bench, destination: u16| Message { destination, ..b.message(100, 0) };
+        let (none, first, fourth) = (to(&mut b, NO_DESTINATION), to(&mut b, 0), to(&mut b, 3));
+        let keys = [none, first, fourth].map(|m| scope_key(Scope::PerDestination, &m));
+        assert_eq!(keys, [0, 1, 4], "no destination, node 0 and node 3 each apart");
+        assert_eq!(scope_key(Scope::Shared, &fourth), 0);
+    }
+
     #[test]
     fn a_full_window_refuses_until_an_acknowledgement_arrives_after_its_latency() {
         let mut b = Bench::new();
