@@ -541,6 +541,25 @@ mod tests {
     }
 
     #[test]
+    fn acknowledgements_added_out_of_order_come_due_in_order_with_one_timer_each_time_it_moves_earlier() {
+        let mut b = Bench::new();
+        let mut acks = PendingAcks::default();
+        let at = |s: f64| SimTime::from_secs_f64(s);
+        acks.add(at(0.5), 1, 10, &mut b.ctx());
+        // A latency lowered while running: due before what is pending.
+        acks.add(at(0.2), 2, 20, &mut b.ctx());
+        // Due with the timer already set for it, and after an equal one.
+        acks.add(at(0.2), 4, 40, &mut b.ctx());
+        acks.add(at(0.5), 3, 30, &mut b.ctx());
+        assert_eq!(b.core.scheduler.len(), 2, "a timer at 0.5 s, then one at 0.2 s, no more");
+        assert_eq!(b.core.scheduler.peek_time(), Some(at(0.2)));
+        b.at(0.2);
+        assert_eq!(acks.take_due(&mut b.ctx()), vec![(2, 20), (4, 40)]);
+        b.at(0.5);
+        assert_eq!(acks.take_due(&mut b.ctx()), vec![(1, 10), (3, 30)], "equal instants in the order they came");
+    }
+
+    #[test]
     fn receipts_written_with_their_queue_alone_take_the_documented_defaults() {
         let spec: WindowSpec = crate::plumbing::json_read::from_value(&json!({"max_messages": 2, "receipts": {"to": "inbox"}})).unwrap();
         let r = spec.receipts.unwrap();
