@@ -67,6 +67,12 @@ if [ "${1:-}" = test ]; then
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light
     if [ -n "$made_policy" ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
   fi
+  if [ ! -x /usr/bin/go ] || [ ! -f /usr/share/gocode/src/golang.org/x/time/rate/rate.go ]; then
+    say "installing Debian's Go and golang.org/x/time (the Go limiter is held to them)"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    $SUDO apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends golang-go golang-golang-x-time-dev
+  fi
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     say "installing Debian's chromium and chromium-driver"
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo

@@ -130,7 +130,9 @@ else
   stage fuzz 5 900 env PROPTEST_CASES="${FUZZ_CASES:-20000}" cargo test --release --no-fail-fast -p sluice-engine --test fuzz
   stage wasm 4 900 bash -c 'cd engine && cargo test --target wasm32-unknown-unknown --test wasm'
   # The real servers (Debian's nginx), fed traffic at its instants: what
-  # each logged it saw, replayed through sluice run, decision by decision.
+  # each logged it saw, replayed through sluice run, decision by decision;
+  # and Go's x/time/rate, built from what sluice export go writes, called
+  # at the very instants sluice replays.
   stage real 1 900 cargo test --release -p sluice-cli --test real_servers -- --ignored --nocapture
   stage bundle 0 900 trunk build --release --offline
   if [[ " ${broken[*]} " == *" bundle "* ]]; then

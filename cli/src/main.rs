@@ -78,7 +78,7 @@ enum Command {
     /// enforce, with warnings on standard error where the meaning depends
     /// on deployment.
     Export {
-        /// The product: nginx.
+        /// The product: nginx or go.
         product: String,
         /// The scenario file.
         file: String,
@@ -346,13 +346,16 @@ fn run(file: &str, until: Option<f64>, seed: Option<u64>, format: Format, transi
 }
 
 /// The product named on the command line.
-fn product(name: &str) -> Result<sluice_engine::config::Product, String> {
-    sluice_engine::config::Product::parse(name)
-        .ok_or_else(|| format!("no product \"{}\": Sluice reads and writes {}", sluice_engine::printable(name, 40), sluice_engine::config::Product::NAMES))
+fn product(name: &str, imports: bool) -> Result<sluice_engine::config::Product, String> {
+    use sluice_engine::config::Product;
+    Product::parse(name).ok_or_else(|| {
+        let (verb, names) = if imports { ("reads", Product::names(true)) } else { ("writes", Product::names(false)) };
+        format!("no product \"{}\": Sluice {verb} {names}", sluice_engine::printable(name, 40))
+    })
 }
 
 fn import(name: &str, file: &str) -> Result<String, String> {
-    let product = product(name)?;
+    let product = product(name, true)?;
     let shown = sluice_engine::printable(file, 200);
     let mut text = String::new();
     std::fs::File::open(file)
@@ -370,7 +373,7 @@ fn import(name: &str, file: &str) -> Result<String, String> {
 }
 
 fn export(name: &str, file: &str, node: Option<&str>) -> Result<String, String> {
-    let product = product(name)?;
+    let product = product(name, false)?;
     let scenario = load(file)?;
     let exported = sluice_engine::config::export(product, &scenario, node).map_err(|why| why.to_string())?;
     let mut stderr = io::stderr().lock();

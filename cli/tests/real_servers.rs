@@ -1,9 +1,15 @@
 //! Sluice against the real servers: a limiter's configuration written by
-//! `sluice export`, traffic sent to a real nginx at its instants, the instants nginx itself logged replayed through `sluice
-//! run --arrivals`, and each request's outcome compared with
-//! `--decisions`. Timing on a shared machine is noisy, and a decision
-//! depends on the exact millisecond, so the comparison is against what
-//! the server saw, not what the client meant to send.
+//! `sluice export`, traffic sent to a real nginx at its instants, the
+//! instants nginx itself logged replayed through `sluice run --arrivals`,
+//! and each request's outcome compared with `--decisions`. Timing on a
+//! shared machine is noisy, and a decision depends on the exact
+//! millisecond, so the comparison is against what the server saw, not
+//! what the client meant to send.
+//!
+//! Go's limiter takes its instant from the caller, so there the code
+//! `sluice export go` writes is built with Debian's golang.org/x/time and
+//! fed the very nanoseconds Sluice replays (`go/harness.go`): every
+//! decision, and every delayed request's instant, must be the same.
 //!
 //! These need the servers installed (`scripts/setup.sh test` installs
 //! Debian's), so they are left out of a plain `cargo test` and run in
@@ -292,4 +298,125 @@ fn nginx_limit_req_decides_as_nginx_1_22_does() {
     let goal = if share >= GOAL { "the goal of 99.5% met" } else { "below the goal of 99.5%: the requests that differ are listed above" };
     println!("nginx 1.22 limit_req: {} of {} requests as nginx decided ({:.2}%), {goal}", total.0, total.1, share * 100.0);
     assert!(share >= FLOOR, "agreement {:.2}% is below {:.0}%: the transcription parts from nginx", share * 100.0, FLOOR * 100.0);
+}
+
+/// `1.234567891` as nanoseconds, exactly.
+fn nanos(text: &str) -> u64 {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = format!("{fraction:0<9}");
+    whole.parse::<u64>().unwrap() * 1_000_000_000 + digits[..9].parse::<u64>().unwrap()
+}
+
+/// What Go's `golang.org/x/time/rate` decides for the block `settings`,
+/// on each trace at nanosecond instants: the Go `sluice export go` writes,
+/// built against Debian's x/time, called as the block calls it at the
+/// instants Sluice replays. Returns the requests decided alike (outcome
+/// and instant) and all of them.
+fn go_case(name: &str, settings: &str, call: &str, per_key: bool, timeout_ns: i64) -> (usize, usize) {
+    let go = Path::new("/usr/bin/go");
+    let x_time = Path::new("/usr/share/gocode/src/golang.org/x/time/rate/rate.go");
+    assert!(go.exists() && x_time.exists(), "Go or its x/time is not installed: scripts/setup.sh test installs golang-go and golang-golang-x-time-dev");
+    let dir = workdir(&format!("go-{name}"));
+    let scenario = scenario_of(&dir, &format!(r#""product": "go_rate", {settings}"#));
+    // The exported package, and the harness beside it, built once.
+    let gopath = dir.join("gopath");
+    std::fs::create_dir_all(gopath.join("src/limits")).unwrap();
+    std::fs::create_dir_all(gopath.join("src/harness")).unwrap();
+    std::fs::write(gopath.join("src/limits/limits.go"), exported("go", &scenario)).unwrap();
+    std::fs::write(gopath.join("src/harness/main.go"), include_str!("go/harness.go")).unwrap();
+    // An assembly file, even empty, lets a function be declared without a body (go:linkname).
+    std::fs::write(gopath.join("src/harness/linkname.s"), "").unwrap();
+    let harness = dir.join("harness");
+    let built = Command::new(go)
+        .args(["build", "-o", harness.to_str().unwrap(), "."])
+        .current_dir(gopath.join("src/harness"))
+        .env("GO111MODULE", "off")
+        .env("GOPATH", format!("{}:/usr/share/gocode", gopath.display()))
+        .env("GOCACHE", dir.join("gocache"))
+        .env("GOFLAGS", "")
+        .output()
+        .unwrap();
+    assert!(built.status.success(), "go build: {}", String::from_utf8_lossy(&built.stderr));
+    let mut total = (0, 0);
+    for (trace, requests) in traces(11) {
+        let instants: Vec<(u64, &str)> = requests.iter().map(|r| ((r.at_s * 1e9).round() as u64, r.key.as_str())).collect();
+        let arrivals: String = instants.iter().map(|(ns, key)| format!("{}.{:09},{key}\n", ns / 1_000_000_000, ns % 1_000_000_000)).collect();
+        let file = dir.join("arrivals.csv");
+        std::fs::write(&file, &arrivals).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_sluice"))
+            .args(["run", scenario.to_str().unwrap(), "--arrivals", file.to_str().unwrap(), "--decisions", "-"])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "sluice: {}", String::from_utf8_lossy(&out.stderr));
+        let ours: Vec<(String, u64)> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .skip(1)
+            .map(|l| {
+                let f: Vec<&str> = l.split(',').collect();
+                (f[3].to_string(), nanos(f[4]))
+            })
+            .collect();
+        let mut child = Command::new(&harness)
+            .args([call, if per_key { "per_key" } else { "shared" }, &timeout_ns.to_string()])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let lines: String = instants.iter().map(|(ns, key)| format!("{ns},{key}\n")).collect();
+        child.stdin.take().unwrap().write_all(lines.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        assert!(out.status.success(), "the Go harness failed");
+        let theirs: Vec<(String, u64)> = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| {
+                let (outcome, at) = l.split_once(',').unwrap();
+                (outcome.to_string(), at.parse().unwrap())
+            })
+            .collect();
+        assert_eq!(ours.len(), instants.len(), "one decision a request");
+        assert_eq!(theirs.len(), instants.len(), "one Go decision a request");
+        let mut agree = 0;
+        let mut differ = Vec::new();
+        for (i, (a, b)) in ours.iter().zip(&theirs).enumerate() {
+            if a == b {
+                agree += 1;
+            } else {
+                differ.push(format!("    request {i} of {} at {} ns: Go {b:?}, sluice {a:?}", instants[i].1, instants[i].0));
+            }
+        }
+        let shapes: std::collections::BTreeMap<&str, usize> = theirs.iter().fold(Default::default(), |mut m, (o, _)| {
+            *m.entry(o.as_str()).or_default() += 1;
+            m
+        });
+        println!("go {name}, {trace}: {agree} of {} requests as Go decided, at the same nanosecond ({shapes:?})", instants.len());
+        for d in differ.iter().take(10) {
+            println!("{d}");
+        }
+        total = (total.0 + agree, total.1 + instants.len());
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    total
+}
+
+#[test]
+#[ignore = "needs Go and golang.org/x/time: run by make test's real-server stage"]
+fn go_rate_decides_as_x_time_rate_0_3_does() {
+    let cases = [
+        ("NewLimiter(10, 4) Allow", r#""limit": 10, "burst": 4"#, "allow", false, -1),
+        ("NewLimiter(7.3, 3) Allow per key", r#""limit": 7.3, "burst": 3, "per_key": true"#, "allow", true, -1),
+        ("NewLimiter(12.5, 2) Reserve", r#""limit": 12.5, "burst": 2, "call": "reserve""#, "reserve", false, -1),
+        ("NewLimiter(3, 5) Wait per key", r#""limit": 3, "burst": 5, "call": "wait", "per_key": true"#, "wait", true, -1),
+        ("NewLimiter(20, 1) Wait within 0.0333 s", r#""limit": 20, "burst": 1, "call": "wait", "timeout_s": 0.0333"#, "wait", false, 33_300_000),
+        ("NewLimiter(0, 6) Allow", r#""limit": 0, "burst": 6"#, "allow", false, -1),
+    ];
+    let mut total = (0, 0);
+    for (name, settings, call, per_key, timeout) in cases {
+        let (agree, n) = go_case(name, settings, call, per_key, timeout);
+        total = (total.0 + agree, total.1 + n);
+    }
+    let share = total.0 as f64 / total.1 as f64;
+    println!("go x/time/rate 0.3.0: {} of {} requests as Go decided ({:.2}%), the goal of 100% {}", total.0, total.1, share * 100.0, if total.0 == total.1 { "met" } else { "missed" });
+    assert_eq!(total.0, total.1, "every decision must be Go's: the transcription parts from golang.org/x/time/rate");
 }

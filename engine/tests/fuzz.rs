@@ -154,6 +154,17 @@ fn middle_block() -> impl Strategy<Value = Value> {
                    "per": if minute { "minute" } else { "second" }, "burst": burst, "nodelay": nodelay,
                    "delay": if nodelay { 0 } else { delay }, "dry_run": dry, "zone_bytes": 32768})
         }),
+        // Go's limiter, of a limit of 0 too (the burst spent for good).
+        (0.0f64..300.0, 0u32..10, 0usize..4, any::<bool>(), 0.0f64..0.5).prop_map(|(limit, burst, call, per_key, timeout)| {
+            let limit = if limit < 10.0 { 0.0 } else { limit };
+            let name = ["allow", "wait", "reserve", "wait"][call];
+            let mut d = json!({"kind": "product_limiter", "product": "go_rate", "limit": limit, "burst": burst,
+                               "call": name, "per_key": per_key});
+            if call == 3 {
+                d["timeout_s"] = json!(timeout);
+            }
+            d
+        }),
     ]
 }
 

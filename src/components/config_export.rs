@@ -1,9 +1,9 @@
-//! "Export as nginx" on a product limiter: the configuration that enforces
-//! what the block enforces, in a box to copy, with what depends on how the
-//! server is deployed (`config::export_node`).
+//! "Export as nginx configuration" (or Go code) on a product limiter: what
+//! enforces what the block enforces in its product, in a box to copy, with
+//! what depends on how the server is deployed (`config::export_node`).
 
 use sluice_engine::config::{export_node, Product};
-use sluice_engine::NodeSpec;
+use sluice_engine::{BlockSpec, NodeSpec};
 use yew::prelude::*;
 
 use crate::browser::keep;
@@ -20,7 +20,9 @@ pub fn config_export(props: &ConfigExportProps) -> Html {
         let open = open.clone();
         Callback::from(move |_: MouseEvent| open.set(!*open))
     };
-    let body = open.then(|| match export_node(Product::Nginx, &props.node) {
+    let BlockSpec::ProductLimiter(spec) = &props.node.block else { return html! {} };
+    let product = Product::of(spec);
+    let body = open.then(|| match export_node(product, &props.node) {
         Ok(exported) => {
             let copy = {
                 let text = exported.text.clone();
@@ -29,7 +31,7 @@ pub fn config_export(props: &ConfigExportProps) -> Html {
             html! {
                 <>
                     <textarea class="config-out" data-testid="config-out" readonly=true rows="10" spellcheck="false" wrap="off"
-                        aria-label="nginx configuration" value={exported.text.clone()} />
+                        aria-label={product.writes()} value={exported.text.clone()} />
                     <button class="small" data-testid="config-copy" onclick={copy}>{"Copy"}</button>
                     <ul class="config-warnings">
                         { for exported.warnings.iter().map(|w| html! { <li>{ w }</li> }) }
@@ -42,7 +44,7 @@ pub fn config_export(props: &ConfigExportProps) -> Html {
     html! {
         <div class="config-export">
             <button class="small" data-testid="config-export" aria-expanded={open.to_string()} onclick={toggle}>
-                { if *open { "Hide the nginx configuration" } else { "Export as nginx configuration" } }
+                { if *open { format!("Hide the {}", product.writes()) } else { format!("Export as {}", product.writes()) } }
             </button>
             { for body }
         </div>

@@ -10,6 +10,7 @@
 //! on how the product is deployed. Importing an export gives the same
 //! limiters back.
 
+mod go;
 mod nginx;
 mod nginx_conf;
 
@@ -17,23 +18,60 @@ use crate::scenario::{Kind, Scenario};
 
 pub use nginx_conf::SyntaxError;
 
-/// A product whose configuration Sluice reads and writes.
+/// A product whose configuration (or code) Sluice writes, and reads
+/// where it has a configuration file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Product {
     Nginx,
+    Go,
 }
 
 impl Product {
-    /// The product named `name` on the command line (`nginx`).
-    pub fn parse(name: &str) -> Option<Product> {
-        match name {
-            "nginx" => Some(Product::Nginx),
-            _ => None,
+    pub const ALL: [Product; 2] = [Product::Nginx, Product::Go];
+
+    /// Its name on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Product::Nginx => "nginx",
+            Product::Go => "go",
         }
     }
 
-    /// Every product, by name, for messages.
-    pub const NAMES: &'static str = "nginx";
+    /// Whether it has a configuration file to import.
+    pub fn imports(self) -> bool {
+        match self {
+            Product::Nginx => true,
+            Product::Go => false,
+        }
+    }
+
+    /// What an export of it writes, for people: `nginx configuration`.
+    pub fn writes(self) -> &'static str {
+        match self {
+            Product::Nginx => "nginx configuration",
+            Product::Go => "Go code",
+        }
+    }
+
+    /// The product a product limiter is the limiter of.
+    pub fn of(spec: &crate::scenario::ProductLimiterSpec) -> Product {
+        use crate::scenario::ProductLimiterSpec;
+        match spec {
+            ProductLimiterSpec::NginxLimitReq(_) => Product::Nginx,
+            ProductLimiterSpec::GoRate(_) => Product::Go,
+        }
+    }
+
+    /// The product named `name` on the command line (`nginx`).
+    pub fn parse(name: &str) -> Option<Product> {
+        Product::ALL.into_iter().find(|p| p.name() == name)
+    }
+
+    /// Every product, by name, for messages: `nginx, go`.
+    pub fn names(imports: bool) -> String {
+        let names: Vec<&str> = Product::ALL.into_iter().filter(|p| !imports || p.imports()).map(Product::name).collect();
+        names.join(", ")
+    }
 }
 
 /// A configuration read into a scenario.
@@ -58,6 +96,8 @@ pub enum ImportError {
     At { line: usize, expected: String },
     #[error("nothing in it is limited by limit_req: there is nothing to simulate")]
     NothingLimited,
+    #[error("{0} has no configuration file to import: put its limiter on the canvas (a product limiter), then export it")]
+    NoFile(&'static str),
     /// The scenario made of it is not valid (a limit out of Sluice's range).
     #[error("{0}")]
     Invalid(String),
@@ -86,6 +126,7 @@ pub enum ExportError {
 pub fn import(product: Product, text: &str) -> Result<Imported, ImportError> {
     match product {
         Product::Nginx => nginx::import(text),
+        Product::Go => Err(ImportError::NoFile("Go")),
     }
 }
 
@@ -100,5 +141,6 @@ pub fn export_node(product: Product, node: &crate::scenario::NodeSpec) -> Result
 pub fn export(product: Product, scenario: &Scenario, node: Option<&str>) -> Result<Exported, ExportError> {
     match product {
         Product::Nginx => nginx::export(scenario, node),
+        Product::Go => go::export(scenario, node),
     }
 }

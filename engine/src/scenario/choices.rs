@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::blocks::consumer::OnTimeout;
 use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 use crate::blocks::router::RouterSpec;
-use crate::blocks::{NginxLimitReqSpec, Per, ProductLimiterSpec};
+use crate::blocks::{GoCall, GoRateSpec, NginxLimitReqSpec, Per, ProductLimiterSpec};
 use crate::blocks::{Backpressure, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
 use crate::buffer::Order;
 
@@ -184,6 +184,12 @@ choice!(Per {
     Minute => "per minute (r/m)",
 });
 
+choice!(GoCall {
+    Allow => "Allow: refuse unless a token is there",
+    Wait => "Wait: wait for a token (up to a deadline)",
+    Reserve => "Reserve: always wait for a token",
+});
+
 choice!(QueueKey {
     PerInput => "one per sender",
     PerDestination => "one per destination",
@@ -231,7 +237,10 @@ pub fn router_examples(outputs: &[String]) -> Vec<(RouterSpec, &'static str)> {
 /// A working limiter of each product, and its name for people: what
 /// choosing a product in the inspector turns a product limiter into.
 pub fn product_examples() -> Vec<(ProductLimiterSpec, &'static str)> {
-    vec![(ProductLimiterSpec::NginxLimitReq(NginxLimitReqSpec::of(10, 5)), "nginx limit_req")]
+    vec![
+        (ProductLimiterSpec::NginxLimitReq(NginxLimitReqSpec::of(10, 5)), "nginx limit_req"),
+        (ProductLimiterSpec::GoRate(GoRateSpec::of(10.0, 5)), "Go x/time/rate"),
+    ]
 }
 
 #[cfg(test)]

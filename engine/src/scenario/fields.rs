@@ -12,7 +12,7 @@
 
 use super::choices::Menu;
 use crate::plumbing::units::Quantity;
-use super::{Arrivals, Backpressure, CreditScope, Distribution, FieldPath, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, RateUnit, Reaction, Scheme, Scope};
+use super::{Arrivals, Backpressure, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, RateUnit, Reaction, Scheme, Scope};
 use super::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 
 /// What a parameter measures, as the inspector shows it beside the value.
@@ -42,6 +42,8 @@ pub enum Unit {
     Share,
     /// Requests, as a server counts them.
     Requests,
+    /// Requests a second.
+    RequestsPerSecond,
     /// An HTTP status code.
     Status,
     /// Keys a limiter keeps state for.
@@ -68,6 +70,7 @@ impl Unit {
             Unit::Ratio => "×",
             Unit::Share => "0 to 1",
             Unit::Requests => "requests",
+            Unit::RequestsPerSecond => "requests/s",
             Unit::Status => "HTTP status",
             Unit::Keys => "keys",
         }
@@ -252,6 +255,7 @@ const CONCURRENCY_LIMITER: &[Field] = &[f(
 )];
 
 const NGINX: &[&str] = &["nginx_limit_req"];
+const GO: &[&str] = &["go_rate"];
 
 const PRODUCT_LIMITER: &[Field] = &[
     f("product", "Product", Unit::None, "Whose limiter it is: it decides as that product's own code does.", Control::Product),
@@ -264,6 +268,12 @@ const PRODUCT_LIMITER: &[Field] = &[
     f("dry_run", "Dry run", Unit::None, "limit_req_dry_run: decide and count, but refuse and delay nothing.", Control::Toggle).shown_if("product", NGINX),
     f("zone_bytes", "Zone size", Unit::Bytes, "The zone=name:size: about 8,100 keys a MiB; when full, the least recently used key is forgotten.", num(32768.0, 10_485_760.0, 32768.0)).shown_if("product", NGINX),
     f("key", "Key", Unit::None, "What the zone keys on, as the configuration writes it ($binary_remote_addr); the run keys on each message's key.", Control::Text).shown_if("product", NGINX),
+    f("limit", "Limit", Unit::RequestsPerSecond, "rate.Limit: tokens added a second, one taken per request.", num(0.0, 100.0, 0.5)).shown_if("product", GO),
+    f("burst", "Burst", Unit::Requests, "The bucket's size: requests granted back to back from full (burst, not burst + 1).", whole(0.0, 100.0, 1.0)).shown_if("product", GO),
+    f("call", "Call", Unit::None, "What the handler calls for each request: Allow refuses, Wait and Reserve make it wait.", Control::Choice(Menu::or_default::<GoCall>())).shown_if("product", GO),
+    f("timeout_s", "Wait's deadline", Unit::Seconds, "Wait's context deadline after the call: a wait longer than this is refused at once (empty: none).", OPTIONAL).shown_if("call", &["wait"]),
+    f("per_key", "Per key", Unit::None, "One limiter per message key (a map of limiters) rather than one for all.", Control::Toggle).shown_if("product", GO),
+    f("status", "Refusal status", Unit::Status, "What the handler answers a refused request.", whole(400.0, 599.0, 1.0)).shown_if("product", GO),
 ];
 
 const RESOURCE_POOL: &[Field] = &[

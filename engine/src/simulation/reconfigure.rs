@@ -129,7 +129,7 @@ impl Simulation {
                 self.pump(i);
             }
             (Node::ProductLimiter(l), BlockSpec::ProductLimiter(spec)) => {
-                l.reconfigure(spec);
+                l.reconfigure(spec, self.core.now);
                 self.pump(i);
             }
             (Node::ResourcePool(r), BlockSpec::ResourcePool(spec)) => {

@@ -18,6 +18,7 @@
 //!   is held too, and everything behind it waits, in order, until the
 //!   next block wakes it.
 
+mod go;
 mod nginx;
 
 use std::collections::BTreeMap;
@@ -33,6 +34,7 @@ use crate::plumbing::validate::FieldError;
 use crate::scheduler::EventKind;
 use crate::time::SimTime;
 
+pub use go::{GoCall, GoRateSpec};
 pub use nginx::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
 
 /// Which product's limiter, and its settings in the product's own terms.
@@ -41,18 +43,22 @@ pub use nginx::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
 pub enum ProductLimiterSpec {
     /// nginx's `limit_req` with its `limit_req_zone` (nginx 1.22).
     NginxLimitReq(NginxLimitReqSpec),
+    /// Go's `golang.org/x/time/rate` limiter (x/time v0.3.0).
+    GoRate(GoRateSpec),
 }
 
 impl ProductLimiterSpec {
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
         match self {
             ProductLimiterSpec::NginxLimitReq(s) => s.validate(path, errors),
+            ProductLimiterSpec::GoRate(s) => s.validate(path, errors),
         }
     }
 
     pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
         match self {
             ProductLimiterSpec::NginxLimitReq(s) => s.number_mut(steps),
+            ProductLimiterSpec::GoRate(s) => s.number_mut(steps),
         }
     }
 
@@ -61,26 +67,28 @@ impl ProductLimiterSpec {
     pub fn summary(&self) -> String {
         match self {
             ProductLimiterSpec::NginxLimitReq(s) => s.summary(),
+            ProductLimiterSpec::GoRate(s) => s.summary(),
         }
     }
 }
 
-/// A product's state.
-enum State {
-    Nginx(nginx::Zone),
+/// A product's settings and the state it keeps, together.
+enum Running {
+    Nginx(NginxLimitReqSpec, nginx::Zone),
+    Go(GoRateSpec, go::Limiters),
 }
 
-impl State {
-    fn of(spec: &ProductLimiterSpec) -> State {
+impl Running {
+    fn of(spec: ProductLimiterSpec) -> Running {
         match spec {
-            ProductLimiterSpec::NginxLimitReq(_) => State::Nginx(nginx::Zone::default()),
+            ProductLimiterSpec::NginxLimitReq(s) => Running::Nginx(s, nginx::Zone::default()),
+            ProductLimiterSpec::GoRate(s) => Running::Go(s, go::Limiters::default()),
         }
     }
 }
 
 pub struct ProductLimiter {
-    spec: ProductLimiterSpec,
-    state: State,
+    running: Running,
     /// Messages held, by the instant they may leave and the order they came.
     held: BTreeMap<(SimTime, u64), Message>,
     came: u64,
@@ -90,6 +98,11 @@ pub struct ProductLimiter {
     blocked: bool,
 }
 
+/// `t` in nanoseconds, as Go's clock reads it.
+fn nanos(t: SimTime) -> i64 {
+    i64::try_from(t.as_nanos()).unwrap_or(i64::MAX)
+}
+
 /// The millisecond of `t`, as a server's clock reads it.
 fn millisecond(t: SimTime) -> u64 {
     t.as_nanos() / 1_000_000
@@ -97,25 +110,25 @@ fn millisecond(t: SimTime) -> u64 {
 
 impl ProductLimiter {
     pub fn new(spec: ProductLimiterSpec) -> Self {
-        let state = State::of(&spec);
-        ProductLimiter { spec, state, held: BTreeMap::new(), came: 0, armed: None, blocked: false }
+        ProductLimiter { running: Running::of(spec), held: BTreeMap::new(), came: 0, armed: None, blocked: false }
     }
 
-    pub fn spec(&self) -> &ProductLimiterSpec {
-        &self.spec
-    }
-
-    /// New settings take effect for the next request; a change of product
-    /// starts its state afresh (the held messages keep their instants).
-    pub fn reconfigure(&mut self, spec: ProductLimiterSpec) {
-        if std::mem::discriminant(&spec) != std::mem::discriminant(&self.spec) {
-            self.state = State::of(&spec);
+    /// New settings take effect for the next request, as the product
+    /// takes them at `now`; a change of product starts its state afresh
+    /// (the held messages keep their instants).
+    pub fn reconfigure(&mut self, spec: ProductLimiterSpec, now: SimTime) {
+        match (&mut self.running, spec) {
+            (Running::Nginx(old, zone), ProductLimiterSpec::NginxLimitReq(new)) => {
+                // A zone made smaller forgets its least recently used keys.
+                zone.shrink(new.capacity());
+                *old = new;
+            }
+            (Running::Go(old, limiters), ProductLimiterSpec::GoRate(new)) => {
+                limiters.reconfigure(old, &new, nanos(now));
+                *old = new;
+            }
+            (running, spec) => *running = Running::of(spec),
         }
-        // A zone made smaller forgets its least recently used keys.
-        match (&spec, &mut self.state) {
-            (ProductLimiterSpec::NginxLimitReq(s), State::Nginx(zone)) => zone.shrink(s.capacity()),
-        }
-        self.spec = spec;
     }
 
     /// Messages held now.
@@ -125,8 +138,9 @@ impl ProductLimiter {
 
     /// Keys the limiter keeps state for now.
     pub fn keys(&self) -> usize {
-        match &self.state {
-            State::Nginx(zone) => zone.keys(),
+        match &self.running {
+            Running::Nginx(_, zone) => zone.keys(),
+            Running::Go(_, limiters) => limiters.keys(),
         }
     }
 
@@ -141,8 +155,8 @@ impl ProductLimiter {
     pub fn take(&mut self, msg: Message, ctx: &mut Context) -> Option<Message> {
         let now = ctx.core.now;
         ctx.stats.arrived += 1;
-        let (outcome, at) = match (&self.spec, &mut self.state) {
-            (ProductLimiterSpec::NginxLimitReq(spec), State::Nginx(zone)) => {
+        let (outcome, at) = match &mut self.running {
+            Running::Nginx(spec, zone) => {
                 let ms = millisecond(now);
                 match (zone.decide(spec, msg.key, ms), spec.dry_run) {
                     (nginx::Verdict::Pass, _) => (Outcome::Admitted, now),
@@ -152,6 +166,11 @@ impl ProductLimiter {
                     (nginx::Verdict::Reject, false) => (Outcome::Rejected, now),
                 }
             }
+            Running::Go(spec, limiters) => match limiters.decide(spec, msg.key, nanos(now)) {
+                go::Verdict::Pass => (Outcome::Admitted, now),
+                go::Verdict::At(at) => (Outcome::Delayed, SimTime::from_nanos(at.max(0) as u64)),
+                go::Verdict::Reject => (Outcome::Rejected, now),
+            },
         };
         ctx.decided(&msg, outcome, at);
         match outcome {
