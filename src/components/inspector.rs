@@ -137,10 +137,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
 
     let rows = fields::fields(spec.block.kind())
         .iter()
-        .filter(|field| match field.when() {
-            Some((path, values)) => block.pointer(&path.pointer()).and_then(Value::as_str).is_some_and(|v| values.is_empty() || values.contains(&v)),
-            None => true,
-        })
+        .filter(|field| field.shown_in(&block))
         .map(|field| {
             let path = field.path();
             let key = path.slug();

@@ -293,6 +293,6 @@ mod tests {
     #[test]
     fn every_product_example_is_a_limiter_of_its_product() {
         let names: Vec<String> = product_examples().iter().map(|(p, _)| kind_name(p)).collect();
-        assert_eq!(names, ["nginx_limit_req"]);
+        assert_eq!(names, ["nginx_limit_req", "go_rate"]);
     }
 }

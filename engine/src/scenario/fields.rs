@@ -153,6 +153,15 @@ impl Field {
     pub fn when(&self) -> Option<(FieldPath, &'static [&'static str])> {
         self.shown_when.map(|(path, values)| (FieldPath::of(path), values))
     }
+
+    /// Whether it is shown for `block`, the block as JSON: always, or while
+    /// the field `when` names holds one of its values.
+    pub fn shown_in(&self, block: &serde_json::Value) -> bool {
+        match self.when() {
+            Some((path, values)) => block.pointer(&path.pointer()).and_then(serde_json::Value::as_str).is_some_and(|v| values.is_empty() || values.contains(&v)),
+            None => true,
+        }
+    }
 }
 
 const fn num(min: f64, max: f64, step: f64) -> Control {
@@ -507,11 +516,15 @@ mod tests {
 
     #[test]
     fn every_kind_has_fields_and_every_choice_parses() {
+        let products = crate::scenario::choices::product_examples().into_iter().map(|(p, _)| crate::scenario::BlockSpec::ProductLimiter(p));
+        let blocks: Vec<crate::scenario::BlockSpec> = Kind::ALL.iter().map(|&k| default_block(k)).chain(products).collect();
         for kind in Kind::ALL {
-            let fields = fields(kind);
-            assert!(!fields.is_empty(), "{kind} has no fields");
-            let block = crate::plumbing::json_read::to_value(&default_block(kind));
-            for field in fields {
+            assert!(!fields(kind).is_empty(), "{kind} has no fields");
+        }
+        for spec in blocks {
+            let kind = spec.kind();
+            let block = crate::plumbing::json_read::to_value(&spec);
+            for field in fields(kind).iter().filter(|f| f.shown_in(&block)) {
                 if let Control::Choice(menu) = field.control {
                     for (value, _) in menu.entries() {
                         let mut v = block.clone();
@@ -537,12 +550,13 @@ mod defaults {
     #[test]
     fn a_choice_left_out_of_the_file_shows_what_the_block_holds() {
         let mut blocks: Vec<crate::scenario::BlockSpec> = Kind::ALL.iter().map(|&k| default_block(k)).collect();
+        blocks.extend(crate::scenario::choices::product_examples().into_iter().map(|(p, _)| crate::scenario::BlockSpec::ProductLimiter(p)));
         let every = crate::scenario::Scenario::from_json(include_str!("../../../scenarios/every-block.json")).unwrap();
         blocks.extend(every.nodes.into_iter().map(|n| n.block));
         let mut left_out = 0;
         for block in blocks {
             let doc = crate::plumbing::json_read::to_value(&block);
-            for field in fields(block.kind()) {
+            for field in fields(block.kind()).iter().filter(|f| f.shown_in(&doc)) {
                 let Control::Choice(menu) = field.control else { continue };
                 if doc.pointer(&field.path().pointer()).is_some() {
                     continue;
