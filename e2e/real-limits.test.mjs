@@ -1,7 +1,8 @@
 // A real server's configuration in the page: nginx's limit_req pasted into
 // "Import configuration…" joins the canvas as blocks in one undoable edit,
 // what is not modelled is said with its line, a bad file is refused in the
-// dialog naming its line, and a product limiter exports back to nginx.
+// dialog naming its line, and a product limiter exports back to nginx, or,
+// made Go's, as Go code.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withBrowser, open, screenshot, accessibilityProblems } from './harness.mjs';
@@ -49,6 +50,32 @@ test('an nginx configuration imports as blocks, undoably, and a limiter exports 
   // One undo takes the whole import back.
   await page.click('[data-testid="undo"]');
   await page.waitForFunction((n) => document.querySelectorAll('[data-node]').length === n, before);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("a product limiter made Go's shows Go's fields and exports Go code", async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.click('[data-testid="import-config"]');
+  await page.fill('[data-testid="config-text"]', CONF);
+  await page.click('[data-testid="config-import-go"]');
+  await page.waitForSelector('[data-node="perip"]');
+  // Choosing the product makes the block a working limiter of it.
+  await page.selectOption('[data-testid="param-product"]', 'go_rate');
+  await page.waitForSelector('[data-testid="param-call"]');
+  assert.equal(await page.locator('[data-testid="param-nodelay"]').count(), 0, "nginx's fields are gone");
+  assert.equal(await page.locator('[data-testid="param-timeout_s-number"]').count(), 0, 'no deadline for Allow');
+  // Wait brings its deadline.
+  await page.selectOption('[data-testid="param-call"]', 'wait');
+  await page.waitForSelector('[data-testid="param-timeout_s-number"]');
+  await page.fill('[data-testid="param-timeout_s-number"]', '0.25');
+  await page.click('[data-testid="config-export"]');
+  assert.match(await page.textContent('[data-testid="config-export"]'), /Hide the Go code/);
+  const code = await page.inputValue('[data-testid="config-out"]');
+  assert.match(code, /return rate\.NewLimiter\(rate\.Limit\(10\), 5\)/);
+  assert.match(code, /context\.WithTimeout\(r\.Context\(\), 250\*time\.Millisecond\)/);
+  assert.match(code, /if err := lim\.Wait\(ctx\); err != nil \{/);
+  await screenshot(page, 'config-export-go');
   assert.deepEqual(errors, []);
   await page.close();
 });

@@ -102,14 +102,10 @@ impl GoRateSpec {
         }
     }
 
-    /// As Go writes it: `go rate.NewLimiter(10, 5) Allow`.
+    /// In a few words, short enough for a block's face: `go 10/s burst=5
+    /// Allow` (the deadline and the keying are the inspector's to show).
     pub fn summary(&self) -> String {
-        let deadline = match self.timeout_s {
-            Some(t) if self.call == GoCall::Wait => format!(" within {t} s"),
-            _ => String::new(),
-        };
-        let keyed = if self.per_key { " per key" } else { "" };
-        format!("go rate.NewLimiter({}, {}) {}{deadline}{keyed}", self.limit, self.burst, self.call_text())
+        format!("go {}/s burst={} {}", self.limit, self.burst, self.call_text())
     }
 
     /// The deadline as `Wait` compares it, in nanoseconds.
@@ -399,8 +395,8 @@ mod tests {
 
     #[test]
     fn its_summary_is_the_go_in_a_few_words() {
-        assert_eq!(spec(10.0, 5, GoCall::Allow).summary(), "go rate.NewLimiter(10, 5) Allow");
+        assert_eq!(spec(10.0, 5, GoCall::Allow).summary(), "go 10/s burst=5 Allow");
         let w = GoRateSpec { timeout_s: Some(0.5), per_key: true, ..spec(2.5, 1, GoCall::Wait) };
-        assert_eq!(w.summary(), "go rate.NewLimiter(2.5, 1) Wait within 0.5 s per key");
+        assert_eq!(w.summary(), "go 2.5/s burst=1 Wait");
     }
 }
