@@ -79,3 +79,21 @@ test("a product limiter made Go's shows Go's fields and exports Go code", async 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('an HAProxy configuration imports as its rate-limited frontend and exports back', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.click('[data-testid="import-config"]');
+  await page.selectOption('[data-testid="config-product"]', 'haproxy');
+  assert.match(await page.textContent('[data-testid="config-import"]'), /stick tables storing http_req_rate/);
+  await page.fill('[data-testid="config-text"]', 'frontend web\n    bind :80\n    stick-table type ip size 100k expire 30s store http_req_rate(10s)\n    http-request track-sc0 src\n    http-request deny deny_status 429 if { sc_http_req_rate(0) gt 10 }\n');
+  await page.click('[data-testid="config-import-go"]');
+  await page.waitForSelector('[data-node="web"]');
+  assert.match(await page.textContent('body'), /Not modelled: line 2: bind: not a limit Sluice models/);
+  await page.click('[data-testid="config-export"]');
+  const exported = await page.inputValue('[data-testid="config-out"]');
+  assert.match(exported, /stick-table type ip size 100k expire 30s store http_req_rate\(10s\)/);
+  assert.match(exported, /http-request deny deny_status 429 if \{ sc_http_req_rate\(0\) gt 10 \}/);
+  await screenshot(page, 'config-export-haproxy');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

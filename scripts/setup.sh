@@ -53,8 +53,8 @@ fi
 
 if [ "${1:-}" = test ]; then
   # The real servers the limiters are held to (cli/tests/real_servers.rs).
-  if [ ! -x /usr/sbin/nginx ]; then
-    say "installing Debian's nginx-light (not started: the tests start their own)"
+  if [ ! -x /usr/sbin/nginx ] || [ ! -x /usr/sbin/haproxy ]; then
+    say "installing Debian's nginx-light and haproxy (not started: the tests start their own)"
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
     $SUDO apt-get update -qq
     # Debian starts a service as it installs it, unless policy-rc.d says no.
@@ -64,7 +64,7 @@ if [ "${1:-}" = test ]; then
       $SUDO chmod +x /usr/sbin/policy-rc.d
       made_policy=yes
     fi
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light haproxy
     if [ -n "$made_policy" ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
   fi
   if [ ! -x /usr/bin/go ] || [ ! -f /usr/share/gocode/src/golang.org/x/time/rate/rate.go ]; then

@@ -196,7 +196,11 @@ fn compare(product: &str, trace: &str, scenario: &Path, mut logged: Vec<Logged>,
             differ.push(format!("    {} request(s) {seqs:?} of {key} at {ms} ms: {product} {server:?}, sluice {ours:?}", server.len() - same));
         }
     }
-    println!("{product}, {trace}: {agree} of {} requests as the server decided", logged.len());
+    let mut shapes: std::collections::BTreeMap<&str, usize> = Default::default();
+    for l in &logged {
+        *shapes.entry(l.outcome.as_str()).or_default() += 1;
+    }
+    println!("{product}, {trace}: {agree} of {} requests as the server decided ({shapes:?})", logged.len());
     for d in differ.iter().take(10) {
         println!("{d}");
     }
@@ -298,6 +302,108 @@ fn nginx_limit_req_decides_as_nginx_1_22_does() {
     let goal = if share >= GOAL { "the goal of 99.5% met" } else { "below the goal of 99.5%: the requests that differ are listed above" };
     println!("nginx 1.22 limit_req: {} of {} requests as nginx decided ({:.2}%), {goal}", total.0, total.1, share * 100.0);
     assert!(share >= FLOOR, "agreement {:.2}% is below {:.0}%: the transcription parts from nginx", share * 100.0, FLOOR * 100.0);
+}
+
+/// An application that answers every request at once (`200 ok`), for
+/// HAProxy to pass what it lets through to; stops with the test.
+fn application() -> u16 {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            std::thread::spawn(move || {
+                let mut stream = stream;
+                let mut request = Vec::new();
+                let mut buf = [0u8; 1024];
+                while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match stream.read(&mut buf) {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => request.extend_from_slice(&buf[..n]),
+                    }
+                }
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n");
+            });
+        }
+    });
+    port
+}
+
+/// HAProxy's stick-table rate limit as `sluice export haproxy` writes it
+/// for the settings of a block (`settings`), tracking the X-Client header,
+/// fed each trace; each request's instant is the millisecond HAProxy's
+/// rules read (`date(0,ms)` beside the deny).
+fn haproxy_case(name: &str, settings: &str) -> (usize, usize) {
+    let haproxy = Path::new("/usr/sbin/haproxy");
+    assert!(haproxy.exists(), "HAProxy is not installed: scripts/setup.sh test installs Debian's haproxy");
+    let settings = format!(r#""product": "haproxy_http_req_rate", "key": "req.hdr(x-client)", {settings}"#);
+    let app = application();
+    let mut total = (0, 0);
+    for (trace, requests) in traces(7) {
+        let dir = workdir(&format!("haproxy-{name}-{trace}"));
+        let scenario = scenario_of(&dir, &settings);
+        let port = free_port();
+        // The limits as exported; around them, one thread, a log line per
+        // request with the instant the rules saw, and where to listen.
+        let exported = exported("haproxy", &scenario);
+        let deny = exported.lines().find(|l| l.trim_start().starts_with("http-request deny")).expect("a deny rule").to_string();
+        let conf = "global\n    nbthread 1\n    log stdout format raw local0\n".to_string()
+            + &exported
+                .replacen("defaults\n", "defaults\n    log global\n", 1)
+                .replacen("bind :8080", &format!("bind 127.0.0.1:{port}"), 1)
+                .replacen("server app 127.0.0.1:8081", &format!("server app 127.0.0.1:{app}"), 1)
+                .replacen(
+                    &deny,
+                    &format!("    http-request capture req.hdr(x-client) len 64\n    http-request capture req.hdr(x-seq) len 16\n    http-request set-var(txn.tms) date(0,ms)\n{deny}\n    log-format \"%[var(txn.tms)] %ST %[capture.req.hdr(0)] %[capture.req.hdr(1)]\""),
+                    1,
+                );
+        std::fs::write(dir.join("haproxy.cfg"), &conf).unwrap();
+        let log = std::fs::File::create(dir.join("access.log")).unwrap();
+        let server = Server(Command::new(haproxy).args(["-db", "-f", dir.join("haproxy.cfg").to_str().unwrap()]).stdout(log).stderr(Stdio::null()).spawn().unwrap());
+        wait_for(port);
+        send(port, &requests);
+        std::thread::sleep(Duration::from_millis(200));
+        drop(server);
+        let log = std::fs::read_to_string(dir.join("access.log")).unwrap();
+        let logged: Vec<Logged> = log
+            .lines()
+            .enumerate()
+            .filter_map(|(order, line)| {
+                let f: Vec<&str> = line.split(' ').collect();
+                // The probe that found the server listening asked nothing.
+                let seq = f.get(3)?.parse().ok()?;
+                let outcome = match f[1] {
+                    "200" => "admitted",
+                    "429" => "rejected",
+                    other => panic!("a logged request with status {other}: {line}"),
+                };
+                Some(Logged { arrival_ms: f[0].parse().unwrap(), key: f[2].to_string(), connection: order as u64, outcome: outcome.into(), seq })
+            })
+            .collect();
+        assert_eq!(logged.len(), requests.len(), "every request logged once:\n{conf}\n{log}");
+        let (agree, n) = compare(name, trace, &scenario, logged, &dir);
+        total = (total.0 + agree, total.1 + n);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    total
+}
+
+#[test]
+#[ignore = "needs HAProxy: run by make test's real-server stage"]
+fn haproxy_http_req_rate_decides_as_haproxy_2_6_does() {
+    let cases = [
+        ("gt 10 per 1s", r#""limit": 10, "period_s": 1, "status": 429"#),
+        ("gt 4 per 500ms", r#""limit": 4, "period_s": 0.5, "status": 429"#),
+        ("gt 25 per 3s, expire 1s", r#""limit": 25, "period_s": 3, "expire_s": 1, "status": 429"#),
+    ];
+    let mut total = (0, 0);
+    for (name, settings) in cases {
+        let (agree, n) = haproxy_case(name, settings);
+        total = (total.0 + agree, total.1 + n);
+    }
+    let share = total.0 as f64 / total.1 as f64;
+    let goal = if share >= GOAL { "the goal of 99.5% met" } else { "below the goal of 99.5%: the requests that differ are listed above" };
+    println!("HAProxy 2.6 http_req_rate: {} of {} requests as HAProxy decided ({:.2}%), {goal}", total.0, total.1, share * 100.0);
+    assert!(share >= FLOOR, "agreement {:.2}% is below {:.0}%: the transcription parts from HAProxy", share * 100.0, FLOOR * 100.0);
 }
 
 /// `1.234567891` as nanoseconds, exactly.

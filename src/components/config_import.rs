@@ -25,6 +25,16 @@ pub fn config_import(props: &ConfigImportProps) -> Html {
     let dialog = use_node_ref();
     let area = use_node_ref();
     let text = use_state(String::new);
+    let product = use_state(|| Product::Nginx);
+    let on_product = {
+        let product = product.clone();
+        Callback::from(move |e: Event| {
+            let name = e.target_unchecked_into::<web_sys::HtmlSelectElement>().value();
+            if let Some(p) = Product::parse(&name) {
+                product.set(p);
+            }
+        })
+    };
     let unread = use_state(|| None::<String>);
     let reader = use_mut_ref(|| None::<gloo_file::callbacks::FileReader>);
     use_modal(dialog.clone(), area.clone(), props.on_close.clone());
@@ -50,8 +60,8 @@ pub fn config_import(props: &ConfigImportProps) -> Html {
         })
     };
     let on_import = {
-        let (text, on_import) = (text.clone(), props.on_import.clone());
-        Callback::from(move |_: MouseEvent| on_import.emit((Product::Nginx, (*text).clone())))
+        let (text, product, on_import) = (text.clone(), product.clone(), props.on_import.clone());
+        Callback::from(move |_: MouseEvent| on_import.emit((*product, (*text).clone())))
     };
     let on_close = props.on_close.reform(|_: MouseEvent| ());
     let error = (*unread).clone().or_else(|| props.error.clone());
@@ -62,11 +72,23 @@ pub fn config_import(props: &ConfigImportProps) -> Html {
                     <h2 id="config-import-title">{"Import a server's configuration"}</h2>
                     <button class="secondary" data-testid="config-import-close" onclick={on_close}>{"Close"}</button>
                 </div>
-                <p class="hint">{ "nginx: its limit_req_zone, limit_req, limit_req_status and limit_req_dry_run, as nginx merges them across http, server and location. Each limited location becomes a row on the canvas: a placeholder producer, its limits, an application. Undo takes it back." }</p>
                 <label class="config-field">
-                    <span>{"Configuration (nginx.conf)"}</span>
+                    <span>{"Server"}</span>
+                    <select data-testid="config-product" onchange={on_product}>
+                        { for Product::ALL.into_iter().filter(|p| p.imports()).map(|p| html! {
+                            <option value={p.name()} selected={p == *product}>{ p.label() }</option>
+                        }) }
+                    </select>
+                </label>
+                <p class="hint">{ product.reads() }{ " A row on the canvas is a placeholder producer, the limits, an application. Undo takes it back." }</p>
+                <label class="config-field">
+                    <span>{ format!("Configuration ({})", if *product == Product::Haproxy { "haproxy.cfg" } else { "nginx.conf" }) }</span>
                     <textarea ref={area} data-testid="config-text" rows="12" spellcheck="false" wrap="off" value={(*text).clone()} oninput={on_input}
-                        placeholder={"http {\n    limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s;\n    ..."} />
+                        placeholder={ if *product == Product::Haproxy {
+                            "frontend web\n    stick-table type ip size 100k expire 30s store http_req_rate(10s)\n    ..."
+                        } else {
+                            "http {\n    limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s;\n    ..."
+                        } } />
                 </label>
                 <label class="config-field">
                     <span>{"or a file"}</span>

@@ -11,10 +11,11 @@
 //! limiters back.
 
 mod go;
+mod haproxy;
 mod nginx;
 mod nginx_conf;
 
-use crate::scenario::{Kind, Scenario};
+use crate::scenario::{default_block, BlockSpec, Distribution, EdgeSpec, Kind, NodeSpec, Position, ProductLimiterSpec, Scenario};
 
 pub use nginx_conf::SyntaxError;
 
@@ -23,16 +24,18 @@ pub use nginx_conf::SyntaxError;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Product {
     Nginx,
+    Haproxy,
     Go,
 }
 
 impl Product {
-    pub const ALL: [Product; 2] = [Product::Nginx, Product::Go];
+    pub const ALL: [Product; 3] = [Product::Nginx, Product::Haproxy, Product::Go];
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Product::Nginx => "nginx",
+            Product::Haproxy => "haproxy",
             Product::Go => "go",
         }
     }
@@ -40,8 +43,17 @@ impl Product {
     /// Whether it has a configuration file to import.
     pub fn imports(self) -> bool {
         match self {
-            Product::Nginx => true,
+            Product::Nginx | Product::Haproxy => true,
             Product::Go => false,
+        }
+    }
+
+    /// Its name for people: `HAProxy`.
+    pub fn label(self) -> &'static str {
+        match self {
+            Product::Nginx => "nginx",
+            Product::Haproxy => "HAProxy",
+            Product::Go => "Go",
         }
     }
 
@@ -49,7 +61,18 @@ impl Product {
     pub fn writes(self) -> &'static str {
         match self {
             Product::Nginx => "nginx configuration",
+            Product::Haproxy => "HAProxy configuration",
             Product::Go => "Go code",
+        }
+    }
+
+    /// What an import of it reads, for people (none for a product without
+    /// a configuration file).
+    pub fn reads(self) -> &'static str {
+        match self {
+            Product::Nginx => "nginx: its limit_req_zone, limit_req, limit_req_status and limit_req_dry_run, as nginx merges them across http, server and location. Each limited location becomes a row.",
+            Product::Haproxy => "HAProxy: its stick tables storing http_req_rate, http-request track-sc0 and http-request deny if { sc_http_req_rate(0) gt L } (or an acl saying so). Each rate-limited frontend becomes a row.",
+            Product::Go => "",
         }
     }
 
@@ -59,6 +82,7 @@ impl Product {
         match spec {
             ProductLimiterSpec::NginxLimitReq(_) => Product::Nginx,
             ProductLimiterSpec::GoRate(_) => Product::Go,
+            ProductLimiterSpec::HaproxyHttpReqRate(_) => Product::Haproxy,
         }
     }
 
@@ -94,8 +118,8 @@ pub struct Note {
 pub enum ImportError {
     #[error("line {line}: {expected}")]
     At { line: usize, expected: String },
-    #[error("nothing in it is limited by limit_req: there is nothing to simulate")]
-    NothingLimited,
+    #[error("nothing in it is limited by {0}: there is nothing to simulate")]
+    NothingLimited(&'static str),
     #[error("{0} has no configuration file to import: put its limiter on the canvas (a product limiter), then export it")]
     NoFile(&'static str),
     /// The scenario made of it is not valid (a limit out of Sluice's range).
@@ -126,6 +150,7 @@ pub enum ExportError {
 pub fn import(product: Product, text: &str) -> Result<Imported, ImportError> {
     match product {
         Product::Nginx => nginx::import(text),
+        Product::Haproxy => haproxy::import(text),
         Product::Go => Err(ImportError::NoFile("Go")),
     }
 }
@@ -141,6 +166,89 @@ pub fn export_node(product: Product, node: &crate::scenario::NodeSpec) -> Result
 pub fn export(product: Product, scenario: &Scenario, node: Option<&str>) -> Result<Exported, ExportError> {
     match product {
         Product::Nginx => nginx::export(scenario, node),
+        Product::Haproxy => haproxy::export(scenario, node),
         Product::Go => go::export(scenario, node),
     }
+}
+
+/// A limited place of a configuration (a location, a frontend): its name,
+/// and its limiters in the order the product applies them, each with the
+/// name its id is made from (a zone's, a table's).
+pub(crate) struct Row {
+    pub name: String,
+    pub limiters: Vec<(String, ProductLimiterSpec)>,
+}
+
+/// An id from `text`: letters, digits and `-` kept, each run of anything
+/// else one `_`.
+pub(crate) fn id_of(text: &str) -> String {
+    let mut id = String::new();
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || c == '-' {
+            id.push(c);
+        } else if !id.ends_with('_') {
+            id.push('_');
+        }
+    }
+    let id = id.trim_matches('_').to_string();
+    if id.is_empty() {
+        "root".into()
+    } else {
+        id
+    }
+}
+
+/// The scenario of `rows` read from `product`'s configuration: per row, a
+/// placeholder producer (Poisson at 20 a second over ten keys: to be
+/// replaced by one's own traffic), the row's limiters one after the other,
+/// and an application that takes everything at once. Ids come from the
+/// rows' and limiters' names, at most 40 characters, each once.
+pub(crate) fn scenario_of(product: &str, rows: &[Row]) -> Result<Scenario, ImportError> {
+    let several = rows.len() > 1;
+    let mut nodes = Vec::new();
+    let mut edges = Vec::new();
+    let node = |id: &str, block: BlockSpec, x: usize, y: usize| NodeSpec { id: id.to_string(), position: Some(Position { x: x as f64, y: y as f64 }), block };
+    let mut taken = std::collections::BTreeSet::new();
+    let mut unique = |base: String| {
+        let base: String = base.chars().take(40).collect();
+        let id = (1..).map(|n| if n == 1 { base.clone() } else { format!("{base}_{n}") }).find(|id| !taken.contains(id)).unwrap_or(base);
+        taken.insert(id.clone());
+        id
+    };
+    for (r, row) in rows.iter().enumerate() {
+        let prefix = if several { format!("{}_", id_of(&row.name).chars().take(24).collect::<String>()) } else { String::new() };
+        let y = 80 + 150 * r;
+        let clients = unique(format!("{prefix}clients"));
+        let mut producer = default_block(Kind::Producer);
+        if let BlockSpec::Producer(p) = &mut producer {
+            p.keys = Some(10);
+        }
+        nodes.push(node(&clients, producer, 100, y));
+        let mut from = clients;
+        for (k, (name, spec)) in row.limiters.iter().enumerate() {
+            let id = unique(format!("{prefix}{}", id_of(name)));
+            nodes.push(node(&id, BlockSpec::ProductLimiter(spec.clone()), 330 + 230 * k, y));
+            edges.push(EdgeSpec { from, to: id.clone() });
+            from = id;
+        }
+        let app = unique(format!("{prefix}app"));
+        let mut consumer = default_block(Kind::Consumer);
+        if let BlockSpec::Consumer(c) = &mut consumer {
+            c.workers = 1000;
+            c.service_time = Distribution::Fixed { value: 0.001 };
+        }
+        nodes.push(node(&app, consumer, 330 + 230 * row.limiters.len(), y));
+        edges.push(EdgeSpec { from, to: app });
+    }
+    let described: Vec<&str> = rows.iter().map(|r| r.name.as_str()).collect();
+    let scenario = Scenario {
+        version: crate::scenario::SCENARIO_VERSION,
+        name: format!("Imported from {product}"),
+        description: format!("{product}'s limits as it applies them ({}); each row's producer is a placeholder: replay your own traffic with sluice run --arrivals.", described.join("; ")),
+        seed: None,
+        nodes,
+        edges,
+    };
+    scenario.validate().map_err(|e| ImportError::Invalid(e.to_string()))?;
+    Ok(scenario)
 }

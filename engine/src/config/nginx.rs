@@ -18,9 +18,9 @@
 use std::collections::BTreeMap;
 
 use super::nginx_conf::{parse, Directive, SyntaxError};
-use super::{Exported, ImportError, Imported, Note};
+use super::{scenario_of, Exported, ImportError, Imported, Note, Row};
 use crate::blocks::product_limiter::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
-use crate::scenario::{default_block, BlockSpec, Distribution, EdgeSpec, Kind, NodeSpec, Position, ProductLimiterSpec, Scenario};
+use crate::scenario::{BlockSpec, Kind, ProductLimiterSpec, Scenario};
 
 /// A `limit_req_zone`.
 #[derive(Clone, Debug)]
@@ -233,25 +233,6 @@ fn server_label(inner: &[Directive]) -> Option<String> {
     by("server_name").or_else(|| by("listen")).map(|n| format!("server {n}"))
 }
 
-/// An id from `text`: letters, digits and `-` kept, each run of anything
-/// else one `_`.
-fn id_of(text: &str) -> String {
-    let mut id = String::new();
-    for c in text.chars() {
-        if c.is_ascii_alphanumeric() || c == '-' {
-            id.push(c);
-        } else if !id.ends_with('_') {
-            id.push('_');
-        }
-    }
-    let id = id.trim_matches('_').to_string();
-    if id.is_empty() {
-        "root".into()
-    } else {
-        id
-    }
-}
-
 /// Reads an nginx configuration into a scenario of its limited places.
 pub fn import(text: &str) -> Result<Imported, ImportError> {
     let top = parse(text).map_err(|SyntaxError { line, expected }| at(line, expected))?;
@@ -260,32 +241,12 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
     let mut places = Vec::new();
     walk(&top, &Inherited::default(), "", &mut places, &mut notes)?;
     if places.is_empty() {
-        return Err(ImportError::NothingLimited);
+        return Err(ImportError::NothingLimited("limit_req"));
     }
-    let several = places.len() > 1;
-    let mut nodes = Vec::new();
-    let mut edges = Vec::new();
-    let node = |id: &str, block: BlockSpec, x: usize, y: usize| NodeSpec { id: id.to_string(), position: Some(Position { x: x as f64, y: y as f64 }), block };
-    // Ids from the places' and zones' names, short enough and each once.
-    let mut taken = std::collections::BTreeSet::new();
-    let mut unique = |base: String| {
-        let base: String = base.chars().take(40).collect();
-        let id = (1..).map(|n| if n == 1 { base.clone() } else { format!("{base}_{n}") }).find(|id| !taken.contains(id)).unwrap_or(base);
-        taken.insert(id.clone());
-        id
-    };
-    for (row, place) in places.iter().enumerate() {
-        let prefix = if several { format!("{}_", id_of(&place.name).chars().take(24).collect::<String>()) } else { String::new() };
-        let y = 80 + 150 * row;
-        // A placeholder: Poisson at 20 a second over ten keys.
-        let clients = unique(format!("{prefix}clients"));
-        let mut producer = default_block(Kind::Producer);
-        if let BlockSpec::Producer(p) = &mut producer {
-            p.keys = Some(10);
-        }
-        nodes.push(node(&clients, producer, 100, y));
-        let mut from = clients;
-        for (k, limit) in place.limits.limits.iter().enumerate() {
+    let mut rows = Vec::new();
+    for place in &places {
+        let mut limiters = Vec::new();
+        for limit in &place.limits.limits {
             let zone = zones.get(&limit.zone).ok_or_else(|| at(limit.line, format!("a limit_req_zone named \"{}\" in the http block", limit.zone)))?;
             let spec = NginxLimitReqSpec {
                 rate: zone.rate,
@@ -298,31 +259,11 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
                 zone_bytes: zone.bytes,
                 key: zone.key.clone(),
             };
-            let id = unique(format!("{prefix}{}", id_of(&limit.zone)));
-            nodes.push(node(&id, BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(spec)), 330 + 230 * k, y));
-            edges.push(EdgeSpec { from, to: id.clone() });
-            from = id;
+            limiters.push((limit.zone.clone(), ProductLimiterSpec::NginxLimitReq(spec)));
         }
-        // An application that takes everything at once.
-        let app = unique(format!("{prefix}app"));
-        let mut consumer = default_block(Kind::Consumer);
-        if let BlockSpec::Consumer(c) = &mut consumer {
-            c.workers = 1000;
-            c.service_time = Distribution::Fixed { value: 0.001 };
-        }
-        nodes.push(node(&app, consumer, 330 + 230 * place.limits.limits.len(), y));
-        edges.push(EdgeSpec { from, to: app });
+        rows.push(Row { name: place.name.trim().to_string(), limiters });
     }
-    let described: Vec<&str> = places.iter().map(|p| p.name.trim()).collect();
-    let scenario = Scenario {
-        version: crate::scenario::SCENARIO_VERSION,
-        name: "Imported from nginx".into(),
-        description: format!("nginx's limits as it applies them ({}); each row's producer is a placeholder: replay your own traffic with sluice run --arrivals.", described.join("; ")),
-        seed: None,
-        nodes,
-        edges,
-    };
-    scenario.validate().map_err(|e| ImportError::Invalid(e.to_string()))?;
+    let scenario = scenario_of("nginx", &rows)?;
     Ok(Imported { scenario, notes })
 }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::blocks::consumer::OnTimeout;
 use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 use crate::blocks::router::RouterSpec;
-use crate::blocks::{GoCall, GoRateSpec, NginxLimitReqSpec, Per, ProductLimiterSpec};
+use crate::blocks::{GoCall, GoRateSpec, HaproxyReqRateSpec, NginxLimitReqSpec, Per, ProductLimiterSpec};
 use crate::blocks::{Backpressure, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
 use crate::buffer::Order;
 
@@ -240,6 +240,7 @@ pub fn product_examples() -> Vec<(ProductLimiterSpec, &'static str)> {
     vec![
         (ProductLimiterSpec::NginxLimitReq(NginxLimitReqSpec::of(10, 5)), "nginx limit_req"),
         (ProductLimiterSpec::GoRate(GoRateSpec::of(10.0, 5)), "Go x/time/rate"),
+        (ProductLimiterSpec::HaproxyHttpReqRate(HaproxyReqRateSpec::of(100, 10.0)), "HAProxy http_req_rate"),
     ]
 }
 
@@ -293,6 +294,6 @@ mod tests {
     #[test]
     fn every_product_example_is_a_limiter_of_its_product() {
         let names: Vec<String> = product_examples().iter().map(|(p, _)| kind_name(p)).collect();
-        assert_eq!(names, ["nginx_limit_req", "go_rate"]);
+        assert_eq!(names, ["nginx_limit_req", "go_rate", "haproxy_http_req_rate"]);
     }
 }

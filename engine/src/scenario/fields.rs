@@ -265,6 +265,7 @@ const CONCURRENCY_LIMITER: &[Field] = &[f(
 
 const NGINX: &[&str] = &["nginx_limit_req"];
 const GO: &[&str] = &["go_rate"];
+const HAPROXY: &[&str] = &["haproxy_http_req_rate"];
 
 const PRODUCT_LIMITER: &[Field] = &[
     f("product", "Product", Unit::None, "Whose limiter it is: it decides as that product's own code does.", Control::Product),
@@ -283,6 +284,12 @@ const PRODUCT_LIMITER: &[Field] = &[
     f("timeout_s", "Wait's deadline", Unit::Seconds, "Wait's context deadline after the call: a wait longer than this is refused at once (empty: none).", OPTIONAL).shown_if("call", &["wait"]),
     f("per_key", "Per key", Unit::None, "One limiter per message key (a map of limiters) rather than one for all.", Control::Toggle).shown_if("product", GO),
     f("status", "Refusal status", Unit::Status, "What the handler answers a refused request.", whole(400.0, 599.0, 1.0)).shown_if("product", GO),
+    f("limit", "Deny above", Unit::Requests, "deny if { sc_http_req_rate(0) gt L }: the request that makes the estimate exceed L is denied (and still counted).", whole(0.0, 1000.0, 1.0)).shown_if("product", HAPROXY),
+    f("period_s", "Period", Unit::Seconds, "http_req_rate(P): requests are counted per period, the previous one weighing what of it is still within the last P.", num(0.01, 60.0, 0.001)).shown_if("product", HAPROXY),
+    f("status", "Refusal status", Unit::Status, "deny_status: what a denied request is answered (403 unless set).", whole(200.0, 599.0, 1.0)).shown_if("product", HAPROXY),
+    f("size", "Table size", Unit::Keys, "The stick table's size: a new key in a full table forgets the size/256 + 1 least recently used.", whole(1.0, 1_000_000.0, 1.0)).shown_if("product", HAPROXY),
+    f("expire_s", "Expire", Unit::Seconds, "An entry is forgotten this long after its last request.", num(0.01, 600.0, 0.001)).shown_if("product", HAPROXY),
+    f("key", "Tracked key", Unit::None, "What track-sc0 tracks, as the configuration writes it (src, req.hdr(x-client)); the run keys on each message's key.", Control::Text).shown_if("product", HAPROXY),
 ];
 
 const RESOURCE_POOL: &[Field] = &[

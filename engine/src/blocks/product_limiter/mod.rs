@@ -19,6 +19,7 @@
 //!   next block wakes it.
 
 mod go;
+mod haproxy;
 mod nginx;
 
 use std::collections::BTreeMap;
@@ -35,6 +36,7 @@ use crate::scheduler::EventKind;
 use crate::time::SimTime;
 
 pub use go::{GoCall, GoRateSpec};
+pub use haproxy::{duration_text, HaproxyReqRateSpec, MAX_MS as HAPROXY_MAX_MS};
 pub use nginx::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
 
 /// Which product's limiter, and its settings in the product's own terms.
@@ -45,6 +47,8 @@ pub enum ProductLimiterSpec {
     NginxLimitReq(NginxLimitReqSpec),
     /// Go's `golang.org/x/time/rate` limiter (x/time v0.3.0).
     GoRate(GoRateSpec),
+    /// HAProxy's stick table `http_req_rate` and its deny rule (HAProxy 2.6).
+    HaproxyHttpReqRate(HaproxyReqRateSpec),
 }
 
 impl ProductLimiterSpec {
@@ -52,6 +56,7 @@ impl ProductLimiterSpec {
         match self {
             ProductLimiterSpec::NginxLimitReq(s) => s.validate(path, errors),
             ProductLimiterSpec::GoRate(s) => s.validate(path, errors),
+            ProductLimiterSpec::HaproxyHttpReqRate(s) => s.validate(path, errors),
         }
     }
 
@@ -59,6 +64,7 @@ impl ProductLimiterSpec {
         match self {
             ProductLimiterSpec::NginxLimitReq(s) => s.number_mut(steps),
             ProductLimiterSpec::GoRate(s) => s.number_mut(steps),
+            ProductLimiterSpec::HaproxyHttpReqRate(s) => s.number_mut(steps),
         }
     }
 
@@ -68,6 +74,7 @@ impl ProductLimiterSpec {
         match self {
             ProductLimiterSpec::NginxLimitReq(s) => s.summary(),
             ProductLimiterSpec::GoRate(s) => s.summary(),
+            ProductLimiterSpec::HaproxyHttpReqRate(s) => s.summary(),
         }
     }
 }
@@ -76,6 +83,7 @@ impl ProductLimiterSpec {
 enum Running {
     Nginx(NginxLimitReqSpec, nginx::Zone),
     Go(GoRateSpec, go::Limiters),
+    Haproxy(HaproxyReqRateSpec, haproxy::Table),
 }
 
 impl Running {
@@ -83,6 +91,7 @@ impl Running {
         match spec {
             ProductLimiterSpec::NginxLimitReq(s) => Running::Nginx(s, nginx::Zone::default()),
             ProductLimiterSpec::GoRate(s) => Running::Go(s, go::Limiters::default()),
+            ProductLimiterSpec::HaproxyHttpReqRate(s) => Running::Haproxy(s, haproxy::Table::default()),
         }
     }
 }
@@ -127,6 +136,11 @@ impl ProductLimiter {
                 limiters.reconfigure(old, &new, nanos(now));
                 *old = new;
             }
+            (Running::Haproxy(old, table), ProductLimiterSpec::HaproxyHttpReqRate(new)) => {
+                // A table made smaller forgets what expires soonest.
+                table.expire(millisecond(now), new.size as usize);
+                *old = new;
+            }
             (running, spec) => *running = Running::of(spec),
         }
     }
@@ -141,6 +155,7 @@ impl ProductLimiter {
         match &self.running {
             Running::Nginx(_, zone) => zone.keys(),
             Running::Go(_, limiters) => limiters.keys(),
+            Running::Haproxy(_, table) => table.keys(),
         }
     }
 
@@ -170,6 +185,10 @@ impl ProductLimiter {
                 go::Verdict::Pass => (Outcome::Admitted, now),
                 go::Verdict::At(at) => (Outcome::Delayed, SimTime::from_nanos(at.max(0) as u64)),
                 go::Verdict::Reject => (Outcome::Rejected, now),
+            },
+            Running::Haproxy(spec, table) => match table.decide(spec, msg.key, millisecond(now)) {
+                haproxy::Verdict::Pass => (Outcome::Admitted, now),
+                haproxy::Verdict::Deny => (Outcome::Rejected, now),
             },
         };
         ctx.decided(&msg, outcome, at);

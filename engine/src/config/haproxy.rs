@@ -1,0 +1,440 @@
+//! HAProxy configurations in and out, for the limit Sluice models: a stick
+//! table storing `http_req_rate(P)`, `http-request track-scN` and
+//! `http-request deny if { sc_http_req_rate(N) gt L }` (or an `acl` that
+//! says the same), as HAProxy 2.6 reads them.
+//!
+//! Guarantees:
+//! - Import reads the file as HAProxy tokenizes it (words, quotes,
+//!   backslashes, `#` comments) into sections. Each `frontend` or `listen`
+//!   whose deny rule reads a request rate its own rules tracked before
+//!   becomes a row: a placeholder producer, a limiter per such rule in
+//!   rule order, an application. The table may be the section's own or
+//!   another section's (`track-sc0 src table NAME`).
+//! - Every line it does not model is noted with its line; a deny rule with
+//!   a condition it cannot read is noted, never taken as something else. A
+//!   table, time or size it cannot read is refused with the line.
+//! - Export writes a `frontend` per HAProxy limiter, named after its node,
+//!   with its table, its tracking and its deny rule, and a placeholder
+//!   `bind` and `backend` to replace; importing it gives the same block
+//!   back.
+
+use std::collections::BTreeMap;
+
+use super::{scenario_of, ExportError, Exported, ImportError, Imported, Note, Row};
+use crate::blocks::product_limiter::{duration_text, HaproxyReqRateSpec, HAPROXY_MAX_MS};
+use crate::scenario::{BlockSpec, Kind, ProductLimiterSpec, Scenario};
+
+fn at(line: usize, expected: impl Into<String>) -> ImportError {
+    ImportError::At { line, expected: expected.into() }
+}
+
+/// One line's words, as HAProxy splits them.
+#[derive(Clone, Debug)]
+struct Line {
+    number: usize,
+    words: Vec<String>,
+}
+
+/// Splits a line into words: blanks separate, `"..."` and `'...'` quote,
+/// `\` escapes the next character (outside single quotes), `#` outside
+/// quotes ends the line.
+fn words(text: &str, number: usize) -> Result<Vec<String>, ImportError> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let mut in_word = false;
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '#' => break,
+            c if c.is_whitespace() => {
+                if in_word {
+                    words.push(std::mem::take(&mut word));
+                    in_word = false;
+                }
+            }
+            '\\' => {
+                word.push(chars.next().ok_or_else(|| at(number, "a character after \\"))?);
+                in_word = true;
+            }
+            '"' | '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next() {
+                        None => return Err(at(number, format!("a closing {c}"))),
+                        Some(q) if q == c => break,
+                        Some('\\') if c == '"' => word.push(chars.next().ok_or_else(|| at(number, format!("a closing {c}")))?),
+                        Some(other) => word.push(other),
+                    }
+                }
+            }
+            c => {
+                word.push(c);
+                in_word = true;
+            }
+        }
+    }
+    if in_word {
+        words.push(word);
+    }
+    Ok(words)
+}
+
+/// A section: its keyword, its name, where it starts, and its lines.
+#[derive(Debug)]
+struct Section {
+    keyword: String,
+    name: String,
+    line: usize,
+    lines: Vec<Line>,
+}
+
+const SECTIONS: &[&str] = &["global", "defaults", "frontend", "backend", "listen", "peers", "resolvers", "userlist", "cache", "program", "http-errors", "ring", "mailers"];
+
+fn sections(text: &str) -> Result<(Vec<Section>, Vec<Note>), ImportError> {
+    let mut sections: Vec<Section> = Vec::new();
+    let mut notes = Vec::new();
+    for (i, raw) in text.lines().enumerate() {
+        let number = i + 1;
+        let w = words(raw, number)?;
+        let Some(first) = w.first() else { continue };
+        if SECTIONS.contains(&first.as_str()) {
+            sections.push(Section { keyword: first.clone(), name: w.get(1).cloned().unwrap_or_default(), line: number, lines: Vec::new() });
+        } else if let Some(section) = sections.last_mut() {
+            section.lines.push(Line { number, words: w });
+        } else {
+            notes.push(Note { line: number, text: format!("{first}: outside any section, HAProxy refuses it") });
+        }
+    }
+    Ok((sections, notes))
+}
+
+/// A time as HAProxy reads one (`10s`, `250ms`, `1m`; milliseconds when
+/// bare), in milliseconds.
+fn time_ms(text: &str, line: usize) -> Result<u64, ImportError> {
+    let split = text.find(|c: char| !c.is_ascii_digit()).unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    let scale_us: u64 = match unit {
+        "us" => 1,
+        "" | "ms" => 1_000,
+        "s" => 1_000_000,
+        "m" => 60_000_000,
+        "h" => 3_600_000_000,
+        "d" => 86_400_000_000,
+        _ => return Err(at(line, format!("a time such as 10s or 250ms, not \"{text}\""))),
+    };
+    let us = digits.parse::<u64>().ok().and_then(|n| n.checked_mul(scale_us)).ok_or_else(|| at(line, format!("a time such as 10s or 250ms, not \"{text}\"")))?;
+    if !us.is_multiple_of(1000) || us == 0 {
+        return Err(at(line, format!("a time of whole milliseconds above 0, not \"{text}\"")));
+    }
+    Ok(us / 1000)
+}
+
+/// A size as HAProxy reads one (`100k` is 102,400).
+fn size(text: &str, line: usize) -> Result<u64, ImportError> {
+    let (digits, scale) = match text.char_indices().last() {
+        Some((i, 'k' | 'K')) => (&text[..i], 1u64 << 10),
+        Some((i, 'm' | 'M')) => (&text[..i], 1 << 20),
+        Some((i, 'g' | 'G')) => (&text[..i], 1 << 30),
+        _ => (text, 1),
+    };
+    digits.parse::<u64>().ok().and_then(|n| n.checked_mul(scale)).ok_or_else(|| at(line, format!("a size such as 100k, not \"{text}\"")))
+}
+
+/// A stick table: its size, expiry and `http_req_rate` period, if stored.
+#[derive(Clone, Debug)]
+struct Table {
+    size: u64,
+    expire_ms: Option<u64>,
+    period_ms: Option<u64>,
+}
+
+fn read_table(line: &Line) -> Result<Table, ImportError> {
+    let n = line.number;
+    let mut table = Table { size: 0, expire_ms: None, period_ms: None };
+    let mut w = line.words[1..].iter();
+    let mut typed = false;
+    while let Some(word) = w.next() {
+        let mut value = |what: &str| w.next().ok_or_else(|| at(n, format!("a value after {what}")));
+        match word.as_str() {
+            "type" => {
+                let t = value("type")?;
+                if !["ip", "ipv6", "integer", "string", "binary"].contains(&t.as_str()) {
+                    return Err(at(n, format!("a table type (ip, ipv6, integer, string or binary), not \"{t}\"")));
+                }
+                typed = true;
+            }
+            "len" => {
+                value("len")?;
+            }
+            "size" => table.size = size(value("size")?, n)?,
+            "expire" => table.expire_ms = Some(time_ms(value("expire")?, n)?),
+            "peers" | "srvkey" | "write-to" => {
+                value(word)?;
+            }
+            "nopurge" | "recv-only" => {}
+            "store" => {
+                for item in value("store")?.split(',') {
+                    if let Some(arg) = item.strip_prefix("http_req_rate(").and_then(|a| a.strip_suffix(')')) {
+                        table.period_ms = Some(time_ms(arg, n)?);
+                    }
+                }
+            }
+            other => return Err(at(n, format!("a stick-table setting (type, size, expire, store...), not \"{other}\""))),
+        }
+    }
+    if !typed || table.size == 0 {
+        return Err(at(n, "stick-table type TYPE size SIZE [expire TIME] store http_req_rate(PERIOD)"));
+    }
+    Ok(table)
+}
+
+/// A rate test: `sc_http_req_rate(N[,table]) gt L`, `scN_http_req_rate gt
+/// L`, or the same with `ge` (`ge L` is `gt L − 1`): the counter and the
+/// limit.
+fn rate_test(words: &[String]) -> Option<(u8, Option<String>, u32)> {
+    let [fetch, op, value] = words else { return None };
+    let (counter, table) = if let Some(args) = fetch.strip_prefix("sc_http_req_rate(").and_then(|a| a.strip_suffix(')')) {
+        let mut parts = args.split(',');
+        let n = parts.next()?.parse::<u8>().ok()?;
+        (n, parts.next().map(str::to_string))
+    } else {
+        let n = fetch.strip_prefix("sc")?.strip_suffix("_http_req_rate")?.parse::<u8>().ok()?;
+        (n, None)
+    };
+    let value: u32 = value.parse().ok()?;
+    let limit = match op.as_str() {
+        "gt" => value,
+        "ge" => value.checked_sub(1)?,
+        _ => return None,
+    };
+    (counter <= 2).then_some((counter, table, limit))
+}
+
+/// The rate test a deny rule's condition makes, if it makes only that.
+fn condition(words: &[String], acls: &BTreeMap<String, Vec<String>>) -> Option<(u8, Option<String>, u32)> {
+    match words {
+        [kw, open, test @ .., close] if kw == "if" && open == "{" && close == "}" => rate_test(test),
+        [kw, name] if kw == "if" => acls.get(name).and_then(|test| rate_test(test)),
+        _ => None,
+    }
+}
+
+/// Reads an HAProxy configuration into a scenario of its rate-limited
+/// frontends.
+pub fn import(text: &str) -> Result<Imported, ImportError> {
+    let (sections, mut notes) = sections(text)?;
+    let mut tables = BTreeMap::new();
+    for s in &sections {
+        for line in s.lines.iter().filter(|l| l.words[0] == "stick-table") {
+            tables.insert(s.name.clone(), (read_table(line)?, line.number));
+        }
+    }
+    let mut rows = Vec::new();
+    for s in &sections {
+        if !["frontend", "listen", "backend", "defaults"].contains(&s.keyword.as_str()) {
+            notes.push(Note { line: s.line, text: format!("{}: not modelled, nor what it holds", s.keyword) });
+            continue;
+        }
+        let mut acls: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        // Counter -> (the tracked key, the table).
+        let mut tracked: BTreeMap<u8, (String, String)> = BTreeMap::new();
+        let mut limiters = Vec::new();
+        for line in &s.lines {
+            let w = &line.words;
+            let note = |notes: &mut Vec<Note>, text: String| notes.push(Note { line: line.number, text });
+            match (w[0].as_str(), w.get(1).map(String::as_str)) {
+                ("stick-table", _) => {}
+                ("acl", Some(name)) => {
+                    acls.insert(name.to_string(), w[2..].to_vec());
+                }
+                ("http-request", Some(track)) if track.starts_with("track-sc") => {
+                    let counter = track["track-sc".len()..].parse::<u8>().ok().filter(|n| *n <= 2);
+                    let (Some(counter), Some(key)) = (counter, w.get(2)) else {
+                        return Err(at(line.number, "http-request track-sc0 KEY [table NAME]"));
+                    };
+                    let rest = &w[3..];
+                    let table = match rest {
+                        [] => s.name.clone(),
+                        [t, name] if t == "table" => name.clone(),
+                        _ => {
+                            note(&mut notes, format!("{}: a condition on tracking is not modelled; taken as always tracked", w.join(" ")));
+                            match rest.iter().position(|x| x == "table") {
+                                Some(i) => rest.get(i + 1).cloned().unwrap_or_else(|| s.name.clone()),
+                                None => s.name.clone(),
+                            }
+                        }
+                    };
+                    tracked.insert(counter, (key.clone(), table));
+                }
+                ("http-request", Some("deny")) => {
+                    let mut rest = &w[2..];
+                    let mut status = 403u16;
+                    if rest.first().map(String::as_str) == Some("deny_status") {
+                        status = rest.get(1).and_then(|c| c.parse().ok()).filter(|c| (200..=599).contains(c)).ok_or_else(|| at(line.number, "deny_status a code from 200 to 599"))?;
+                        rest = &rest[2..];
+                    }
+                    let Some((counter, table_arg, limit)) = condition(rest, &acls) else {
+                        note(&mut notes, format!("{}: a deny on a condition Sluice does not model (it reads sc_http_req_rate(N) gt L, or an acl saying so)", w.join(" ")));
+                        continue;
+                    };
+                    let Some((key, table_name)) = tracked.get(&counter) else {
+                        note(&mut notes, format!("{}: nothing tracks sc{counter} before this rule, so HAProxy never denies with it", w.join(" ")));
+                        continue;
+                    };
+                    let table_name = table_arg.unwrap_or_else(|| table_name.clone());
+                    let Some((table, _)) = tables.get(&table_name) else {
+                        return Err(at(line.number, format!("a stick-table in a section named \"{table_name}\"")));
+                    };
+                    let Some(period_ms) = table.period_ms else {
+                        note(&mut notes, format!("{}: table \"{table_name}\" stores no http_req_rate, so the rate cannot be read and HAProxy never denies with it", w.join(" ")));
+                        continue;
+                    };
+                    if !limiters.is_empty() {
+                        note(&mut notes, "http-request deny: a second rate rule here; each block counts on its own".into());
+                    }
+                    let spec = HaproxyReqRateSpec {
+                        period_s: period_ms as f64 / 1000.0,
+                        limit,
+                        status,
+                        size: u32::try_from(table.size).map_err(|_| at(line.number, "a table of at most 2^30 entries"))?,
+                        expire_s: table.expire_ms.unwrap_or(HAPROXY_MAX_MS) as f64 / 1000.0,
+                        key: key.clone(),
+                    };
+                    limiters.push((table_name, ProductLimiterSpec::HaproxyHttpReqRate(spec)));
+                }
+                (first, _) => note(&mut notes, format!("{first}: not a limit Sluice models")),
+            }
+        }
+        if !limiters.is_empty() {
+            rows.push(Row { name: format!("{} {}", s.keyword, s.name), limiters });
+        }
+    }
+    if rows.is_empty() {
+        return Err(ImportError::NothingLimited("an http-request deny on sc_http_req_rate"));
+    }
+    notes.sort_by_key(|n| n.line);
+    Ok(Imported { scenario: scenario_of("HAProxy", &rows)?, notes })
+}
+
+fn cannot(kind: Kind) -> &'static str {
+    match kind {
+        Kind::RateLimiter => "a token bucket has no HAProxy stick-table equivalent: the table counts requests per period; a product limiter haproxy_http_req_rate says what it does",
+        Kind::ConcurrencyLimiter => "HAProxy's server maxconn is not modelled yet",
+        Kind::ProductLimiter => "it is another product's limiter",
+        _ => "HAProxy has no such block",
+    }
+}
+
+/// A size as HAProxy writes one: `100k`, or entries.
+fn written_size(n: u32) -> String {
+    match n {
+        n if n.is_multiple_of(1 << 20) => format!("{}m", n >> 20),
+        n if n.is_multiple_of(1 << 10) => format!("{}k", n >> 10),
+        n => n.to_string(),
+    }
+}
+
+/// The `frontend` that enforces `spec` as node `id` does.
+fn frontend(id: &str, spec: &HaproxyReqRateSpec) -> String {
+    let kind = if spec.key == "src" { "ip" } else { "string len 64" };
+    let expire = if spec.expire_ms() >= HAPROXY_MAX_MS { String::new() } else { format!(" expire {}", duration_text(spec.expire_ms())) };
+    let status = if spec.status == 403 { String::new() } else { format!(" deny_status {}", spec.status) };
+    format!(
+        "frontend {id}\n    bind :8080                       # where clients connect: yours\n    mode http\n    stick-table type {kind} size {}{expire} store http_req_rate({})\n    http-request track-sc0 {}\n    http-request deny{status} if {{ sc_http_req_rate(0) gt {} }}\n    default_backend {id}_app\n\nbackend {id}_app\n    mode http\n    server app 127.0.0.1:8081        # your application\n",
+        written_size(spec.size),
+        duration_text(spec.period_ms().into()),
+        spec.key,
+        spec.limit
+    )
+}
+
+/// Writes what enforces the scenario's HAProxy limiters (or node `node`
+/// alone) as an HAProxy configuration.
+pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, ExportError> {
+    let chosen: Vec<usize> = match node {
+        Some(id) => vec![scenario.node_index(id).ok_or_else(|| ExportError::NoNode(id.to_string()))?],
+        None => (0..scenario.nodes.len()).filter(|&i| matches!(scenario.nodes[i].block, BlockSpec::ProductLimiter(ProductLimiterSpec::HaproxyHttpReqRate(_)))).collect(),
+    };
+    if chosen.is_empty() {
+        return Err(ExportError::Nothing("HAProxy"));
+    }
+    let mut text = String::from("# HAProxy 2.6: what Sluice's limiters enforce, one frontend each.\ndefaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n    timeout server 30s\n");
+    for &i in &chosen {
+        let n = &scenario.nodes[i];
+        let BlockSpec::ProductLimiter(ProductLimiterSpec::HaproxyHttpReqRate(spec)) = &n.block else {
+            return Err(ExportError::Cannot { id: n.id.clone(), kind: n.block.kind(), target: "HAProxy", why: cannot(n.block.kind()) });
+        };
+        text.push('\n');
+        text.push_str(&frontend(&n.id, spec));
+    }
+    let warnings = vec![
+        "each HAProxy instance keeps its own stick tables unless they are shared with peers: N instances behind a balancer let through N times the rate".to_string(),
+        "with several threads (nbthread), requests of one millisecond are counted in an order Sluice does not know; the estimate is the same, which request is denied may differ".to_string(),
+        "a request's key is what track-sc0 fetches; Sluice keyed each message by its own key".to_string(),
+    ];
+    Ok(Exported { text, warnings })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CONF: &str = "global\n    log stdout format raw local0\ndefaults\n    mode http\n    timeout client 30s\nfrontend web\n    bind :80\n    stick-table type ip size 100k expire 30s store http_req_rate(10s),conn_cur\n    http-request track-sc0 src\n    http-request deny deny_status 429 if { sc_http_req_rate(0) gt 10 }\n    default_backend app\nfrontend api\n    bind :81\n    acl too_fast sc0_http_req_rate ge 21\n    http-request track-sc0 req.hdr(x-client) table rates\n    http-request deny if too_fast\n    http-request deny if { path_beg /admin }\nbackend rates\n    stick-table type string len 32 size 1m store http_req_rate(1m) # no expire\nbackend app\n    server s1 10.0.0.1:80 maxconn 10\n";
+
+    fn limiters(s: &Scenario) -> Vec<(String, HaproxyReqRateSpec)> {
+        s.nodes
+            .iter()
+            .filter_map(|n| match &n.block {
+                BlockSpec::ProductLimiter(ProductLimiterSpec::HaproxyHttpReqRate(spec)) => Some((n.id.clone(), spec.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_configuration_imports_its_rate_limited_frontends() {
+        let imported = import(CONF).unwrap();
+        let l = limiters(&imported.scenario);
+        assert_eq!(l.iter().map(|(id, _)| id.as_str()).collect::<Vec<_>>(), ["frontend_web_web", "frontend_api_rates"]);
+        let web = &l[0].1;
+        assert_eq!((web.limit, web.period_ms(), web.status, web.size, web.expire_ms(), web.key.as_str()), (10, 10_000, 429, 102_400, 30_000, "src"));
+        let api = &l[1].1;
+        assert_eq!((api.limit, api.period_ms(), api.status, api.size, api.key.as_str()), (20, 60_000, 403, 1 << 20, "req.hdr(x-client)"));
+        assert_eq!(api.expire_ms(), HAPROXY_MAX_MS, "no expire: kept");
+        let noted: Vec<(usize, &str)> = imported.notes.iter().map(|n| (n.line, n.text.as_str())).collect();
+        assert!(noted.contains(&(1, "global: not modelled, nor what it holds")), "{noted:?}");
+        assert!(noted.contains(&(7, "bind: not a limit Sluice models")), "{noted:?}");
+        assert!(noted.iter().any(|(l, t)| *l == 17 && t.starts_with("http-request deny if { path_beg /admin }: a deny on a condition")), "{noted:?}");
+        assert!(noted.contains(&(21, "server: not a limit Sluice models")), "{noted:?}");
+    }
+
+    #[test]
+    fn a_bad_configuration_names_its_line() {
+        let err = |text: &str| import(text).unwrap_err().to_string();
+        assert_eq!(err("frontend f\n    stick-table type ip size lots store http_req_rate(10s)\n"), "line 2: a size such as 100k, not \"lots\"");
+        assert_eq!(err("frontend f\n    stick-table type ip size 1k store http_req_rate(ten)\n"), "line 2: a time such as 10s or 250ms, not \"ten\"");
+        assert_eq!(err("frontend f\n    stick-table type ip size 1k store http_req_rate(1500us)\n"), "line 2: a time of whole milliseconds above 0, not \"1500us\"");
+        assert_eq!(err("frontend f\n    http-request track-sc0 src table nowhere\n    http-request deny if { sc_http_req_rate(0) gt 1 }\n"), "line 3: a stick-table in a section named \"nowhere\"");
+        assert_eq!(err("frontend f\n    acl a hdr(x) -m str \"open\n"), "line 2: a closing \"");
+        assert_eq!(err("frontend f\n    bind :80\n"), "nothing in it is limited by an http-request deny on sc_http_req_rate: there is nothing to simulate");
+        // A deny before anything is tracked never denies: noted, not taken.
+        let text = "frontend f\n    stick-table type ip size 1k store http_req_rate(1s)\n    http-request deny if { sc_http_req_rate(0) gt 1 }\n    http-request track-sc0 src\n";
+        assert_eq!(err(text), "nothing in it is limited by an http-request deny on sc_http_req_rate: there is nothing to simulate");
+    }
+
+    #[test]
+    fn an_export_imports_as_the_same_block() {
+        for spec in [
+            HaproxyReqRateSpec::of(10, 10.0),
+            HaproxyReqRateSpec { status: 429, size: 1000, expire_s: 2.5, key: "req.hdr(x-client)".into(), ..HaproxyReqRateSpec::of(0, 0.25) },
+            HaproxyReqRateSpec { expire_s: HAPROXY_MAX_MS as f64 / 1000.0, ..HaproxyReqRateSpec::of(100, 60.0) },
+        ] {
+            let node = crate::scenario::NodeSpec { id: "edge".into(), position: None, block: BlockSpec::ProductLimiter(ProductLimiterSpec::HaproxyHttpReqRate(spec.clone())) };
+            let out = super::super::export_node(super::super::Product::Haproxy, &node).unwrap();
+            let back = import(&out.text).unwrap();
+            let l = limiters(&back.scenario);
+            assert_eq!(l.len(), 1, "{}", out.text);
+            assert_eq!(l[0].1, spec, "{}", out.text);
+        }
+    }
+}
