@@ -1,6 +1,6 @@
 //! Arrival processes: when a producer makes its messages (constant,
-//! Poisson, on/off bursts, a linear ramp, a script of instants, or a closed
-//! loop of clients).
+//! Poisson, on/off bursts, bursts of messages at once, a linear ramp, a
+//! script of instants, or a closed loop of clients).
 //!
 //! Guarantees: every parameter is checked (`validate`); the next instant of
 //! an on/off or ramp process is found exactly and in constant time, from
@@ -24,6 +24,9 @@ pub enum Arrivals {
     Poisson { rate_per_s: f64 },
     /// Poisson at `rate_per_s` for `on_s` seconds, then silent for `off_s`.
     OnOff { rate_per_s: f64, on_s: f64, off_s: f64 },
+    /// `size` messages at the same instant, every `every_s` seconds (at
+    /// `every_s`, `2·every_s`, …): clients that send back to back.
+    Bursts { size: u32, every_s: f64 },
     /// Poisson whose rate moves linearly from `from_per_s` to `to_per_s`
     /// over `over_s` seconds, then stays at `to_per_s`.
     Ramp { from_per_s: f64, to_per_s: f64, over_s: f64 },
@@ -41,6 +44,7 @@ impl Arrivals {
             Arrivals::Constant { rate_per_s } | Arrivals::Poisson { rate_per_s } => Some(*rate_per_s),
             Arrivals::OnOff { rate_per_s, on_s, off_s } => Some(rate_per_s * on_s / (on_s + off_s)),
             Arrivals::Ramp { to_per_s, .. } => Some(*to_per_s),
+            Arrivals::Bursts { size, every_s } => Some(f64::from(*size) / every_s),
             Arrivals::Trace { .. } | Arrivals::ClosedLoop { .. } => None,
         }
     }
@@ -62,6 +66,12 @@ impl Arrivals {
                 positive_rate(errors, "rate_per_s", *rate_per_s);
                 check_range(errors, format!("{a}.on_s"), *on_s, 1e-6, 1e9);
                 check_range(errors, format!("{a}.off_s"), *off_s, 0.0, 1e9);
+            }
+            Arrivals::Bursts { size, every_s } => {
+                if *size == 0 || *size > 100_000 {
+                    push_error(errors, format!("{a}.size"), "must be between 1 and 100,000");
+                }
+                check_range(errors, format!("{a}.every_s"), *every_s, 1e-6, 1e9);
             }
             Arrivals::Ramp { from_per_s, to_per_s, over_s } => {
                 check_range(errors, format!("{a}.from_per_s"), *from_per_s, 0.0, MAX_RATE_PER_S);
@@ -116,6 +126,13 @@ pub(crate) fn on_off_arrival(now: SimTime, need: SimDuration, on: SimDuration, o
     SimTime::from_nanos(at)
 }
 
+/// The first instant of the grid `every`, `2·every`, … after `now`
+/// (integer nanoseconds).
+pub(crate) fn next_burst(now: SimTime, every: SimDuration) -> SimTime {
+    let every = every.as_nanos().max(1);
+    SimTime::from_nanos((now.as_nanos() / every).saturating_add(1).saturating_mul(every))
+}
+
 /// The next arrival, in seconds, of a Poisson process whose rate moves
 /// linearly from `from` to `to` over `over` seconds and then stays at `to`,
 /// after `now`: the instant at which the integrated rate since `now` reaches
@@ -160,6 +177,8 @@ impl Arrivals {
             ) => Some(NumberField::Real(rate_per_s)),
             (Arrivals::OnOff { on_s, .. }, [Step::Key("on_s")]) => Some(NumberField::Real(on_s)),
             (Arrivals::OnOff { off_s, .. }, [Step::Key("off_s")]) => Some(NumberField::Real(off_s)),
+            (Arrivals::Bursts { size, .. }, [Step::Key("size")]) => Some(NumberField::Whole32(size)),
+            (Arrivals::Bursts { every_s, .. }, [Step::Key("every_s")]) => Some(NumberField::Real(every_s)),
             (Arrivals::Ramp { from_per_s, .. }, [Step::Key("from_per_s")]) => Some(NumberField::Real(from_per_s)),
             (Arrivals::Ramp { to_per_s, .. }, [Step::Key("to_per_s")]) => Some(NumberField::Real(to_per_s)),
             (Arrivals::Ramp { over_s, .. }, [Step::Key("over_s")]) => Some(NumberField::Real(over_s)),

@@ -172,7 +172,7 @@ fn middle_block() -> impl Strategy<Value = Value> {
 /// non-round lengths (binary floating point writes few of them exactly),
 /// ramps that fall to nothing or almost, and clients that may think for 0 s.
 fn producer() -> impl Strategy<Value = Value> {
-    (1.0f64..800.0, 0usize..6, prop::sample::select(vec!["pause", "drop", "retry"]),
+    (1.0f64..800.0, 0usize..7, prop::sample::select(vec!["pause", "drop", "retry"]),
      prop::sample::select(vec!["pause", "ignore", "drop"]), 1u32..20,
      (0.013f64..0.7, 0.0f64..0.9, 0usize..3, 0.05f64..3.0, any::<bool>()))
         .prop_map(|(rate, process, refused, bp, clients, (on, off, fall, over, thinks))| {
@@ -184,6 +184,7 @@ fn producer() -> impl Strategy<Value = Value> {
                 2 => json!({"process": "on_off", "rate_per_s": rate, "on_s": on, "off_s": off}),
                 3 => json!({"process": "ramp", "from_per_s": rate, "to_per_s": to, "over_s": over}),
                 4 => json!({"process": "trace", "times_s": [0.0, 0.1, 0.1, 0.5, 1.9]}),
+                5 => json!({"process": "bursts", "size": clients, "every_s": on}),
                 _ => json!({"process": "closed_loop", "clients": clients, "think": think}),
             };
             json!({"kind": "producer",

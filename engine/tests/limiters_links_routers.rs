@@ -528,3 +528,30 @@ fn a_product_limiter_behind_a_link_keeps_passing_when_the_queue_behind_it_pauses
     assert!(served > 1300, "{served} served from 5 s to 20 s");
     assert!(sim.report().nodes.iter().any(|(id, n)| id == "edge" && n.departed > 1900));
 }
+
+/// Three limits written "10 a second", each a product's own, on the same
+/// bursts of 10 back to back every 2 s: nginx's `burst=4 nodelay` lets
+/// B + 1 = 5 of each through, Go's `NewLimiter(10, 4)` lets B = 4, and
+/// HAProxy's `gt 10` per second lets all 10 (the bursts are two periods
+/// apart, so its estimate starts afresh each time).
+#[test]
+fn three_limits_of_ten_a_second_pass_five_four_and_ten_of_a_burst_of_ten() {
+    let limiters = [
+        ("nginx", json!({"kind": "product_limiter", "product": "nginx_limit_req", "rate": 10, "burst": 4, "nodelay": true}), 5),
+        ("go", json!({"kind": "product_limiter", "product": "go_rate", "limit": 10, "burst": 4}), 4),
+        ("haproxy", json!({"kind": "product_limiter", "product": "haproxy_http_req_rate", "limit": 10, "period_s": 1}), 10),
+    ];
+    for (name, mut limiter, per_burst) in limiters {
+        limiter["id"] = json!("limit");
+        let scenario = graph(
+            vec![json!({"id": "p", "kind": "producer", "arrivals": {"process": "bursts", "size": 10, "every_s": 2}}), limiter, consumer("c", 0.001, 100)],
+            &[("p", "limit"), ("limit", "c")],
+        );
+        let mut sim = Simulation::new(scenario, 1).unwrap();
+        run_checked(&mut sim, 21.0);
+        let (p, c, limit) = (idx(&sim, "p"), idx(&sim, "c"), idx(&sim, "limit"));
+        assert_eq!(sim.stats(p).arrived, 100, "{name}: ten bursts of ten, at 2, 4, … 20 s");
+        assert_eq!(sim.stats(c).departed, 10 * per_burst, "{name}");
+        assert_eq!(sim.stats(limit).dropped_total(), 100 - 10 * per_burst, "{name}");
+    }
+}

@@ -430,6 +430,7 @@ pub fn arrival_examples(rate: f64) -> Vec<(Arrivals, &'static str)> {
         (Arrivals::Poisson { rate_per_s: rate }, "Poisson (random gaps)"),
         (Arrivals::Constant { rate_per_s: rate }, "constant (even gaps)"),
         (Arrivals::OnOff { rate_per_s: 2.0 * rate, on_s: 1.0, off_s: 1.0 }, "on/off bursts"),
+        (Arrivals::Bursts { size: 10, every_s: 10.0 / rate }, "bursts at once"),
         (Arrivals::Ramp { from_per_s: 0.0, to_per_s: rate, over_s: 10.0 }, "ramp"),
         (Arrivals::Trace { times_s: vec![0.1, 0.2, 0.3, 1.0, 1.05, 2.0] }, "scripted trace"),
         (Arrivals::ClosedLoop { clients: 4, think: Distribution::Exponential { mean: 4.0 / rate } }, "closed loop (clients)"),
@@ -488,6 +489,10 @@ pub fn process_params(arrivals: &Arrivals) -> &'static [Param] {
         p("to_per_s", "To", Unit::MessagesPerSecond, "The rate reached at the end of the ramp, and kept.", num(0.0, 2000.0, 0.1)),
         p("over_s", "Over", Unit::Seconds, "How long the ramp lasts.", num(0.1, 600.0, 0.1)),
     ];
+    const BURSTS: &[Param] = &[
+        p("size", "Burst", Unit::Messages, "Messages sent at the same instant, back to back…", whole(1.0, 100.0, 1.0)),
+        p("every_s", "Every", Unit::Seconds, "…every this many seconds (the first after one period).", num(0.01, 10.0, 0.01)),
+    ];
     const TRACE: &[Param] = &[p("times_s", "Instants", Unit::Json, "[seconds, …]: one message at each, in order.", Control::Json)];
     const CLOSED: &[Param] = &[
         p("clients", "Clients", Unit::None, "Requests outstanding: each client waits for its reply, thinks, sends again.", whole(1.0, 200.0, 1.0)),
@@ -497,6 +502,7 @@ pub fn process_params(arrivals: &Arrivals) -> &'static [Param] {
         Arrivals::Constant { .. } | Arrivals::Poisson { .. } => STEADY,
         Arrivals::OnOff { .. } => ON_OFF,
         Arrivals::Ramp { .. } => RAMP,
+        Arrivals::Bursts { .. } => BURSTS,
         Arrivals::Trace { .. } => TRACE,
         Arrivals::ClosedLoop { .. } => CLOSED,
     }
@@ -595,7 +601,7 @@ mod examples {
         }
         let examples = arrival_examples(20.0);
         let names: Vec<String> = examples.iter().map(|(a, _)| super::super::choices::kind_name(a)).collect();
-        assert_eq!(names, ["poisson", "constant", "on_off", "ramp", "trace", "closed_loop"]);
+        assert_eq!(names, ["poisson", "constant", "on_off", "bursts", "ramp", "trace", "closed_loop"]);
         for (a, _) in &examples {
             if let Some(r) = a.rate_per_s() {
                 assert!((r - 20.0).abs() < 1e-9, "{a:?}: {r}");

@@ -118,6 +118,8 @@ pub struct Producer {
     scheduled: bool,
     /// The next instant of a trace.
     trace_next: usize,
+    /// Messages of the current burst still to come at its instant.
+    burst_left: u32,
     /// Instants and keys replayed from a file, in place of `arrivals`.
     replay: Option<Box<(Vec<SimTime>, Vec<u32>)>>,
     /// The key of the message the arrival scheduled next will make.
@@ -177,6 +179,7 @@ impl Producer {
             pending_starts: 0,
             scheduled: false,
             trace_next: 0,
+            burst_left: 0,
             replay: None,
             next_key: NO_KEY,
             outstanding: 0,
@@ -194,6 +197,9 @@ impl Producer {
     }
 
     fn set_spec(&mut self, spec: ProducerSpec) {
+        if !matches!(spec.arrivals, Arrivals::Bursts { .. }) {
+            self.burst_left = 0;
+        }
         self.weights = spec.classes.iter().map(|c| c.weight).collect();
         self.total_weight = self.weights.iter().sum();
         self.mean_gap_s = match spec.arrivals {
@@ -379,6 +385,15 @@ impl Producer {
             Arrivals::OnOff { on_s, off_s, .. } => {
                 let need = SimDuration::from_secs_f64(ctx.rng().exponential(self.mean_gap_s));
                 Some(on_off_arrival(now, need, SimDuration::from_secs_f64(*on_s), SimDuration::from_secs_f64(*off_s)))
+            }
+            Arrivals::Bursts { size, every_s } => {
+                // The rest of a burst comes at its instant, one by one.
+                if self.burst_left > 0 {
+                    self.burst_left = (self.burst_left - 1).min(size.saturating_sub(1));
+                    return Some(now);
+                }
+                self.burst_left = size.saturating_sub(1);
+                Some(crate::arrivals::next_burst(now, SimDuration::from_secs_f64(*every_s)))
             }
             Arrivals::Ramp { from_per_s, to_per_s, over_s } => {
                 let work = ctx.rng().exponential(1.0);
