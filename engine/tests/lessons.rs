@@ -101,6 +101,11 @@ fn lesson_13_measured_figures_approach_the_formulas() {
 }
 
 #[test]
+fn lesson_14_three_limits_of_ten_a_second_decide_three_ways() {
+    keeps_its_word(14);
+}
+
+#[test]
 fn a_claim_that_does_not_hold_is_reported() {
     // The checks can fail: the slow client with a fast network never
     // reaches its hard limit, so lesson 1's second step, judged without

@@ -54,6 +54,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("bandwidth.json", include_str!("../../../scenarios/bandwidth.json")),
     ("lifecycle.json", include_str!("../../../scenarios/lifecycle.json")),
     ("queueing-theory.json", include_str!("../../../scenarios/queueing-theory.json")),
+    ("real-limits.json", include_str!("../../../scenarios/real-limits.json")),
 ];
 
 /// The lesson files, in order.
@@ -71,6 +72,7 @@ const LESSON_FILES: &[(&str, &str)] = &[
     ("11-bandwidth.json", include_str!("../../../lessons/11-bandwidth.json")),
     ("12-lifecycle.json", include_str!("../../../lessons/12-lifecycle.json")),
     ("13-queueing-theory.json", include_str!("../../../lessons/13-queueing-theory.json")),
+    ("14-real-limits.json", include_str!("../../../lessons/14-real-limits.json")),
 ];
 
 /// A lesson file.
