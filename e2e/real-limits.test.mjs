@@ -42,6 +42,8 @@ test('an nginx configuration imports as blocks, undoably, and a limiter exports 
   // The imported limiter is selected; its configuration comes back out.
   assert.match(await page.textContent('.inspector h2'), /^perip /);
   await page.click('[data-testid="config-export"]');
+  // Written in the engine's worker, fetched when first needed.
+  await page.waitForSelector('[data-testid="config-out"]', { timeout: 20_000 });
   const exported = await page.inputValue('[data-testid="config-out"]');
   assert.match(exported, /limit_req_zone \$binary_remote_addr zone=perip:10m rate=10r\/s;/);
   assert.match(exported, /limit_req zone=perip burst=4 nodelay;/);
@@ -70,6 +72,8 @@ test("a product limiter made Go's shows Go's fields and exports Go code", async 
   await page.waitForSelector('[data-testid="param-timeout_s-number"]');
   await page.fill('[data-testid="param-timeout_s-number"]', '0.25');
   await page.click('[data-testid="config-export"]');
+  // Written in the engine's worker, fetched when first needed.
+  await page.waitForSelector('[data-testid="config-out"]', { timeout: 20_000 });
   assert.match(await page.textContent('[data-testid="config-export"]'), /Hide the Go code/);
   const code = await page.inputValue('[data-testid="config-out"]');
   assert.match(code, /return rate\.NewLimiter\(rate\.Limit\(10\), 5\)/);
@@ -90,6 +94,8 @@ test('an HAProxy configuration imports as its rate-limited frontend and exports 
   await page.waitForSelector('[data-node="web"]');
   assert.match(await page.textContent('body'), /Not modelled: line 2: bind: not a limit Sluice models/);
   await page.click('[data-testid="config-export"]');
+  // Written in the engine's worker, fetched when first needed.
+  await page.waitForSelector('[data-testid="config-out"]', { timeout: 20_000 });
   const exported = await page.inputValue('[data-testid="config-out"]');
   assert.match(exported, /stick-table type ip size 100k expire 30s store http_req_rate\(10s\)/);
   assert.match(exported, /http-request deny deny_status 429 if \{ sc_http_req_rate\(0\) gt 10 \}/);

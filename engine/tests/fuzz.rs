@@ -154,6 +154,12 @@ fn middle_block() -> impl Strategy<Value = Value> {
                    "per": if minute { "minute" } else { "second" }, "burst": burst, "nodelay": nodelay,
                    "delay": if nodelay { 0 } else { delay }, "dry_run": dry, "zone_bytes": 32768})
         }),
+        // Envoy's filter, each bucket, partly enabled and enforced.
+        (1u32..20, 1u32..20, 0.05f64..2.0, any::<bool>(), 0.0f64..=100.0, 0.0f64..=100.0).prop_map(|(max, fill, every, timer, on, enforced)| {
+            json!({"kind": "product_limiter", "product": "envoy_local_rate_limit", "max_tokens": max, "tokens_per_fill": fill,
+                   "fill_interval_s": every, "bucket": if timer { "timer" } else { "atomic" },
+                   "enabled_percent": on, "enforced_percent": enforced})
+        }),
         // Go's limiter, of a limit of 0 too (the burst spent for good).
         (0.0f64..300.0, 0u32..10, 0usize..4, any::<bool>(), 0.0f64..0.5).prop_map(|(limit, burst, call, per_key, timeout)| {
             let limit = if limit < 10.0 { 0.0 } else { limit };

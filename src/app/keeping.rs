@@ -8,7 +8,9 @@
 //! whole scenario). A save still due when the page is hidden or left is
 //! made then.
 
-use sluice_engine::config::Product;
+use sluice_engine::config::{Done, Imported, Job, Product};
+
+use crate::browser::worker::ConfigWorker;
 use sluice_engine::scenario::Kind;
 use sluice_engine::editor::EditError;
 use sluice_engine::playground::{Command, PlayError};
@@ -197,9 +199,19 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
     let config = use_state(|| None::<Option<String>>);
     let on_open_config = use_callback(config.clone(), |_: (), config| config.set(Some(None)));
     let on_close_config = use_callback(config.clone(), |_: (), config| config.set(None));
-    let on_import_config = {
-        let (dispatch, page, config) = (dispatch.clone(), page.clone(), config.clone());
-        Callback::from(move |(product, text): (Product, String)| match dispatch(Command::ImportConfig { product, text }) {
+    // The configuration is read in the engine's worker; its answer is
+    // applied when it comes (or shown in the dialog).
+    let reading = use_mut_ref(|| None::<ConfigWorker>);
+    let on_imported = {
+        let (dispatch, page, config, reading) = (dispatch.clone(), page.clone(), config.clone(), reading.clone());
+        move |done: Done| {
+            reading.borrow_mut().take();
+            let imported = match done {
+                Done::Imported { scenario, notes } => Imported { scenario, notes },
+                Done::Refused { why } => return config.set(Some(Some(format!("The configuration was not imported: {why}.")))),
+                Done::Exported { .. } => return,
+            };
+            match dispatch(Command::ImportConfig { imported }) {
             Ok(applied) => {
                 config.set(None);
                 // Every block imported selected, the first limiter last: the
@@ -224,6 +236,18 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
                 page.status.set(Some(format!("Imported the configuration's limits below the canvas; Undo (Ctrl+Z) takes them back.{left_out}")));
             }
             Err(why) => config.set(Some(Some(why.to_string()))),
+            }
+        }
+    };
+    let on_import_config = {
+        let (config, reading) = (config.clone(), reading.clone());
+        let on_imported = std::rc::Rc::new(on_imported);
+        Callback::from(move |(product, text): (Product, String)| {
+            let on_imported = on_imported.clone();
+            match ConfigWorker::start(&Job::Import { product, text }, move |done| on_imported(done)) {
+                Ok(worker) => *reading.borrow_mut() = Some(worker),
+                Err(why) => config.set(Some(Some(why))),
+            }
         })
     };
     Keeping {

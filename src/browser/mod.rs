@@ -1,6 +1,6 @@
 //! Browser glue: the clock, animation frames, keyboard shortcuts, values
 //! that change every frame, and keeping work (local storage, share links,
-//! files), scrolling a part into view, and the sweep worker. Nothing here knows the model.
+//! files), scrolling a part into view, and the engine's worker (sweeps, configurations). Nothing here knows the model.
 
 pub mod clock;
 pub mod dialog;
@@ -10,4 +10,4 @@ pub mod live;
 pub mod resize;
 pub mod scroll;
 pub mod shortcuts;
-pub mod sweep_worker;
+pub mod worker;

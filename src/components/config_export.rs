@@ -1,12 +1,16 @@
-//! "Export as nginx configuration" (or Go code) on a product limiter: what
-//! enforces what the block enforces in its product, in a box to copy, with
-//! what depends on how the server is deployed (`config::export_node`).
+//! "Export as nginx configuration" (or another product's configuration,
+//! or Go code) on a product limiter: what enforces what the block enforces
+//! in its product, in a box to copy, with what depends on how the server
+//! is deployed. The text is written in the engine's worker
+//! (`config::Job::Export`), while the box is open and again whenever the
+//! block changes.
 
-use sluice_engine::config::{export_node, Product};
+use sluice_engine::config::{Done, Job, Product};
 use sluice_engine::{BlockSpec, NodeSpec};
 use yew::prelude::*;
 
 use crate::browser::keep;
+use crate::browser::worker::ConfigWorker;
 
 #[derive(Properties, PartialEq)]
 pub struct ConfigExportProps {
@@ -16,30 +20,53 @@ pub struct ConfigExportProps {
 #[function_component(ConfigExport)]
 pub fn config_export(props: &ConfigExportProps) -> Html {
     let open = use_state(|| false);
+    // The answer for the block as it is, none while it is being written.
+    let answer = use_state(|| None::<Done>);
+    let writing = use_mut_ref(|| None::<ConfigWorker>);
+    let product = match &props.node.block {
+        BlockSpec::ProductLimiter(spec) => Some(Product::of(spec)),
+        _ => None,
+    };
+    {
+        let (answer, writing) = (answer.clone(), writing.clone());
+        use_effect_with((*open, props.node.clone()), move |(open, node)| {
+            answer.set(None);
+            *writing.borrow_mut() = None;
+            if let (true, BlockSpec::ProductLimiter(spec)) = (*open, &node.block) {
+                let job = Job::Export { product: Product::of(spec), node: node.clone() };
+                let done = answer.clone();
+                match ConfigWorker::start(&job, move |d| done.set(Some(d))) {
+                    Ok(worker) => *writing.borrow_mut() = Some(worker),
+                    Err(why) => answer.set(Some(Done::Refused { why })),
+                }
+            }
+        });
+    }
+    let Some(product) = product else { return html! {} };
     let toggle = {
         let open = open.clone();
         Callback::from(move |_: MouseEvent| open.set(!*open))
     };
-    let BlockSpec::ProductLimiter(spec) = &props.node.block else { return html! {} };
-    let product = Product::of(spec);
-    let body = open.then(|| match export_node(product, &props.node) {
-        Ok(exported) => {
+    let body = open.then(|| match &*answer {
+        None => html! { <p class="hint" data-testid="config-writing">{ format!("Writing the {}…", product.writes()) }</p> },
+        Some(Done::Exported { text, warnings }) => {
             let copy = {
-                let text = exported.text.clone();
+                let text = text.clone();
                 Callback::from(move |_: MouseEvent| keep::copy_to_clipboard(&text))
             };
             html! {
                 <>
                     <textarea class="config-out" data-testid="config-out" readonly=true rows="10" spellcheck="false" wrap="off"
-                        aria-label={product.writes()} value={exported.text.clone()} />
+                        aria-label={product.writes()} value={text.clone()} />
                     <button class="small" data-testid="config-copy" onclick={copy}>{"Copy"}</button>
                     <ul class="config-warnings">
-                        { for exported.warnings.iter().map(|w| html! { <li>{ w }</li> }) }
+                        { for warnings.iter().map(|w| html! { <li>{ w }</li> }) }
                     </ul>
                 </>
             }
         }
-        Err(why) => html! { <p class="param-error" role="alert">{ why.to_string() }</p> },
+        Some(Done::Refused { why }) => html! { <p class="param-error" role="alert">{ why.clone() }</p> },
+        Some(Done::Imported { .. }) => html! {},
     });
     html! {
         <div class="config-export">

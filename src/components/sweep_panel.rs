@@ -26,7 +26,7 @@ use yew::prelude::*;
 
 use crate::browser::clock::now_ms;
 use crate::browser::keep;
-use crate::browser::sweep_worker::SweepWorker;
+use crate::browser::worker::SweepWorker;
 use crate::components::measured_canvas::MeasuredCanvas;
 use crate::view::sweep::{Phase, SweepForm, SweepOrder, SweepRun, MOST_POINTS, MOST_REPS};
 

@@ -10,6 +10,7 @@
 //! on how the product is deployed. Importing an export gives the same
 //! limiters back.
 
+mod envoy;
 mod go;
 mod haproxy;
 mod nginx;
@@ -21,21 +22,24 @@ pub use nginx_conf::SyntaxError;
 
 /// A product whose configuration (or code) Sluice writes, and reads
 /// where it has a configuration file.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Product {
     Nginx,
     Haproxy,
+    Envoy,
     Go,
 }
 
 impl Product {
-    pub const ALL: [Product; 3] = [Product::Nginx, Product::Haproxy, Product::Go];
+    pub const ALL: [Product; 4] = [Product::Nginx, Product::Haproxy, Product::Envoy, Product::Go];
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
         match self {
             Product::Nginx => "nginx",
             Product::Haproxy => "haproxy",
+            Product::Envoy => "envoy",
             Product::Go => "go",
         }
     }
@@ -44,7 +48,7 @@ impl Product {
     pub fn imports(self) -> bool {
         match self {
             Product::Nginx | Product::Haproxy => true,
-            Product::Go => false,
+            Product::Envoy | Product::Go => false,
         }
     }
 
@@ -53,6 +57,7 @@ impl Product {
         match self {
             Product::Nginx => "nginx",
             Product::Haproxy => "HAProxy",
+            Product::Envoy => "Envoy",
             Product::Go => "Go",
         }
     }
@@ -62,6 +67,7 @@ impl Product {
         match self {
             Product::Nginx => "nginx configuration",
             Product::Haproxy => "HAProxy configuration",
+            Product::Envoy => "Envoy configuration",
             Product::Go => "Go code",
         }
     }
@@ -72,7 +78,7 @@ impl Product {
         match self {
             Product::Nginx => "nginx: its limit_req_zone, limit_req, limit_req_status and limit_req_dry_run, as nginx merges them across http, server and location. Each limited location becomes a row.",
             Product::Haproxy => "HAProxy: its stick tables storing http_req_rate, http-request track-sc0 and http-request deny if { sc_http_req_rate(0) gt L } (or an acl saying so). Each rate-limited frontend becomes a row.",
-            Product::Go => "",
+            Product::Envoy | Product::Go => "",
         }
     }
 
@@ -83,6 +89,7 @@ impl Product {
             ProductLimiterSpec::NginxLimitReq(_) => Product::Nginx,
             ProductLimiterSpec::GoRate(_) => Product::Go,
             ProductLimiterSpec::HaproxyHttpReqRate(_) => Product::Haproxy,
+            ProductLimiterSpec::EnvoyLocalRateLimit(_) => Product::Envoy,
         }
     }
 
@@ -99,7 +106,7 @@ impl Product {
 }
 
 /// A configuration read into a scenario.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Imported {
     pub scenario: Scenario,
     /// What it does not model, each with its line.
@@ -107,7 +114,7 @@ pub struct Imported {
 }
 
 /// A directive left out of the scenario, and why.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Note {
     pub line: usize,
     pub text: String,
@@ -122,6 +129,8 @@ pub enum ImportError {
     NothingLimited(&'static str),
     #[error("{0} has no configuration file to import: put its limiter on the canvas (a product limiter), then export it")]
     NoFile(&'static str),
+    #[error("reading {0}'s configuration is not built yet: put its limiter on the canvas (a product limiter), then export it")]
+    NotYet(&'static str),
     /// The scenario made of it is not valid (a limit out of Sluice's range).
     #[error("{0}")]
     Invalid(String),
@@ -152,6 +161,42 @@ pub fn import(product: Product, text: &str) -> Result<Imported, ImportError> {
         Product::Nginx => nginx::import(text),
         Product::Haproxy => haproxy::import(text),
         Product::Go => Err(ImportError::NoFile("Go")),
+        Product::Envoy => Err(ImportError::NotYet("Envoy")),
+    }
+}
+
+/// Work for the page's worker, which holds the readers and writers of
+/// configurations so that the page's own module need not: a
+/// configuration to read, or a block to write.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "job", rename_all = "snake_case")]
+pub enum Job {
+    Import { product: Product, text: String },
+    Export { product: Product, node: NodeSpec },
+}
+
+/// A job's answer.
+#[derive(Clone, Debug, serde::Serialize, serde::Deserialize)]
+#[serde(tag = "done", rename_all = "snake_case")]
+pub enum Done {
+    Imported { scenario: Scenario, notes: Vec<Note> },
+    Exported { text: String, warnings: Vec<String> },
+    /// Why the configuration was not read, or the block not written.
+    Refused { why: String },
+}
+
+impl Job {
+    pub fn run(self) -> Done {
+        match self {
+            Job::Import { product, text } => match import(product, &text) {
+                Ok(Imported { scenario, notes }) => Done::Imported { scenario, notes },
+                Err(why) => Done::Refused { why: why.to_string() },
+            },
+            Job::Export { product, node } => match export_node(product, &node) {
+                Ok(Exported { text, warnings }) => Done::Exported { text, warnings },
+                Err(why) => Done::Refused { why: why.to_string() },
+            },
+        }
     }
 }
 
@@ -168,6 +213,7 @@ pub fn export(product: Product, scenario: &Scenario, node: Option<&str>) -> Resu
         Product::Nginx => nginx::export(scenario, node),
         Product::Haproxy => haproxy::export(scenario, node),
         Product::Go => go::export(scenario, node),
+        Product::Envoy => envoy::export(scenario, node),
     }
 }
 

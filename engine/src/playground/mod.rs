@@ -71,9 +71,10 @@ pub enum Command {
     /// Replaces the scenario by a file's text (an undoable edit); closes
     /// the comparison, which would compare with something else altogether.
     Import(String),
-    /// A real server's configuration read into blocks, added below the
-    /// scenario as one edit (`config::import`).
-    ImportConfig { product: crate::config::Product, text: String },
+    /// A real server's configuration read into blocks
+    /// (`config::import`, in the page's worker), added below the scenario
+    /// as one edit.
+    ImportConfig { imported: crate::config::Imported },
     Undo,
     Redo,
     /// Starts the run (and B) again from time zero.
@@ -147,8 +148,6 @@ pub enum PlayError {
     Lesson(LessonError),
     /// Variant B could not start.
     Comparison(String),
-    /// A configuration could not be read.
-    Config(crate::config::ImportError),
 }
 
 impl std::fmt::Display for PlayError {
@@ -157,7 +156,6 @@ impl std::fmt::Display for PlayError {
             PlayError::Refused(why) => why.fmt(f),
             PlayError::Lesson(why) => write!(f, "{why}"),
             PlayError::Comparison(why) => f.write_str(why),
-            PlayError::Config(why) => write!(f, "The configuration was not imported: {why}."),
             PlayError::NotRunning => f.write_str("A/B needs a scenario that runs: it still lacks an edge."),
             PlayError::NoLessonOpen => f.write_str("No lesson is open."),
             PlayError::NoSuchLesson(n) => write!(f, "There is no lesson {}.", n + 1),
@@ -291,8 +289,7 @@ impl Playground {
                 self.b = None;
                 None
             }
-            Command::ImportConfig { product, text } => {
-                let imported = crate::config::import(product, &text).map_err(PlayError::Config)?;
+            Command::ImportConfig { imported } => {
                 let ids = self.edit(|e| e.add_all(&imported.scenario))?;
                 return Ok(Applied { notes: imported.notes, ..self.edited(Some(ids)) });
             }

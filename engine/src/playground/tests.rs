@@ -513,7 +513,8 @@ fn a_step_tried_selects_the_block_it_checks_and_names_its_figure_and_panel() {
 fn a_configuration_imported_adds_its_blocks_below_as_one_undoable_edit() {
     let mut p = playground();
     let conf = "user nginx;\nhttp {\n limit_req_zone $binary_remote_addr zone=c:1m rate=5r/s;\n server { location / { limit_req zone=c burst=2; } }\n}\n";
-    let applied = p.apply(Command::ImportConfig { product: crate::config::Product::Nginx, text: conf.into() }).unwrap();
+    let imported = crate::config::import(crate::config::Product::Nginx, conf).unwrap();
+    let applied = p.apply(Command::ImportConfig { imported }).unwrap();
     // The placeholder producer, the limiter and the application, beside
     // what was there; the imported "c" clashes with the consumer "c".
     let ids = applied.select.clone().unwrap();
@@ -531,8 +532,11 @@ fn a_configuration_imported_adds_its_blocks_below_as_one_undoable_edit() {
     // One step back.
     p.apply(Command::Undo).unwrap();
     assert_eq!(p.scenario(), &pipeline());
-    // A file it cannot read changes nothing and says where.
-    let err = p.apply(Command::ImportConfig { product: crate::config::Product::Nginx, text: "http {\n".into() }).unwrap_err();
-    assert_eq!(err.to_string(), "The configuration was not imported: line 1: a } closing the block opened here.");
-    assert_eq!(p.scenario(), &pipeline());
+    // What the worker answers: a file it cannot read is refused, saying where.
+    let done = crate::config::Job::Import { product: crate::config::Product::Nginx, text: "http {\n".into() }.run();
+    assert!(matches!(done, crate::config::Done::Refused { ref why } if why == "line 1: a } closing the block opened here"), "{done:?}");
+    // And its answers go through JSON, as the worker sends them.
+    let done = crate::config::Job::Import { product: crate::config::Product::Nginx, text: conf.into() }.run();
+    let read: crate::config::Done = serde_json::from_str(&serde_json::to_string(&done).unwrap()).unwrap();
+    assert!(matches!(read, crate::config::Done::Imported { ref notes, .. } if notes.len() == 1));
 }

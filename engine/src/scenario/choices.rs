@@ -11,7 +11,7 @@ use serde_json::Value;
 use crate::blocks::consumer::OnTimeout;
 use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 use crate::blocks::router::RouterSpec;
-use crate::blocks::{GoCall, GoRateSpec, HaproxyReqRateSpec, NginxLimitReqSpec, Per, ProductLimiterSpec};
+use crate::blocks::{Bucket, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, NginxLimitReqSpec, Per, ProductLimiterSpec};
 use crate::blocks::{Backpressure, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
 use crate::buffer::Order;
 
@@ -184,6 +184,11 @@ choice!(Per {
     Minute => "per minute (r/m)",
 });
 
+choice!(Bucket {
+    Atomic => "atomic: continuous refill (1.31 and later)",
+    Timer => "timer: whole fills at each tick (1.30 and earlier)",
+});
+
 choice!(GoCall {
     Allow => "Allow: refuse unless a token is there",
     Wait => "Wait: wait for a token (up to a deadline)",
@@ -241,6 +246,7 @@ pub fn product_examples() -> Vec<(ProductLimiterSpec, &'static str)> {
         (ProductLimiterSpec::NginxLimitReq(NginxLimitReqSpec::of(10, 5)), "nginx limit_req"),
         (ProductLimiterSpec::GoRate(GoRateSpec::of(10.0, 5)), "Go x/time/rate"),
         (ProductLimiterSpec::HaproxyHttpReqRate(HaproxyReqRateSpec::of(100, 10.0)), "HAProxy http_req_rate"),
+        (ProductLimiterSpec::EnvoyLocalRateLimit(EnvoyLocalRateLimitSpec::of(10, 10, 1.0)), "Envoy local_ratelimit"),
     ]
 }
 
@@ -294,6 +300,6 @@ mod tests {
     #[test]
     fn every_product_example_is_a_limiter_of_its_product() {
         let names: Vec<String> = product_examples().iter().map(|(p, _)| kind_name(p)).collect();
-        assert_eq!(names, ["nginx_limit_req", "go_rate", "haproxy_http_req_rate"]);
+        assert_eq!(names, ["nginx_limit_req", "go_rate", "haproxy_http_req_rate", "envoy_local_rate_limit"]);
     }
 }

@@ -12,7 +12,7 @@
 
 use super::choices::Menu;
 use crate::plumbing::units::Quantity;
-use super::{Arrivals, Backpressure, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, RateUnit, Reaction, Scheme, Scope};
+use super::{Arrivals, Backpressure, Bucket, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, RateUnit, Reaction, Scheme, Scope};
 use super::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 
 /// What a parameter measures, as the inspector shows it beside the value.
@@ -266,6 +266,7 @@ const CONCURRENCY_LIMITER: &[Field] = &[f(
 const NGINX: &[&str] = &["nginx_limit_req"];
 const GO: &[&str] = &["go_rate"];
 const HAPROXY: &[&str] = &["haproxy_http_req_rate"];
+const ENVOY: &[&str] = &["envoy_local_rate_limit"];
 
 const PRODUCT_LIMITER: &[Field] = &[
     f("product", "Product", Unit::None, "Whose limiter it is: it decides as that product's own code does.", Control::Product),
@@ -290,6 +291,13 @@ const PRODUCT_LIMITER: &[Field] = &[
     f("size", "Table size", Unit::Keys, "The stick table's size: a new key in a full table forgets the size/256 + 1 least recently used.", whole(1.0, 1_000_000.0, 1.0)).shown_if("product", HAPROXY),
     f("expire_s", "Expire", Unit::Seconds, "An entry is forgotten this long after its last request.", num(0.01, 600.0, 0.001)).shown_if("product", HAPROXY),
     f("key", "Tracked key", Unit::None, "What track-sc0 tracks, as the configuration writes it (src, req.hdr(x-client)); the run keys on each message's key.", Control::Text).shown_if("product", HAPROXY),
+    f("max_tokens", "Max tokens", Unit::Requests, "token_bucket.max_tokens: the bucket's size, full at the start.", whole(1.0, 100.0, 1.0)).shown_if("product", ENVOY),
+    f("tokens_per_fill", "Tokens per fill", Unit::Requests, "token_bucket.tokens_per_fill (1 unless set).", whole(1.0, 100.0, 1.0)).shown_if("product", ENVOY),
+    f("fill_interval_s", "Fill interval", Unit::Seconds, "token_bucket.fill_interval: at least 50 ms.", num(0.05, 10.0, 0.05)).shown_if("product", ENVOY),
+    f("bucket", "Bucket", Unit::None, "Envoy 1.30 and earlier refill on a timer, whole fills at each tick; 1.31 and later continuously.", Control::Choice(Menu::or_default::<Bucket>())).shown_if("product", ENVOY),
+    f("enabled_percent", "Enabled for", Unit::None, "filter_enabled, percent of requests (unset in Envoy: 0, the filter does nothing).", num(0.0, 100.0, 1.0)).shown_if("product", ENVOY),
+    f("enforced_percent", "Enforced for", Unit::None, "filter_enforced, percent of requests (unset: 0, nothing refused: shadow mode).", num(0.0, 100.0, 1.0)).shown_if("product", ENVOY),
+    f("status", "Refusal status", Unit::Status, "status.code: 429 unless set (a code below 400 is sent as 429).", whole(400.0, 599.0, 1.0)).shown_if("product", ENVOY),
 ];
 
 const RESOURCE_POOL: &[Field] = &[

@@ -170,7 +170,7 @@ pub use crate::blocks::{
     Arrivals, Backpressure, CreditScope, Limits, MessageClass, OnExcess, OnFull, OnRefused, OpensOn, RateRule, RateUnit, Reaction,
     Reactions, Scheme, Scope,
 };
-pub use crate::blocks::{GoCall, GoRateSpec, HaproxyReqRateSpec, NginxLimitReqSpec, Per};
+pub use crate::blocks::{Bucket, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, NginxLimitReqSpec, Per};
 pub use crate::buffer::Order;
 pub use crate::distribution::Distribution;
 pub use crate::priorities::MessagePriority;

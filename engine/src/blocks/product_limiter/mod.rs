@@ -18,6 +18,7 @@
 //!   is held too, and everything behind it waits, in order, until the
 //!   next block wakes it.
 
+mod envoy;
 mod go;
 mod haproxy;
 mod nginx;
@@ -35,6 +36,7 @@ use crate::plumbing::validate::FieldError;
 use crate::scheduler::EventKind;
 use crate::time::SimTime;
 
+pub use envoy::{Bucket, EnvoyLocalRateLimitSpec};
 pub use go::{GoCall, GoRateSpec};
 pub use haproxy::{duration_text, HaproxyReqRateSpec, MAX_MS as HAPROXY_MAX_MS};
 pub use nginx::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
@@ -49,6 +51,9 @@ pub enum ProductLimiterSpec {
     GoRate(GoRateSpec),
     /// HAProxy's stick table `http_req_rate` and its deny rule (HAProxy 2.6).
     HaproxyHttpReqRate(HaproxyReqRateSpec),
+    /// Envoy's HTTP local rate limit filter (its timer bucket up to 1.30,
+    /// its atomic bucket from 1.31).
+    EnvoyLocalRateLimit(EnvoyLocalRateLimitSpec),
 }
 
 impl ProductLimiterSpec {
@@ -57,6 +62,7 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NginxLimitReq(s) => s.validate(path, errors),
             ProductLimiterSpec::GoRate(s) => s.validate(path, errors),
             ProductLimiterSpec::HaproxyHttpReqRate(s) => s.validate(path, errors),
+            ProductLimiterSpec::EnvoyLocalRateLimit(s) => s.validate(path, errors),
         }
     }
 
@@ -65,6 +71,7 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NginxLimitReq(s) => s.number_mut(steps),
             ProductLimiterSpec::GoRate(s) => s.number_mut(steps),
             ProductLimiterSpec::HaproxyHttpReqRate(s) => s.number_mut(steps),
+            ProductLimiterSpec::EnvoyLocalRateLimit(s) => s.number_mut(steps),
         }
     }
 
@@ -75,6 +82,7 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NginxLimitReq(s) => s.summary(),
             ProductLimiterSpec::GoRate(s) => s.summary(),
             ProductLimiterSpec::HaproxyHttpReqRate(s) => s.summary(),
+            ProductLimiterSpec::EnvoyLocalRateLimit(s) => s.summary(),
         }
     }
 }
@@ -84,6 +92,7 @@ enum Running {
     Nginx(NginxLimitReqSpec, nginx::Zone),
     Go(GoRateSpec, go::Limiters),
     Haproxy(HaproxyReqRateSpec, haproxy::Table),
+    Envoy(EnvoyLocalRateLimitSpec, envoy::State),
 }
 
 impl Running {
@@ -92,6 +101,7 @@ impl Running {
             ProductLimiterSpec::NginxLimitReq(s) => Running::Nginx(s, nginx::Zone::default()),
             ProductLimiterSpec::GoRate(s) => Running::Go(s, go::Limiters::default()),
             ProductLimiterSpec::HaproxyHttpReqRate(s) => Running::Haproxy(s, haproxy::Table::default()),
+            ProductLimiterSpec::EnvoyLocalRateLimit(s) => Running::Envoy(s, envoy::State::default()),
         }
     }
 }
@@ -141,6 +151,10 @@ impl ProductLimiter {
                 table.expire(millisecond(now), new.size as usize);
                 *old = new;
             }
+            (Running::Envoy(old, state), ProductLimiterSpec::EnvoyLocalRateLimit(new)) => {
+                state.reconfigure(old, &new);
+                *old = new;
+            }
             (running, spec) => *running = Running::of(spec),
         }
     }
@@ -156,6 +170,8 @@ impl ProductLimiter {
             Running::Nginx(_, zone) => zone.keys(),
             Running::Go(_, limiters) => limiters.keys(),
             Running::Haproxy(_, table) => table.keys(),
+            // One bucket for the whole process.
+            Running::Envoy(..) => 1,
         }
     }
 
@@ -190,6 +206,17 @@ impl ProductLimiter {
                 haproxy::Verdict::Pass => (Outcome::Admitted, now),
                 haproxy::Verdict::Deny => (Outcome::Rejected, now),
             },
+            Running::Envoy(spec, state) => {
+                // A draw only where the percentage leaves a chance.
+                let mut draw = |percent: f64| if percent >= 100.0 { 0.0 } else if percent <= 0.0 { 1.0 } else { ctx.rng().uniform() };
+                let enabled = draw(spec.enabled_percent);
+                let enforced = if enabled * 100.0 < spec.enabled_percent { draw(spec.enforced_percent) } else { 1.0 };
+                match state.decide(spec, now.as_nanos(), enabled, enforced) {
+                    envoy::Verdict::Pass => (Outcome::Admitted, now),
+                    envoy::Verdict::Shadow => (Outcome::RejectedDryRun, now),
+                    envoy::Verdict::Reject => (Outcome::Rejected, now),
+                }
+            }
         };
         ctx.decided(&msg, outcome, at);
         match outcome {
