@@ -33,7 +33,7 @@ pub fn config_export(props: &ConfigExportProps) -> Html {
             answer.set(None);
             *writing.borrow_mut() = None;
             if let (true, BlockSpec::ProductLimiter(spec)) = (*open, &node.block) {
-                let job = Job::Export { product: Product::of(spec), node: node.clone() };
+                let job = Job::Export { product: Product::of(spec), node: Box::new(node.clone()) };
                 let done = answer.clone();
                 match ConfigWorker::start(&job, move |d| done.set(Some(d))) {
                     Ok(worker) => *writing.borrow_mut() = Some(worker),

@@ -172,7 +172,7 @@ pub fn import(product: Product, text: &str) -> Result<Imported, ImportError> {
 #[serde(tag = "job", rename_all = "snake_case")]
 pub enum Job {
     Import { product: Product, text: String },
-    Export { product: Product, node: NodeSpec },
+    Export { product: Product, node: Box<NodeSpec> },
 }
 
 /// A job's answer.
