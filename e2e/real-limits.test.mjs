@@ -97,7 +97,7 @@ test('an HAProxy configuration imports as its rate-limited frontend and exports 
   // Written in the engine's worker, fetched when first needed.
   await page.waitForSelector('[data-testid="config-out"]', { timeout: 20_000 });
   const exported = await page.inputValue('[data-testid="config-out"]');
-  assert.match(exported, /stick-table type ip size 100k expire 30s store http_req_rate\(10s\)/);
+  assert.match(exported, /stick-table type ipv6 size 100k expire 30s store http_req_rate\(10s\)/);
   assert.match(exported, /http-request deny deny_status 429 if \{ sc_http_req_rate\(0\) gt 10 \}/);
   await screenshot(page, 'config-export-haproxy');
   assert.deepEqual(errors, []);

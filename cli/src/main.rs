@@ -69,7 +69,7 @@ enum Command {
     /// model is listed on standard error with its line
     /// (docs/real-limits.md).
     Import {
-        /// The product: nginx.
+        /// The product: nginx or haproxy.
         product: String,
         /// The configuration file.
         file: String,
@@ -78,7 +78,7 @@ enum Command {
     /// enforce, with warnings on standard error where the meaning depends
     /// on deployment.
     Export {
-        /// The product: nginx or go.
+        /// The product: nginx, haproxy, envoy or go.
         product: String,
         /// The scenario file.
         file: String,

@@ -72,6 +72,9 @@ impl Arrivals {
                     push_error(errors, format!("{a}.size"), "must be between 1 and 100,000");
                 }
                 check_range(errors, format!("{a}.every_s"), *every_s, 1e-6, 1e9);
+                if f64::from(*size) / every_s > MAX_RATE_PER_S {
+                    push_error(errors, format!("{a}.every_s"), "size / every_s must be at most 10⁹ messages a second");
+                }
             }
             Arrivals::Ramp { from_per_s, to_per_s, over_s } => {
                 check_range(errors, format!("{a}.from_per_s"), *from_per_s, 0.0, MAX_RATE_PER_S);

@@ -154,10 +154,15 @@ fn middle_block() -> impl Strategy<Value = Value> {
                    "per": if minute { "minute" } else { "second" }, "burst": burst, "nodelay": nodelay,
                    "delay": if nodelay { 0 } else { delay }, "dry_run": dry, "zone_bytes": 32768})
         }),
+        // HAProxy's request rate, in a small table (keys are forgotten).
+        (0u32..20, 1u32..3000, 1u32..600, 1u32..5000).prop_map(|(limit, period_ms, size, expire_ms)| {
+            json!({"kind": "product_limiter", "product": "haproxy_http_req_rate", "limit": limit,
+                   "period_s": f64::from(period_ms) / 1000.0, "size": size, "expire_s": f64::from(expire_ms) / 1000.0})
+        }),
         // Envoy's filter, each bucket, partly enabled and enforced.
-        (1u32..20, 1u32..20, 0.05f64..2.0, any::<bool>(), 0.0f64..=100.0, 0.0f64..=100.0).prop_map(|(max, fill, every, timer, on, enforced)| {
+        (1u32..20, 1u32..20, 50u32..2000, any::<bool>(), 0.0f64..=100.0, 0.0f64..=100.0).prop_map(|(max, fill, every_ms, timer, on, enforced)| {
             json!({"kind": "product_limiter", "product": "envoy_local_rate_limit", "max_tokens": max, "tokens_per_fill": fill,
-                   "fill_interval_s": every, "bucket": if timer { "timer" } else { "atomic" },
+                   "fill_interval_s": f64::from(every_ms) / 1000.0, "bucket": if timer { "timer" } else { "atomic" },
                    "enabled_percent": on, "enforced_percent": enforced})
         }),
         // Go's limiter, of a limit of 0 too (the burst spent for good).
@@ -167,7 +172,7 @@ fn middle_block() -> impl Strategy<Value = Value> {
             let mut d = json!({"kind": "product_limiter", "product": "go_rate", "limit": limit, "burst": burst,
                                "call": name, "per_key": per_key});
             if call == 3 {
-                d["timeout_s"] = json!(timeout);
+                d["timeout_s"] = json!(timeout.max(0.001));
             }
             d
         }),

@@ -86,6 +86,8 @@ pub(crate) struct Keeping {
     /// The configuration import's dialog, while open: why its last try was
     /// refused, if it was.
     pub config: Option<Option<String>>,
+    /// A configuration is being read in the worker.
+    pub importing: bool,
     pub on_open_config: Callback<()>,
     pub on_close_config: Callback<()>,
     pub on_import_config: Callback<(Product, String)>,
@@ -197,15 +199,25 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
         });
     }
     let config = use_state(|| None::<Option<String>>);
-    let on_open_config = use_callback(config.clone(), |_: (), config| config.set(Some(None)));
-    let on_close_config = use_callback(config.clone(), |_: (), config| config.set(None));
     // The configuration is read in the engine's worker; its answer is
-    // applied when it comes (or shown in the dialog).
+    // applied when it comes (or shown in the dialog). Closing the dialog
+    // abandons it.
     let reading = use_mut_ref(|| None::<ConfigWorker>);
+    let importing = use_state(|| false);
+    let on_open_config = use_callback(config.clone(), |_: (), config| config.set(Some(None)));
+    let on_close_config = {
+        let (config, reading, importing) = (config.clone(), reading.clone(), importing.clone());
+        Callback::from(move |_: ()| {
+            reading.borrow_mut().take();
+            importing.set(false);
+            config.set(None);
+        })
+    };
     let on_imported = {
-        let (dispatch, page, config, reading) = (dispatch.clone(), page.clone(), config.clone(), reading.clone());
+        let (dispatch, page, config, reading, importing) = (dispatch.clone(), page.clone(), config.clone(), reading.clone(), importing.clone());
         move |done: Done| {
             reading.borrow_mut().take();
+            importing.set(false);
             let imported = match done {
                 Done::Imported { scenario, notes } => Imported { scenario, notes },
                 Done::Refused { why } => return config.set(Some(Some(format!("The configuration was not imported: {why}.")))),
@@ -240,12 +252,16 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
         }
     };
     let on_import_config = {
-        let (config, reading) = (config.clone(), reading.clone());
+        let (config, reading, importing) = (config.clone(), reading.clone(), importing.clone());
         let on_imported = std::rc::Rc::new(on_imported);
         Callback::from(move |(product, text): (Product, String)| {
             let on_imported = on_imported.clone();
             match ConfigWorker::start(&Job::Import { product, text }, move |done| on_imported(done)) {
-                Ok(worker) => *reading.borrow_mut() = Some(worker),
+                Ok(worker) => {
+                    *reading.borrow_mut() = Some(worker);
+                    importing.set(true);
+                    config.set(Some(None));
+                }
                 Err(why) => config.set(Some(Some(why))),
             }
         })
@@ -259,6 +275,7 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
         on_restore_earlier,
         on_forget_earlier,
         config: (*config).clone(),
+        importing: *importing,
         on_open_config,
         on_close_config,
         on_import_config,

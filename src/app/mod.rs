@@ -330,7 +330,7 @@ pub fn app() -> Html {
                 <Glossary {word} on_close={on_glossary_close} />
             }
             if let Some(error) = keeping.config {
-                <ConfigImport {error} on_import={keeping.on_import_config} on_close={keeping.on_close_config} />
+                <ConfigImport {error} busy={keeping.importing} on_import={keeping.on_import_config} on_close={keeping.on_close_config} />
             }
         </div>
         </ContextProvider<OpenGlossary>>

@@ -20,12 +20,18 @@ use web_sys::{MessageEvent, Worker};
 /// The worker's script, beside the page.
 const SCRIPT: &str = "./sweep-worker_loader.js";
 
+/// How long a worker may take to say it is ready (fetching and starting
+/// its module) before it is taken to have failed: a module that cannot be
+/// fetched or started raises nothing the page hears.
+const READY_WITHIN_MS: u32 = 30_000;
+
 /// A worker and the closures it calls; dropping it terminates the worker.
 struct Running {
     worker: Worker,
     // Kept alive while the worker may call them.
     _on_message: Closure<dyn FnMut(MessageEvent)>,
     _on_error: Closure<dyn FnMut(web_sys::Event)>,
+    _not_ready: gloo_timers::callback::Timeout,
 }
 
 /// Starts a worker that is sent `job` once it says it is ready (its first
@@ -36,10 +42,18 @@ fn start(job: String, what: &'static str, on_text: impl Fn(String) + 'static, on
     let on_failure = std::rc::Rc::new(on_failure);
     let failed = on_failure.clone();
     let listener = worker.clone();
+    let ready = std::rc::Rc::new(std::cell::Cell::new(false));
+    let (heard, late) = (ready.clone(), on_failure.clone());
+    let not_ready = gloo_timers::callback::Timeout::new(READY_WITHIN_MS, move || {
+        if !heard.get() {
+            late(format!("the {what} worker did not start within {} s", READY_WITHIN_MS / 1000));
+        }
+    });
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
         let received = event.data().as_string().unwrap_or_default();
         // The job goes once the worker listens: sent before, it would be lost.
         if matches!(serde_json::from_str(&received), Ok(Report::Ready)) {
+            ready.set(true);
             if let Err(e) = listener.post_message(&JsValue::from_str(&job)) {
                 failed(format!("the {what} could not be sent: {e:?}"));
             }
@@ -50,7 +64,7 @@ fn start(job: String, what: &'static str, on_text: impl Fn(String) + 'static, on
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| on_failure(format!("the {what} worker stopped with an error")));
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
     worker.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-    Ok(Running { worker, _on_message: on_message, _on_error: on_error })
+    Ok(Running { worker, _on_message: on_message, _on_error: on_error, _not_ready: not_ready })
 }
 
 impl Drop for Running {

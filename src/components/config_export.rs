@@ -29,11 +29,13 @@ pub fn config_export(props: &ConfigExportProps) -> Html {
     };
     {
         let (answer, writing) = (answer.clone(), writing.clone());
-        use_effect_with((*open, props.node.clone()), move |(open, node)| {
+        // Written again when the block changes, not when it moves.
+        use_effect_with((*open, props.node.id.clone(), props.node.block.clone()), move |(open, id, block)| {
             answer.set(None);
             *writing.borrow_mut() = None;
-            if let (true, BlockSpec::ProductLimiter(spec)) = (*open, &node.block) {
-                let job = Job::Export { product: Product::of(spec), node: Box::new(node.clone()) };
+            if let (true, BlockSpec::ProductLimiter(spec)) = (*open, block) {
+                let node = NodeSpec { id: id.clone(), position: None, block: block.clone() };
+                let job = Job::Export { product: Product::of(spec), node: Box::new(node) };
                 let done = answer.clone();
                 match ConfigWorker::start(&job, move |d| done.set(Some(d))) {
                     Ok(worker) => *writing.borrow_mut() = Some(worker),

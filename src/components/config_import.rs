@@ -16,6 +16,8 @@ use crate::browser::keep;
 pub struct ConfigImportProps {
     /// Why the last try was refused.
     pub error: Option<String>,
+    /// A configuration is being read.
+    pub busy: bool,
     pub on_import: Callback<(Product, String)>,
     pub on_close: Callback<()>,
 }
@@ -64,7 +66,7 @@ pub fn config_import(props: &ConfigImportProps) -> Html {
         Callback::from(move |_: MouseEvent| on_import.emit((*product, (*text).clone())))
     };
     let on_close = props.on_close.reform(|_: MouseEvent| ());
-    let error = (*unread).clone().or_else(|| props.error.clone());
+    let error = if props.busy { None } else { (*unread).clone().or_else(|| props.error.clone()) };
     html! {
         <div class="picker-backdrop">
             <section class="picker config-import" ref={dialog} role="dialog" aria-modal="true" aria-labelledby="config-import-title" data-testid="config-import">
@@ -92,13 +94,15 @@ pub fn config_import(props: &ConfigImportProps) -> Html {
                 </label>
                 <label class="config-field">
                     <span>{"or a file"}</span>
-                    <input type="file" data-testid="config-file" accept=".conf,text/plain" onchange={on_file} />
+                    <input type="file" data-testid="config-file" accept=".conf,.cfg,text/plain" onchange={on_file} />
                 </label>
                 if let Some(why) = error {
                     <p class="param-error" role="alert" data-testid="config-error">{ why }</p>
                 }
                 <div class="config-actions">
-                    <button class="primary" data-testid="config-import-go" onclick={on_import} disabled={text.trim().is_empty()}>{"Import"}</button>
+                    <button class="primary" data-testid="config-import-go" onclick={on_import} disabled={text.trim().is_empty() || props.busy}>
+                        { if props.busy { "Reading…" } else { "Import" } }
+                    </button>
                 </div>
             </section>
         </div>

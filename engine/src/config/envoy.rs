@@ -2,8 +2,8 @@
 //! `http_filters` entry that enforces what a block enforces, in YAML.
 //!
 //! Guarantees: the filter's token bucket, `filter_enabled`,
-//! `filter_enforced` (each at the block's percentage, as a fraction Envoy
-//! reads exactly) and `status` are the block's; a block Envoy cannot
+//! `filter_enforced` (each at the block's percentage, as a fraction of a
+//! hundred, ten thousand or a million) and `status` are the block's; a block Envoy cannot
 //! express is refused with why; where the meaning depends on the version
 //! or the deployment (the timer bucket, one bucket per process) it warns.
 
@@ -46,9 +46,12 @@ fn status_name(code: u16) -> String {
     }
 }
 
-/// A duration as Envoy's YAML writes one: `1s`, `0.5s`.
-fn duration(s: f64) -> String {
-    format!("{s}s")
+/// Whole milliseconds as a protobuf `Duration`: `1s`, `0.05s`.
+fn duration(ms: u64) -> String {
+    match ms % 1000 {
+        0 => format!("{}s", ms / 1000),
+        rest => format!("{}.{}s", ms / 1000, format!("{rest:03}").trim_end_matches('0')),
+    }
 }
 
 /// The filter entry for node `id`.
@@ -61,7 +64,7 @@ fn filter(id: &str, spec: &EnvoyLocalRateLimitSpec) -> String {
         "- name: envoy.filters.http.local_ratelimit\n  typed_config:\n    \"@type\": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit\n    stat_prefix: {id}\n    token_bucket:\n      max_tokens: {}\n      tokens_per_fill: {}\n      fill_interval: {}\n{}{}    status:\n      code: {}\n",
         spec.max_tokens,
         spec.tokens_per_fill,
-        duration(spec.fill_interval_s),
+        duration(spec.fill_interval_ms()),
         percent("filter_enabled", spec.enabled_percent),
         percent("filter_enforced", spec.enforced_percent),
         status_name(spec.sent_status())
@@ -124,5 +127,6 @@ mod tests {
         assert!(out.text.contains("code: ServiceUnavailable"), "{}", out.text);
         assert!(out.warnings.iter().any(|w| w.contains("no_timer_based_rate_limit_token_bucket")));
         assert_eq!(fraction(33.3333), (333_333, "MILLION"));
+        assert_eq!([duration(1000), duration(50), duration(1500), duration(120_000)], ["1s", "0.05s", "1.5s", "120s"]);
     }
 }

@@ -108,10 +108,8 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, Expor
         let BlockSpec::ProductLimiter(ProductLimiterSpec::GoRate(spec)) = &n.block else {
             return Err(ExportError::Cannot { id: n.id.clone(), kind: n.block.kind(), target: "Go", why: cannot(n.block.kind()) });
         };
-        let mut name = go_name(&n.id);
-        if names.contains(&name) {
-            name = format!("{name}{}", names.len() + 1);
-        }
+        let base = go_name(&n.id);
+        let name = (1..).map(|k| if k == 1 { base.clone() } else { format!("{base}{k}") }).find(|name| !names.contains(name)).unwrap_or(base);
         bodies.push(limiter_code(&n.id, &name, spec));
         names.push(name);
         specs.push(spec);

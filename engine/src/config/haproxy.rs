@@ -88,7 +88,7 @@ struct Section {
     lines: Vec<Line>,
 }
 
-const SECTIONS: &[&str] = &["global", "defaults", "frontend", "backend", "listen", "peers", "resolvers", "userlist", "cache", "program", "http-errors", "ring", "mailers"];
+const SECTIONS: &[&str] = &["global", "defaults", "frontend", "backend", "listen", "peers", "resolvers", "userlist", "cache", "program", "http-errors", "ring", "mailers", "log-forward"];
 
 fn sections(text: &str) -> Result<(Vec<Section>, Vec<Note>), ImportError> {
     let mut sections: Vec<Section> = Vec::new();
@@ -97,6 +97,10 @@ fn sections(text: &str) -> Result<(Vec<Section>, Vec<Note>), ImportError> {
         let number = i + 1;
         let w = words(raw, number)?;
         let Some(first) = w.first() else { continue };
+        if first.starts_with('.') {
+            notes.push(Note { line: number, text: format!("{first}: conditional blocks are not evaluated; the lines within are read as written") });
+            continue;
+        }
         if SECTIONS.contains(&first.as_str()) {
             sections.push(Section { keyword: first.clone(), name: w.get(1).cloned().unwrap_or_default(), line: number, lines: Vec::new() });
         } else if let Some(section) = sections.last_mut() {
@@ -123,6 +127,9 @@ fn time_ms(text: &str, line: usize) -> Result<u64, ImportError> {
         _ => return Err(at(line, format!("a time such as 10s or 250ms, not \"{text}\""))),
     };
     let us = digits.parse::<u64>().ok().and_then(|n| n.checked_mul(scale_us)).ok_or_else(|| at(line, format!("a time such as 10s or 250ms, not \"{text}\"")))?;
+    if us / 1000 > HAPROXY_MAX_MS {
+        return Err(at(line, format!("a time of at most 2^31 − 1 ms (about 24 days), not \"{text}\"")));
+    }
     if !us.is_multiple_of(1000) || us == 0 {
         return Err(at(line, format!("a time of whole milliseconds above 0, not \"{text}\"")));
     }
@@ -166,16 +173,31 @@ fn read_table(line: &Line) -> Result<Table, ImportError> {
             "len" => {
                 value("len")?;
             }
-            "size" => table.size = size(value("size")?, n)?,
-            "expire" => table.expire_ms = Some(time_ms(value("expire")?, n)?),
+            "size" => {
+                table.size = size(value("size")?, n)?;
+                if table.size == 0 || table.size > 1 << 30 {
+                    return Err(at(n, "a table size from 1 to 2^30 entries"));
+                }
+            }
+            "expire" => {
+                let text = value("expire")?;
+                // `expire 0`: entries never expire.
+                table.expire_ms = if text == "0" { None } else { Some(time_ms(text, n)?) };
+            }
             "peers" | "srvkey" | "write-to" => {
                 value(word)?;
             }
             "nopurge" | "recv-only" => {}
             "store" => {
                 for item in value("store")?.split(',') {
+                    if item == "http_req_rate" {
+                        return Err(at(n, "http_req_rate(PERIOD): a rate needs its period"));
+                    }
                     if let Some(arg) = item.strip_prefix("http_req_rate(").and_then(|a| a.strip_suffix(')')) {
-                        table.period_ms = Some(time_ms(arg, n)?);
+                        // HAProxy keeps the first and warns of the rest.
+                        if table.period_ms.is_none() {
+                            table.period_ms = Some(time_ms(arg, n)?);
+                        }
                     }
                 }
             }
@@ -210,11 +232,15 @@ fn rate_test(words: &[String]) -> Option<(u8, Option<String>, u32)> {
     (counter <= 2).then_some((counter, table, limit))
 }
 
-/// The rate test a deny rule's condition makes, if it makes only that.
-fn condition(words: &[String], acls: &BTreeMap<String, Vec<String>>) -> Option<(u8, Option<String>, u32)> {
+/// The rate test a deny rule's condition makes, if it makes only that
+/// (an acl of several lines is their "or": not only that).
+fn condition(words: &[String], acls: &BTreeMap<String, Vec<Vec<String>>>) -> Option<(u8, Option<String>, u32)> {
     match words {
         [kw, open, test @ .., close] if kw == "if" && open == "{" && close == "}" => rate_test(test),
-        [kw, name] if kw == "if" => acls.get(name).and_then(|test| rate_test(test)),
+        [kw, name] if kw == "if" => match acls.get(name).map(Vec::as_slice) {
+            Some([test]) => rate_test(test),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -230,12 +256,14 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
         }
     }
     let mut rows = Vec::new();
+    // The sections that counted in each table, for a note when several do.
+    let mut counting: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for s in &sections {
-        if !["frontend", "listen", "backend", "defaults"].contains(&s.keyword.as_str()) {
+        if !["frontend", "listen", "backend"].contains(&s.keyword.as_str()) {
             notes.push(Note { line: s.line, text: format!("{}: not modelled, nor what it holds", s.keyword) });
             continue;
         }
-        let mut acls: BTreeMap<String, Vec<String>> = BTreeMap::new();
+        let mut acls: BTreeMap<String, Vec<Vec<String>>> = BTreeMap::new();
         // Counter -> (the tracked key, the table).
         let mut tracked: BTreeMap<u8, (String, String)> = BTreeMap::new();
         let mut limiters = Vec::new();
@@ -245,32 +273,51 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
             match (w[0].as_str(), w.get(1).map(String::as_str)) {
                 ("stick-table", _) => {}
                 ("acl", Some(name)) => {
-                    acls.insert(name.to_string(), w[2..].to_vec());
+                    let lines = acls.entry(name.to_string()).or_default();
+                    lines.push(w[2..].to_vec());
+                    if lines.len() == 2 {
+                        note(&mut notes, format!("acl {name}: a second line, which HAProxy ORs with the first; a deny on it is not modelled"));
+                    }
                 }
-                ("http-request", Some(track)) if track.starts_with("track-sc") => {
+                ("http-request" | "tcp-request", Some(what)) if what.starts_with("track-sc") || (w[0] == "tcp-request" && w.get(2).is_some_and(|t| t.starts_with("track-sc"))) => {
+                    // `tcp-request connection|content|session track-scN` counts the
+                    // request before the http-request rules run, as track-sc does.
+                    let at_word = if what.starts_with("track-sc") { 1 } else { 2 };
+                    let track = &w[at_word];
                     let counter = track["track-sc".len()..].parse::<u8>().ok().filter(|n| *n <= 2);
-                    let (Some(counter), Some(key)) = (counter, w.get(2)) else {
-                        return Err(at(line.number, "http-request track-sc0 KEY [table NAME]"));
+                    let (Some(counter), Some(key)) = (counter, w.get(at_word + 1)) else {
+                        return Err(at(line.number, format!("{} track-sc0 KEY [table NAME]", w[..at_word].join(" "))));
                     };
-                    let rest = &w[3..];
+                    let rest = &w[at_word + 2..];
                     let table = match rest {
                         [] => s.name.clone(),
-                        [t, name] if t == "table" => name.clone(),
+                        [t, name, ..] if t == "table" => {
+                            if rest.len() > 2 {
+                                note(&mut notes, format!("{}: a condition on tracking is not modelled; taken as always tracked", w.join(" ")));
+                            }
+                            name.clone()
+                        }
+                        [t] if t == "table" => return Err(at(line.number, "a table's name after table")),
                         _ => {
                             note(&mut notes, format!("{}: a condition on tracking is not modelled; taken as always tracked", w.join(" ")));
-                            match rest.iter().position(|x| x == "table") {
-                                Some(i) => rest.get(i + 1).cloned().unwrap_or_else(|| s.name.clone()),
-                                None => s.name.clone(),
-                            }
+                            s.name.clone()
                         }
                     };
-                    tracked.insert(counter, (key.clone(), table));
+                    match tracked.entry(counter) {
+                        std::collections::btree_map::Entry::Occupied(_) => {
+                            note(&mut notes, format!("{}: sc{counter} is tracked already, so HAProxy ignores this one", w.join(" ")));
+                        }
+                        std::collections::btree_map::Entry::Vacant(slot) => {
+                            counting.entry(table.clone()).or_default().push(format!("{} {}", s.keyword, s.name));
+                            slot.insert((key.clone(), table));
+                        }
+                    }
                 }
                 ("http-request", Some("deny")) => {
                     let mut rest = &w[2..];
                     let mut status = 403u16;
-                    if rest.first().map(String::as_str) == Some("deny_status") {
-                        status = rest.get(1).and_then(|c| c.parse().ok()).filter(|c| (200..=599).contains(c)).ok_or_else(|| at(line.number, "deny_status a code from 200 to 599"))?;
+                    if matches!(rest.first().map(String::as_str), Some("deny_status" | "status")) {
+                        status = rest.get(1).and_then(|c| c.parse().ok()).filter(|c| (200..=599).contains(c)).ok_or_else(|| at(line.number, format!("{} a code from 200 to 599", rest[0])))?;
                         rest = &rest[2..];
                     }
                     let Some((counter, table_arg, limit)) = condition(rest, &acls) else {
@@ -281,10 +328,17 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
                         note(&mut notes, format!("{}: nothing tracks sc{counter} before this rule, so HAProxy never denies with it", w.join(" ")));
                         continue;
                     };
-                    let table_name = table_arg.unwrap_or_else(|| table_name.clone());
+                    if table_arg.as_ref().is_some_and(|t| t != table_name) {
+                        note(&mut notes, format!("{}: reads a table sc{counter} does not count in, so HAProxy never denies with it", w.join(" ")));
+                        continue;
+                    }
+                    let table_name = table_name.clone();
                     let Some((table, _)) = tables.get(&table_name) else {
                         return Err(at(line.number, format!("a stick-table in a section named \"{table_name}\"")));
                     };
+                    if limit > 1_000_000_000 {
+                        return Err(at(line.number, "a limit of at most 1,000,000,000"));
+                    }
                     let Some(period_ms) = table.period_ms else {
                         note(&mut notes, format!("{}: table \"{table_name}\" stores no http_req_rate, so the rate cannot be read and HAProxy never denies with it", w.join(" ")));
                         continue;
@@ -296,7 +350,7 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
                         period_s: period_ms as f64 / 1000.0,
                         limit,
                         status,
-                        size: u32::try_from(table.size).map_err(|_| at(line.number, "a table of at most 2^30 entries"))?,
+                        size: table.size as u32,
                         expire_s: table.expire_ms.unwrap_or(HAPROXY_MAX_MS) as f64 / 1000.0,
                         key: key.clone(),
                     };
@@ -307,6 +361,12 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
         }
         if !limiters.is_empty() {
             rows.push(Row { name: format!("{} {}", s.keyword, s.name), limiters });
+        }
+    }
+    for (table, sections) in &counting {
+        if sections.len() > 1 {
+            let line = tables.get(table).map_or(0, |(_, l)| *l);
+            notes.push(Note { line, text: format!("stick-table {table}: {} count in it together; each of their blocks counts on its own", sections.join(", ")) });
         }
     }
     if rows.is_empty() {
@@ -335,12 +395,13 @@ fn written_size(n: u32) -> String {
 }
 
 /// The `frontend` that enforces `spec` as node `id` does.
-fn frontend(id: &str, spec: &HaproxyReqRateSpec) -> String {
-    let kind = if spec.key == "src" { "ip" } else { "string len 64" };
+fn frontend(id: &str, spec: &HaproxyReqRateSpec, port: usize) -> String {
+    // ipv6 holds IPv4 addresses too.
+    let kind = if spec.key == "src" { "ipv6" } else { "string len 64" };
     let expire = if spec.expire_ms() >= HAPROXY_MAX_MS { String::new() } else { format!(" expire {}", duration_text(spec.expire_ms())) };
     let status = if spec.status == 403 { String::new() } else { format!(" deny_status {}", spec.status) };
     format!(
-        "frontend {id}\n    bind :8080                       # where clients connect: yours\n    mode http\n    stick-table type {kind} size {}{expire} store http_req_rate({})\n    http-request track-sc0 {}\n    http-request deny{status} if {{ sc_http_req_rate(0) gt {} }}\n    default_backend {id}_app\n\nbackend {id}_app\n    mode http\n    server app 127.0.0.1:8081        # your application\n",
+        "frontend {id}\n    bind :{port}                       # where clients connect: yours\n    mode http\n    stick-table type {kind} size {}{expire} store http_req_rate({})\n    http-request track-sc0 {}\n    http-request deny{status} if {{ sc_http_req_rate(0) gt {} }}\n    default_backend {id}_app\n\nbackend {id}_app\n    mode http\n    server app 127.0.0.1:8081        # your application\n",
         written_size(spec.size),
         duration_text(spec.period_ms().into()),
         spec.key,
@@ -359,13 +420,13 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, Expor
         return Err(ExportError::Nothing("HAProxy"));
     }
     let mut text = String::from("# HAProxy 2.6: what Sluice's limiters enforce, one frontend each.\ndefaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n    timeout server 30s\n");
-    for &i in &chosen {
+    for (k, &i) in chosen.iter().enumerate() {
         let n = &scenario.nodes[i];
         let BlockSpec::ProductLimiter(ProductLimiterSpec::HaproxyHttpReqRate(spec)) = &n.block else {
             return Err(ExportError::Cannot { id: n.id.clone(), kind: n.block.kind(), target: "HAProxy", why: cannot(n.block.kind()) });
         };
         text.push('\n');
-        text.push_str(&frontend(&n.id, spec));
+        text.push_str(&frontend(&n.id, spec, 8080 + k));
     }
     let warnings = vec![
         "each HAProxy instance keeps its own stick tables unless they are shared with peers: N instances behind a balancer let through N times the rate".to_string(),
@@ -409,6 +470,22 @@ mod tests {
     }
 
     #[test]
+    fn tracking_by_tcp_request_acls_of_several_lines_and_the_status_keyword_are_read_as_haproxy_reads_them() {
+        let text = "frontend f\n    stick-table type ip size 1k expire 0 store http_req_rate(10s),http_req_rate(1s)\n    tcp-request connection track-sc0 src\n    http-request track-sc0 hdr(x)\n    acl fast sc0_http_req_rate gt 5\n    http-request deny status 429 if fast\n    acl two sc0_http_req_rate gt 9\n    acl two path_beg /a\n    http-request deny if two\n";
+        let imported = import(text).unwrap();
+        let l = limiters(&imported.scenario);
+        assert_eq!(l.len(), 1);
+        let spec = &l[0].1;
+        // Tracked by the tcp-request rule (the http-request one is ignored),
+        // the first period kept, `expire 0` never expiring, `status` read.
+        assert_eq!((spec.key.as_str(), spec.period_ms(), spec.expire_ms(), spec.status, spec.limit), ("src", 10_000, HAPROXY_MAX_MS, 429, 5));
+        let noted: Vec<(usize, &str)> = imported.notes.iter().map(|n| (n.line, n.text.as_str())).collect();
+        assert!(noted.contains(&(4, "http-request track-sc0 hdr(x): sc0 is tracked already, so HAProxy ignores this one")), "{noted:?}");
+        assert!(noted.iter().any(|(l, t)| *l == 8 && t.starts_with("acl two: a second line")), "{noted:?}");
+        assert!(noted.iter().any(|(l, t)| *l == 9 && t.contains("a deny on a condition Sluice does not model")), "{noted:?}");
+    }
+
+    #[test]
     fn a_bad_configuration_names_its_line() {
         let err = |text: &str| import(text).unwrap_err().to_string();
         assert_eq!(err("frontend f\n    stick-table type ip size lots store http_req_rate(10s)\n"), "line 2: a size such as 100k, not \"lots\"");
@@ -416,6 +493,11 @@ mod tests {
         assert_eq!(err("frontend f\n    stick-table type ip size 1k store http_req_rate(1500us)\n"), "line 2: a time of whole milliseconds above 0, not \"1500us\"");
         assert_eq!(err("frontend f\n    http-request track-sc0 src table nowhere\n    http-request deny if { sc_http_req_rate(0) gt 1 }\n"), "line 3: a stick-table in a section named \"nowhere\"");
         assert_eq!(err("frontend f\n    acl a hdr(x) -m str \"open\n"), "line 2: a closing \"");
+        assert_eq!(err("frontend f\n    stick-table type ip size 1k store http_req_rate\n"), "line 2: http_req_rate(PERIOD): a rate needs its period");
+        assert_eq!(err("frontend f\n    stick-table type ip size 1k expire 30d store http_req_rate(1s)\n"), "line 2: a time of at most 2^31 − 1 ms (about 24 days), not \"30d\"");
+        assert_eq!(err("frontend f\n    stick-table type ip size 2g store http_req_rate(1s)\n"), "line 2: a table size from 1 to 2^30 entries");
+        assert_eq!(err("frontend f\n    http-request track-sc0 src table\n"), "line 2: a table's name after table");
+        assert_eq!(err("frontend f\n    stick-table type ip size 1k store http_req_rate(1s)\n    http-request track-sc0 src\n    http-request deny if { sc_http_req_rate(0) gt 2000000000 }\n"), "line 4: a limit of at most 1,000,000,000");
         assert_eq!(err("frontend f\n    bind :80\n"), "nothing in it is limited by an http-request deny on sc_http_req_rate: there is nothing to simulate");
         // A deny before anything is tracked never denies: noted, not taken.
         let text = "frontend f\n    stick-table type ip size 1k store http_req_rate(1s)\n    http-request deny if { sc_http_req_rate(0) gt 1 }\n    http-request track-sc0 src\n";

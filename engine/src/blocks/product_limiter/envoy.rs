@@ -26,7 +26,12 @@
 //! - `atomic` bucket: tokens come back continuously at `tokens_per_fill /
 //!   fill_interval` a second, up to `max_tokens`; its one state is the
 //!   instant the bucket was (or would have been) empty, moved on by each
-//!   token taken, in the same floating-point steps as Envoy's.
+//!   token taken, in the same floating-point steps as Envoy's (from a clock
+//!   that starts at 0, where Envoy's counts its uptime: a request exactly
+//!   when a token is due may go either way, here as there).
+//! - A change while running keeps the bucket as it stands (a change of
+//!   bucket or of interval starts it full): Envoy itself would start it
+//!   full on any reload.
 //!
 //! Not modelled: descriptors (per-header or per-path buckets), a bucket
 //! per connection (`local_rate_limit_per_downstream_connection`), the
@@ -98,9 +103,14 @@ impl EnvoyLocalRateLimitSpec {
         }
     }
 
-    /// The fill interval in whole nanoseconds.
+    /// The fill interval in whole milliseconds, as Envoy reads it.
+    pub fn fill_interval_ms(&self) -> u64 {
+        (self.fill_interval_s * 1000.0).round().max(1.0) as u64
+    }
+
+    /// The fill interval in nanoseconds.
     pub fn fill_interval_ns(&self) -> u64 {
-        (self.fill_interval_s * 1e9).round().max(1.0) as u64
+        self.fill_interval_ms() * 1_000_000
     }
 
     /// In a few words: `envoy 10 per 1s atomic`.
@@ -126,8 +136,9 @@ impl EnvoyLocalRateLimitSpec {
         if self.tokens_per_fill == 0 {
             push_error(errors, format!("{path}.tokens_per_fill"), "must be above 0, as Envoy requires");
         }
-        if !self.fill_interval_s.is_finite() || !(0.05..=1e6).contains(&self.fill_interval_s) {
-            push_error(errors, format!("{path}.fill_interval_s"), "must be from 0.05 s (Envoy's least) to 1,000,000 s");
+        let ms = self.fill_interval_s * 1000.0;
+        if !self.fill_interval_s.is_finite() || !(0.05..=1e6).contains(&self.fill_interval_s) || (ms - ms.round()).abs() > 1e-6 {
+            push_error(errors, format!("{path}.fill_interval_s"), "must be whole milliseconds (as Envoy reads it), from 0.05 s (Envoy's least) to 1,000,000 s");
         }
         for (name, v) in [("enabled_percent", self.enabled_percent), ("enforced_percent", self.enforced_percent)] {
             if !v.is_finite() || !(0.0..=100.0).contains(&v) {
@@ -205,7 +216,7 @@ impl State {
                 true
             }
             Bucket::Atomic => {
-                let rate = (f64::from(spec.tokens_per_fill) / spec.fill_interval_s).abs().max(MIN_FILL_RATE);
+                let rate = (f64::from(spec.tokens_per_fill) / (spec.fill_interval_ms() as f64 / 1000.0)).abs().max(MIN_FILL_RATE);
                 let max = f64::from(spec.max_tokens);
                 let now = now_ns as f64 / 1e9;
                 let t_empty = *self.t_empty.get_or_insert(0.0 - max / rate);

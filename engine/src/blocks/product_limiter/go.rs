@@ -31,10 +31,13 @@
 //!   `SetBurstAt` at that instant: every limiter counts its tokens up to
 //!   then under the old limit.
 //!
-//! Not offered: `rate.Inf` (no limit at all), `AllowN` and the others with
-//! more than one token, and a reservation cancelled (`Cancel`); a wait of
-//! more than 292 years, where Go's conversion overflows and this one
-//! saturates.
+//! Not offered: `rate.Inf` (no limit at all), a limit between 0 and 0.001
+//! a second, `AllowN` and the others with more than one token, and a
+//! reservation cancelled (`Cancel`). `Wait`'s deadline is taken as exactly
+//! `timeout_s` after the call, where Go's `WithTimeout` starts it a few
+//! nanoseconds before; a wait of more than 292 years (a long queue of
+//! reservations at a tiny limit), where Go's conversion overflows and this
+//! one saturates.
 
 use std::collections::HashMap;
 
@@ -86,6 +89,9 @@ fn default_status() -> u16 {
 
 /// The highest limit taken, tokens a second.
 pub const MAX_LIMIT: f64 = 1e9;
+/// The lowest limit above 0 taken: one token in 1,000 s (below, a long
+/// queue of reservations would wait longer than Go's durations hold).
+pub const MIN_LIMIT: f64 = 1e-3;
 
 impl GoRateSpec {
     /// `rate.NewLimiter(limit, burst)` with `Allow`.
@@ -114,8 +120,8 @@ impl GoRateSpec {
     }
 
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
-        if !self.limit.is_finite() || !(0.0..=MAX_LIMIT).contains(&self.limit) {
-            push_error(errors, format!("{path}.limit"), "must be from 0 to 1e9 tokens a second (rate.Inf, no limit, is not offered)");
+        if !self.limit.is_finite() || !(0.0..=MAX_LIMIT).contains(&self.limit) || (self.limit > 0.0 && self.limit < MIN_LIMIT) {
+            push_error(errors, format!("{path}.limit"), "must be 0, or from 0.001 to 1e9 tokens a second (rate.Inf, no limit, is not offered)");
         }
         if self.burst > 1_000_000_000 {
             push_error(errors, format!("{path}.burst"), "must be at most 1,000,000,000");
@@ -124,8 +130,8 @@ impl GoRateSpec {
             Some(_) if self.call != GoCall::Wait => {
                 push_error(errors, format!("{path}.timeout_s"), "only Wait takes a deadline: leave it out for Allow and Reserve");
             }
-            Some(t) if !t.is_finite() || !(0.0..=1e6).contains(&t) => {
-                push_error(errors, format!("{path}.timeout_s"), "must be from 0 to 1,000,000 seconds");
+            Some(t) if !(t.is_finite() && t > 0.0 && t <= 1e6) => {
+                push_error(errors, format!("{path}.timeout_s"), "must be above 0 (a context of no time is done at once: Wait refuses everything) and at most 1,000,000 seconds");
             }
             _ => {}
         }

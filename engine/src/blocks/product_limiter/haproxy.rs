@@ -92,7 +92,9 @@ fn whole_ms(s: f64) -> Option<u64> {
 }
 
 impl HaproxyReqRateSpec {
-    /// `limit` requests a `period_s`, everything else as HAProxy leaves it.
+    /// `limit` requests a `period_s`, the rest as the block's defaults: a
+    /// table of 100k entries expiring 30 s after a key's last request,
+    /// tracking `src`, denying with HAProxy's 403.
     pub fn of(limit: u32, period_s: f64) -> HaproxyReqRateSpec {
         HaproxyReqRateSpec { period_s, limit, status: default_status(), size: default_size(), expire_s: default_expire(), key: default_key() }
     }
