@@ -88,6 +88,8 @@ fn overloaded_queue_thins_video_and_keeps_audio() {
     assert!(q.dropped.get("thinned").copied().unwrap_or(0) > 1000, "{q:?}");
     // Every drop was a thinned (droppable) message: audio was never dropped.
     assert_eq!(q.dropped_total, q.dropped["thinned"]);
+    // A thinned message reached the queue: it counts as arrived.
+    assert_eq!(q.arrived, q.departed + q.dropped_total + q.depth_messages, "{q:?}");
     // Each entry into Overloaded is a write the socket refused.
     let into: Vec<_> = sim.transitions().entries().filter(|t| t.to == State::Overloaded).collect();
     assert!(!into.is_empty());
@@ -189,6 +191,9 @@ fn ignoring_producer_drives_the_queue_to_hard_limit_and_disconnect() {
     assert!(q.disconnects.unwrap() > 0, "{q:?}");
     assert!(q.dropped["disconnect"] > 0);
     assert!(q.dropped["disconnected"] > 0, "arrivals while disconnected are dropped");
+    // Every message that reached it is counted once: sent on, dropped
+    // (arriving while disconnected too), or still there.
+    assert_eq!(q.arrived, q.departed + q.dropped_total + q.depth_messages, "{q:?}");
     let entries: Vec<_> = sim.transitions().entries().collect();
     let hard = entries.iter().position(|t| t.to == State::HardLimit).expect("reached HardLimit");
     let next = entries[hard + 1];
@@ -540,4 +545,97 @@ fn a_long_runs_state_times_and_thresholds_keep_their_history() {
     assert_eq!((steps[0].0.as_secs_f64(), steps[0].1[0].messages), (0.0, 20));
     assert!((steps[1].0.as_secs_f64() - 100.0).abs() < 0.1 && steps[1].1[0].messages == 5, "{steps:?}");
     assert_eq!(sim.limits_over_time(0), vec![], "a producer has no thresholds");
+}
+
+/// `through_a_socket` with the sender's reactions `reactions`.
+fn reacting(reactions: serde_json::Value, rate: f64) -> sluice_engine::Scenario {
+    let mut doc = serde_json::to_value(through_a_socket(rate, 100_000.0, 8_000)).unwrap();
+    doc["nodes"][1]["reactions"] = reactions;
+    sluice_engine::Scenario::from_value(doc).unwrap()
+}
+
+/// A reaction takes effect in its own state and the worse ones, never in
+/// a milder one: a sender that thins only at its soft limit does not thin
+/// while merely Overloaded, and one that pauses its input when Overloaded
+/// does not ask for a pause while Ready.
+#[test]
+fn a_reaction_holds_in_its_state_and_worse_ones_only() {
+    // Overloaded all along (220 kB/s offered, 100 taken) but below the soft
+    // limit of 200 messages? No: it climbs. Thin at the soft limit only.
+    let mut sim = Simulation::new(reacting(json!({"overloaded": "none", "soft_limit": "thin", "hard_limit": "disconnect"}), 400.0), 3).unwrap();
+    run_checked(&mut sim, 2.0);
+    // Before the soft limit (200 messages) is reached nothing is thinned.
+    let early = sim.report();
+    let reached_soft = sim.transitions().entries().any(|t| t.to == State::SoftLimit);
+    if !reached_soft {
+        assert_eq!(early.nodes["sender"].dropped.get("thinned").copied().unwrap_or(0), 0, "thinned while only Overloaded");
+    }
+    run_checked(&mut sim, 30.0);
+    let r = sim.report();
+    assert!(sim.transitions().entries().any(|t| t.to == State::SoftLimit));
+    assert!(r.nodes["sender"].dropped.get("thinned").copied().unwrap_or(0) > 0, "thins from its soft limit: {:?}", r.nodes["sender"]);
+    // With no reaction when Overloaded and none at the soft limit, nothing is thinned at all.
+    let mut sim = Simulation::new(reacting(json!({"overloaded": "none", "soft_limit": "none", "hard_limit": "disconnect"}), 400.0), 3).unwrap();
+    run_checked(&mut sim, 30.0);
+    let r = sim.report();
+    assert!(sim.transitions().entries().any(|t| t.to == State::Overloaded));
+    assert_eq!(r.nodes["sender"].dropped.get("thinned").copied().unwrap_or(0), 0, "{:?}", r.nodes["sender"]);
+    assert!(r.nodes["sender"].dropped.get("disconnected").copied().unwrap_or(0) > 0, "it reaches its hard limit instead");
+}
+
+/// Pausing the input when Overloaded: a producer that honours pauses
+/// makes nothing more while the socket would block, and never pauses at
+/// light load.
+#[test]
+fn pausing_when_overloaded_pauses_only_once_a_write_would_block() {
+    let pausing = |rate: f64, bytes_per_s: f64| {
+        let mut doc = serde_json::to_value(through_a_socket(rate, bytes_per_s, 8_000)).unwrap();
+        doc["nodes"][1]["reactions"] = json!({"overloaded": "pause_input", "soft_limit": "pause_input", "hard_limit": "disconnect"});
+        doc["nodes"][0]["backpressure"] = json!("pause");
+        sluice_engine::Scenario::from_value(doc).unwrap()
+    };
+    // Light load: never Overloaded, never paused; everything made is sent.
+    let mut sim = Simulation::new(pausing(40.0, 1_000_000.0), 3).unwrap();
+    run_checked(&mut sim, 30.0);
+    let r = sim.report();
+    assert!(sim.transitions().entries().all(|t| t.to != State::Overloaded));
+    assert!(r.nodes["stream"].arrived > 1000, "{:?}", r.nodes["stream"]);
+    assert_eq!(r.nodes["sender"].dropped_total, 0);
+    // Twice what the socket takes: paused whenever a write would block, so
+    // nothing is thinned or lost, the sender stays short, and what the
+    // socket cannot carry waits in the stream (a paused source keeps what
+    // comes due).
+    let mut sim = Simulation::new(pausing(400.0, 100_000.0), 3).unwrap();
+    run_checked(&mut sim, 30.0);
+    let r = sim.report();
+    assert!(sim.transitions().entries().any(|t| t.to == State::Overloaded));
+    assert_eq!(r.nodes["sender"].dropped_total, 0, "{:?}", r.nodes["sender"]);
+    assert!(r.nodes["stream"].depth_messages > 1000, "{:?}", r.nodes["stream"]);
+    assert!(r.nodes["sender"].mean_depth_messages < 100.0, "{:?}", r.nodes["sender"]);
+}
+
+/// A queue that drops its oldest to make room, offered a message larger
+/// than its whole capacity: it empties itself, then drops the newcomer
+/// too, and counts every one of them as arrived and dropped.
+#[test]
+fn a_message_larger_than_the_whole_capacity_is_dropped_after_the_oldest() {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 100},
+                   "classes": [{"name": "small", "weight": 3, "size": {"dist": "fixed", "value": 100}},
+                               {"name": "huge", "weight": 1, "size": {"dist": "fixed", "value": 5000}}]}),
+            json!({"id": "q", "kind": "queue", "capacity": {"bytes": 1000}, "on_full": "drop_oldest"}),
+            json!({"id": "c", "kind": "consumer", "workers": 1, "service_time": {"dist": "fixed", "value": 0.05}}),
+        ],
+        &[("p", "q"), ("q", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 5).unwrap();
+    run_checked(&mut sim, 20.0);
+    let r = sim.report();
+    let q = &r.nodes["q"];
+    assert!(q.dropped["overflow"] > 0, "{q:?}");
+    assert_eq!(q.arrived, q.departed + q.dropped_total + q.depth_messages, "{q:?}");
+    assert_eq!(r.nodes["p"].departed, q.arrived, "every message made reached the queue");
+    // No huge message was ever served: none fits.
+    assert!(q.depth_bytes <= 1000);
 }
