@@ -9,7 +9,7 @@
 
 use super::{ExportError, Exported};
 use crate::blocks::product_limiter::{Bucket, EnvoyLocalRateLimitSpec};
-use crate::scenario::{BlockSpec, Kind, ProductLimiterSpec, Scenario};
+use crate::scenario::{Kind, ProductLimiterSpec, Scenario};
 
 fn cannot(kind: Kind) -> &'static str {
     match kind {
@@ -74,24 +74,17 @@ fn filter(id: &str, spec: &EnvoyLocalRateLimitSpec) -> String {
 /// Writes the `http_filters` entries that enforce the scenario's Envoy
 /// limiters (or node `node`'s alone).
 pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, ExportError> {
-    let chosen: Vec<usize> = match node {
-        Some(id) => vec![scenario.node_index(id).ok_or_else(|| ExportError::NoNode(id.to_string()))?],
-        None => (0..scenario.nodes.len()).filter(|&i| matches!(scenario.nodes[i].block, BlockSpec::ProductLimiter(ProductLimiterSpec::EnvoyLocalRateLimit(_)))).collect(),
-    };
-    if chosen.is_empty() {
-        return Err(ExportError::Nothing("Envoy"));
-    }
+    let chosen = super::chosen(scenario, node, "Envoy", |p| match p {
+        ProductLimiterSpec::EnvoyLocalRateLimit(s) => Some(s),
+        _ => None,
+    }, cannot)?;
     let mut text = String::from("# Envoy: what Sluice's limiters enforce, as entries of an HttpConnectionManager's\n# http_filters, before envoy.filters.http.router.\n");
     let mut timer = false;
     let mut partial = false;
-    for &i in &chosen {
-        let n = &scenario.nodes[i];
-        let BlockSpec::ProductLimiter(ProductLimiterSpec::EnvoyLocalRateLimit(spec)) = &n.block else {
-            return Err(ExportError::Cannot { id: n.id.clone(), kind: n.block.kind(), target: "Envoy", why: cannot(n.block.kind()) });
-        };
+    for &(id, spec) in &chosen {
         timer |= spec.bucket == Bucket::Timer;
         partial |= spec.enabled_percent < 100.0 || spec.enforced_percent < 100.0;
-        text.push_str(&filter(&n.id, spec));
+        text.push_str(&filter(id, spec));
     }
     let mut warnings = vec!["the bucket is one per Envoy process, shared by its workers: N Envoy instances let through N times the rate".to_string()];
     if timer {
@@ -108,6 +101,7 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, Expor
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::BlockSpec;
 
     fn alone(spec: EnvoyLocalRateLimitSpec) -> Scenario {
         let node = crate::scenario::NodeSpec { id: "edge".into(), position: None, block: BlockSpec::ProductLimiter(ProductLimiterSpec::EnvoyLocalRateLimit(spec)) };

@@ -11,7 +11,7 @@
 
 use super::{ExportError, Exported};
 use crate::blocks::product_limiter::{GoCall, GoRateSpec};
-use crate::scenario::{BlockSpec, Kind, ProductLimiterSpec, Scenario};
+use crate::scenario::{Kind, ProductLimiterSpec, Scenario};
 
 fn cannot(kind: Kind) -> &'static str {
     match kind {
@@ -93,24 +93,17 @@ fn limiter_code(id: &str, name: &str, spec: &GoRateSpec) -> String {
 /// Writes the Go that enforces the scenario's Go limiters (or node
 /// `node`'s alone).
 pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, ExportError> {
-    let chosen: Vec<usize> = match node {
-        Some(id) => vec![scenario.node_index(id).ok_or_else(|| ExportError::NoNode(id.to_string()))?],
-        None => (0..scenario.nodes.len()).filter(|&i| matches!(scenario.nodes[i].block, BlockSpec::ProductLimiter(ProductLimiterSpec::GoRate(_)))).collect(),
-    };
-    if chosen.is_empty() {
-        return Err(ExportError::Nothing("Go"));
-    }
+    let chosen = super::chosen(scenario, node, "Go", |p| match p {
+        ProductLimiterSpec::GoRate(s) => Some(s),
+        _ => None,
+    }, cannot)?;
     let mut bodies = Vec::new();
     let mut names: Vec<String> = Vec::new();
     let mut specs = Vec::new();
-    for &i in &chosen {
-        let n = &scenario.nodes[i];
-        let BlockSpec::ProductLimiter(ProductLimiterSpec::GoRate(spec)) = &n.block else {
-            return Err(ExportError::Cannot { id: n.id.clone(), kind: n.block.kind(), target: "Go", why: cannot(n.block.kind()) });
-        };
-        let base = go_name(&n.id);
+    for &(id, spec) in &chosen {
+        let base = go_name(id);
         let name = (1..).map(|k| if k == 1 { base.clone() } else { format!("{base}{k}") }).find(|name| !names.contains(name)).unwrap_or(base);
-        bodies.push(limiter_code(&n.id, &name, spec));
+        bodies.push(limiter_code(id, &name, spec));
         names.push(name);
         specs.push(spec);
     }

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 
 use super::{scenario_of, ExportError, Exported, ImportError, Imported, Note, Row};
 use crate::blocks::product_limiter::{duration_text, HaproxyReqRateSpec, HAPROXY_MAX_MS};
-use crate::scenario::{BlockSpec, Kind, ProductLimiterSpec, Scenario};
+use crate::scenario::{Kind, ProductLimiterSpec, Scenario};
 
 fn at(line: usize, expected: impl Into<String>) -> ImportError {
     ImportError::At { line, expected: expected.into() }
@@ -412,21 +412,14 @@ fn frontend(id: &str, spec: &HaproxyReqRateSpec, port: usize) -> String {
 /// Writes what enforces the scenario's HAProxy limiters (or node `node`
 /// alone) as an HAProxy configuration.
 pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, ExportError> {
-    let chosen: Vec<usize> = match node {
-        Some(id) => vec![scenario.node_index(id).ok_or_else(|| ExportError::NoNode(id.to_string()))?],
-        None => (0..scenario.nodes.len()).filter(|&i| matches!(scenario.nodes[i].block, BlockSpec::ProductLimiter(ProductLimiterSpec::HaproxyHttpReqRate(_)))).collect(),
-    };
-    if chosen.is_empty() {
-        return Err(ExportError::Nothing("HAProxy"));
-    }
+    let chosen = super::chosen(scenario, node, "HAProxy", |p| match p {
+        ProductLimiterSpec::HaproxyHttpReqRate(s) => Some(s),
+        _ => None,
+    }, cannot)?;
     let mut text = String::from("# HAProxy 2.6: what Sluice's limiters enforce, one frontend each.\ndefaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n    timeout server 30s\n");
-    for (k, &i) in chosen.iter().enumerate() {
-        let n = &scenario.nodes[i];
-        let BlockSpec::ProductLimiter(ProductLimiterSpec::HaproxyHttpReqRate(spec)) = &n.block else {
-            return Err(ExportError::Cannot { id: n.id.clone(), kind: n.block.kind(), target: "HAProxy", why: cannot(n.block.kind()) });
-        };
+    for (k, &(id, spec)) in chosen.iter().enumerate() {
         text.push('\n');
-        text.push_str(&frontend(&n.id, spec, 8080 + k));
+        text.push_str(&frontend(id, spec, 8080 + k));
     }
     let warnings = vec![
         "each HAProxy instance keeps its own stick tables unless they are shared with peers: N instances behind a balancer let through N times the rate".to_string(),
@@ -439,6 +432,7 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, Expor
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::BlockSpec;
 
     const CONF: &str = "global\n    log stdout format raw local0\ndefaults\n    mode http\n    timeout client 30s\nfrontend web\n    bind :80\n    stick-table type ip size 100k expire 30s store http_req_rate(10s),conn_cur\n    http-request track-sc0 src\n    http-request deny deny_status 429 if { sc_http_req_rate(0) gt 10 }\n    default_backend app\nfrontend api\n    bind :81\n    acl too_fast sc0_http_req_rate ge 21\n    http-request track-sc0 req.hdr(x-client) table rates\n    http-request deny if too_fast\n    http-request deny if { path_beg /admin }\nbackend rates\n    stick-table type string len 32 size 1m store http_req_rate(1m) # no expire\nbackend app\n    server s1 10.0.0.1:80 maxconn 10\n";
 

@@ -298,3 +298,32 @@ pub(crate) fn scenario_of(product: &str, rows: &[Row]) -> Result<Scenario, Impor
     scenario.validate().map_err(|e| ImportError::Invalid(e.to_string()))?;
     Ok(scenario)
 }
+
+/// The limiters an export writes, each with its node's id: node `node`
+/// alone (refused, saying why, when `limiter` does not take its block), or
+/// every block of the scenario `limiter` takes; none at all is refused as
+/// nothing to write for `target`.
+pub(crate) fn chosen<'a, T>(
+    scenario: &'a Scenario,
+    node: Option<&str>,
+    target: &'static str,
+    limiter: impl Fn(&'a ProductLimiterSpec) -> Option<&'a T>,
+    cannot: fn(Kind) -> &'static str,
+) -> Result<Vec<(&'a str, &'a T)>, ExportError> {
+    let of = |block: &'a BlockSpec| match block {
+        BlockSpec::ProductLimiter(p) => limiter(p),
+        _ => None,
+    };
+    let picked: Vec<(&str, &T)> = match node {
+        Some(id) => {
+            let n = &scenario.nodes[scenario.node_index(id).ok_or_else(|| ExportError::NoNode(id.to_string()))?];
+            let spec = of(&n.block).ok_or_else(|| ExportError::Cannot { id: n.id.clone(), kind: n.block.kind(), target, why: cannot(n.block.kind()) })?;
+            vec![(n.id.as_str(), spec)]
+        }
+        None => scenario.nodes.iter().filter_map(|n| of(&n.block).map(|spec| (n.id.as_str(), spec))).collect(),
+    };
+    if picked.is_empty() {
+        return Err(ExportError::Nothing(target));
+    }
+    Ok(picked)
+}

@@ -20,7 +20,7 @@ use std::collections::BTreeMap;
 use super::nginx_conf::{parse, Directive, SyntaxError};
 use super::{scenario_of, Exported, ImportError, Imported, Note, Row};
 use crate::blocks::product_limiter::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
-use crate::scenario::{BlockSpec, Kind, ProductLimiterSpec, Scenario};
+use crate::scenario::{Kind, ProductLimiterSpec, Scenario};
 
 /// A `limit_req_zone`.
 #[derive(Clone, Debug)]
@@ -301,28 +301,20 @@ fn cannot(kind: Kind) -> &'static str {
 /// Writes what enforces the scenario's nginx limiters (or node `node`
 /// alone) as an nginx configuration.
 pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, super::ExportError> {
-    use super::ExportError;
-    let chosen: Vec<usize> = match node {
-        Some(id) => vec![scenario.node_index(id).ok_or_else(|| ExportError::NoNode(id.to_string()))?],
-        None => (0..scenario.nodes.len()).filter(|&i| matches!(scenario.nodes[i].block, BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(_)))).collect(),
-    };
-    if chosen.is_empty() {
-        return Err(ExportError::Nothing("nginx"));
-    }
+    let chosen = super::chosen(scenario, node, "nginx", |p| match p {
+        ProductLimiterSpec::NginxLimitReq(s) => Some(s),
+        _ => None,
+    }, cannot)?;
     let mut zones = Vec::new();
     let mut locations = Vec::new();
-    for &i in &chosen {
-        let n = &scenario.nodes[i];
-        let BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(spec)) = &n.block else {
-            return Err(ExportError::Cannot { id: n.id.clone(), kind: n.block.kind(), target: "nginx", why: cannot(n.block.kind()) });
-        };
-        let (zone, lines) = limit_lines(&n.id, spec);
+    for &(id, spec) in &chosen {
+        let (zone, lines) = limit_lines(id, spec);
         zones.push(format!("    {zone}"));
-        let path = if chosen.len() == 1 { "/".to_string() } else { format!("/{}/", n.id) };
+        let path = if chosen.len() == 1 { "/".to_string() } else { format!("/{id}/") };
         let body: Vec<String> = lines.iter().map(|l| format!("            {l}")).collect();
         locations.push(format!("        location {path} {{\n{}\n        }}", body.join("\n")));
     }
-    let names: Vec<String> = chosen.iter().map(|&i| format!("\"{}\"", scenario.nodes[i].id)).collect();
+    let names: Vec<String> = chosen.iter().map(|(id, _)| format!("\"{id}\"")).collect();
     let text = format!(
         "# nginx 1.22: what Sluice's {} {} enforce{}.\nhttp {{\n{}\n    server {{\n{}\n    }}\n}}\n",
         if names.len() == 1 { "limiter" } else { "limiters" },
@@ -341,6 +333,7 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, super
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scenario::BlockSpec;
 
     const CONF: &str = "user www-data;\nevents { worker_connections 768; }\nhttp {\n    limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s;\n    limit_req_zone $http_x_client zone=api:1m rate=30r/m;\n    limit_req_status 429;\n    limit_req zone=one burst=4 nodelay;\n    server {\n        listen 80;\n        location / { root /srv; }\n        location /api/ {\n            limit_req zone=api burst=6 delay=2;\n            limit_req zone=one;\n            limit_req_dry_run on;\n        }\n    }\n}\n";
 
