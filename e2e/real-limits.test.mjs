@@ -103,3 +103,21 @@ test('an HAProxy configuration imports as its rate-limited frontend and exports 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("an Envoy filter in YAML imports as a block and exports back", async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.click('[data-testid="import-config"]');
+  await page.selectOption('[data-testid="config-product"]', 'envoy');
+  await page.fill('[data-testid="config-text"]', '- name: envoy.filters.http.local_ratelimit\n  typed_config:\n    stat_prefix: api\n    token_bucket:\n      max_tokens: 20\n      tokens_per_fill: 10\n      fill_interval: 0.5s\n    filter_enabled:\n      default_value: {numerator: 100}\n');
+  await page.click('[data-testid="config-import-go"]');
+  await page.waitForSelector('[data-node="api"]', { timeout: 20_000 });
+  // filter_enforced left out: Envoy's 0%, shadow mode, said on the block's face.
+  assert.match(await page.textContent('[data-node="api"]'), /envoy 10\/20 per 0.5s atomic \(shadow\)/);
+  await page.click('[data-testid="config-export"]');
+  await page.waitForSelector('[data-testid="config-out"]', { timeout: 20_000 });
+  const exported = await page.inputValue('[data-testid="config-out"]');
+  assert.match(exported, /max_tokens: 20\n      tokens_per_fill: 10\n      fill_interval: 0.5s/);
+  assert.match(exported, /filter_enforced:\n      runtime_key: api_enforced\n      default_value:\n        numerator: 0/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -69,7 +69,7 @@ enum Command {
     /// model is listed on standard error with its line
     /// (docs/real-limits.md).
     Import {
-        /// The product: nginx or haproxy.
+        /// The product: nginx, haproxy or envoy.
         product: String,
         /// The configuration file.
         file: String,

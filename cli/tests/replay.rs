@@ -176,7 +176,7 @@ fn a_bad_configuration_or_block_is_refused_saying_where_and_why() {
     let err = run(&["export", "teapot", &every]).unwrap_err();
     assert!(err.contains("no product \"teapot\": Sluice writes nginx, haproxy, envoy, go"), "{err}");
     let err = run(&["import", "teapot", &conf]).unwrap_err();
-    assert!(err.contains("no product \"teapot\": Sluice reads nginx, haproxy"), "{err}");
+    assert!(err.contains("no product \"teapot\": Sluice reads nginx, haproxy, envoy"), "{err}");
     let err = run(&["import", "go", &conf]).unwrap_err();
     assert!(err.contains("Go has no configuration file to import"), "{err}");
     let err = run(&["export", "go", &every]).unwrap_err();

@@ -66,6 +66,12 @@ pub fn config_import(props: &ConfigImportProps) -> Html {
         Callback::from(move |_: MouseEvent| on_import.emit((*product, (*text).clone())))
     };
     let on_close = props.on_close.reform(|_: MouseEvent| ());
+    // What its file is called, and how one begins.
+    let (file, placeholder) = match *product {
+        Product::Haproxy => ("haproxy.cfg", "frontend web\n    stick-table type ip size 100k expire 30s store http_req_rate(10s)\n    ..."),
+        Product::Envoy => ("envoy.yaml", "- name: envoy.filters.http.local_ratelimit\n  typed_config:\n    ..."),
+        _ => ("nginx.conf", "http {\n    limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s;\n    ..."),
+    };
     let error = if props.busy { None } else { (*unread).clone().or_else(|| props.error.clone()) };
     html! {
         <div class="picker-backdrop">
@@ -84,17 +90,13 @@ pub fn config_import(props: &ConfigImportProps) -> Html {
                 </label>
                 <p class="hint">{ product.reads() }{ " A row on the canvas is a placeholder producer, the limits, an application. Undo takes it back." }</p>
                 <label class="config-field">
-                    <span>{ format!("Configuration ({})", if *product == Product::Haproxy { "haproxy.cfg" } else { "nginx.conf" }) }</span>
+                    <span>{ format!("Configuration ({file})") }</span>
                     <textarea ref={area} data-testid="config-text" rows="12" spellcheck="false" wrap="off" value={(*text).clone()} oninput={on_input}
-                        placeholder={ if *product == Product::Haproxy {
-                            "frontend web\n    stick-table type ip size 100k expire 30s store http_req_rate(10s)\n    ..."
-                        } else {
-                            "http {\n    limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s;\n    ..."
-                        } } />
+                        placeholder={placeholder} />
                 </label>
                 <label class="config-field">
                     <span>{"or a file"}</span>
-                    <input type="file" data-testid="config-file" accept=".conf,.cfg,text/plain" onchange={on_file} />
+                    <input type="file" data-testid="config-file" accept=".conf,.cfg,.yaml,.yml,text/plain" onchange={on_file} />
                 </label>
                 if let Some(why) = error {
                     <p class="param-error" role="alert" data-testid="config-error">{ why }</p>

@@ -51,7 +51,7 @@ pub fn toolbar(p: &ToolbarProps) -> Html {
             <span class="toolbar-gap"></span>
             { button("⤓ Export", "export", "Save the scenario as a JSON file", true, &p.on_export) }
             <ImportButton on_file={p.on_import.clone()} />
-            { button("Import configuration…", "import-config", "Turn a server's limits (nginx.conf, haproxy.cfg) into blocks on the canvas", true, &p.on_import_config) }
+            { button("Import configuration…", "import-config", "Turn a server's limits (nginx.conf, haproxy.cfg, envoy.yaml) into blocks on the canvas", true, &p.on_import_config) }
             { button("↗ Share link", "share", "Make a link that opens this scenario (copied to the clipboard)", true, &p.on_share) }
             <button data-testid="ab-toggle" aria-pressed={p.comparing.to_string()} onclick={Callback::from(move |_: MouseEvent| on_compare.emit(()))}
                 title="Run a copy of this scenario beside it (B), on the same seed from time zero; edit A and compare">

@@ -1,15 +1,208 @@
-//! Envoy configuration out, for its HTTP local rate limit filter: the
-//! `http_filters` entry that enforces what a block enforces, in YAML.
+//! Envoy configurations in and out, for its HTTP local rate limit filter
+//! (`envoy.filters.http.local_ratelimit`), in YAML.
 //!
-//! Guarantees: the filter's token bucket, `filter_enabled`,
+//! Guarantees: import finds every such filter wherever it stands (a whole
+//! bootstrap, a listener, a list of `http_filters` as export writes it) and
+//! makes each a row named after its `stat_prefix`; every field of the
+//! filter it does not model, and every other HTTP filter, is noted with its
+//! line; a value it cannot read is refused with its line. Export writes
+//! the `http_filters` entry; importing it gives the same block back. The
+//! filter's token bucket, `filter_enabled`,
 //! `filter_enforced` (each at the block's percentage, as a fraction of a
 //! hundred, ten thousand or a million) and `status` are the block's; a block Envoy cannot
 //! express is refused with why; where the meaning depends on the version
 //! or the deployment (the timer bucket, one bucket per process) it warns.
 
-use super::{ExportError, Exported};
+use marked_yaml::types::{MarkedMappingNode, MarkedScalarNode};
+use marked_yaml::{LoadError, Node};
+
+use super::{scenario_of, ExportError, Exported, ImportError, Imported, Note, Row};
 use crate::blocks::product_limiter::{Bucket, EnvoyLocalRateLimitSpec};
 use crate::scenario::{Kind, ProductLimiterSpec, Scenario};
+
+const FILTER: &str = "envoy.filters.http.local_ratelimit";
+const TYPE: &str = "type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit";
+
+fn at(line: usize, expected: impl Into<String>) -> ImportError {
+    ImportError::At { line, expected: expected.into() }
+}
+
+fn line_of(node: &Node) -> usize {
+    node.span().start().map_or(0, |m| m.line())
+}
+
+fn key_line(key: &MarkedScalarNode) -> usize {
+    key.span().start().map_or(0, |m| m.line())
+}
+
+/// A whole number at `key` of `map`, if there.
+fn whole(map: &MarkedMappingNode, key: &str, what: &str) -> Result<Option<u32>, ImportError> {
+    let Some(node) = map.get_node(key) else { return Ok(None) };
+    let text = node.as_scalar().map(|s| s.as_str().to_string()).unwrap_or_default();
+    text.parse::<u32>().ok().filter(|n| *n > 0).map(Some).ok_or_else(|| at(line_of(node), format!("{what}: a whole number above 0, not \"{text}\"")))
+}
+
+/// A protobuf `Duration` (`1s`, `0.05s`), in whole milliseconds as Envoy
+/// reads it (truncated).
+fn duration_ms(node: &Node) -> Result<u64, ImportError> {
+    let text = node.as_scalar().map(|s| s.as_str().trim().to_string()).unwrap_or_default();
+    let seconds = text.strip_suffix('s').and_then(|n| n.parse::<f64>().ok()).filter(|s| s.is_finite() && *s >= 0.0);
+    seconds.map(|s| (s * 1000.0 + 1e-9).floor() as u64).ok_or_else(|| at(line_of(node), format!("fill_interval: a duration such as 1s or 0.05s, not \"{text}\"")))
+}
+
+/// A `RuntimeFractionalPercent`'s default value, in percent (absent: 0).
+fn percent(map: &MarkedMappingNode, key: &str) -> Result<f64, ImportError> {
+    let Some(node) = map.get_node(key) else { return Ok(0.0) };
+    let value = node.as_mapping().and_then(|m| m.get_mapping("default_value"));
+    let Some(value) = value else { return Err(at(line_of(node), format!("{key}: a default_value with a numerator"))) };
+    let numerator = match value.get_node("numerator") {
+        None => 0.0,
+        Some(n) => n.as_scalar().and_then(|s| s.as_str().parse::<u32>().ok()).map(f64::from).ok_or_else(|| at(line_of(n), format!("{key}: a whole numerator")))?,
+    };
+    let denominator = match value.get_node("denominator") {
+        None => 100.0,
+        Some(d) => match d.as_scalar().map(|s| s.as_str()) {
+            Some("HUNDRED") => 100.0,
+            Some("TEN_THOUSAND") => 10_000.0,
+            Some("MILLION") => 1_000_000.0,
+            _ => return Err(at(line_of(d), format!("{key}: a denominator of HUNDRED, TEN_THOUSAND or MILLION"))),
+        },
+    };
+    Ok((numerator * 100.0 / denominator).min(100.0))
+}
+
+/// A status as Envoy's `StatusCode` names it, or its number.
+fn status_code(node: &Node) -> Result<u16, ImportError> {
+    let text = node.as_mapping().and_then(|m| m.get_scalar("code")).map(|s| s.as_str().to_string()).unwrap_or_default();
+    let code = match text.as_str() {
+        "BadRequest" => Some(400),
+        "Forbidden" => Some(403),
+        "TooManyRequests" => Some(429),
+        "InternalServerError" => Some(500),
+        "BadGateway" => Some(502),
+        "ServiceUnavailable" => Some(503),
+        "GatewayTimeout" => Some(504),
+        n => n.parse::<u16>().ok(),
+    };
+    // Envoy answers 429 for a code below 400.
+    code.filter(|c| (100..=599).contains(c)).map(|c| if c < 400 { 429 } else { c }).ok_or_else(|| at(line_of(node), format!("status: a code such as TooManyRequests or 429, not \"{text}\"")))
+}
+
+/// The fields of a filter's `typed_config` Sluice reads.
+const READ: &[&str] = &["@type", "stat_prefix", "token_bucket", "filter_enabled", "filter_enforced", "status"];
+
+/// Reads one filter's `typed_config` into a block, noting what it does not
+/// model; none when it limits nothing (no token bucket).
+fn read_filter(config: &MarkedMappingNode, line: usize, notes: &mut Vec<Note>) -> Result<Option<(String, EnvoyLocalRateLimitSpec)>, ImportError> {
+    for (key, _) in config.iter() {
+        if !READ.contains(&key.as_str()) {
+            let why = match key.as_str() {
+                "descriptors" => "descriptors (buckets per header or path) are not modelled; only the default bucket is",
+                "local_rate_limit_per_downstream_connection" => "a bucket per connection is not modelled; Sluice keeps one for the process",
+                _ => "not modelled",
+            };
+            notes.push(Note { line: key_line(key), text: format!("{}: {why}", key.as_str()) });
+        }
+    }
+    let name = config.get_scalar("stat_prefix").map(|s| s.as_str().to_string()).unwrap_or_else(|| "local_rate_limit".into());
+    let Some(bucket) = config.get_mapping("token_bucket") else {
+        notes.push(Note { line, text: format!("{FILTER} \"{name}\": no token_bucket, so it limits nothing here") });
+        return Ok(None);
+    };
+    let max_tokens = whole(bucket, "max_tokens", "max_tokens")?.ok_or_else(|| at(key_line_of(bucket, line), "token_bucket: a max_tokens above 0"))?;
+    let tokens_per_fill = whole(bucket, "tokens_per_fill", "tokens_per_fill")?.unwrap_or(1);
+    let interval = bucket.get_node("fill_interval").ok_or_else(|| at(key_line_of(bucket, line), "token_bucket: a fill_interval"))?;
+    let ms = duration_ms(interval)?;
+    if ms < 50 {
+        return Err(at(line_of(interval), "fill_interval: at least 50ms, as Envoy requires"));
+    }
+    let status = match config.get_node("status") {
+        Some(node) => status_code(node)?,
+        None => 429,
+    };
+    notes.push(Note { line, text: format!("{FILTER} \"{name}\": read as Envoy 1.31 and later refill it, continuously; for 1.30 and earlier choose the timer bucket") });
+    let spec = EnvoyLocalRateLimitSpec {
+        max_tokens,
+        tokens_per_fill,
+        fill_interval_s: ms as f64 / 1000.0,
+        bucket: Bucket::Atomic,
+        enabled_percent: percent(config, "filter_enabled")?,
+        enforced_percent: percent(config, "filter_enforced")?,
+        status,
+    };
+    Ok(Some((name, spec)))
+}
+
+fn key_line_of(map: &MarkedMappingNode, fallback: usize) -> usize {
+    map.span().start().map_or(fallback, |m| m.line())
+}
+
+/// Walks `node`, reading every local rate limit filter into `found` and
+/// noting every other HTTP filter.
+fn walk(node: &Node, found: &mut Vec<(String, EnvoyLocalRateLimitSpec)>, notes: &mut Vec<Note>) -> Result<(), ImportError> {
+    match node {
+        Node::Mapping(map) => {
+            let typed = map.get_mapping("typed_config");
+            let named = map.get_scalar("name").map(|s| s.as_str().to_string());
+            let of_type = typed.and_then(|t| t.get_scalar("@type")).is_some_and(|t| t.as_str() == TYPE);
+            if named.as_deref() == Some(FILTER) || of_type {
+                let line = line_of(node);
+                match typed {
+                    Some(config) => found.extend(read_filter(config, line, notes)?),
+                    None => notes.push(Note { line, text: format!("{FILTER}: no typed_config, so it limits nothing here") }),
+                }
+                return Ok(());
+            }
+            if let (Some(name), true) = (&named, name_is_http_filter(named.as_deref())) {
+                notes.push(Note { line: line_of(node), text: format!("{name}: not a limit Sluice models") });
+            }
+            for (_, value) in map.iter() {
+                walk(value, found, notes)?;
+            }
+        }
+        Node::Sequence(items) => {
+            for item in items.iter() {
+                walk(item, found, notes)?;
+            }
+        }
+        Node::Scalar(_) => {}
+    }
+    Ok(())
+}
+
+/// Whether `name` names an HTTP filter (`envoy.filters.http.*`).
+fn name_is_http_filter(name: Option<&str>) -> bool {
+    name.is_some_and(|n| n.starts_with("envoy.filters.http."))
+}
+
+/// Reads an Envoy configuration (YAML) into a scenario of its local rate
+/// limit filters.
+pub fn import(text: &str) -> Result<Imported, ImportError> {
+    let load = |options: marked_yaml::LoaderOptions| marked_yaml::parse_yaml_with_options(0, text, options);
+    let node = match load(marked_yaml::LoaderOptions::default()) {
+        Err(LoadError::TopLevelMustBeMapping(_)) => load(marked_yaml::LoaderOptions::default().toplevel_sequence()),
+        other => other,
+    };
+    let node = node.map_err(|e| {
+        let (line, why) = match &e {
+            LoadError::TopLevelMustBeMapping(m) | LoadError::TopLevelMustBeSequence(m) => (m.line(), "a mapping or a list at the top".to_string()),
+            LoadError::UnexpectedAnchor(m) | LoadError::UnexpectedTag(m) => (m.line(), "plain YAML: no anchors or tags".to_string()),
+            LoadError::MappingKeyMustBeScalar(m) => (m.line(), "a plain key".to_string()),
+            LoadError::ScanError(m, scan) => (m.line(), format!("YAML ({})", scan.info())),
+            LoadError::DuplicateKey(_) => (0, "each key once".to_string()),
+        };
+        at(line, why)
+    })?;
+    let mut found = Vec::new();
+    let mut notes = Vec::new();
+    walk(&node, &mut found, &mut notes)?;
+    if found.is_empty() {
+        return Err(ImportError::NothingLimited(FILTER));
+    }
+    let rows: Vec<Row> = found.into_iter().map(|(name, spec)| Row { name: name.clone(), limiters: vec![(name, ProductLimiterSpec::EnvoyLocalRateLimit(spec))] }).collect();
+    notes.sort_by_key(|n| n.line);
+    Ok(Imported { scenario: scenario_of("Envoy", &rows)?, notes })
+}
 
 fn cannot(kind: Kind) -> &'static str {
     match kind {
@@ -102,6 +295,58 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, Expor
 mod tests {
     use super::*;
     use crate::scenario::BlockSpec;
+
+    fn limiters(s: &Scenario) -> Vec<(String, EnvoyLocalRateLimitSpec)> {
+        s.nodes
+            .iter()
+            .filter_map(|n| match &n.block {
+                BlockSpec::ProductLimiter(ProductLimiterSpec::EnvoyLocalRateLimit(spec)) => Some((n.id.clone(), spec.clone())),
+                _ => None,
+            })
+            .collect()
+    }
+
+    const BOOTSTRAP: &str = "static_resources:\n  listeners:\n  - name: main\n    filter_chains:\n    - filters:\n      - name: envoy.filters.network.http_connection_manager\n        typed_config:\n          \"@type\": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager\n          stat_prefix: ingress\n          http_filters:\n          - name: envoy.filters.http.local_ratelimit\n            typed_config:\n              \"@type\": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit\n              stat_prefix: http_local_rate_limiter\n              token_bucket:\n                max_tokens: 10000\n                tokens_per_fill: 1000\n                fill_interval: 1s\n              filter_enabled:\n                runtime_key: local_rate_limit_enabled\n                default_value:\n                  numerator: 100\n                  denominator: HUNDRED\n              descriptors:\n              - entries:\n                - key: path\n                  value: /a\n          - name: envoy.filters.http.router\n";
+
+    #[test]
+    fn a_bootstrap_imports_its_filter_and_notes_the_rest() {
+        let imported = import(BOOTSTRAP).unwrap();
+        let l = limiters(&imported.scenario);
+        assert_eq!(l.len(), 1);
+        let (id, spec) = &l[0];
+        assert_eq!(id, "http_local_rate_limiter");
+        // filter_enforced left out: 0%, shadow mode, as Envoy reads it.
+        assert_eq!((spec.max_tokens, spec.tokens_per_fill, spec.fill_interval_ms(), spec.enabled_percent, spec.enforced_percent, spec.status), (10_000, 1_000, 1_000, 100.0, 0.0, 429));
+        let noted: Vec<(usize, &str)> = imported.notes.iter().map(|n| (n.line, n.text.as_str())).collect();
+        assert!(noted.contains(&(24, "descriptors: descriptors (buckets per header or path) are not modelled; only the default bucket is")), "{noted:?}");
+        assert!(noted.contains(&(28, "envoy.filters.http.router: not a limit Sluice models")), "{noted:?}");
+    }
+
+    #[test]
+    fn a_bad_filter_names_its_line() {
+        let filter = |bucket: &str| format!("- name: envoy.filters.http.local_ratelimit\n  typed_config:\n    stat_prefix: x\n    token_bucket:\n{bucket}");
+        let err = |text: &str| import(text).unwrap_err().to_string();
+        assert_eq!(err(&filter("      max_tokens: ten\n      fill_interval: 1s\n")), "line 5: max_tokens: a whole number above 0, not \"ten\"");
+        assert_eq!(err(&filter("      max_tokens: 10\n      fill_interval: 20ms\n")), "line 6: fill_interval: a duration such as 1s or 0.05s, not \"20ms\"");
+        assert_eq!(err(&filter("      max_tokens: 10\n      fill_interval: 0.02s\n")), "line 6: fill_interval: at least 50ms, as Envoy requires");
+        assert!(err("a: [1, 2\n").starts_with("line "), "{}", err("a: [1, 2\n"));
+        assert_eq!(err("static_resources: {}\n"), "nothing in it is limited by envoy.filters.http.local_ratelimit: there is nothing to simulate");
+    }
+
+    #[test]
+    fn an_export_imports_as_the_same_block() {
+        for spec in [
+            EnvoyLocalRateLimitSpec::of(10, 10, 1.0),
+            EnvoyLocalRateLimitSpec { enabled_percent: 12.5, enforced_percent: 33.3333, status: 503, ..EnvoyLocalRateLimitSpec::of(3, 1, 0.25) },
+            EnvoyLocalRateLimitSpec { enforced_percent: 0.0, status: 403, ..EnvoyLocalRateLimitSpec::of(1, 7, 120.0) },
+        ] {
+            let out = export(&alone(spec.clone()), None).unwrap();
+            let back = import(&out.text).unwrap();
+            let l = limiters(&back.scenario);
+            assert_eq!(l.len(), 1, "{}", out.text);
+            assert_eq!(l[0].1, spec, "{}", out.text);
+        }
+    }
 
     fn alone(spec: EnvoyLocalRateLimitSpec) -> Scenario {
         let node = crate::scenario::NodeSpec { id: "edge".into(), position: None, block: BlockSpec::ProductLimiter(ProductLimiterSpec::EnvoyLocalRateLimit(spec)) };

@@ -47,8 +47,8 @@ impl Product {
     /// Whether it has a configuration file to import.
     pub fn imports(self) -> bool {
         match self {
-            Product::Nginx | Product::Haproxy => true,
-            Product::Envoy | Product::Go => false,
+            Product::Nginx | Product::Haproxy | Product::Envoy => true,
+            Product::Go => false,
         }
     }
 
@@ -72,13 +72,14 @@ impl Product {
         }
     }
 
-    /// What an import of it reads, for people (none for a product without
+    /// What an import of it reads, for people (empty for a product without
     /// a configuration file).
     pub fn reads(self) -> &'static str {
         match self {
             Product::Nginx => "nginx: its limit_req_zone, limit_req, limit_req_status and limit_req_dry_run, as nginx merges them across http, server and location. Each limited location becomes a row.",
             Product::Haproxy => "HAProxy: its stick tables storing http_req_rate, http-request track-sc0 and http-request deny if { sc_http_req_rate(0) gt L } (or an acl saying so). Each rate-limited frontend becomes a row.",
-            Product::Envoy | Product::Go => "",
+            Product::Envoy => "Envoy (YAML): its envoy.filters.http.local_ratelimit filters, wherever they stand: their token_bucket, filter_enabled, filter_enforced and status. Each filter becomes a row.",
+            Product::Go => "",
         }
     }
 
@@ -129,8 +130,6 @@ pub enum ImportError {
     NothingLimited(&'static str),
     #[error("{0} has no configuration file to import: put its limiter on the canvas (a product limiter), then export it")]
     NoFile(&'static str),
-    #[error("reading {0}'s configuration is not built yet: put its limiter on the canvas (a product limiter), then export it")]
-    NotYet(&'static str),
     /// The scenario made of it is not valid (a limit out of Sluice's range).
     #[error("{0}")]
     Invalid(String),
@@ -161,7 +160,7 @@ pub fn import(product: Product, text: &str) -> Result<Imported, ImportError> {
         Product::Nginx => nginx::import(text),
         Product::Haproxy => haproxy::import(text),
         Product::Go => Err(ImportError::NoFile("Go")),
-        Product::Envoy => Err(ImportError::NotYet("Envoy")),
+        Product::Envoy => envoy::import(text),
     }
 }
 
