@@ -22,6 +22,10 @@ use crate::scenario::{Kind, ProductLimiterSpec, Scenario};
 
 const FILTER: &str = "envoy.filters.http.local_ratelimit";
 const TYPE: &str = "type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit";
+/// The message's name, what `@type` ends with.
+const TYPE_NAME: &str = "envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit";
+/// The deepest nesting of a file read (a list in a list…), in columns.
+const MAX_NESTING_COLUMNS: usize = 2_000;
 
 fn at(line: usize, expected: impl Into<String>) -> ImportError {
     ImportError::At { line, expected: expected.into() }
@@ -116,6 +120,9 @@ fn read_filter(config: &MarkedMappingNode, line: usize, notes: &mut Vec<Note>) -
     if ms < 50 {
         return Err(at(line_of(interval), "fill_interval: at least 50ms, as Envoy requires"));
     }
+    if ms > 1_000_000_000 {
+        return Err(at(line_of(interval), "fill_interval: at most 1000000s"));
+    }
     let status = match config.get_node("status") {
         Some(node) => status_code(node)?,
         None => 429,
@@ -142,16 +149,52 @@ fn key_line_of(map: &MarkedMappingNode, fallback: usize) -> usize {
 fn walk(node: &Node, found: &mut Vec<(String, EnvoyLocalRateLimitSpec)>, notes: &mut Vec<Note>) -> Result<(), ImportError> {
     match node {
         Node::Mapping(map) => {
-            let typed = map.get_mapping("typed_config");
-            let named = map.get_scalar("name").map(|s| s.as_str().to_string());
-            let of_type = typed.and_then(|t| t.get_scalar("@type")).is_some_and(|t| t.as_str() == TYPE);
-            if named.as_deref() == Some(FILTER) || of_type {
-                let line = line_of(node);
-                match typed {
-                    Some(config) => found.extend(read_filter(config, line, notes)?),
-                    None => notes.push(Note { line, text: format!("{FILTER}: no typed_config, so it limits nothing here") }),
+            // A configuration itself: a filter's typed_config, or a route's
+            // or virtual host's typed_per_filter_config entry.
+            let own_type = map.get_scalar("@type").map(|t| t.as_str().rsplit('/').next().unwrap_or_default().to_string());
+            if own_type.as_deref() == Some(TYPE_NAME) {
+                found.extend(read_filter(map, line_of(node), notes)?);
+                return Ok(());
+            }
+            // The same, wrapped in a TypedStruct (as Istio writes it).
+            if own_type.as_deref().is_some_and(|t| t.ends_with("TypedStruct"))
+                && map.get_scalar("type_url").is_some_and(|u| u.as_str().rsplit('/').next() == Some(TYPE_NAME))
+            {
+                match map.get_mapping("value") {
+                    Some(value) => found.extend(read_filter(value, line_of(node), notes)?),
+                    None => notes.push(Note { line: line_of(node), text: format!("{FILTER}: a TypedStruct without a value, so it limits nothing here") }),
                 }
                 return Ok(());
+            }
+            let named = map.get_scalar("name").map(|s| s.as_str().to_string());
+            if named.as_deref() == Some(FILTER) {
+                let line = line_of(node);
+                if map.get_scalar("disabled").and_then(|d| d.as_bool()) == Some(true) {
+                    notes.push(Note { line, text: format!("{FILTER}: disabled here (a route may enable it): left out") });
+                    return Ok(());
+                }
+                let Some(config) = map.get_mapping("typed_config") else {
+                    notes.push(Note { line, text: format!("{FILTER}: no typed_config, so it limits nothing here") });
+                    return Ok(());
+                };
+                // Without an @type the name says what it is; with another
+                // @type, Envoy goes by the @type.
+                match config.get_scalar("@type").map(|t| t.as_str().rsplit('/').next().unwrap_or_default().to_string()) {
+                    None => {
+                        found.extend(read_filter(config, line, notes)?);
+                        return Ok(());
+                    }
+                    Some(other) if other != TYPE_NAME && !other.ends_with("TypedStruct") => {
+                        notes.push(Note { line, text: format!("{FILTER}: its typed_config is a {other}, which Envoy goes by: left out") });
+                        return Ok(());
+                    }
+                    Some(_) => {}
+                }
+            }
+            if let (Some(name), true) = (&named, name_is_http_filter(named.as_deref())) {
+                if name != FILTER {
+                    notes.push(Note { line: line_of(node), text: format!("{name}: not a limit Sluice models") });
+                }
             }
             if let (Some(name), true) = (&named, name_is_http_filter(named.as_deref())) {
                 notes.push(Note { line: line_of(node), text: format!("{name}: not a limit Sluice models") });
@@ -178,7 +221,20 @@ fn name_is_http_filter(name: Option<&str>) -> bool {
 /// Reads an Envoy configuration (YAML) into a scenario of its local rate
 /// limit filters.
 pub fn import(text: &str) -> Result<Imported, ImportError> {
-    let load = |options: marked_yaml::LoaderOptions| marked_yaml::parse_yaml_with_options(0, text, options);
+    // One document, and nesting the reader can follow (it recurses).
+    let mut content = false;
+    for (i, line) in text.lines().enumerate() {
+        let trimmed = line.trim();
+        if trimmed == "---" && content {
+            return Err(at(i + 1, "one YAML document: a file of several (---) is read one at a time"));
+        }
+        content |= !trimmed.is_empty() && !trimmed.starts_with('#') && trimmed != "---";
+        let indent = line.len() - line.trim_start_matches([' ', '-', '\t']).len();
+        if indent > MAX_NESTING_COLUMNS {
+            return Err(at(i + 1, format!("nesting of at most {MAX_NESTING_COLUMNS} columns")));
+        }
+    }
+    let load = |options: marked_yaml::LoaderOptions| marked_yaml::parse_yaml_with_options(0, text, options.error_on_duplicate_keys(true));
     let node = match load(marked_yaml::LoaderOptions::default()) {
         Err(LoadError::TopLevelMustBeMapping(_)) => load(marked_yaml::LoaderOptions::default().toplevel_sequence()),
         other => other,
@@ -189,7 +245,7 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
             LoadError::UnexpectedAnchor(m) | LoadError::UnexpectedTag(m) => (m.line(), "plain YAML: no anchors or tags".to_string()),
             LoadError::MappingKeyMustBeScalar(m) => (m.line(), "a plain key".to_string()),
             LoadError::ScanError(m, scan) => (m.line(), format!("YAML ({})", scan.info())),
-            LoadError::DuplicateKey(_) => (0, "each key once".to_string()),
+            LoadError::DuplicateKey(inner) => (key_line(&inner.key), format!("each key once: \"{}\" was given at line {} already", inner.key.as_str(), key_line(&inner.prev_key))),
         };
         at(line, why)
     })?;
@@ -251,10 +307,10 @@ fn duration(ms: u64) -> String {
 fn filter(id: &str, spec: &EnvoyLocalRateLimitSpec) -> String {
     let percent = |name: &str, p: f64| {
         let (numerator, denominator) = fraction(p);
-        format!("    {name}:\n      runtime_key: {id}_{}\n      default_value:\n        numerator: {numerator}\n        denominator: {denominator}\n", name.trim_start_matches("filter_"))
+        format!("    {name}:\n      runtime_key: \"{id}_{}\"\n      default_value:\n        numerator: {numerator}\n        denominator: {denominator}\n", name.trim_start_matches("filter_"))
     };
     format!(
-        "- name: envoy.filters.http.local_ratelimit\n  typed_config:\n    \"@type\": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit\n    stat_prefix: {id}\n    token_bucket:\n      max_tokens: {}\n      tokens_per_fill: {}\n      fill_interval: {}\n{}{}    status:\n      code: {}\n",
+        "- name: envoy.filters.http.local_ratelimit\n  typed_config:\n    \"@type\": {TYPE}\n    stat_prefix: \"{id}\"\n    token_bucket:\n      max_tokens: {}\n      tokens_per_fill: {}\n      fill_interval: {}\n{}{}    status:\n      code: {}\n",
         spec.max_tokens,
         spec.tokens_per_fill,
         duration(spec.fill_interval_ms()),
@@ -323,6 +379,22 @@ mod tests {
     }
 
     #[test]
+    fn route_configs_typed_structs_and_disabled_filters_are_read_as_envoy_reads_them() {
+        let text = "http_filters:\n- name: envoy.filters.http.local_ratelimit\n  disabled: true\n  typed_config:\n    \"@type\": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit\n    stat_prefix: off\nroutes:\n- match: {prefix: /a}\n  typed_per_filter_config:\n    envoy.filters.http.local_ratelimit:\n      \"@type\": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit\n      stat_prefix: route_a\n      token_bucket: {max_tokens: 5, fill_interval: 2s}\n- match: {prefix: /b}\n  typed_per_filter_config:\n    envoy.filters.http.local_ratelimit:\n      \"@type\": type.googleapis.com/udpa.type.v1.TypedStruct\n      type_url: type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit\n      value:\n        stat_prefix: route_b\n        token_bucket: {max_tokens: 7, tokens_per_fill: 7, fill_interval: 1s}\n";
+        let imported = import(text).unwrap();
+        let l = limiters(&imported.scenario);
+        let read: Vec<(&str, u32, u64)> = l.iter().map(|(id, s)| (id.as_str(), s.max_tokens, s.fill_interval_ms())).collect();
+        assert_eq!(read, [("route_a_route_a", 5, 2_000), ("route_b_route_b", 7, 1_000)]);
+        assert!(imported.notes.iter().any(|n| n.line == 2 && n.text.contains("disabled here")), "{:?}", imported.notes);
+        let err = |text: &str| import(text).unwrap_err().to_string();
+        assert_eq!(err("a: 1\nb: 2\na: 3\n"), "line 3: each key once: \"a\" was given at line 1 already");
+        assert_eq!(err("a: 1\n---\nb: 2\n"), "line 2: one YAML document: a file of several (---) is read one at a time");
+        let other = "- name: envoy.filters.http.local_ratelimit\n  typed_config:\n    \"@type\": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router\n";
+        assert_eq!(err(other), "nothing in it is limited by envoy.filters.http.local_ratelimit: there is nothing to simulate");
+        assert_eq!(err(&format!("{}x: 1\n", "- ".repeat(1_500))), "line 1: nesting of at most 2000 columns");
+    }
+
+    #[test]
     fn a_bad_filter_names_its_line() {
         let filter = |bucket: &str| format!("- name: envoy.filters.http.local_ratelimit\n  typed_config:\n    stat_prefix: x\n    token_bucket:\n{bucket}");
         let err = |text: &str| import(text).unwrap_err().to_string();
@@ -356,7 +428,7 @@ mod tests {
     #[test]
     fn the_filter_is_written_with_its_bucket_percentages_and_status() {
         let out = export(&alone(EnvoyLocalRateLimitSpec::of(10, 5, 0.5)), None).unwrap();
-        for line in ["stat_prefix: edge", "max_tokens: 10", "tokens_per_fill: 5", "fill_interval: 0.5s", "runtime_key: edge_enabled", "numerator: 100", "denominator: HUNDRED", "code: TooManyRequests"] {
+        for line in ["stat_prefix: \"edge\"", "max_tokens: 10", "tokens_per_fill: 5", "fill_interval: 0.5s", "runtime_key: \"edge_enabled\"", "numerator: 100", "denominator: HUNDRED", "code: TooManyRequests"] {
             assert!(out.text.contains(line), "{line} missing:\n{}", out.text);
         }
         assert_eq!(out.warnings.len(), 2);
