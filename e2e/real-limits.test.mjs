@@ -117,7 +117,7 @@ test("an Envoy filter in YAML imports as a block and exports back", async () => 
   await page.waitForSelector('[data-testid="config-out"]', { timeout: 20_000 });
   const exported = await page.inputValue('[data-testid="config-out"]');
   assert.match(exported, /max_tokens: 20\n      tokens_per_fill: 10\n      fill_interval: 0.5s/);
-  assert.match(exported, /filter_enforced:\n      runtime_key: api_enforced\n      default_value:\n        numerator: 0/);
+  assert.match(exported, /filter_enforced:\n      runtime_key: "api_enforced"\n      default_value:\n        numerator: 0/);
   assert.deepEqual(errors, []);
   await page.close();
 });
