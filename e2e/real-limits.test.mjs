@@ -33,6 +33,8 @@ test('an nginx configuration imports as blocks, undoably, and a limiter exports 
   assert.match(await page.textContent('[data-testid="config-error"]'), /line 3: a ; ending "limit_req" \(line 2\) before this \}/);
   assert.equal(await page.locator('[data-node]').count(), before, 'nothing changed');
   await page.fill('[data-testid="config-text"]', CONF);
+  // The refusal was of the text before: mended, it is no longer shown.
+  assert.equal(await page.locator('[data-testid="config-error"]').count(), 0, 'the refusal goes with the text it was about');
   await screenshot(page, 'config-import');
   await page.click('[data-testid="config-import-go"]');
   await page.waitForSelector('[data-node="perip"]');

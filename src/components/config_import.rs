@@ -40,9 +40,15 @@ pub fn config_import(props: &ConfigImportProps) -> Html {
     let unread = use_state(|| None::<String>);
     let reader = use_mut_ref(|| None::<gloo_file::callbacks::FileReader>);
     use_modal(dialog.clone(), area.clone(), props.on_close.clone());
+    // What was last tried: a refusal is shown while it still stands for
+    // the text and server on screen.
+    let tried = use_state(|| None::<(Product, String)>);
     let on_input = {
-        let text = text.clone();
-        Callback::from(move |e: InputEvent| text.set(e.target_unchecked_into::<web_sys::HtmlTextAreaElement>().value()))
+        let (text, unread) = (text.clone(), unread.clone());
+        Callback::from(move |e: InputEvent| {
+            text.set(e.target_unchecked_into::<web_sys::HtmlTextAreaElement>().value());
+            unread.set(None);
+        })
     };
     let on_file = {
         let (text, unread, reader) = (text.clone(), unread.clone(), reader.clone());
@@ -62,8 +68,11 @@ pub fn config_import(props: &ConfigImportProps) -> Html {
         })
     };
     let on_import = {
-        let (text, product, on_import) = (text.clone(), product.clone(), props.on_import.clone());
-        Callback::from(move |_: MouseEvent| on_import.emit((*product, (*text).clone())))
+        let (text, product, tried, on_import) = (text.clone(), product.clone(), tried.clone(), props.on_import.clone());
+        Callback::from(move |_: MouseEvent| {
+            tried.set(Some((*product, (*text).clone())));
+            on_import.emit((*product, (*text).clone()))
+        })
     };
     let on_close = props.on_close.reform(|_: MouseEvent| ());
     // What its file is called, and how one begins.
@@ -72,7 +81,9 @@ pub fn config_import(props: &ConfigImportProps) -> Html {
         Product::Envoy => ("envoy.yaml", "- name: envoy.filters.http.local_ratelimit\n  typed_config:\n    ..."),
         _ => ("nginx.conf", "http {\n    limit_req_zone $binary_remote_addr zone=perip:10m rate=10r/s;\n    ..."),
     };
-    let error = if props.busy { None } else { (*unread).clone().or_else(|| props.error.clone()) };
+    let current = tried.as_ref().is_some_and(|(p, t)| *p == *product && *t == *text);
+    let refused = props.error.clone().filter(|_| current);
+    let error = if props.busy { None } else { (*unread).clone().or(refused) };
     html! {
         <div class="picker-backdrop">
             <section class="picker config-import" ref={dialog} role="dialog" aria-modal="true" aria-labelledby="config-import-title" data-testid="config-import">
