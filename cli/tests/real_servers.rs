@@ -31,8 +31,10 @@ const GOAL: f64 = 0.995;
 /// rule (B instead of B + 1, a refused request charged, a rate rounded the
 /// other way) parts from nginx on whole bursts, far below this; what the
 /// log cannot tell (a request checked a few milliseconds after it began,
-/// on a loaded machine) parts on a few requests at a key's limit.
-const FLOOR: f64 = 0.98;
+/// on a loaded machine) parts on a few requests at a key's limit, and one
+/// request decided the other way can carry a key's next ones with it: a
+/// whole `make test` has measured 98.9%.
+const FLOOR: f64 = 0.97;
 
 /// A request to send: when (seconds from the start), and its key.
 #[derive(Clone, Debug)]
