@@ -352,14 +352,13 @@ mod tests {
     use super::*;
     use crate::scenario::BlockSpec;
 
+    /// The scenario's limiters of this product, as an export picks them.
     fn limiters(s: &Scenario) -> Vec<(String, EnvoyLocalRateLimitSpec)> {
-        s.nodes
-            .iter()
-            .filter_map(|n| match &n.block {
-                BlockSpec::ProductLimiter(ProductLimiterSpec::EnvoyLocalRateLimit(spec)) => Some((n.id.clone(), spec.clone())),
-                _ => None,
-            })
-            .collect()
+        let picked = super::super::chosen(s, None, "envoy", |p| match p {
+            ProductLimiterSpec::EnvoyLocalRateLimit(spec) => Some(spec),
+            _ => None,
+        }, |_| "");
+        picked.map_or(Vec::new(), |l| l.into_iter().map(|(id, spec)| (id.to_string(), spec.clone())).collect())
     }
 
     const BOOTSTRAP: &str = "static_resources:\n  listeners:\n  - name: main\n    filter_chains:\n    - filters:\n      - name: envoy.filters.network.http_connection_manager\n        typed_config:\n          \"@type\": type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager\n          stat_prefix: ingress\n          http_filters:\n          - name: envoy.filters.http.local_ratelimit\n            typed_config:\n              \"@type\": type.googleapis.com/envoy.extensions.filters.http.local_ratelimit.v3.LocalRateLimit\n              stat_prefix: http_local_rate_limiter\n              token_bucket:\n                max_tokens: 10000\n                tokens_per_fill: 1000\n                fill_interval: 1s\n              filter_enabled:\n                runtime_key: local_rate_limit_enabled\n                default_value:\n                  numerator: 100\n                  denominator: HUNDRED\n              descriptors:\n              - entries:\n                - key: path\n                  value: /a\n          - name: envoy.filters.http.router\n";

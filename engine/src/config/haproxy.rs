@@ -436,14 +436,13 @@ mod tests {
 
     const CONF: &str = "global\n    log stdout format raw local0\ndefaults\n    mode http\n    timeout client 30s\nfrontend web\n    bind :80\n    stick-table type ip size 100k expire 30s store http_req_rate(10s),conn_cur\n    http-request track-sc0 src\n    http-request deny deny_status 429 if { sc_http_req_rate(0) gt 10 }\n    default_backend app\nfrontend api\n    bind :81\n    acl too_fast sc0_http_req_rate ge 21\n    http-request track-sc0 req.hdr(x-client) table rates\n    http-request deny if too_fast\n    http-request deny if { path_beg /admin }\nbackend rates\n    stick-table type string len 32 size 1m store http_req_rate(1m) # no expire\nbackend app\n    server s1 10.0.0.1:80 maxconn 10\n";
 
+    /// The scenario's limiters of this product, as an export picks them.
     fn limiters(s: &Scenario) -> Vec<(String, HaproxyReqRateSpec)> {
-        s.nodes
-            .iter()
-            .filter_map(|n| match &n.block {
-                BlockSpec::ProductLimiter(ProductLimiterSpec::HaproxyHttpReqRate(spec)) => Some((n.id.clone(), spec.clone())),
-                _ => None,
-            })
-            .collect()
+        let picked = super::super::chosen(s, None, "haproxy", |p| match p {
+            ProductLimiterSpec::HaproxyHttpReqRate(spec) => Some(spec),
+            _ => None,
+        }, |_| "");
+        picked.map_or(Vec::new(), |l| l.into_iter().map(|(id, spec)| (id.to_string(), spec.clone())).collect())
     }
 
     #[test]

@@ -337,14 +337,13 @@ mod tests {
 
     const CONF: &str = "user www-data;\nevents { worker_connections 768; }\nhttp {\n    limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s;\n    limit_req_zone $http_x_client zone=api:1m rate=30r/m;\n    limit_req_status 429;\n    limit_req zone=one burst=4 nodelay;\n    server {\n        listen 80;\n        location / { root /srv; }\n        location /api/ {\n            limit_req zone=api burst=6 delay=2;\n            limit_req zone=one;\n            limit_req_dry_run on;\n        }\n    }\n}\n";
 
+    /// The scenario's limiters of this product, as an export picks them.
     fn limiters(s: &Scenario) -> Vec<(String, NginxLimitReqSpec)> {
-        s.nodes
-            .iter()
-            .filter_map(|n| match &n.block {
-                BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitReq(spec)) => Some((n.id.clone(), spec.clone())),
-                _ => None,
-            })
-            .collect()
+        let picked = super::super::chosen(s, None, "nginx", |p| match p {
+            ProductLimiterSpec::NginxLimitReq(spec) => Some(spec),
+            _ => None,
+        }, |_| "");
+        picked.map_or(Vec::new(), |l| l.into_iter().map(|(id, spec)| (id.to_string(), spec.clone())).collect())
     }
 
     #[test]
