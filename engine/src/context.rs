@@ -56,11 +56,11 @@ impl Context<'_> {
         &mut self.core.rngs[self.node]
     }
 
-    /// Records that `msg` met this limiter now with `outcome`, passing or
-    /// refused `at`, if decisions are being recorded.
-    pub fn decided(&mut self, msg: &Message, outcome: Outcome, at: SimTime) {
+    /// Records that `msg`, which met this limiter at `met`, was decided
+    /// `outcome`, passing or refused `at`, if decisions are being recorded.
+    pub fn decided(&mut self, msg: &Message, met: SimTime, outcome: Outcome, at: SimTime) {
         if let Some(decisions) = &mut self.core.decisions {
-            decisions.push(Decision { created: msg.created, key: msg.key, node: self.node as u32, outcome, met: self.core.now, at });
+            decisions.push(Decision { created: msg.created, key: msg.key, node: self.node as u32, outcome, met, at });
         }
     }
 

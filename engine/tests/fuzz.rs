@@ -165,6 +165,24 @@ fn middle_block() -> impl Strategy<Value = Value> {
                    "fill_interval_s": f64::from(every_ms) / 1000.0, "bucket": if timer { "timer" } else { "atomic" },
                    "enabled_percent": on, "enforced_percent": enforced})
         }),
+        // nginx's limit_conn in a small zone (a new key may be refused), a dry run too.
+        (1u32..5, any::<bool>()).prop_map(|(conn, dry)| {
+            json!({"kind": "product_limiter", "product": "nginx_limit_conn", "conn": conn, "dry_run": dry, "zone_bytes": 32768})
+        }),
+        // HAProxy's server: each balance, a queue bound and a timeout or none.
+        (0u32..4, 0u32..4, prop::option::of(1u32..400), any::<bool>()).prop_map(|(maxconn, maxqueue, timeout_ms, hash)| {
+            let mut d = json!({"kind": "product_limiter", "product": "haproxy_server", "maxconn": maxconn, "maxqueue": maxqueue,
+                               "balance": if hash { "hash" } else { "roundrobin" }});
+            if let Some(ms) = timeout_ms {
+                d["timeout_queue_s"] = json!(f64::from(ms) / 1000.0);
+            }
+            d
+        }),
+        // Envoy's breaker, over either protocol, with bounds of 0 too.
+        (0u32..4, 0u32..4, 0u32..5, any::<bool>(), 0u32..400).prop_map(|(cx, pending, rq, http2, timeout_ms)| {
+            json!({"kind": "product_limiter", "product": "envoy_circuit_breaker", "max_connections": cx, "max_pending_requests": pending,
+                   "max_requests": rq, "protocol": if http2 { "http2" } else { "http1" }, "timeout_s": f64::from(timeout_ms) / 1000.0})
+        }),
         // Go's limiter, of a limit of 0 too (the burst spent for good).
         (0.0f64..300.0, 0u32..10, 0usize..4, any::<bool>(), 0.0f64..0.5).prop_map(|(limit, burst, call, per_key, timeout)| {
             let limit = if limit < 10.0 { 0.0 } else { limit };

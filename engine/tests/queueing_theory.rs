@@ -233,3 +233,93 @@ fn mm1_sojourn_percentiles_follow_the_exponential_law() {
         assert!((measured - theory).abs() < 0.04 * theory, "p{}: {measured} vs {theory}", p * 100.0);
     }
 }
+
+/// Poisson arrivals at `rate` a second into a product limiter `limiter`,
+/// served by a consumer of `workers` with exponential times of mean 1 s:
+/// the limiter is the only bound when `workers` exceeds what it lets in.
+fn limited(rate: f64, limiter: Value, workers: u32) -> Simulation {
+    let mut l = limiter;
+    l["id"] = json!("l");
+    l["kind"] = json!("product_limiter");
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": rate}}),
+            l,
+            json!({"id": "c", "kind": "consumer", "workers": workers, "service_time": exponential(1.0)}),
+        ],
+        &[("p", "l"), ("l", "c")],
+    );
+    Simulation::new(scenario, 2024).unwrap()
+}
+
+/// M/M/c/K: the probability that an arrival finds all K places taken, for
+/// offered load a = λ/μ.
+fn mmck_blocking(c: u32, k: u32, a: f64) -> f64 {
+    let mut terms = Vec::new();
+    let mut term = 1.0;
+    for n in 0..=k {
+        if n > 0 {
+            term *= a / f64::from(n.min(c));
+        }
+        terms.push(term);
+    }
+    terms[k as usize] / terms.iter().sum::<f64>()
+}
+
+/// The share of the limiter's arrivals it refused, per batch.
+fn refused_share(sim: &mut Simulation) -> Batches {
+    let l = idx(sim, "l");
+    batch_means(sim, &[l], 1000.0, 30, 10_000.0, |s, e| (e[0].dropped - s[0].dropped) as f64 / (e[0].arrived - s[0].arrived) as f64)
+}
+
+#[test]
+fn a_concurrency_limit_with_no_queue_loses_erlang_b() {
+    // Erlang B = M/M/3/3: c = 3, a = 2.4. nginx's limit_conn (one key) and
+    // Envoy's breaker over HTTP/2 (only max_requests counts) both refuse
+    // the fourth request at once.
+    let theory = mmck_blocking(3, 3, 2.4);
+    assert!((theory - 0.2684).abs() < 1e-4);
+    let nginx = json!({"product": "nginx_limit_conn", "conn": 3});
+    refused_share(&mut limited(2.4, nginx, 10)).assert_matches(theory, 0.03, "limit_conn 3, Erlang B");
+    let envoy = json!({"product": "envoy_circuit_breaker", "max_requests": 3, "max_connections": 1, "max_pending_requests": 0, "protocol": "http2"});
+    refused_share(&mut limited(2.4, envoy, 10)).assert_matches(theory, 0.03, "Envoy HTTP/2 max_requests 3, Erlang B");
+}
+
+#[test]
+fn a_concurrency_limit_with_a_bounded_queue_loses_as_m_m_c_k() {
+    // M/M/2/7: λ = 2.2, μ = 1, two at once and five waiting.
+    let theory = mmck_blocking(2, 7, 2.2);
+    let haproxy = json!({"product": "haproxy_server", "maxconn": 2, "maxqueue": 5, "balance": "hash"});
+    refused_share(&mut limited(2.2, haproxy, 10)).assert_matches(theory, 0.03, "HAProxy maxconn 2 maxqueue 5 (hash)");
+    let envoy = json!({"product": "envoy_circuit_breaker", "max_connections": 2, "max_pending_requests": 5});
+    refused_share(&mut limited(2.2, envoy, 10)).assert_matches(theory, 0.03, "Envoy HTTP/1.1 max_connections 2 max_pending_requests 5");
+}
+
+#[test]
+fn haproxy_roundrobin_ignores_maxqueue() {
+    // The same server with balance roundrobin: the backend queues, and
+    // maxqueue 5 bounds nothing; with λ < c μ nothing is ever refused.
+    let haproxy = json!({"product": "haproxy_server", "maxconn": 2, "maxqueue": 5});
+    let mut sim = limited(1.8, haproxy, 10);
+    let l = idx(&sim, "l");
+    let mut most = 0;
+    for t in 1..=20_000 {
+        sim.run_until(SimTime::from_secs_f64(f64::from(t) * 2.5)).unwrap();
+        most = most.max(sim.stats(l).depth_messages.value());
+    }
+    assert_eq!(sim.stats(l).dropped_total(), 0);
+    assert!(most > 5, "more than maxqueue waited: {most} at most");
+}
+
+#[test]
+fn a_queue_timeout_refuses_as_m_m_1_with_deterministic_patience() {
+    // M/M/1+D: an arrival is refused when its wait would pass τ;
+    // P = (1−ρ)ρe^{−(μ−λ)τ} / (1 − ρ²e^{−(μ−λ)τ}). λ = 0.9, μ = 1, τ = 2 s.
+    let (rho, tau) = (0.9f64, 2.0);
+    let e = (-(1.0 - rho) * tau).exp();
+    let theory = (1.0 - rho) * rho * e / (1.0 - rho * rho * e);
+    let haproxy = json!({"product": "haproxy_server", "maxconn": 1, "timeout_queue_s": tau});
+    refused_share(&mut limited(0.9, haproxy, 4)).assert_matches(theory, 0.03, "HAProxy maxconn 1 timeout queue 2s");
+    let envoy = json!({"product": "envoy_circuit_breaker", "max_connections": 1, "max_pending_requests": 1_000_000, "timeout_s": tau});
+    refused_share(&mut limited(0.9, envoy, 4)).assert_matches(theory, 0.03, "Envoy max_connections 1, route timeout 2s");
+}

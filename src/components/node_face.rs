@@ -67,7 +67,12 @@ pub(crate) fn describe(node: &NodeView) -> (String, String, Option<String>) {
         // What it is configured as, then what it holds and let through.
         Kind::ProductLimiter => {
             let status = node.summary.clone().unwrap_or_default();
-            (status, format!("{} held · {} passed", node.depth, node.departed), None)
+            let figure = if node.limits_in_progress {
+                format!("{} in progress · {} waiting", node.in_service, node.depth)
+            } else {
+                format!("{} held · {} passed", node.depth, node.departed)
+            };
+            (status, figure, None)
         }
         kind => {
             let level = match kind {

@@ -43,6 +43,9 @@ pub struct NodeView {
     pub theory: Option<Result<TheoryView, NoClosedForm>>,
     /// For a product limiter: its product and settings, as configured.
     pub summary: Option<String>,
+    /// For a product limiter: whether it limits requests in progress
+    /// (`in_service` counts them) rather than a rate.
+    pub limits_in_progress: bool,
 }
 
 /// What queueing theory predicts for a queue beside what was measured:
@@ -134,6 +137,7 @@ impl NodeView {
                 sluice_engine::BlockSpec::ProductLimiter(p) => Some(p.summary()),
                 _ => None,
             },
+            limits_in_progress: matches!(&spec.block, sluice_engine::BlockSpec::ProductLimiter(p) if p.limits_in_progress()),
         }
     }
 }

@@ -20,7 +20,10 @@ pub use credit::{Credit, CreditScope, CreditSpec};
 pub use dispatcher::{Dispatcher, DispatcherSpec};
 pub use link::{Link, LinkSpec};
 pub use producer::{Arrivals, Backpressure, MessageClass, OnRefused, Producer, ProducerSpec};
-pub use product_limiter::{Bucket, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, NginxLimitReqSpec, Per, ProductLimiter, ProductLimiterSpec};
+pub use product_limiter::{
+    Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
+    ProductLimiter, ProductLimiterSpec, Protocol,
+};
 pub use queue::{Limits, OnFull, Queue, QueueSpec, Reaction, Reactions};
 pub use rate_limiter::{OnExcess, RateLimiter, RateLimiterSpec, RateRule, RateUnit, Scheme};
 pub use resource_pool::{ResourcePool, ResourcePoolSpec};

@@ -1,12 +1,17 @@
 //! Envoy configurations in and out, for its HTTP local rate limit filter
-//! (`envoy.filters.http.local_ratelimit`), in YAML.
+//! (`envoy.filters.http.local_ratelimit`) and its clusters' circuit
+//! breakers, in YAML.
 //!
 //! Guarantees: import finds every such filter wherever it stands (a whole
 //! bootstrap, a listener, a list of `http_filters` as export writes it) and
-//! makes each a row named after its `stat_prefix`; every field of the
-//! filter it does not model, and every other HTTP filter, is noted with its
-//! line; a value it cannot read is refused with its line. Export writes
-//! the `http_filters` entry; importing it gives the same block back. The
+//! makes each a row named after its `stat_prefix`; every cluster with
+//! `circuit_breakers` is a row of its own named after the cluster, its
+//! `DEFAULT` thresholds, its upstream protocol, and the timeout of the
+//! first route to it (15 s when no route gives one); every field of the
+//! filter or the thresholds it does not model, and every other HTTP
+//! filter, is noted with its line; a value it cannot read is refused with
+//! its line. Export writes the `http_filters` entry (and, for a breaker,
+//! the cluster and a route to it); importing it gives the same block back. The
 //! filter's token bucket, `filter_enabled`,
 //! `filter_enforced` (each at the block's percentage, as a fraction of a
 //! hundred, ten thousand or a million) and `status` are the block's; a block Envoy cannot
@@ -17,7 +22,7 @@ use marked_yaml::types::{MarkedMappingNode, MarkedScalarNode};
 use marked_yaml::{LoadError, Node};
 
 use super::{scenario_of, ExportError, Exported, ImportError, Imported, Note, Row};
-use crate::blocks::product_limiter::{Bucket, EnvoyLocalRateLimitSpec};
+use crate::blocks::product_limiter::{Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, Protocol};
 use crate::scenario::{Kind, ProductLimiterSpec, Scenario};
 
 const FILTER: &str = "envoy.filters.http.local_ratelimit";
@@ -46,12 +51,77 @@ fn whole(map: &MarkedMappingNode, key: &str, what: &str) -> Result<Option<u32>, 
     text.parse::<u32>().ok().filter(|n| *n > 0).map(Some).ok_or_else(|| at(line_of(node), format!("{what}: a whole number above 0, not \"{text}\"")))
 }
 
-/// A protobuf `Duration` (`1s`, `0.05s`), in whole milliseconds as Envoy
-/// reads it (truncated).
-fn duration_ms(node: &Node) -> Result<u64, ImportError> {
+/// A protobuf `Duration` (`1s`, `0.05s`) at field `what`, in whole
+/// milliseconds as Envoy reads it (truncated).
+fn duration_ms(node: &Node, what: &str) -> Result<u64, ImportError> {
     let text = node.as_scalar().map(|s| s.as_str().trim().to_string()).unwrap_or_default();
-    let seconds = text.strip_suffix('s').and_then(|n| n.parse::<f64>().ok()).filter(|s| s.is_finite() && *s >= 0.0);
-    seconds.map(|s| (s * 1000.0 + 1e-9).floor() as u64).ok_or_else(|| at(line_of(node), format!("fill_interval: a duration such as 1s or 0.05s, not \"{text}\"")))
+    let seconds = text.strip_suffix('s').and_then(|n| n.parse::<f64>().ok()).filter(|s| s.is_finite() && (0.0..=1e6).contains(s));
+    seconds.map(|s| (s * 1000.0 + 1e-9).floor() as u64).ok_or_else(|| at(line_of(node), format!("{what}: a duration such as 1s or 0.05s, not \"{text}\"")))
+}
+
+/// A threshold at `key` of `map` (a whole number, 0 allowed), if there.
+fn threshold(map: &MarkedMappingNode, key: &str) -> Result<Option<u32>, ImportError> {
+    let Some(node) = map.get_node(key) else { return Ok(None) };
+    let text = node.as_scalar().map(|s| s.as_str().to_string()).unwrap_or_default();
+    text.parse::<u32>().ok().filter(|n| *n <= 1 << 30).map(Some).ok_or_else(|| at(line_of(node), format!("{key}: a whole number from 0 to 2^30, not \"{text}\"")))
+}
+
+/// The thresholds of a circuit breaker Sluice reads.
+const THRESHOLDS: &[&str] = &["priority", "max_connections", "max_pending_requests", "max_requests"];
+
+/// Reads a cluster with `circuit_breakers` into a block (its route's
+/// timeout still Envoy's default), noting what it does not model; none
+/// when it has no `DEFAULT` thresholds.
+fn read_cluster(cluster: &MarkedMappingNode, breakers: &Node, notes: &mut Vec<Note>) -> Result<Option<(String, EnvoyCircuitBreakerSpec)>, ImportError> {
+    let name = cluster.get_scalar("name").map(|s| s.as_str().to_string()).unwrap_or_else(|| "cluster".into());
+    let line = line_of(breakers);
+    let Some(breakers) = breakers.as_mapping() else { return Err(at(line, "circuit_breakers: a mapping with thresholds")) };
+    for (key, _) in breakers.iter().filter(|(k, _)| k.as_str() != "thresholds") {
+        let why = if key.as_str() == "per_host_thresholds" { "limits per host are not modelled; Sluice models one host" } else { "not modelled" };
+        notes.push(Note { line: key_line(key), text: format!("{}: {why}", key.as_str()) });
+    }
+    let mut chosen = None;
+    for t in breakers.get_sequence("thresholds").map(|s| s.iter().collect::<Vec<_>>()).unwrap_or_default() {
+        let Some(t) = t.as_mapping() else { return Err(at(line_of(t), "thresholds: a list of mappings")) };
+        let priority = t.get_scalar("priority").map_or("DEFAULT", |p| p.as_str());
+        if priority != "DEFAULT" || chosen.is_some() {
+            let why = if priority == "DEFAULT" { "a second DEFAULT threshold: Envoy takes the first" } else { "thresholds of the HIGH priority: Sluice models the DEFAULT one" };
+            notes.push(Note { line: key_line_of(t, line), text: why.into() });
+            continue;
+        }
+        for (key, _) in t.iter().filter(|(k, _)| !THRESHOLDS.contains(&k.as_str())) {
+            notes.push(Note { line: key_line(key), text: format!("{}: not modelled", key.as_str()) });
+        }
+        let mut spec = EnvoyCircuitBreakerSpec::of(1024, 1024);
+        spec.max_connections = threshold(t, "max_connections")?.unwrap_or(1024);
+        spec.max_pending_requests = threshold(t, "max_pending_requests")?.unwrap_or(1024);
+        spec.max_requests = threshold(t, "max_requests")?.unwrap_or(1024);
+        chosen = Some(spec);
+    }
+    let Some(mut spec) = chosen else {
+        notes.push(Note { line, text: format!("cluster {name}: no DEFAULT thresholds, so Envoy's defaults (1024 of each) apply: left out") });
+        return Ok(None);
+    };
+    // HTTP/2 upstream: the cluster's own option, or its protocol options'.
+    let http2 = cluster.get_node("http2_protocol_options").is_some()
+        || cluster
+            .get_mapping("typed_extension_protocol_options")
+            .and_then(|o| o.get_mapping("envoy.extensions.upstreams.http.v3.HttpProtocolOptions"))
+            .and_then(|o| o.get_mapping("explicit_http_config"))
+            .is_some_and(|c| c.get_node("http2_protocol_options").is_some());
+    if http2 {
+        spec.protocol = Protocol::Http2;
+    }
+    Ok(Some((name, spec)))
+}
+
+/// What a walk found: filters, clusters with breakers, and routes (the
+/// cluster they lead to, their timeout, if any, and their line).
+#[derive(Default)]
+struct Found {
+    filters: Vec<(String, EnvoyLocalRateLimitSpec)>,
+    clusters: Vec<(String, EnvoyCircuitBreakerSpec)>,
+    routes: Vec<(String, Option<u64>, usize)>,
 }
 
 /// A `RuntimeFractionalPercent`'s default value, in percent (absent: 0).
@@ -116,7 +186,7 @@ fn read_filter(config: &MarkedMappingNode, line: usize, notes: &mut Vec<Note>) -
     let max_tokens = whole(bucket, "max_tokens", "max_tokens")?.ok_or_else(|| at(key_line_of(bucket, line), "token_bucket: a max_tokens above 0"))?;
     let tokens_per_fill = whole(bucket, "tokens_per_fill", "tokens_per_fill")?.unwrap_or(1);
     let interval = bucket.get_node("fill_interval").ok_or_else(|| at(key_line_of(bucket, line), "token_bucket: a fill_interval"))?;
-    let ms = duration_ms(interval)?;
+    let ms = duration_ms(interval, "fill_interval")?;
     if ms < 50 {
         return Err(at(line_of(interval), "fill_interval: at least 50ms, as Envoy requires"));
     }
@@ -146,14 +216,22 @@ fn key_line_of(map: &MarkedMappingNode, fallback: usize) -> usize {
 
 /// Walks `node`, reading every local rate limit filter into `found` and
 /// noting every other HTTP filter.
-fn walk(node: &Node, found: &mut Vec<(String, EnvoyLocalRateLimitSpec)>, notes: &mut Vec<Note>) -> Result<(), ImportError> {
+fn walk(node: &Node, found: &mut Found, notes: &mut Vec<Note>) -> Result<(), ImportError> {
     match node {
         Node::Mapping(map) => {
+            if let Some(breakers) = map.get_node("circuit_breakers") {
+                found.clusters.extend(read_cluster(map, breakers, notes)?);
+            }
+            // A route: `route: {cluster: NAME, timeout: T}`.
+            if let Some((route, cluster)) = map.get_mapping("route").and_then(|r| Some((r, r.get_scalar("cluster")?))) {
+                let timeout = route.get_node("timeout").map(|t| duration_ms(t, "timeout")).transpose()?;
+                found.routes.push((cluster.as_str().to_string(), timeout, key_line_of(route, line_of(node))));
+            }
             // A configuration itself: a filter's typed_config, or a route's
             // or virtual host's typed_per_filter_config entry.
             let own_type = map.get_scalar("@type").map(|t| t.as_str().rsplit('/').next().unwrap_or_default().to_string());
             if own_type.as_deref() == Some(TYPE_NAME) {
-                found.extend(read_filter(map, line_of(node), notes)?);
+                found.filters.extend(read_filter(map, line_of(node), notes)?);
                 return Ok(());
             }
             // The same, wrapped in a TypedStruct (as Istio writes it).
@@ -161,7 +239,7 @@ fn walk(node: &Node, found: &mut Vec<(String, EnvoyLocalRateLimitSpec)>, notes: 
                 && map.get_scalar("type_url").is_some_and(|u| u.as_str().rsplit('/').next() == Some(TYPE_NAME))
             {
                 match map.get_mapping("value") {
-                    Some(value) => found.extend(read_filter(value, line_of(node), notes)?),
+                    Some(value) => found.filters.extend(read_filter(value, line_of(node), notes)?),
                     None => notes.push(Note { line: line_of(node), text: format!("{FILTER}: a TypedStruct without a value, so it limits nothing here") }),
                 }
                 return Ok(());
@@ -181,7 +259,7 @@ fn walk(node: &Node, found: &mut Vec<(String, EnvoyLocalRateLimitSpec)>, notes: 
                 // @type, Envoy goes by the @type.
                 match config.get_scalar("@type").map(|t| t.as_str().rsplit('/').next().unwrap_or_default().to_string()) {
                     None => {
-                        found.extend(read_filter(config, line, notes)?);
+                        found.filters.extend(read_filter(config, line, notes)?);
                         return Ok(());
                     }
                     Some(other) if other != TYPE_NAME && !other.ends_with("TypedStruct") => {
@@ -249,13 +327,23 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
         };
         at(line, why)
     })?;
-    let mut found = Vec::new();
+    let mut found = Found::default();
     let mut notes = Vec::new();
     walk(&node, &mut found, &mut notes)?;
-    if found.is_empty() {
-        return Err(ImportError::NothingLimited(FILTER));
+    if found.filters.is_empty() && found.clusters.is_empty() {
+        return Err(ImportError::NothingLimited("envoy.filters.http.local_ratelimit, nor a cluster's circuit_breakers"));
     }
-    let rows: Vec<Row> = found.into_iter().map(|(name, spec)| Row { name: name.clone(), limiters: vec![(name, ProductLimiterSpec::EnvoyLocalRateLimit(spec))] }).collect();
+    let mut rows: Vec<Row> = found.filters.into_iter().map(|(name, spec)| Row { name: name.clone(), limiters: vec![(name, ProductLimiterSpec::EnvoyLocalRateLimit(spec))] }).collect();
+    for (name, mut spec) in found.clusters {
+        let mut routes = found.routes.iter().filter(|(cluster, _, _)| *cluster == name);
+        if let Some((_, timeout, _)) = routes.next() {
+            spec.timeout_s = timeout.map_or(15.0, |ms| ms as f64 / 1000.0);
+        }
+        for (_, _, line) in routes {
+            notes.push(Note { line: *line, text: format!("a second route to cluster {name}: the timeout of the first is the one taken") });
+        }
+        rows.push(Row { name: format!("cluster {name}"), limiters: vec![(name, ProductLimiterSpec::EnvoyCircuitBreaker(spec))] });
+    }
     notes.sort_by_key(|n| n.line);
     Ok(Imported { scenario: scenario_of("Envoy", &rows)?, notes })
 }
@@ -263,7 +351,8 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
 fn cannot(kind: Kind) -> &'static str {
     match kind {
         Kind::RateLimiter => "Sluice's own rate limiter is not transcribed from Envoy; a product limiter envoy_local_rate_limit says what Envoy's filter does",
-        Kind::ConcurrencyLimiter => "Envoy's circuit breakers are not modelled yet",
+        Kind::ConcurrencyLimiter => "Sluice's own concurrency limiter holds its sender back; Envoy's circuit breaker queues a bounded number and refuses the rest: a product limiter envoy_circuit_breaker says what Envoy does",
+        Kind::Queue => "a queue behind an Envoy circuit breaker has no Envoy equivalent: the breaker's own pending requests are its queue (none at all over HTTP/2)",
         Kind::ProductLimiter => "it is another product's limiter",
         _ => "Envoy has no such filter",
     }
@@ -320,22 +409,66 @@ fn filter(id: &str, spec: &EnvoyLocalRateLimitSpec) -> String {
     )
 }
 
+/// The cluster for node `id`, and the route to it.
+fn cluster(id: &str, spec: &EnvoyCircuitBreakerSpec) -> (String, String) {
+    let route = format!("- match: {{prefix: \"/{id}/\"}}\n  route: {{cluster: \"{id}\", timeout: {}}}\n", duration((spec.timeout_s * 1000.0).round() as u64));
+    let http2 = match spec.protocol {
+        Protocol::Http1 => String::new(),
+        Protocol::Http2 => "  typed_extension_protocol_options:\n    envoy.extensions.upstreams.http.v3.HttpProtocolOptions:\n      \"@type\": type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions\n      explicit_http_config:\n        http2_protocol_options: {}\n".into(),
+    };
+    let cluster = format!(
+        "- name: \"{id}\"\n  connect_timeout: 5s\n  type: STATIC\n  circuit_breakers:\n    thresholds:\n    - priority: DEFAULT\n      max_connections: {}\n      max_pending_requests: {}\n      max_requests: {}\n{http2}  load_assignment:\n    cluster_name: \"{id}\"\n    endpoints:\n    - lb_endpoints:\n      - endpoint:\n          address:\n            socket_address: {{address: 127.0.0.1, port_value: 8081}}   # your application\n",
+        spec.max_connections, spec.max_pending_requests, spec.max_requests
+    );
+    (route, cluster)
+}
+
 /// Writes the `http_filters` entries that enforce the scenario's Envoy
-/// limiters (or node `node`'s alone).
+/// limiters (or node `node`'s alone); with circuit breakers, the clusters
+/// too, and the routes to them.
 pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, ExportError> {
-    let chosen = super::chosen(scenario, node, "Envoy", |p| match p {
-        ProductLimiterSpec::EnvoyLocalRateLimit(s) => Some(s),
-        _ => None,
-    }, cannot)?;
-    let mut text = String::from("# Envoy: what Sluice's limiters enforce, as entries of an HttpConnectionManager's\n# http_filters, before envoy.filters.http.router.\n");
+    let chosen = super::chosen(scenario, node, "Envoy", |p| matches!(p, ProductLimiterSpec::EnvoyLocalRateLimit(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_)).then_some(p), cannot)?;
+    let mut filters = String::new();
+    let (mut routes, mut clusters) = (String::new(), String::new());
     let mut timer = false;
     let mut partial = false;
     for &(id, spec) in &chosen {
-        timer |= spec.bucket == Bucket::Timer;
-        partial |= spec.enabled_percent < 100.0 || spec.enforced_percent < 100.0;
-        text.push_str(&filter(id, spec));
+        match spec {
+            ProductLimiterSpec::EnvoyLocalRateLimit(spec) => {
+                timer |= spec.bucket == Bucket::Timer;
+                partial |= spec.enabled_percent < 100.0 || spec.enforced_percent < 100.0;
+                filters.push_str(&filter(id, spec));
+            }
+            ProductLimiterSpec::EnvoyCircuitBreaker(spec) => {
+                let (route, cluster) = cluster(id, spec);
+                routes.push_str(&route);
+                clusters.push_str(&cluster);
+            }
+            _ => {}
+        }
     }
-    let mut warnings = vec!["the bucket is one per Envoy process, shared by its workers: N Envoy instances let through N times the rate".to_string()];
+    let mut text = String::new();
+    let mut warnings = Vec::new();
+    if clusters.is_empty() {
+        text.push_str("# Envoy: what Sluice's limiters enforce, as entries of an HttpConnectionManager's\n# http_filters, before envoy.filters.http.router.\n");
+        text.push_str(&filters);
+    } else {
+        text.push_str("# Envoy: what Sluice's limiters enforce. http_filters: entries of an HttpConnectionManager's,\n# before envoy.filters.http.router; routes: of its route_config's virtual host;\n# clusters: of static_resources.\n");
+        if !filters.is_empty() {
+            text.push_str("http_filters:\n");
+            text.push_str(&filters);
+        }
+        text.push_str("routes:\n");
+        text.push_str(&routes);
+        text.push_str("clusters:\n");
+        text.push_str(&clusters);
+        warnings.push("a circuit breaker's counts are one per Envoy process, shared by its workers, but each worker keeps its own connections and pending queue: with W workers, up to W connections beyond max_connections (each pool opens its first), and N Envoy instances let N times through".to_string());
+        warnings.push("Sluice opens a connection at once; Envoy takes connect time, during which requests wait as pending (over HTTP/2 too)".to_string());
+    }
+    if filters.is_empty() {
+        return Ok(Exported { text, warnings });
+    }
+    warnings.push("the bucket is one per Envoy process, shared by its workers: N Envoy instances let through N times the rate".to_string());
     if timer {
         warnings.push("the timer bucket is Envoy 1.30's and earlier: 1.31 to 1.33 need the runtime guard envoy.reloadable_features.no_timer_based_rate_limit_token_bucket set to false, and 1.34 and later refill continuously whatever is written".to_string());
     } else {
@@ -389,7 +522,7 @@ mod tests {
         assert_eq!(err("a: 1\nb: 2\na: 3\n"), "line 3: each key once: \"a\" was given at line 1 already");
         assert_eq!(err("a: 1\n---\nb: 2\n"), "line 2: one YAML document: a file of several (---) is read one at a time");
         let other = "- name: envoy.filters.http.local_ratelimit\n  typed_config:\n    \"@type\": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router\n";
-        assert_eq!(err(other), "nothing in it is limited by envoy.filters.http.local_ratelimit: there is nothing to simulate");
+        assert_eq!(err(other), "nothing in it is limited by envoy.filters.http.local_ratelimit, nor a cluster's circuit_breakers: there is nothing to simulate");
         assert_eq!(err(&format!("{}x: 1\n", "- ".repeat(1_500))), "line 1: nesting of at most 2000 columns");
     }
 
@@ -401,7 +534,7 @@ mod tests {
         assert_eq!(err(&filter("      max_tokens: 10\n      fill_interval: 20ms\n")), "line 6: fill_interval: a duration such as 1s or 0.05s, not \"20ms\"");
         assert_eq!(err(&filter("      max_tokens: 10\n      fill_interval: 0.02s\n")), "line 6: fill_interval: at least 50ms, as Envoy requires");
         assert!(err("a: [1, 2\n").starts_with("line "), "{}", err("a: [1, 2\n"));
-        assert_eq!(err("static_resources: {}\n"), "nothing in it is limited by envoy.filters.http.local_ratelimit: there is nothing to simulate");
+        assert_eq!(err("static_resources: {}\n"), "nothing in it is limited by envoy.filters.http.local_ratelimit, nor a cluster's circuit_breakers: there is nothing to simulate");
     }
 
     #[test]
@@ -416,6 +549,48 @@ mod tests {
             let l = limiters(&back.scenario);
             assert_eq!(l.len(), 1, "{}", out.text);
             assert_eq!(l[0].1, spec, "{}", out.text);
+        }
+    }
+
+    /// The breakers of a scenario, by node id.
+    fn breakers(s: &Scenario) -> Vec<(String, EnvoyCircuitBreakerSpec)> {
+        let picked = super::super::chosen(s, None, "envoy", |p| match p {
+            ProductLimiterSpec::EnvoyCircuitBreaker(spec) => Some(spec),
+            _ => None,
+        }, |_| "");
+        picked.map_or(Vec::new(), |l| l.into_iter().map(|(id, spec)| (id.to_string(), spec.clone())).collect())
+    }
+
+    #[test]
+    fn clusters_import_their_default_thresholds_protocol_and_route_timeout() {
+        let text = "static_resources:\n  listeners:\n  - name: l\n    filter_chains:\n    - filters:\n      - name: envoy.filters.network.http_connection_manager\n        typed_config:\n          route_config:\n            virtual_hosts:\n            - name: v\n              routes:\n              - match: {prefix: /a}\n                route: {cluster: backend, timeout: 2.5s}\n              - match: {prefix: /b}\n                route: {cluster: backend}\n              - match: {prefix: /c}\n                route: {cluster: fast, timeout: 0s}\n  clusters:\n  - name: backend\n    circuit_breakers:\n      thresholds:\n      - priority: HIGH\n        max_connections: 5\n      - max_connections: 2\n        max_pending_requests: 0\n        max_retries: 3\n      per_host_thresholds:\n      - max_connections: 1\n  - name: fast\n    http2_protocol_options: {}\n    circuit_breakers:\n      thresholds:\n      - priority: DEFAULT\n        max_requests: 7\n  - name: plain\n    connect_timeout: 1s\n";
+        let imported = import(text).unwrap();
+        let b = breakers(&imported.scenario);
+        assert_eq!(b.len(), 2, "{b:?}");
+        assert_eq!(b[0].1, EnvoyCircuitBreakerSpec { max_connections: 2, max_pending_requests: 0, max_requests: 1024, protocol: Protocol::Http1, timeout_s: 2.5 });
+        assert_eq!(b[1].1, EnvoyCircuitBreakerSpec { max_connections: 1024, max_pending_requests: 1024, max_requests: 7, protocol: Protocol::Http2, timeout_s: 0.0 });
+        let noted: Vec<(usize, &str)> = imported.notes.iter().map(|n| (n.line, n.text.as_str())).collect();
+        assert!(noted.contains(&(15, "a second route to cluster backend: the timeout of the first is the one taken")), "{noted:?}");
+        assert!(noted.contains(&(22, "thresholds of the HIGH priority: Sluice models the DEFAULT one")), "{noted:?}");
+        assert!(noted.contains(&(26, "max_retries: not modelled")), "{noted:?}");
+        assert!(noted.contains(&(27, "per_host_thresholds: limits per host are not modelled; Sluice models one host")), "{noted:?}");
+        let err = |text: &str| import(text).unwrap_err().to_string();
+        assert_eq!(err("clusters:\n- name: c\n  circuit_breakers:\n    thresholds:\n    - max_requests: lots\n"), "line 5: max_requests: a whole number from 0 to 2^30, not \"lots\"");
+        assert_eq!(err("routes:\n- route: {cluster: c, timeout: 15}\n"), "line 2: timeout: a duration such as 1s or 0.05s, not \"15\"");
+    }
+
+    #[test]
+    fn a_breaker_exports_and_imports_as_the_same_block() {
+        for spec in [
+            EnvoyCircuitBreakerSpec::of(10, 5),
+            EnvoyCircuitBreakerSpec { max_requests: 3, protocol: Protocol::Http2, timeout_s: 0.0, ..EnvoyCircuitBreakerSpec::of(0, 0) },
+            EnvoyCircuitBreakerSpec { timeout_s: 0.25, ..EnvoyCircuitBreakerSpec::of(1 << 30, 1) },
+        ] {
+            let node = crate::scenario::NodeSpec { id: "upstream".into(), position: None, block: BlockSpec::ProductLimiter(ProductLimiterSpec::EnvoyCircuitBreaker(spec.clone())) };
+            let out = super::super::export_node(super::super::Product::Envoy, &node).unwrap();
+            let back = import(&out.text).unwrap_or_else(|e| panic!("{e}\n{}", out.text));
+            assert_eq!(breakers(&back.scenario), vec![("upstream".to_string(), spec)], "{}", out.text);
+            assert!(back.notes.is_empty(), "{:?}", back.notes);
         }
     }
 

@@ -1,27 +1,34 @@
-//! HAProxy configurations in and out, for the limit Sluice models: a stick
-//! table storing `http_req_rate(P)`, `http-request track-scN` and
+//! HAProxy configurations in and out, for the limits Sluice models: a
+//! stick table storing `http_req_rate(P)`, `http-request track-scN` and
 //! `http-request deny if { sc_http_req_rate(N) gt L }` (or an `acl` that
-//! says the same), as HAProxy 2.6 reads them.
+//! says the same); a server's `maxconn` and `maxqueue` with its backend's
+//! `timeout queue` (or `timeout connect`) and `balance`; as HAProxy 2.6
+//! reads them.
 //!
 //! Guarantees:
 //! - Import reads the file as HAProxy tokenizes it (words, quotes,
 //!   backslashes, `#` comments) into sections. Each `frontend` or `listen`
-//!   whose deny rule reads a request rate its own rules tracked before
+//!   whose deny rule reads a request rate its own rules tracked before, or
+//!   whose server (its own, or its `default_backend`'s) has a `maxconn`,
 //!   becomes a row: a placeholder producer, a limiter per such rule in
-//!   rule order, an application. The table may be the section's own or
-//!   another section's (`track-sc0 src table NAME`).
+//!   rule order, then the server's limit, then an application. A backend
+//!   with a limited server that no frontend reaches is a row of its own.
+//!   The table may be the section's own or another section's
+//!   (`track-sc0 src table NAME`). A backend takes its timeouts and
+//!   balance from itself, else from the last `defaults` above it.
 //! - Every line it does not model is noted with its line; a deny rule with
 //!   a condition it cannot read is noted, never taken as something else. A
 //!   table, time or size it cannot read is refused with the line.
 //! - Export writes a `frontend` per HAProxy limiter, named after its node,
-//!   with its table, its tracking and its deny rule, and a placeholder
-//!   `bind` and `backend` to replace; importing it gives the same block
-//!   back.
+//!   with its table, its tracking and its deny rule (or, for a server's
+//!   limit, a `backend` named after its node with its server), and a
+//!   placeholder `bind` and server to replace; importing it gives the same
+//!   block back.
 
 use std::collections::BTreeMap;
 
 use super::{scenario_of, ExportError, Exported, ImportError, Imported, Note, Row};
-use crate::blocks::product_limiter::{duration_text, HaproxyReqRateSpec, HAPROXY_MAX_MS};
+use crate::blocks::product_limiter::{duration_text, Balance, HaproxyReqRateSpec, HaproxyServerSpec, HAPROXY_MAX_MS};
 use crate::scenario::{Kind, ProductLimiterSpec, Scenario};
 
 fn at(line: usize, expected: impl Into<String>) -> ImportError {
@@ -245,8 +252,82 @@ fn condition(words: &[String], acls: &BTreeMap<String, Vec<Vec<String>>>) -> Opt
     }
 }
 
-/// Reads an HAProxy configuration into a scenario of its rate-limited
-/// frontends.
+/// What a proxy takes from the last `defaults` above it, or sets itself.
+#[derive(Clone, Copy, Debug, Default)]
+struct Settings {
+    /// `timeout queue`, `timeout connect` (0: unset).
+    queue_ms: Option<u64>,
+    connect_ms: Option<u64>,
+    balance: Option<Balance>,
+}
+
+impl Settings {
+    /// Reads `line` if it is a setting of these; whether it was.
+    fn read(&mut self, line: &Line) -> Result<bool, ImportError> {
+        let w = &line.words;
+        let n = line.number;
+        match (w[0].as_str(), w.get(1).map(String::as_str)) {
+            ("timeout", Some(which @ ("queue" | "connect"))) => {
+                let text = w.get(2).ok_or_else(|| at(n, format!("a time after timeout {which}")))?;
+                // `0` leaves it unset, as HAProxy reads it.
+                let ms = if text == "0" { None } else { Some(time_ms(text, n)?) };
+                if which == "queue" {
+                    self.queue_ms = ms;
+                } else {
+                    self.connect_ms = ms;
+                }
+                Ok(true)
+            }
+            ("balance", algorithm) => {
+                let name = algorithm.unwrap_or_default();
+                let name = name.split('(').next().unwrap_or_default();
+                self.balance = Some(match name {
+                    "roundrobin" | "static-rr" | "leastconn" | "first" | "random" => Balance::Roundrobin,
+                    "source" | "uri" | "url_param" | "hdr" | "rdp-cookie" | "hash" => Balance::Hash,
+                    _ => return Err(at(n, format!("a balance algorithm (roundrobin, static-rr, leastconn, first, random, source, uri, url_param, hdr, rdp-cookie or hash), not \"{name}\""))),
+                });
+                Ok(true)
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
+/// `server NAME ADDR [maxconn N] [maxqueue N] ...`: its maxconn and
+/// maxqueue, and the settings it has that Sluice does not model.
+fn read_server(line: &Line) -> Result<(u32, u32, Vec<String>), ImportError> {
+    let n = line.number;
+    if line.words.len() < 3 {
+        return Err(at(n, "server NAME ADDRESS [maxconn N] [maxqueue N]"));
+    }
+    let (mut maxconn, mut maxqueue, mut others) = (0, 0, Vec::new());
+    let mut w = line.words[3..].iter();
+    while let Some(word) = w.next() {
+        if word == "maxconn" || word == "maxqueue" {
+            let value = w.next().and_then(|v| v.parse::<u32>().ok()).filter(|v| *v <= 1 << 30).ok_or_else(|| at(n, format!("a whole number from 0 to 2^30 after {word}")))?;
+            if word == "maxconn" {
+                maxconn = value;
+            } else {
+                maxqueue = value;
+            }
+        } else {
+            others.push(word.clone());
+        }
+    }
+    Ok((maxconn, maxqueue, others))
+}
+
+/// A row's limiters before the backend it reaches is known.
+struct Pending {
+    name: String,
+    limiters: Vec<(String, ProductLimiterSpec)>,
+    /// Where its requests go: its own section (a `listen`) or its
+    /// `default_backend`.
+    backend: Option<String>,
+}
+
+/// Reads an HAProxy configuration into a scenario of its limited
+/// frontends and backends.
 pub fn import(text: &str) -> Result<Imported, ImportError> {
     let (sections, mut notes) = sections(text)?;
     let mut tables = BTreeMap::new();
@@ -255,14 +336,29 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
             tables.insert(s.name.clone(), (read_table(line)?, line.number));
         }
     }
-    let mut rows = Vec::new();
+    let mut pending = Vec::new();
+    // Each backend's (or listen's) limited server, by section name.
+    let mut servers: BTreeMap<String, HaproxyServerSpec> = BTreeMap::new();
+    let mut defaults = Settings::default();
     // The sections that counted in each table, for a note when several do.
     let mut counting: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for s in &sections {
+        if s.keyword == "defaults" {
+            defaults = Settings::default();
+            for line in &s.lines {
+                if !defaults.read(line)? {
+                    notes.push(Note { line: line.number, text: format!("{} (in defaults): not a limit Sluice models", line.words[0]) });
+                }
+            }
+            continue;
+        }
         if !["frontend", "listen", "backend"].contains(&s.keyword.as_str()) {
             notes.push(Note { line: s.line, text: format!("{}: not modelled, nor what it holds", s.keyword) });
             continue;
         }
+        let mut settings = defaults;
+        let mut server: Option<(u32, u32)> = None;
+        let mut backend = (s.keyword == "listen").then(|| s.name.clone());
         let mut acls: BTreeMap<String, Vec<Vec<String>>> = BTreeMap::new();
         // Counter -> (the tracked key, the table).
         let mut tracked: BTreeMap<u8, (String, String)> = BTreeMap::new();
@@ -270,8 +366,24 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
         for line in &s.lines {
             let w = &line.words;
             let note = |notes: &mut Vec<Note>, text: String| notes.push(Note { line: line.number, text });
+            if s.keyword != "frontend" && settings.read(line)? {
+                continue;
+            }
             match (w[0].as_str(), w.get(1).map(String::as_str)) {
                 ("stick-table", _) => {}
+                ("server", _) if s.keyword != "frontend" => {
+                    let (maxconn, maxqueue, others) = read_server(line)?;
+                    if server.is_some() {
+                        note(&mut notes, "server: a second server; Sluice models one server's limit, the first's".into());
+                    } else {
+                        server = Some((maxconn, maxqueue));
+                        if !others.is_empty() {
+                            note(&mut notes, format!("server: {} not modelled (only maxconn and maxqueue are)", others.join(" ")));
+                        }
+                    }
+                }
+                ("default_backend", Some(name)) if s.keyword != "backend" => backend = Some(name.to_string()),
+                ("use_backend", _) => note(&mut notes, "use_backend: not followed; the row goes to the default_backend".into()),
                 ("acl", Some(name)) => {
                     let lines = acls.entry(name.to_string()).or_default();
                     lines.push(w[2..].to_vec());
@@ -359,9 +471,29 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
                 (first, _) => note(&mut notes, format!("{first}: not a limit Sluice models")),
             }
         }
-        if !limiters.is_empty() {
-            rows.push(Row { name: format!("{} {}", s.keyword, s.name), limiters });
+        if let Some((maxconn, maxqueue)) = server.filter(|&(maxconn, _)| maxconn > 0) {
+            let timeout = settings.queue_ms.or(settings.connect_ms);
+            let spec = HaproxyServerSpec { maxconn, maxqueue, timeout_queue_s: timeout.map(|ms| ms as f64 / 1000.0), balance: settings.balance.unwrap_or_default() };
+            servers.insert(s.name.clone(), spec);
         }
+        if s.keyword != "backend" {
+            pending.push(Pending { name: format!("{} {}", s.keyword, s.name), limiters, backend });
+        }
+    }
+    let mut rows = Vec::new();
+    let mut reached = std::collections::BTreeSet::new();
+    for p in pending {
+        let mut limiters = p.limiters;
+        if let Some((name, spec)) = p.backend.and_then(|b| servers.get(&b).map(|spec| (b, spec))) {
+            limiters.push((name.clone(), ProductLimiterSpec::HaproxyServer(spec.clone())));
+            reached.insert(name);
+        }
+        if !limiters.is_empty() {
+            rows.push(Row { name: p.name, limiters });
+        }
+    }
+    for (name, spec) in servers.iter().filter(|(name, _)| !reached.contains(*name)) {
+        rows.push(Row { name: format!("backend {name}"), limiters: vec![(name.clone(), ProductLimiterSpec::HaproxyServer(spec.clone()))] });
     }
     for (table, sections) in &counting {
         if sections.len() > 1 {
@@ -370,7 +502,7 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
         }
     }
     if rows.is_empty() {
-        return Err(ImportError::NothingLimited("an http-request deny on sc_http_req_rate"));
+        return Err(ImportError::NothingLimited("an http-request deny on sc_http_req_rate, nor a server's maxconn"));
     }
     notes.sort_by_key(|n| n.line);
     Ok(Imported { scenario: scenario_of("HAProxy", &rows)?, notes })
@@ -379,7 +511,7 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
 fn cannot(kind: Kind) -> &'static str {
     match kind {
         Kind::RateLimiter => "a token bucket has no HAProxy stick-table equivalent: the table counts requests per period; a product limiter haproxy_http_req_rate says what it does",
-        Kind::ConcurrencyLimiter => "HAProxy's server maxconn is not modelled yet",
+        Kind::ConcurrencyLimiter => "Sluice's own concurrency limiter holds its sender back; HAProxy's server maxconn queues in the backend: a product limiter haproxy_server says what HAProxy does",
         Kind::ProductLimiter => "it is another product's limiter",
         _ => "HAProxy has no such block",
     }
@@ -409,23 +541,54 @@ fn frontend(id: &str, spec: &HaproxyReqRateSpec, port: usize) -> String {
     )
 }
 
+/// The `backend` that enforces `spec` as node `id` does, and a frontend
+/// that sends to it.
+fn backend(id: &str, spec: &HaproxyServerSpec, port: usize) -> String {
+    let balance = match spec.balance {
+        Balance::Roundrobin => "roundrobin",
+        Balance::Hash => "source",
+    };
+    let timeout = match spec.timeout_queue_ms() {
+        Some(ms) => format!("timeout queue {}", duration_text(ms)),
+        // Unset, HAProxy takes timeout connect as the queue's: unset too.
+        None => "timeout connect 0                # no timeout queue, and none taken from connect".to_string(),
+    };
+    let maxqueue = if spec.maxqueue > 0 { format!(" maxqueue {}", spec.maxqueue) } else { String::new() };
+    format!(
+        "frontend {id}_in\n    bind :{port}                       # where clients connect: yours\n    mode http\n    default_backend {id}\n\nbackend {id}\n    mode http\n    balance {balance}\n    {timeout}\n    server app 127.0.0.1:8081 maxconn {}{maxqueue}   # your application\n",
+        spec.maxconn
+    )
+}
+
 /// Writes what enforces the scenario's HAProxy limiters (or node `node`
 /// alone) as an HAProxy configuration.
 pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, ExportError> {
-    let chosen = super::chosen(scenario, node, "HAProxy", |p| match p {
-        ProductLimiterSpec::HaproxyHttpReqRate(s) => Some(s),
-        _ => None,
-    }, cannot)?;
+    let chosen = super::chosen(scenario, node, "HAProxy", |p| matches!(p, ProductLimiterSpec::HaproxyHttpReqRate(_) | ProductLimiterSpec::HaproxyServer(_)).then_some(p), cannot)?;
     let mut text = String::from("# HAProxy 2.6: what Sluice's limiters enforce, one frontend each.\ndefaults\n    mode http\n    timeout connect 5s\n    timeout client 30s\n    timeout server 30s\n");
+    let mut servers = false;
     for (k, &(id, spec)) in chosen.iter().enumerate() {
         text.push('\n');
-        text.push_str(&frontend(id, spec, 8080 + k));
+        match spec {
+            ProductLimiterSpec::HaproxyHttpReqRate(s) => text.push_str(&frontend(id, s, 8080 + k)),
+            ProductLimiterSpec::HaproxyServer(s) => {
+                servers = true;
+                if s.balance == Balance::Roundrobin && s.maxqueue > 0 {
+                    text.push_str("# maxqueue counts only where the server is chosen whatever its load (balance source, uri, hdr, hash, a cookie): with roundrobin, requests wait in the backend's queue, unbounded\n");
+                }
+                text.push_str(&backend(id, s, 8080 + k));
+            }
+            _ => {}
+        }
     }
-    let warnings = vec![
+    let mut warnings = vec![
         "each HAProxy instance keeps its own stick tables unless they are shared with peers: N instances behind a balancer let through N times the rate".to_string(),
         "with several threads (nbthread), requests of one millisecond are counted in an order Sluice does not know; the estimate is the same, which request is denied may differ".to_string(),
         "a request's key is what track-sc0 fetches; Sluice keyed each message by its own key".to_string(),
     ];
+    if servers {
+        warnings.push("a server's maxconn counts requests until the server's response is complete; Sluice counts a request until its consumer completes it".into());
+        warnings.push("several servers in one backend each have their own maxconn: the backend then serves up to their sum at once".into());
+    }
     Ok(Exported { text, warnings })
 }
 
@@ -459,7 +622,57 @@ mod tests {
         assert!(noted.contains(&(1, "global: not modelled, nor what it holds")), "{noted:?}");
         assert!(noted.contains(&(7, "bind: not a limit Sluice models")), "{noted:?}");
         assert!(noted.iter().any(|(l, t)| *l == 17 && t.starts_with("http-request deny if { path_beg /admin }: a deny on a condition")), "{noted:?}");
-        assert!(noted.contains(&(21, "server: not a limit Sluice models")), "{noted:?}");
+        // The server behind frontend web: its maxconn, the backend's queue.
+        let ProductLimiterSpec::HaproxyServer(server) = server_of(&imported.scenario, "app") else { panic!() };
+        assert_eq!(*server, HaproxyServerSpec::of(10));
+        assert!(noted.contains(&(5, "timeout (in defaults): not a limit Sluice models")), "{noted:?}");
+    }
+
+    /// The block of node `id` (in a row of several: its row's prefix, then `id`).
+    fn server_of<'a>(s: &'a Scenario, id: &str) -> &'a ProductLimiterSpec {
+        let node = s.nodes.iter().find(|n| n.id == id || n.id.ends_with(&format!("_{id}"))).unwrap_or_else(|| panic!("no {id} in {:?}", s.nodes));
+        match &node.block {
+            BlockSpec::ProductLimiter(p) => p,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_server_limit_imports_with_the_timeouts_and_balance_haproxy_gives_its_backend() {
+        let text = "defaults\n    timeout connect 5s\n    balance source\nfrontend web\n    bind :80\n    default_backend app\n    use_backend other if { path_beg /x }\nbackend app\n    server s1 10.0.0.1:80 maxconn 2 maxqueue 5 check\n    server s2 10.0.0.2:80 maxconn 3\ndefaults\n    timeout queue 2s\nlisten solo\n    bind :81\n    balance roundrobin\n    server s 10.0.0.3:80 maxconn 1\nbackend lone\n    timeout queue 0\n    server s 10.0.0.4:80 maxconn 4\nbackend free\n    server s 10.0.0.5:80\n";
+        let imported = import(text).unwrap();
+        let s = &imported.scenario;
+        // app: timeout queue unset, so timeout connect's 5 s; balance source is a hash.
+        assert_eq!(*server_of(s, "app"), ProductLimiterSpec::HaproxyServer(HaproxyServerSpec { maxconn: 2, maxqueue: 5, timeout_queue_s: Some(5.0), balance: Balance::Hash }));
+        // A later defaults starts afresh: solo has its own balance and the queue's 2 s.
+        assert_eq!(*server_of(s, "solo"), ProductLimiterSpec::HaproxyServer(HaproxyServerSpec { maxconn: 1, maxqueue: 0, timeout_queue_s: Some(2.0), balance: Balance::Roundrobin }));
+        // lone: reached by no frontend, a row of its own; `timeout queue 0` is unset.
+        assert_eq!(*server_of(s, "lone"), ProductLimiterSpec::HaproxyServer(HaproxyServerSpec::of(4)));
+        assert!(!s.nodes.iter().any(|n| n.id.ends_with("free")), "a server without maxconn limits nothing");
+        let noted: Vec<(usize, &str)> = imported.notes.iter().map(|n| (n.line, n.text.as_str())).collect();
+        assert!(noted.contains(&(7, "use_backend: not followed; the row goes to the default_backend")), "{noted:?}");
+        assert!(noted.contains(&(9, "server: check not modelled (only maxconn and maxqueue are)")), "{noted:?}");
+        assert!(noted.contains(&(10, "server: a second server; Sluice models one server's limit, the first's")), "{noted:?}");
+        let err = |text: &str| import(text).unwrap_err().to_string();
+        assert_eq!(err("backend b\n    server s 1.2.3.4:80 maxconn many\n"), "line 2: a whole number from 0 to 2^30 after maxconn");
+        assert_eq!(err("backend b\n    balance fastest\n    server s 1.2.3.4:80 maxconn 1\n"), "line 2: a balance algorithm (roundrobin, static-rr, leastconn, first, random, source, uri, url_param, hdr, rdp-cookie or hash), not \"fastest\"");
+        assert_eq!(err("backend b\n    timeout queue soon\n"), "line 2: a time such as 10s or 250ms, not \"soon\"");
+        assert_eq!(err("backend b\n    server s\n"), "line 2: server NAME ADDRESS [maxconn N] [maxqueue N]");
+    }
+
+    #[test]
+    fn a_server_limit_exports_and_imports_as_the_same_block() {
+        for spec in [
+            HaproxyServerSpec::of(10),
+            HaproxyServerSpec { maxqueue: 5, timeout_queue_s: Some(2.5), balance: Balance::Hash, ..HaproxyServerSpec::of(1) },
+            HaproxyServerSpec { maxqueue: 3, timeout_queue_s: Some(0.001), ..HaproxyServerSpec::of(1 << 30) },
+        ] {
+            let node = crate::scenario::NodeSpec { id: "srv".into(), position: None, block: BlockSpec::ProductLimiter(ProductLimiterSpec::HaproxyServer(spec.clone())) };
+            let out = super::super::export_node(super::super::Product::Haproxy, &node).unwrap();
+            let back = import(&out.text).unwrap_or_else(|e| panic!("{e}\n{}", out.text));
+            assert_eq!(*server_of(&back.scenario, "srv"), ProductLimiterSpec::HaproxyServer(spec.clone()), "{}", out.text);
+            assert_eq!(out.text.contains("with roundrobin, requests wait"), spec.maxqueue > 0 && spec.balance == Balance::Roundrobin);
+        }
     }
 
     #[test]
@@ -491,10 +704,10 @@ mod tests {
         assert_eq!(err("frontend f\n    stick-table type ip size 2g store http_req_rate(1s)\n"), "line 2: a table size from 1 to 2^30 entries");
         assert_eq!(err("frontend f\n    http-request track-sc0 src table\n"), "line 2: a table's name after table");
         assert_eq!(err("frontend f\n    stick-table type ip size 1k store http_req_rate(1s)\n    http-request track-sc0 src\n    http-request deny if { sc_http_req_rate(0) gt 2000000000 }\n"), "line 4: a limit of at most 1,000,000,000");
-        assert_eq!(err("frontend f\n    bind :80\n"), "nothing in it is limited by an http-request deny on sc_http_req_rate: there is nothing to simulate");
+        assert_eq!(err("frontend f\n    bind :80\n"), "nothing in it is limited by an http-request deny on sc_http_req_rate, nor a server's maxconn: there is nothing to simulate");
         // A deny before anything is tracked never denies: noted, not taken.
         let text = "frontend f\n    stick-table type ip size 1k store http_req_rate(1s)\n    http-request deny if { sc_http_req_rate(0) gt 1 }\n    http-request track-sc0 src\n";
-        assert_eq!(err(text), "nothing in it is limited by an http-request deny on sc_http_req_rate: there is nothing to simulate");
+        assert_eq!(err(text), "nothing in it is limited by an http-request deny on sc_http_req_rate, nor a server's maxconn: there is nothing to simulate");
     }
 
     #[test]

@@ -76,9 +76,9 @@ impl Product {
     /// a configuration file).
     pub fn reads(self) -> &'static str {
         match self {
-            Product::Nginx => "nginx: its limit_req_zone, limit_req, limit_req_status and limit_req_dry_run, as nginx merges them across http, server and location. Each limited location becomes a row.",
-            Product::Haproxy => "HAProxy: its stick tables storing http_req_rate, http-request track-sc0 and http-request deny if { sc_http_req_rate(0) gt L } (or an acl saying so). Each rate-limited frontend becomes a row.",
-            Product::Envoy => "Envoy (YAML): its envoy.filters.http.local_ratelimit filters, wherever they stand: their token_bucket, filter_enabled, filter_enforced and status. Each filter becomes a row.",
+            Product::Nginx => "nginx: its limit_req_zone, limit_req, limit_req_status and limit_req_dry_run, and the same four of limit_conn, as nginx merges them across http, server and location. Each limited location becomes a row.",
+            Product::Haproxy => "HAProxy: its stick tables storing http_req_rate, http-request track-sc0 and http-request deny if { sc_http_req_rate(0) gt L } (or an acl saying so); a server's maxconn and maxqueue, with its backend's timeout queue and balance. Each limited frontend becomes a row.",
+            Product::Envoy => "Envoy (YAML): its envoy.filters.http.local_ratelimit filters, wherever they stand (token_bucket, filter_enabled, filter_enforced, status), and its clusters' circuit_breakers with the timeout of the route to them. Each filter and each cluster becomes a row.",
             Product::Go => "",
         }
     }
@@ -87,10 +87,10 @@ impl Product {
     pub fn of(spec: &crate::scenario::ProductLimiterSpec) -> Product {
         use crate::scenario::ProductLimiterSpec;
         match spec {
-            ProductLimiterSpec::NginxLimitReq(_) => Product::Nginx,
+            ProductLimiterSpec::NginxLimitReq(_) | ProductLimiterSpec::NginxLimitConn(_) => Product::Nginx,
             ProductLimiterSpec::GoRate(_) => Product::Go,
-            ProductLimiterSpec::HaproxyHttpReqRate(_) => Product::Haproxy,
-            ProductLimiterSpec::EnvoyLocalRateLimit(_) => Product::Envoy,
+            ProductLimiterSpec::HaproxyHttpReqRate(_) | ProductLimiterSpec::HaproxyServer(_) => Product::Haproxy,
+            ProductLimiterSpec::EnvoyLocalRateLimit(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) => Product::Envoy,
         }
     }
 

@@ -1,14 +1,15 @@
 //! nginx configurations in and out, for the limits Sluice models
-//! (`limit_req_zone`, `limit_req`, `limit_req_status`, `limit_req_dry_run`,
-//! as nginx 1.22 reads them).
+//! (`limit_req_zone`, `limit_req`, `limit_req_status`, `limit_req_dry_run`
+//! and the same four of `limit_conn`, as nginx 1.22 reads them).
 //!
 //! Guarantees:
 //! - Import reads `http`, `server` and `location` blocks as nginx merges
-//!   them: a level with any `limit_req` replaces its parent's list, a level
-//!   without inherits it; `limit_req_status` and `limit_req_dry_run` are
-//!   inherited one by one. Each location (or server without one) that ends
-//!   up limited becomes a row: a placeholder producer, its limits in the
-//!   order nginx applies them, an application that takes everything.
+//!   them: a level with any `limit_req` (or `limit_conn`) replaces its
+//!   parent's list of them, a level without inherits it; the statuses and
+//!   dry runs are inherited one by one. Each location (or server without
+//!   one) that ends up limited becomes a row: a placeholder producer, its
+//!   limits in the order nginx applies them (every `limit_req`, then every
+//!   `limit_conn`), an application that takes everything.
 //! - Every directive it does not model is noted with its line; none is
 //!   dropped in silence. What it cannot read is refused with the line and
 //!   what was expected.
@@ -19,7 +20,7 @@ use std::collections::BTreeMap;
 
 use super::nginx_conf::{parse, Directive, SyntaxError};
 use super::{scenario_of, Exported, ImportError, Imported, Note, Row};
-use crate::blocks::product_limiter::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
+use crate::blocks::product_limiter::{NginxLimitConnSpec, NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
 use crate::scenario::{Kind, ProductLimiterSpec, Scenario};
 
 /// A `limit_req_zone`.
@@ -41,12 +42,29 @@ struct Limit {
     line: usize,
 }
 
+/// A `limit_conn` as written.
+#[derive(Clone, Debug)]
+struct ConnLimit {
+    zone: String,
+    conn: u32,
+    line: usize,
+}
+
 /// What a level of the configuration passes down.
 #[derive(Clone, Debug, Default)]
 struct Inherited {
     limits: Vec<Limit>,
     status: Option<u16>,
     dry_run: Option<bool>,
+    conns: Vec<ConnLimit>,
+    conn_status: Option<u16>,
+    conn_dry_run: Option<bool>,
+}
+
+impl Inherited {
+    fn is_limited(&self) -> bool {
+        !self.limits.is_empty() || !self.conns.is_empty()
+    }
 }
 
 fn at(line: usize, expected: impl Into<String>) -> ImportError {
@@ -73,6 +91,40 @@ fn count(text: &str, name: &str, line: usize) -> Result<u32, ImportError> {
     text.parse::<u32>().ok().filter(|&n| n > 0).ok_or_else(|| at(line, format!("{name}= a whole number above 0, not \"{text}\"")))
 }
 
+/// `zone=NAME:SIZE`, `p`'s, if it is one: the name and the size.
+fn zone_param(p: &str, line: usize) -> Result<Option<(String, u64)>, ImportError> {
+    let Some(z) = p.strip_prefix("zone=") else { return Ok(None) };
+    let (n, s) = z.split_once(':').ok_or_else(|| at(line, format!("zone=NAME:SIZE, not \"{p}\"")))?;
+    if n.is_empty() {
+        return Err(at(line, format!("zone=NAME:SIZE with a name, not \"{p}\"")));
+    }
+    let bytes = size(s, line)?;
+    if !(MIN_ZONE_BYTES..=MAX_ZONE_BYTES).contains(&bytes) {
+        return Err(at(line, "a zone of 32k (nginx's smallest) to 1024g"));
+    }
+    Ok(Some((n.to_string(), bytes)))
+}
+
+/// `limit_conn_zone KEY zone=NAME:SIZE`: the name, the key and the size.
+fn read_conn_zone(d: &Directive) -> Result<(String, (String, u64)), ImportError> {
+    let line = d.line;
+    let [key, zone] = &d.args[..] else {
+        return Err(at(line, "limit_conn_zone KEY zone=NAME:SIZE"));
+    };
+    let (name, bytes) = zone_param(zone, line)?.ok_or_else(|| at(line, format!("zone=NAME:SIZE, not \"{zone}\"")))?;
+    Ok((name, (key.clone(), bytes)))
+}
+
+/// `limit_conn ZONE N`.
+fn read_conn(d: &Directive) -> Result<ConnLimit, ImportError> {
+    let line = d.line;
+    let [zone, n] = &d.args[..] else {
+        return Err(at(line, "limit_conn ZONE N"));
+    };
+    let conn = n.parse::<u32>().ok().filter(|n| (1..=65535).contains(n)).ok_or_else(|| at(line, format!("a number of connections from 1 to 65535, not \"{n}\"")))?;
+    Ok(ConnLimit { zone: zone.clone(), conn, line })
+}
+
 fn read_zone(d: &Directive) -> Result<(String, Zone), ImportError> {
     let line = d.line;
     let [key, params @ ..] = &d.args[..] else {
@@ -80,13 +132,9 @@ fn read_zone(d: &Directive) -> Result<(String, Zone), ImportError> {
     };
     let (mut name, mut bytes, mut rate) = (None, None, (1, Per::Second));
     for p in params {
-        if let Some(z) = p.strip_prefix("zone=") {
-            let (n, s) = z.split_once(':').ok_or_else(|| at(line, format!("zone=NAME:SIZE, not \"{p}\"")))?;
-            if n.is_empty() {
-                return Err(at(line, format!("zone=NAME:SIZE with a name, not \"{p}\"")));
-            }
-            name = Some(n.to_string());
-            bytes = Some(size(s, line)?);
+        if let Some((n, b)) = zone_param(p, line)? {
+            name = Some(n);
+            bytes = Some(b);
         } else if let Some(r) = p.strip_prefix("rate=") {
             let (n, per) = match (r.strip_suffix("r/s"), r.strip_suffix("r/m")) {
                 (Some(n), _) => (n, Per::Second),
@@ -102,9 +150,6 @@ fn read_zone(d: &Directive) -> Result<(String, Zone), ImportError> {
     }
     let name = name.ok_or_else(|| at(line, "zone=NAME:SIZE in limit_req_zone"))?;
     let bytes = bytes.unwrap_or(0);
-    if !(MIN_ZONE_BYTES..=MAX_ZONE_BYTES).contains(&bytes) {
-        return Err(at(line, "a zone of 32k (nginx's smallest) to 1024g"));
-    }
     if rate.0 > 1_000_000 {
         return Err(at(line, "a rate of at most 1,000,000 requests a second or a minute"));
     }
@@ -137,16 +182,33 @@ fn read_limit(d: &Directive) -> Result<Limit, ImportError> {
     Ok(limit)
 }
 
-/// Every `limit_req_zone` of the `http` blocks, or of the top level of a
-/// file that has none (a site's file, included into `http`), by name.
-fn zones(top: &[Directive]) -> Result<BTreeMap<String, Zone>, ImportError> {
-    let mut zones = BTreeMap::new();
+/// The zones of a configuration, by name.
+#[derive(Default)]
+struct Zones {
+    req: BTreeMap<String, Zone>,
+    /// `limit_conn_zone`s: their key and size.
+    conn: BTreeMap<String, (String, u64)>,
+}
+
+/// Every `limit_req_zone` and `limit_conn_zone` of the `http` blocks, or
+/// of the top level of a file that has none (a site's file, included into
+/// `http`), by name: one name is one zone.
+fn zones(top: &[Directive]) -> Result<Zones, ImportError> {
+    let mut zones = Zones::default();
     let levels: Vec<&[Directive]> = top.iter().filter(|d| d.name == "http").filter_map(|d| d.block.as_deref()).chain(std::iter::once(top)).collect();
     for level in levels {
-        for d in level.iter().filter(|d| d.name == "limit_req_zone") {
-            let (name, zone) = read_zone(d)?;
-            if zones.insert(name.clone(), zone).is_some() {
-                return Err(at(d.line, format!("one limit_req_zone named \"{name}\", not two (nginx: is duplicate)")));
+        for d in level.iter().filter(|d| d.name == "limit_req_zone" || d.name == "limit_conn_zone") {
+            let name = if d.name == "limit_req_zone" {
+                let (name, zone) = read_zone(d)?;
+                let taken = zones.conn.contains_key(&name) || zones.req.insert(name.clone(), zone).is_some();
+                taken.then_some(name)
+            } else {
+                let (name, zone) = read_conn_zone(d)?;
+                let taken = zones.req.contains_key(&name) || zones.conn.insert(name.clone(), zone).is_some();
+                taken.then_some(name)
+            };
+            if let Some(name) = name {
+                return Err(at(d.line, format!("one zone named \"{name}\", not two (nginx: is already used, or is duplicate)")));
             }
         }
     }
@@ -163,6 +225,16 @@ struct Place {
 /// does not model and collects the limited places.
 fn walk(level: &[Directive], parent: &Inherited, place: &str, places: &mut Vec<Place>, notes: &mut Vec<Note>) -> Result<Inherited, ImportError> {
     let mut here = parent.clone();
+    let conns: Vec<&Directive> = level.iter().filter(|d| d.name == "limit_conn").collect();
+    if !conns.is_empty() {
+        here.conns = conns.into_iter().map(read_conn).collect::<Result<_, _>>()?;
+        for later in here.conns.iter().skip(1) {
+            notes.push(Note {
+                line: later.line,
+                text: "limit_conn: a second one in a place; nginx undoes a request's counts when one zone refuses it, the blocks here count one after the other".into(),
+            });
+        }
+    }
     let own: Vec<&Directive> = level.iter().filter(|d| d.name == "limit_req").collect();
     if !own.is_empty() {
         here.limits = own.into_iter().map(read_limit).collect::<Result<_, _>>()?;
@@ -179,12 +251,21 @@ fn walk(level: &[Directive], parent: &Inherited, place: &str, places: &mut Vec<P
                 let code = d.args.first().and_then(|c| c.parse::<u16>().ok()).filter(|c| (400..=599).contains(c));
                 here.status = Some(code.ok_or_else(|| at(d.line, "limit_req_status a code from 400 to 599"))?);
             }
-            "limit_req_dry_run" => {
-                here.dry_run = Some(match d.args.first().map(String::as_str) {
+            "limit_conn_status" => {
+                let code = d.args.first().and_then(|c| c.parse::<u16>().ok()).filter(|c| (400..=599).contains(c));
+                here.conn_status = Some(code.ok_or_else(|| at(d.line, "limit_conn_status a code from 400 to 599"))?);
+            }
+            "limit_req_dry_run" | "limit_conn_dry_run" => {
+                let on = match d.args.first().map(String::as_str) {
                     Some("on") => true,
                     Some("off") => false,
-                    _ => return Err(at(d.line, "limit_req_dry_run on or off")),
-                });
+                    _ => return Err(at(d.line, format!("{} on or off", d.name))),
+                };
+                if d.name == "limit_req_dry_run" {
+                    here.dry_run = Some(on);
+                } else {
+                    here.conn_dry_run = Some(on);
+                }
             }
             _ => {}
         }
@@ -192,20 +273,20 @@ fn walk(level: &[Directive], parent: &Inherited, place: &str, places: &mut Vec<P
     for d in level {
         match (d.name.as_str(), &d.block) {
             ("limit_req" | "limit_req_zone" | "limit_req_status" | "limit_req_dry_run", None) => {}
-            ("limit_req_log_level", None) => notes.push(Note { line: d.line, text: "limit_req_log_level: what is logged, not what is decided".into() }),
+            ("limit_conn" | "limit_conn_zone" | "limit_conn_status" | "limit_conn_dry_run", None) => {}
+            ("limit_req_log_level" | "limit_conn_log_level", None) => {
+                notes.push(Note { line: d.line, text: format!("{}: what is logged, not what is decided", d.name) })
+            }
             ("include", None) => notes.push(Note {
                 line: d.line,
                 text: format!("include {}: not followed; import the included file, or the whole configuration as nginx -T prints it", d.args.join(" ")),
             }),
-            (name, None) if name.starts_with("limit_conn") => {
-                notes.push(Note { line: d.line, text: format!("{name}: nginx's limit_conn is not modelled yet") })
-            }
             ("server", Some(inner)) => {
                 let before = places.len();
                 let label = server_label(inner).unwrap_or_else(|| format!("server at line {}", d.line));
                 let server = walk(inner, &here, &label, places, notes)?;
                 // A server with no location limited on its own.
-                if places.len() == before && !inner.iter().any(|d| d.name == "location") && !server.limits.is_empty() {
+                if places.len() == before && !inner.iter().any(|d| d.name == "location") && server.is_limited() {
                     places.push(Place { name: label, limits: server });
                 }
             }
@@ -213,7 +294,7 @@ fn walk(level: &[Directive], parent: &Inherited, place: &str, places: &mut Vec<P
                 let label = format!("{place} location {}", d.args.join(" "));
                 let before = places.len();
                 let location = walk(inner, &here, &label, places, notes)?;
-                if places.len() == before && !location.limits.is_empty() {
+                if places.len() == before && location.is_limited() {
                     places.push(Place { name: label, limits: location });
                 }
             }
@@ -241,13 +322,13 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
     let mut places = Vec::new();
     walk(&top, &Inherited::default(), "", &mut places, &mut notes)?;
     if places.is_empty() {
-        return Err(ImportError::NothingLimited("limit_req"));
+        return Err(ImportError::NothingLimited("limit_req or limit_conn"));
     }
     let mut rows = Vec::new();
     for place in &places {
         let mut limiters = Vec::new();
         for limit in &place.limits.limits {
-            let zone = zones.get(&limit.zone).ok_or_else(|| at(limit.line, format!("a limit_req_zone named \"{}\" in the http block", limit.zone)))?;
+            let zone = zones.req.get(&limit.zone).ok_or_else(|| at(limit.line, format!("a limit_req_zone named \"{}\" in the http block", limit.zone)))?;
             let spec = NginxLimitReqSpec {
                 rate: zone.rate,
                 per: zone.per,
@@ -260,6 +341,17 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
                 key: zone.key.clone(),
             };
             limiters.push((limit.zone.clone(), ProductLimiterSpec::NginxLimitReq(spec)));
+        }
+        for limit in &place.limits.conns {
+            let (key, bytes) = zones.conn.get(&limit.zone).ok_or_else(|| at(limit.line, format!("a limit_conn_zone named \"{}\" in the http block", limit.zone)))?;
+            let spec = NginxLimitConnSpec {
+                conn: limit.conn,
+                status: place.limits.conn_status.unwrap_or(503),
+                dry_run: place.limits.conn_dry_run.unwrap_or(false),
+                zone_bytes: *bytes,
+                key: key.clone(),
+            };
+            limiters.push((limit.zone.clone(), ProductLimiterSpec::NginxLimitConn(spec)));
         }
         rows.push(Row { name: place.name.trim().to_string(), limiters });
     }
@@ -278,12 +370,21 @@ fn written_size(bytes: u64) -> String {
 
 /// What enforces `spec` (of node `id`) in nginx: the zone, then the limit
 /// and its settings, for the `http` block and the location.
-fn limit_lines(id: &str, spec: &NginxLimitReqSpec) -> (String, Vec<String>) {
-    let zone = format!("limit_req_zone {} zone={id}:{} rate={};", spec.key, written_size(spec.zone_bytes), spec.rate_text());
-    let mut location = vec![format!("limit_req zone={id}{};", spec.limit_args()), format!("limit_req_status {};", spec.status)];
-    if spec.dry_run {
-        location.push("limit_req_dry_run on;".into());
-    }
+fn limit_lines(id: &str, spec: &ProductLimiterSpec) -> (String, Vec<String>) {
+    let (zone, mut location, dry_run) = match spec {
+        ProductLimiterSpec::NginxLimitConn(s) => (
+            format!("limit_conn_zone {} zone={id}:{};", s.key, written_size(s.zone_bytes)),
+            vec![format!("limit_conn {id} {};", s.conn), format!("limit_conn_status {};", s.status)],
+            s.dry_run.then_some("limit_conn_dry_run on;"),
+        ),
+        ProductLimiterSpec::NginxLimitReq(s) => (
+            format!("limit_req_zone {} zone={id}:{} rate={};", s.key, written_size(s.zone_bytes), s.rate_text()),
+            vec![format!("limit_req zone={id}{};", s.limit_args()), format!("limit_req_status {};", s.status)],
+            s.dry_run.then_some("limit_req_dry_run on;"),
+        ),
+        _ => unreachable!("chosen only nginx's limiters"),
+    };
+    location.extend(dry_run.map(String::from));
     (zone, location)
 }
 
@@ -291,7 +392,7 @@ fn limit_lines(id: &str, spec: &NginxLimitReqSpec) -> (String, Vec<String>) {
 fn cannot(kind: Kind) -> &'static str {
     match kind {
         Kind::RateLimiter => "Sluice's own rate limiter has no exact nginx equivalent; a product limiter nginx_limit_req says what nginx does (a token bucket of capacity C at rate r is close to burst=C-1 nodelay)",
-        Kind::ConcurrencyLimiter => "nginx's limit_conn is not modelled yet",
+        Kind::ConcurrencyLimiter => "Sluice's own concurrency limiter makes its sender wait; nginx's limit_conn refuses at once: a product limiter nginx_limit_conn says what nginx does",
         Kind::Queue => "nginx keeps no queue of its own: limit_req without nodelay delays requests instead",
         Kind::ProductLimiter => "it is another product's limiter",
         _ => "nginx has no such block",
@@ -301,10 +402,7 @@ fn cannot(kind: Kind) -> &'static str {
 /// Writes what enforces the scenario's nginx limiters (or node `node`
 /// alone) as an nginx configuration.
 pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, super::ExportError> {
-    let chosen = super::chosen(scenario, node, "nginx", |p| match p {
-        ProductLimiterSpec::NginxLimitReq(s) => Some(s),
-        _ => None,
-    }, cannot)?;
+    let chosen = super::chosen(scenario, node, "nginx", |p| matches!(p, ProductLimiterSpec::NginxLimitReq(_) | ProductLimiterSpec::NginxLimitConn(_)).then_some(p), cannot)?;
     let mut zones = Vec::new();
     let mut locations = Vec::new();
     for &(id, spec) in &chosen {
@@ -323,10 +421,13 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, super
         zones.join("\n"),
         locations.join("\n")
     );
-    let warnings = vec![
+    let mut warnings = vec![
         "each nginx instance keeps its own zones: behind a load balancer, N instances let through N times the rate (worker processes of one instance share them)".to_string(),
         "a request's key is the zone's key variable; Sluice keyed each message by its own key".to_string(),
     ];
+    if chosen.iter().any(|(_, p)| matches!(p, ProductLimiterSpec::NginxLimitConn(_))) {
+        warnings.push("limit_conn counts a request until nginx has sent its response and freed it; Sluice counts it until its consumer completes it: a slow client holds its place longer in nginx".into());
+    }
     Ok(Exported { text, warnings })
 }
 
@@ -374,8 +475,13 @@ mod tests {
         assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=fast;\n}\n"), "line 2: rate=Nr/s or rate=Nr/m, not \"rate=fast\"");
         assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s;\n limit_req zone=z burst=0;\n server {}\n}\n"), "line 3: burst= a whole number above 0, not \"0\"");
         assert_eq!(err("http {\n limit_req_zone $a zone=z:1k rate=1r/s;\n}\n"), "line 2: a zone of 32k (nginx's smallest) to 1024g");
-        assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s;\n limit_req_zone $b zone=z:1m rate=2r/s;\n}\n"), "line 3: one limit_req_zone named \"z\", not two (nginx: is duplicate)");
-        assert_eq!(err("http {\n server { listen 80; }\n}\n"), "nothing in it is limited by limit_req: there is nothing to simulate");
+        assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s;\n limit_req_zone $b zone=z:1m rate=2r/s;\n}\n"), "line 3: one zone named \"z\", not two (nginx: is already used, or is duplicate)");
+        assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s;\n limit_conn_zone $a zone=z:1m;\n}\n"), "line 3: one zone named \"z\", not two (nginx: is already used, or is duplicate)");
+        assert_eq!(err("http {\n limit_conn_zone $a zone=z:1m;\n limit_conn z 0;\n server {}\n}\n"), "line 3: a number of connections from 1 to 65535, not \"0\"");
+        assert_eq!(err("http {\n limit_conn_zone $a;\n}\n"), "line 2: limit_conn_zone KEY zone=NAME:SIZE");
+        assert_eq!(err("http {\n limit_conn_zone $a zone=z:1m;\n server { limit_conn y 1; }\n}\n"), "line 3: a limit_conn_zone named \"y\" in the http block");
+        assert_eq!(err("http {\n limit_conn_status 302;\n}\n"), "line 2: limit_conn_status a code from 400 to 599");
+        assert_eq!(err("http {\n server { listen 80; }\n}\n"), "nothing in it is limited by limit_req or limit_conn: there is nothing to simulate");
         assert_eq!(err("http {\n limit_req_zone $a zone=z:1m rate=1r/s sync;\n}\n"), "line 2: no sync: it is NGINX Plus's, and nginx 1.22 refuses it");
         assert_eq!(err("http {\n limit_req zone=z\n}"), "line 3: a ; ending \"limit_req\" (line 2) before this }");
     }
@@ -415,6 +521,32 @@ mod tests {
             let exported = export(&scenario, None).unwrap();
             let back = import(&exported.text).unwrap_or_else(|e| panic!("{e}\n{}", exported.text));
             assert_eq!(limiters(&back.scenario), vec![("edge".to_string(), spec)], "{}", exported.text);
+            assert!(back.notes.is_empty(), "{:?}", back.notes);
+        }
+    }
+
+    #[test]
+    fn limit_conn_imports_after_limit_req_and_round_trips() {
+        let conf = "http {\n limit_conn_zone $binary_remote_addr zone=addr:1m;\n limit_req_zone $binary_remote_addr zone=one:10m rate=10r/s;\n limit_conn_status 429;\n server {\n  location / {\n   limit_conn addr 3;\n   limit_req zone=one burst=4;\n   limit_conn_dry_run on;\n   limit_conn_log_level warn;\n  }\n }\n}\n";
+        let imported = import(conf).unwrap();
+        let specs: Vec<&ProductLimiterSpec> = imported.scenario.nodes.iter().filter_map(|n| match &n.block {
+            BlockSpec::ProductLimiter(p) => Some(p),
+            _ => None,
+        }).collect();
+        // nginx runs limit_req's handler before limit_conn's, whatever the order written.
+        assert!(matches!(specs[0], ProductLimiterSpec::NginxLimitReq(_)), "{specs:?}");
+        let ProductLimiterSpec::NginxLimitConn(conn) = specs[1] else { panic!("{specs:?}") };
+        assert_eq!(*conn, NginxLimitConnSpec { conn: 3, status: 429, dry_run: true, zone_bytes: 1 << 20, key: "$binary_remote_addr".into() });
+        let noted: Vec<(usize, &str)> = imported.notes.iter().map(|n| (n.line, n.text.as_str())).collect();
+        assert_eq!(noted, [(10, "limit_conn_log_level: what is logged, not what is decided")]);
+        for spec in [conn.clone(), NginxLimitConnSpec { key: "$http_x_client".into(), zone_bytes: 32 << 10, ..NginxLimitConnSpec::of(65535) }] {
+            let mut scenario = imported.scenario.clone();
+            let id = scenario.nodes[2].id.clone();
+            scenario.nodes[2].block = BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitConn(spec.clone()));
+            let exported = export(&scenario, Some(&id)).unwrap();
+            let back = import(&exported.text).unwrap_or_else(|e| panic!("{e}\n{}", exported.text));
+            let got: Vec<&BlockSpec> = back.scenario.nodes.iter().map(|n| &n.block).filter(|b| b.kind() == Kind::ProductLimiter).collect();
+            assert_eq!(got, [&BlockSpec::ProductLimiter(ProductLimiterSpec::NginxLimitConn(spec))], "{}", exported.text);
             assert!(back.notes.is_empty(), "{:?}", back.notes);
         }
     }

@@ -11,7 +11,10 @@ use serde_json::Value;
 use crate::blocks::consumer::OnTimeout;
 use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 use crate::blocks::router::RouterSpec;
-use crate::blocks::{Bucket, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, NginxLimitReqSpec, Per, ProductLimiterSpec};
+use crate::blocks::{
+    Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
+    ProductLimiterSpec, Protocol,
+};
 use crate::blocks::{Backpressure, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
 use crate::buffer::Order;
 
@@ -189,6 +192,16 @@ choice!(Bucket {
     Timer => "timer: whole fills at each tick (1.30 and earlier)",
 });
 
+choice!(Balance {
+    Roundrobin => "roundrobin: a full server is skipped, the backend queues (maxqueue unused)",
+    Hash => "hash: the server is chosen whatever its load, its queue bounded by maxqueue",
+});
+
+choice!(Protocol {
+    Http1 => "HTTP/1.1: one request per connection",
+    Http2 => "HTTP/2: every request on one connection",
+});
+
 choice!(GoCall {
     Allow => "Allow: refuse unless a token is there",
     Wait => "Wait: wait for a token (up to a deadline)",
@@ -244,9 +257,12 @@ pub fn router_examples(outputs: &[String]) -> Vec<(RouterSpec, &'static str)> {
 pub fn product_examples() -> Vec<(ProductLimiterSpec, &'static str)> {
     vec![
         (ProductLimiterSpec::NginxLimitReq(NginxLimitReqSpec::of(10, 5)), "nginx limit_req"),
+        (ProductLimiterSpec::NginxLimitConn(NginxLimitConnSpec::of(10)), "nginx limit_conn"),
         (ProductLimiterSpec::GoRate(GoRateSpec::of(10.0, 5)), "Go x/time/rate"),
         (ProductLimiterSpec::HaproxyHttpReqRate(HaproxyReqRateSpec::of(100, 10.0)), "HAProxy http_req_rate"),
+        (ProductLimiterSpec::HaproxyServer(HaproxyServerSpec::of(10)), "HAProxy server maxconn"),
         (ProductLimiterSpec::EnvoyLocalRateLimit(EnvoyLocalRateLimitSpec::of(10, 10, 1.0)), "Envoy local_ratelimit"),
+        (ProductLimiterSpec::EnvoyCircuitBreaker(EnvoyCircuitBreakerSpec::of(10, 10)), "Envoy circuit breaker"),
     ]
 }
 
@@ -287,6 +303,8 @@ mod tests {
         reads_back::<Iteration>();
         reads_back::<DemandOnFull>();
         reads_back::<Per>();
+        reads_back::<Balance>();
+        reads_back::<Protocol>();
         assert_eq!(Menu::of::<Order>().entries()[2], ("priority".to_string(), "by priority, lower number first"));
     }
 
@@ -300,6 +318,9 @@ mod tests {
     #[test]
     fn every_product_example_is_a_limiter_of_its_product() {
         let names: Vec<String> = product_examples().iter().map(|(p, _)| kind_name(p)).collect();
-        assert_eq!(names, ["nginx_limit_req", "go_rate", "haproxy_http_req_rate", "envoy_local_rate_limit"]);
+        assert_eq!(
+            names,
+            ["nginx_limit_req", "nginx_limit_conn", "go_rate", "haproxy_http_req_rate", "haproxy_server", "envoy_local_rate_limit", "envoy_circuit_breaker"]
+        );
     }
 }

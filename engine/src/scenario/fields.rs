@@ -12,7 +12,7 @@
 
 use super::choices::Menu;
 use crate::plumbing::units::Quantity;
-use super::{Arrivals, Backpressure, Bucket, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, RateUnit, Reaction, Scheme, Scope};
+use super::{Arrivals, Backpressure, Balance, Bucket, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, Protocol, RateUnit, Reaction, Scheme, Scope};
 use super::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 
 /// What a parameter measures, as the inspector shows it beside the value.
@@ -267,6 +267,9 @@ const NGINX: &[&str] = &["nginx_limit_req"];
 const GO: &[&str] = &["go_rate"];
 const HAPROXY: &[&str] = &["haproxy_http_req_rate"];
 const ENVOY: &[&str] = &["envoy_local_rate_limit"];
+const NGINX_CONN: &[&str] = &["nginx_limit_conn"];
+const HAPROXY_SERVER: &[&str] = &["haproxy_server"];
+const ENVOY_BREAKER: &[&str] = &["envoy_circuit_breaker"];
 
 const PRODUCT_LIMITER: &[Field] = &[
     f("product", "Product", Unit::None, "Whose limiter it is: it decides as that product's own code does.", Control::Product),
@@ -298,6 +301,20 @@ const PRODUCT_LIMITER: &[Field] = &[
     f("enabled_percent", "Enabled for", Unit::None, "filter_enabled, percent of requests (unset in Envoy: 0, the filter does nothing).", num(0.0, 100.0, 1.0)).shown_if("product", ENVOY),
     f("enforced_percent", "Enforced for", Unit::None, "filter_enforced, percent of requests (unset: 0, nothing refused: shadow mode).", num(0.0, 100.0, 1.0)).shown_if("product", ENVOY),
     f("status", "Refusal status", Unit::Status, "status.code: 429 unless set (a code below 400 is sent as 429).", whole(400.0, 599.0, 1.0)).shown_if("product", ENVOY),
+    f("conn", "At once per key", Unit::Requests, "limit_conn zone N: requests of one key in progress at once; one more is refused (nothing waits).", whole(1.0, 100.0, 1.0)).shown_if("product", NGINX_CONN),
+    f("status", "Refusal status", Unit::Status, "limit_conn_status: what a refused request is answered.", whole(400.0, 599.0, 1.0)).shown_if("product", NGINX_CONN),
+    f("dry_run", "Dry run", Unit::None, "limit_conn_dry_run: decide, but refuse nothing (what it would refuse is not counted).", Control::Toggle).shown_if("product", NGINX_CONN),
+    f("zone_bytes", "Zone size", Unit::Bytes, "The zone=name:size: about 16,000 keys a MiB; when full, a new key is refused.", num(32768.0, 10_485_760.0, 32768.0)).shown_if("product", NGINX_CONN),
+    f("key", "Key", Unit::None, "What limit_conn_zone keys on, as the configuration writes it ($binary_remote_addr); the run keys on each message's key.", Control::Text).shown_if("product", NGINX_CONN),
+    f("maxconn", "maxconn", Unit::Requests, "server ... maxconn: requests served at once; the next ones wait (0: no limit).", whole(0.0, 100.0, 1.0)).shown_if("product", HAPROXY_SERVER),
+    f("maxqueue", "maxqueue", Unit::Requests, "server ... maxqueue: requests waiting for this server; one more is refused with 503 (0: no bound). Only with balance hash.", whole(0.0, 100.0, 1.0)).shown_if("product", HAPROXY_SERVER),
+    f("timeout_queue_s", "timeout queue", Unit::Seconds, "A request that waited this long is refused with 503 (empty: it waits as long as it takes).", OPTIONAL).shown_if("product", HAPROXY_SERVER),
+    f("balance", "balance", Unit::None, "roundrobin (the default) skips a full server and queues in the backend, where maxqueue does not count; hash queues at the server.", Control::Choice(Menu::or_default::<Balance>())).shown_if("product", HAPROXY_SERVER),
+    f("max_connections", "max_connections", Unit::Requests, "Connections open to the upstream (HTTP/1.1: requests at once; the first one opens even at 0).", whole(0.0, 100.0, 1.0)).shown_if("product", ENVOY_BREAKER),
+    f("max_pending_requests", "max_pending_requests", Unit::Requests, "Requests waiting for a connection; one more is refused with 503 (0: a request that needs a new connection is refused).", whole(0.0, 100.0, 1.0)).shown_if("product", ENVOY_BREAKER),
+    f("max_requests", "max_requests", Unit::Requests, "Requests in progress upstream; one more is refused with 503 as it reaches a connection.", whole(0.0, 100.0, 1.0)).shown_if("product", ENVOY_BREAKER),
+    f("protocol", "Upstream protocol", Unit::None, "HTTP/1.1 queues for connections; HTTP/2 puts every request on one, so only max_requests counts.", Control::Choice(Menu::or_default::<Protocol>())).shown_if("product", ENVOY_BREAKER),
+    f("timeout_s", "Route timeout", Unit::Seconds, "The route's timeout: a request waiting that long for a connection is refused with 504 (0: none).", num(0.0, 60.0, 0.5)).shown_if("product", ENVOY_BREAKER),
 ];
 
 const RESOURCE_POOL: &[Field] = &[

@@ -170,7 +170,9 @@ pub use crate::blocks::{
     Arrivals, Backpressure, CreditScope, Limits, MessageClass, OnExcess, OnFull, OnRefused, OpensOn, RateRule, RateUnit, Reaction,
     Reactions, Scheme, Scope,
 };
-pub use crate::blocks::{Bucket, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, NginxLimitReqSpec, Per};
+pub use crate::blocks::{
+    Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per, Protocol,
+};
 pub use crate::buffer::Order;
 pub use crate::distribution::Distribution;
 pub use crate::priorities::MessagePriority;

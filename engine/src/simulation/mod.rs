@@ -376,6 +376,10 @@ impl Simulation {
                         r.finished(&mut ctx!(self, gate));
                         self.wake_inputs(gate);
                     }
+                    Node::ProductLimiter(l) => {
+                        l.finished(&msg, &mut ctx!(self, gate));
+                        self.pump_limiter(gate);
+                    }
                     Node::Producer(p) => p.on_request_done(&mut ctx!(self, gate)),
                     Node::Dispatcher { demands: d, .. } => {
                         d.replied(&msg);
@@ -498,6 +502,9 @@ impl Simulation {
     /// Product limiter `l` sends what it holds that is due, in order, until
     /// the next block refuses; then it is woken with its next release.
     fn pump_limiter(&mut self, l: usize) {
+        if let Node::ProductLimiter(p) = &mut self.nodes[l] {
+            p.expire_and_grant(&mut ctx!(self, l));
+        }
         loop {
             let due = match &self.nodes[l] {
                 Node::ProductLimiter(p) => p.due(self.core.now),

@@ -17,13 +17,24 @@
 //!   order they came. A message let through that the next block refuses
 //!   is held too, and everything behind it waits, in order, until the
 //!   next block wakes it.
+//! - A product that limits requests in progress (nginx's `limit_conn`,
+//!   HAProxy's server `maxconn`, Envoy's circuit breaker) counts each
+//!   message it lets through until the message is finished: a consumer
+//!   completed it, or it was dropped further on. One that queues keeps
+//!   the messages waiting for a place first come first served, gives a
+//!   place as soon as one is free (recorded `delayed`, or `admitted` if at
+//!   once), and refuses a message that waited past its deadline
+//!   (`expired`) or that the product refuses when its turn comes.
 
 mod envoy;
+mod envoy_breaker;
 mod go;
 mod haproxy;
+mod haproxy_server;
 mod nginx;
+mod nginx_conn;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -37,9 +48,12 @@ use crate::scheduler::EventKind;
 use crate::time::SimTime;
 
 pub use envoy::{Bucket, EnvoyLocalRateLimitSpec};
+pub use envoy_breaker::{EnvoyCircuitBreakerSpec, Protocol};
 pub use go::{GoCall, GoRateSpec};
 pub use haproxy::{duration_text, HaproxyReqRateSpec, MAX_MS as HAPROXY_MAX_MS};
+pub use haproxy_server::{Balance, HaproxyServerSpec};
 pub use nginx::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
+pub use nginx_conn::NginxLimitConnSpec;
 
 /// Which product's limiter, and its settings in the product's own terms.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -54,6 +68,13 @@ pub enum ProductLimiterSpec {
     /// Envoy's HTTP local rate limit filter (its timer bucket up to 1.30,
     /// its atomic bucket from 1.31).
     EnvoyLocalRateLimit(EnvoyLocalRateLimitSpec),
+    /// nginx's `limit_conn` with its `limit_conn_zone` (nginx 1.22).
+    NginxLimitConn(NginxLimitConnSpec),
+    /// HAProxy's server `maxconn`, `maxqueue` and `timeout queue`
+    /// (HAProxy 2.6).
+    HaproxyServer(HaproxyServerSpec),
+    /// Envoy's cluster circuit breaker, as its connection pool applies it.
+    EnvoyCircuitBreaker(EnvoyCircuitBreakerSpec),
 }
 
 impl ProductLimiterSpec {
@@ -63,6 +84,9 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::GoRate(s) => s.validate(path, errors),
             ProductLimiterSpec::HaproxyHttpReqRate(s) => s.validate(path, errors),
             ProductLimiterSpec::EnvoyLocalRateLimit(s) => s.validate(path, errors),
+            ProductLimiterSpec::NginxLimitConn(s) => s.validate(path, errors),
+            ProductLimiterSpec::HaproxyServer(s) => s.validate(path, errors),
+            ProductLimiterSpec::EnvoyCircuitBreaker(s) => s.validate(path, errors),
         }
     }
 
@@ -72,7 +96,16 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::GoRate(s) => s.number_mut(steps),
             ProductLimiterSpec::HaproxyHttpReqRate(s) => s.number_mut(steps),
             ProductLimiterSpec::EnvoyLocalRateLimit(s) => s.number_mut(steps),
+            ProductLimiterSpec::NginxLimitConn(s) => s.number_mut(steps),
+            ProductLimiterSpec::HaproxyServer(s) => s.number_mut(steps),
+            ProductLimiterSpec::EnvoyCircuitBreaker(s) => s.number_mut(steps),
         }
+    }
+
+    /// Whether it limits requests in progress (rather than a rate): it
+    /// counts what it lets through until finished.
+    pub fn limits_in_progress(&self) -> bool {
+        matches!(self, ProductLimiterSpec::NginxLimitConn(_) | ProductLimiterSpec::HaproxyServer(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_))
     }
 
     /// The product and its settings in a few words, as its configuration
@@ -83,6 +116,9 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::GoRate(s) => s.summary(),
             ProductLimiterSpec::HaproxyHttpReqRate(s) => s.summary(),
             ProductLimiterSpec::EnvoyLocalRateLimit(s) => s.summary(),
+            ProductLimiterSpec::NginxLimitConn(s) => s.summary(),
+            ProductLimiterSpec::HaproxyServer(s) => s.summary(),
+            ProductLimiterSpec::EnvoyCircuitBreaker(s) => s.summary(),
         }
     }
 }
@@ -93,6 +129,9 @@ enum Running {
     Go(GoRateSpec, go::Limiters),
     Haproxy(HaproxyReqRateSpec, haproxy::Table),
     Envoy(EnvoyLocalRateLimitSpec, envoy::State),
+    NginxConn(NginxLimitConnSpec, nginx_conn::Zone),
+    HaproxyServer(HaproxyServerSpec, haproxy_server::Server),
+    EnvoyBreaker(EnvoyCircuitBreakerSpec, envoy_breaker::Pool),
 }
 
 impl Running {
@@ -102,8 +141,52 @@ impl Running {
             ProductLimiterSpec::GoRate(s) => Running::Go(s, go::Limiters::default()),
             ProductLimiterSpec::HaproxyHttpReqRate(s) => Running::Haproxy(s, haproxy::Table::default()),
             ProductLimiterSpec::EnvoyLocalRateLimit(s) => Running::Envoy(s, envoy::State::default()),
+            ProductLimiterSpec::NginxLimitConn(s) => Running::NginxConn(s, nginx_conn::Zone::default()),
+            ProductLimiterSpec::HaproxyServer(s) => Running::HaproxyServer(s, haproxy_server::Server::default()),
+            ProductLimiterSpec::EnvoyCircuitBreaker(s) => Running::EnvoyBreaker(s, envoy_breaker::Pool::default()),
         }
     }
+
+    /// A message it counted in progress, of `key`, finished.
+    fn finished(&mut self, key: u32) {
+        match self {
+            Running::NginxConn(_, zone) => zone.finished(key),
+            Running::HaproxyServer(_, server) => server.finished(),
+            Running::EnvoyBreaker(spec, pool) => pool.finished(spec),
+            _ => {}
+        }
+    }
+
+    /// When a message that began to wait at `met` is refused for waiting
+    /// too long, if ever.
+    fn deadline(&self, met: SimTime) -> Option<SimTime> {
+        match self {
+            Running::HaproxyServer(spec, _) => spec.deadline(met),
+            Running::EnvoyBreaker(spec, _) => spec.deadline(met),
+            _ => None,
+        }
+    }
+
+    /// Whether the first waiting message may go now (`Some(true)`), is
+    /// refused now (`Some(false)`), or waits on (`None`). A product that
+    /// does not queue lets it go.
+    fn grant(&mut self) -> Option<bool> {
+        match self {
+            Running::HaproxyServer(spec, server) => server.grant(spec).then_some(true),
+            Running::EnvoyBreaker(spec, pool) => pool.grant(spec).map(|v| v == envoy_breaker::Verdict::Pass),
+            _ => Some(true),
+        }
+    }
+}
+
+/// What the limiter does with a message it met.
+enum Decided {
+    /// Recorded with this outcome; goes on at the instant.
+    Go(Outcome, SimTime),
+    /// Refused now, for this reason.
+    Refuse(DropReason),
+    /// Waits for a place.
+    Wait,
 }
 
 pub struct ProductLimiter {
@@ -115,6 +198,9 @@ pub struct ProductLimiter {
     armed: Option<SimTime>,
     /// Whether the next block refused the first held message that was due.
     blocked: bool,
+    /// Messages waiting for a place, first come first served, with the
+    /// instant each met the limiter.
+    waiting: VecDeque<(SimTime, Message)>,
 }
 
 /// `t` in nanoseconds, as Go's clock reads it.
@@ -129,7 +215,7 @@ fn millisecond(t: SimTime) -> u64 {
 
 impl ProductLimiter {
     pub fn new(spec: ProductLimiterSpec) -> Self {
-        ProductLimiter { running: Running::of(spec), held: BTreeMap::new(), came: 0, armed: None, blocked: false }
+        ProductLimiter { running: Running::of(spec), held: BTreeMap::new(), came: 0, armed: None, blocked: false, waiting: VecDeque::new() }
     }
 
     /// New settings take effect for the next request, as the product
@@ -155,13 +241,25 @@ impl ProductLimiter {
                 state.reconfigure(old, &new);
                 *old = new;
             }
+            // Counts in progress are kept: new bounds apply from the next
+            // decision, and a place they free goes at the next pump.
+            (Running::NginxConn(old, _), ProductLimiterSpec::NginxLimitConn(new)) => *old = new,
+            (Running::HaproxyServer(old, _), ProductLimiterSpec::HaproxyServer(new)) => *old = new,
+            (Running::EnvoyBreaker(old, _), ProductLimiterSpec::EnvoyCircuitBreaker(new)) => *old = new,
+            // Another product starts afresh: what waited goes at the next
+            // pump, counted by nothing.
             (running, spec) => *running = Running::of(spec),
         }
     }
 
-    /// Messages held now.
+    /// Messages held now: waiting for their instant or for a place.
     pub fn holds(&self) -> u64 {
-        self.held.len() as u64
+        (self.held.len() + self.waiting.len()) as u64
+    }
+
+    /// Messages waiting for a place now.
+    pub fn waiting(&self) -> usize {
+        self.waiting.len()
     }
 
     /// Keys the limiter keeps state for now.
@@ -170,8 +268,19 @@ impl ProductLimiter {
             Running::Nginx(_, zone) => zone.keys(),
             Running::Go(_, limiters) => limiters.keys(),
             Running::Haproxy(_, table) => table.keys(),
-            // One bucket for the whole process.
-            Running::Envoy(..) => 1,
+            Running::NginxConn(_, zone) => zone.keys(),
+            // One bucket, one server, one pool for every key.
+            Running::Envoy(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) => 1,
+        }
+    }
+
+    /// Requests it counts in progress (0 for a product that limits a rate).
+    pub fn in_progress(&self) -> u64 {
+        match &self.running {
+            Running::NginxConn(_, zone) => zone.total(),
+            Running::HaproxyServer(_, server) => server.served(),
+            Running::EnvoyBreaker(_, pool) => pool.requests(),
+            _ => 0,
         }
     }
 
@@ -186,25 +295,27 @@ impl ProductLimiter {
     pub fn take(&mut self, msg: Message, ctx: &mut Context) -> Option<Message> {
         let now = ctx.core.now;
         ctx.stats.arrived += 1;
-        let (outcome, at) = match &mut self.running {
+        let mut msg = msg;
+        let waiting = self.waiting.len();
+        let decided = match &mut self.running {
             Running::Nginx(spec, zone) => {
                 let ms = millisecond(now);
                 match (zone.decide(spec, msg.key, ms), spec.dry_run) {
-                    (nginx::Verdict::Pass, _) => (Outcome::Admitted, now),
-                    (nginx::Verdict::Delay(_), true) => (Outcome::DelayedDryRun, now),
-                    (nginx::Verdict::Delay(d), false) => (Outcome::Delayed, SimTime::from_nanos((ms + d) * 1_000_000).max(now)),
-                    (nginx::Verdict::Reject, true) => (Outcome::RejectedDryRun, now),
-                    (nginx::Verdict::Reject, false) => (Outcome::Rejected, now),
+                    (nginx::Verdict::Pass, _) => Decided::Go(Outcome::Admitted, now),
+                    (nginx::Verdict::Delay(_), true) => Decided::Go(Outcome::DelayedDryRun, now),
+                    (nginx::Verdict::Delay(d), false) => Decided::Go(Outcome::Delayed, SimTime::from_nanos((ms + d) * 1_000_000).max(now)),
+                    (nginx::Verdict::Reject, true) => Decided::Go(Outcome::RejectedDryRun, now),
+                    (nginx::Verdict::Reject, false) => Decided::Refuse(DropReason::RateLimited),
                 }
             }
             Running::Go(spec, limiters) => match limiters.decide(spec, msg.key, nanos(now)) {
-                go::Verdict::Pass => (Outcome::Admitted, now),
-                go::Verdict::At(at) => (Outcome::Delayed, SimTime::from_nanos(at.max(0) as u64)),
-                go::Verdict::Reject => (Outcome::Rejected, now),
+                go::Verdict::Pass => Decided::Go(Outcome::Admitted, now),
+                go::Verdict::At(at) => Decided::Go(Outcome::Delayed, SimTime::from_nanos(at.max(0) as u64)),
+                go::Verdict::Reject => Decided::Refuse(DropReason::RateLimited),
             },
             Running::Haproxy(spec, table) => match table.decide(spec, msg.key, millisecond(now)) {
-                haproxy::Verdict::Pass => (Outcome::Admitted, now),
-                haproxy::Verdict::Deny => (Outcome::Rejected, now),
+                haproxy::Verdict::Pass => Decided::Go(Outcome::Admitted, now),
+                haproxy::Verdict::Deny => Decided::Refuse(DropReason::RateLimited),
             },
             Running::Envoy(spec, state) => {
                 // A draw only where the percentage leaves a chance.
@@ -212,32 +323,128 @@ impl ProductLimiter {
                 let enabled = draw(spec.enabled_percent);
                 let enforced = if enabled * 100.0 < spec.enabled_percent { draw(spec.enforced_percent) } else { 1.0 };
                 match state.decide(spec, now.as_nanos(), enabled, enforced) {
-                    envoy::Verdict::Pass => (Outcome::Admitted, now),
-                    envoy::Verdict::Shadow => (Outcome::RejectedDryRun, now),
-                    envoy::Verdict::Reject => (Outcome::Rejected, now),
+                    envoy::Verdict::Pass => Decided::Go(Outcome::Admitted, now),
+                    envoy::Verdict::Shadow => Decided::Go(Outcome::RejectedDryRun, now),
+                    envoy::Verdict::Reject => Decided::Refuse(DropReason::RateLimited),
                 }
             }
+            Running::NginxConn(spec, zone) => match zone.decide(spec, msg.key) {
+                nginx_conn::Verdict::Pass => {
+                    if !msg.gates.push(ctx.node) {
+                        // Past the gates a message can be counted against,
+                        // its end would go unheard: not counted.
+                        zone.finished(msg.key);
+                    }
+                    Decided::Go(Outcome::Admitted, now)
+                }
+                nginx_conn::Verdict::DryRun => Decided::Go(Outcome::RejectedDryRun, now),
+                nginx_conn::Verdict::Reject => Decided::Refuse(DropReason::RateLimited),
+            },
+            Running::HaproxyServer(spec, server) => match server.decide(spec, waiting) {
+                haproxy_server::Verdict::Pass => {
+                    if !msg.gates.push(ctx.node) {
+                        server.finished();
+                    }
+                    Decided::Go(Outcome::Admitted, now)
+                }
+                haproxy_server::Verdict::Queue => Decided::Wait,
+                haproxy_server::Verdict::Full => Decided::Refuse(DropReason::Overflow),
+            },
+            Running::EnvoyBreaker(spec, pool) => match pool.decide(spec, waiting) {
+                envoy_breaker::Verdict::Pass => {
+                    if !msg.gates.push(ctx.node) {
+                        pool.finished(spec);
+                    }
+                    Decided::Go(Outcome::Admitted, now)
+                }
+                envoy_breaker::Verdict::Queue => Decided::Wait,
+                envoy_breaker::Verdict::Overflow => Decided::Refuse(DropReason::Overflow),
+            },
         };
-        ctx.decided(&msg, outcome, at);
-        match outcome {
-            Outcome::Rejected => {
-                ctx.drop_message(msg, DropReason::RateLimited);
+        ctx.stats.in_service = self.in_progress();
+        match decided {
+            Decided::Refuse(reason) => {
+                ctx.decided(&msg, now, Outcome::Rejected, now);
+                ctx.drop_message(msg, reason);
                 None
             }
-            _ if at > now || self.blocked || self.due(now).is_some() => {
-                // Behind what is held and due, or delayed.
-                self.hold(at, msg, ctx);
+            Decided::Wait => {
+                self.waiting.push_back((now, msg));
+                self.grant(ctx);
+                self.arm(ctx);
                 None
             }
-            _ => Some(msg),
+            Decided::Go(outcome, at) => {
+                ctx.decided(&msg, now, outcome, at);
+                if at > now || self.blocked || self.due(now).is_some() {
+                    // Behind what is held and due, or delayed.
+                    self.hold(at, msg, ctx);
+                    None
+                } else {
+                    Some(msg)
+                }
+            }
         }
+    }
+
+    /// Gives the waiting messages the places free now, first come first
+    /// served: each given one is held to go at once, each the product
+    /// refuses at its turn is dropped.
+    fn grant(&mut self, ctx: &mut Context) {
+        let now = ctx.core.now;
+        while let Some(&(met, msg)) = self.waiting.front() {
+            let Some(given) = self.running.grant() else { break };
+            self.waiting.pop_front();
+            if given {
+                let mut msg = msg;
+                if !msg.gates.push(ctx.node) {
+                    self.running.finished(msg.key);
+                }
+                let outcome = if met == now { Outcome::Admitted } else { Outcome::Delayed };
+                ctx.decided(&msg, met, outcome, now);
+                self.came += 1;
+                self.held.insert((now, self.came), msg);
+            } else {
+                ctx.decided(&msg, met, Outcome::Rejected, now);
+                ctx.drop_message(msg, DropReason::Overflow);
+            }
+        }
+        ctx.stats.depth_messages.set(now, self.holds());
+        ctx.stats.in_service = self.in_progress();
+    }
+
+    /// Refuses the waiting messages whose deadline has come, then gives
+    /// the places free now: the limiter's first act when it is pumped.
+    pub fn expire_and_grant(&mut self, ctx: &mut Context) {
+        if self.waiting.is_empty() {
+            return;
+        }
+        let now = ctx.core.now;
+        // A place free now goes first: HAProxy looks at it before the clock.
+        self.grant(ctx);
+        while let Some(&(met, msg)) = self.waiting.front() {
+            if self.running.deadline(met).is_none_or(|d| d > now) {
+                break;
+            }
+            self.waiting.pop_front();
+            ctx.decided(&msg, met, Outcome::Rejected, now);
+            ctx.drop_message(msg, DropReason::Expired);
+        }
+        ctx.stats.depth_messages.set(now, self.holds());
+    }
+
+    /// A message it let through and counted finished (completed, or
+    /// dropped further on).
+    pub fn finished(&mut self, msg: &Message, ctx: &mut Context) {
+        self.running.finished(msg.key);
+        self.grant(ctx);
     }
 
     /// Holds `msg` until `at`.
     fn hold(&mut self, at: SimTime, msg: Message, ctx: &mut Context) {
         self.came += 1;
         self.held.insert((at, self.came), msg);
-        ctx.stats.depth_messages.set(ctx.core.now, self.held.len() as u64);
+        ctx.stats.depth_messages.set(ctx.core.now, self.holds());
         self.arm(ctx);
     }
 
@@ -248,7 +455,7 @@ impl ProductLimiter {
         let first = self.held.keys().next().map_or(now, |&(t, _)| t.min(now));
         self.held.insert((first, 0), msg);
         self.blocked = true;
-        ctx.stats.depth_messages.set(now, self.held.len() as u64);
+        ctx.stats.depth_messages.set(now, self.holds());
     }
 
     /// The first held message, if it may leave at `now`.
@@ -261,7 +468,7 @@ impl ProductLimiter {
         self.held.pop_first();
         self.blocked = false;
         ctx.stats.departed += 1;
-        ctx.stats.depth_messages.set(ctx.core.now, self.held.len() as u64);
+        ctx.stats.depth_messages.set(ctx.core.now, self.holds());
     }
 
     /// The next block refused the first held message.
@@ -281,7 +488,11 @@ impl ProductLimiter {
         if self.armed.is_some_and(|t| t <= now) {
             self.armed = None;
         }
-        let Some(&(first, _)) = self.held.keys().next() else { return };
+        let held = self.held.keys().next().map(|&(t, _)| t);
+        let deadline = self.waiting.front().and_then(|&(met, _)| self.running.deadline(met));
+        // Only what is ahead: a held message due now waits for the next
+        // block to wake it.
+        let Some(first) = held.into_iter().chain(deadline).filter(|&t| t > now).min() else { return };
         if first > now && self.armed.is_none_or(|t| first < t) {
             ctx.core.scheduler.schedule(first, ctx.node, EventKind::Release, 0);
             self.armed = Some(first);

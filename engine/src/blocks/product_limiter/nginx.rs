@@ -86,15 +86,15 @@ pub struct NginxLimitReqSpec {
     pub key: String,
 }
 
-fn default_status() -> u16 {
+pub(super) fn default_status() -> u16 {
     503
 }
 
-fn default_zone_bytes() -> u64 {
+pub(super) fn default_zone_bytes() -> u64 {
     10 << 20
 }
 
-fn default_key() -> String {
+pub(super) fn default_key() -> String {
     "$binary_remote_addr".into()
 }
 
@@ -164,12 +164,7 @@ impl NginxLimitReqSpec {
         if !(400..=599).contains(&self.status) {
             push_error(errors, format!("{path}.status"), "must be from 400 to 599, as limit_req_status takes");
         }
-        if !(MIN_ZONE_BYTES..=MAX_ZONE_BYTES).contains(&self.zone_bytes) {
-            push_error(errors, format!("{path}.zone_bytes"), "must be from 32 KiB (nginx's smallest zone) to 1 TiB");
-        }
-        if self.key.is_empty() || self.key.len() > 256 || self.key.chars().any(|c| c.is_control() || c.is_whitespace() || "\"';{}#".contains(c)) {
-            push_error(errors, format!("{path}.key"), "must be one word of 1 to 256 characters, as nginx writes a key ($binary_remote_addr): no space, quote, ;, {, } or #");
-        }
+        check_zone(path, self.zone_bytes, &self.key, errors);
     }
 
     pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
@@ -199,8 +194,27 @@ impl NginxLimitReqSpec {
     /// nginx's documentation says. Longer keys take more room: this is
     /// the figure for short ones.
     pub fn capacity(&self) -> usize {
-        let pages = self.zone_bytes.saturating_sub(704) / 4120;
-        usize::try_from((pages.saturating_sub(1) * 32).saturating_sub(1).max(1)).unwrap_or(usize::MAX)
+        zone_capacity(self.zone_bytes, 32)
+    }
+}
+
+/// How many keys a zone of `bytes` holds with `per_page` of its slots to a
+/// 4 KiB page: each page costs 4,120 bytes with its descriptor, after
+/// about 700 bytes of the zone's own, and one page goes to the zone's
+/// other slots.
+pub(super) fn zone_capacity(bytes: u64, per_page: u64) -> usize {
+    let pages = bytes.saturating_sub(704) / 4120;
+    usize::try_from((pages.saturating_sub(1) * per_page).saturating_sub(1).max(1)).unwrap_or(usize::MAX)
+}
+
+/// A zone's size and key, as nginx takes them: `zone_bytes` and `key` of
+/// the block at `path`.
+pub(super) fn check_zone(path: &str, zone_bytes: u64, key: &str, errors: &mut Vec<FieldError>) {
+    if !(MIN_ZONE_BYTES..=MAX_ZONE_BYTES).contains(&zone_bytes) {
+        push_error(errors, format!("{path}.zone_bytes"), "must be from 32 KiB (nginx's smallest zone) to 1 TiB");
+    }
+    if key.is_empty() || key.len() > 256 || key.chars().any(|c| c.is_control() || c.is_whitespace() || "\"';{}#".contains(c)) {
+        push_error(errors, format!("{path}.key"), "must be one word of 1 to 256 characters, as nginx writes a key ($binary_remote_addr): no space, quote, ;, {, } or #");
     }
 }
 
