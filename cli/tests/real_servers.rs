@@ -24,6 +24,10 @@ use std::time::{Duration, Instant};
 
 use sluice_engine::SimRng;
 
+/// Limits of requests in progress, against the servers.
+#[path = "real_servers/concurrency.rs"]
+mod concurrency;
+
 /// The agreement aimed at, over every request of a test: below it the
 /// stage says so, and what disagreed is printed above.
 const GOAL: f64 = 0.995;
@@ -306,13 +310,24 @@ fn nginx_limit_req_decides_as_nginx_1_22_does() {
     assert!(share >= FLOOR, "agreement {:.2}% is below {:.0}%: the transcription parts from nginx", share * 100.0, FLOOR * 100.0);
 }
 
-/// An application that answers every request at once (`200 ok`), for
-/// HAProxy to pass what it lets through to; stops with the test.
-fn application() -> u16 {
+/// An application that answers every request `service` after reading it
+/// (`200 ok`), for a server to pass what it lets through to; stops with
+/// the test.
+struct App {
+    port: u16,
+    /// When each request (by its `X-Seq`) was answered, in microseconds of
+    /// the system's clock, the one the servers log by.
+    answered: std::sync::Arc<std::sync::Mutex<std::collections::HashMap<u64, u64>>>,
+}
+
+fn application(service: Duration) -> App {
     let listener = TcpListener::bind("127.0.0.1:0").unwrap();
     let port = listener.local_addr().unwrap().port();
+    let answered = std::sync::Arc::new(std::sync::Mutex::new(std::collections::HashMap::new()));
+    let record = answered.clone();
     std::thread::spawn(move || {
         for stream in listener.incoming().flatten() {
+            let record = record.clone();
             std::thread::spawn(move || {
                 let mut stream = stream;
                 let mut request = Vec::new();
@@ -323,11 +338,19 @@ fn application() -> u16 {
                         Ok(n) => request.extend_from_slice(&buf[..n]),
                     }
                 }
+                std::thread::sleep(service);
                 let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n");
+                let _ = stream.shutdown(std::net::Shutdown::Both);
+                let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_micros() as u64;
+                let text = String::from_utf8_lossy(&request);
+                let seq = text.lines().find_map(|l| l.strip_prefix("X-Seq: ").or_else(|| l.strip_prefix("x-seq: "))).and_then(|v| v.trim().parse().ok());
+                if let Some(seq) = seq {
+                    record.lock().unwrap().insert(seq, now);
+                }
             });
         }
     });
-    port
+    App { port, answered }
 }
 
 /// HAProxy's stick-table rate limit as `sluice export haproxy` writes it
@@ -338,7 +361,7 @@ fn haproxy_case(name: &str, settings: &str) -> (usize, usize) {
     let haproxy = Path::new("/usr/sbin/haproxy");
     assert!(haproxy.exists(), "HAProxy is not installed: scripts/setup.sh test installs Debian's haproxy");
     let settings = format!(r#""product": "haproxy_http_req_rate", "key": "req.hdr(x-client)", {settings}"#);
-    let app = application();
+    let app = application(Duration::ZERO).port;
     let mut total = (0, 0);
     for (trace, requests) in traces(7) {
         let dir = workdir(&format!("haproxy-{name}-{trace}"));
