@@ -123,3 +123,31 @@ test("an Envoy filter in YAML imports as a block and exports back", async () => 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test("a server's maxconn imports as a limit of requests in progress, and a breaker exports as an Envoy cluster", async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.click('[data-testid="import-config"]');
+  await page.selectOption('[data-testid="config-product"]', 'haproxy');
+  assert.match(await page.textContent('[data-testid="config-import"]'), /a server's maxconn and maxqueue/);
+  await page.fill('[data-testid="config-text"]', 'defaults\n    timeout queue 2s\nfrontend web\n    bind :80\n    default_backend app\nbackend app\n    server s1 10.0.0.1:80 maxconn 2\n');
+  await page.click('[data-testid="config-import-go"]');
+  await page.waitForSelector('[data-node="app"]', { timeout: 20_000 });
+  // Its face says what it counts: requests in progress, and those waiting.
+  assert.match(await page.textContent('[data-node="app"]'), /haproxy maxconn 2 queue 2s/);
+  assert.match(await page.textContent('[data-node="app"]'), /\d+ in progress · \d+ waiting/);
+  // HAProxy's own fields, the balance among them.
+  await page.waitForSelector('[data-testid="param-balance"]');
+  assert.equal(await page.inputValue('[data-testid="param-timeout_queue_s-number"]'), '2');
+  // Made Envoy's circuit breaker: its thresholds, and the cluster it exports as.
+  await page.selectOption('[data-testid="param-product"]', 'envoy_circuit_breaker');
+  await page.waitForSelector('[data-testid="param-protocol"]');
+  assert.equal(await page.locator('[data-testid="param-balance"]').count(), 0, "HAProxy's fields are gone");
+  await page.click('[data-testid="config-export"]');
+  await page.waitForSelector('[data-testid="config-out"]', { timeout: 20_000 });
+  const exported = await page.inputValue('[data-testid="config-out"]');
+  assert.match(exported, /circuit_breakers:\n    thresholds:\n    - priority: DEFAULT\n      max_connections: 10\n      max_pending_requests: 10/);
+  assert.match(exported, /route: \{cluster: "app", timeout: 15s\}/);
+  await screenshot(page, 'config-export-envoy-breaker');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

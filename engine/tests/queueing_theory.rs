@@ -323,3 +323,20 @@ fn a_queue_timeout_refuses_as_m_m_1_with_deterministic_patience() {
     let envoy = json!({"product": "envoy_circuit_breaker", "max_connections": 1, "max_pending_requests": 1_000_000, "timeout_s": tau});
     refused_share(&mut limited(0.9, envoy, 4)).assert_matches(theory, 0.03, "Envoy max_connections 1, route timeout 2s");
 }
+
+#[test]
+fn a_concurrency_limit_with_an_unbounded_queue_waits_as_m_m_c() {
+    // M/M/3, λ = 2.4, μ = 1: Lq = C(3, 2.4)·ρ/(1−ρ), the mean number
+    // waiting for a place. HAProxy's maxconn with the backend's queue, and
+    // Envoy's breaker over HTTP/1.1 with room to wait and no timeout (a
+    // request there waits for the connection opened for it: at once).
+    let theory = erlang_c(3, 2.4) * 0.8 / 0.2;
+    let waiting = |limiter: Value| {
+        let mut sim = limited(2.4, limiter, 10);
+        let l = idx(&sim, "l");
+        batch_means(&mut sim, &[l], 1000.0, 30, 10_000.0, |s, e| (e[0].area - s[0].area) / (e[0].t - s[0].t))
+    };
+    waiting(json!({"product": "haproxy_server", "maxconn": 3})).assert_matches(theory, 0.05, "HAProxy maxconn 3, Lq");
+    let envoy = json!({"product": "envoy_circuit_breaker", "max_connections": 3, "max_pending_requests": 1_000_000, "timeout_s": 0});
+    waiting(envoy).assert_matches(theory, 0.05, "Envoy max_connections 3, Lq");
+}

@@ -133,6 +133,10 @@ impl Simulation {
                             l.hold_refused(msg, &mut ctx!(self, to));
                         }
                     }
+                } else if matches!(&self.nodes[to], Node::ProductLimiter(l) if !l.is_blocked() && l.due(self.core.now).is_some()) {
+                    // It waited for a place and was given one at once (a
+                    // connection opened for it): it goes now.
+                    self.pump_limiter(to);
                 }
                 true
             }
