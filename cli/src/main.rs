@@ -78,7 +78,7 @@ enum Command {
     /// enforce, with warnings on standard error where the meaning depends
     /// on deployment.
     Export {
-        /// The product: nginx, haproxy, envoy or go.
+        /// The product: nginx, haproxy, envoy, go or tower.
         product: String,
         /// The scenario file.
         file: String,

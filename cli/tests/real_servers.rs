@@ -27,6 +27,9 @@ use sluice_engine::SimRng;
 /// Limits of requests in progress, against the servers.
 #[path = "real_servers/concurrency.rs"]
 mod concurrency;
+/// tower's own layers, under tokio's paused clock.
+#[path = "real_servers/tower.rs"]
+mod tower_layers;
 
 /// The agreement aimed at, over every request of a test: below it the
 /// stage says so, and what disagreed is printed above.
@@ -339,14 +342,16 @@ fn application(service: Duration) -> App {
                     }
                 }
                 std::thread::sleep(service);
-                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n");
-                let _ = stream.shutdown(std::net::Shutdown::Both);
+                // Recorded before the answer goes, so that it is there when
+                // the client has it.
                 let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_micros() as u64;
                 let text = String::from_utf8_lossy(&request);
                 let seq = text.lines().find_map(|l| l.strip_prefix("X-Seq: ").or_else(|| l.strip_prefix("x-seq: "))).and_then(|v| v.trim().parse().ok());
                 if let Some(seq) = seq {
                     record.lock().unwrap().insert(seq, now);
                 }
+                let _ = stream.write_all(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n");
+                let _ = stream.shutdown(std::net::Shutdown::Both);
             });
         }
     });

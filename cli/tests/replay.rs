@@ -174,7 +174,7 @@ fn a_bad_configuration_or_block_is_refused_saying_where_and_why() {
     let err = run(&["export", "nginx", &every, "--node", "job_queue"]).unwrap_err();
     assert!(err.contains("queue \"job_queue\" cannot be written for nginx: nginx keeps no queue of its own"), "{err}");
     let err = run(&["export", "teapot", &every]).unwrap_err();
-    assert!(err.contains("no product \"teapot\": Sluice writes nginx, haproxy, envoy, go"), "{err}");
+    assert!(err.contains("no product \"teapot\": Sluice writes nginx, haproxy, envoy, go, tower"), "{err}");
     let err = run(&["import", "teapot", &conf]).unwrap_err();
     assert!(err.contains("no product \"teapot\": Sluice reads nginx, haproxy, envoy"), "{err}");
     let err = run(&["import", "go", &conf]).unwrap_err();

@@ -183,6 +183,22 @@ fn middle_block() -> impl Strategy<Value = Value> {
             json!({"kind": "product_limiter", "product": "envoy_circuit_breaker", "max_connections": cx, "max_pending_requests": pending,
                    "max_requests": rq, "protocol": if http2 { "http2" } else { "http1" }, "timeout_s": f64::from(timeout_ms) / 1000.0})
         }),
+        // tower's layers in every order Sluice takes: load_shed anywhere, a
+        // buffer or not, one limit.
+        (0usize..4, 0usize..3, 1u32..4, any::<bool>(), 1u32..4, 1u32..200).prop_map(|(shed_at, buffer, limit, rate, num, per_ms)| {
+            let limit = if rate {
+                json!({"layer": "rate_limit", "num": num, "per_s": f64::from(per_ms) / 1000.0})
+            } else {
+                json!({"layer": "concurrency_limit", "max": limit})
+            };
+            let mut layers = vec![];
+            if buffer > 0 || rate {
+                layers.push(json!({"layer": "buffer", "bound": buffer.max(1)}));
+            }
+            layers.push(limit);
+            layers.insert(shed_at.min(layers.len()), json!({"layer": "load_shed"}));
+            json!({"kind": "product_limiter", "product": "tower", "layers": layers})
+        }),
         // Go's limiter, of a limit of 0 too (the burst spent for good).
         (0.0f64..300.0, 0u32..10, 0usize..4, any::<bool>(), 0.0f64..0.5).prop_map(|(limit, burst, call, per_key, timeout)| {
             let limit = if limit < 10.0 { 0.0 } else { limit };

@@ -55,6 +55,7 @@ struct Seen {
 /// The mean of `values`.
 fn mean(values: &[f64]) -> f64 {
     assert!(!values.is_empty(), "no request served: nothing to measure the service by");
+    assert!(values.iter().all(|v| *v > 0.0), "a place held for no time: the application's record and the log disagree");
     values.iter().sum::<f64>() / values.len() as f64
 }
 
@@ -143,6 +144,8 @@ fn haproxy_server_case(name: &str, settings: &str) -> (usize, usize) {
     let app = application(SERVICE);
     let mut total = (0, 0);
     for (trace, requests) in traces(13) {
+        // Numbers start again with each trace: what the last one answered goes.
+        app.answered.lock().unwrap().clear();
         let dir = workdir(&format!("haproxy-{name}-{trace}"));
         let port = free_port();
         let exported = exported("haproxy", &served_by(&dir, &settings, SERVICE.as_secs_f64()));
@@ -223,6 +226,7 @@ fn nginx_conn_case(name: &str, settings: &str) -> (usize, usize) {
     let app = application(SERVICE);
     let mut total = (0, 0);
     for (trace, requests) in traces(17) {
+        app.answered.lock().unwrap().clear();
         let dir = workdir(&format!("nginx-conn-{name}-{trace}"));
         let port = free_port();
         let d = dir.display();

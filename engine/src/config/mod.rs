@@ -15,6 +15,7 @@ mod go;
 mod haproxy;
 mod nginx;
 mod nginx_conf;
+mod tower;
 
 use crate::scenario::{default_block, BlockSpec, Distribution, EdgeSpec, Kind, NodeSpec, Position, ProductLimiterSpec, Scenario};
 
@@ -29,10 +30,11 @@ pub enum Product {
     Haproxy,
     Envoy,
     Go,
+    Tower,
 }
 
 impl Product {
-    pub const ALL: [Product; 4] = [Product::Nginx, Product::Haproxy, Product::Envoy, Product::Go];
+    pub const ALL: [Product; 5] = [Product::Nginx, Product::Haproxy, Product::Envoy, Product::Go, Product::Tower];
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
@@ -41,6 +43,7 @@ impl Product {
             Product::Haproxy => "haproxy",
             Product::Envoy => "envoy",
             Product::Go => "go",
+            Product::Tower => "tower",
         }
     }
 
@@ -48,7 +51,7 @@ impl Product {
     pub fn imports(self) -> bool {
         match self {
             Product::Nginx | Product::Haproxy | Product::Envoy => true,
-            Product::Go => false,
+            Product::Go | Product::Tower => false,
         }
     }
 
@@ -59,6 +62,7 @@ impl Product {
             Product::Haproxy => "HAProxy",
             Product::Envoy => "Envoy",
             Product::Go => "Go",
+            Product::Tower => "tower",
         }
     }
 
@@ -69,6 +73,7 @@ impl Product {
             Product::Haproxy => "HAProxy configuration",
             Product::Envoy => "Envoy configuration",
             Product::Go => "Go code",
+            Product::Tower => "Rust code (tower)",
         }
     }
 
@@ -79,7 +84,7 @@ impl Product {
             Product::Nginx => "nginx: its limit_req_zone, limit_req, limit_req_status and limit_req_dry_run, and the same four of limit_conn, as nginx merges them across http, server and location. Each limited location becomes a row.",
             Product::Haproxy => "HAProxy: its stick tables storing http_req_rate, http-request track-sc0 and http-request deny if { sc_http_req_rate(0) gt L } (or an acl saying so); a server's maxconn and maxqueue, with its backend's timeout queue and balance. Each limited frontend becomes a row.",
             Product::Envoy => "Envoy (YAML): its envoy.filters.http.local_ratelimit filters, wherever they stand (token_bucket, filter_enabled, filter_enforced, status), and its clusters' circuit_breakers with the timeout of the route to them. Each filter and each cluster becomes a row.",
-            Product::Go => "",
+            Product::Go | Product::Tower => "",
         }
     }
 
@@ -89,6 +94,7 @@ impl Product {
         match spec {
             ProductLimiterSpec::NginxLimitReq(_) | ProductLimiterSpec::NginxLimitConn(_) => Product::Nginx,
             ProductLimiterSpec::GoRate(_) => Product::Go,
+            ProductLimiterSpec::Tower(_) => Product::Tower,
             ProductLimiterSpec::HaproxyHttpReqRate(_) | ProductLimiterSpec::HaproxyServer(_) => Product::Haproxy,
             ProductLimiterSpec::EnvoyLocalRateLimit(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) => Product::Envoy,
         }
@@ -160,6 +166,7 @@ pub fn import(product: Product, text: &str) -> Result<Imported, ImportError> {
         Product::Nginx => nginx::import(text),
         Product::Haproxy => haproxy::import(text),
         Product::Go => Err(ImportError::NoFile("Go")),
+        Product::Tower => Err(ImportError::NoFile("tower")),
         Product::Envoy => envoy::import(text),
     }
 }
@@ -212,6 +219,7 @@ pub fn export(product: Product, scenario: &Scenario, node: Option<&str>) -> Resu
         Product::Nginx => nginx::export(scenario, node),
         Product::Haproxy => haproxy::export(scenario, node),
         Product::Go => go::export(scenario, node),
+        Product::Tower => tower::export(scenario, node),
         Product::Envoy => envoy::export(scenario, node),
     }
 }

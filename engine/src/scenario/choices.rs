@@ -13,7 +13,7 @@ use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, Iteration, Que
 use crate::blocks::router::RouterSpec;
 use crate::blocks::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
-    ProductLimiterSpec, Protocol,
+    ProductLimiterSpec, Protocol, TowerSpec,
 };
 use crate::blocks::{Backpressure, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
 use crate::buffer::Order;
@@ -263,6 +263,7 @@ pub fn product_examples() -> Vec<(ProductLimiterSpec, &'static str)> {
         (ProductLimiterSpec::HaproxyServer(HaproxyServerSpec::of(10)), "HAProxy server maxconn"),
         (ProductLimiterSpec::EnvoyLocalRateLimit(EnvoyLocalRateLimitSpec::of(10, 10, 1.0)), "Envoy local_ratelimit"),
         (ProductLimiterSpec::EnvoyCircuitBreaker(EnvoyCircuitBreakerSpec::of(10, 10)), "Envoy circuit breaker"),
+        (ProductLimiterSpec::Tower(TowerSpec::shed_buffered(2, 4)), "tower layers"),
     ]
 }
 
@@ -320,7 +321,7 @@ mod tests {
         let names: Vec<String> = product_examples().iter().map(|(p, _)| kind_name(p)).collect();
         assert_eq!(
             names,
-            ["nginx_limit_req", "nginx_limit_conn", "go_rate", "haproxy_http_req_rate", "haproxy_server", "envoy_local_rate_limit", "envoy_circuit_breaker"]
+            ["nginx_limit_req", "nginx_limit_conn", "go_rate", "haproxy_http_req_rate", "haproxy_server", "envoy_local_rate_limit", "envoy_circuit_breaker", "tower"]
         );
     }
 }

@@ -270,6 +270,7 @@ const ENVOY: &[&str] = &["envoy_local_rate_limit"];
 const NGINX_CONN: &[&str] = &["nginx_limit_conn"];
 const HAPROXY_SERVER: &[&str] = &["haproxy_server"];
 const ENVOY_BREAKER: &[&str] = &["envoy_circuit_breaker"];
+const TOWER: &[&str] = &["tower"];
 
 const PRODUCT_LIMITER: &[Field] = &[
     f("product", "Product", Unit::None, "Whose limiter it is: it decides as that product's own code does.", Control::Product),
@@ -315,6 +316,8 @@ const PRODUCT_LIMITER: &[Field] = &[
     f("max_requests", "max_requests", Unit::Requests, "Requests in progress upstream; one more is refused with 503 as it reaches a connection.", whole(0.0, 100.0, 1.0)).shown_if("product", ENVOY_BREAKER),
     f("protocol", "Upstream protocol", Unit::None, "HTTP/1.1 queues for connections; HTTP/2 puts every request on one, so only max_requests counts.", Control::Choice(Menu::or_default::<Protocol>())).shown_if("product", ENVOY_BREAKER),
     f("timeout_s", "Route timeout", Unit::Seconds, "The route's timeout: a request waiting that long for a connection is refused with 504 (0: none).", num(0.0, 60.0, 0.5)).shown_if("product", ENVOY_BREAKER),
+    f("layers", "Layers", Unit::Json, "[{\"layer\": \"load_shed\"}, {\"layer\": \"buffer\", \"bound\"}, {\"layer\": \"concurrency_limit\", \"max\"}, {\"layer\": \"rate_limit\", \"num\", \"per_s\"}], outermost first as ServiceBuilder adds them. Only load_shed refuses, and only directly above what would wait.", Control::Json).shown_if("product", TOWER),
+    f("status", "Refusal status", Unit::Status, "What the handler answers a request load_shed refused (Overloaded).", whole(400.0, 599.0, 1.0)).shown_if("product", TOWER),
 ];
 
 const RESOURCE_POOL: &[Field] = &[

@@ -172,6 +172,7 @@ pub use crate::blocks::{
 };
 pub use crate::blocks::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per, Protocol,
+    TowerLayer, TowerSpec,
 };
 pub use crate::buffer::Order;
 pub use crate::distribution::Distribution;

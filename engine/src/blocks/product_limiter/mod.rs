@@ -33,6 +33,7 @@ mod haproxy;
 mod haproxy_server;
 mod nginx;
 mod nginx_conn;
+mod tower;
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -54,6 +55,7 @@ pub use haproxy::{duration_text, HaproxyReqRateSpec, MAX_MS as HAPROXY_MAX_MS};
 pub use haproxy_server::{Balance, HaproxyServerSpec};
 pub use nginx::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
 pub use nginx_conn::NginxLimitConnSpec;
+pub use tower::{TowerLayer, TowerSpec};
 
 /// Which product's limiter, and its settings in the product's own terms.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -75,6 +77,8 @@ pub enum ProductLimiterSpec {
     HaproxyServer(HaproxyServerSpec),
     /// Envoy's cluster circuit breaker, as its connection pool applies it.
     EnvoyCircuitBreaker(EnvoyCircuitBreakerSpec),
+    /// tower's limiting layers, stacked (tower 0.5).
+    Tower(TowerSpec),
 }
 
 impl ProductLimiterSpec {
@@ -87,6 +91,7 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NginxLimitConn(s) => s.validate(path, errors),
             ProductLimiterSpec::HaproxyServer(s) => s.validate(path, errors),
             ProductLimiterSpec::EnvoyCircuitBreaker(s) => s.validate(path, errors),
+            ProductLimiterSpec::Tower(s) => s.validate(path, errors),
         }
     }
 
@@ -99,13 +104,18 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NginxLimitConn(s) => s.number_mut(steps),
             ProductLimiterSpec::HaproxyServer(s) => s.number_mut(steps),
             ProductLimiterSpec::EnvoyCircuitBreaker(s) => s.number_mut(steps),
+            ProductLimiterSpec::Tower(s) => s.number_mut(steps),
         }
     }
 
     /// Whether it limits requests in progress (rather than a rate): it
     /// counts what it lets through until finished.
     pub fn limits_in_progress(&self) -> bool {
-        matches!(self, ProductLimiterSpec::NginxLimitConn(_) | ProductLimiterSpec::HaproxyServer(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_))
+        match self {
+            ProductLimiterSpec::NginxLimitConn(_) | ProductLimiterSpec::HaproxyServer(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) => true,
+            ProductLimiterSpec::Tower(s) => matches!(s.shape().0, tower::Limit::Concurrency(_)),
+            _ => false,
+        }
     }
 
     /// The product and its settings in a few words, as its configuration
@@ -119,6 +129,7 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NginxLimitConn(s) => s.summary(),
             ProductLimiterSpec::HaproxyServer(s) => s.summary(),
             ProductLimiterSpec::EnvoyCircuitBreaker(s) => s.summary(),
+            ProductLimiterSpec::Tower(s) => s.summary(),
         }
     }
 }
@@ -132,6 +143,7 @@ enum Running {
     NginxConn(NginxLimitConnSpec, nginx_conn::Zone),
     HaproxyServer(HaproxyServerSpec, haproxy_server::Server),
     EnvoyBreaker(EnvoyCircuitBreakerSpec, envoy_breaker::Pool),
+    Tower(TowerSpec, tower::State),
 }
 
 impl Running {
@@ -144,6 +156,25 @@ impl Running {
             ProductLimiterSpec::NginxLimitConn(s) => Running::NginxConn(s, nginx_conn::Zone::default()),
             ProductLimiterSpec::HaproxyServer(s) => Running::HaproxyServer(s, haproxy_server::Server::default()),
             ProductLimiterSpec::EnvoyCircuitBreaker(s) => Running::EnvoyBreaker(s, envoy_breaker::Pool::default()),
+            ProductLimiterSpec::Tower(s) => Running::Tower(s, tower::State::default()),
+        }
+    }
+
+    /// Whether it counts what it lets through until finished (the message
+    /// carries it as a gate).
+    fn counts(&self) -> bool {
+        match self {
+            Running::NginxConn(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) => true,
+            Running::Tower(spec, _) => matches!(spec.shape().0, tower::Limit::Concurrency(_)),
+            _ => false,
+        }
+    }
+
+    /// When a waiting message may go without another finishing first.
+    fn wakes_at(&self) -> Option<SimTime> {
+        match self {
+            Running::Tower(spec, state) => state.wakes_at(spec).map(SimTime::from_nanos),
+            _ => None,
         }
     }
 
@@ -153,6 +184,7 @@ impl Running {
             Running::NginxConn(_, zone) => zone.finished(key),
             Running::HaproxyServer(_, server) => server.finished(),
             Running::EnvoyBreaker(spec, pool) => pool.finished(spec),
+            Running::Tower(_, state) => state.finished(),
             _ => {}
         }
     }
@@ -170,10 +202,11 @@ impl Running {
     /// Whether the first waiting message may go now (`Some(true)`), is
     /// refused now (`Some(false)`), or waits on (`None`). A product that
     /// does not queue lets it go.
-    fn grant(&mut self) -> Option<bool> {
+    fn grant(&mut self, now: SimTime) -> Option<bool> {
         match self {
             Running::HaproxyServer(spec, server) => server.grant(spec).then_some(true),
             Running::EnvoyBreaker(spec, pool) => pool.grant(spec).map(|v| v == envoy_breaker::Verdict::Pass),
+            Running::Tower(spec, state) => state.grant(spec, now.as_nanos()).then_some(true),
             _ => Some(true),
         }
     }
@@ -246,6 +279,7 @@ impl ProductLimiter {
             (Running::NginxConn(old, _), ProductLimiterSpec::NginxLimitConn(new)) => *old = new,
             (Running::HaproxyServer(old, _), ProductLimiterSpec::HaproxyServer(new)) => *old = new,
             (Running::EnvoyBreaker(old, _), ProductLimiterSpec::EnvoyCircuitBreaker(new)) => *old = new,
+            (Running::Tower(old, _), ProductLimiterSpec::Tower(new)) => *old = new,
             // Another product starts afresh: what waited goes at the next
             // pump, counted by nothing.
             (running, spec) => *running = Running::of(spec),
@@ -270,7 +304,7 @@ impl ProductLimiter {
             Running::Haproxy(_, table) => table.keys(),
             Running::NginxConn(_, zone) => zone.keys(),
             // One bucket, one server, one pool for every key.
-            Running::Envoy(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) => 1,
+            Running::Envoy(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Tower(..) => 1,
         }
     }
 
@@ -280,6 +314,7 @@ impl ProductLimiter {
             Running::NginxConn(_, zone) => zone.total(),
             Running::HaproxyServer(_, server) => server.served(),
             Running::EnvoyBreaker(_, pool) => pool.requests(),
+            Running::Tower(_, state) => state.in_use(),
             _ => 0,
         }
     }
@@ -360,6 +395,18 @@ impl ProductLimiter {
                 envoy_breaker::Verdict::Queue => Decided::Wait,
                 envoy_breaker::Verdict::Overflow => Decided::Refuse(DropReason::Overflow),
             },
+            Running::Tower(spec, state) => match state.decide(spec, waiting, now.as_nanos()) {
+                tower::Verdict::Pass => {
+                    if matches!(spec.shape().0, tower::Limit::Concurrency(_)) && !msg.gates.push(ctx.node) {
+                        state.finished();
+                    }
+                    Decided::Go(Outcome::Admitted, now)
+                }
+                tower::Verdict::Wait => Decided::Wait,
+                // Overloaded: beyond the buffer's room, or at the limit.
+                tower::Verdict::Refuse if waiting > 0 => Decided::Refuse(DropReason::Overflow),
+                tower::Verdict::Refuse => Decided::Refuse(DropReason::RateLimited),
+            },
         };
         ctx.stats.in_service = self.in_progress();
         match decided {
@@ -393,11 +440,11 @@ impl ProductLimiter {
     fn grant(&mut self, ctx: &mut Context) {
         let now = ctx.core.now;
         while let Some(&(met, msg)) = self.waiting.front() {
-            let Some(given) = self.running.grant() else { break };
+            let Some(given) = self.running.grant(now) else { break };
             self.waiting.pop_front();
             if given {
                 let mut msg = msg;
-                if !msg.gates.push(ctx.node) {
+                if self.running.counts() && !msg.gates.push(ctx.node) {
                     self.running.finished(msg.key);
                 }
                 let outcome = if met == now { Outcome::Admitted } else { Outcome::Delayed };
@@ -490,9 +537,10 @@ impl ProductLimiter {
         }
         let held = self.held.keys().next().map(|&(t, _)| t);
         let deadline = self.waiting.front().and_then(|&(met, _)| self.running.deadline(met));
+        let wake = if self.waiting.is_empty() { None } else { self.running.wakes_at() };
         // Only what is ahead: a held message due now waits for the next
         // block to wake it.
-        let Some(first) = held.into_iter().chain(deadline).filter(|&t| t > now).min() else { return };
+        let Some(first) = held.into_iter().chain(deadline).chain(wake).filter(|&t| t > now).min() else { return };
         if first > now && self.armed.is_none_or(|t| first < t) {
             ctx.core.scheduler.schedule(first, ctx.node, EventKind::Release, 0);
             self.armed = Some(first);
