@@ -101,8 +101,13 @@ fn lesson_13_measured_figures_approach_the_formulas() {
 }
 
 #[test]
-fn lesson_14_three_limits_of_ten_a_second_decide_three_ways() {
+fn lesson_14_four_limits_of_ten_a_second_decide_four_ways() {
     keeps_its_word(14);
+}
+
+#[test]
+fn lesson_15_three_limits_of_requests_in_progress_wait_and_refuse_three_ways() {
+    keeps_its_word(15);
 }
 
 #[test]

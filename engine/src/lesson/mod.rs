@@ -55,6 +55,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("lifecycle.json", include_str!("../../../scenarios/lifecycle.json")),
     ("queueing-theory.json", include_str!("../../../scenarios/queueing-theory.json")),
     ("real-limits.json", include_str!("../../../scenarios/real-limits.json")),
+    ("in-progress.json", include_str!("../../../scenarios/in-progress.json")),
 ];
 
 /// The lesson files, in order.
@@ -73,6 +74,7 @@ const LESSON_FILES: &[(&str, &str)] = &[
     ("12-lifecycle.json", include_str!("../../../lessons/12-lifecycle.json")),
     ("13-queueing-theory.json", include_str!("../../../lessons/13-queueing-theory.json")),
     ("14-real-limits.json", include_str!("../../../lessons/14-real-limits.json")),
+    ("15-in-progress.json", include_str!("../../../lessons/15-in-progress.json")),
 ];
 
 /// A lesson file.

@@ -456,7 +456,7 @@ impl ProductLimiter {
                 ctx.drop_message(msg, DropReason::Overflow);
             }
         }
-        ctx.stats.depth_messages.set(now, self.holds());
+        ctx.stats.set_depth(now, self.holds(), 0);
         ctx.stats.in_service = self.in_progress();
     }
 
@@ -477,7 +477,7 @@ impl ProductLimiter {
             ctx.decided(&msg, met, Outcome::Rejected, now);
             ctx.drop_message(msg, DropReason::Expired);
         }
-        ctx.stats.depth_messages.set(now, self.holds());
+        ctx.stats.set_depth(now, self.holds(), 0);
     }
 
     /// A message it let through and counted finished (completed, or
@@ -491,7 +491,7 @@ impl ProductLimiter {
     fn hold(&mut self, at: SimTime, msg: Message, ctx: &mut Context) {
         self.came += 1;
         self.held.insert((at, self.came), msg);
-        ctx.stats.depth_messages.set(ctx.core.now, self.holds());
+        ctx.stats.set_depth(ctx.core.now, self.holds(), 0);
         self.arm(ctx);
     }
 
@@ -502,7 +502,7 @@ impl ProductLimiter {
         let first = self.held.keys().next().map_or(now, |&(t, _)| t.min(now));
         self.held.insert((first, 0), msg);
         self.blocked = true;
-        ctx.stats.depth_messages.set(now, self.holds());
+        ctx.stats.set_depth(now, self.holds(), 0);
     }
 
     /// The first held message, if it may leave at `now`.
@@ -515,7 +515,7 @@ impl ProductLimiter {
         self.held.pop_first();
         self.blocked = false;
         ctx.stats.departed += 1;
-        ctx.stats.depth_messages.set(ctx.core.now, self.holds());
+        ctx.stats.set_depth(ctx.core.now, self.holds(), 0);
     }
 
     /// The next block refused the first held message.

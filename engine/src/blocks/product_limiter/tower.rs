@@ -169,6 +169,13 @@ impl TowerSpec {
     pub(crate) fn number_mut(&mut self, steps: &[Step]) -> Option<NumberField<'_>> {
         match steps {
             [Step::Key("status")] => Some(NumberField::Whole16(&mut self.status)),
+            [Step::Key("layers"), Step::Index(i), Step::Key(field)] => match (self.layers.get_mut(*i)?, *field) {
+                (TowerLayer::Buffer { bound }, "bound") => Some(NumberField::Whole32(bound)),
+                (TowerLayer::ConcurrencyLimit { max }, "max") => Some(NumberField::Whole32(max)),
+                (TowerLayer::RateLimit { num, .. }, "num") => Some(NumberField::Whole32(num)),
+                (TowerLayer::RateLimit { per_s, .. }, "per_s") => Some(NumberField::Real(per_s)),
+                _ => None,
+            },
             _ => None,
         }
     }
