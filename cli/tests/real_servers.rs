@@ -43,6 +43,21 @@ const GOAL: f64 = 0.995;
 /// whole `make test` has measured 98.9%.
 const FLOOR: f64 = 0.97;
 
+/// Runs `case` for each setting of `cases` (its name, and the block's
+/// fields) and prints how many of all their requests Sluice decided as
+/// `server` did, under the name `product`; fails below the floor.
+fn judged(product: &str, server: &str, cases: &[(&str, &str)], case: impl Fn(&str, &str) -> (usize, usize)) {
+    let mut total = (0, 0);
+    for (name, settings) in cases {
+        let (agree, n) = case(name, settings);
+        total = (total.0 + agree, total.1 + n);
+    }
+    let share = total.0 as f64 / total.1 as f64;
+    let goal = if share >= GOAL { "the goal of 99.5% met" } else { "below the goal of 99.5%: the requests that differ are listed above" };
+    println!("{product}: {} of {} requests as {server} decided ({:.2}%), {goal}", total.0, total.1, share * 100.0);
+    assert!(share >= FLOOR, "agreement {:.2}% is below {:.0}%: the transcription parts from {server}", share * 100.0, FLOOR * 100.0);
+}
+
 /// A request to send: when (seconds from the start), and its key.
 #[derive(Clone, Debug)]
 struct Request {
@@ -302,15 +317,7 @@ fn nginx_limit_req_decides_as_nginx_1_22_does() {
         ("rate=8r/s burst=5", r#""rate": 8, "burst": 5"#),
         ("rate=600r/m burst=6 delay=3", r#""rate": 600, "per": "minute", "burst": 6, "delay": 3"#),
     ];
-    let mut total = (0, 0);
-    for (name, settings) in cases {
-        let (agree, n) = nginx_case(name, settings);
-        total = (total.0 + agree, total.1 + n);
-    }
-    let share = total.0 as f64 / total.1 as f64;
-    let goal = if share >= GOAL { "the goal of 99.5% met" } else { "below the goal of 99.5%: the requests that differ are listed above" };
-    println!("nginx 1.22 limit_req: {} of {} requests as nginx decided ({:.2}%), {goal}", total.0, total.1, share * 100.0);
-    assert!(share >= FLOOR, "agreement {:.2}% is below {:.0}%: the transcription parts from nginx", share * 100.0, FLOOR * 100.0);
+    judged("nginx 1.22 limit_req", "nginx", &cases, nginx_case);
 }
 
 /// An application that answers every request `service` after reading it
@@ -425,15 +432,7 @@ fn haproxy_http_req_rate_decides_as_haproxy_2_6_does() {
         ("gt 4 per 500ms", r#""limit": 4, "period_s": 0.5, "status": 429"#),
         ("gt 25 per 3s, expire 1s", r#""limit": 25, "period_s": 3, "expire_s": 1, "status": 429"#),
     ];
-    let mut total = (0, 0);
-    for (name, settings) in cases {
-        let (agree, n) = haproxy_case(name, settings);
-        total = (total.0 + agree, total.1 + n);
-    }
-    let share = total.0 as f64 / total.1 as f64;
-    let goal = if share >= GOAL { "the goal of 99.5% met" } else { "below the goal of 99.5%: the requests that differ are listed above" };
-    println!("HAProxy 2.6 http_req_rate: {} of {} requests as HAProxy decided ({:.2}%), {goal}", total.0, total.1, share * 100.0);
-    assert!(share >= FLOOR, "agreement {:.2}% is below {:.0}%: the transcription parts from HAProxy", share * 100.0, FLOOR * 100.0);
+    judged("HAProxy 2.6 http_req_rate", "HAProxy", &cases, haproxy_case);
 }
 
 /// `1.234567891` as nanoseconds, exactly.

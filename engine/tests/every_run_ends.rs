@@ -277,6 +277,29 @@ fn a_path_through_more_gates_than_a_message_carries_is_refused() {
     assert!(sim.totals().delivered > 100);
 }
 
+/// A product limiter that counts requests in progress is a gate too: four
+/// windows before HAProxy's server limit are one gate too many, and a rate
+/// limiter's product (which counts nothing) is none.
+#[test]
+fn a_product_limiter_counting_requests_in_progress_is_a_gate() {
+    let with = |limiter: serde_json::Value| {
+        let mut v = serde_json::to_value(windows_in_a_row(4, false).unwrap()).unwrap();
+        let nodes = v["nodes"].as_array_mut().unwrap();
+        let mut l = limiter;
+        l["id"] = json!("l");
+        l["kind"] = json!("product_limiter");
+        nodes.push(l);
+        let edges = v["edges"].as_array_mut().unwrap();
+        let last = edges.pop().unwrap();
+        edges.push(json!({"from": last["from"], "to": "l"}));
+        edges.push(json!({"from": "l", "to": "c"}));
+        Scenario::from_value(v)
+    };
+    let e = with(json!({"product": "haproxy_server", "maxconn": 2})).expect_err("five gates").to_string();
+    assert!(e.contains("would be counted against 5 gates"), "{e}");
+    assert!(with(json!({"product": "nginx_limit_req", "rate": 10})).is_ok());
+}
+
 /// The sliding rule once added up its whole log on every offer: quadratic.
 /// What it lets through must not change with the running sum.
 #[test]

@@ -555,3 +555,49 @@ fn three_limits_of_ten_a_second_pass_five_four_and_ten_of_a_burst_of_ten() {
         assert_eq!(sim.stats(limit).dropped_total(), 100 - 10 * per_burst, "{name}");
     }
 }
+
+/// A product limiter changed while requests it counted are in progress:
+/// their ends are not the new settings' to hear. Envoy's breaker over
+/// HTTP/1.1, switched to HTTP/2 and back, keeps its two connections; one
+/// switched to nginx's `limit_conn` and back to HAProxy keeps each count
+/// its own. In every case requests keep flowing at the limit's rate.
+#[test]
+fn a_limiter_changed_while_requests_are_in_progress_keeps_its_counts_its_own() {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 40}}),
+            json!({"id": "l", "kind": "product_limiter", "product": "envoy_circuit_breaker", "max_connections": 2, "max_pending_requests": 1000, "timeout_s": 0}),
+            json!({"id": "c", "kind": "consumer", "workers": 100, "service_time": {"dist": "fixed", "value": 0.1}}),
+        ],
+        &[("p", "l"), ("l", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 3).unwrap();
+    let c = idx(&sim, "c");
+    let set = |sim: &mut Simulation, block: Value| {
+        let mut block = block;
+        block["id"] = json!("l");
+        block["kind"] = json!("product_limiter");
+        let read = graph(vec![json!({"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 1}}), block, consumer("c", 0.1, 1)], &[("p", "l"), ("l", "c")]);
+        sim.reconfigure("l", read.nodes[1].block.clone()).unwrap();
+    };
+    // Two at a time, 0.1 s each: 20 a second.
+    let rate = |sim: &mut Simulation, from: f64, to: f64| {
+        run_checked(sim, from);
+        let before = sim.stats(c).departed;
+        for i in 1..=((to - from) * 10.0) as usize {
+            run_checked(sim, from + i as f64 * 0.1);
+            assert!(sim.stats(c).in_service <= 2, "{} in service at {}", sim.stats(c).in_service, from + i as f64 * 0.1);
+        }
+        (sim.stats(c).departed - before) as f64 / (to - from)
+    };
+    assert!((19.0..=20.5).contains(&rate(&mut sim, 1.0, 5.0)), "HTTP/1.1, two connections");
+    let breaker = |protocol: &str| json!({"product": "envoy_circuit_breaker", "max_connections": 2, "max_pending_requests": 1000, "max_requests": 2, "timeout_s": 0, "protocol": protocol});
+    set(&mut sim, breaker("http2"));
+    run_checked(&mut sim, 6.0);
+    set(&mut sim, breaker("http1"));
+    assert!((19.0..=20.5).contains(&rate(&mut sim, 8.0, 12.0)), "back on HTTP/1.1, still two connections");
+    set(&mut sim, json!({"product": "nginx_limit_conn", "conn": 2}));
+    run_checked(&mut sim, 12.05);
+    set(&mut sim, json!({"product": "haproxy_server", "maxconn": 2}));
+    assert!((19.0..=20.5).contains(&rate(&mut sim, 14.0, 18.0)), "HAProxy after nginx: two at a time");
+}

@@ -204,15 +204,7 @@ fn haproxy_server_queues_as_haproxy_2_6_does() {
         ("maxconn 2, timeout queue 75ms", r#""maxconn": 2, "timeout_queue_s": 0.075"#),
         ("maxconn 2 maxqueue 2, balance source", r#""maxconn": 2, "maxqueue": 2, "balance": "hash""#),
     ];
-    let mut total = (0, 0);
-    for (name, settings) in cases {
-        let (agree, n) = haproxy_server_case(name, settings);
-        total = (total.0 + agree, total.1 + n);
-    }
-    let share = total.0 as f64 / total.1 as f64;
-    let goal = if share >= GOAL { "the goal of 99.5% met" } else { "below the goal of 99.5%: the requests that differ are listed above" };
-    println!("HAProxy 2.6 server maxconn: {} of {} requests as HAProxy decided ({:.2}%), {goal}", total.0, total.1, share * 100.0);
-    assert!(share >= FLOOR, "agreement {:.2}% is below {:.0}%: the transcription parts from HAProxy", share * 100.0, FLOOR * 100.0);
+    judged("HAProxy 2.6 server maxconn", "HAProxy", &cases, haproxy_server_case);
 }
 
 /// nginx's `limit_conn` as `sluice export nginx` writes it for the block
@@ -281,13 +273,5 @@ fn nginx_conn_case(name: &str, settings: &str) -> (usize, usize) {
 #[ignore = "needs nginx: run by make test's real-server stage"]
 fn nginx_limit_conn_refuses_as_nginx_1_22_does() {
     let cases = [("limit_conn 1", r#""conn": 1"#), ("limit_conn 2", r#""conn": 2"#), ("limit_conn 3, status 429", r#""conn": 3, "status": 429"#)];
-    let mut total = (0, 0);
-    for (name, settings) in cases {
-        let (agree, n) = nginx_conn_case(name, settings);
-        total = (total.0 + agree, total.1 + n);
-    }
-    let share = total.0 as f64 / total.1 as f64;
-    let goal = if share >= GOAL { "the goal of 99.5% met" } else { "below the goal of 99.5%: the requests that differ are listed above" };
-    println!("nginx 1.22 limit_conn: {} of {} requests as nginx decided ({:.2}%), {goal}", total.0, total.1, share * 100.0);
-    assert!(share >= FLOOR, "agreement {:.2}% is below {:.0}%: the transcription parts from nginx", share * 100.0, FLOOR * 100.0);
+    judged("nginx 1.22 limit_conn", "nginx", &cases, nginx_conn_case);
 }

@@ -259,6 +259,9 @@ struct Settings {
     queue_ms: Option<u64>,
     connect_ms: Option<u64>,
     balance: Option<Balance>,
+    /// `default-server maxconn N maxqueue N`: what a server line leaves out.
+    server_maxconn: Option<u32>,
+    server_maxqueue: Option<u32>,
 }
 
 impl Settings {
@@ -269,8 +272,9 @@ impl Settings {
         match (w[0].as_str(), w.get(1).map(String::as_str)) {
             ("timeout", Some(which @ ("queue" | "connect"))) => {
                 let text = w.get(2).ok_or_else(|| at(n, format!("a time after timeout {which}")))?;
-                // `0` leaves it unset, as HAProxy reads it.
-                let ms = if text == "0" { None } else { Some(time_ms(text, n)?) };
+                // Zero (`0`, `0s`) leaves it unset, as HAProxy reads it.
+                let zero = text.starts_with('0') && text.trim_start_matches('0').chars().all(|c| c.is_ascii_alphabetic());
+                let ms = if zero { None } else { Some(time_ms(text, n)?) };
                 if which == "queue" {
                     self.queue_ms = ms;
                 } else {
@@ -288,33 +292,64 @@ impl Settings {
                 });
                 Ok(true)
             }
+            ("default-server", _) => {
+                let limits = server_limits(&line.words[1..], n)?;
+                self.server_maxconn = limits.maxconn.or(self.server_maxconn);
+                self.server_maxqueue = limits.maxqueue.or(self.server_maxqueue);
+                Ok(true)
+            }
             _ => Ok(false),
         }
     }
 }
 
-/// `server NAME ADDR [maxconn N] [maxqueue N] ...`: its maxconn and
-/// maxqueue, and the settings it has that Sluice does not model.
-fn read_server(line: &Line) -> Result<(u32, u32, Vec<String>), ImportError> {
-    let n = line.number;
-    if line.words.len() < 3 {
-        return Err(at(n, "server NAME ADDRESS [maxconn N] [maxqueue N]"));
-    }
-    let (mut maxconn, mut maxqueue, mut others) = (0, 0, Vec::new());
-    let mut w = line.words[3..].iter();
+/// What a server line (or `default-server`) says of its limits.
+#[derive(Default)]
+struct ServerLimits {
+    maxconn: Option<u32>,
+    maxqueue: Option<u32>,
+    /// The settings Sluice does not model.
+    others: Vec<String>,
+}
+
+/// A server's settings (`maxconn N`, `maxqueue N`, ...).
+fn server_limits(words: &[String], n: usize) -> Result<ServerLimits, ImportError> {
+    let (mut maxconn, mut maxqueue, mut others) = (None, None, Vec::new());
+    let mut w = words.iter();
     while let Some(word) = w.next() {
         if word == "maxconn" || word == "maxqueue" {
             let value = w.next().and_then(|v| v.parse::<u32>().ok()).filter(|v| *v <= 1 << 30).ok_or_else(|| at(n, format!("a whole number from 0 to 2^30 after {word}")))?;
             if word == "maxconn" {
-                maxconn = value;
+                maxconn = Some(value);
             } else {
-                maxqueue = value;
+                maxqueue = Some(value);
             }
         } else {
             others.push(word.clone());
         }
     }
-    Ok((maxconn, maxqueue, others))
+    Ok(ServerLimits { maxconn, maxqueue, others })
+}
+
+/// A note of what a `default-server` line sets that Sluice does not model.
+fn unmodelled_default_server(line: &Line) -> Result<Option<Note>, ImportError> {
+    if line.words[0] != "default-server" {
+        return Ok(None);
+    }
+    let limits = server_limits(&line.words[1..], line.number)?;
+    Ok((!limits.others.is_empty()).then(|| Note { line: line.number, text: format!("default-server: {} not modelled (only maxconn and maxqueue are)", limits.others.join(" ")) }))
+}
+
+/// `server NAME ADDR [maxconn N] [maxqueue N] ...`: its maxconn and
+/// maxqueue (else `settings`' `default-server` ones, else 0), and the
+/// settings it has that Sluice does not model.
+fn read_server(line: &Line, settings: &Settings) -> Result<(u32, u32, Vec<String>), ImportError> {
+    let n = line.number;
+    if line.words.len() < 3 {
+        return Err(at(n, "server NAME ADDRESS [maxconn N] [maxqueue N]"));
+    }
+    let limits = server_limits(&line.words[3..], n)?;
+    Ok((limits.maxconn.or(settings.server_maxconn).unwrap_or(0), limits.maxqueue.or(settings.server_maxqueue).unwrap_or(0), limits.others))
 }
 
 /// A row's limiters before the backend it reaches is known.
@@ -349,6 +384,7 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
                 if !defaults.read(line)? {
                     notes.push(Note { line: line.number, text: format!("{} (in defaults): not a limit Sluice models", line.words[0]) });
                 }
+                notes.extend(unmodelled_default_server(line)?);
             }
             continue;
         }
@@ -367,12 +403,13 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
             let w = &line.words;
             let note = |notes: &mut Vec<Note>, text: String| notes.push(Note { line: line.number, text });
             if s.keyword != "frontend" && settings.read(line)? {
+                notes.extend(unmodelled_default_server(line)?);
                 continue;
             }
             match (w[0].as_str(), w.get(1).map(String::as_str)) {
                 ("stick-table", _) => {}
                 ("server", _) if s.keyword != "frontend" => {
-                    let (maxconn, maxqueue, others) = read_server(line)?;
+                    let (maxconn, maxqueue, others) = read_server(line, &settings)?;
                     if server.is_some() {
                         note(&mut notes, "server: a second server; Sluice models one server's limit, the first's".into());
                     } else {
@@ -486,7 +523,10 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
         let mut limiters = p.limiters;
         if let Some((name, spec)) = p.backend.and_then(|b| servers.get(&b).map(|spec| (b, spec))) {
             limiters.push((name.clone(), ProductLimiterSpec::HaproxyServer(spec.clone())));
-            reached.insert(name);
+            if !reached.insert(name.clone()) {
+                let line = sections.iter().find(|s| s.name == name && s.keyword != "frontend").map_or(0, |s| s.line);
+                notes.push(Note { line, text: format!("backend {name}: reached from several frontends; HAProxy shares its server's maxconn among them, each row here has a copy of its own") });
+            }
         }
         if !limiters.is_empty() {
             rows.push(Row { name: p.name, limiters });
@@ -658,6 +698,13 @@ mod tests {
         assert_eq!(err("backend b\n    balance fastest\n    server s 1.2.3.4:80 maxconn 1\n"), "line 2: a balance algorithm (roundrobin, static-rr, leastconn, first, random, source, uri, url_param, hdr, rdp-cookie or hash), not \"fastest\"");
         assert_eq!(err("backend b\n    timeout queue soon\n"), "line 2: a time such as 10s or 250ms, not \"soon\"");
         assert_eq!(err("backend b\n    server s\n"), "line 2: server NAME ADDRESS [maxconn N] [maxqueue N]");
+        // default-server gives what a server line leaves out; `0s` is unset as `0` is;
+        // a backend two frontends reach is noted, each row having its own copy.
+        let text = "defaults\n    default-server maxconn 3\nfrontend a\n    default_backend b\nfrontend c\n    default_backend b\nbackend b\n    timeout queue 0s\n    default-server maxqueue 2 check\n    server s 1.2.3.4:80\n";
+        let imported = import(text).unwrap();
+        assert_eq!(*server_of(&imported.scenario, "b"), ProductLimiterSpec::HaproxyServer(HaproxyServerSpec { maxqueue: 2, ..HaproxyServerSpec::of(3) }));
+        assert!(imported.notes.iter().any(|n| n.line == 7 && n.text.starts_with("backend b: reached from several frontends")), "{:?}", imported.notes);
+        assert!(imported.notes.iter().any(|n| n.line == 9 && n.text == "default-server: check not modelled (only maxconn and maxqueue are)"), "{:?}", imported.notes);
     }
 
     #[test]

@@ -33,8 +33,13 @@ fn duration(per_s: f64) -> String {
 
 /// A Rust name for node `id`: `api-edge` is `api_edge`.
 fn rust_name(id: &str) -> String {
+    const KEYWORDS: &[&str] = &[
+        "as", "async", "await", "break", "const", "continue", "crate", "dyn", "else", "enum", "extern", "false", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "match",
+        "mod", "move", "mut", "pub", "ref", "return", "self", "static", "struct", "super", "trait", "true", "type", "unsafe", "use", "where", "while", "abstract", "become",
+        "box", "do", "final", "macro", "override", "priv", "try", "typeof", "unsized", "virtual", "yield",
+    ];
     let mut name: String = id.chars().map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' }).collect();
-    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) || KEYWORDS.contains(&name.as_str()) {
         name.insert_str(0, "node_");
     }
     name
@@ -98,6 +103,7 @@ mod tests {
         assert!(out.text.contains("let api_edge = ServiceBuilder::new()\n    .load_shed()\n    .buffer(8)\n    .rate_limit(5, Duration::from_millis(250))\n    .service(your_service);\n"), "{}", out.text);
         assert!(out.text.contains("answer it 429"), "{}", out.text);
         assert_eq!([duration(2.0), duration(0.05), duration(0.0000015)], ["Duration::from_secs(2)", "Duration::from_millis(50)", "Duration::from_nanos(1500)"]);
+        assert_eq!([rust_name("type"), rust_name("9lives"), rust_name("Api.v2")], ["node_type", "node_9lives", "api_v2"]);
         let queue = NodeSpec { id: "q".into(), position: None, block: crate::scenario::default_block(Kind::Queue) };
         let err = super::super::export_node(super::super::Product::Tower, &queue).unwrap_err().to_string();
         assert_eq!(err, "queue \"q\" cannot be written for tower: tower has no such layer");

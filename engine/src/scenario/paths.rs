@@ -38,7 +38,7 @@ fn is_gate(block: &BlockSpec) -> bool {
     matches!(
         block,
         BlockSpec::Window(_) | BlockSpec::Credit(_) | BlockSpec::ConcurrencyLimiter(_) | BlockSpec::ResourcePool(_)
-    )
+    ) || matches!(block, BlockSpec::ProductLimiter(p) if p.limits_in_progress())
 }
 
 /// Refuses a scenario in which some message would be counted against more

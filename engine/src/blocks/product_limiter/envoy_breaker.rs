@@ -207,6 +207,9 @@ impl Pool {
         if spec.protocol == Protocol::Http1 {
             self.busy = self.busy.saturating_sub(1);
         }
+        // Busy connections carry requests in progress: after a change of
+        // protocol, those that were busy under HTTP/1.1 free as they end.
+        self.busy = self.busy.min(self.rq);
     }
 }
 

@@ -23,8 +23,10 @@
 //!   (`maxqueue 0`: no bound).
 //! - `timeout queue`: a request that waited that long is refused (503,
 //!   `sQ--`), at the first millisecond of HAProxy's clock at or past its
-//!   arrival's millisecond plus the timeout. A place given at that very
-//!   instant wins (HAProxy looks at the place before the clock). Unset,
+//!   arrival's millisecond plus the timeout. HAProxy looks at a place
+//!   before the clock, and so does the limiter when it is woken: a place
+//!   freed earlier in that instant wins; one freed by an event of the same
+//!   instant that comes after the deadline's does not. Unset,
 //!   it waits as long as it takes (HAProxy then takes `timeout connect`;
 //!   set that as the timeout here).
 //!

@@ -35,7 +35,7 @@ mod nginx;
 mod nginx_conn;
 mod tower;
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, HashSet, VecDeque};
 
 use serde::{Deserialize, Serialize};
 
@@ -170,6 +170,12 @@ impl Running {
         }
     }
 
+    /// Whether it lets messages wait for a place (its `grant` counts what
+    /// it gives).
+    fn queues(&self) -> bool {
+        matches!(self, Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Tower(..))
+    }
+
     /// When a waiting message may go without another finishing first.
     fn wakes_at(&self) -> Option<SimTime> {
         match self {
@@ -201,7 +207,8 @@ impl Running {
 
     /// Whether the first waiting message may go now (`Some(true)`), is
     /// refused now (`Some(false)`), or waits on (`None`). A product that
-    /// does not queue lets it go.
+    /// does not queue (one chosen while messages waited) lets it go,
+    /// counting nothing.
     fn grant(&mut self, now: SimTime) -> Option<bool> {
         match self {
             Running::HaproxyServer(spec, server) => server.grant(spec).then_some(true),
@@ -234,6 +241,10 @@ pub struct ProductLimiter {
     /// Messages waiting for a place, first come first served, with the
     /// instant each met the limiter.
     waiting: VecDeque<(SimTime, Message)>,
+    /// The messages the running product counts in progress, by id: only
+    /// their end is its to hear (not that of one counted by a product
+    /// chosen before, nor of one let through uncounted).
+    counted: HashSet<u64>,
 }
 
 /// `t` in nanoseconds, as Go's clock reads it.
@@ -248,7 +259,7 @@ fn millisecond(t: SimTime) -> u64 {
 
 impl ProductLimiter {
     pub fn new(spec: ProductLimiterSpec) -> Self {
-        ProductLimiter { running: Running::of(spec), held: BTreeMap::new(), came: 0, armed: None, blocked: false, waiting: VecDeque::new() }
+        ProductLimiter { running: Running::of(spec), held: BTreeMap::new(), came: 0, armed: None, blocked: false, waiting: VecDeque::new(), counted: HashSet::new() }
     }
 
     /// New settings take effect for the next request, as the product
@@ -275,14 +286,20 @@ impl ProductLimiter {
                 *old = new;
             }
             // Counts in progress are kept: new bounds apply from the next
-            // decision, and a place they free goes at the next pump.
+            // decision, and a place they free goes at the next pump; a new
+            // timeout applies to those waiting too, counted from their
+            // arrival.
             (Running::NginxConn(old, _), ProductLimiterSpec::NginxLimitConn(new)) => *old = new,
             (Running::HaproxyServer(old, _), ProductLimiterSpec::HaproxyServer(new)) => *old = new,
             (Running::EnvoyBreaker(old, _), ProductLimiterSpec::EnvoyCircuitBreaker(new)) => *old = new,
             (Running::Tower(old, _), ProductLimiterSpec::Tower(new)) => *old = new,
             // Another product starts afresh: what waited goes at the next
-            // pump, counted by nothing.
-            (running, spec) => *running = Running::of(spec),
+            // pump, counted by nothing, and the ends of what the old one
+            // counted are not the new one's to hear.
+            (running, spec) => {
+                *running = Running::of(spec);
+                self.counted.clear();
+            }
         }
     }
 
@@ -408,6 +425,9 @@ impl ProductLimiter {
                 tower::Verdict::Refuse => Decided::Refuse(DropReason::RateLimited),
             },
         };
+        if matches!(decided, Decided::Go(..)) && msg.gates.iter().any(|g| g == ctx.node) {
+            self.counted.insert(msg.id);
+        }
         ctx.stats.in_service = self.in_progress();
         match decided {
             Decided::Refuse(reason) => {
@@ -440,12 +460,17 @@ impl ProductLimiter {
     fn grant(&mut self, ctx: &mut Context) {
         let now = ctx.core.now;
         while let Some(&(met, msg)) = self.waiting.front() {
+            let queues = self.running.queues();
             let Some(given) = self.running.grant(now) else { break };
             self.waiting.pop_front();
             if given {
                 let mut msg = msg;
-                if self.running.counts() && !msg.gates.push(ctx.node) {
-                    self.running.finished(msg.key);
+                if queues && self.running.counts() {
+                    if msg.gates.push(ctx.node) {
+                        self.counted.insert(msg.id);
+                    } else {
+                        self.running.finished(msg.key);
+                    }
                 }
                 let outcome = if met == now { Outcome::Admitted } else { Outcome::Delayed };
                 ctx.decided(&msg, met, outcome, now);
@@ -483,7 +508,9 @@ impl ProductLimiter {
     /// A message it let through and counted finished (completed, or
     /// dropped further on).
     pub fn finished(&mut self, msg: &Message, ctx: &mut Context) {
-        self.running.finished(msg.key);
+        if self.counted.remove(&msg.id) {
+            self.running.finished(msg.key);
+        }
         self.grant(ctx);
     }
 
