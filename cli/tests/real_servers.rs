@@ -58,6 +58,14 @@ fn judged(product: &str, server: &str, cases: &[(&str, &str)], case: impl Fn(&st
     assert!(share >= FLOOR, "agreement {:.2}% is below {:.0}%: the transcription parts from {server}", share * 100.0, FLOOR * 100.0);
 }
 
+/// Prints how many of all requests Sluice decided exactly as `server`
+/// did (outcome and instant), under the name `product`; fails unless all.
+fn judged_exactly(product: &str, server: &str, total: (usize, usize)) {
+    let share = total.0 as f64 / total.1 as f64;
+    println!("{product}: {} of {} requests as {server} decided ({:.2}%), the goal of 100% {}", total.0, total.1, share * 100.0, if total.0 == total.1 { "met" } else { "missed" });
+    assert_eq!(total.0, total.1, "every decision must be {server}'s: the transcription parts from {server}");
+}
+
 /// A request to send: when (seconds from the start), and its key.
 #[derive(Clone, Debug)]
 struct Request {
@@ -551,7 +559,5 @@ fn go_rate_decides_as_x_time_rate_0_3_does() {
         let (agree, n) = go_case(name, settings, call, per_key, timeout);
         total = (total.0 + agree, total.1 + n);
     }
-    let share = total.0 as f64 / total.1 as f64;
-    println!("go x/time/rate 0.3.0: {} of {} requests as Go decided ({:.2}%), the goal of 100% {}", total.0, total.1, share * 100.0, if total.0 == total.1 { "met" } else { "missed" });
-    assert_eq!(total.0, total.1, "every decision must be Go's: the transcription parts from golang.org/x/time/rate");
+    judged_exactly("go x/time/rate 0.3.0", "Go", total);
 }

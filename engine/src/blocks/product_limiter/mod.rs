@@ -113,7 +113,7 @@ impl ProductLimiterSpec {
     pub fn limits_in_progress(&self) -> bool {
         match self {
             ProductLimiterSpec::NginxLimitConn(_) | ProductLimiterSpec::HaproxyServer(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) => true,
-            ProductLimiterSpec::Tower(s) => matches!(s.shape().0, tower::Limit::Concurrency(_)),
+            ProductLimiterSpec::Tower(s) => s.counts_in_progress(),
             _ => false,
         }
     }
@@ -165,7 +165,7 @@ impl Running {
     fn counts(&self) -> bool {
         match self {
             Running::NginxConn(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) => true,
-            Running::Tower(spec, _) => matches!(spec.shape().0, tower::Limit::Concurrency(_)),
+            Running::Tower(spec, _) => spec.counts_in_progress(),
             _ => false,
         }
     }
@@ -414,7 +414,7 @@ impl ProductLimiter {
             },
             Running::Tower(spec, state) => match state.decide(spec, waiting, now.as_nanos()) {
                 tower::Verdict::Pass => {
-                    if matches!(spec.shape().0, tower::Limit::Concurrency(_)) && !msg.gates.push(ctx.node) {
+                    if spec.counts_in_progress() && !msg.gates.push(ctx.node) {
                         state.finished();
                     }
                     Decided::Go(Outcome::Admitted, now)

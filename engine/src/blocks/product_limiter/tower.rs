@@ -123,6 +123,12 @@ impl TowerSpec {
         (limit, shed)
     }
 
+    /// Whether it counts requests in progress (its limit is
+    /// `concurrency_limit`): the one home of that rule.
+    pub fn counts_in_progress(&self) -> bool {
+        matches!(self.shape().0, Limit::Concurrency(_))
+    }
+
     /// As `ServiceBuilder` writes it: `tower load_shed buffer(2) concurrency_limit(1)`.
     pub fn summary(&self) -> String {
         let layers: Vec<String> = self.layers.iter().map(TowerLayer::written).collect();
