@@ -121,6 +121,25 @@ test('a long step sets a fitting speed and says so, selects the block it checks,
   await page.close();
 });
 
+test('a step that only watches goes on from the verdict before it, asking for a faster speed if it needs one', async () => {
+  const { page, errors } = await open(env.browser, env.url, { picker: true });
+  await page.getByTestId('lesson-9').click();
+  await page.getByTestId('lesson-panel').waitFor();
+  // Step 1 watches until host_a goes down at 10 s; step 2 keeps watching
+  // 9 s more. Slowed to 0.25× just before step 1's verdict, step 2 would
+  // take 36 s: it begins on its own at that verdict, at 0.5×.
+  await page.selectOption('[data-testid="speed"]', '2');
+  await page.waitForFunction(() => /Watching… 1 simulated s to go/.test(document.querySelector('[data-testid="step-1"]')?.textContent ?? ''), null, { timeout: 30000 });
+  await page.selectOption('[data-testid="speed"]', '0.25');
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-1-verdict"]')?.dataset.state === 'passed', null, { timeout: 30000 });
+  await page.waitForFunction(() => /Watching…/.test(document.querySelector('[data-testid="step-2"]')?.textContent ?? ''));
+  assert.ok(await page.getByTestId('step-2-try').isDisabled(), 'step 2 is being watched: its button waits for the verdict');
+  await page.waitForFunction(() => document.querySelector('[data-testid="speed"]')?.value === '0.5');
+  assert.match(await page.textContent('[data-testid="status"]'), /Step 2 watches 9 simulated seconds: the speed is now 0\.5× so that it takes about 18 s/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('on a short screen, trying a step keeps the step, its verdict and the canvas in view', async () => {
   const page = await env.browser.newPage({ viewport: { width: 1280, height: 720 } });
   const errors = [];

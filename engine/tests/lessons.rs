@@ -111,6 +111,38 @@ fn lesson_15_three_limits_of_requests_in_progress_wait_and_refuse_three_ways() {
 }
 
 #[test]
+fn lesson_16_envoys_timer_bucket_bursts_where_the_continuous_one_spaces() {
+    keeps_its_word(16);
+}
+
+/// On the page the run goes on while a learner reads a verdict, so the
+/// next step's change lands at whatever instant they press "Try it". Every
+/// step's claims hold for a learner who reads for a fraction of a second,
+/// for a few seconds, or for a different while before each step.
+#[test]
+fn every_lesson_keeps_its_word_for_a_learner_who_reads_before_trying() {
+    let readers: [&[f64]; 5] = [&[0.13], &[0.5], &[0.77], &[3.3], &[0.31, 1.9, 0.06, 2.45, 0.62, 1.17, 0.9]];
+    let mut broken = Vec::new();
+    for lesson in lesson::catalogue() {
+        for pauses in readers {
+            let every: Vec<f64> = pauses.iter().copied().cycle().take(lesson.text.steps.len()).collect();
+            let outcomes = match sluice_engine::playground::follow_pausing(&lesson, &every) {
+                Ok(outcomes) => outcomes,
+                Err(why) => {
+                    broken.push(format!("lesson {} reading {pauses:?}: {why}", lesson.text.number));
+                    continue;
+                }
+            };
+            for (k, outcome) in outcomes.iter().enumerate().filter(|(_, o)| !o.verdict.passed) {
+                let failed: Vec<&str> = outcome.verdict.results.iter().filter(|r| !r.passed).map(|r| r.text.as_str()).collect();
+                broken.push(format!("lesson {} step {}, reading {pauses:?} before each step: {}", lesson.text.number, k + 1, failed.join("; ")));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "steps that hold only for a learner who tries at once:\n{}", broken.join("\n"));
+}
+
+#[test]
 fn a_claim_that_does_not_hold_is_reported() {
     // The checks can fail: the slow client with a fast network never
     // reaches its hard limit, so lesson 1's second step, judged without

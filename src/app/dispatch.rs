@@ -11,6 +11,7 @@ use sluice_engine::playground::{Applied, Command, PlayError, Speed, StepBegun};
 use yew::prelude::*;
 
 use crate::browser::scroll::bring_into_view;
+use crate::components::controls::speed_label;
 use crate::view::chart_data::chart_for;
 use crate::view::sweep::{SweepForm, SweepOrder};
 use crate::view::words::thousands;
@@ -66,17 +67,17 @@ impl Page {
     /// Shows what a lesson step that began asks for: the chart of the
     /// figure it checks first, a faster speed when watching it would take
     /// too long (and says so), its panel in view, and its sweep started.
-    fn begin_step(&self, begun: &StepBegun) {
+    pub(crate) fn begin_step(&self, begun: &StepBegun) {
         if let Some(kind) = begun.figure.and_then(chart_for) {
             self.chart_kind.set(kind);
         }
         if let Some(faster @ Speed::Times(times)) = begun.speed {
             self.speed.set(faster);
             self.status.set(Some(format!(
-                "Step {} watches {} simulated seconds: the speed is now {}× so that it takes about {} s.",
+                "Step {} watches {} simulated seconds: the speed is now {} so that it takes about {} s.",
                 begun.step + 1,
                 thousands(begun.within_s),
-                thousands(times),
+                speed_label(faster),
                 (begun.within_s / times).ceil()
             )));
         }

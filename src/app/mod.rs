@@ -18,7 +18,7 @@ mod sweeps;
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use sluice_engine::playground::{Command, Speed};
+use sluice_engine::playground::{Command, Speed, StepBegun};
 use sluice_engine::scenario::Kind;
 use sluice_engine::Scenario;
 use yew::prelude::*;
@@ -143,6 +143,10 @@ pub fn app() -> Html {
         motion: motion_live.clone(),
         b_motion: b_motion_live.clone(),
         redraw: page.redraw.clone(),
+        begin: {
+            let page = page.clone();
+            Callback::from(move |begun: StepBegun| page.begin_step(&begun))
+        },
     });
     let dispatch = use_dispatch(&page);
     let edit = use_editing(&page, &dispatch);

@@ -10,7 +10,7 @@ use sluice_engine::playground::{Speed, SPEEDS};
 use crate::browser::live::{use_live, Live};
 use crate::view::player::ClockReading;
 
-fn speed_label(speed: Speed) -> String {
+pub(crate) fn speed_label(speed: Speed) -> String {
     match speed {
         Speed::Times(times) => format!("{times}×"),
         Speed::Fastest => "fastest".into(),

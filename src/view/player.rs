@@ -10,7 +10,7 @@
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
 
-use sluice_engine::playground::Speed;
+use sluice_engine::playground::{Speed, StepBegun};
 use yew::prelude::*;
 
 use crate::browser::clock::now_ms;
@@ -40,6 +40,8 @@ pub struct Player {
     pub motion: Rc<Live<Rc<Motion>>>,
     pub b_motion: Rc<Live<Rc<Motion>>>,
     pub redraw: UseForceUpdateHandle,
+    /// Shows what a lesson step that began on its own asks for.
+    pub begin: Callback<StepBegun>,
 }
 
 /// Runs the frame loop while `player.playing` holds, at `player.speed`.
@@ -68,6 +70,8 @@ pub fn use_player(player: Player) {
                 let time_s = s.play.run().map_or(0.0, |sim| sim.now().as_secs_f64());
                 let reading = (now - clock_read_at.get() >= CLOCK_MS).then(|| ClockReading { time_s, events: s.events() });
                 let (motion, b_motion) = (s.a.motion.clone(), s.b.as_ref().map(|b| b.motion.clone()));
+                // A step that only watches began at the verdict before it.
+                let begun = advanced.began.and_then(|_| s.play.begun_alone(speed));
                 drop(s);
                 if *player.behind == advanced.kept_up {
                     player.behind.set(!advanced.kept_up);
@@ -82,6 +86,9 @@ pub fn use_player(player: Player) {
                 }
                 if advanced.stopped {
                     player.playing.set(false);
+                }
+                if let Some(begun) = begun {
+                    player.begin.emit(begun);
                 }
                 if advanced.judged || advanced.stopped || player.panels.borrow().any_due(now_ms()) {
                     player.redraw.force_update();

@@ -56,6 +56,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("queueing-theory.json", include_str!("../../../scenarios/queueing-theory.json")),
     ("real-limits.json", include_str!("../../../scenarios/real-limits.json")),
     ("in-progress.json", include_str!("../../../scenarios/in-progress.json")),
+    ("envoy-refill.json", include_str!("../../../scenarios/envoy-refill.json")),
 ];
 
 /// The lesson files, in order.
@@ -75,6 +76,7 @@ const LESSON_FILES: &[(&str, &str)] = &[
     ("13-queueing-theory.json", include_str!("../../../lessons/13-queueing-theory.json")),
     ("14-real-limits.json", include_str!("../../../lessons/14-real-limits.json")),
     ("15-in-progress.json", include_str!("../../../lessons/15-in-progress.json")),
+    ("16-envoy-refill.json", include_str!("../../../lessons/16-envoy-refill.json")),
 ];
 
 /// A lesson file.
@@ -154,6 +156,16 @@ pub struct Step {
 
 fn default_within_s() -> f64 {
     20.0
+}
+
+impl Step {
+    /// Whether the step only watches the run go on: it changes nothing,
+    /// compares nothing and sweeps nothing. Such a step goes on from the
+    /// verdict before it (the first, from the lesson's start), so what it
+    /// claims does not depend on when the learner reads it.
+    pub fn only_watches(&self) -> bool {
+        self.changes.is_empty() && !self.compare && self.sweep.is_none()
+    }
 }
 
 /// One parameter of one node set to a value.

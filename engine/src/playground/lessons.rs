@@ -24,6 +24,7 @@
 use crate::lesson::{apply, CheckResult, Figure, Lesson, LessonError, Panel, Step, StepError, Verdict, Watch};
 use crate::scenario::BlockSpec;
 use crate::simulation::Stop;
+use crate::time::SimDuration;
 use crate::sweep::{Metric, Request, Runner, SweepError, SweepResult};
 
 use super::{Applied, Command, PlayError, Playground, Speed};
@@ -126,7 +127,7 @@ impl Playground {
         let text = lesson.scenario.to_json_pretty();
         let (steps, watch_first, focus) = (
             lesson.text.steps.len(),
-            lesson.text.steps.first().is_some_and(|step| step.changes.is_empty() && !step.compare),
+            lesson.text.steps.first().is_some_and(Step::only_watches),
             lesson.text.focus.clone(),
         );
         self.edit(|e| e.import(&text))?;
@@ -137,12 +138,18 @@ impl Playground {
         let mut step = None;
         if watch_first {
             self.watch_step(0);
-            // The lesson's focus stays selected and the page where it is;
-            // only a long watch asks for a faster speed.
-            let watching = self.lesson.as_ref().is_some_and(|run| matches!(run.states[0], StepState::Watching { .. }));
-            step = self.begun(0, speed).filter(|_| watching).map(|begun| StepBegun { figure: None, panel: None, ..begun });
+            step = self.begun_alone(speed);
         }
         Ok(Applied { edited: true, select: Some(focus), step, ..Applied::default() })
+    }
+
+    /// What the page shows of the watched step when it began on its own (a
+    /// step that only watches, with its lesson or at the verdict before
+    /// it): the selection and the page stay as the learner left them; only
+    /// a long watch asks for a faster speed.
+    pub fn begun_alone(&self, speed: Speed) -> Option<StepBegun> {
+        let k = self.lesson.as_ref()?.watching()?;
+        self.begun(k, speed).map(|begun| StepBegun { figure: None, panel: None, ..begun })
     }
 
     pub(super) fn try_step(&mut self, k: usize, speed: Speed) -> Result<Applied, PlayError> {
@@ -272,6 +279,11 @@ impl Playground {
             Watch::start(step, &runs)
         };
         let Some(run) = &mut self.lesson else { return };
+        // One step is watched at a time: another one watched until now
+        // is untried again, not left watching for ever.
+        if let Some((other, _)) = run.watching.take().filter(|(other, _)| *other != k) {
+            run.states[other] = StepState::NotTried;
+        }
         if let Some(tries) = run.tries.get_mut(k) {
             *tries += 1;
         }
@@ -342,11 +354,15 @@ impl Playground {
         }
         let verdict = watch.verdict(&runs);
         let k = *k;
-        if let Some(run) = &mut self.lesson {
-            run.states[k] = StepState::Judged(verdict);
-            run.watching = None;
-        }
+        let Some(run) = &mut self.lesson else { return false };
+        run.states[k] = StepState::Judged(verdict);
+        run.watching = None;
         self.revision += 1;
+        // A next step that only watches goes on from this verdict, as the
+        // run does, whenever the learner gets to it.
+        if self.step(k + 1).is_some_and(Step::only_watches) {
+            self.watch_step(k + 1);
+        }
         true
     }
 
@@ -410,11 +426,28 @@ pub enum FollowStep {
 /// learner would on the page: the lesson opens, each step is tried once the
 /// one before it was judged, and judged `within_s` after it began.
 pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, FollowError> {
+    follow_pausing(lesson, &[])
+}
+
+/// Follows `lesson` as `follow` does, with a learner who reads before
+/// trying: the run goes on `pauses_s[k]` simulated seconds between step
+/// `k`'s verdict and the next step's try (none where the list is short).
+/// On the page the run goes on while the learner reads, so a step's change
+/// lands at whatever instant they press; its claims must hold at any.
+pub fn follow_pausing(lesson: &Lesson, pauses_s: &[f64]) -> Result<Vec<StepOutcome>, FollowError> {
     let mut playground = Playground::new(lesson.scenario.clone(), vec![lesson.clone()]).map_err(FollowError::Open)?;
     playground.apply(Command::PickLesson { index: 0, speed: Speed::Fastest }).map_err(FollowError::Open)?;
     let mut outcomes = Vec::new();
     for k in 0..lesson.text.steps.len() {
         let at = |why: FollowStep| FollowError::Step { step: k, why };
+        // The learner reads; a step already watched meanwhile is judged at
+        // its own time below.
+        let pause_s = k.checked_sub(1).and_then(|before| pauses_s.get(before)).copied().unwrap_or(0.0);
+        let judge_at = playground.judge_at();
+        if let Some(sim) = playground.a.as_mut().filter(|_| pause_s > 0.0) {
+            let until = sim.now() + SimDuration::from_secs_f64(pause_s);
+            sim.run_until(judge_at.map_or(until, |j| j.min(until))).map_err(|stop| at(FollowStep::Stopped(stop)))?;
+        }
         let watching = playground.lesson().and_then(LessonRun::watching);
         if watching != Some(k) {
             playground.apply(Command::TryStep { step: k, speed: Speed::Fastest }).map_err(|e| at(FollowStep::Play(e)))?;

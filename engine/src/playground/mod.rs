@@ -30,7 +30,7 @@ use crate::scenario::{BlockSpec, FieldPath, Kind, Position, Scenario};
 use crate::simulation::Simulation;
 use crate::sweep::SweepResult;
 
-pub use lessons::{follow, FollowError, FollowStep, LessonRun, LessonSweep, StepBegun, StepOutcome, StepState, SweepTicket};
+pub use lessons::{follow, follow_pausing, FollowError, FollowStep, LessonRun, LessonSweep, StepBegun, StepOutcome, StepState, SweepTicket};
 pub use pacing::{Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_S, SPEEDS, WATCH_REAL_S};
 
 /// What a person (or a test) does to the playground.

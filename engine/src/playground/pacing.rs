@@ -16,7 +16,7 @@
 use crate::time::{SimDuration, SimTime};
 use crate::simulation::Simulation;
 
-use super::Playground;
+use super::{LessonRun, Playground};
 
 /// The most events one slice may process in each run.
 pub const EVENTS_PER_SLICE: u64 = 200_000;
@@ -80,6 +80,9 @@ pub struct Advanced {
     pub judged: bool,
     /// The watchdog stopped A or B.
     pub stopped: bool,
+    /// The step that began on its own at the verdict (one that only
+    /// watches): `Playground::begun_alone` says what it asks of the page.
+    pub began: Option<usize>,
 }
 
 impl Playground {
@@ -115,7 +118,8 @@ impl Playground {
             };
         }
         let judged = self.judge();
-        Advanced { kept_up, judged, stopped: self.stopped() }
+        let began = self.lesson().and_then(LessonRun::watching).filter(|_| judged);
+        Advanced { kept_up, judged, stopped: self.stopped(), began }
     }
 }
 

@@ -184,6 +184,53 @@ fn a_lesson_step_is_judged_at_its_time_and_untried_when_its_run_ends() {
 }
 
 #[test]
+fn a_step_that_only_watches_goes_on_from_the_verdict_before_it_whenever_it_is_read() {
+    // Lesson 9: step 1 watches until host_a goes down at 10 s, step 2
+    // "keeps watching" until 19 s. A learner who reads step 1's verdict
+    // for five seconds still has step 2 judged from 10 s to 19 s.
+    let mut p = playground();
+    let n = p.lessons().iter().position(|l| l.text.number == 9).unwrap();
+    assert!(p.lessons()[n].text.steps[1].only_watches());
+    p.apply(Command::PickLesson { index: n, speed: Speed::Fastest }).unwrap();
+    let mut advanced = Advanced::default();
+    while !advanced.judged {
+        advanced = p.advance(0.25, Speed::Times(100.0), &still);
+    }
+    assert_eq!(advanced.began, Some(1), "the slice that judged step 1 says step 2 began");
+    // At a tenth of real time its 9 s would take 90 s: it asks for 0.5×.
+    let begun = p.begun_alone(Speed::Times(0.1)).unwrap();
+    assert_eq!((begun.step, begun.speed, begun.figure, begun.panel), (1, Some(Speed::Times(0.5)), None, None));
+    let verdict_s = at(&p);
+    let run = p.lesson().unwrap();
+    assert!(matches!(run.states[0], StepState::Judged(_)));
+    let StepState::Watching { until_s } = run.states[1] else { panic!("step 2 goes on from step 1's verdict: {:?}", run.states[1]) };
+    assert_eq!(until_s, verdict_s + p.lessons()[n].text.steps[1].within_s);
+    while at(&p) < verdict_s + 5.0 {
+        p.advance(0.01, Speed::Times(100.0), &still);
+    }
+    while !matches!(p.lesson().unwrap().states[1], StepState::Judged(_)) {
+        p.advance(0.25, Speed::Times(100.0), &still);
+    }
+    let StepState::Judged(verdict) = &p.lesson().unwrap().states[1] else { unreachable!() };
+    assert!(verdict.passed, "{verdict:?}");
+    // Step 3 only watches too: it follows on.
+    assert!(matches!(p.lesson().unwrap().states[2], StepState::Watching { .. }));
+}
+
+#[test]
+fn trying_a_step_while_another_is_watched_leaves_the_other_untried_not_watching() {
+    let mut p = playground();
+    let first = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
+    p.apply(Command::PickLesson { index: first, speed: Speed::Fastest }).unwrap();
+    assert!(matches!(p.lesson().unwrap().states[0], StepState::Watching { .. }));
+    p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap();
+    let run = p.lesson().unwrap();
+    assert_eq!(run.states[0], StepState::NotTried, "step 1's watch gave way to step 2's");
+    assert!(matches!(run.states[1], StepState::Watching { .. }));
+    assert_eq!(run.watching(), Some(1));
+}
+
+#[test]
 fn a_comparing_step_puts_variant_a_in_the_editor_and_b_beside_it() {
     let mut p = playground();
     let differs = |l: &Lesson| l.text.steps.iter().any(|s| s.compare) && l.variant(0).unwrap().nodes != l.scenario.nodes;
