@@ -1,5 +1,6 @@
 // Lessons in Chromium: the picker is the first view, and every lesson
-// opens and turns out as its first "try this" step says.
+// opens and turns out as its first "try this" step says; the lessons of
+// real servers' limiters turn out so at every step, pressed in turn.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
@@ -160,3 +161,39 @@ test('on a short screen, trying a step keeps the step, its verdict and the canva
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+// The lessons of real servers' limiters, step after step as a learner on a
+// laptop presses them: each step's changes reach the product limiter live
+// through the page, and each verdict is the engine's.
+for (const l of lessons.filter((l) => l.steps.some((s) => (s.changes ?? []).length > 0) && /nginx|HAProxy|Envoy|tower/.test(l.source))) {
+  test(`lesson ${l.number}: every step, pressed in turn at 1280 × 720, turns out as it says`, async () => {
+    const page = await env.browser.newPage({ viewport: { width: 1280, height: 720 } });
+    const errors = [];
+    page.on('pageerror', (err) => errors.push(String(err)));
+    page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
+    await page.goto(env.url);
+    await page.getByTestId(`lesson-${l.number}`).click();
+    await page.getByTestId('lesson-panel').waitFor();
+    await page.selectOption('[data-testid="speed"]', 'max');
+    for (let k = 1; k <= l.steps.length; k++) {
+      const step = page.getByTestId(`step-${k}`);
+      const before = Number(await step.getAttribute('data-tries'));
+      const watching = await page.getByTestId(`step-${k}-try`).isDisabled();
+      if (!watching) await page.getByTestId(`step-${k}-try`).click();
+      await page.waitForFunction(
+        ({ k, before, watching }) => {
+          const tries = Number(document.querySelector(`[data-testid="step-${k}"]`)?.dataset.tries);
+          const state = document.querySelector(`[data-testid="step-${k}-verdict"]`)?.dataset.state;
+          return (watching || tries > before) && ['passed', 'failed'].includes(state);
+        },
+        { k, before, watching },
+        { timeout: 90_000 },
+      );
+      const verdict = page.getByTestId(`step-${k}-verdict`);
+      assert.equal(await verdict.getAttribute('data-state'), 'passed', `step ${k}: ${await verdict.textContent()}`);
+    }
+    await screenshot(page, `lesson-${l.number}-every-step`);
+    assert.deepEqual(errors, []);
+    await page.close();
+  });
+}

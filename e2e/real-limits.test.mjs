@@ -2,7 +2,7 @@
 // "Import configuration…" joins the canvas as blocks in one undoable edit,
 // what is not modelled is said with its line, a bad file is refused in the
 // dialog naming its line, and a product limiter exports back to nginx, or,
-// made Go's, as Go code.
+// made Go's, as Go code. The dialog works from the keyboard alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withBrowser, open, screenshot, accessibilityProblems } from './harness.mjs';
@@ -148,6 +148,51 @@ test("a server's maxconn imports as a limit of requests in progress, and a break
   assert.match(exported, /circuit_breakers:\n    thresholds:\n    - priority: DEFAULT\n      max_connections: 10\n      max_pending_requests: 10/);
   assert.match(exported, /route: \{cluster: "app", timeout: 15s\}/);
   await screenshot(page, 'config-export-envoy-breaker');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the import dialog works from the keyboard alone: open, choose the server, paste, import, and Escape', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  const before = await page.locator('[data-node]').count();
+  const focused = () => page.evaluate(() => document.activeElement?.dataset.testid ?? document.activeElement?.tagName);
+  await page.focus('[data-testid="import-config"]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid="config-import"]');
+  assert.equal(await focused(), 'config-text', 'the focus starts in the text');
+  // Back to the server's menu, and down to the next server: HAProxy.
+  await page.keyboard.press('Shift+Tab');
+  assert.equal(await focused(), 'config-product');
+  await page.keyboard.press('ArrowDown');
+  assert.equal(await page.inputValue('[data-testid="config-product"]'), 'haproxy');
+  assert.match(await page.textContent('[data-testid="config-import"]'), /haproxy\.cfg/);
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'config-text');
+  await page.keyboard.insertText('backend app\n    server s1 127.0.0.1:8080 maxconn 2 maxqueue 5\n');
+  // On past the file chooser to Import, pressed with the space bar.
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'config-file');
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'config-import-go');
+  await page.keyboard.press(' ');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-node]').length === n + 3, before, { timeout: 20_000 });
+  assert.match(await page.textContent('[data-node="app"]'), /haproxy maxconn 2/);
+  assert.equal(await page.locator('[data-testid="config-import"]').count(), 0, 'the dialog closed');
+  // Opened again, Escape closes it and gives the focus back.
+  await page.focus('[data-testid="import-config"]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid="config-import"]');
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('[data-testid="config-import"]', { state: 'detached' });
+  assert.equal(await focused(), 'import-config', 'the focus is back on the button that opened it');
+  // The focus stays inside while it is open: Tab from Import wraps to Close.
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('[data-testid="config-import"]');
+  await page.keyboard.insertText('x');
+  for (const _ of [1, 2]) await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'config-import-go');
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), 'config-import-close', 'the focus wraps inside the dialog');
   assert.deepEqual(errors, []);
   await page.close();
 });
