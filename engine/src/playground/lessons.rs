@@ -86,6 +86,9 @@ pub struct LessonRun {
     pub index: usize,
     /// The step being watched, and its watch on the run.
     watching: Option<(usize, Watch)>,
+    /// The watched step began on its own (it only watches), not at the
+    /// learner's press.
+    alone: bool,
     /// The sweep out, and the sweep.
     sweeping: Option<(SweepTicket, Request)>,
     pub states: Vec<StepState>,
@@ -96,7 +99,7 @@ pub struct LessonRun {
 
 impl LessonRun {
     fn new(index: usize, steps: usize) -> LessonRun {
-        LessonRun { index, watching: None, sweeping: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps] }
+        LessonRun { index, watching: None, alone: false, sweeping: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps] }
     }
 
     /// The step being watched, if any.
@@ -108,6 +111,15 @@ impl LessonRun {
     pub(super) fn forget_watch(&mut self) {
         if let Some((k, _)) = self.watching.take() {
             self.states[k] = StepState::NotTried;
+        }
+    }
+
+    /// The learner edited the run: a step that began on its own did not
+    /// ask for that edit, and is untried again rather than judged on it.
+    /// A step they pressed is judged on what they made of it.
+    pub(super) fn edited_live(&mut self) {
+        if self.alone {
+            self.forget_watch();
         }
     }
 }
@@ -137,7 +149,7 @@ impl Playground {
         self.lesson = Some(LessonRun::new(index, steps));
         let mut step = None;
         if watch_first {
-            self.watch_step(0);
+            self.watch_step(0, true);
             step = self.begun_alone(speed);
         }
         Ok(Applied { edited: true, select: Some(focus), step, ..Applied::default() })
@@ -235,7 +247,7 @@ impl Playground {
             let a = a.to_json_pretty();
             self.edit(|e| e.import(&a))?;
             self.open_comparison(b, labels)?;
-            self.watch_step(k);
+            self.watch_step(k, false);
             return Ok(Applied { edited: true, ..Applied::default() });
         }
         let changes = step.changes.clone();
@@ -260,14 +272,15 @@ impl Playground {
             self.edit(|e| e.set_blocks(blocks))?;
             edited = self.editor.touched().is_some();
         }
-        self.watch_step(k);
+        self.watch_step(k, false);
         Ok(Applied { edited, ..Applied::default() })
     }
 
     /// Starts watching step `k` of the open lesson on the run, or on A and
-    /// B for a comparing step. A step that cannot be watched is judged at
-    /// once, failed, with the reason.
-    fn watch_step(&mut self, k: usize) {
+    /// B for a comparing step, at the learner's press or on its own
+    /// (`alone`). A step that cannot be watched is judged at once, failed,
+    /// with the reason.
+    fn watch_step(&mut self, k: usize, alone: bool) {
         let Some(index) = self.lesson.as_ref().map(|run| run.index) else { return };
         let Some(step) = self.lessons.get(index).and_then(|l| l.text.steps.get(k)) else { return };
         let runs = self.runs(step.compare);
@@ -291,6 +304,7 @@ impl Playground {
             Ok(watch) => {
                 run.states[k] = StepState::Watching { until_s: watch.judge_at.as_secs_f64() };
                 run.watching = Some((k, watch));
+                run.alone = alone;
             }
             Err(why) => {
                 let failed = CheckResult { text: why.to_string(), figure: None, passed: false };
@@ -311,6 +325,7 @@ impl Playground {
         run.states[k] = StepState::Judged(verdict);
         run.sweeping = None;
         self.revision += 1;
+        self.follow_on(k);
         Ok(Applied::default())
     }
 
@@ -358,12 +373,16 @@ impl Playground {
         run.states[k] = StepState::Judged(verdict);
         run.watching = None;
         self.revision += 1;
-        // A next step that only watches goes on from this verdict, as the
-        // run does, whenever the learner gets to it.
-        if self.step(k + 1).is_some_and(Step::only_watches) {
-            self.watch_step(k + 1);
-        }
+        self.follow_on(k);
         true
+    }
+
+    /// Step `k` was judged: a next step that only watches goes on from
+    /// this verdict, as the run does, whenever the learner gets to it.
+    fn follow_on(&mut self, k: usize) {
+        if self.step(k + 1).is_some_and(Step::only_watches) {
+            self.watch_step(k + 1, true);
+        }
     }
 
     /// Runs A (and B, for a comparing step) to the watched step's time and

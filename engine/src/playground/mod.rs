@@ -365,6 +365,10 @@ impl Playground {
         };
         if !live {
             self.restart();
+        } else if matches!(self.editor.touched(), Some(Touched::Blocks(_) | Touched::Inserted { .. })) {
+            if let Some(run) = &mut self.lesson {
+                run.edited_live();
+            }
         }
     }
 

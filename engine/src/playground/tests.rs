@@ -213,8 +213,28 @@ fn a_step_that_only_watches_goes_on_from_the_verdict_before_it_whenever_it_is_re
     }
     let StepState::Judged(verdict) = &p.lesson().unwrap().states[1] else { unreachable!() };
     assert!(verdict.passed, "{verdict:?}");
-    // Step 3 only watches too: it follows on.
+    // Step 3 only watches too: it follows on. Moving a block leaves its
+    // watch alone; an edit of the run the learner did not press a step
+    // for makes it untried again rather than judged on that edit.
     assert!(matches!(p.lesson().unwrap().states[2], StepState::Watching { .. }));
+    p.apply(Command::Move { ids: vec!["host_b".into()], dx: 30.0, dy: 0.0 }).unwrap();
+    assert!(matches!(p.lesson().unwrap().states[2], StepState::Watching { .. }));
+    let quicker = with(&block(&p, "host_b"), "/workers", json!(2));
+    p.apply(Command::SetBlock { id: "host_b".into(), block: quicker }).unwrap();
+    assert_eq!(p.lesson().unwrap().states[2], StepState::NotTried);
+    assert_eq!(p.lesson().unwrap().watching(), None);
+}
+
+#[test]
+fn a_step_pressed_is_judged_on_what_the_learner_then_edits() {
+    let mut p = playground();
+    let first = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
+    p.apply(Command::PickLesson { index: first, speed: Speed::Fastest }).unwrap();
+    p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap();
+    let id = p.scenario().nodes.iter().find(|n| n.block.kind() == crate::scenario::Kind::Consumer).unwrap().id.clone();
+    let more = with(&block(&p, &id), "/workers", json!(7));
+    p.apply(Command::SetBlock { id, block: more }).unwrap();
+    assert!(matches!(p.lesson().unwrap().states[1], StepState::Watching { .. }), "the learner's own experiment");
 }
 
 #[test]
