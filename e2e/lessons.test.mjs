@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { withBrowser, open, screenshot } from './harness.mjs';
+import { withBrowser, open, screenshot, clockPasses } from './harness.mjs';
 
 const env = withBrowser();
 const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'lessons');
@@ -130,7 +130,7 @@ test('a step that only watches goes on from the verdict before it, asking for a 
   // 9 s more. Slowed to 0.25× just before step 1's verdict, step 2 would
   // take 36 s: it begins on its own at that verdict, at 0.5×.
   await page.selectOption('[data-testid="speed"]', '2');
-  await page.waitForFunction(() => /Watching… 1 simulated s to go/.test(document.querySelector('[data-testid="step-1"]')?.textContent ?? ''), null, { timeout: 30000 });
+  await clockPasses(page, 8.5, 30_000);
   await page.selectOption('[data-testid="speed"]', '0.25');
   await page.waitForFunction(() => document.querySelector('[data-testid="step-1-verdict"]')?.dataset.state === 'passed', null, { timeout: 30000 });
   await page.waitForFunction(() => /Watching…/.test(document.querySelector('[data-testid="step-2"]')?.textContent ?? ''));
