@@ -573,4 +573,171 @@ mod tests {
         assert_eq!(l.window_used(), (2, 200), "the window update is on its way");
         assert_eq!(run(&mut l, &mut b, 5.0, true), [0.2, 0.2]);
     }
+
+    fn errors(spec: serde_json::Value) -> Vec<String> {
+        let spec: LinkSpec = crate::plumbing::json_read::from_value(&spec).unwrap();
+        let mut errors = Vec::new();
+        spec.validate("nodes[1]", &mut errors);
+        errors.iter().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn its_bounds_are_refused_past_their_edges_and_taken_at_them() {
+        assert!(errors(json!({})).is_empty());
+        let at_edges = json!({"bandwidth_bytes_per_s": 1e15, "latency_s": 1e6,
+            "buffer": {"messages": 1u64 << 40, "bytes": 1u64 << 40}, "receive_buffer": {"messages": 1u64 << 40, "bytes": 1u64 << 40}});
+        assert!(errors(at_edges).is_empty());
+        for (field, spec) in [
+            ("bandwidth_bytes_per_s", json!({"bandwidth_bytes_per_s": -1.0})),
+            ("latency_s", json!({"latency_s": 1.1e6})),
+            ("buffer.messages", json!({"buffer": {"messages": (1u64 << 40) + 1}})),
+            ("buffer.bytes", json!({"buffer": {"bytes": (1u64 << 40) + 1}})),
+            ("receive_buffer.messages", json!({"receive_buffer": {"messages": (1u64 << 40) + 1}})),
+            ("receive_buffer.bytes", json!({"receive_buffer": {"bytes": (1u64 << 40) + 1}})),
+            ("down", json!({"down": [{"from_s": 2.0, "to_s": 1.0}]})),
+        ] {
+            let found = errors(spec);
+            assert!(found.len() == 1 && found[0].contains(&format!("nodes[1].{field}")), "{field}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn a_change_while_running_applies_to_the_next_message_and_keeps_the_schedule() {
+        let mut b = Bench::new();
+        let mut l = link(json!({"bandwidth_bytes_per_s": 100.0, "receive_buffer": {"messages": 1}, "down": [{"from_s": 50.0, "to_s": 60.0}]}));
+        for _ in 0..2 {
+            let m = b.message(100, 0);
+            assert!(l.offer(m, &mut b.ctx()));
+        }
+        // The first takes 1 s; nobody reads, so the one-message window
+        // holds the second back.
+        assert_eq!(run(&mut l, &mut b, 5.0, false), [1.0]);
+        // Faster, with a window of two: the second goes at once, in 0.1 s.
+        b.at(5.0);
+        let faster = LinkSpec { bandwidth_bytes_per_s: 1000.0, receive_buffer: Limits { messages: 2, bytes: 65536 }, down: Vec::new(), ..l.spec().clone() };
+        l.reconfigure(faster, &mut b.ctx());
+        assert_eq!(run(&mut l, &mut b, 10.0, false), [5.1]);
+        assert_eq!(l.spec().bandwidth_bytes_per_s, 1000.0);
+        assert_eq!(l.spec().down, vec![Period { from_s: 50.0, to_s: 60.0 }], "the schedule read at the start stays");
+    }
+
+    #[test]
+    fn a_copy_sent_again_goes_ahead_of_the_buffer_is_counted_and_arrives_to_be_acknowledged_again() {
+        let mut b = Bench::new();
+        let mut l = link(json!({"bandwidth_bytes_per_s": 100.0, "latency_s": 0.5}));
+        let (first, second, again) = (b.message(100, 0), b.message(100, 0), b.message(50, 0));
+        assert!(l.offer(first, &mut b.ctx()) && l.offer(second, &mut b.ctx()));
+        l.resend(Wired { link: 0, window: 3, msg: again }, &mut b.ctx());
+        // The first was already on the wire; the copy (0.5 s) goes before
+        // the second; only buffer messages count as sent.
+        assert_eq!(run(&mut l, &mut b, 1.2, false), [1.0]);
+        assert_eq!(l.retransmitted(), 0, "still on the wire");
+        assert_eq!(run(&mut l, &mut b, 10.0, false), [2.5]);
+        assert_eq!(l.retransmitted(), 1);
+        assert_eq!(b.stats.arrived, 2, "a copy is not in the send buffer");
+        assert!(l.arrived_copies(SimTime::from_secs_f64(1.9999)).is_empty());
+        let arrived = l.arrived_copies(SimTime::from_secs_f64(2.0));
+        assert_eq!(arrived.iter().map(|c| (c.window, c.msg.id)).collect::<Vec<_>>(), [(3, again.id)]);
+        assert!(l.arrived_copies(SimTime::from_secs_f64(9.0)).is_empty(), "handed over once");
+    }
+
+    #[test]
+    fn one_propagation_timer_for_the_first_arrival_however_often_it_is_woken() {
+        let mut b = Bench::new();
+        let mut l = link(json!({"bandwidth_bytes_per_s": 100.0, "latency_s": 1.0}));
+        let (m, copy) = (b.message(50, 0), b.message(50, 0));
+        assert!(l.offer(m, &mut b.ctx()));
+        l.resend(Wired { link: 0, window: 0, msg: copy }, &mut b.ctx());
+        // The copy waits for the message on the wire: the message arrives
+        // at 1.5 s, the copy (on the wire from 0.5 s to 1 s) at 2 s. One
+        // timer, for 1.5 s; woken again and again, still one.
+        assert_eq!(run(&mut l, &mut b, 1.2, false), [0.5]);
+        for _ in 0..3 {
+            l.arm_next_arrival(&mut b.ctx());
+        }
+        assert_eq!(b.core.scheduler.peek_time(), Some(SimTime::from_secs_f64(1.5)));
+        assert_eq!(b.core.scheduler.len(), 1);
+        // Down, the old epoch's timers are stale.
+        assert!(l.current(0));
+        l.set_up(false, &mut b.ctx());
+        assert!(!l.current(0) && l.current(1));
+    }
+
+    #[test]
+    fn going_down_while_a_copy_is_on_the_wire_frees_only_what_the_window_held() {
+        let mut b = Bench::new();
+        let mut l = link(json!({"bandwidth_bytes_per_s": 100.0, "latency_s": 1.0}));
+        let (m1, copy, m2) = (b.message(50, 0), b.message(50, 0), b.message(50, 0));
+        assert!(l.offer(m1, &mut b.ctx()));
+        l.resend(Wired { link: 0, window: 0, msg: copy }, &mut b.ctx());
+        assert!(l.offer(m2, &mut b.ctx()));
+        // m1 on the wire until 0.5 s, then the copy; m2, behind, is not in
+        // the window yet.
+        assert_eq!(run(&mut l, &mut b, 0.7, false), [0.5]);
+        assert_eq!(l.window_used(), (1, 50));
+        l.set_up(false, &mut b.ctx());
+        assert_eq!(l.window_used(), (0, 0), "m1 lost on the wire; the copy and m2 held nothing");
+        assert_eq!(l.holds(), 1, "m2 waits in the send buffer");
+    }
+
+    #[test]
+    fn each_number_of_its_schedule_can_be_set() {
+        let mut spec: LinkSpec = crate::plumbing::json_read::from_value(&json!({"down": [{"from_s": 1.0, "to_s": 2.0}]})).unwrap();
+        let down = |field| [Step::Key("down"), Step::Index(0), Step::Key(field)];
+        for field in ["from_s", "to_s"] {
+            assert!(matches!(spec.number_mut(&down(field)), Some(NumberField::Real(_))), "{field}");
+        }
+        assert!(spec.number_mut(&[Step::Key("down"), Step::Index(1), Step::Key("from_s")]).is_none(), "no second period");
+    }
+
+    #[test]
+    fn going_down_loses_what_flies_ignores_the_old_transmission_and_coming_up_sends_again() {
+        let mut b = Bench::new();
+        let mut l = link(json!({"bandwidth_bytes_per_s": 100.0, "latency_s": 0.5}));
+        for _ in 0..2 {
+            let m = b.message(100, 0);
+            assert!(l.offer(m, &mut b.ctx()));
+        }
+        assert!(l.is_up());
+        b.at(0.5);
+        l.set_up(false, &mut b.ctx());
+        assert!(!l.is_up());
+        // The transmission under way when it went down ends nothing.
+        assert_eq!(run(&mut l, &mut b, 5.0, true), Vec::<f64>::new());
+        assert_eq!((l.holds(), l.window_used()), (2, (0, 0)), "the buffer keeps both, the window is free");
+        b.at(5.0);
+        l.set_up(true, &mut b.ctx());
+        assert!(l.is_up());
+        assert_eq!(run(&mut l, &mut b, 20.0, true), [6.0, 7.0]);
+        assert_eq!(b.stats.departed, 2, "both read at the far end");
+        assert_eq!(b.states(), [State::Down, State::Up]);
+    }
+
+    #[test]
+    fn a_full_window_sets_one_timer_for_the_update_that_opens_it() {
+        let mut b = Bench::new();
+        let mut l = link(json!({"latency_s": 1.0, "receive_buffer": {"messages": 1}}));
+        for _ in 0..3 {
+            let m = b.message(10, 0);
+            assert!(l.offer(m, &mut b.ctx()));
+        }
+        // One goes, arrives at 1 s and is read; its update is back at 2 s.
+        assert_eq!(run(&mut l, &mut b, 1.5, true), [0.0]);
+        let pending = b.core.scheduler.len();
+        // More messages find the window full, each looking at it again:
+        // still one timer for the update on its way.
+        for _ in 0..3 {
+            let m = b.message(10, 0);
+            assert!(l.offer(m, &mut b.ctx()));
+        }
+        assert_eq!(b.core.scheduler.len(), pending);
+        assert_eq!(run(&mut l, &mut b, 10.0, true), [2.0, 4.0, 6.0, 8.0, 10.0]);
+        // A window with room needs no timer: its updates are applied when
+        // the link next looks at it.
+        let mut l = link(json!({"latency_s": 1.0}));
+        let m = b.message(10, 0);
+        assert!(l.offer(m, &mut b.ctx()));
+        assert_eq!(run(&mut l, &mut b, 11.5, true), [10.0]);
+        assert_eq!((b.core.scheduler.len(), b.stats.departed), (0, 6), "read at 11 s, and no timer for its update");
+    }
 }
