@@ -664,6 +664,22 @@ mod tests {
     }
 
     #[test]
+    fn a_transmission_cut_by_going_down_ends_nothing_once_the_link_is_up_again() {
+        let mut b = Bench::new();
+        let mut l = link(json!({"bandwidth_bytes_per_s": 100.0}));
+        let m = b.message(100, 0);
+        assert!(l.offer(m, &mut b.ctx()));
+        // On the wire from 0 to 1 s; down at 0.5 s, up at 0.6 s: it goes
+        // again from the start, and the old transmission's end at 1 s is
+        // not this one's.
+        b.at(0.5);
+        l.set_up(false, &mut b.ctx());
+        b.at(0.6);
+        l.set_up(true, &mut b.ctx());
+        assert_eq!(run(&mut l, &mut b, 5.0, false), [1.6]);
+    }
+
+    #[test]
     fn going_down_while_a_copy_is_on_the_wire_frees_only_what_the_window_held() {
         let mut b = Bench::new();
         let mut l = link(json!({"bandwidth_bytes_per_s": 100.0, "latency_s": 1.0}));
