@@ -700,6 +700,7 @@ mod tests {
         let mut c = consumer(spec, &mut b);
         let m = b.message(100, 0);
         assert!(c.offer(m, &mut b.ctx()));
+        assert!(!c.in_outage());
         let seen = run(&mut c, &mut b, 0.5);
         assert_eq!(seen, [(0.5, "phase")]);
         assert!(c.in_outage());
@@ -707,6 +708,58 @@ mod tests {
         assert!(!c.offer(late, &mut b.ctx()), "in an outage");
         assert_eq!(run(&mut c, &mut b, 1.0), [(1.0, "done")], "the work under way finishes");
         run(&mut c, &mut b, 2.0);
+        assert!(!c.in_outage());
         assert!(c.offer(late, &mut b.ctx()), "back at 2 s");
+    }
+
+    fn errors(spec: serde_json::Value) -> Vec<String> {
+        let spec: ConsumerSpec = crate::plumbing::json_read::from_value(&spec).unwrap();
+        let mut errors = Vec::new();
+        spec.validate("nodes[2]", &mut errors);
+        errors.iter().map(|e| e.to_string()).collect()
+    }
+
+    #[test]
+    fn its_bounds_are_refused_past_their_edges_and_taken_at_them() {
+        let with = |extra: serde_json::Value| {
+            let mut spec = json!({"service_time": {"dist": "fixed", "value": 1.0}});
+            spec.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+            errors(spec)
+        };
+        for taken in [
+            json!({"workers": 1}),
+            json!({"workers": MAX_WORKERS}),
+            json!({"max_retries": 1000}),
+            json!({"max_retries": 256}),
+            json!({"max_retries": 255, "on_timeout": "requeue"}),
+            json!({"timeout_s": 1e-9}),
+            json!({"slowdowns": [{"from_s": 0.0, "to_s": 1.0, "factor": 1e-3}]}),
+            json!({"lifecycle": {"initializing_s": 2.0, "shutdown_at_s": 2.0, "init_timeout_s": 0.0}}),
+        ] {
+            assert_eq!(with(taken.clone()), Vec::<String>::new(), "{taken}");
+        }
+        for (field, refused) in [
+            ("workers", json!({"workers": 0})),
+            ("workers", json!({"workers": MAX_WORKERS + 1})),
+            ("max_retries", json!({"max_retries": 1001})),
+            ("max_retries", json!({"max_retries": 256, "on_timeout": "requeue"})),
+            ("timeout_s", json!({"timeout_s": 0.0})),
+            ("slowdowns[0].factor", json!({"slowdowns": [{"from_s": 0.0, "to_s": 1.0, "factor": 9e-4}]})),
+            ("lifecycle.shutdown_at_s", json!({"lifecycle": {"initializing_s": 2.0, "shutdown_at_s": 1.999}})),
+            ("lifecycle.init_timeout_s", json!({"lifecycle": {"init_timeout_s": -1.0}})),
+            ("outages", json!({"outages": [{"from_s": 3.0, "to_s": 1.0}]})),
+        ] {
+            let found = with(refused.clone());
+            assert!(found.len() == 1 && found[0].contains(&format!("nodes[2].{field}")), "{refused}: {found:?}");
+        }
+    }
+
+    #[test]
+    fn a_time_out_that_requeues_is_written_and_one_that_retries_is_the_default() {
+        let mut spec: ConsumerSpec = crate::plumbing::json_read::from_value(&json!({"service_time": {"dist": "fixed", "value": 1.0}})).unwrap();
+        assert_eq!(spec.on_timeout, OnTimeout::Retry);
+        assert!(serde_json::to_value(&spec).unwrap().get("on_timeout").is_none());
+        spec.on_timeout = OnTimeout::Requeue;
+        assert_eq!(serde_json::to_value(&spec).unwrap()["on_timeout"], "requeue");
     }
 }
