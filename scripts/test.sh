@@ -122,7 +122,7 @@ else
   # The page crate too: its pure parts (the inspector's edits, the sweep
   # form) have unit tests that run natively. --no-fail-fast: a failing
   # test binary does not hide the ones after it.
-  stage native 210 900 cargo test --workspace --no-fail-fast
+  stage native 500 900 cargo test --workspace --no-fail-fast
   # The compiler's help: every lint of clippy's default set, as errors.
   stage clippy 0 900 cargo clippy --workspace --all-targets -- -D warnings
   # The fuzz targets again, in release and for longer: random graphs of
@@ -141,7 +141,7 @@ else
     failed=$((failed + 1))
   else
     stage bundle-size 0 120 scripts/bundle-size.sh
-    stage e2e 39 1200 node --test --test-concurrency=1 --test-reporter=spec e2e/*.test.mjs
+    stage e2e 80 1200 node --test --test-concurrency=1 --test-reporter=spec e2e/*.test.mjs
   fi
 fi
 

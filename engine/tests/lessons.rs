@@ -121,7 +121,7 @@ fn lesson_16_envoys_timer_bucket_bursts_where_the_continuous_one_spaces() {
 /// for a few seconds, or for a different while before each step.
 #[test]
 fn every_lesson_keeps_its_word_for_a_learner_who_reads_before_trying() {
-    let readers: [&[f64]; 5] = [&[0.13], &[0.5], &[0.77], &[3.3], &[0.31, 1.9, 0.06, 2.45, 0.62, 1.17, 0.9]];
+    let readers: [&[f64]; 6] = [&[0.13], &[0.5], &[0.77], &[3.3], &[0.31, 1.9, 0.06, 2.45, 0.62, 1.17, 0.9], &[17.3]];
     let mut broken = Vec::new();
     for lesson in lesson::catalogue() {
         for pauses in readers {

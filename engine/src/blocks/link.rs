@@ -589,6 +589,8 @@ mod tests {
         assert!(errors(at_edges).is_empty());
         for (field, spec) in [
             ("bandwidth_bytes_per_s", json!({"bandwidth_bytes_per_s": -1.0})),
+            ("bandwidth_bytes_per_s", json!({"bandwidth_bytes_per_s": 1.1e15})),
+            ("latency_s", json!({"latency_s": -1.0})),
             ("latency_s", json!({"latency_s": 1.1e6})),
             ("buffer.messages", json!({"buffer": {"messages": (1u64 << 40) + 1}})),
             ("buffer.bytes", json!({"buffer": {"bytes": (1u64 << 40) + 1}})),
@@ -715,17 +717,20 @@ mod tests {
             assert!(l.offer(m, &mut b.ctx()));
         }
         assert!(l.is_up());
-        b.at(0.5);
+        // The first on the wire until 1 s, then on its way until 1.5 s; the
+        // second on the wire from 1 s. Down at 1.2 s: the first is lost.
+        assert_eq!(run(&mut l, &mut b, 1.2, false), [1.0]);
         l.set_up(false, &mut b.ctx());
         assert!(!l.is_up());
-        // The transmission under way when it went down ends nothing.
+        assert_eq!(b.stats.dropped[DropReason::LinkDown as usize], 1);
+        // The second's transmission under way ends nothing.
         assert_eq!(run(&mut l, &mut b, 5.0, true), Vec::<f64>::new());
-        assert_eq!((l.holds(), l.window_used()), (2, (0, 0)), "the buffer keeps both, the window is free");
+        assert_eq!((l.holds(), l.window_used()), (1, (0, 0)), "the buffer keeps the second, the window is free");
         b.at(5.0);
         l.set_up(true, &mut b.ctx());
         assert!(l.is_up());
-        assert_eq!(run(&mut l, &mut b, 20.0, true), [6.0, 7.0]);
-        assert_eq!(b.stats.departed, 2, "both read at the far end");
+        assert_eq!(run(&mut l, &mut b, 20.0, true), [6.0]);
+        assert_eq!(b.stats.departed, 1, "the second read at the far end");
         assert_eq!(b.states(), [State::Down, State::Up]);
     }
 
@@ -750,10 +755,11 @@ mod tests {
         assert_eq!(run(&mut l, &mut b, 10.0, true), [2.0, 4.0, 6.0, 8.0, 10.0]);
         // A window with room needs no timer: its updates are applied when
         // the link next looks at it.
+        let mut b = Bench::new();
         let mut l = link(json!({"latency_s": 1.0}));
         let m = b.message(10, 0);
         assert!(l.offer(m, &mut b.ctx()));
-        assert_eq!(run(&mut l, &mut b, 11.5, true), [10.0]);
-        assert_eq!((b.core.scheduler.len(), b.stats.departed), (0, 6), "read at 11 s, and no timer for its update");
+        assert_eq!(run(&mut l, &mut b, 1.5, true), [0.0]);
+        assert_eq!((b.core.scheduler.len(), b.stats.departed), (0, 1), "read at 1 s, and no timer for its update");
     }
 }

@@ -201,6 +201,7 @@ fn a_step_that_only_watches_goes_on_from_the_verdict_before_it_whenever_it_is_re
     let begun = p.begun_alone(Speed::Times(0.1)).unwrap();
     assert_eq!((begun.step, begun.speed, begun.figure, begun.panel), (1, Some(Speed::Times(0.5)), None, None));
     let verdict_s = at(&p);
+    assert_eq!(verdict_s, p.lessons()[n].text.steps[0].within_s, "step 1 is judged when host_a goes down");
     let run = p.lesson().unwrap();
     assert!(matches!(run.states[0], StepState::Judged(_)));
     let StepState::Watching { until_s } = run.states[1] else { panic!("step 2 goes on from step 1's verdict: {:?}", run.states[1]) };
@@ -243,11 +244,14 @@ fn trying_a_step_while_another_is_watched_leaves_the_other_untried_not_watching(
     let first = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
     p.apply(Command::PickLesson { index: first, speed: Speed::Fastest }).unwrap();
     assert!(matches!(p.lesson().unwrap().states[0], StepState::Watching { .. }));
+    // Step 2 pressed, then step 3 while step 2 is still watched.
     p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap();
+    assert!(matches!(p.lesson().unwrap().states[1], StepState::Watching { .. }));
+    p.apply(Command::TryStep { step: 2, speed: Speed::Fastest }).unwrap();
     let run = p.lesson().unwrap();
-    assert_eq!(run.states[0], StepState::NotTried, "step 1's watch gave way to step 2's");
-    assert!(matches!(run.states[1], StepState::Watching { .. }));
-    assert_eq!(run.watching(), Some(1));
+    assert_eq!(run.states[1], StepState::NotTried, "step 2's watch gave way to step 3's");
+    assert!(matches!(run.states[2], StepState::Watching { .. }));
+    assert_eq!(run.watching(), Some(2));
 }
 
 #[test]
