@@ -155,4 +155,16 @@ pub(crate) mod bench {
             self.core.log.entries().map(|t| t.to).collect()
         }
     }
+
+    /// What validation says of a block of `kind` with `fields` (a JSON
+    /// object), read as a scenario's file is and checked as node 0: one
+    /// message per refusal, each naming its field's path.
+    pub fn refusals(kind: &str, fields: serde_json::Value) -> Vec<String> {
+        let mut block = fields;
+        block.as_object_mut().expect("fields are a JSON object").insert("kind".into(), kind.into());
+        let spec: crate::scenario::BlockSpec = crate::plumbing::json_read::from_value(&block).expect("fields of that kind");
+        let mut errors = Vec::new();
+        spec.validate("nodes[0]", &mut errors);
+        errors.iter().map(|e| e.to_string()).collect()
+    }
 }

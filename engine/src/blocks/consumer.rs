@@ -633,7 +633,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::context::bench::Bench;
+    use crate::context::bench::{refusals, Bench};
 
     fn consumer(spec: serde_json::Value, b: &mut Bench) -> Consumer {
         let mut c = Consumer::new(crate::plumbing::json_read::from_value(&spec).unwrap());
@@ -712,19 +712,12 @@ mod tests {
         assert!(c.offer(late, &mut b.ctx()), "back at 2 s");
     }
 
-    fn errors(spec: serde_json::Value) -> Vec<String> {
-        let spec: ConsumerSpec = crate::plumbing::json_read::from_value(&spec).unwrap();
-        let mut errors = Vec::new();
-        spec.validate("nodes[2]", &mut errors);
-        errors.iter().map(|e| e.to_string()).collect()
-    }
-
     #[test]
     fn its_bounds_are_refused_past_their_edges_and_taken_at_them() {
         let with = |extra: serde_json::Value| {
             let mut spec = json!({"service_time": {"dist": "fixed", "value": 1.0}});
             spec.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-            errors(spec)
+            refusals("consumer", spec)
         };
         for taken in [
             json!({"workers": 1}),
@@ -750,7 +743,7 @@ mod tests {
             ("outages", json!({"outages": [{"from_s": 3.0, "to_s": 1.0}]})),
         ] {
             let found = with(refused.clone());
-            assert!(found.len() == 1 && found[0].contains(&format!("nodes[2].{field}")), "{refused}: {found:?}");
+            assert!(found.len() == 1 && found[0].contains(&format!("nodes[0].{field}")), "{refused}: {found:?}");
         }
     }
 

@@ -497,7 +497,7 @@ mod tests {
     use serde_json::json;
 
     use super::*;
-    use crate::context::bench::Bench;
+    use crate::context::bench::{refusals, Bench};
     use crate::scheduler::EventKind;
 
     fn link(spec: serde_json::Value) -> Link {
@@ -574,19 +574,12 @@ mod tests {
         assert_eq!(run(&mut l, &mut b, 5.0, true), [0.2, 0.2]);
     }
 
-    fn errors(spec: serde_json::Value) -> Vec<String> {
-        let spec: LinkSpec = crate::plumbing::json_read::from_value(&spec).unwrap();
-        let mut errors = Vec::new();
-        spec.validate("nodes[1]", &mut errors);
-        errors.iter().map(|e| e.to_string()).collect()
-    }
-
     #[test]
     fn its_bounds_are_refused_past_their_edges_and_taken_at_them() {
-        assert!(errors(json!({})).is_empty());
+        assert!(refusals("link", json!({})).is_empty());
         let at_edges = json!({"bandwidth_bytes_per_s": 1e15, "latency_s": 1e6,
             "buffer": {"messages": 1u64 << 40, "bytes": 1u64 << 40}, "receive_buffer": {"messages": 1u64 << 40, "bytes": 1u64 << 40}});
-        assert!(errors(at_edges).is_empty());
+        assert!(refusals("link", at_edges).is_empty());
         for (field, spec) in [
             ("bandwidth_bytes_per_s", json!({"bandwidth_bytes_per_s": -1.0})),
             ("bandwidth_bytes_per_s", json!({"bandwidth_bytes_per_s": 1.1e15})),
@@ -598,8 +591,8 @@ mod tests {
             ("receive_buffer.bytes", json!({"receive_buffer": {"bytes": (1u64 << 40) + 1}})),
             ("down", json!({"down": [{"from_s": 2.0, "to_s": 1.0}]})),
         ] {
-            let found = errors(spec);
-            assert!(found.len() == 1 && found[0].contains(&format!("nodes[1].{field}")), "{field}: {found:?}");
+            let found = refusals("link", spec);
+            assert!(found.len() == 1 && found[0].contains(&format!("nodes[0].{field}")), "{field}: {found:?}");
         }
     }
 
