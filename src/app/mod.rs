@@ -169,7 +169,11 @@ pub fn app() -> Html {
         let dispatch = dispatch.clone();
         Callback::from(move |_: ()| drop(dispatch(make())))
     };
-    let (on_reset, on_step) = (command(|| Command::Reset), command(|| Command::Step));
+    let on_reset = command(|| Command::Reset);
+    let on_step = {
+        let (dispatch, speed) = (dispatch.clone(), *speed);
+        Callback::from(move |_: ()| drop(dispatch(Command::Step { speed })))
+    };
     let on_seed = {
         let (dispatch, notice) = (dispatch.clone(), page.notice.clone());
         Callback::from(move |text: String| match text.trim().parse::<u64>() {

@@ -6,7 +6,7 @@
 use std::cell::RefCell;
 use std::rc::Rc;
 
-use sluice_engine::playground::{Command, SweepTicket};
+use sluice_engine::playground::{Command, Speed, SweepTicket};
 use sluice_engine::sweep::{NodeField, SweepResult};
 use yew::prelude::*;
 
@@ -62,11 +62,11 @@ pub(crate) fn use_sweeps(page: &Page, dispatch: &Dispatch) -> Sweeps {
     // A report of a sweep no longer out (the lesson closed or picked
     // again, the step tried anew) settles nothing and says nothing.
     let out = |session: &Rc<RefCell<Session>>, ticket: SweepTicket| session.borrow().play.lesson_sweep().is_some_and(|(t, _)| t == ticket);
-    let on_finished = use_callback((), {
+    let on_finished = use_callback(*page.speed, {
         let (dispatch, session) = (dispatch.clone(), page.session.clone());
-        move |(ticket, result): (SweepTicket, SweepResult), _| {
+        move |(ticket, result): (SweepTicket, SweepResult), speed: &Speed| {
             if out(&session, ticket) {
-                drop(dispatch(Command::JudgeSweep { ticket, result }))
+                drop(dispatch(Command::JudgeSweep { ticket, result, speed: *speed }))
             }
         }
     });

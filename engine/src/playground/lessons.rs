@@ -314,7 +314,7 @@ impl Playground {
     }
 
     /// Judges the sweep `ticket` names on its result.
-    pub(super) fn judge_sweep(&mut self, ticket: SweepTicket, result: &SweepResult) -> Result<Applied, PlayError> {
+    pub(super) fn judge_sweep(&mut self, ticket: SweepTicket, result: &SweepResult, speed: Speed) -> Result<Applied, PlayError> {
         let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
         let k = ticket.step;
         if run.sweeping.as_ref().map(|(out, _)| *out) != Some(ticket) {
@@ -325,8 +325,8 @@ impl Playground {
         run.states[k] = StepState::Judged(verdict);
         run.sweeping = None;
         self.revision += 1;
-        self.follow_on(k);
-        Ok(Applied::default())
+        let began = self.follow_on(k);
+        Ok(Applied { step: began.then(|| self.begun_alone(speed)).flatten(), ..Applied::default() })
     }
 
     /// The sweep `ticket` names ended without a result: its step says why.
@@ -379,10 +379,13 @@ impl Playground {
 
     /// Step `k` was judged: a next step that only watches goes on from
     /// this verdict, as the run does, whenever the learner gets to it.
-    fn follow_on(&mut self, k: usize) {
-        if self.step(k + 1).is_some_and(Step::only_watches) {
+    /// Says whether it began one.
+    fn follow_on(&mut self, k: usize) -> bool {
+        let follows = self.step(k + 1).is_some_and(Step::only_watches);
+        if follows {
             self.watch_step(k + 1, true);
         }
+        follows
     }
 
     /// Runs A (and B, for a comparing step) to the watched step's time and
@@ -475,7 +478,7 @@ pub fn follow_pausing(lesson: &Lesson, pauses_s: &[f64]) -> Result<Vec<StepOutco
         if let Some((ticket, request)) = playground.lesson_sweep() {
             let sweep = |why| at(FollowStep::Sweep(why));
             let result = Runner::new(request.plan().map_err(sweep)?).finish().map_err(sweep)?;
-            playground.apply(Command::JudgeSweep { ticket, result }).map_err(|e| at(FollowStep::Play(e)))?;
+            playground.apply(Command::JudgeSweep { ticket, result, speed: Speed::Fastest }).map_err(|e| at(FollowStep::Play(e)))?;
         }
         // A step that could not be watched was judged at once.
         let outcome = match playground.finish_watch().map_err(at)? {

@@ -79,8 +79,9 @@ pub enum Command {
     Redo,
     /// Starts the run (and B) again from time zero.
     Reset,
-    /// Processes one event of the run.
-    Step,
+    /// Processes one event of the run. `speed` as for `PickLesson`: the
+    /// event may judge a step and so begin the next, one that only watches.
+    Step { speed: Speed },
     /// Runs a copy of the scenario as it is now beside it, as B; both start
     /// again from time zero on A's seed.
     OpenComparison,
@@ -92,8 +93,9 @@ pub enum Command {
     /// Does step `step` of the open lesson and starts watching it (or hands
     /// out its sweep); `speed` as for `PickLesson`.
     TryStep { step: usize, speed: Speed },
-    /// Hands back the finished sweep `ticket` names, to be judged.
-    JudgeSweep { ticket: SweepTicket, result: SweepResult },
+    /// Hands back the finished sweep `ticket` names, to be judged (which
+    /// may begin the next step, as `Step` may); `speed` as for `PickLesson`.
+    JudgeSweep { ticket: SweepTicket, result: SweepResult, speed: Speed },
     /// The sweep `ticket` names ended without a result (it failed, was
     /// cancelled, or its panel closed): its step says why, and can be
     /// tried again.
@@ -108,7 +110,7 @@ impl Command {
         !matches!(
             self,
             Command::Reset
-                | Command::Step
+                | Command::Step { .. }
                 | Command::OpenComparison
                 | Command::CloseComparison
                 | Command::CloseLesson
@@ -307,12 +309,12 @@ impl Playground {
                 self.restart();
                 return Ok(Applied::default());
             }
-            Command::Step => {
+            Command::Step { speed } => {
                 if let Some(sim) = &mut self.a {
                     sim.step();
                 }
-                self.judge();
-                return Ok(Applied::default());
+                let judged = self.judge();
+                return Ok(Applied { step: judged.then(|| self.begun_alone(speed)).flatten(), ..Applied::default() });
             }
             Command::OpenComparison => {
                 if self.a.is_none() {
@@ -328,7 +330,7 @@ impl Playground {
             }
             Command::PickLesson { index, speed } => return self.pick_lesson(index, speed),
             Command::TryStep { step, speed } => return self.try_step(step, speed),
-            Command::JudgeSweep { ticket, result } => return self.judge_sweep(ticket, &result),
+            Command::JudgeSweep { ticket, result, speed } => return self.judge_sweep(ticket, &result, speed),
             Command::AbandonSweep { ticket, why } => return self.abandon_sweep(ticket, why),
             Command::CloseLesson => {
                 self.lesson = None;

@@ -227,6 +227,57 @@ fn a_step_that_only_watches_goes_on_from_the_verdict_before_it_whenever_it_is_re
 }
 
 #[test]
+fn a_step_that_begins_at_a_verdict_reached_event_by_event_says_so_to_the_page() {
+    // Lesson 9 again, stepped one event at a time up to step 1's verdict:
+    // the event that judges it answers with step 2 begun, and the speed
+    // step 2 needs at a tenth of real time, as a slice of the frame loop
+    // does.
+    let mut p = playground();
+    let n = p.lessons().iter().position(|l| l.text.number == 9).unwrap();
+    p.apply(Command::PickLesson { index: n, speed: Speed::Fastest }).unwrap();
+    let verdict_s = p.lessons()[n].text.steps[0].within_s;
+    while at(&p) + 1.0 < verdict_s {
+        p.advance(0.01, Speed::Times(100.0), &still);
+    }
+    let mut events = 0;
+    let begun = loop {
+        let applied = p.apply(Command::Step { speed: Speed::Times(0.1) }).unwrap();
+        events += 1;
+        if matches!(p.lesson().unwrap().states[0], StepState::Judged(_)) {
+            break applied.step;
+        }
+        assert_eq!(applied.step, None, "nothing begins before the verdict");
+        assert!(events < 1_000_000, "step 1 is judged at {verdict_s} s");
+    };
+    let begun = begun.expect("the event that judged step 1 says step 2 began");
+    assert_eq!((begun.step, begun.speed, begun.figure, begun.panel), (1, Some(Speed::Times(0.5)), None, None));
+    // A step that does not only watch does not begin on its own.
+    let applied = p.apply(Command::Step { speed: Speed::Times(0.1) }).unwrap();
+    assert_eq!(applied.step, None);
+}
+
+#[test]
+fn a_step_that_begins_at_a_sweeps_verdict_says_so_to_the_page() {
+    // Lesson 13 with a step that keeps watching after its sweep: the
+    // sweep's verdict begins it, and the answer to the result handed back
+    // says so, with the speed a 3000 s watch needs at real time.
+    let mut lesson = catalogue().into_iter().find(|l| l.text.number == 13).unwrap();
+    let mut watch = lesson.text.steps[0].clone();
+    watch.panel = None;
+    assert!(watch.only_watches());
+    lesson.text.steps.insert(2, watch);
+    let mut p = Playground::new(lesson.scenario.clone(), vec![lesson]).unwrap();
+    p.apply(Command::PickLesson { index: 0, speed: Speed::Fastest }).unwrap();
+    p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap();
+    let (ticket, _) = p.lesson_sweep().unwrap();
+    let applied = p.apply(Command::JudgeSweep { ticket, result: dummy_result(), speed: Speed::Times(1.0) }).unwrap();
+    let begun = applied.step.expect("the sweep's verdict begins the step that only watches");
+    assert_eq!(begun.step, 2);
+    assert!(matches!(begun.speed, Some(Speed::Times(times)) if times > 1.0), "{begun:?}");
+    assert!(matches!(p.lesson().unwrap().states[2], StepState::Watching { .. }));
+}
+
+#[test]
 fn a_step_pressed_is_judged_on_what_the_learner_then_edits() {
     let mut p = playground();
     let first = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
@@ -291,7 +342,7 @@ fn a_sweep_step_hands_out_its_sweep_of_the_scenario_as_edited_and_judges_what_co
     let lesson = p.lessons().iter().position(|l| l.text.number == 13).unwrap();
     p.apply(Command::PickLesson { index: lesson, speed: Speed::Fastest }).unwrap();
     let first = SweepTicket { step: 1, attempt: 1 };
-    assert!(p.apply(Command::JudgeSweep { ticket: first, result: dummy_result() }).is_err(), "no sweep is out yet");
+    assert!(p.apply(Command::JudgeSweep { ticket: first, result: dummy_result(), speed: Speed::Fastest }).is_err(), "no sweep is out yet");
     // An edit before the step: the sweep is of the scenario as it stands.
     let server = block(&p, "server");
     p.apply(Command::SetBlock { id: "server".into(), block: with(&server, "/service_time/mean", json!(0.09)) }).unwrap();
@@ -304,7 +355,7 @@ fn a_sweep_step_hands_out_its_sweep_of_the_scenario_as_edited_and_judges_what_co
     assert_eq!(request.vary[0].values, vec![2.0, 3.5, 5.0, 6.5, 8.0, 9.5]);
     assert_eq!(at(&p), before, "a sweep leaves the run alone");
     // Handed back, it is judged on the result it is given.
-    p.apply(Command::JudgeSweep { ticket, result: dummy_result() }).unwrap();
+    p.apply(Command::JudgeSweep { ticket, result: dummy_result(), speed: Speed::Fastest }).unwrap();
     assert!(matches!(&p.lesson().unwrap().states[1], StepState::Judged(v) if !v.passed));
     assert!(p.lesson_sweep().is_none());
 }
@@ -472,7 +523,7 @@ fn a_lesson_sweep_that_fails_or_is_cancelled_ends_abandoned_with_why_and_can_be_
     p.apply(Command::AbandonSweep { ticket: first, why: why.clone() }).unwrap();
     assert_eq!(p.lesson().unwrap().states[1], StepState::Abandoned { why });
     assert!(p.lesson_sweep().is_none());
-    assert!(p.apply(Command::JudgeSweep { ticket: first, result: dummy_result() }).is_err());
+    assert!(p.apply(Command::JudgeSweep { ticket: first, result: dummy_result(), speed: Speed::Fastest }).is_err());
     // Tried again, then cancelled.
     p.apply(Command::TryStep { step: 1, speed: Speed::Times(1.0) }).unwrap();
     assert_eq!(p.lesson().unwrap().states[1], StepState::Sweeping);
@@ -483,7 +534,7 @@ fn a_lesson_sweep_that_fails_or_is_cancelled_ends_abandoned_with_why_and_can_be_
     assert_eq!(p.lesson().unwrap().states[1], StepState::Abandoned { why: "cancelled".into() });
     // Tried a third time: what the second try's sweep reports late settles nothing.
     p.apply(Command::TryStep { step: 1, speed: Speed::Times(1.0) }).unwrap();
-    assert!(p.apply(Command::JudgeSweep { ticket: second, result: dummy_result() }).is_err());
+    assert!(p.apply(Command::JudgeSweep { ticket: second, result: dummy_result(), speed: Speed::Fastest }).is_err());
     assert!(p.apply(Command::AbandonSweep { ticket: second, why: "late".into() }).is_err());
     assert_eq!(p.lesson().unwrap().states[1], StepState::Sweeping);
     // A try whose sweep cannot be made (the swept block gone) is judged
@@ -494,7 +545,7 @@ fn a_lesson_sweep_that_fails_or_is_cancelled_ends_abandoned_with_why_and_can_be_
     assert!(matches!(&p.lesson().unwrap().states[1], StepState::Judged(v) if !v.passed), "{:?}", p.lesson().unwrap().states[1]);
     assert!(p.lesson_sweep().is_none(), "no stale sweep is out");
     assert_eq!(answer.step.and_then(|b| b.sweep), None, "nor handed out again");
-    assert!(p.apply(Command::JudgeSweep { ticket: third, result: dummy_result() }).is_err());
+    assert!(p.apply(Command::JudgeSweep { ticket: third, result: dummy_result(), speed: Speed::Fastest }).is_err());
 }
 
 #[test]
@@ -513,7 +564,7 @@ fn a_sweep_step_tried_while_another_sweeps_abandons_the_other() {
     assert_eq!(states[b], StepState::Sweeping);
     assert_eq!(p.lesson_sweep().unwrap().0, SweepTicket { step: b, attempt: 1 });
     let replaced = SweepTicket { step: a, attempt: 1 };
-    assert!(p.apply(Command::JudgeSweep { ticket: replaced, result: dummy_result() }).is_err(), "the replaced sweep's result comes too late");
+    assert!(p.apply(Command::JudgeSweep { ticket: replaced, result: dummy_result(), speed: Speed::Fastest }).is_err(), "the replaced sweep's result comes too late");
 }
 
 #[test]
