@@ -713,6 +713,21 @@ mod tests {
     }
 
     #[test]
+    fn a_slow_down_multiplies_service_times_only_while_it_lasts() {
+        let mut b = Bench::new();
+        let spec = json!({"workers": 1, "service_time": {"dist": "fixed", "value": 0.5},
+            "slowdowns": [{"from_s": 0.0, "to_s": 1.0, "factor": 3.0}]});
+        let mut c = consumer(spec, &mut b);
+        assert_eq!(run(&mut c, &mut b, 0.0), [(0.0, "phase")]);
+        let m = b.message(100, 0);
+        assert!(c.offer(m, &mut b.ctx()));
+        assert_eq!(run(&mut c, &mut b, 10.0), [(1.0, "phase"), (1.5, "done")], "three times 0.5 s, begun while slow");
+        let m = b.message(100, 0);
+        assert!(c.offer(m, &mut b.ctx()));
+        assert_eq!(run(&mut c, &mut b, 10.0), [(2.0, "done")], "0.5 s once the slow-down is over");
+    }
+
+    #[test]
     fn its_bounds_are_refused_past_their_edges_and_taken_at_them() {
         let with = |extra: serde_json::Value| {
             let mut spec = json!({"service_time": {"dist": "fixed", "value": 1.0}});
