@@ -79,8 +79,9 @@ pub enum Command {
     Redo,
     /// Starts the run (and B) again from time zero.
     Reset,
-    /// Processes one event of the run. `speed` as for `PickLesson`: the
-    /// event may judge a step and so begin the next, one that only watches.
+    /// Processes one event of the run, or goes on to the instant a watched
+    /// step is judged at if that comes first. `speed` as for `PickLesson`:
+    /// the verdict may begin the next step, one that only watches.
     Step { speed: Speed },
     /// Runs a copy of the scenario as it is now beside it, as B; both start
     /// again from time zero on A's seed.
@@ -310,8 +311,19 @@ impl Playground {
                 return Ok(Applied::default());
             }
             Command::Step { speed } => {
+                let judge_at = self.judge_at();
                 if let Some(sim) = &mut self.a {
-                    sim.step();
+                    match judge_at {
+                        // The next event comes after a step's verdict is
+                        // due: the step stops at the verdict's instant.
+                        Some(at) if sim.now() < at && sim.next_event_time().is_none_or(|next| next > at) => {
+                            // A run that stops stops the same at the event.
+                            let _ = sim.run_until(at);
+                        }
+                        _ => {
+                            sim.step();
+                        }
+                    }
                 }
                 let judged = self.judge();
                 return Ok(Applied { step: judged.then(|| self.begun_alone(speed)).flatten(), ..Applied::default() });

@@ -227,6 +227,28 @@ fn a_step_that_only_watches_goes_on_from_the_verdict_before_it_whenever_it_is_re
 }
 
 #[test]
+fn a_step_stepped_event_by_event_is_judged_at_its_instant_not_at_the_next_event() {
+    // Lesson 1's first step is judged at 30 s; its traffic has no event
+    // at 30 s exactly. Stepping across it stops at 30 s with the verdict,
+    // and the next press goes on to the next event.
+    let mut p = playground();
+    let first = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
+    p.apply(Command::PickLesson { index: first, speed: Speed::Fastest }).unwrap();
+    let StepState::Watching { until_s } = p.lesson().unwrap().states[0] else { panic!("step 1 begins with the lesson") };
+    while at(&p) < until_s - 0.05 {
+        p.advance(0.0001, Speed::Times(100.0), &still);
+    }
+    assert!(matches!(p.lesson().unwrap().states[0], StepState::Watching { .. }));
+    while matches!(p.lesson().unwrap().states[0], StepState::Watching { .. }) {
+        p.apply(Command::Step { speed: Speed::Fastest }).unwrap();
+    }
+    assert_eq!(at(&p), until_s, "judged at its own instant");
+    let events = p.run().unwrap().events();
+    p.apply(Command::Step { speed: Speed::Fastest }).unwrap();
+    assert!(at(&p) > until_s && p.run().unwrap().events() == events + 1, "then one event");
+}
+
+#[test]
 fn a_step_that_begins_at_a_verdict_reached_event_by_event_says_so_to_the_page() {
     // Lesson 9 again, stepped one event at a time up to step 1's verdict:
     // the event that judges it answers with step 2 begun, and the speed
