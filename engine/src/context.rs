@@ -156,15 +156,16 @@ pub(crate) mod bench {
         }
     }
 
-    /// What validation says of a block of `kind` with `fields` (a JSON
-    /// object), read as a scenario's file is and checked as node 0: one
-    /// message per refusal, each naming its field's path.
-    pub fn refusals(kind: &str, fields: serde_json::Value) -> Vec<String> {
-        let mut block = fields;
-        block.as_object_mut().expect("fields are a JSON object").insert("kind".into(), kind.into());
-        let spec: crate::scenario::BlockSpec = crate::plumbing::json_read::from_value(&block).expect("fields of that kind");
+    /// What `validate` (a block's spec's own) says of the spec read from
+    /// `fields` (a JSON object, as a scenario's file gives it) as node 0:
+    /// one message per refusal, each naming its field's path.
+    pub fn refusals<S: serde::de::DeserializeOwned>(
+        fields: serde_json::Value,
+        validate: impl Fn(&S, &str, &mut Vec<crate::plumbing::validate::FieldError>),
+    ) -> Vec<String> {
+        let spec: S = crate::plumbing::json_read::from_value(&fields).expect("fields the spec reads");
         let mut errors = Vec::new();
-        spec.validate("nodes[0]", &mut errors);
+        validate(&spec, "nodes[0]", &mut errors);
         errors.iter().map(|e| e.to_string()).collect()
     }
 }

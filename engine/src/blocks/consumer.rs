@@ -728,11 +728,70 @@ mod tests {
     }
 
     #[test]
+    fn a_change_says_whether_it_gave_room_that_was_not_there() {
+        let mut b = Bench::new();
+        let spec = json!({"service_time": {"dist": "fixed", "value": 1.0}, "outages": [{"from_s": 1.0, "to_s": 2.0}],
+            "slowdowns": [{"from_s": 0.5, "to_s": 0.75, "factor": 2.0}]});
+        let mut c = consumer(spec, &mut b);
+        let mut phases = Vec::new();
+        while let Some(t) = b.core.scheduler.peek_time() {
+            let event = b.core.scheduler.pop().unwrap();
+            b.core.now = t;
+            phases.push((t.as_secs_f64(), c.on_phase(event.data, &mut b.ctx())));
+        }
+        assert_eq!(
+            phases,
+            [(0.5, false), (0.75, false), (1.0, false), (2.0, true)],
+            "a slow-down gives no room; an outage's start takes it away; its end gives it back"
+        );
+    }
+
+    #[test]
+    fn a_live_change_applies_to_the_next_message_and_keeps_the_schedules_of_the_start() {
+        let mut b = Bench::new();
+        let mut c = consumer(json!({"workers": 1, "service_time": {"dist": "fixed", "value": 1.0}}), &mut b);
+        let m = b.message(100, 0);
+        assert!(c.offer(m, &mut b.ctx()));
+        assert!(!c.has_room());
+        let changed = json!({"workers": 2, "service_time": {"dist": "fixed", "value": 0.25},
+            "outages": [{"from_s": 0.5, "to_s": 0.75}], "slowdowns": [{"from_s": 0.0, "to_s": 9.0, "factor": 4.0}],
+            "lifecycle": {"initializing_s": 3.0}});
+        c.reconfigure(crate::plumbing::json_read::from_value(&changed).unwrap());
+        assert!(c.has_room(), "a second worker");
+        let m = b.message(100, 0);
+        assert!(c.offer(m, &mut b.ctx()));
+        assert_eq!(run(&mut c, &mut b, 10.0), [(0.25, "done"), (1.0, "done")], "the new service time for the next message");
+        let spec = c.spec();
+        assert!(spec.outages.is_empty() && spec.slowdowns.is_empty() && spec.lifecycle.is_none(), "schedules are fixed at the start: {spec:?}");
+        assert!(!c.init_failed());
+    }
+
+    #[test]
+    fn an_actor_still_initializing_at_its_time_out_has_failed() {
+        let mut b = Bench::new();
+        let spec = json!({"service_time": {"dist": "fixed", "value": 1.0}, "lifecycle": {"initializing_s": 2.0, "init_timeout_s": 1.0}});
+        let mut c = consumer(spec, &mut b);
+        assert!(!c.init_failed());
+        run(&mut c, &mut b, 10.0);
+        assert!(c.init_failed());
+    }
+
+    #[test]
+    fn a_service_as_long_as_the_time_out_is_not_cut_off() {
+        let mut b = Bench::new();
+        let spec = json!({"workers": 1, "service_time": {"dist": "fixed", "value": 0.5}, "timeout_s": 0.5, "max_retries": 2});
+        let mut c = consumer(spec, &mut b);
+        let m = b.message(100, 0);
+        assert!(c.offer(m, &mut b.ctx()));
+        assert_eq!(run(&mut c, &mut b, 10.0), [(0.5, "done")]);
+    }
+
+    #[test]
     fn its_bounds_are_refused_past_their_edges_and_taken_at_them() {
         let with = |extra: serde_json::Value| {
             let mut spec = json!({"service_time": {"dist": "fixed", "value": 1.0}});
             spec.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
-            refusals("consumer", spec)
+            refusals(spec, ConsumerSpec::validate)
         };
         for taken in [
             json!({"workers": 1}),

@@ -576,10 +576,10 @@ mod tests {
 
     #[test]
     fn its_bounds_are_refused_past_their_edges_and_taken_at_them() {
-        assert!(refusals("link", json!({})).is_empty());
+        assert!(refusals(json!({}), LinkSpec::validate).is_empty());
         let at_edges = json!({"bandwidth_bytes_per_s": 1e15, "latency_s": 1e6,
             "buffer": {"messages": 1u64 << 40, "bytes": 1u64 << 40}, "receive_buffer": {"messages": 1u64 << 40, "bytes": 1u64 << 40}});
-        assert!(refusals("link", at_edges).is_empty());
+        assert!(refusals(at_edges, LinkSpec::validate).is_empty());
         for (field, spec) in [
             ("bandwidth_bytes_per_s", json!({"bandwidth_bytes_per_s": -1.0})),
             ("bandwidth_bytes_per_s", json!({"bandwidth_bytes_per_s": 1.1e15})),
@@ -591,7 +591,7 @@ mod tests {
             ("receive_buffer.bytes", json!({"receive_buffer": {"bytes": (1u64 << 40) + 1}})),
             ("down", json!({"down": [{"from_s": 2.0, "to_s": 1.0}]})),
         ] {
-            let found = refusals("link", spec);
+            let found = refusals(spec, LinkSpec::validate);
             assert!(found.len() == 1 && found[0].contains(&format!("nodes[0].{field}")), "{field}: {found:?}");
         }
     }

@@ -139,7 +139,7 @@ impl BlockSpec {
         self.kind().takes_input()
     }
 
-    pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
+    fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
         match self {
             BlockSpec::Producer(p) => p.validate(path, errors),
             BlockSpec::Queue(q) => q.validate(path, errors),
