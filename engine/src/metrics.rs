@@ -491,21 +491,33 @@ impl Durations {
     /// the tests compare each with hdrhistogram's.
     #[cfg(test)]
     fn value_at_quantile(&self, q: f64) -> u64 {
-        self.values_at_quantiles([q])[0]
+        self.values_at_quantiles([q], None)[0]
+    }
+
+    /// The durations at quantile `q` (0..=1) of those recorded since
+    /// `before`, this same histogram read earlier (none: since the start),
+    /// in seconds, as `percentiles` reads them; none if nothing was
+    /// recorded since.
+    pub fn seconds_at_quantile_since(&self, q: f64, before: Option<&Durations>) -> Option<f64> {
+        let since = self.total - before.map_or(0, |b| b.total);
+        (since > 0).then(|| self.values_at_quantiles([q], before)[0] as f64 / 1e9)
     }
 
     /// The values at quantiles `qs` (0..=1, ascending) in one walk over
     /// the counters that exist: the page reads three of every block's
-    /// histogram at each sample, for thousands of blocks.
-    fn values_at_quantiles<const N: usize>(&self, qs: [f64; N]) -> [u64; N] {
-        let wanted = qs.map(|q| ((q.min(1.0) * self.total as f64).ceil() as u64).max(1));
+    /// histogram at each sample, for thousands of blocks. Counts only what
+    /// was recorded since `before` (the same histogram read earlier).
+    fn values_at_quantiles<const N: usize>(&self, qs: [f64; N], before: Option<&Durations>) -> [u64; N] {
+        let total = self.total - before.map_or(0, |b| b.total);
+        let wanted = qs.map(|q| ((q.min(1.0) * total as f64).ceil() as u64).max(1));
         let mut values = [0; N];
         let mut next = 0;
         let mut seen = 0;
         for (at, counts) in self.blocks.iter().enumerate() {
             let Some(counts) = counts else { continue };
+            let earlier = before.and_then(|b| b.blocks.get(at)).and_then(Option::as_ref);
             for (i, &count) in counts.iter().enumerate() {
-                seen += count;
+                seen += count - earlier.map_or(0, |e| e[i]);
                 while next < N && seen >= wanted[next] {
                     values[next] = highest_equivalent(lowest_at(at * COUNTER_BLOCK + i));
                     next += 1;
@@ -519,7 +531,7 @@ impl Durations {
     }
 
     pub fn percentiles(&self) -> Percentiles {
-        let [p50, p95, p99] = self.values_at_quantiles([0.5, 0.95, 0.99]).map(|v| v as f64 / 1e9);
+        let [p50, p95, p99] = self.values_at_quantiles([0.5, 0.95, 0.99], None).map(|v| v as f64 / 1e9);
         let max = if self.max_ns == 0 { 0 } else { highest_equivalent(self.max_ns) };
         Percentiles { p50, p95, p99, max: max as f64 / 1e9 }
     }
@@ -752,6 +764,25 @@ mod tests {
         assert_eq!(d.blocks.iter().flatten().count(), 2);
         assert_eq!(d.count(), 101);
         assert!((d.percentiles().max - 60.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn a_quantile_since_an_earlier_reading_counts_only_what_came_after() {
+        let mut d = Durations::new();
+        for ms in 1..=100u64 {
+            d.record(SimDuration::from_nanos(ms * 1_000_000 * 1000));
+        }
+        let before = d.clone();
+        assert_eq!(d.seconds_at_quantile_since(0.5, Some(&before)), None, "nothing since");
+        for ms in 1..=10u64 {
+            d.record(SimDuration::from_nanos(ms * 1_000_000));
+        }
+        // Since: 1 ms to 10 ms; in all, the hundred long ones dominate.
+        let since = |q| d.seconds_at_quantile_since(q, Some(&before)).unwrap();
+        assert!((since(0.5) - 0.005).abs() < 0.0001 && (since(1.0) - 0.010).abs() < 0.0001, "{} {}", since(0.5), since(1.0));
+        let all = d.seconds_at_quantile_since(0.5, None).unwrap();
+        assert!((all - 45.0).abs() < 0.5, "{all}: the 55th of 110, the 45th long one");
+        assert_eq!(d.seconds_at_quantile_since(0.99, None).unwrap(), d.percentiles().p99);
     }
 
     #[test]

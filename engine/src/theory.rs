@@ -367,6 +367,28 @@ impl Model {
         };
         Prediction { name, offered_load, steady }
     }
+
+    /// The wait before service that a fraction `p` (0 to 1) of the served
+    /// messages do not exceed, where a closed form gives it: M/M/c with no
+    /// bound, whose wait is 0 with probability 1 − C and beyond that
+    /// exponential at rate cμ − λ (C: Erlang's C, the chance to wait), so
+    /// P(Wq > t) = C·e^(−(cμ − λ)t). None for other models and when the
+    /// queue has no steady state.
+    pub fn wait_quantile_s(&self, p: f64) -> Option<f64> {
+        let (lambda, c) = (self.arrival_rate, self.servers.max(1));
+        let Distribution::Exponential { .. } = self.service else { return None };
+        if self.room.is_some() || !(0.0..1.0).contains(&p) {
+            return None;
+        }
+        let steady = self.predict().steady?;
+        let drain = f64::from(c) / self.service.mean() - lambda;
+        if lambda <= 0.0 || drain <= 0.0 {
+            return Some(0.0);
+        }
+        // Wq = C / (cμ − λ), so C = Wq·(cμ − λ).
+        let waits = steady.mean_wait_s * drain;
+        Some(((waits / (1.0 - p)).ln() / drain).max(0.0))
+    }
 }
 
 /// ln(e^x + e^y), without overflow.
@@ -485,6 +507,25 @@ mod tests {
         close(s.mean_waiting, erlang_c * rho / (1.0 - rho), "Lq");
         assert!((s.mean_waiting - 2.844).abs() < 0.001, "{}", s.mean_waiting);
         close(s.mean_wait_s, s.mean_waiting / 16.0, "Wq");
+    }
+
+    #[test]
+    fn the_wait_of_mmc_is_zero_or_exponential_beyond_erlang_c() {
+        // M/M/2 at λ = 16, μ = 10: P(Wq > t) = C·e^(−(2μ − λ)t), C = 64/90.
+        let erlang_c = 64.0 / 90.0;
+        let mm2 = Model { arrival_rate: 16.0, service: exponential(0.1), servers: 2, room: None };
+        for p in [0.5, 0.9, 0.99, 0.999] {
+            close(mm2.wait_quantile_s(p).unwrap(), (erlang_c / (1.0 - p)).ln() / 4.0, "M/M/2 quantile");
+        }
+        // Below 1 − C nobody waits.
+        assert_eq!(mm2.wait_quantile_s(0.2), Some(0.0));
+        // M/M/1 at λ = 8, μ = 10: C = ρ = 0.8, rate 2.
+        let mm1 = Model { arrival_rate: 8.0, service: exponential(0.1), servers: 1, room: None };
+        close(mm1.wait_quantile_s(0.99).unwrap(), 80f64.ln() / 2.0, "M/M/1 p99");
+        // No closed form: bounded, not exponential, overloaded.
+        assert_eq!(Model { room: Some(9), ..mm1.clone() }.wait_quantile_s(0.99), None);
+        assert_eq!(Model { service: Distribution::Fixed { value: 0.1 }, ..mm1.clone() }.wait_quantile_s(0.99), None);
+        assert_eq!(Model { arrival_rate: 12.0, ..mm1 }.wait_quantile_s(0.99), None);
     }
 
     #[test]

@@ -17,6 +17,15 @@ use crate::scenario::{FieldPath, FieldPathError, Kind};
 pub enum Measure {
     MeanDepthMessages,
     MeanWaitS,
+    /// The wait (a consumer's: the sojourn, as for `MeanWaitS`) that half
+    /// the messages departed in the measured span waited at most; then
+    /// 90%, 95%, 99% and 99.9% of them. Read from the node's histogram
+    /// (two significant digits).
+    P50WaitS,
+    P90WaitS,
+    P95WaitS,
+    P99WaitS,
+    P999WaitS,
     DropProbability,
     DisconnectsPerS,
     ThroughputPerS,
@@ -41,6 +50,20 @@ fn read<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {
 }
 
 impl Measure {
+    /// Every measure, in the order of the enum.
+    pub const ALL: [Measure; 10] = [
+        Measure::MeanDepthMessages,
+        Measure::MeanWaitS,
+        Measure::P50WaitS,
+        Measure::P90WaitS,
+        Measure::P95WaitS,
+        Measure::P99WaitS,
+        Measure::P999WaitS,
+        Measure::DropProbability,
+        Measure::DisconnectsPerS,
+        Measure::ThroughputPerS,
+    ];
+
     /// What a sweep measures of a node of `kind`.
     pub fn of(kind: Kind) -> &'static [Measure] {
         use Measure::*;
@@ -48,10 +71,35 @@ impl Measure {
             // A producer's drops are its own: refused with `drop`, or ping
             // requests left unanswered.
             Kind::Producer => &[DropProbability, ThroughputPerS],
-            Kind::Queue => &[MeanDepthMessages, MeanWaitS, DropProbability, DisconnectsPerS, ThroughputPerS],
-            Kind::Dispatcher => &[MeanDepthMessages, MeanWaitS, DropProbability, ThroughputPerS],
-            Kind::Consumer => &[MeanWaitS, DropProbability, ThroughputPerS],
+            Kind::Queue => &[
+                MeanDepthMessages,
+                MeanWaitS,
+                P50WaitS,
+                P90WaitS,
+                P95WaitS,
+                P99WaitS,
+                P999WaitS,
+                DropProbability,
+                DisconnectsPerS,
+                ThroughputPerS,
+            ],
+            Kind::Dispatcher => {
+                &[MeanDepthMessages, MeanWaitS, P50WaitS, P90WaitS, P95WaitS, P99WaitS, P999WaitS, DropProbability, ThroughputPerS]
+            }
+            Kind::Consumer => &[MeanWaitS, P50WaitS, P90WaitS, P95WaitS, P99WaitS, P999WaitS, DropProbability, ThroughputPerS],
             _ => &[DropProbability, ThroughputPerS],
+        }
+    }
+
+    /// The quantile of the wait a percentile measures.
+    pub fn quantile(self) -> Option<f64> {
+        match self {
+            Measure::P50WaitS => Some(0.5),
+            Measure::P90WaitS => Some(0.9),
+            Measure::P95WaitS => Some(0.95),
+            Measure::P99WaitS => Some(0.99),
+            Measure::P999WaitS => Some(0.999),
+            _ => None,
         }
     }
 }
@@ -79,8 +127,12 @@ pub enum Metric {
 
 /// Why a text is not a metric's name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("\"{0}\" is not a metric: NODE.MEASURE (mean_depth_messages, mean_wait_s, drop_probability, disconnects_per_s, throughput_per_s) or totals.produced, totals.delivered, totals.dropped")]
+#[error("\"{0}\" is not a metric: NODE.MEASURE ({measures}) or {totals}", measures = names(&Measure::ALL), totals = Total::ALL.map(|t| format!("totals.{t}")).join(", "))]
 pub struct MetricError(pub String);
+
+fn names(measures: &[Measure]) -> String {
+    measures.iter().map(Measure::to_string).collect::<Vec<_>>().join(", ")
+}
 
 impl Metric {
     /// Reads `NODE.MEASURE` or `totals.TOTAL`.

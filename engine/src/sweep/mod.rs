@@ -263,6 +263,7 @@ impl Plan {
         let mut sim = Simulation::new(scenario.clone(), self.seed_of(rep)).map_err(|e| at(e.to_string()))?;
         sim.run_until(SimTime::from_secs_f64(self.options.warmup_s)).map_err(|stall| at(stall.to_string()))?;
         let marks: Vec<Mark> = (0..scenario.nodes.len()).map(|i| Mark::of(&sim, i)).collect();
+        let waits_before: Vec<_> = (0..scenario.nodes.len()).map(|i| sim.stats(i).durations.clone()).collect();
         let totals = sim.totals();
         sim.run_until(SimTime::from_secs_f64(self.options.until_s)).map_err(|stall| at(stall.to_string()))?;
         let mut metrics = Replication::new();
@@ -278,6 +279,10 @@ impl Plan {
                     // end of its service.
                     Measure::MeanWaitS if node.block.kind() == Kind::Consumer => per_departure(change.sojourn_s),
                     Measure::MeanWaitS => per_departure(change.residence_s),
+                    Measure::P50WaitS | Measure::P90WaitS | Measure::P95WaitS | Measure::P99WaitS | Measure::P999WaitS => {
+                        let q = measure.quantile().unwrap_or(1.0);
+                        sim.stats(i).durations.as_deref().and_then(|d| d.seconds_at_quantile_since(q, waits_before[i].as_deref()))
+                    }
                     Measure::DropProbability => (arrived > 0).then(|| change.lost() as f64 / arrived as f64),
                     Measure::DisconnectsPerS => Some(change.disconnects as f64 / span_s),
                     Measure::ThroughputPerS => Some(departed as f64 / span_s),
@@ -309,13 +314,19 @@ impl Plan {
         let theory = (0..scenario.nodes.len())
             .filter(|&i| matches!(scenario.nodes[i].block, BlockSpec::Queue(_)))
             .filter_map(|i| {
-                let prediction = Model::of(scenario, i).ok()?.predict();
+                let model = Model::of(scenario, i).ok()?;
+                let prediction = model.predict();
                 let steady = prediction.steady?;
+                let tail_wait_s = Measure::ALL
+                    .into_iter()
+                    .filter_map(|m| Some((m, model.wait_quantile_s(m.quantile()?)?)))
+                    .collect();
                 let theory = Theory {
                     model: prediction.name,
                     mean_waiting: steady.mean_waiting,
                     mean_wait_s: steady.mean_wait_s,
                     drop_probability: steady.drop_probability,
+                    tail_wait_s,
                 };
                 Some((scenario.nodes[i].id.clone(), theory))
             })

@@ -23,6 +23,10 @@ pub struct Theory {
     pub mean_waiting: f64,
     pub mean_wait_s: f64,
     pub drop_probability: f64,
+    /// The wait's percentiles, by the measure that reads them, where a
+    /// closed form gives them (M/M/c with no bound).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub tail_wait_s: BTreeMap<Measure, f64>,
 }
 
 /// One point of the grid.
@@ -45,6 +49,9 @@ impl PointResult {
             Measure::MeanDepthMessages => Some(t.mean_waiting),
             Measure::MeanWaitS => Some(t.mean_wait_s),
             Measure::DropProbability => Some(t.drop_probability),
+            Measure::P50WaitS | Measure::P90WaitS | Measure::P95WaitS | Measure::P99WaitS | Measure::P999WaitS => {
+                t.tail_wait_s.get(measure).copied()
+            }
             Measure::DisconnectsPerS | Measure::ThroughputPerS => None,
         }
     }

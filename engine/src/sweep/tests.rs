@@ -110,6 +110,51 @@ fn the_95_percent_intervals_cover_the_mm1_closed_form_about_95_times_in_100() {
 }
 
 #[test]
+fn the_waits_percentiles_follow_the_mm1_distribution() {
+    // λ = 8, μ = 10: the wait before service is 0 with probability 0.2 and
+    // beyond that exponential at rate 2, P(Wq > t) = 0.8·e^(−2t); the
+    // consumer's figure is the time in the system, exponential at rate 2.
+    let p = plan(&["src.arrivals.rate_per_s=8"], options(8, 2000.0, 5)).unwrap();
+    let point = &run_all(&p).points[0];
+    let wait = |p: f64| (0.8 / (1.0 - p)).ln() / 2.0;
+    let sojourn = |p: f64| -(1.0 - p).ln() / 2.0;
+    for (metric, closed) in [
+        ("line.p50_wait_s", wait(0.5)),
+        ("line.p90_wait_s", wait(0.9)),
+        ("line.p95_wait_s", wait(0.95)),
+        ("line.p99_wait_s", wait(0.99)),
+        ("srv.p50_wait_s", sojourn(0.5)),
+        ("srv.p99_wait_s", sojourn(0.99)),
+    ] {
+        let e = &point.metrics[&m(metric)];
+        let (mean, h) = (e.mean.unwrap(), e.ci95.unwrap());
+        // The histogram reads two significant digits: 1% more room.
+        assert!((mean - closed).abs() <= h + 0.01 * closed, "{metric}: {mean} ± {h}, the closed form {closed}");
+        assert!(h < 0.15 * closed, "{metric}: an interval of ±{h} says little");
+    }
+    // The theory column gives the queue's, not the consumer's.
+    let predicted = point.predicted(&m("line.p99_wait_s")).unwrap();
+    assert!((predicted - wait(0.99)).abs() < 1e-9, "{predicted}");
+    assert_eq!(point.predicted(&m("srv.p99_wait_s")), None);
+}
+
+#[test]
+fn a_percentile_counts_only_what_departed_after_the_warm_up() {
+    // The server is down for the first 100 s: whatever waited through it
+    // departs around 100 s. With the warm-up past it, the waits are the
+    // M/M/1's again (λ = 5, μ = 10: p99 = ln(0.5/0.01)/5 ≈ 0.78 s).
+    let mut s = mm1();
+    let srv = s.node_index("srv").unwrap();
+    let BlockSpec::Consumer(c) = &mut s.nodes[srv].block else { unreachable!() };
+    c.outages.push(crate::scenario::Period { from_s: 0.0, to_s: 100.0 });
+    let varies = vec![parse_vary("src.arrivals.rate_per_s=5", &s).unwrap()];
+    let p = Plan::new(&s, varies, Options { reps: 4, until_s: 1200.0, warmup_s: 200.0, seed: 2 }).unwrap();
+    let e = &run_all(&p).points[0].metrics[&m("line.p99_wait_s")];
+    let closed = 50f64.ln() / 5.0;
+    assert!((e.mean.unwrap() - closed).abs() <= e.ci95.unwrap() + 0.01 * closed, "{e:?} against {closed}");
+}
+
+#[test]
 fn shards_merge_into_the_whole_sweep_byte_for_byte() {
     let p = plan(&["src.arrivals.rate_per_s=2:5:1", "srv.workers=1,2"], options(2, 20.0, 3)).unwrap();
     let whole = run_all(&p);

@@ -363,6 +363,7 @@ impl Dispatcher {
                 }
                 self.count_out(&e.msg);
                 let waited = ctx.core.now.since(e.enqueued);
+                ctx.stats.record_duration(waited);
                 if waited.as_nanos() > 0 {
                     ctx.stats.waited += 1;
                     ctx.stats.residence_ns += waited.as_nanos() as u128;
