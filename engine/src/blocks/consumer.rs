@@ -786,6 +786,113 @@ mod tests {
         assert_eq!(run(&mut c, &mut b, 10.0), [(0.5, "done")]);
     }
 
+    /// The slot and instant of the next end of service.
+    fn next_end(b: &mut Bench) -> (u32, f64) {
+        let t = b.core.scheduler.peek_time().unwrap();
+        let event = b.core.scheduler.pop().unwrap();
+        b.core.now = t;
+        (event.data, t.as_secs_f64())
+    }
+
+    #[test]
+    fn a_job_sent_back_to_its_queue_is_given_up_after_its_retries() {
+        let mut b = Bench::new();
+        let spec = json!({"service_time": {"dist": "fixed", "value": 1.0}, "timeout_s": 0.25, "max_retries": 2, "on_timeout": "requeue"});
+        let mut c = consumer(spec, &mut b);
+        let mut m = b.message(100, 0);
+        let mut sent_back = 0;
+        loop {
+            assert!(c.offer(m, &mut b.ctx()));
+            let (slot, _) = next_end(&mut b);
+            match c.on_service_done(slot, &mut b.ctx()) {
+                Served::Requeue(again) => {
+                    sent_back += 1;
+                    assert_eq!(again.attempts, sent_back, "each time back counts one attempt more");
+                    assert!(c.has_room(), "the worker is free at once");
+                    m = again;
+                }
+                Served::GaveUp => break,
+                _ => panic!("cut off each time"),
+            }
+            assert!(sent_back <= 2, "two retries, then given up");
+        }
+        assert_eq!((sent_back, b.stats.dropped[DropReason::TimedOut as usize]), (2, 1));
+    }
+
+    #[test]
+    fn a_service_ends_plainly_unless_cut_off_or_its_worker_is_gone() {
+        let mut b = Bench::new();
+        let spec = json!({"workers": 2, "service_time": {"dist": "fixed", "value": 1.0}, "timeout_s": 2.0});
+        let mut c = consumer(spec, &mut b);
+        let m = b.message(100, 0);
+        assert!(c.offer(m, &mut b.ctx()));
+        let (slot, _) = next_end(&mut b);
+        assert!(c.ends_plainly(slot));
+        assert!(!c.ends_plainly(slot + 1), "an empty slot");
+        // Fewer workers than busy ones: the release leaves none free.
+        let m = b.message(100, 0);
+        assert!(c.offer(m, &mut b.ctx()));
+        c.reconfigure(crate::plumbing::json_read::from_value(&json!({"workers": 1, "service_time": {"dist": "fixed", "value": 1.0}, "timeout_s": 2.0})).unwrap());
+        assert!(!c.ends_plainly(slot), "two busy, one worker left");
+        // Cut off by the time-out: a retry, not a plain end.
+        let mut b = Bench::new();
+        let mut c = consumer(json!({"service_time": {"dist": "fixed", "value": 1.0}, "timeout_s": 0.5, "max_retries": 1}), &mut b);
+        let m = b.message(100, 0);
+        assert!(c.offer(m, &mut b.ctx()));
+        let (slot, _) = next_end(&mut b);
+        assert!(!c.ends_plainly(slot));
+    }
+
+    #[test]
+    fn an_abandoned_service_gives_its_message_back_and_frees_its_worker() {
+        let mut b = Bench::new();
+        let mut c = consumer(json!({"service_time": {"dist": "fixed", "value": 1.0}}), &mut b);
+        let m = b.message(100, 0);
+        assert!(c.offer(m, &mut b.ctx()));
+        assert!(!c.has_room());
+        assert_eq!(c.abandon(0, &mut b.ctx()).map(|m| m.id), Some(m.id));
+        assert!(c.has_room());
+        assert_eq!(c.abandon(0, &mut b.ctx()), None, "nothing left to abandon");
+    }
+
+    #[test]
+    fn what_workers_hold_is_counted_and_offered_again_oldest_first() {
+        let mut b = Bench::new();
+        let mut c = consumer(json!({"workers": 3, "service_time": {"dist": "fixed", "value": 0.5}}), &mut b);
+        for _ in 0..3 {
+            let m = b.message(100, 0);
+            assert!(c.offer(m, &mut b.ctx()));
+        }
+        let ends: Vec<(u32, f64)> = (0..3).map(|_| next_end(&mut b)).collect();
+        // The next block refuses two of them: held, once each.
+        assert!(!c.has_held());
+        c.hold(ends[1].0);
+        c.hold(ends[0].0);
+        c.hold(ends[1].0);
+        assert!(c.has_held());
+        assert_eq!(c.next_held(), Some(ends[1].0));
+        // One of the held is abandoned meanwhile: not offered again.
+        c.abandon(ends[0].0, &mut b.ctx());
+        assert_eq!(c.next_held(), None);
+        assert!(!c.has_held());
+        // Two released at 0.5 s after 0.5 s of service each.
+        c.release(ends[1].0, true, &mut b.ctx());
+        c.release(ends[2].0, false, &mut b.ctx());
+        assert_eq!(b.stats.residence_ns, 1_000_000_000, "the services' times add up");
+        assert_eq!(b.stats.departed, 2);
+        assert_eq!(b.stats.sojourn_ns, 500_000_000, "only the delivered one's sojourn");
+    }
+
+    #[test]
+    fn an_actor_that_initializes_exactly_at_its_time_out_made_it() {
+        let mut b = Bench::new();
+        let spec = json!({"service_time": {"dist": "fixed", "value": 1.0}, "lifecycle": {"initializing_s": 1.0, "init_timeout_s": 1.0}});
+        let mut c = consumer(spec, &mut b);
+        run(&mut c, &mut b, 10.0);
+        assert!(!c.init_failed());
+        assert!(c.has_room(), "operational");
+    }
+
     #[test]
     fn its_bounds_are_refused_past_their_edges_and_taken_at_them() {
         let with = |extra: serde_json::Value| {
