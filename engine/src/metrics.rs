@@ -769,8 +769,8 @@ mod tests {
     #[test]
     fn a_quantile_since_an_earlier_reading_counts_only_what_came_after() {
         let mut d = Durations::new();
-        for ms in 1..=100u64 {
-            d.record(SimDuration::from_nanos(ms * 1_000_000 * 1000));
+        for s in 1..=100u64 {
+            d.record(SimDuration::from_nanos(s * 1_000_000_000));
         }
         let before = d.clone();
         assert_eq!(d.seconds_at_quantile_since(0.5, Some(&before)), None, "nothing since");

@@ -79,9 +79,10 @@ pub enum Command {
     Redo,
     /// Starts the run (and B) again from time zero.
     Reset,
-    /// Processes one event of the run, or goes on to the instant a watched
-    /// step is judged at if that comes first. `speed` as for `PickLesson`:
-    /// the verdict may begin the next step, one that only watches.
+    /// Processes one event of run A, or goes on to the instant a watched
+    /// step is judged at if that comes first; B follows to A's instant.
+    /// `speed` as for `PickLesson`: the verdict may begin the next step,
+    /// one that only watches.
     Step { speed: Speed },
     /// Runs a copy of the scenario as it is now beside it, as B; both start
     /// again from time zero on A's seed.
@@ -325,6 +326,8 @@ impl Playground {
                         }
                     }
                 }
+                // B, where there is one, is read at A's instant.
+                self.catch_up();
                 let judged = self.judge();
                 return Ok(Applied { step: judged.then(|| self.begun_alone(speed)).flatten(), ..Applied::default() });
             }

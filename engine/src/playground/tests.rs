@@ -228,8 +228,8 @@ fn a_step_that_only_watches_goes_on_from_the_verdict_before_it_whenever_it_is_re
 
 #[test]
 fn a_step_stepped_event_by_event_is_judged_at_its_instant_not_at_the_next_event() {
-    // Lesson 1's first step is judged at 30 s; its traffic has no event
-    // at 30 s exactly. Stepping across it stops at 30 s with the verdict,
+    // Lesson 1's first step is judged at 20 s; its traffic has no event
+    // at 20 s exactly. Stepping across it stops at 20 s with the verdict,
     // and the next press goes on to the next event.
     let mut p = playground();
     let first = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
@@ -243,9 +243,35 @@ fn a_step_stepped_event_by_event_is_judged_at_its_instant_not_at_the_next_event(
         p.apply(Command::Step { speed: Speed::Fastest }).unwrap();
     }
     assert_eq!(at(&p), until_s, "judged at its own instant");
+    let next = p.run().unwrap().next_event_time().unwrap().as_secs_f64();
+    assert!(next > until_s, "no event at the verdict's instant: the stop there is the step's own");
     let events = p.run().unwrap().events();
     p.apply(Command::Step { speed: Speed::Fastest }).unwrap();
     assert!(at(&p) > until_s && p.run().unwrap().events() == events + 1, "then one event");
+}
+
+#[test]
+fn a_comparing_step_stepped_event_by_event_is_judged_at_its_instant_with_b_beside_a() {
+    // Lesson 2's third step compares both loops for 60 s: stepped across
+    // its instant, B follows A there and the verdict comes at once.
+    let mut p = playground();
+    let n = p.lessons().iter().position(|l| l.text.number == 2).unwrap();
+    assert!(p.lessons()[n].text.steps[2].compare);
+    p.apply(Command::PickLesson { index: n, speed: Speed::Fastest }).unwrap();
+    p.apply(Command::TryStep { step: 2, speed: Speed::Fastest }).unwrap();
+    let StepState::Watching { until_s } = p.lesson().unwrap().states[2] else { panic!("the comparison is watched") };
+    while at(&p) < until_s - 0.05 {
+        p.advance(0.0001, Speed::Times(100.0), &still);
+    }
+    let mut presses = 0;
+    while matches!(p.lesson().unwrap().states[2], StepState::Watching { .. }) {
+        p.apply(Command::Step { speed: Speed::Fastest }).unwrap();
+        presses += 1;
+        assert!(at(&p) <= until_s, "not past the verdict's instant");
+        assert!(presses < 100_000);
+    }
+    assert_eq!(at(&p), until_s);
+    assert!(matches!(p.lesson().unwrap().states[2], StepState::Judged(_)));
 }
 
 #[test]

@@ -317,7 +317,7 @@ impl Plan {
                 let model = Model::of(scenario, i).ok()?;
                 let prediction = model.predict();
                 let steady = prediction.steady?;
-                let tail_wait_s = Measure::ALL
+                let wait_percentiles_s = Measure::ALL
                     .into_iter()
                     .filter_map(|m| Some((m, model.wait_quantile_s(m.quantile()?)?)))
                     .collect();
@@ -326,7 +326,7 @@ impl Plan {
                     mean_waiting: steady.mean_waiting,
                     mean_wait_s: steady.mean_wait_s,
                     drop_probability: steady.drop_probability,
-                    tail_wait_s,
+                    wait_percentiles_s,
                 };
                 Some((scenario.nodes[i].id.clone(), theory))
             })

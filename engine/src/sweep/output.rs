@@ -26,7 +26,7 @@ pub struct Theory {
     /// The wait's percentiles, by the measure that reads them, where a
     /// closed form gives them (M/M/c with no bound).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub tail_wait_s: BTreeMap<Measure, f64>,
+    pub wait_percentiles_s: BTreeMap<Measure, f64>,
 }
 
 /// One point of the grid.
@@ -50,7 +50,7 @@ impl PointResult {
             Measure::MeanWaitS => Some(t.mean_wait_s),
             Measure::DropProbability => Some(t.drop_probability),
             Measure::P50WaitS | Measure::P90WaitS | Measure::P95WaitS | Measure::P99WaitS | Measure::P999WaitS => {
-                t.tail_wait_s.get(measure).copied()
+                t.wait_percentiles_s.get(measure).copied()
             }
             Measure::DisconnectsPerS | Measure::ThroughputPerS => None,
         }
