@@ -677,9 +677,18 @@ mod tests {
     /// returns every offer with its instant: the count the tests hold the
     /// producer to, made from the messages themselves.
     fn drive(p: &mut Producer, b: &mut Bench, until_s: f64, takes: &mut dyn FnMut(f64, &Message) -> bool) -> Vec<(f64, Message)> {
+        let offers = drive_events(p, b, until_s, usize::MAX, takes);
+        b.core.now = SimTime::from_secs_f64(until_s);
+        offers
+    }
+
+    /// As `drive`, but stops after `events` events, the clock at the last.
+    fn drive_events(p: &mut Producer, b: &mut Bench, until_s: f64, events: usize, takes: &mut dyn FnMut(f64, &Message) -> bool) -> Vec<(f64, Message)> {
         let mut offers = Vec::new();
         let until = SimTime::from_secs_f64(until_s);
-        while b.core.scheduler.peek_time().is_some_and(|t| t <= until) {
+        let mut left = events;
+        while left > 0 && b.core.scheduler.peek_time().is_some_and(|t| t <= until) {
+            left -= 1;
             let event = b.core.scheduler.pop().unwrap();
             b.core.now = event.time();
             let action = match event.kind() {
@@ -703,8 +712,19 @@ mod tests {
                 }
             }
         }
-        b.core.now = until;
         offers
+    }
+
+    fn spec(json: serde_json::Value) -> ProducerSpec {
+        serde_json::from_value(json).unwrap()
+    }
+
+    fn no_classes() -> ClassMap {
+        ClassMap { class_base: 0, destinations: Vec::new() }
+    }
+
+    fn instants(offers: &[(f64, Message)]) -> Vec<f64> {
+        offers.iter().map(|(t, _)| (t * 1e6).round() / 1e6).collect()
     }
 
     /// Paused by a queue it feeds, an open-loop producer makes what comes
@@ -771,5 +791,195 @@ mod tests {
             assert_eq!(b.stats.dropped[DropReason::Unanswered as usize], unanswered, "{backpressure}");
             assert_eq!(p.holds(), 0, "{backpressure}: nothing kept");
         }
+    }
+
+    /// A drawn size is rounded to the nearest whole byte, at least one and
+    /// at most `MAX_MESSAGE_BYTES`; a fixed size is the same number.
+    #[test]
+    fn sizes_are_whole_bytes_rounded_to_the_nearest() {
+        assert_eq!([10.4, 10.5, 10.6, 0.2, 1.0, 1e18].map(size_in_bytes), [10, 11, 11, 1, 1, MAX_MESSAGE_BYTES as u32]);
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10},
+            "classes": [{"name": "a", "size": {"dist": "fixed", "value": 2.6}}, {"name": "b", "size": {"dist": "uniform", "min": 7.6, "max": 8.4}}]}));
+        p.start(&mut b.ctx());
+        let offers = drive(&mut p, &mut b, 10.0, &mut |_, _| true);
+        assert_eq!(offers.len(), 100);
+        for (_, m) in &offers {
+            assert_eq!(m.size_bytes, [3, 8][m.class as usize], "class {}", m.class);
+        }
+    }
+
+    /// Changed live, the arrival already scheduled stands and the new rate
+    /// follows it; no second chain of arrivals starts.
+    #[test]
+    fn a_live_change_takes_the_new_rate_after_the_arrival_already_scheduled() {
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}}));
+        p.start(&mut b.ctx());
+        assert_eq!(drive(&mut p, &mut b, 1.0, &mut |_, _| true).len(), 10);
+        p.reconfigure(spec(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 20}})), no_classes(), &mut b.ctx());
+        let offers = drive(&mut p, &mut b, 1.52, &mut |_, _| true);
+        assert_eq!(instants(&offers), [1.1, 1.15, 1.2, 1.25, 1.3, 1.35, 1.4, 1.45, 1.5]);
+        // The same spec again changes nothing.
+        p.reconfigure(p.spec().clone(), no_classes(), &mut b.ctx());
+        assert_eq!(drive(&mut p, &mut b, 2.02, &mut |_, _| true).len(), 10);
+    }
+
+    /// A trace that ran out goes on with the instants a live change adds.
+    #[test]
+    fn a_trace_that_ran_out_goes_on_with_the_instants_added_live() {
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "trace", "times_s": [0.1, 0.2]}}));
+        p.start(&mut b.ctx());
+        assert_eq!(instants(&drive(&mut p, &mut b, 1.0, &mut |_, _| true)), [0.1, 0.2]);
+        p.reconfigure(spec(serde_json::json!({"arrivals": {"process": "trace", "times_s": [0.1, 0.2, 1.5, 2.0]}})), no_classes(), &mut b.ctx());
+        assert_eq!(instants(&drive(&mut p, &mut b, 3.0, &mut |_, _| true)), [1.5, 2.0]);
+    }
+
+    /// A change of `linked_to` asks the new server afresh; any other change
+    /// keeps the link as it stands.
+    #[test]
+    fn a_new_link_is_asked_afresh_and_an_unchanged_one_stands() {
+        let linked = |to: &str| spec(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}, "linked_to": to}));
+        let mut b = Bench::new();
+        let mut p = Producer::new(linked("s"), no_classes());
+        p.server_is(Some(ServerPhase::Operational), &mut b.ctx());
+        p.start(&mut b.ctx());
+        assert_eq!(p.link(), Link::Confirmed);
+        let mut faster = linked("s");
+        faster.arrivals = Arrivals::Constant { rate_per_s: 20.0 };
+        p.reconfigure(faster, no_classes(), &mut b.ctx());
+        assert_eq!(p.link(), Link::Confirmed, "the same server: the link stands");
+        p.reconfigure(linked("t"), no_classes(), &mut b.ctx());
+        assert_eq!(p.link(), Link::None, "another server: asked afresh");
+    }
+
+    /// A held message follows a new `on_refused` at once (dropped under
+    /// `drop`, the backlog then offered); a change that leaves the policy
+    /// alone leaves a retry's instants alone.
+    #[test]
+    fn a_held_message_follows_a_new_policy_and_only_a_new_one() {
+        let paused = serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}, "on_refused": "pause"});
+        let mut b = Bench::new();
+        let mut p = producer(paused.clone());
+        p.start(&mut b.ctx());
+        drive(&mut p, &mut b, 0.35, &mut |_, _| false);
+        assert_eq!(p.holds(), 3, "the refused one and the two due after it");
+        let mut dropping = spec(paused);
+        dropping.on_refused = OnRefused::Drop;
+        p.reconfigure(dropping, no_classes(), &mut b.ctx());
+        assert_eq!(b.stats.dropped[DropReason::Refused as usize], 1, "the held one dropped as refused");
+        let offers = drive(&mut p, &mut b, 0.5, &mut |_, _| true);
+        assert_eq!(instants(&offers), [0.35, 0.35, 0.4, 0.5], "then the backlog at once, then what comes due");
+        assert_eq!(p.holds(), 0);
+
+        let retrying = serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}, "on_refused": "retry", "retry_after_s": 0.25});
+        let mut b = Bench::new();
+        let mut p = producer(retrying.clone());
+        p.start(&mut b.ctx());
+        let mut offers = drive(&mut p, &mut b, 0.2, &mut |t, _| t >= 1.0);
+        p.reconfigure(spec(retrying), no_classes(), &mut b.ctx());
+        offers.extend(drive(&mut p, &mut b, 0.9, &mut |t, _| t >= 1.0));
+        assert_eq!(p.holds(), 1, "retrying, it makes nothing new");
+        offers.extend(drive(&mut p, &mut b, 1.2, &mut |t, _| t >= 1.0));
+        assert_eq!(instants(&offers)[..5], [0.1, 0.35, 0.6, 0.85, 1.1], "the retries keep their instants");
+    }
+
+    /// Growing a closed loop live starts the new clients thinking at once;
+    /// shrinking it retires clients as their requests finish.
+    #[test]
+    fn a_closed_loop_grows_and_shrinks_live() {
+        let loop_of = |clients: u32| serde_json::json!({"arrivals": {"process": "closed_loop", "clients": clients, "think": {"dist": "fixed", "value": 0.1}}});
+        let mut b = Bench::new();
+        let mut p = producer(loop_of(2));
+        p.start(&mut b.ctx());
+        assert_eq!(instants(&drive(&mut p, &mut b, 0.5, &mut |_, _| true)), [0.1, 0.1]);
+        p.reconfigure(spec(loop_of(5)), no_classes(), &mut b.ctx());
+        assert_eq!(instants(&drive(&mut p, &mut b, 1.0, &mut |_, _| true)), [0.6, 0.6, 0.6], "three new clients");
+        assert_eq!(p.outstanding(), 5);
+        p.reconfigure(spec(loop_of(2)), no_classes(), &mut b.ctx());
+        for _ in 0..5 {
+            p.on_request_done(&mut b.ctx());
+        }
+        assert_eq!(instants(&drive(&mut p, &mut b, 2.0, &mut |_, _| true)), [1.1, 1.1], "three retired, two think and send again");
+    }
+
+    /// A live change in the middle of a burst lets the rest of the burst
+    /// come at its instant.
+    #[test]
+    fn a_live_change_mid_burst_keeps_the_rest_of_the_burst() {
+        let bursts = serde_json::json!({"arrivals": {"process": "bursts", "size": 5, "every_s": 1.0}});
+        let mut b = Bench::new();
+        let mut p = producer(bursts.clone());
+        p.start(&mut b.ctx());
+        let mut offers = drive_events(&mut p, &mut b, 10.0, 2, &mut |_, _| true);
+        assert_eq!(offers.len(), 2);
+        p.reconfigure(spec(bursts), no_classes(), &mut b.ctx());
+        offers.extend(drive(&mut p, &mut b, 1.5, &mut |_, _| true));
+        let first = offers[0].0;
+        assert_eq!(offers.iter().filter(|(t, _)| *t == first).count(), 5, "{:?}", instants(&offers));
+    }
+
+    /// A write that blocked (`on_refused: pause`) keeps what comes due in
+    /// its backlog, counted as held in messages and bytes; the wake offers
+    /// the held message, then the backlog in order.
+    #[test]
+    fn a_blocked_write_keeps_what_comes_due_and_counts_its_bytes() {
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}, "on_refused": "pause",
+            "classes": [{"name": "a", "size": {"dist": "fixed", "value": 100}}]}));
+        p.start(&mut b.ctx());
+        assert!(!p.is_blocked());
+        let refused = drive(&mut p, &mut b, 0.55, &mut |_, _| false);
+        assert_eq!(refused.len(), 1, "one offer, refused, then nothing until the wake");
+        assert!(p.is_blocked());
+        assert_eq!(p.holds(), 5);
+        assert_eq!((b.stats.depth_messages.value(), b.stats.depth_bytes), (5, 500));
+        let ProducerAction::Offer(held) = p.on_wake() else { panic!("the wake offers the held message") };
+        assert_eq!(held.id, refused[0].1.id);
+        p.on_accepted(&mut b.ctx());
+        assert!(!p.is_blocked());
+        let rest = drive(&mut p, &mut b, 1.0, &mut |_, _| true);
+        assert_eq!(rest.iter().map(|(_, m)| m.id - held.id).collect::<Vec<_>>(), (1..10).collect::<Vec<_>>(), "the backlog in order, then the rest");
+        assert_eq!((p.holds(), b.stats.depth_messages.value(), b.stats.depth_bytes), (0, 0, 0));
+    }
+
+    /// A pause lifted before anything came due costs no event beyond the
+    /// next arrival.
+    #[test]
+    fn a_pause_lifted_with_nothing_kept_costs_no_event() {
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}}));
+        p.start(&mut b.ctx());
+        drive(&mut p, &mut b, 0.12, &mut |_, _| true);
+        p.on_backpressure(true, &mut b.ctx());
+        p.on_backpressure(false, &mut b.ctx());
+        assert_eq!(b.core.scheduler.len(), 1, "only the next arrival");
+    }
+
+    /// A replayed file's instants and keys take the place of the arrival
+    /// process; instants missed while stopped (waiting for its server) are
+    /// skipped, one at the very instant it may send again is not.
+    #[test]
+    fn a_replay_sends_its_instants_and_keys_and_skips_what_it_missed() {
+        let at = |s: &[f64]| s.iter().map(|&t| SimTime::from_secs_f64(t)).collect::<Vec<_>>();
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 1000}}));
+        p.replay(at(&[0.5, 0.7, 0.7, 2.0]), vec![3, 4, 5, 6]);
+        p.start(&mut b.ctx());
+        let offers = drive(&mut p, &mut b, 5.0, &mut |_, _| true);
+        assert_eq!(instants(&offers), [0.5, 0.7, 0.7, 2.0]);
+        assert_eq!(offers.iter().map(|(_, m)| m.key).collect::<Vec<_>>(), [3, 4, 5, 6]);
+
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 1000}}));
+        p.replay(at(&[0.1, 0.2, 0.3, 1.5, 1.6]), vec![1, 2, 3, 4, 5]);
+        p.server_is(Some(ServerPhase::Initializing), &mut b.ctx());
+        p.start(&mut b.ctx());
+        assert!(drive(&mut p, &mut b, 1.5, &mut |_, _| true).is_empty());
+        p.server_is(Some(ServerPhase::Operational), &mut b.ctx());
+        let offers = drive(&mut p, &mut b, 5.0, &mut |_, _| true);
+        assert_eq!(instants(&offers), [1.5, 1.6]);
+        assert_eq!(offers.iter().map(|(_, m)| m.key).collect::<Vec<_>>(), [4, 5]);
     }
 }
