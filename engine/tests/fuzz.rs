@@ -31,6 +31,7 @@ use proptest::prelude::*;
 use serde_json::{json, Value};
 use sluice_engine::Phase;
 use sluice_engine::scenario::Kind;
+use sluice_engine::sweep::Measure;
 use sluice_engine::{BlockSpec, Node, Scenario, SimTime, Simulation};
 use std::collections::HashMap;
 
@@ -344,6 +345,7 @@ proptest! {
                      "{steps} steps got to {} of 2 s\n{}", sim.now(), sim.scenario().to_json_pretty());
         let report = sim.report();
         prop_assert_eq!(report.totals.produced, report.totals.delivered + report.totals.dropped + report.totals.in_system);
+        drops_have_their_kinds_reasons(&sim);
     }
 
     /// A block that holds nothing, dropped on a random edge of a running
@@ -473,6 +475,7 @@ proptest! {
         }
         prop_assert!(sim.stopped().is_some() || sim.next_event_time().is_none_or(|t| t > until),
                      "{steps} steps got to {} of 2 s\n{}", sim.now(), sim.scenario().to_json_pretty());
+        drops_have_their_kinds_reasons(&sim);
     }
 
     /// Every run of every block either moves its clock on or is stopped by
@@ -881,5 +884,20 @@ fn replace_at(doc: &mut Value, path: &[prop::sample::Index], replacement: Value)
             replace_at(&mut items[i], rest, replacement);
         }
         leaf => *leaf = replacement,
+    }
+}
+
+/// Each node dropped only for the reasons a sweep measures of its kind
+/// (`Measure::drop_reasons`, whose shares add up to its drop probability),
+/// or merged (no loss).
+fn drops_have_their_kinds_reasons(sim: &Simulation) {
+    for (i, node) in sim.scenario().nodes.iter().enumerate() {
+        let kind = node.block.kind();
+        for reason in sluice_engine::DropReason::ALL {
+            let n = sim.stats(i).dropped[reason as usize];
+            let measured = Measure::drop_reasons(kind).contains(&reason) || !reason.is_loss();
+            assert!(n == 0 || measured, "\"{}\" ({kind:?}) dropped {n} as {}, a reason its kind is not measured by\n{}",
+                    node.id, reason.as_str(), sim.scenario().to_json_pretty());
+        }
     }
 }

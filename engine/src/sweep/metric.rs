@@ -1,5 +1,7 @@
-//! What a sweep measures, by name: a node's measure (`line.mean_wait_s`)
-//! or a total of the run (`totals.dropped`); and what it varies, a node's
+//! What a sweep measures, by name: a node's measure (`line.mean_wait_s`),
+//! the share of a node's arrivals it dropped for one reason
+//! (`line.drop_probability.thinned`), or a total of the run
+//! (`totals.dropped`); and what it varies, a node's
 //! field (`srv.workers`). Each measure's name is spelt once, in its serde
 //! attribute; a metric and a varied field read from their names and write
 //! them back the same.
@@ -8,6 +10,7 @@ use std::fmt;
 
 use serde::{Deserialize, Serialize};
 
+use crate::metrics::DropReason;
 use crate::scenario::choices::kind_name as name_of;
 use crate::scenario::{FieldPath, FieldPathError, Kind};
 
@@ -91,6 +94,24 @@ impl Measure {
         }
     }
 
+    /// The reasons a node of `kind` drops a message for, losses only (a
+    /// dispatcher's merge loses no work): its drop probability is the sum
+    /// of theirs. The fuzz's random runs find no drop outside this table.
+    pub fn drop_reasons(kind: Kind) -> &'static [DropReason] {
+        use DropReason::*;
+        match kind {
+            Kind::Producer => &[Refused, Unanswered],
+            Kind::Queue => &[Thinned, Disconnect, Disconnected, Overflow, Expired],
+            Kind::Dispatcher => &[Overflow, Expired, HostDown],
+            Kind::Consumer => &[TimedOut, HostDown],
+            Kind::Link => &[LinkDown],
+            Kind::Router => &[NoRoute],
+            Kind::RateLimiter => &[RateLimited],
+            Kind::ProductLimiter => &[RateLimited, Overflow, Expired],
+            _ => &[],
+        }
+    }
+
     /// The quantile of the wait a percentile measures.
     pub fn quantile(self) -> Option<f64> {
         match self {
@@ -122,13 +143,20 @@ impl fmt::Display for Total {
 pub enum Metric {
     /// A measure of node `node` (its id).
     Of { node: String, measure: Measure },
+    /// The share of node `node`'s arrivals in the measured span that it
+    /// dropped for `reason`: `NODE.drop_probability.REASON`.
+    DropsFor { node: String, reason: DropReason },
     Total(Total),
 }
 
 /// Why a text is not a metric's name.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[error("\"{0}\" is not a metric: NODE.MEASURE ({measures}) or {totals}", measures = names(&Measure::ALL), totals = Total::ALL.map(|t| format!("totals.{t}")).join(", "))]
+#[error("\"{0}\" is not a metric: NODE.MEASURE ({measures}), NODE.drop_probability.REASON ({reasons}) or {totals}", measures = names(&Measure::ALL), reasons = loss_reasons().map(DropReason::as_str).collect::<Vec<_>>().join(", "), totals = Total::ALL.map(|t| format!("totals.{t}")).join(", "))]
 pub struct MetricError(pub String);
+
+fn loss_reasons() -> impl Iterator<Item = DropReason> {
+    DropReason::ALL.into_iter().filter(|r| r.is_loss())
+}
 
 fn names(measures: &[Measure]) -> String {
     measures.iter().map(Measure::to_string).collect::<Vec<_>>().join(", ")
@@ -141,12 +169,15 @@ impl Metric {
         if let Some(total) = text.strip_prefix("totals.") {
             return read(total).map(Metric::Total).ok_or_else(refuse);
         }
-        let (node, measure) = text.rsplit_once('.').ok_or_else(refuse)?;
-        let measure = read(measure).ok_or_else(refuse)?;
-        if node.is_empty() {
-            return Err(refuse());
+        // A node's id holds no dot: the node is what comes before the first.
+        let (node, measure) = text.split_once('.').filter(|(node, _)| !node.is_empty()).ok_or_else(refuse)?;
+        let node = node.to_string();
+        if let Some(reason) = measure.strip_prefix("drop_probability.") {
+            let reason = loss_reasons().find(|r| r.as_str() == reason).ok_or_else(refuse)?;
+            return Ok(Metric::DropsFor { node, reason });
         }
-        Ok(Metric::Of { node: node.to_string(), measure })
+        let measure = read(measure).ok_or_else(refuse)?;
+        Ok(Metric::Of { node, measure })
     }
 }
 
@@ -154,6 +185,7 @@ impl fmt::Display for Metric {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Metric::Of { node, measure } => write!(f, "{node}.{measure}"),
+            Metric::DropsFor { node, reason } => write!(f, "{node}.{}.{}", Measure::DropProbability, reason.as_str()),
             Metric::Total(total) => write!(f, "totals.{total}"),
         }
     }
@@ -217,11 +249,13 @@ mod tests {
 
     #[test]
     fn a_metric_reads_from_its_name_and_writes_it_back() {
-        for text in ["line.mean_wait_s", "srv.throughput_per_s", "a.b.mean_depth_messages", "totals.dropped", "n-1.disconnects_per_s"] {
+        for text in ["line.mean_wait_s", "srv.throughput_per_s", "totals.dropped", "n-1.disconnects_per_s", "line.drop_probability.thinned", "lim.drop_probability.rate_limited"] {
             assert_eq!(Metric::parse(text).unwrap().to_string(), text);
         }
         assert_eq!(Metric::parse("line.mean_wait_s").unwrap(), Metric::Of { node: "line".into(), measure: Measure::MeanWaitS });
-        for bad in ["line", "line.speed", ".mean_wait_s", "totals.lost", "totals"] {
+        assert_eq!(Metric::parse("line.drop_probability.overflow").unwrap(), Metric::DropsFor { node: "line".into(), reason: DropReason::Overflow });
+        // A node's id holds no dot; a merge is no loss.
+        for bad in ["line", "line.speed", ".mean_wait_s", "totals.lost", "totals", "a.b.mean_depth_messages", "line.drop_probability.", "line.drop_probability.merged", "line.drop_probability.lost", "line.drop_probability.overflow.x"] {
             assert_eq!(Metric::parse(bad), Err(MetricError(bad.into())), "{bad}");
         }
     }

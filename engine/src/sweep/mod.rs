@@ -289,6 +289,10 @@ impl Plan {
                 };
                 metrics.insert(Metric::Of { node: node.id.clone(), measure }, value);
             }
+            for &reason in Measure::drop_reasons(node.block.kind()) {
+                let value = (arrived > 0).then(|| change.dropped[reason as usize] as f64 / arrived as f64);
+                metrics.insert(Metric::DropsFor { node: node.id.clone(), reason }, value);
+            }
         }
         let end = sim.totals();
         let counts = [end.produced - totals.produced, end.delivered - totals.delivered, end.dropped - totals.dropped];
@@ -380,7 +384,11 @@ pub fn metrics(scenario: &Scenario) -> Vec<Metric> {
     let mut metrics: Vec<Metric> = scenario
         .nodes
         .iter()
-        .flat_map(|n| Measure::of(n.block.kind()).iter().map(move |&measure| Metric::Of { node: n.id.clone(), measure }))
+        .flat_map(|n| {
+            let kind = n.block.kind();
+            let measures = Measure::of(kind).iter().map(move |&measure| Metric::Of { node: n.id.clone(), measure });
+            measures.chain(Measure::drop_reasons(kind).iter().map(move |&reason| Metric::DropsFor { node: n.id.clone(), reason }))
+        })
         .chain(Total::ALL.into_iter().map(Metric::Total))
         .collect();
     metrics.sort();

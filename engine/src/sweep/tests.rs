@@ -266,3 +266,68 @@ fn m(text: &str) -> Metric {
 fn f(text: &str) -> NodeField {
     NodeField::parse(text).unwrap()
 }
+
+/// M/M/1/K: a queue holding at most K − 1 with one server, so K in the
+/// system. Its drops are all overflow, at the closed form's probability
+/// (1 − ρ)ρ^K / (1 − ρ^(K+1)); no other reason is counted.
+#[test]
+fn a_full_queues_drops_are_overflow_at_the_mm1k_probability() {
+    let mut s = mm1();
+    let line = s.node_index("line").unwrap();
+    let BlockSpec::Queue(q) = &mut s.nodes[line].block else { unreachable!() };
+    q.capacity.messages = 4;
+    let varies = vec![parse_vary("src.arrivals.rate_per_s=8", &s).unwrap()];
+    let p = Plan::new(&s, varies, Options { reps: 8, until_s: 2000.0, warmup_s: 100.0, seed: 5 }).unwrap();
+    let point = &run_all(&p).points[0];
+    let (rho, k) = (0.8f64, 5);
+    let closed = (1.0 - rho) * rho.powi(k) / (1.0 - rho.powi(k + 1));
+    let e = &point.metrics[&m("line.drop_probability.overflow")];
+    let (mean, h) = (e.mean.unwrap(), e.ci95.unwrap());
+    assert!((mean - closed).abs() <= h + 0.02 * closed, "{e:?} against {closed}");
+    assert_eq!(point.metrics[&m("line.drop_probability")].mean, Some(mean));
+    for other in ["thinned", "disconnect", "disconnected", "expired"] {
+        assert_eq!(point.metrics[&m(&format!("line.drop_probability.{other}"))].mean, Some(0.0), "{other}");
+    }
+}
+
+/// In every shipped scenario, each node's drops by reason add up to its
+/// drop probability in every replication (a merge is no loss), and the
+/// slow client's sender behind a slow socket splits its drops into video
+/// thinned on purpose (most of them) and the rest.
+#[test]
+fn a_nodes_drops_by_reason_add_up_to_its_drop_probability() {
+    let mut shipped: Vec<(&str, &str)> = crate::lesson::SCENARIOS.to_vec();
+    shipped.push(("every-block.json", include_str!("../../../scenarios/every-block.json")));
+    for (name, text) in shipped {
+        let s = Scenario::from_json(text).unwrap();
+        let Some(consumer) = s.nodes.iter().find(|n| n.block.kind() == Kind::Consumer) else { continue };
+        let varies = vec![parse_vary(&format!("{}.workers=1,2", consumer.id), &s).unwrap()];
+        let p = Plan::new(&s, varies, Options { reps: 1, until_s: 40.0, warmup_s: 10.0, seed: 1 }).unwrap();
+        for point in 0..p.points() {
+            let rep = p.run(point, 0).unwrap();
+            for node in &s.nodes {
+                let whole = rep[&Metric::Of { node: node.id.clone(), measure: Measure::DropProbability }];
+                let parts: Vec<Option<f64>> = Measure::drop_reasons(node.block.kind())
+                    .iter()
+                    .map(|&reason| rep[&Metric::DropsFor { node: node.id.clone(), reason }])
+                    .collect();
+                match whole {
+                    None => assert!(parts.iter().all(Option::is_none), "{name} {}", node.id),
+                    Some(whole) => {
+                        let sum: f64 = parts.iter().map(|p| p.unwrap()).sum();
+                        assert!((sum - whole).abs() < 1e-9, "{name} {}: {parts:?} add up to {sum}, not {whole}", node.id);
+                    }
+                }
+            }
+        }
+    }
+    let s = Scenario::from_json(crate::lesson::SCENARIOS[0].1).unwrap();
+    // The lesson's sweep: a socket of 40 kB/s, the soft limit varied.
+    let varies = ["socket.bandwidth_bytes_per_s=40000", "sender.soft_limit.messages=20,60"].map(|v| parse_vary(v, &s).unwrap()).to_vec();
+    let p = Plan::new(&s, varies, Options { reps: 2, until_s: 120.0, warmup_s: 20.0, seed: 1 }).unwrap();
+    for point in &run_all(&p).points {
+        let share = |metric: &str| point.metrics[&m(metric)].mean.unwrap();
+        let (thinned, whole) = (share("sender.drop_probability.thinned"), share("sender.drop_probability"));
+        assert!(thinned > 0.3 && thinned < whole + 1e-12, "{:?}: thinned {thinned} of {whole}", point.values);
+    }
+}
