@@ -40,6 +40,7 @@ pub mod simulation;
 pub(crate) mod supervision;
 pub mod sweep;
 pub mod theory;
+pub mod tune;
 pub(crate) mod time;
 
 // The API: the modules above that are `pub` (the playground, the scenario

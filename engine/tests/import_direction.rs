@@ -32,7 +32,7 @@ const ENGINE: &[&[&str]] = &[
     &["measure", "bench_model"],
     &["theory"],
     &["sweep"],
-    &["lesson"],
+    &["tune", "lesson"],
     &["playground"],
 ];
 

@@ -246,6 +246,11 @@ impl Plan {
         self.values.len()
     }
 
+    /// The scenario of point `point`.
+    pub fn scenario(&self, point: usize) -> &Scenario {
+        &self.scenarios[point]
+    }
+
     /// The seed of replication `rep`: the same at every point.
     pub fn seed_of(&self, rep: usize) -> u64 {
         // SplitMix64 of the sweep's seed and the replication's number, so
@@ -258,6 +263,11 @@ impl Plan {
 
     /// Runs replication `rep` of point `point`; an error names both.
     pub fn run(&self, point: usize, rep: usize) -> Result<Replication, SweepError> {
+        self.run_counting(point, rep).map(|(metrics, _)| metrics)
+    }
+
+    /// As `run`, with the number of events the replication simulated.
+    pub fn run_counting(&self, point: usize, rep: usize) -> Result<(Replication, u64), SweepError> {
         let at = |why: String| SweepError::Run { at: describe(&self.varies, &self.values[point]), rep: rep + 1, why };
         let scenario = &self.scenarios[point];
         let mut sim = Simulation::new(scenario.clone(), self.seed_of(rep)).map_err(|e| at(e.to_string()))?;
@@ -299,7 +309,7 @@ impl Plan {
         for (total, count) in Total::ALL.into_iter().zip(counts) {
             metrics.insert(Metric::Total(total), Some(count as f64));
         }
-        Ok(metrics)
+        Ok((metrics, sim.events()))
     }
 
     /// Point `point` summarised from its replications, in replication
