@@ -19,7 +19,9 @@
 #   6. what a node costs in memory: a 10,000-node chain's heap
 #      (engine/examples/chain_memory.rs);
 #   7. what the editor's undo history keeps at 6,000 blocks
-#      (engine/examples/undo_memory.rs).
+#      (engine/examples/undo_memory.rs);
+#   8. the simulated events a tuning spends against the grid sweep it
+#      replaces (engine/examples/tune_vs_grid.rs).
 # The plain release build's figures: `cargo run --release -p sluice-cli -- bench`.
 # Arguments go to `sluice bench` (e.g. `make bench ARGS="--scale 0.5"`).
 set -euo pipefail
@@ -73,3 +75,7 @@ cargo run --release -q -p sluice-engine --example chain_memory
 echo
 say "what undo keeps at 6,000 blocks"
 cargo run --release -q -p sluice-engine --example undo_memory
+
+echo
+say "a tuning's events against the grid's"
+cargo run --release -q -p sluice-engine --example tune_vs_grid

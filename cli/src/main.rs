@@ -7,6 +7,7 @@ mod bench;
 mod plot;
 mod replay;
 mod sweep;
+mod tune;
 
 use clap::{Parser, Subcommand, ValueEnum};
 use sluice_engine::scenario::MAX_SCENARIO_BYTES;
@@ -104,6 +105,47 @@ enum Command {
     /// prints every metric's mean and 95% confidence interval beside what
     /// queueing theory predicts (docs/sweep.md).
     Sweep(SweepArgs),
+    /// Finds the smallest (or largest) value of one field whose every
+    /// requirement holds with 95% confidence, by bisection with sequential
+    /// replications (docs/sweep.md).
+    Tune {
+        /// The scenario file.
+        file: String,
+        /// NODE.FIELD=FROM:TO or NODE.FIELD=FROM:TO:STEP: the field searched
+        /// and its range (a whole-number field steps by 1; another by STEP,
+        /// a hundredth of the range unless given).
+        #[arg(long, required = true)]
+        vary: Vec<String>,
+        /// The varied field, to make as small as the requirements allow.
+        #[arg(long, conflicts_with = "maximize")]
+        minimize: Option<String>,
+        /// The varied field, to make as large as the requirements allow.
+        #[arg(long)]
+        maximize: Option<String>,
+        /// METRIC<=VALUE or METRIC>=VALUE (a sweep's metric, such as
+        /// srv.p99_wait_s<=0.2 or line.drop_probability<=0.01); given
+        /// twice or more, all of them.
+        #[arg(long, required = true)]
+        require: Vec<String>,
+        /// The most replications a point gets (it gets 5 first, then twice
+        /// as many at a time, until its verdict is sure).
+        #[arg(long, default_value_t = 20)]
+        reps: usize,
+        /// Simulated seconds each replication runs.
+        #[arg(long, default_value_t = 1000.0)]
+        until: f64,
+        /// Simulated seconds left out at the start (default: a tenth of --until).
+        #[arg(long)]
+        warmup: Option<f64>,
+        /// The seed the replications' seeds derive from.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Threads (default: every core).
+        #[arg(long)]
+        jobs: Option<usize>,
+        #[arg(long, value_enum, default_value_t = TuneFormat::Table)]
+        format: TuneFormat,
+    },
     /// Measures simulation speed on built-in models.
     Bench {
         /// Multiplies the length of every run (1 takes a few seconds).
@@ -169,6 +211,12 @@ enum SweepCommand {
         #[arg(long)]
         metric: Vec<String>,
     },
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum TuneFormat {
+    Table,
+    Json,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -427,6 +475,7 @@ fn main() -> ExitCode {
         Command::Sweep(SweepArgs { merge: Some(SweepCommand::Merge { format, .. }), .. }) | Command::Sweep(SweepArgs { format, .. }) => {
             matches!(format, sweep::SweepFormat::Json)
         }
+        Command::Tune { format, .. } => *format == TuneFormat::Json,
         _ => false,
     };
     let result = match cli.command {
@@ -452,6 +501,19 @@ fn main() -> ExitCode {
             format: a.format,
             metric: a.metric,
             plot: a.plot,
+        }),
+        Command::Tune { file, vary, minimize, maximize, require, reps, until, warmup, seed, jobs, format } => tune::run(tune::Request {
+            file,
+            vary,
+            minimize,
+            maximize,
+            require,
+            reps,
+            until,
+            warmup,
+            seed,
+            jobs,
+            json: format == TuneFormat::Json,
         }),
         Command::Import { product, file } => import(&product, &file),
         Command::Export { product, file, node } => export(&product, &file, node.as_deref()),

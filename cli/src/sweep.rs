@@ -72,12 +72,7 @@ pub fn run(request: Request) -> Result<String, String> {
     let shard = request.shard.as_deref().map(parse_shard).transpose()?;
     let (index, of) = shard.unwrap_or((0, 1));
     let points: Vec<usize> = (index..plan.points()).step_by(of).collect();
-    let jobs = match request.jobs {
-        Some(n) if !(1..=MAX_JOBS).contains(&n) => return Err(format!("--jobs must be from 1 to {MAX_JOBS}, not {n}")),
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let pool = rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(|e| format!("cannot start {jobs} threads: {e}"))?;
+    let pool = pool(request.jobs)?;
     let tasks: Vec<(usize, usize)> = points.iter().flat_map(|&p| (0..options.reps).map(move |r| (p, r))).collect();
     let bar = crate::progress_bar(tasks.len() as u64, "{bar:30} {pos}/{len} replications, {per_sec}, {eta} left");
     let reps: Vec<Result<Replication, SweepError>> = pool.install(|| {
@@ -101,6 +96,16 @@ pub fn run(request: Request) -> Result<String, String> {
         crate::plot::plot(&result, &metric, &out)?;
     }
     Ok(print(&result, request.format, &metrics))
+}
+
+/// The threads `--jobs` asks for (none: one per core).
+pub fn pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, String> {
+    let jobs = match jobs {
+        Some(n) if !(1..=MAX_JOBS).contains(&n) => return Err(format!("--jobs must be from 1 to {MAX_JOBS}, not {n}")),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(|e| format!("cannot start {jobs} threads: {e}"))
 }
 
 fn print(result: &SweepResult, format: SweepFormat, metric: &[Metric]) -> String {

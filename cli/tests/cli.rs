@@ -362,3 +362,42 @@ fn a_long_run_can_be_given_a_budget_of_events() {
     assert!(plain.status.success() && budgeted.status.success());
     assert_eq!(plain.stdout, budgeted.stdout);
 }
+
+/// `sluice tune` on the M/M/1 of `queueing-theory.json` (λ = 8, μ = 10):
+/// the fewest servers whose mean wait is at most 10 ms is 3 (Erlang C:
+/// 19 ms at 2, 2 ms at 3); the same bytes on one thread or two; JSON with
+/// the best setting, what binds and what it took; and a mistake said
+/// before anything runs.
+#[test]
+fn tune_finds_the_fewest_servers_and_says_what_is_wrong_first() {
+    let tune = |args: &[&str]| sluice().arg("tune").arg(queueing_theory()).args(args).output().unwrap();
+    let ask = ["--vary", "server.workers=1:20", "--minimize", "server.workers", "--require", "line.mean_wait_s<=0.01", "--until", "300"];
+    let one = tune(&[&ask[..], &["--jobs", "1"]].concat());
+    let two = tune(&[&ask[..], &["--jobs", "2"]].concat());
+    assert!(one.status.success(), "{}", String::from_utf8_lossy(&one.stderr));
+    assert_eq!(one.stdout, two.stdout);
+    let table = String::from_utf8(one.stdout).unwrap();
+    assert!(table.contains("best: server.workers = 3\n"), "{table}");
+    assert!(table.contains("binding: line.mean_wait_s"), "{table}");
+    let json = tune(&[&ask[..], &["--format", "json"]].concat());
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["feasible"], true);
+    assert_eq!(json["best"]["values"]["server.workers"], 3.0);
+    assert!(json["best"]["metrics"]["line.mean_wait_s"]["mean"].as_f64().unwrap() <= 0.01);
+    assert_eq!(json["binding"], serde_json::json!(["line.mean_wait_s"]));
+    let (points, reps) = (json["points"].as_u64().unwrap(), json["replications"].as_u64().unwrap());
+    assert!(points <= 7 && reps >= 5 * points && json["events"].as_u64().unwrap() > 0, "{json}");
+    let cases: [(&[&str], &str); 5] = [
+        (&["--vary", "server.workers=1:20", "--minimize", "server.workers", "--require", "line.mean_wait_s<0.01"], "--require line.mean_wait_s<0.01: expected METRIC<=VALUE"),
+        (&["--vary", "server.workers=1:20", "--minimize", "server.workers", "--require", "line.wait<=0.01"], "\"line.wait\" is not a metric"),
+        (&["--vary", "server.workers=1.2:1.8", "--minimize", "server.workers", "--require", "line.mean_wait_s<=0.01"], "no whole number lies from 1.2 to 1.8"),
+        (&["--vary", "server.workers=1:20", "--maximize", "line.capacity.messages", "--require", "line.mean_wait_s<=0.01"], "the field to choose is the varied one, server.workers"),
+        (&["--vary", "server.workers=1:20", "--require", "line.mean_wait_s<=0.01"], "give one of --minimize NODE.FIELD and --maximize NODE.FIELD"),
+    ];
+    for (args, said) in cases {
+        let out = tune(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+}

@@ -151,7 +151,7 @@ pub struct Setting {
 /// What a tuning found. `best` is the recommended setting when
 /// `feasible`; otherwise `closest` is the tried setting whose worst
 /// requirement is nearest its bound, and `short_by` says by how much each
-/// requirement misses there.
+/// requirement's metric misses there (its mean's distance to the bound).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TuneResult {
     pub scenario: String,
@@ -159,10 +159,11 @@ pub struct TuneResult {
     pub field: NodeField,
     pub requirements: Vec<String>,
     pub feasible: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
+    /// Null when no value in the range is feasible.
     pub best: Option<Setting>,
-    /// The requirements not met one step beyond the best value, toward the
-    /// goal (none when the best is the range's end: the range binds).
+    /// The metrics whose requirement is not met one step beyond the best
+    /// value, toward the goal (none when the best is the range's end: the
+    /// range binds).
     pub binding: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closest: Option<Setting>,
@@ -335,7 +336,7 @@ impl Tuner {
                 Goal::Maximize => (b + 1 < self.values.len()).then_some(b + 1),
             };
             if let Some(p) = beyond.and_then(|k| self.points.get(&k)) {
-                binding = self.tune.requirements.iter().filter(|r| r.judge(&estimate_of(&p.reps, &r.metric)) != Verdict::Met).map(|r| r.to_string()).collect();
+                binding = self.tune.requirements.iter().filter(|r| r.judge(&estimate_of(&p.reps, &r.metric)) != Verdict::Met).map(|r| r.metric.to_string()).collect();
             }
         } else {
             // The tried point whose worst requirement, relative to its
@@ -349,7 +350,7 @@ impl Tuner {
             };
             if let Some((&k, p)) = self.points.iter().min_by(|a, b| worst(a.1).total_cmp(&worst(b.1))) {
                 closest = Some(setting(k));
-                short_by = self.tune.requirements.iter().map(|r| (r.to_string(), r.short_by(&estimate_of(&p.reps, &r.metric)))).collect();
+                short_by = self.tune.requirements.iter().map(|r| (r.metric.to_string(), r.short_by(&estimate_of(&p.reps, &r.metric)))).collect();
             }
         }
         TuneResult {

@@ -121,7 +121,10 @@ impl Range {
             if count >= MAX_POINTS as f64 {
                 return Err(TuneError::TooMany { name });
             }
-            let mut values: Vec<f64> = (0..=count as usize).map(|k| from + step * k as f64).collect();
+            // Rounded to the decimals the range is written in, so 1 + 63 × 0.1
+            // is 7.3, not 7.300000000000001.
+            let scale = 10f64.powi(decimals(from).max(decimals(step)));
+            let mut values: Vec<f64> = (0..=count as usize).map(|k| ((from + step * k as f64) * scale).round() / scale).collect();
             if values.last().is_some_and(|&v| to - v > step * 1e-6) {
                 values.push(to);
             }
@@ -129,4 +132,13 @@ impl Range {
         };
         Ok(values)
     }
+}
+
+/// The decimals `v` is written with, up to 9.
+fn decimals(v: f64) -> i32 {
+    (0..9).find(|&d| {
+        let scaled = v * 10f64.powi(d);
+        (scaled - scaled.round()).abs() < 1e-9 * scaled.abs().max(1.0)
+    })
+    .unwrap_or(9)
 }

@@ -1,0 +1,118 @@
+//! `sluice tune`: the search the engine plans (`sluice_engine::tune`), each
+//! batch of replications run in parallel (rayon), printed as a table or
+//! JSON.
+//!
+//! Guarantee: the output is the same byte for byte whatever `--jobs` is:
+//! a batch's replications are handed back in order.
+
+use rayon::prelude::*;
+use sluice_engine::sweep::{warmup_for, Options, SweepError};
+use sluice_engine::numbers::{as_written, significant};
+use sluice_engine::tune::{parse_range, parse_requirement, Goal, Requirement, Setting, Tune, TuneError, TuneResult, Tuner};
+
+/// What `sluice tune FILE ...` was asked.
+pub struct Request {
+    pub file: String,
+    pub vary: Vec<String>,
+    pub minimize: Option<String>,
+    pub maximize: Option<String>,
+    pub require: Vec<String>,
+    pub reps: usize,
+    pub until: f64,
+    pub warmup: Option<f64>,
+    pub seed: u64,
+    pub jobs: Option<usize>,
+    pub json: bool,
+}
+
+pub fn run(request: Request) -> Result<String, String> {
+    let scenario = crate::load(&request.file)?;
+    let said = |e: TuneError| e.to_string();
+    let [vary] = &request.vary[..] else { return Err(said(TuneError::OneVary)) };
+    let (field, range) = parse_range(vary).map_err(said)?;
+    let (goal, named) = match (&request.minimize, &request.maximize) {
+        (Some(f), None) => (Goal::Minimize, f),
+        (None, Some(f)) => (Goal::Maximize, f),
+        _ => return Err("give one of --minimize NODE.FIELD and --maximize NODE.FIELD".into()),
+    };
+    if named.trim() != field.to_string() {
+        let goal = if goal == Goal::Minimize { "minimize" } else { "maximize" };
+        return Err(said(TuneError::GoalField { goal, named: named.clone(), varied: field.to_string() }));
+    }
+    let requirements = request.require.iter().map(|r| parse_requirement(r)).collect::<Result<Vec<_>, _>>().map_err(said)?;
+    let options = Options { reps: request.reps, until_s: request.until, warmup_s: request.warmup.unwrap_or(warmup_for(request.until)), seed: request.seed };
+    let mut tuner = Tuner::new(&scenario, Tune { field, range, goal, requirements: requirements.clone(), options }).map_err(said)?;
+    let pool = crate::sweep::pool(request.jobs)?;
+    let bar = crate::progress_bar(0, "{spinner} {pos} replications, {per_sec}");
+    while let Some(batch) = tuner.next_batch().map_err(said)? {
+        let plan = batch.plan;
+        let reps: Vec<usize> = batch.reps.collect();
+        let done: Vec<Result<_, SweepError>> = pool.install(|| {
+            reps.par_iter()
+                .map(|&r| {
+                    let rep = plan.run_counting(0, r);
+                    bar.inc(1);
+                    rep
+                })
+                .collect()
+        });
+        tuner.feed(done.into_iter().collect::<Result<Vec<_>, _>>().map_err(|why| why.to_string())?);
+    }
+    bar.finish_and_clear();
+    let result = tuner.result();
+    Ok(if request.json { to_json(&result) } else { to_table(&result, &requirements) })
+}
+
+fn to_json(result: &TuneResult) -> String {
+    let mut text = serde_json::to_string_pretty(result).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// The answer as a person reads it: the best setting (or the closest and
+/// its gap), each required metric there, what binds, and what it took.
+fn to_table(r: &TuneResult, requirements: &[Requirement]) -> String {
+    use std::fmt::Write;
+    let field = r.field.to_string();
+    let goal = if r.goal == Goal::Minimize { "smallest" } else { "largest" };
+    let wanted: Vec<String> = requirements.iter().map(Requirement::to_string).collect();
+    let mut out = format!("{}: the {goal} {field} with {} at 95% confidence\n\n", r.scenario, wanted.join(" and "));
+    let value_of = |s: &Setting| as_written(s.values.values().next().copied().unwrap_or(f64::NAN));
+    let metric_line = |out: &mut String, setting: &Setting, req: &Requirement| {
+        let shown = match setting.metrics.get(&req.metric) {
+            Some(e) => match (e.mean, e.ci95) {
+                (Some(m), Some(h)) => format!("{} ± {} (n = {})", significant(m), significant(h), e.n),
+                (Some(m), None) => format!("{} (n = {})", significant(m), e.n),
+                (None, _) => "no value".to_string(),
+            },
+            None => "no value".to_string(),
+        };
+        let _ = writeln!(out, "  {}  {shown}, required {} {}", req.metric, req.side, as_written(req.bound));
+    };
+    match (&r.best, &r.closest) {
+        (Some(best), _) => {
+            let _ = writeln!(out, "best: {field} = {}", value_of(best));
+            for req in requirements {
+                metric_line(&mut out, best, req);
+            }
+            if r.binding.is_empty() {
+                let _ = writeln!(out, "binding: the range's end (every requirement still holds there)");
+            } else {
+                let _ = writeln!(out, "binding: {} (not met one step further)", r.binding.join(", "));
+            }
+        }
+        (None, Some(closest)) => {
+            let _ = writeln!(out, "no value of {field} in the range meets every requirement; the closest: {field} = {}", value_of(closest));
+            for req in requirements {
+                metric_line(&mut out, closest, req);
+                if let Some(gap) = r.short_by.get(&req.metric.to_string()).filter(|g| **g > 0.0) {
+                    let _ = writeln!(out, "    short by {}", significant(*gap));
+                }
+            }
+        }
+        (None, None) => out.push_str("nothing was tried\n"),
+    }
+    let tried: Vec<String> = r.tried.iter().map(|t| format!("{} ({} reps, {})", as_written(t.value), t.reps, if t.feasible { "met" } else { "not met" })).collect();
+    let _ = writeln!(out, "\nsearched {} points, {} replications, {} events: {}", r.points, r.replications, sluice_engine::thousands(r.events as f64), tried.join(", "));
+    out
+}
