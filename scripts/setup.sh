@@ -73,6 +73,19 @@ if [ "${1:-}" = test ]; then
     $SUDO apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends golang-go golang-golang-x-time-dev
   fi
+  if [ ! -x /usr/sbin/slurmctld ] || [ ! -x /usr/sbin/slurmd ] || [ ! -x /usr/sbin/munged ]; then
+    say "installing Debian's slurm-wlm and munge (not started: the cluster test starts its own)"
+    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+    $SUDO apt-get update -qq
+    made_policy=""
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+      $SUDO chmod +x /usr/sbin/policy-rc.d
+      made_policy=yes
+    fi
+    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge
+    if [ -n "$made_policy" ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
+  fi
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     say "installing Debian's chromium and chromium-driver"
     SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo

@@ -115,7 +115,7 @@ else
   # Golden files are rewritten by hand only (SLUICE_BLESS=1), never here.
   unset SLUICE_BLESS
   # The stages whose tests are listed (scripts/tests/STAGE.txt).
-  LISTED="native fuzz wasm e2e real"
+  LISTED="native fuzz wasm e2e real slurm"
   # The runner's own rules first: a runner that passes on nothing would
   # make every figure below meaningless.
   stage runner 9 300 scripts/test-runner.sh
@@ -134,6 +134,10 @@ else
   # and Go's x/time/rate, built from what sluice export go writes, called
   # at the very instants sluice replays.
   stage real 1 900 cargo test --release -p sluice-cli --test real_servers -- --ignored --nocapture
+  # A real scheduler: a single-node Slurm started as root, the job array
+  # of docs/sweep.md submitted as written there, its shards merged into
+  # the unsharded sweep byte for byte.
+  stage slurm 1 600 cargo test --release -p sluice-cli --test slurm -- --ignored --nocapture
   stage bundle 0 900 trunk build --release --offline
   if [[ " ${broken[*]} " == *" bundle "* ]]; then
     echo "skipping the end-to-end tests: the bundle did not build"
