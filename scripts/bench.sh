@@ -21,7 +21,8 @@
 #   7. what the editor's undo history keeps at 6,000 blocks
 #      (engine/examples/undo_memory.rs);
 #   8. the simulated events a tuning spends against the grid sweep it
-#      replaces (engine/examples/tune_vs_grid.rs).
+#      replaces (engine/examples/tune_vs_grid.rs);
+#   9. a million-line access log read (engine/examples/read_log.rs).
 # The plain release build's figures: `cargo run --release -p sluice-cli -- bench`.
 # Arguments go to `sluice bench` (e.g. `make bench ARGS="--scale 0.5"`).
 set -euo pipefail
@@ -79,3 +80,7 @@ cargo run --release -q -p sluice-engine --example undo_memory
 echo
 say "a tuning's events against the grid's"
 cargo run --release -q -p sluice-engine --example tune_vs_grid
+
+echo
+say "a million-line log read"
+cargo run --release -q -p sluice-engine --example read_log

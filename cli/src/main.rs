@@ -46,11 +46,25 @@ enum Command {
         /// how many more it would need.
         #[arg(long)]
         max_events: Option<u64>,
-        /// Replays a file's traffic in place of the producer's arrivals: one
-        /// message a line, its instant in seconds, optionally a comma and its
-        /// key (docs/real-limits.md).
+        /// Replays a file's traffic in place of the producer's arrivals: a
+        /// CSV (time_s[,key][,service_s]), an nginx access log, Envoy's
+        /// default access log or a HAR (docs/traffic.md).
         #[arg(long, value_name = "FILE")]
         arrivals: Option<String>,
+        /// The format of --arrivals: csv, nginx, envoy or har (default: told
+        /// from its first lines).
+        #[arg(long, value_name = "FORMAT", requires = "arrivals")]
+        log_format: Option<String>,
+        /// What a request's key is: client, path, host, none, header:NAME
+        /// (a HAR) or field:N (an nginx or Envoy line); default: the
+        /// client's address, a CSV's second column.
+        #[arg(long, value_name = "KEY", requires = "arrivals")]
+        key: Option<String>,
+        /// What the replayed requests take at the consumers: scenario (each
+        /// consumer's service_time), log (each request what it took in the
+        /// log) or empirical (one of the log's times, drawn at random).
+        #[arg(long, value_enum, default_value_t = ServiceTimesArg::Scenario, requires = "arrivals")]
+        service_times: ServiceTimesArg,
         /// The producer that replays --arrivals (needed when there are
         /// several).
         #[arg(long, value_name = "ID", requires = "arrivals")]
@@ -338,9 +352,20 @@ fn run_with_progress(sim: &mut Simulation, until: f64, max_events: Option<u64>, 
     result
 }
 
+/// `--service-times`.
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ServiceTimesArg {
+    Scenario,
+    Log,
+    Empirical,
+}
+
 /// A run's replayed traffic and recorded decisions, as asked for.
 struct Replaying {
     arrivals: Option<String>,
+    log_format: Option<String>,
+    key: Option<String>,
+    service_times: ServiceTimesArg,
     producer: Option<String>,
     decisions: Option<String>,
 }
@@ -354,11 +379,23 @@ fn run(file: &str, until: Option<f64>, seed: Option<u64>, format: Format, transi
     let seed = seed.unwrap_or(scenario.seed_or_default());
     // The file is read whole before the run, its instants kept to the
     // nanosecond; the run starts at its first whole second.
-    let replay = replaying.arrivals.as_deref().map(replay::read).transpose()?;
+    let replay = replaying.arrivals.as_deref().map(|path| replay::read(path, replaying.log_format.as_deref(), replaying.key.as_deref())).transpose()?;
     let origin_s = replay.as_ref().map_or(0, |r| r.origin_s);
     let until = until.unwrap_or_else(|| replay.as_ref().and_then(|r| r.at.last()).map_or(60.0, |last| last.as_secs_f64().ceil() + 60.0));
     let mut sim = match replay {
-        Some(replay) => Simulation::replaying(scenario, seed, replaying.producer.as_deref(), replay).map_err(|e| e.to_string())?,
+        Some(replay) => {
+            use sluice_engine::replay::ServiceTimes;
+            let service = match replaying.service_times {
+                ServiceTimesArg::Scenario => ServiceTimes::Scenario,
+                ServiceTimesArg::Log => ServiceTimes::Logged,
+                ServiceTimesArg::Empirical => ServiceTimes::Empirical,
+            };
+            let shown = sluice_engine::printable(replaying.arrivals.as_deref().unwrap_or_default(), 200);
+            Simulation::replaying_with(scenario, seed, replaying.producer.as_deref(), replay, service).map_err(|e| match e {
+                sluice_engine::ReplayUseError::NoServiceTimes => format!("--service-times: --arrivals {shown}: {e}"),
+                e => e.to_string(),
+            })?
+        }
         None => Simulation::new(scenario, seed).map_err(|e| e.to_string())?,
     };
     let mut out = replaying.decisions.as_deref().map(replay::Decisions::create).transpose()?;
@@ -479,8 +516,8 @@ fn main() -> ExitCode {
         _ => false,
     };
     let result = match cli.command {
-        Command::Run { file, until, seed, format, transitions, theory, max_events, arrivals, producer, decisions } => {
-            let replay = Replaying { arrivals, producer, decisions };
+        Command::Run { file, until, seed, format, transitions, theory, max_events, arrivals, log_format, key, service_times, producer, decisions } => {
+            let replay = Replaying { arrivals, log_format, key, service_times, producer, decisions };
             run(&file, until, seed, format, transitions, theory, max_events, replay)
         }
         Command::Bench { scale, .. } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),

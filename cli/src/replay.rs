@@ -4,14 +4,29 @@
 use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
 
-use sluice_engine::replay::{write_instant, Replay};
+use sluice_engine::replay::{read_log, write_instant, KeyField, LogFormat, Replay};
 use sluice_engine::Simulation;
 
-/// Reads `path` as a replay file; an error names the file and the line.
-pub fn read(path: &str) -> Result<Replay, String> {
+/// Reads `path` as a log in `format` (`None`: told from its first lines),
+/// each request's key as `key` names it (`None`: the format's own); an
+/// error names the file and the line. Lines sorted into order are said on
+/// standard error.
+pub fn read(path: &str, format: Option<&str>, key: Option<&str>) -> Result<Replay, String> {
     let shown = sluice_engine::printable(path, 200);
+    let format = match format {
+        None => None,
+        Some(name) => Some(LogFormat::named(name).ok_or_else(|| {
+            let names: Vec<&str> = LogFormat::ALL.iter().map(|f| f.name()).collect();
+            format!("--log-format {}: expected one of {}", sluice_engine::printable(name, 60), names.join(", "))
+        })?),
+    };
+    let key = key.map(KeyField::parse).transpose()?.unwrap_or_default();
     let file = File::open(path).map_err(|e| format!("--arrivals {shown}: cannot read it: {e}"))?;
-    Replay::read(BufReader::new(file)).map_err(|why| format!("--arrivals {shown}: {why}"))
+    let (replay, _) = read_log(BufReader::new(file), format, &key).map_err(|why| format!("--arrivals {shown}: {why}"))?;
+    if let Some(reordered) = replay.reordered {
+        let _ = writeln!(io::stderr(), "sluice: --arrivals {shown}: {reordered}");
+    }
+    Ok(replay)
 }
 
 /// Where decisions go, as they are made.

@@ -108,7 +108,7 @@ fn a_bad_trace_names_its_line_and_nothing_runs() {
     let scenario = nginx("bad.json", r#""rate": 10"#);
     let out = file("never.csv", "untouched");
     for (text, says) in [
-        ("created_s\n1\n2\n1.5\n", "line 4: \"1.5\" comes before \"2\", the line above: instants must not go back"),
+        ("created_s\n1\n2\nsoon\n", "line 4: \"soon\" is not an instant"),
         ("1\n-2\n", "line 2: \"-2\" is not an instant"),
         ("1\n2e3\n", "line 2: \"2e3\" is not an instant"),
         ("1\n0.0000000001\n", "line 2: \"0.0000000001\" has more than nine decimals"),
@@ -181,4 +181,45 @@ fn a_bad_configuration_or_block_is_refused_saying_where_and_why() {
     assert!(err.contains("Go has no configuration file to import"), "{err}");
     let err = run(&["export", "go", &every]).unwrap_err();
     assert!(err.contains("the scenario has no limiter Go can express"), "{err}");
+}
+
+/// An access log replays in its own format, told from its first line: an
+/// nginx log's lines, written as requests end, sorted by their start with a
+/// warning; each request's key its client; with `--service-times log`, each
+/// served for what it took. A wrong format or key is said before anything
+/// runs.
+#[test]
+fn an_access_log_replays_its_requests_sorted_with_their_times() {
+    let scenario = nginx("log.json", r#""rate": 1000"#);
+    let log = file(
+        "access.log",
+        "1700000000.500 0.100 10.0.0.1 api \"GET /a HTTP/1.1\" 200\n\
+         1700000000.900 0.800 10.0.0.2 api \"GET /b HTTP/1.1\" 200\n\
+         1700000002.000 0.250 10.0.0.1 api \"GET /a HTTP/1.1\" 200\n",
+    );
+    let out = sluice().args(["run", &scenario, "--arrivals", &log, "--service-times", "log", "--decisions", "-"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("1 line comes before the line above (the first: line 2); sorted by instant"), "{said}");
+    let rows: Vec<String> = String::from_utf8(out.stdout).unwrap().lines().skip(1).map(|l| l.split(',').take(2).collect::<Vec<_>>().join(",")).collect();
+    assert_eq!(rows, ["1700000000.1,10.0.0.2", "1700000000.4,10.0.0.1", "1700000001.75,10.0.0.1"]);
+    // The application serves each for what it took: 0.8, 0.1 and 0.25 s.
+    let report = run(&["run", &scenario, "--arrivals", &log, "--service-times", "log", "--format", "json"]).unwrap();
+    let report: serde_json::Value = serde_json::from_str(&report).unwrap();
+    let sojourn = report["nodes"]["app"]["mean_sojourn_s"].as_f64().unwrap();
+    assert!((sojourn - 1.15 / 3.0).abs() < 1e-9, "{sojourn}");
+    for (args, says) in [
+        (vec!["--log-format", "apache"], "--log-format apache: expected one of csv, nginx, envoy, har"),
+        (vec!["--log-format", "envoy"], "line 1: \"1700000000.500 0.100 10.0.0.1 api \"GET /a HTTP/1.1\" 200\" is not Envoy's default access log"),
+        (vec!["--key", "header:X-Key"], "--key: this log holds no header by name"),
+        (vec!["--key", "nobody"], "--key \"nobody\": expected client, path, host, none, header:NAME or field:N"),
+    ] {
+        let mut all = vec!["run", scenario.as_str(), "--arrivals", log.as_str()];
+        all.extend(args.iter().copied());
+        let err = run(&all).unwrap_err();
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let plain = file("plain.csv", "1,a\n2,b\n");
+    let err = run(&["run", &scenario, "--arrivals", &plain, "--service-times", "log"]).unwrap_err();
+    assert!(err.contains("--service-times: --arrivals") && err.contains("gives no service times"), "{err}");
 }

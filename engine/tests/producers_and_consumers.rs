@@ -362,3 +362,42 @@ fn a_wake_costs_the_same_for_ten_clients_or_ten_thousand() {
     let many = per_delivery(10_000);
     assert!(many < few + 2.0 && many < 10.0, "events per delivered message: {few} with 10 clients, {many} with 10,000");
 }
+
+/// A log's service times: with `Logged`, each replayed request takes at
+/// the consumer exactly what it took in the log; with `Empirical`, times
+/// drawn from the log's (their mean, not their order); with `Scenario`,
+/// the consumer's own; and a file without them cannot serve.
+#[test]
+fn a_replayed_log_serves_each_request_for_the_time_it_took() {
+    use sluice_engine::replay::{Replay, ServiceTimes};
+    let scenario = || {
+        support::pipeline(
+            json!({"arrivals": {"process": "constant", "rate_per_s": 1}}),
+            json!({}),
+            json!({"workers": 1, "service_time": {"dist": "fixed", "value": 0.3}}),
+        )
+    };
+    let sojourn = |csv: &str, service: ServiceTimes| {
+        let replay = Replay::read(csv.as_bytes()).unwrap();
+        let mut sim = Simulation::replaying_with(scenario(), 1, None, replay, service).unwrap();
+        sim.run_until(sluice_engine::SimTime::from_secs_f64(10_000.0)).unwrap();
+        let report = sim.report();
+        let c = report.nodes.values().find(|n| n.kind == sluice_engine::scenario::Kind::Consumer).unwrap().clone();
+        (c.departed, c.mean_sojourn_s.unwrap())
+    };
+    // A second apart, each shorter than that: nothing waits.
+    let log = "0,a,0.2\n1,b,0.05\n2,c,0.7\n3,d,0.1\n";
+    let (n, mean) = sojourn(log, ServiceTimes::Logged);
+    assert_eq!(n, 4);
+    assert!((mean - 1.05 / 4.0).abs() < 1e-9, "{mean}");
+    assert!((sojourn(log, ServiceTimes::Scenario).1 - 0.3).abs() < 1e-9);
+    // 2,000 lines, a tenth of a second and half a second in turn: their
+    // empirical mean is 0.3 s, whatever order they are drawn in.
+    let long: String = (0..2000).map(|i| format!("{i},k,{}\n", if i % 2 == 0 { "0.1" } else { "0.5" })).collect();
+    let (n, mean) = sojourn(&long, ServiceTimes::Empirical);
+    assert_eq!(n, 2000);
+    assert!((mean - 0.3).abs() < 0.02 && (mean - 0.3).abs() > 1e-9, "{mean}: drawn, so near 0.3 but not exactly");
+    let plain = Replay::read("0,a\n1,b\n".as_bytes()).unwrap();
+    let refused = Simulation::replaying_with(scenario(), 1, None, plain, ServiceTimes::Logged).err().unwrap();
+    assert_eq!(refused.to_string(), "the file gives no service times to serve with (a CSV's third column, service_s)");
+}

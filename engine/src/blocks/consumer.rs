@@ -49,7 +49,7 @@ use crate::plumbing::number_field::NumberField;
 use crate::state::{Cause, Phase, State};
 use crate::context::{Context, Notice};
 use crate::distribution::Distribution;
-use crate::message::Message;
+use crate::message::{Message, NodeRef};
 use crate::metrics::DropReason;
 use crate::rng::SimRng;
 use crate::plumbing::validate::{check_periods, check_range, push_error, FieldError, Period};
@@ -224,6 +224,21 @@ pub struct Consumer {
     init_failed: bool,
     /// Children not yet shut down: a supervisor waits for them.
     children_alive: u32,
+    /// Service times replayed from a log, in place of `service_time` for
+    /// the messages of one producer.
+    replayed: Option<ReplayedService>,
+}
+
+/// Service times from a replayed log (`sluice run --arrivals LOG
+/// --service-times log|empirical`): for a message of producer `source`,
+/// the time its own request took (the log's line it was made from, the low
+/// 40 bits of its id) when `own`, else one of them drawn at random; the
+/// messages of other producers keep the consumer's `service_time`.
+#[derive(Clone, Debug)]
+pub struct ReplayedService {
+    pub source: NodeRef,
+    pub seconds: std::sync::Arc<[f64]>,
+    pub own: bool,
 }
 
 impl Consumer {
@@ -242,6 +257,7 @@ impl Consumer {
             slow_factor: 1.0,
             next_change: 0,
             init_failed: false,
+            replayed: None,
             children_alive: 0,
         };
         c.grow_slots();
@@ -393,17 +409,31 @@ impl Consumer {
         self.reopen();
     }
 
+    /// Serves the messages of a replayed producer with the log's times.
+    pub fn replay_service(&mut self, replayed: ReplayedService) {
+        self.replayed = Some(replayed);
+    }
+
     #[inline]
     fn begin_attempt(&mut self, slot: u32, ctx: &mut Context) {
-        let attempt = self.draw_attempt(ctx.rng());
+        let Some(msg) = self.slots[slot as usize].msg else { return };
+        let attempt = self.draw_attempt(ctx.rng(), &msg);
         self.slots[slot as usize].cut_off = attempt.cut_off;
         self.schedule_end(slot, attempt, ctx);
     }
 
-    /// Draws the length of the next attempt.
+    /// Draws the length of the next attempt at `msg`.
     #[inline]
-    pub fn draw_attempt(&self, rng: &mut SimRng) -> Attempt {
-        let s = self.spec.service_time.sample(rng) * self.slow_factor;
+    pub fn draw_attempt(&self, rng: &mut SimRng, msg: &Message) -> Attempt {
+        let base = match &self.replayed {
+            Some(r) if msg.source == r.source && !r.seconds.is_empty() => {
+                let n = r.seconds.len();
+                let k = if r.own { (msg.id & ((1 << 40) - 1)) as usize } else { ((rng.uniform() * n as f64) as usize).min(n - 1) };
+                r.seconds.get(k).copied().unwrap_or(0.0)
+            }
+            _ => self.spec.service_time.sample(rng),
+        };
+        let s = base * self.slow_factor;
         let (seconds, cut_off) = match self.spec.timeout_s {
             Some(t) if s > t => (t, true),
             _ => (s, false),

@@ -48,7 +48,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::blocks::consumer::Served;
+use crate::blocks::consumer::{ReplayedService, Served};
 use crate::blocks::producer::{ClassMap, ProducerAction};
 use crate::blocks::queue::{Limits, PauseSignal, QueueOffer};
 use crate::blocks::rate_limiter::RateDecision;
@@ -61,7 +61,7 @@ use crate::blocks::{
 use crate::context::{Context, Core, Notice};
 use crate::flows::Flows;
 use crate::message::{Message, NodeRef, NO_DESTINATION, NO_KEY};
-use crate::replay::Replay;
+use crate::replay::{Replay, ServiceTimes};
 use crate::metrics::{DropReason, NodeStats, TransitionLog};
 use crate::report::{NodeReport, Report, Totals};
 use crate::rng::SimRng;
@@ -302,6 +302,8 @@ pub enum ReplayUseError {
     WhichProducer(String),
     #[error("the scenario has no producer to replay the file")]
     NoProducer,
+    #[error("the file gives no service times to serve with (a CSV's third column, service_s)")]
+    NoServiceTimes,
 }
 
 impl Simulation {

@@ -36,7 +36,7 @@ impl Simulation {
         // From here on nothing can fail: the general path is no longer an
         // option once the draw is made.
         let core = &mut self.core;
-        let attempt = consumer.draw_attempt(&mut core.rngs[c]);
+        let attempt = consumer.draw_attempt(&mut core.rngs[c], &entry.msg);
         queue.on_wake();
         consumer.serve_next(slot, entry.msg, attempt, &mut Context { core, node: c, stats: consumer_stats });
         queue.sent(entry, &mut Context { core, node: q, stats: queue_stats });

@@ -15,7 +15,16 @@ impl Simulation {
     /// the only producer when `None`) sends at the instants of `replay`,
     /// with its keys, in place of its own arrival process.
     pub fn replaying(scenario: Scenario, seed: u64, producer: Option<&str>, replay: Replay) -> Result<Simulation, ReplayUseError> {
+        Simulation::replaying_with(scenario, seed, producer, replay, ServiceTimes::Scenario)
+    }
+
+    /// As `replaying`, the consumers serving the replayed messages as
+    /// `service` says (with the log's service times, if it gave them).
+    pub fn replaying_with(scenario: Scenario, seed: u64, producer: Option<&str>, replay: Replay, service: ServiceTimes) -> Result<Simulation, ReplayUseError> {
         scenario.validate().map_err(ReplayUseError::Scenario)?;
+        if service != ServiceTimes::Scenario && replay.service.is_empty() {
+            return Err(ReplayUseError::NoServiceTimes);
+        }
         let producers: Vec<usize> = (0..scenario.nodes.len()).filter(|&i| scenario.nodes[i].block.kind() == Kind::Producer).collect();
         let named = || producers.iter().map(|&i| scenario.nodes[i].id.clone()).collect::<Vec<_>>().join(", ");
         let i = match producer {
@@ -26,7 +35,7 @@ impl Simulation {
                 _ => return Err(ReplayUseError::WhichProducer(named())),
             },
         };
-        Ok(Simulation::build(scenario, seed, None, Some((i, replay))))
+        Ok(Simulation::build(scenario, seed, None, Some((i, replay, service))))
     }
 
     /// Builds a simulation of a draft's connected part: the blocks still
@@ -51,7 +60,7 @@ impl Simulation {
 
     /// Builds a simulation of a checked scenario, `held` nodes (if any)
     /// never started, a producer replaying a file if given.
-    fn build(scenario: Scenario, seed: u64, held: Option<Vec<bool>>, replay: Option<(usize, Replay)>) -> Simulation {
+    fn build(scenario: Scenario, seed: u64, held: Option<Vec<bool>>, replay: Option<(usize, Replay, ServiceTimes)>) -> Simulation {
         let n = scenario.nodes.len();
         let outputs = scenario.outputs();
         let mut inputs = vec![Vec::new(); n];
@@ -136,10 +145,19 @@ impl Simulation {
             generated_keys,
             replayed_keys: None,
         };
-        if let Some((i, replay)) = replay {
+        if let Some((i, replay, service)) = replay {
             let keys = replay.keys.iter().map(|&k| if k == NO_KEY { NO_KEY } else { k.saturating_add(generated_keys) }).collect();
             if let Node::Producer(p) = &mut sim.nodes[i] {
                 p.replay(replay.at, keys);
+            }
+            if service != ServiceTimes::Scenario {
+                let seconds: std::sync::Arc<[f64]> = replay.service.iter().map(|d| d.as_secs_f64()).collect();
+                let own = service == ServiceTimes::Logged;
+                for node in &mut sim.nodes {
+                    if let Node::Consumer(c) = node {
+                        c.replay_service(ReplayedService { source: i as NodeRef, seconds: seconds.clone(), own });
+                    }
+                }
             }
             sim.replayed_keys = Some(Box::new(replay.names));
         }

@@ -124,6 +124,9 @@ pub struct Producer {
     replay: Option<Box<(Vec<SimTime>, Vec<u32>)>>,
     /// The key of the message the arrival scheduled next will make.
     next_key: u32,
+    /// The replayed line the arrival scheduled next comes from: that
+    /// message's id (a consumer finds the line's service time by it).
+    next_line: u64,
     /// Closed loop: requests sent and not yet processed or dropped.
     outstanding: u32,
     /// Closed loop: clients alive (more than `clients` while shrinking).
@@ -182,6 +185,7 @@ impl Producer {
             burst_left: 0,
             replay: None,
             next_key: NO_KEY,
+            next_line: 0,
             outstanding: 0,
             clients: 0,
             next_id: 0,
@@ -375,6 +379,7 @@ impl Producer {
             }
             let t = *at.get(self.trace_next)?;
             self.next_key = keys[self.trace_next];
+            self.next_line = self.trace_next as u64;
             self.trace_next += 1;
             return Some(t);
         }
@@ -536,9 +541,11 @@ impl Producer {
             // The producer hears when its request is processed or dropped.
             gates.push(ctx.node);
         }
+        // Unique within a run while a producer makes fewer than 2^40; a
+        // replayed message's is its line's, whatever was skipped.
+        let serial = if self.replay.is_some() { self.next_line } else { self.next_id };
         let msg = Message {
-            // Unique within a run while a producer makes fewer than 2^40.
-            id: ((ctx.node as u64) << 40) | self.next_id,
+            id: ((ctx.node as u64) << 40) | serial,
             source: ctx.node as NodeRef,
             class: self.classes.class_base + class as u16,
             priority: spec.priority,
@@ -981,5 +988,8 @@ mod tests {
         let offers = drive(&mut p, &mut b, 5.0, &mut |_, _| true);
         assert_eq!(instants(&offers), [1.5, 1.6]);
         assert_eq!(offers.iter().map(|(_, m)| m.key).collect::<Vec<_>>(), [4, 5]);
+        // A replayed message's id is its line's, whatever was skipped (a
+        // consumer finds the line's service time by it).
+        assert_eq!(offers.iter().map(|(_, m)| m.id & ((1 << 40) - 1)).collect::<Vec<_>>(), [3, 4]);
     }
 }

@@ -1,7 +1,8 @@
 //! Traffic replayed from a file: one message a line, its instant in
-//! seconds, optionally a comma and its key (`12.345,10.0.0.7`), a header
-//! line allowed first. What `sluice run --arrivals FILE` gives a producer
-//! in place of its own arrival process.
+//! seconds, optionally a comma and its key (`12.345,10.0.0.7`), optionally
+//! another comma and its service time in seconds, a header line allowed
+//! first; or an access log (`formats`: nginx, Envoy, HAR). What `sluice run
+//! --arrivals FILE` gives a producer in place of its own arrival process.
 //!
 //! Guarantees:
 //! - Instants are read as decimal text into whole nanoseconds, never
@@ -10,9 +11,10 @@
 //!   across a millisecond boundary on the way in. More than nine decimals
 //!   (finer than a nanosecond), an exponent, a sign or anything else that
 //!   is not a plain decimal is refused.
-//! - Every line is read before the run: an unreadable line, a negative
-//!   instant or one earlier than the line before is refused with its line
-//!   number, and nothing runs. Equal instants are kept in file order.
+//! - Every line is read before the run: an unreadable line or a negative
+//!   instant is refused with its line number, and nothing runs. Instants
+//!   that go back are sorted, and the replay says how many lines did and
+//!   the first (`reordered`); equal instants are kept in file order.
 //! - The file is read once, as it streams: a line's text is not kept, only
 //!   its instant (8 bytes) and its key's number (4 bytes); each distinct
 //!   key's text is kept once.
@@ -25,7 +27,11 @@ use std::fmt;
 use std::io::BufRead;
 
 use crate::message::NO_KEY;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
+
+pub mod formats;
+
+pub use formats::{read_log, KeyField, LogFormat};
 
 const NANOS: u64 = 1_000_000_000;
 
@@ -40,6 +46,39 @@ pub struct Replay {
     pub keys: Vec<u32>,
     /// The keys' texts.
     pub names: Keys,
+    /// Each message's service time, as its log gave it (how long the
+    /// request took), in run order; empty when the file gave none.
+    pub service: Vec<SimDuration>,
+    /// Lines whose instant came before the line above them, sorted.
+    pub reordered: Option<Reordered>,
+}
+
+/// What serves a replayed producer's messages at the consumers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ServiceTimes {
+    /// Each consumer's own `service_time`, as the scenario says.
+    #[default]
+    Scenario,
+    /// Each message takes what its request took in the log.
+    Logged,
+    /// Each message takes one of the log's times, drawn at random (their
+    /// empirical distribution).
+    Empirical,
+}
+
+/// How many lines of a file came before the line above them (a log written
+/// as each request ends), and the first of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Reordered {
+    pub lines: u64,
+    pub first_line: u64,
+}
+
+impl fmt::Display for Reordered {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (n, s) = if self.lines == 1 { ("1 line".to_string(), "s") } else { (format!("{} lines", self.lines), "") };
+        write!(f, "{n} come{s} before the line above (the first: line {}); sorted by instant, as a log written at each request's end needs", self.first_line)
+    }
 }
 
 /// Key texts, each numbered once from 1 (0 is `NO_KEY`, the empty key).
@@ -89,8 +128,14 @@ pub enum ReplayError {
     Io(#[from] std::io::Error),
     #[error("line {line}: {why}")]
     Line { line: u64, why: LineError },
+    #[error("entry {entry}: {why}")]
+    Entry { entry: u64, why: LineError },
     #[error("it holds no instant")]
     Empty,
+    #[error("it is not a HAR file: {0}")]
+    NotHar(String),
+    #[error("{0}")]
+    Key(String),
 }
 
 /// What is wrong with one line.
@@ -102,12 +147,22 @@ pub enum LineError {
     TooFine(Shown),
     #[error("{0} is too large an instant")]
     TooLarge(Shown),
-    #[error("{now} comes before {before}, the line above: instants must not go back")]
-    OutOfOrder { now: Shown, before: Shown },
     #[error("the key is longer than {MAX_KEY_BYTES} bytes")]
     KeyTooLong,
     #[error("more distinct keys than a run can number")]
     TooManyKeys,
+    #[error("{text} is not {expected}")]
+    NotFormat { text: Shown, expected: &'static str },
+    #[error("no field {n} for the key (the line has {has})")]
+    NoField { n: usize, has: usize },
+    #[error("line {with} gives a service time and line {without} none: give every line one, or none")]
+    ServiceMixed { with: u64, without: u64 },
+    #[error("{0} is not a service time: expected seconds as a plain decimal")]
+    NotAService(Shown),
+    #[error("{0} columns: expected at most three (time_s, key, service_s)")]
+    TooManyColumns(usize),
+    #[error("startedDateTime {0} is not an ISO 8601 instant with its zone")]
+    NotIso8601(Shown),
 }
 
 /// A line's text as an error shows it: escaped and cut short.
@@ -157,59 +212,10 @@ pub fn write_instant(nanos: u64) -> String {
     format!("{whole}.{}", digits.trim_end_matches('0'))
 }
 
-/// A key as CSV writes it: in quotes (a quote inside doubled) when it
-/// holds a comma or a quote, else as it is.
-fn unquoted(key: &str) -> String {
-    match key.strip_prefix('"').and_then(|k| k.strip_suffix('"')) {
-        Some(inner) => inner.replace("\"\"", "\""),
-        None => key.to_string(),
-    }
-}
-
 impl Replay {
-    /// Reads a replay file from `input`.
+    /// Reads a replay file (a CSV) from `input`.
     pub fn read(input: impl BufRead) -> Result<Replay, ReplayError> {
-        let mut replay = Replay::default();
-        let mut absolute: Vec<u64> = Vec::new();
-        let mut before: Option<(u64, String)> = None;
-        let mut number = 0u64;
-        for line in input.lines() {
-            let line = line?;
-            number += 1;
-            let text = line.trim_end_matches('\r');
-            // A byte order mark (a spreadsheet's CSV) is not the instant's.
-            let text = if number == 1 { text.trim_start_matches('\u{feff}') } else { text };
-            if text.trim().is_empty() {
-                continue;
-            }
-            let (instant, key) = match text.split_once(',') {
-                Some((instant, key)) => (instant.trim(), unquoted(key.trim())),
-                None => (text.trim(), String::new()),
-            };
-            let at = match parse_instant(instant) {
-                Ok(at) => at,
-                // A header: the first line, beginning with a letter.
-                Err(LineError::NotAnInstant(_)) if number == 1 && instant.starts_with(|c: char| c.is_alphabetic()) => continue,
-                Err(why) => return Err(ReplayError::Line { line: number, why }),
-            };
-            if let Some((last, last_text)) = &before {
-                if at < *last {
-                    return Err(ReplayError::Line { line: number, why: LineError::OutOfOrder { now: shown(instant), before: shown(last_text) } });
-                }
-            }
-            if key.len() > MAX_KEY_BYTES {
-                return Err(ReplayError::Line { line: number, why: LineError::KeyTooLong });
-            }
-            let key = replay.names.index(&key).ok_or(ReplayError::Line { line: number, why: LineError::TooManyKeys })?;
-            absolute.push(at);
-            replay.keys.push(key);
-            before = Some((at, instant.to_string()));
-        }
-        let Some(&first) = absolute.first() else { return Err(ReplayError::Empty) };
-        replay.origin_s = first / NANOS;
-        let origin = replay.origin_s * NANOS;
-        replay.at = absolute.into_iter().map(|t| SimTime::from_nanos(t - origin)).collect();
-        Ok(replay)
+        read_log(input, Some(LogFormat::Csv), &KeyField::Default).map(|(replay, _)| replay)
     }
 
     pub fn len(&self) -> usize {
@@ -280,7 +286,6 @@ mod tests {
     #[test]
     fn a_bad_file_is_refused_naming_the_line() {
         assert_eq!(read("1\n2\nabc\n").unwrap_err(), "line 3: \"abc\" is not an instant: expected seconds as a plain decimal (12, 0.25, 1700000000.123456), then optionally a comma and a key");
-        assert_eq!(read("1\n0.5\n").unwrap_err(), "line 2: \"0.5\" comes before \"1\", the line above: instants must not go back");
         assert_eq!(read("time\n-1\n").unwrap_err().split(':').next(), Some("line 2"));
         assert_eq!(read("created_s,key\n").unwrap_err(), "it holds no instant");
         assert_eq!(read("").unwrap_err(), "it holds no instant");
