@@ -74,6 +74,12 @@ enum Command {
         /// in place of the summary).
         #[arg(long, value_name = "OUT")]
         decisions: Option<String>,
+        /// Writes what the limiters did per minute and key
+        /// (minute_s,node,key,admitted,delayed,delay_mean_s,delay_max_s,refused)
+        /// to OUT ("-": standard output, in place of the summary): a shadow
+        /// replay (docs/traffic.md).
+        #[arg(long, value_name = "OUT")]
+        shadow: Option<String>,
     },
     /// Checks a scenario file and prints what is wrong with it.
     Check {
@@ -367,6 +373,7 @@ struct Replaying {
     key: Option<String>,
     service_times: ServiceTimesArg,
     producer: Option<String>,
+    shadow: Option<String>,
     decisions: Option<String>,
 }
 
@@ -398,18 +405,33 @@ fn run(file: &str, until: Option<f64>, seed: Option<u64>, format: Format, transi
         }
         None => Simulation::new(scenario, seed).map_err(|e| e.to_string())?,
     };
+    if replaying.decisions.as_deref() == Some("-") && replaying.shadow.as_deref() == Some("-") {
+        return Err("--decisions - and --shadow -: only one of them can go to standard output".into());
+    }
     let mut out = replaying.decisions.as_deref().map(replay::Decisions::create).transpose()?;
-    if out.is_some() {
+    let mut shadow = replaying.shadow.as_ref().map(|_| sluice_engine::shadow::Shadow::new(origin_s));
+    if out.is_some() || shadow.is_some() {
         sim.record_decisions();
     }
-    run_with_progress(&mut sim, until, max_events, &mut |sim| match &mut out {
-        Some(out) => out.write(sim, origin_s),
-        None => Ok(()),
-    })?;
-    if let Some(out) = out {
-        if out.finish()? {
-            return Ok(String::new());
+    run_with_progress(&mut sim, until, max_events, &mut |sim| {
+        let decisions = sim.take_decisions();
+        if let Some(shadow) = &mut shadow {
+            shadow.add(&decisions);
         }
+        match &mut out {
+            Some(out) => out.write(&decisions, sim, origin_s),
+            None => Ok(()),
+        }
+    })?;
+    let mut to_stdout = false;
+    if let Some(out) = out {
+        to_stdout |= out.finish()?;
+    }
+    if let (Some(path), Some(shadow)) = (&replaying.shadow, &shadow) {
+        to_stdout |= replay::write_shadow(path, shadow, &sim)?;
+    }
+    if to_stdout {
+        return Ok(String::new());
     }
     let report = sim.report();
     Ok(match format {
@@ -516,8 +538,8 @@ fn main() -> ExitCode {
         _ => false,
     };
     let result = match cli.command {
-        Command::Run { file, until, seed, format, transitions, theory, max_events, arrivals, log_format, key, service_times, producer, decisions } => {
-            let replay = Replaying { arrivals, log_format, key, service_times, producer, decisions };
+        Command::Run { file, until, seed, format, transitions, theory, max_events, arrivals, log_format, key, service_times, producer, decisions, shadow } => {
+            let replay = Replaying { arrivals, log_format, key, service_times, producer, decisions, shadow };
             run(&file, until, seed, format, transitions, theory, max_events, replay)
         }
         Command::Bench { scale, .. } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),

@@ -5,7 +5,8 @@ use std::fs::File;
 use std::io::{self, BufReader, BufWriter, Write};
 
 use sluice_engine::replay::{read_log, write_instant, KeyField, LogFormat, Replay};
-use sluice_engine::Simulation;
+use sluice_engine::shadow::Shadow;
+use sluice_engine::{Decision, Simulation};
 
 /// Reads `path` as a log in `format` (`None`: told from its first lines),
 /// each request's key as `key` names it (`None`: the format's own); an
@@ -52,15 +53,20 @@ fn field(text: &str) -> String {
 impl Decisions {
     /// Opens `path` ("-": standard output) and writes the header.
     pub fn create(path: &str) -> Result<Decisions, String> {
+        Decisions::open("--decisions", path, "created_s,key,node,outcome,at_s\n")
+    }
+
+    /// Opens `path` for the output of `flag`, beginning with `header`.
+    fn open(flag: &'static str, path: &str, header: &str) -> Result<Decisions, String> {
         let shown = sluice_engine::printable(path, 200);
         let (out, to_stdout): (Box<dyn Write>, bool) = if path == "-" {
             (Box::new(BufWriter::new(io::stdout())), true)
         } else {
-            let file = File::create(path).map_err(|e| format!("--decisions {shown}: cannot write it: {e}"))?;
+            let file = File::create(path).map_err(|e| format!("{flag} {shown}: cannot write it: {e}"))?;
             (Box::new(BufWriter::new(file)), false)
         };
-        let mut decisions = Decisions { out, to_stdout, shown, closed: false };
-        decisions.line("created_s,key,node,outcome,at_s\n")?;
+        let mut decisions = Decisions { out, to_stdout, shown: format!("{flag} {shown}"), closed: false };
+        decisions.line(header)?;
         Ok(decisions)
     }
 
@@ -74,15 +80,15 @@ impl Decisions {
                 self.closed = true;
                 Ok(())
             }
-            Err(e) => Err(format!("--decisions {}: cannot write it: {e}", self.shown)),
+            Err(e) => Err(format!("{}: cannot write it: {e}", self.shown)),
         }
     }
 
-    /// Writes the decisions the run made since the last call; instants as
-    /// the replayed file wrote them (from its whole second `origin_s`).
-    pub fn write(&mut self, sim: &mut Simulation, origin_s: u64) -> Result<(), String> {
+    /// Writes `decisions` (the run's since the last call); instants as the
+    /// replayed file wrote them (from its whole second `origin_s`).
+    pub fn write(&mut self, decisions: &[Decision], sim: &Simulation, origin_s: u64) -> Result<(), String> {
         let origin = origin_s.saturating_mul(1_000_000_000);
-        for d in sim.take_decisions() {
+        for d in decisions {
             let row = format!(
                 "{},{},{},{},{}\n",
                 write_instant(origin.saturating_add(d.created.as_nanos())),
@@ -106,7 +112,32 @@ impl Decisions {
             Ok(()) => Ok(self.to_stdout),
             // A reader that stopped reading (`| head`) is a quiet end.
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(self.to_stdout),
-            Err(e) => Err(format!("--decisions {}: cannot write it: {e}", self.shown)),
+            Err(e) => Err(format!("{}: cannot write it: {e}", self.shown)),
         }
     }
+}
+
+/// `--shadow OUT`: one row per minute, limiter and key of what the
+/// limiters did (`sluice_engine::shadow`), written once the run is over.
+pub fn write_shadow(path: &str, shadow: &Shadow, sim: &Simulation) -> Result<bool, String> {
+    let mut out = Decisions::open("--shadow", path, "minute_s,node,key,admitted,delayed,delay_mean_s,delay_max_s,refused\n")?;
+    for (minute_s, node, key, c) in shadow.rows() {
+        let row = format!(
+            "{minute_s},{},{},{},{},{},{},{}\n",
+            field(sim.node_id(node)),
+            field(&sim.key_name(key)),
+            c.admitted,
+            c.delayed,
+            seconds(c.delay_mean_s()),
+            seconds(c.delay_max_s()),
+            c.refused
+        );
+        out.line(&row)?;
+    }
+    out.finish()
+}
+
+/// Seconds to the microsecond, without trailing zeros.
+fn seconds(s: f64) -> String {
+    write_instant((s * 1e9).round() as u64 / 1000 * 1000)
 }

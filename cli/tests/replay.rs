@@ -223,3 +223,31 @@ fn an_access_log_replays_its_requests_sorted_with_their_times() {
     let err = run(&["run", &scenario, "--arrivals", &plain, "--service-times", "log"]).unwrap_err();
     assert!(err.contains("--service-times: --arrivals") && err.contains("gives no service times"), "{err}");
 }
+
+/// `--shadow`: what nginx's `limit_req` (1 r/s, burst 2, delayed) did per
+/// minute and key. Three requests of one key at once: one at once, two
+/// delayed by 1 and 2 s; four of another: the fourth refused; a key at one
+/// request every 2 s: all at once, thirty a minute.
+#[test]
+fn a_shadow_replay_says_what_the_limits_did_per_key_and_minute() {
+    let scenario = nginx("shadow.json", r#""rate": 1, "burst": 2"#);
+    let mut trace = String::from("time_s,key\n1700000000,a\n1700000000,a\n1700000000,a\n");
+    for i in 0..60 {
+        trace.push_str(&format!("{},b\n", 1_700_000_040 + 2 * i));
+    }
+    trace.push_str("1700000100.5,c\n1700000100.5,c\n1700000100.5,c\n1700000100.5,c\n");
+    let mut lines: Vec<&str> = trace.lines().collect();
+    lines[1..].sort_by(|x, y| x.split(',').next().unwrap().parse::<f64>().unwrap().total_cmp(&y.split(',').next().unwrap().parse::<f64>().unwrap()));
+    let trace = file("shadow.csv", &(lines.join("\n") + "\n"));
+    let shadow = run(&["run", &scenario, "--arrivals", &trace, "--shadow", "-"]).unwrap();
+    assert_eq!(
+        shadow,
+        "minute_s,node,key,admitted,delayed,delay_mean_s,delay_max_s,refused\n\
+         1699999980,edge,a,1,2,1.5,2,0\n\
+         1700000040,edge,b,30,0,0,0,0\n\
+         1700000100,edge,b,30,0,0,0,0\n\
+         1700000100,edge,c,1,2,1.5,2,1\n"
+    );
+    let both = run(&["run", &scenario, "--arrivals", &trace, "--shadow", "-", "--decisions", "-"]).unwrap_err();
+    assert!(both.contains("only one of them can go to standard output"), "{both}");
+}

@@ -33,6 +33,7 @@ pub mod report;
 pub(crate) mod rng;
 pub mod scenario;
 pub(crate) mod scheduler;
+pub mod shadow;
 pub mod share;
 pub(crate) mod state;
 pub(crate) mod state_times;

@@ -29,7 +29,7 @@ const ENGINE: &[&[&str]] = &[
     &["scenario"],
     &["supervision", "report", "share", "editor", "config"],
     &["simulation"],
-    &["measure", "bench_model"],
+    &["measure", "bench_model", "shadow"],
     &["theory"],
     &["sweep"],
     &["tune", "lesson"],
