@@ -79,6 +79,7 @@ test("paused, the Theory panel's measured and predicted figures are the engine's
   const shown = {
     waiting: [await value('theory-measured-waiting'), await value('theory-predicted-waiting')],
     wait: [await value('theory-measured-wait'), await value('theory-predicted-wait')],
+    p99: [await value('theory-measured-p99-wait'), await value('theory-predicted-p99-wait')],
     drop: [await value('theory-measured-drop'), await value('theory-predicted-drop')],
   };
   // `sluice run --theory` prints each figure to a few decimals: the page's
@@ -86,9 +87,9 @@ test("paused, the Theory panel's measured and predicted figures are the engine's
   const text = execFileSync(sluice(), ['run', join(root, 'scenarios', 'queueing-theory.json'), '--until', t, '--theory'], { encoding: 'utf8' });
   const line = text.split('\n').find((l) => /^\s+line\s+M\/M\/1/.test(l));
   assert.ok(line, text);
-  const m = /waiting ([\d.]+) \| ([\d.]+), wait ([\d.]+) s \| ([\d.]+) s, drop probability ([\d.]+) \| ([\d.]+)/.exec(line);
+  const m = /waiting ([\d.]+) \| ([\d.]+), wait ([\d.]+) s \| ([\d.]+) s, 99% wait at most ([\d.]+) s \| ([\d.]+) s, drop probability ([\d.]+) \| ([\d.]+)/.exec(line);
   assert.ok(m, line);
-  const printed = { waiting: [m[1], m[2]], wait: [m[3], m[4]], drop: [m[5], m[6]] };
+  const printed = { waiting: [m[1], m[2]], wait: [m[3], m[4]], p99: [m[5], m[6]], drop: [m[7], m[8]] };
   for (const [figure, pair] of Object.entries(printed)) {
     pair.forEach((p, k) => {
       const decimals = (p.split('.')[1] ?? '').length;

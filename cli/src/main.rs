@@ -286,11 +286,13 @@ fn theory_text(sim: &Simulation) -> String {
                         let m = Measured::of(sim, i);
                         let or_dash = |v: Option<f64>, digits: usize| v.map_or("-".to_string(), |v| format!("{v:.digits$}"));
                         format!(
-                            "{head}: waiting {:.3} | {:.3}, wait {} s | {:.4} s, drop probability {} | {:.4}",
+                            "{head}: waiting {:.3} | {:.3}, wait {} s | {:.4} s, 99% wait at most {} s | {} s, drop probability {} | {:.4}",
                             m.mean_waiting,
                             t.mean_waiting,
                             or_dash(m.mean_wait_s, 4),
                             t.mean_wait_s,
+                            or_dash(m.p99_wait_s, 4),
+                            or_dash(p.p99_wait_s, 4),
                             or_dash(m.drop_probability, 4),
                             t.drop_probability
                         )

@@ -7,7 +7,7 @@
 //! the one place where two marks are subtracted (lesson checks, the theory
 //! panel since a change, sweeps).
 
-use crate::metrics::DropReason;
+use crate::metrics::{DropReason, Durations};
 use crate::simulation::{Node, Simulation};
 use crate::state::State;
 
@@ -25,6 +25,8 @@ pub struct Mark {
     pub(crate) sojourn_s: f64,
     /// Entries into each state, in full.
     pub(crate) entered: Vec<(State, u64)>,
+    /// The node's histogram of waits (or sojourns) as it stood.
+    pub(crate) durations: Option<Box<Durations>>,
 }
 
 impl Mark {
@@ -56,7 +58,14 @@ impl Mark {
             residence_s: stats.residence_sum_s(),
             sojourn_s: stats.sojourn_sum_s(),
             entered: stats.entered.clone(),
+            durations: stats.durations.clone(),
         }
+    }
+
+    /// The wait (a consumer's: sojourn) at quantile `q` of what node
+    /// `node` of `sim` recorded since this mark of it; none if nothing.
+    pub fn quantile_since(&self, sim: &Simulation, node: usize, q: f64) -> Option<f64> {
+        sim.stats(node).durations.as_deref()?.seconds_at_quantile_since(q, self.durations.as_deref())
     }
 }
 

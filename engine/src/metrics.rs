@@ -402,6 +402,9 @@ pub struct Durations {
     blocks: Vec<Option<Box<[u64; COUNTER_BLOCK]>>>,
     total: u64,
     max_ns: u64,
+    /// The sum of what was recorded, exactly (the mean beside the
+    /// percentiles).
+    sum_ns: u128,
 }
 
 /// Counters per block of a histogram: one bucket's sub-buckets.
@@ -458,7 +461,7 @@ pub struct Percentiles {
 
 impl Durations {
     fn new() -> Self {
-        Durations { blocks: Vec::new(), total: 0, max_ns: 0 }
+        Durations { blocks: Vec::new(), total: 0, max_ns: 0, sum_ns: 0 }
     }
 
     #[inline]
@@ -470,7 +473,13 @@ impl Durations {
             _ => self.record_in_new_block(index),
         }
         self.total += 1;
+        self.sum_ns += u128::from(ns);
         self.max_ns = self.max_ns.max(ns);
+    }
+
+    /// The mean of what was recorded, in seconds; none if nothing was.
+    pub fn mean_s(&self) -> Option<f64> {
+        (self.total > 0).then(|| self.sum_ns as f64 / self.total as f64 / 1e9)
     }
 
     #[cold]
@@ -747,6 +756,18 @@ mod tests {
         let mut s = Series::new(10, 8);
         s.record(SimTime::from_nanos(1), u64::MAX);
         assert_eq!(s.points(SimTime::from_nanos(1))[0].max, u64::from(u32::MAX));
+    }
+
+    /// The mean beside the percentiles is the exact mean of what was
+    /// recorded, not one read from the buckets.
+    #[test]
+    fn durations_keep_their_exact_mean() {
+        let mut d = Durations::new();
+        assert_eq!(d.mean_s(), None);
+        for ms in [1u64, 2, 6, 1001] {
+            d.record(SimDuration::from_nanos(ms * 1_000_000));
+        }
+        assert_eq!(d.mean_s(), Some(1.010 / 4.0));
     }
 
     #[test]

@@ -91,6 +91,9 @@ pub struct Prediction {
     pub offered_load: f64,
     /// None when the queue is unbounded and ρ ≥ 1: it grows without end.
     pub steady: Option<Steady>,
+    /// The wait 99% of the served messages do not exceed, where a closed
+    /// form gives it (`Model::wait_quantile_s`: M/M/c with no bound).
+    pub p99_wait_s: Option<f64>,
 }
 
 /// The same three figures, measured.
@@ -101,6 +104,9 @@ pub struct Measured {
     pub mean_wait_s: Option<f64>,
     /// None until a message has arrived.
     pub drop_probability: Option<f64>,
+    /// The wait 99% of the messages that left did not exceed (the node's
+    /// histogram); none until one has left.
+    pub p99_wait_s: Option<f64>,
     /// What the figures are an average of: the seconds measured, and the
     /// messages that left the queue meanwhile.
     pub span_s: f64,
@@ -130,6 +136,7 @@ impl Measured {
             mean_waiting: stats.depth_messages.mean(sim.now()),
             mean_wait_s: ratio(stats.residence_sum_s(), stats.departed),
             drop_probability: ratio(stats.dropped_total() as f64, stats.arrived),
+            p99_wait_s: stats.durations.as_deref().and_then(|d| d.seconds_at_quantile_since(0.99, None)),
             span_s: sim.now().as_secs_f64(),
             left: stats.departed,
         }
@@ -148,6 +155,7 @@ impl Measured {
             mean_waiting: if change.span_s > 0.0 { change.depth_integral_s / change.span_s } else { sim.stats(node).depth_messages.value() as f64 },
             mean_wait_s: ratio(change.residence_s, change.departed),
             drop_probability: ratio(change.lost() as f64, change.arrived),
+            p99_wait_s: mark.quantile_since(sim, node, 0.99),
             span_s: change.span_s,
             left: change.departed,
         }
@@ -365,7 +373,8 @@ impl Model {
             let wait = lambda * self.service.second_moment() / (2.0 * (1.0 - offered_load));
             Some(Steady { mean_waiting: lambda * wait, mean_wait_s: wait, drop_probability: 0.0 })
         };
-        Prediction { name, offered_load, steady }
+        let p99_wait_s = steady.and_then(|steady| self.quantile_of(&steady, 0.99));
+        Prediction { name, offered_load, steady, p99_wait_s }
     }
 
     /// The wait before service that a fraction `p` (0 to 1) of the served
@@ -375,12 +384,16 @@ impl Model {
     /// P(Wq > t) = C·e^(−(cμ − λ)t). None for other models and when the
     /// queue has no steady state.
     pub fn wait_quantile_s(&self, p: f64) -> Option<f64> {
+        self.quantile_of(&self.predict().steady?, p)
+    }
+
+    /// `wait_quantile_s` from the model's steady figures.
+    fn quantile_of(&self, steady: &Steady, p: f64) -> Option<f64> {
         let (lambda, c) = (self.arrival_rate, self.servers.max(1));
         let Distribution::Exponential { .. } = self.service else { return None };
         if self.room.is_some() || !(0.0..1.0).contains(&p) {
             return None;
         }
-        let steady = self.predict().steady?;
         let drain = f64::from(c) / self.service.mean() - lambda;
         if lambda <= 0.0 || drain <= 0.0 {
             return Some(0.0);
@@ -477,6 +490,11 @@ mod tests {
         close(s.mean_waiting, 3.2, "Lq");
         close(s.mean_wait_s, 0.4, "Wq");
         assert_eq!(s.drop_probability, 0.0);
+        // P(Wq > t) = ρ·e^(−(μ − λ)t) = 0.01 at t = ln(80)/2.
+        close(p.p99_wait_s.unwrap(), 80f64.ln() / 2.0, "the wait 99% do not exceed");
+        // No closed form for a bounded queue's tail, nor a deterministic one's.
+        assert_eq!(model(8.0, exponential(0.1), 1, Some(9)).p99_wait_s, None);
+        assert_eq!(model(8.0, Distribution::Fixed { value: 0.1 }, 1, None).p99_wait_s, None);
     }
 
     #[test]

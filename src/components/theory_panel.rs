@@ -1,5 +1,6 @@
 //! The theory overlay of the selected queue: what queueing theory predicts
-//! (mean number waiting, mean wait, drop probability) beside what the run
+//! (mean number waiting, mean wait, the wait 99% do not exceed, drop
+//! probability) beside what the run
 //! measured, or, for a queue the formulas do not describe, why not.
 //! The engine's `theory` module decides and computes; this only shows.
 //! After a live change to what the prediction depends on, the figures are
@@ -14,7 +15,7 @@ use crate::view::words::{percent, three_figures, thousands};
 
 /// A row of the table: its name, its test id, the measured figure (if any
 /// yet), the predicted one, and how both are written.
-type Row = (Html, &'static str, Option<f64>, f64, fn(f64) -> String);
+type Row = (Html, &'static str, Option<f64>, Option<f64>, fn(f64) -> String);
 
 #[derive(Properties, PartialEq)]
 pub struct TheoryPanelProps {
@@ -76,10 +77,13 @@ pub fn theory_panel(props: &TheoryPanelProps) -> Html {
                 },
                 Some(steady) => {
                     let seconds = |v: f64| format!("{} s", three_figures(v));
-                    let rows: [Row; 3] = [
-                        (html! { <>{"Mean waiting ("}<Term word="Lq" />{")"}</> }, "waiting", Some(measured.mean_waiting), steady.mean_waiting, three_figures),
-                        (html! { <>{"Mean wait ("}<Term word="Wq" />{")"}</> }, "wait", measured.mean_wait_s, steady.mean_wait_s, seconds),
-                        (html! { {"Drop probability"} }, "drop", measured.drop_probability, steady.drop_probability, percent),
+                    let rows: [Row; 4] = [
+                        (html! { <>{"Mean waiting ("}<Term word="Lq" />{")"}</> }, "waiting", Some(measured.mean_waiting), Some(steady.mean_waiting), three_figures),
+                        (html! { <>{"Mean wait ("}<Term word="Wq" />{")"}</> }, "wait", measured.mean_wait_s, Some(steady.mean_wait_s), seconds),
+                        // The tail beside the mean: M/M/c's wait is 0 with
+                        // probability 1 − C, exponential beyond.
+                        (html! { {"99% wait at most"} }, "p99-wait", measured.p99_wait_s, prediction.p99_wait_s, seconds),
+                        (html! { {"Drop probability"} }, "drop", measured.drop_probability, Some(steady.drop_probability), percent),
                     ];
                     html! {
                         <>
@@ -93,7 +97,10 @@ pub fn theory_panel(props: &TheoryPanelProps) -> Html {
                                             <td data-testid={format!("theory-measured-{key}")} data-value={measured.map(|v| v.to_string())}>
                                                 { measured.map_or_else(|| "–".to_string(), show) }
                                             </td>
-                                            <td data-testid={format!("theory-predicted-{key}")} data-value={predicted.to_string()}>{ show(predicted) }</td>
+                                            <td data-testid={format!("theory-predicted-{key}")} data-value={predicted.map(|v| v.to_string())}
+                                                title={predicted.is_none().then_some("No closed form gives this model's tail")}>
+                                                { predicted.map_or_else(|| "–".to_string(), show) }
+                                            </td>
                                         </tr>
                                     }) }
                                 </tbody>

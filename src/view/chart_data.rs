@@ -114,11 +114,17 @@ pub fn chart_lines(
                 lines.push(line(name.clone(), colour, rates));
             }
             ChartKind::Latency => {
+                // One block: its mean beside three percentiles; several:
+                // each one's tail, p99, in its colour.
                 let percentiles: &[(&str, PercentileOf)] = if several {
-                    &[("p95", |p| p.p95)]
+                    &[("p99", |p| p.p99)]
                 } else {
                     &[("p50", |p| p.p50), ("p95", |p| p.p95), ("p99", |p| p.p99)]
                 };
+                if !several {
+                    let means = taken.iter().filter_map(|p| p.mean_s.map(|m| (p.t_s, m))).collect();
+                    lines.push(line(format!("{name} mean"), NODE_COLOURS[3], means));
+                }
                 for (j, (label, pick)) in percentiles.iter().enumerate() {
                     let points = taken.iter().filter_map(|p| p.latency.as_ref().map(|l| (p.t_s, pick(l)))).collect();
                     lines.push(line(format!("{name} {label}"), if several { colour } else { NODE_COLOURS[j] }, points));

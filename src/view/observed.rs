@@ -221,6 +221,8 @@ pub struct Sample {
     pub depth_bytes: u64,
     /// Latency percentiles so far (queues: the wait; sinks: from creation).
     pub latency: Option<Percentiles>,
+    /// The mean of the same waits (or sojourns), exact.
+    pub mean_s: Option<f64>,
 }
 
 /// Samples taken at most this many per node; when full, every other one
@@ -247,8 +249,9 @@ impl Sampler {
         }
         for (i, samples) in self.nodes.iter_mut().enumerate() {
             let stats = sim.stats(i);
-            let latency = stats.durations.as_ref().filter(|d| d.count() > 0).map(|d| d.percentiles());
-            samples.push(Sample { t_s, departed: stats.departed, depth_bytes: stats.depth_bytes, latency });
+            let durations = stats.durations.as_ref().filter(|d| d.count() > 0);
+            let (latency, mean_s) = (durations.map(|d| d.percentiles()), durations.and_then(|d| d.mean_s()));
+            samples.push(Sample { t_s, departed: stats.departed, depth_bytes: stats.depth_bytes, latency, mean_s });
         }
         if self.nodes.first().is_some_and(|s| s.len() >= SAMPLES) {
             for samples in &mut self.nodes {

@@ -273,7 +273,6 @@ impl Plan {
         let mut sim = Simulation::new(scenario.clone(), self.seed_of(rep)).map_err(|e| at(e.to_string()))?;
         sim.run_until(SimTime::from_secs_f64(self.options.warmup_s)).map_err(|stall| at(stall.to_string()))?;
         let marks: Vec<Mark> = (0..scenario.nodes.len()).map(|i| Mark::of(&sim, i)).collect();
-        let waits_before: Vec<_> = (0..scenario.nodes.len()).map(|i| sim.stats(i).durations.clone()).collect();
         let totals = sim.totals();
         sim.run_until(SimTime::from_secs_f64(self.options.until_s)).map_err(|stall| at(stall.to_string()))?;
         let mut metrics = Replication::new();
@@ -290,8 +289,7 @@ impl Plan {
                     Measure::MeanWaitS if node.block.kind() == Kind::Consumer => per_departure(change.sojourn_s),
                     Measure::MeanWaitS => per_departure(change.residence_s),
                     Measure::P50WaitS | Measure::P90WaitS | Measure::P95WaitS | Measure::P99WaitS | Measure::P999WaitS => {
-                        let q = measure.quantile().unwrap_or(1.0);
-                        sim.stats(i).durations.as_deref().and_then(|d| d.seconds_at_quantile_since(q, waits_before[i].as_deref()))
+                        measure.quantile().and_then(|q| marks[i].quantile_since(&sim, i, q))
                     }
                     Measure::DropProbability => (arrived > 0).then(|| change.lost() as f64 / arrived as f64),
                     Measure::DisconnectsPerS => Some(change.disconnects as f64 / span_s),
