@@ -946,7 +946,10 @@ mod tests {
         assert_eq!(held.id, refused[0].1.id);
         p.on_accepted(&mut b.ctx());
         assert!(!p.is_blocked());
-        let rest = drive(&mut p, &mut b, 1.0, &mut |_, _| true);
+        assert_eq!((b.stats.depth_messages.value(), b.stats.depth_bytes), (4, 400), "the held one gone");
+        let mut rest = drive_events(&mut p, &mut b, 1.0, 1, &mut |_, _| true);
+        assert_eq!((b.stats.depth_messages.value(), b.stats.depth_bytes), (3, 300), "one of the backlog offered");
+        rest.extend(drive(&mut p, &mut b, 1.0, &mut |_, _| true));
         assert_eq!(rest.iter().map(|(_, m)| m.id - held.id).collect::<Vec<_>>(), (1..10).collect::<Vec<_>>(), "the backlog in order, then the rest");
         assert_eq!((p.holds(), b.stats.depth_messages.value(), b.stats.depth_bytes), (0, 0, 0));
     }
@@ -991,5 +994,90 @@ mod tests {
         // A replayed message's id is its line's, whatever was skipped (a
         // consumer finds the line's service time by it).
         assert_eq!(offers.iter().map(|(_, m)| m.id & ((1 << 40) - 1)).collect::<Vec<_>>(), [3, 4]);
+    }
+
+    /// A trace's instants missed while the producer could not send (its
+    /// server initializing) are skipped; one at the very instant it may
+    /// send again is not.
+    #[test]
+    fn a_trace_skips_what_it_missed_while_stopped() {
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "trace", "times_s": [0.1, 0.2, 0.3, 1.5, 1.6]}}));
+        p.server_is(Some(ServerPhase::Initializing), &mut b.ctx());
+        p.start(&mut b.ctx());
+        assert!(drive(&mut p, &mut b, 1.5, &mut |_, _| true).is_empty());
+        p.server_is(Some(ServerPhase::Operational), &mut b.ctx());
+        assert_eq!(instants(&drive(&mut p, &mut b, 5.0, &mut |_, _| true)), [1.5, 1.6]);
+    }
+
+    /// A closed loop's clients that finish thinking while it is paused
+    /// wait; when the pause lifts each sends once, one after another at that
+    /// instant, and no client is lost or doubled.
+    #[test]
+    fn a_closed_loops_clients_that_waited_each_send_once_when_it_may() {
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "closed_loop", "clients": 3, "think": {"dist": "fixed", "value": 0.1}}}));
+        p.start(&mut b.ctx());
+        p.on_backpressure(true, &mut b.ctx());
+        assert!(drive(&mut p, &mut b, 0.5, &mut |_, _| true).is_empty());
+        p.on_backpressure(false, &mut b.ctx());
+        let offers = drive(&mut p, &mut b, 5.0, &mut |_, _| true);
+        assert_eq!(instants(&offers), [0.5, 0.5, 0.5], "each of the three once");
+        assert_eq!(p.outstanding(), 3);
+        // A paused loop whose pause lifts with no client waiting sends
+        // nothing more.
+        p.on_backpressure(true, &mut b.ctx());
+        p.on_backpressure(false, &mut b.ctx());
+        assert!(drive(&mut p, &mut b, 6.0, &mut |_, _| true).is_empty());
+    }
+
+    /// An arrival due at the very instant a pause lifts waits behind the
+    /// backlog made before it: nothing overtakes.
+    #[test]
+    fn an_arrival_at_the_instant_a_pause_lifts_waits_behind_the_backlog() {
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}}));
+        p.start(&mut b.ctx());
+        p.on_backpressure(true, &mut b.ctx());
+        drive(&mut p, &mut b, 0.95, &mut |_, _| true);
+        assert_eq!(p.holds(), 9);
+        // The pause lifts at 1.0, before the arrival due then is made.
+        b.at(1.0);
+        p.on_backpressure(false, &mut b.ctx());
+        let offers = drive(&mut p, &mut b, 1.0, &mut |_, _| true);
+        assert_eq!(offers.len(), 10);
+        assert!(offers.windows(2).all(|w| w[0].1.id < w[1].1.id), "{:?}", offers.iter().map(|(_, m)| m.id).collect::<Vec<_>>());
+    }
+
+    /// `backpressure: ignore` sends what it makes straight on while a
+    /// pause is asked: nothing is ever kept, even for an instant.
+    #[test]
+    fn an_ignored_pause_keeps_nothing_even_for_an_instant() {
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 10}, "backpressure": "ignore"}));
+        p.start(&mut b.ctx());
+        p.on_backpressure(true, &mut b.ctx());
+        assert_eq!(drive(&mut p, &mut b, 1.0, &mut |_, _| true).len(), 10);
+        assert!(b.stats.depth_series.points(b.core.now).iter().all(|pt| pt.max == 0), "a message kept for an instant");
+    }
+
+    /// Generated keys run from 1 to `keys`, each about as often; a
+    /// message's id carries its producer's node in its top bits.
+    #[test]
+    fn generated_keys_cover_one_to_n_and_ids_name_their_producer() {
+        let mut b = Bench::new();
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 100}, "keys": 3}));
+        p.start(&mut b.ctx());
+        let offers = drive(&mut p, &mut b, 6.0, &mut |_, _| true);
+        let mut counts = [0; 5];
+        for (_, m) in &offers {
+            counts[(m.key as usize).min(4)] += 1;
+        }
+        assert_eq!((counts[0], counts[4]), (0, 0), "{counts:?}");
+        assert!(counts[1..4].iter().all(|&c| c > 150), "{counts:?}");
+        let mut p = producer(serde_json::json!({"arrivals": {"process": "constant", "rate_per_s": 100}}));
+        let mut ctx = Context { core: &mut b.core, node: 3, stats: &mut b.stats };
+        let (msg, _) = (p.make_message(&mut ctx), ());
+        assert_eq!((msg.id >> 40, msg.key), (3, NO_KEY));
     }
 }
