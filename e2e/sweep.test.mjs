@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
-import { withBrowser, open, screenshot, clockMoves, artifacts, accessibilityProblems } from './harness.mjs';
+import { withBrowser, open, screenshot, clockMoves, artifacts, accessibilityProblems, root } from './harness.mjs';
 import { join } from 'node:path';
 
 const env = withBrowser();
@@ -27,7 +27,10 @@ test('a sweep runs in a worker while the canvas moves, can be cancelled, and its
   await page.getByTestId('param-soft_limit-messages-sweep').click();
   const panel = page.getByTestId('sweep-panel');
   await panel.waitFor();
-  assert.match(await panel.locator('h2').textContent(), /sender\.soft_limit\.messages/);
+  // It speaks words, the field's name in a tooltip.
+  assert.match(await panel.locator('h2').textContent(), /sender: Soft limit \(messages\)/);
+  assert.equal(await panel.locator('h2 span').getAttribute('title'), 'sender.soft_limit.messages');
+  assert.equal(await page.locator('[data-testid="sweep-metric"] option[value="sender.drop_probability.thinned"]').textContent(), 'sender: share dropped as thinned');
 
   // A bad field is named, and nothing starts.
   await fill(page, { from: 'ten' });
@@ -61,6 +64,45 @@ test('a sweep runs in a worker while the canvas moves, can be cancelled, and its
   assert.equal(await rows(page), 5);
   assert.match(await page.locator('[data-testid="sweep-progress"] .hint').textContent(), /5 of 5 points, 15 of 15 replications, [\d.]+ a second/);
 
+  // A target across the chart: where the mean and its band cross it is
+  // said beneath, as the table's figures give it (worked out here again).
+  const table = await page.locator('[data-testid="sweep-table"] tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent)));
+  const points = table.map(([x, m]) => [Number(x), ...m.split(' ± ').map(Number)]).sort((a, b) => a[0] - b[0]);
+  const means = points.map((p) => p[1]);
+  const target = (Math.min(...means) + Math.max(...means)) / 2;
+  // A crossing is a change of side; a point on the target is on neither.
+  const first = (level) => {
+    let last = null;
+    for (const p of points) {
+      const d = level(p) - target;
+      if (d === 0) continue;
+      if (last && last[1] * d < 0) {
+        const on = points.find((q) => q[0] > last[0] && q[0] < p[0] && level(q) === target);
+        return on ? on[0] : last[0] + (p[0] - last[0]) * last[1] / (last[1] - d);
+      }
+      last = [p[0], d];
+    }
+    return null;
+  };
+  await fill(page, { target });
+  const said = await page.getByTestId('sweep-crossing').textContent();
+  const expected = first((p) => p[1]);
+  if (expected === null) {
+    assert.match(said, /^The (mean does not cross|95% band (stays wholly|does not leave))/, said);
+  } else {
+    const at = /crosses [\d.e+-]+ at about ([\d.e+-]+);/.exec(said);
+    assert.ok(at, said);
+    // The table's figures have four significant digits: a little slack.
+    assert.ok(Math.abs(Number(at[1]) - expected) <= 0.02 * Math.abs(expected) + 0.5, `${said}: expected about ${expected}`);
+  }
+  await page.getByTestId('sweep-log').click();
+  assert.equal(await page.getByTestId('sweep-log').getAttribute('aria-pressed'), 'true');
+  await screenshot(page, 'sweep-target-log');
+  await page.getByTestId('sweep-log').click();
+  await fill(page, { target: '' });
+  assert.equal(await page.getByTestId('sweep-crossing').count(), 0);
+
   // Clicking the chart's last point loads its value; Undo takes it back.
   const field = page.getByTestId('param-soft_limit-messages-number');
   assert.equal(await field.inputValue(), '50');
@@ -89,6 +131,42 @@ test('a sweep runs in a worker while the canvas moves, can be cancelled, and its
   // nothing against WCAG 2.1 AA in the panel or the inspector's fields.
   assert.deepEqual(await accessibilityProblems(page, '[data-testid="sweep-panel"]'), []);
   assert.deepEqual(await accessibilityProblems(page, '[data-testid="inspector"]'), []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a target across the chart says where the mean wait and its band cross it, as the table gives them', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.setInputFiles('[data-testid="import-file"]', join(root, 'scenarios', 'queueing-theory.json'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('queueing-theory.json'));
+  await page.click('[data-node="arrivals"] .body');
+  await page.getByTestId('param-arrivals-rate_per_s-sweep').click();
+  assert.match(await page.locator('[data-testid="sweep-panel"] h2').textContent(), /arrivals: Arrivals, Rate \(messages\/s\)/);
+  await fill(page, { from: 2, to: 9, points: 8, reps: 4, until: 300 });
+  await page.getByTestId('sweep-metric').selectOption('line.mean_wait_s');
+  await page.getByTestId('sweep-start').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="sweep-status"]')?.textContent === 'Done', null, { timeout: 60000 });
+  // M/M/1 with μ = 10: Wq = λ / (μ(μ − λ)) passes 0.2 s at λ ≈ 6.7.
+  await fill(page, { target: 0.2 });
+  const table = await page.locator('[data-testid="sweep-table"] tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 2).map((td) => td.textContent)));
+  const points = table.map(([x, m]) => [Number(x), ...m.split(' ± ').map(Number)]).sort((a, b) => a[0] - b[0]);
+  const cross = (level) => {
+    for (let i = 0; i + 1 < points.length; i++) {
+      const [a, b] = [level(points[i]) - 0.2, level(points[i + 1]) - 0.2];
+      if (a * b < 0) return points[i][0] + (points[i + 1][0] - points[i][0]) * a / (a - b);
+    }
+    return null;
+  };
+  const said = await page.getByTestId('sweep-crossing').textContent();
+  const m = /^The mean crosses 0\.2000 at about ([\d.]+); the 95% band between ([\d.]+) and ([\d.]+)\.$/.exec(said);
+  assert.ok(m, said);
+  const near = (shown, expected) => Math.abs(Number(shown) - expected) <= 0.02;
+  const [mean, low, high] = [cross((p) => p[1]), cross((p) => p[1] - p[2]), cross((p) => p[1] + p[2])];
+  assert.ok(near(m[1], mean), `${said}: the mean at ${mean}`);
+  assert.ok(near(m[2], Math.min(low, high)) && near(m[3], Math.max(low, high)), `${said}: the band at ${low} and ${high}`);
+  assert.ok(Number(m[1]) > 6 && Number(m[1]) < 7.5, said);
+  await screenshot(page, 'sweep-target');
   assert.deepEqual(errors, []);
   await page.close();
 });

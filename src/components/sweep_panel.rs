@@ -11,13 +11,18 @@
 //!   loads that value into the scenario as one undoable edit.
 //! - The table exports as CSV (what `sluice sweep --format csv` writes)
 //!   and the chart as PNG.
+//! - It speaks words: the field and the metrics as the inspector and the
+//!   engine word them (`Metric::words`, `field_words`), their names in a
+//!   tooltip. A target level is drawn across the chart and the value
+//!   where the mean and its 95% band cross it said beneath; the metric's
+//!   axis may be logarithmic.
 
 use std::rc::Rc;
 
 use plotters::prelude::*;
 use sluice_engine::playground::SweepTicket;
-use sluice_engine::numbers::{as_written, axis, four_figures};
-use sluice_engine::sweep::{metrics, Metric, NodeField, Report, Request, SweepResult};
+use sluice_engine::numbers::{as_written, axis, four_figures, three_figures};
+use sluice_engine::sweep::{field_words, metrics, Metric, NodeField, Report, Request, SweepResult};
 use sluice_engine::Scenario;
 use gloo_events::EventListener;
 use wasm_bindgen::JsCast;
@@ -28,7 +33,7 @@ use crate::browser::clock::now_ms;
 use crate::browser::keep;
 use crate::browser::worker::SweepWorker;
 use crate::components::measured_canvas::MeasuredCanvas;
-use crate::view::sweep::{Phase, SweepForm, SweepOrder, SweepRun, MOST_POINTS, MOST_REPS};
+use crate::view::sweep::{crossing, crossing_words, Phase, SweepForm, SweepOrder, SweepRun, MOST_POINTS, MOST_REPS};
 
 #[derive(Properties, PartialEq)]
 pub struct SweepPanelProps {
@@ -173,13 +178,16 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
 
     let metric = form.metric.clone();
     let current = sluice_engine::sweep::field_value(&props.scenario, &name).map(|(v, _)| v);
+    let name_words = field_words(&props.scenario, &name);
+    let target = form.target.trim().parse::<f64>().ok().filter(|t| t.is_finite());
+    let look = Look { x_words: name_words.clone(), y_words: metric.words(), target, log_y: form.log_y };
     // The chart, drawn again when a point arrives or what it shows changes.
     {
         let (canvas, x_map, run, metric) = (canvas.clone(), x_map.clone(), run.clone(), metric.clone());
-        let drawn = (run.as_ref().map(|r| (r.started_ms, r.points.len())), metric.clone(), current.map(f64::to_bits), *chart_width);
-        use_effect_with(drawn, move |_| {
+        let drawn = (run.as_ref().map(|r| (r.started_ms, r.points.len())), metric.clone(), current.map(f64::to_bits), *chart_width, look.clone());
+        use_effect_with(drawn, move |(_, _, _, _, look)| {
             if let (Some(element), Some(run)) = (canvas.cast::<HtmlCanvasElement>(), &run) {
-                match draw(element, run, &metric, current) {
+                match draw(element, run, &metric, current, look) {
                     Ok(map) => *x_map.borrow_mut() = map,
                     Err(e) => web_sys::console::warn_1(&format!("sweep chart: {e}").into()),
                 }
@@ -269,11 +277,26 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         })
     };
 
+    let on_log = {
+        let form = form.clone();
+        Callback::from(move |_: MouseEvent| {
+            let mut next = (*form).clone();
+            next.log_y = !next.log_y;
+            form.set(next);
+        })
+    };
     let running = matches!(phase, Some(Phase::Running));
     let options = metrics(&props.scenario).into_iter().map(|m| {
         let text = m.to_string();
-        html! { <option value={text.clone()} selected={m == metric}>{ text }</option> }
+        html! { <option value={text.clone()} title={text.clone()} selected={m == metric}>{ m.words() }</option> }
     });
+    let crossed = match (target, &run) {
+        (Some(t), Some(r)) if !r.points.is_empty() => {
+            let (measured, _) = r.series(&metric);
+            Some(html! { <p class="hint" data-testid="sweep-crossing">{ crossing_words(&measured, t, three_figures, four_figures) }</p> })
+        }
+        _ => None,
+    };
     let progress = run.as_ref().map(|r| {
         let now = now_ms();
         let status = match &r.phase {
@@ -315,7 +338,11 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         });
         html! {
             <div class="sweep-table-wrap"><table class="sweep-table" data-testid="sweep-table">
-                <thead><tr><th scope="col">{ breakable(&r.name.to_string()) }</th><th scope="col">{ breakable(&metric.to_string()) }{ " (95%)" }</th><th scope="col">{"theory"}</th><th></th></tr></thead>
+                <thead><tr>
+                    <th scope="col" title={r.name.to_string()}>{ name_words.clone() }</th>
+                    <th scope="col" title={metric.to_string()}>{ metric.words() }{ " (95%)" }</th>
+                    <th scope="col">{"theory"}</th><th></th>
+                </tr></thead>
                 <tbody>{ for rows }</tbody>
             </table></div>
         }
@@ -325,7 +352,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     html! {
         <section ref={section} id="sweep-panel" class="panel sweep-panel" aria-label="Sweep" data-testid="sweep-panel">
             <div class="panel-head">
-                <h2>{ "Sweep " }<span class="muted">{ name.to_string() }</span></h2>
+                <h2>{ "Sweep " }<span class="muted" title={name.to_string()}>{ name_words.clone() }</span></h2>
                 <button class="icon" onclick={on_close} aria-label="Close the sweep">{"×"}</button>
             </div>
             <p class="hint">{ "Each value runs several times with its own seeds (the same at every value), each run measured after a warm-up of a tenth; the band is the 95% interval over the runs." }</p>
@@ -337,8 +364,11 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 { field("Duration (s)", "until", form.until_s.clone(), "Simulated seconds per run", |f, v| f.until_s = v) }
                 <label class="sweep-field metric">
                     <span>{ "Metric" }</span>
-                    <select data-testid="sweep-metric" onchange={on_metric}>{ for options }</select>
+                    <select data-testid="sweep-metric" onchange={on_metric} title={metric.to_string()}>{ for options }</select>
                 </label>
+                { field("Target", "target", form.target.clone(), "A level to read the chart against, such as 0.01: drawn across it, and where the mean and its 95% band cross it said beneath", |f, v| f.target = v) }
+                <button class="small sweep-log" data-testid="sweep-log" aria-pressed={form.log_y.to_string()} onclick={on_log}
+                    title="The metric's axis on a logarithmic scale: a tail or a drop rate over several orders of magnitude">{ if form.log_y { "✓ Log scale" } else { "Log scale" } }</button>
             </div>
             <div class="sweep-actions">
                 <button class="primary small" data-testid="sweep-start" onclick={on_start} disabled={running}>{ "Start sweep" }</button>
@@ -353,12 +383,16 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             { for progress }
             if run.is_some() {
                 <canvas ref={canvas} class="sweep-chart" width="720" height="300" data-testid="sweep-chart" onclick={on_chart_click}
-                    role="img" aria-label={format!("{metric} against {name}; the table below lists every point")}></canvas>
+                    role="img" aria-label={format!("{} against {name_words}; the table below lists every point", metric.words())}></canvas>
                 <div class="legend sweep-legend">
                     <span class="legend-item"><span class="line-swatch" style="border-top: 3px solid #1c7ed6"></span>{ "measured, with its 95% band" }</span>
                     <span class="legend-item"><span class="line-swatch" style="border-top: 3px dashed #e8590c"></span>{ "theory" }</span>
                     <span class="legend-item"><span class="line-swatch" style="border-top: 3px dotted #495057"></span>{ "value now" }</span>
+                    if target.is_some() {
+                        <span class="legend-item"><span class="line-swatch" style="border-top: 3px dashed #c92a2a"></span>{ "target" }</span>
+                    }
                 </div>
+                { for crossed }
                 <p class="hint chart-hint">{ "Click a point, or Use in the table, to load its value into the scenario (Undo takes it back)." }</p>
             }
             { for table }
@@ -366,15 +400,22 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     }
 }
 
-/// A dotted name that a narrow column wraps after its dots and underscores
-/// rather than mid-word.
-fn breakable(name: &str) -> Html {
-    let parts = name.split_inclusive(['.', '_']).map(|part| html! { <>{ part }<wbr /></> });
-    html! { <>{ for parts }</> }
+/// How the chart is drawn beyond its data: its axes' words, a target
+/// level, a logarithmic metric axis.
+#[derive(Clone, Debug, PartialEq)]
+struct Look {
+    x_words: String,
+    y_words: String,
+    target: Option<f64>,
+    log_y: bool,
 }
 
-/// Draws the sweep; returns where its plotting area lies, for clicks.
-fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &Metric, current: Option<f64>) -> Result<XMap, Box<dyn std::error::Error>> {
+/// Draws the sweep; returns where its plotting area lies, for clicks. On
+/// a logarithmic axis the values are drawn as their logarithms on a plain
+/// axis labelled with the values themselves (one drawing routine, not a
+/// second one for plotters' logarithmic axis, whose code the page would
+/// carry twice).
+fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &Metric, current: Option<f64>, look: &Look) -> Result<XMap, Box<dyn std::error::Error>> {
     let backend = MeasuredCanvas::new(canvas).ok_or("no 2d context")?;
     let root = backend.into_drawing_area();
     root.fill(&WHITE)?;
@@ -386,49 +427,64 @@ fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &Metric, current: Opt
     }
     let pad = if x1 > x0 { (x1 - x0) * 0.04 } else { x0.abs().max(1.0) * 0.5 };
     let (x0, x1) = (x0 - pad, x1 + pad);
-    let top = measured
-        .iter()
-        .map(|p| p.1 + p.2)
-        .chain(theory.iter().map(|p| p.1))
-        .filter(|v| v.is_finite())
-        .fold(0.0, f64::max);
-    let bottom = measured.iter().map(|p| p.1 - p.2).filter(|v| v.is_finite()).fold(0.0, f64::min);
-    let y1 = if top > 0.0 { top * 1.1 } else { 1.0 };
+    let ys = || measured.iter().flat_map(|p| [p.1 + p.2, p.1 - p.2, p.1]).chain(theory.iter().map(|p| p.1)).chain(look.target).filter(|v| v.is_finite());
+    // A logarithmic axis shows what is above 0: its floor a little under
+    // the smallest such value.
+    let smallest = ys().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
+    let log = look.log_y && smallest.is_finite();
+    let floor = smallest * 0.8;
+    let y = |v: f64| if log { v.max(floor).log10() } else { v };
+    let top = ys().map(y).fold(if log { floor.log10() } else { 0.0 }, f64::max);
+    let bottom = if log { floor.log10() } else { ys().fold(0.0, f64::min) };
+    let y1 = if log { top + (top - bottom).max(1.0) * 0.1 } else if top > 0.0 { top * 1.1 } else { 1.0 };
     let mut chart = ChartBuilder::on(&root)
         .margin(10)
         .x_label_area_size(44)
         .y_label_area_size(70)
         .build_cartesian_2d(x0..x1, bottom..y1)?;
+    let y_label = |v: &f64| axis(if log { 10f64.powf(*v) } else { *v });
+    let y_desc = if log { format!("{} (log scale)", look.y_words) } else { look.y_words.clone() };
     chart
         .configure_mesh()
-        .x_desc(run.name.to_string())
-        .y_desc(metric.to_string())
+        .x_desc(look.x_words.as_str())
+        .y_desc(y_desc)
         .label_style(("sans-serif", 13))
         .axis_desc_style(("sans-serif", 14))
         .x_label_formatter(&|v| axis(*v))
-        .y_label_formatter(&|v| axis(*v))
+        .y_label_formatter(&y_label)
         .light_line_style(RGBColor(241, 243, 245))
         .draw()?;
     let blue = RGBColor(0x1c, 0x7e, 0xd6);
     let orange = RGBColor(0xe8, 0x59, 0x0c);
     if measured.len() > 1 {
         let band: Vec<(f64, f64)> =
-            measured.iter().map(|p| (p.0, p.1 + p.2)).chain(measured.iter().rev().map(|p| (p.0, p.1 - p.2))).collect();
+            measured.iter().map(|p| (p.0, y(p.1 + p.2))).chain(measured.iter().rev().map(|p| (p.0, y(p.1 - p.2)))).collect();
         chart.draw_series(std::iter::once(Polygon::new(band, blue.mix(0.18).filled())))?;
     }
     for p in &measured {
-        chart.draw_series(std::iter::once(PathElement::new(vec![(p.0, p.1 - p.2), (p.0, p.1 + p.2)], blue.mix(0.6).stroke_width(1))))?;
+        chart.draw_series(std::iter::once(PathElement::new(vec![(p.0, y(p.1 - p.2)), (p.0, y(p.1 + p.2))], blue.mix(0.6).stroke_width(1))))?;
     }
-    chart.draw_series(LineSeries::new(measured.iter().map(|p| (p.0, p.1)), blue.stroke_width(2)))?;
-    chart.draw_series(measured.iter().map(|p| Circle::new((p.0, p.1), 4, blue.filled())))?;
+    chart.draw_series(LineSeries::new(measured.iter().map(|p| (p.0, y(p.1))), blue.stroke_width(2)))?;
+    chart.draw_series(measured.iter().map(|p| Circle::new((p.0, y(p.1)), 4, blue.filled())))?;
     if theory.len() > 1 {
-        chart.draw_series(DashedLineSeries::new(theory.iter().copied(), 7, 5, orange.stroke_width(2)))?;
-    } else if let Some(&(x, y)) = theory.first() {
-        chart.draw_series(std::iter::once(Cross::new((x, y), 5, orange.stroke_width(2))))?;
+        chart.draw_series(DashedLineSeries::new(theory.iter().map(|&(x, v)| (x, y(v))), 7, 5, orange.stroke_width(2)))?;
+    } else if let Some(&(x, v)) = theory.first() {
+        chart.draw_series(std::iter::once(Cross::new((x, y(v)), 5, orange.stroke_width(2))))?;
     }
     if let Some(x) = current.filter(|x| (x0..=x1).contains(x)) {
         let grey = RGBColor(0x49, 0x50, 0x57);
         chart.draw_series(DashedLineSeries::new(vec![(x, bottom), (x, y1)], 3, 4, grey.stroke_width(2)))?;
+    }
+    if let Some(t) = look.target.filter(|t| !log || *t > 0.0) {
+        let red = RGBColor(0xc9, 0x2a, 0x2a);
+        chart.draw_series(DashedLineSeries::new(vec![(x0, y(t)), (x1, y(t))], 8, 5, red.stroke_width(2)))?;
+        // Where the band's edges cross it (hollow: between them the runs
+        // cannot yet tell which side the metric is on) and the mean (solid).
+        let c = crossing(&measured, t);
+        chart.draw_series([c.low, c.high].into_iter().flatten().map(|x| Circle::new((x, y(t)), 5, red.stroke_width(2))))?;
+        if let Some(x) = c.mean {
+            chart.draw_series(std::iter::once(Circle::new((x, y(t)), 4, red.filled())))?;
+        }
     }
     let (xr, _) = chart.plotting_area().get_pixel_range();
     root.present()?;

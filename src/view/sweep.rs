@@ -35,6 +35,10 @@ pub struct SweepForm {
     pub reps: String,
     pub until_s: String,
     pub metric: Metric,
+    /// A level to read the chart against ("0.01"), as typed; empty: none.
+    pub target: String,
+    /// The metric's axis on a logarithmic scale.
+    pub log_y: bool,
 }
 
 impl SweepForm {
@@ -52,6 +56,8 @@ impl SweepForm {
             reps: "5".into(),
             until_s: "200".into(),
             metric: default_metric(name, scenario),
+            target: String::new(),
+            log_y: false,
         }
     }
 
@@ -65,6 +71,8 @@ impl SweepForm {
             reps: request.reps.to_string(),
             until_s: typed(request.until_s),
             metric: metric.clone(),
+            target: String::new(),
+            log_y: false,
         }
     }
 
@@ -267,6 +275,74 @@ impl SweepRun {
     }
 }
 
+/// Where a measured series meets a target level, by straight lines
+/// between its points (in the order of their values): the first value at
+/// which its mean crosses it, and at which each edge of its 95% band does.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Crossing {
+    pub mean: Option<f64>,
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+}
+
+pub fn crossing(measured: &[(f64, f64, f64)], target: f64) -> Crossing {
+    let mut points = measured.to_vec();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    // A crossing is a change of side; a point on the target is on neither
+    // side, so the line is followed to the next point off it.
+    let first = |level: &dyn Fn(&(f64, f64, f64)) -> f64| {
+        let off: Vec<(f64, f64)> = points.iter().map(|p| (p.0, level(p) - target)).collect();
+        let mut last: Option<(f64, f64)> = None;
+        for (k, &(x, d)) in off.iter().enumerate() {
+            if d == 0.0 {
+                continue;
+            }
+            if let Some((x0, d0)) = last {
+                if d0 * d < 0.0 {
+                    // The first point on the target between them, if any; else
+                    // where the straight line meets it.
+                    let on = off[..k].iter().rev().take_while(|p| p.0 > x0).filter(|p| p.1 == 0.0).last();
+                    return Some(on.map_or(x0 + (x - x0) * d0 / (d0 - d), |p| p.0));
+                }
+            }
+            last = Some((x, d));
+        }
+        None
+    };
+    Crossing { mean: first(&|p| p.1), low: first(&|p| p.1 - p.2), high: first(&|p| p.1 + p.2) }
+}
+
+/// The crossing in words, the varied values written as `x` writes them and
+/// the metric's as `y` does.
+pub fn crossing_words(measured: &[(f64, f64, f64)], target: f64, x: fn(f64) -> String, y: fn(f64) -> String) -> String {
+    let c = crossing(measured, target);
+    let t = y(target);
+    match (c.mean, c.low, c.high) {
+        (None, None, None) => {
+            if measured.iter().all(|p| p.1 - p.2 > target) {
+                format!("The 95% band stays wholly above {t}.")
+            } else if measured.iter().all(|p| p.1 + p.2 < target) {
+                format!("The 95% band stays wholly below {t}.")
+            } else {
+                format!("The 95% band does not leave {t}: the runs cannot tell which side of it the metric is on.")
+            }
+        }
+        (mean, low, high) => {
+            let edges: Vec<f64> = [low, high].into_iter().flatten().collect();
+            let (a, b) = (edges.iter().copied().fold(f64::INFINITY, f64::min), edges.iter().copied().fold(f64::NEG_INFINITY, f64::max));
+            let band = match edges.len() {
+                2 => format!("the 95% band between {} and {}", x(a), x(b)),
+                1 => format!("the 95% band's edge at {}", x(a)),
+                _ => "its 95% band does not".to_string(),
+            };
+            match mean {
+                Some(m) => format!("The mean crosses {t} at about {}; {band}.", x(m)),
+                None => format!("The mean does not cross {t}; {band}."),
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,7 +386,7 @@ mod tests {
     #[test]
     fn reports_build_the_result_the_command_line_prints() {
         let s = mm1();
-        let form = SweepForm { from: "2".into(), to: "8".into(), points: "3".into(), reps: "2".into(), until_s: "100".into(), metric: metric("line.mean_depth_messages") };
+        let form = SweepForm { from: "2".into(), to: "8".into(), points: "3".into(), reps: "2".into(), until_s: "100".into(), metric: metric("line.mean_depth_messages"), target: String::new(), log_y: false };
         let rate = field("arrivals.arrivals.rate_per_s");
         let request = form.request(&rate, &s).unwrap();
         let mut run = SweepRun::new(rate, &request, 0.0, None);
@@ -332,5 +408,26 @@ mod tests {
         // Nothing is taken in after the end, nor after a cancel.
         run.take(Report::Replication { point: 0, rep: 0 }, now);
         assert_eq!(run.done_reps, 6);
+    }
+
+    #[test]
+    fn a_target_is_crossed_where_the_lines_between_points_meet_it() {
+        // A falling mean with a band of ±1: 10 at 0, 2 at 4, 0 at 8.
+        let m = [(0.0, 10.0, 1.0), (8.0, 0.0, 1.0), (4.0, 2.0, 1.0)];
+        let c = crossing(&m, 5.0);
+        assert_eq!(c.mean, Some(2.5));
+        // Its band's lower edge, 9 then 1, meets 5 at 2; its upper, 11
+        // then 3, at 3.
+        assert_eq!((c.low, c.high), (Some(2.0), Some(3.0)));
+        let w = |v: f64| format!("{v}");
+        assert_eq!(crossing_words(&m, 5.0, w, w), "The mean crosses 5 at about 2.5; the 95% band between 2 and 3.");
+        assert_eq!(crossing_words(&m, 20.0, w, w), "The 95% band stays wholly below 20.");
+        assert_eq!(crossing_words(&m, -5.0, w, w), "The 95% band stays wholly above -5.");
+        // A metric on the target everywhere crosses nothing.
+        let flat = [(20.0, 0.0, 0.0), (40.0, 0.0, 0.0)];
+        assert_eq!(crossing(&flat, 0.0), Crossing::default());
+        assert_eq!(crossing_words(&flat, 0.0, w, w), "The 95% band does not leave 0: the runs cannot tell which side of it the metric is on.");
+        // A point on the target between two sides is where it crosses.
+        assert_eq!(crossing(&[(1.0, 4.0, 0.0), (2.0, 3.0, 0.0), (3.0, 1.0, 0.0)], 3.0).mean, Some(2.0));
     }
 }

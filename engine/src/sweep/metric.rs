@@ -125,6 +125,24 @@ impl Measure {
     }
 }
 
+impl Measure {
+    /// As a person reads it (a chart's axis, the Sweep panel's menu).
+    pub fn words(self) -> &'static str {
+        match self {
+            Measure::MeanDepthMessages => "mean number waiting",
+            Measure::MeanWaitS => "mean wait (s)",
+            Measure::P50WaitS => "median wait (s)",
+            Measure::P90WaitS => "90th percentile wait (s)",
+            Measure::P95WaitS => "95th percentile wait (s)",
+            Measure::P99WaitS => "99th percentile wait (s)",
+            Measure::P999WaitS => "99.9th percentile wait (s)",
+            Measure::DropProbability => "share dropped",
+            Measure::DisconnectsPerS => "disconnects a second",
+            Measure::ThroughputPerS => "throughput (a second)",
+        }
+    }
+}
+
 impl fmt::Display for Measure {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&name_of(self))
@@ -187,6 +205,19 @@ impl fmt::Display for Metric {
             Metric::Of { node, measure } => write!(f, "{node}.{measure}"),
             Metric::DropsFor { node, reason } => write!(f, "{node}.{}.{}", Measure::DropProbability, reason.as_str()),
             Metric::Total(total) => write!(f, "totals.{total}"),
+        }
+    }
+}
+
+impl Metric {
+    /// As a person reads it: `line: 99th percentile wait (s)`, `sender:
+    /// share dropped as thinned`, `messages delivered`. The name
+    /// (`Display`) stays what files and the command line use.
+    pub fn words(&self) -> String {
+        match self {
+            Metric::Of { node, measure } => format!("{node}: {}", measure.words()),
+            Metric::DropsFor { node, reason } => format!("{node}: {} as {}", Measure::DropProbability.words(), reason.as_str().replace('_', " ")),
+            Metric::Total(total) => format!("messages {total}"),
         }
     }
 }
@@ -269,5 +300,16 @@ mod tests {
         assert_eq!(NodeField::parse("srv"), Err(NodeFieldError::NotNodeField("srv".into())));
         assert_eq!(NodeField::parse(".workers"), Err(NodeFieldError::NotNodeField(".workers".into())));
         assert!(matches!(NodeField::parse("srv.work ers"), Err(NodeFieldError::Field { .. })));
+    }
+
+    #[test]
+    fn a_metric_reads_in_words() {
+        let words = |t: &str| Metric::parse(t).unwrap().words();
+        assert_eq!(words("line.p99_wait_s"), "line: 99th percentile wait (s)");
+        assert_eq!(words("sender.drop_probability.rate_limited"), "sender: share dropped as rate limited");
+        assert_eq!(words("totals.delivered"), "messages delivered");
+        // Every measure has words of its own.
+        let all: std::collections::BTreeSet<&str> = Measure::ALL.iter().map(|m| m.words()).collect();
+        assert_eq!(all.len(), Measure::ALL.len());
     }
 }

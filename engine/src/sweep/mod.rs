@@ -139,6 +139,41 @@ pub fn field_value(scenario: &Scenario, field: &NodeField) -> Option<(f64, bool)
     scenario.nodes[node].block.number(&field.field)
 }
 
+/// `field` as a person reads it: its node and the label the inspector
+/// gives it, with its unit (`line: Soft limit (messages)`, `src:
+/// Arrivals, Rate (messages/s)`); its path where
+/// the inspector has no label for it.
+pub fn field_words(scenario: &Scenario, field: &NodeField) -> String {
+    use crate::scenario::fields::{distribution_params, fields, process_params};
+    let path = field.field.to_string();
+    let Some(node) = scenario.node_index(&field.node).map(|i| &scenario.nodes[i]) else { return field.to_string() };
+    let table = fields(node.block.kind());
+    let unit = |u: crate::scenario::fields::Unit| if u.label().is_empty() { String::new() } else { format!(" ({})", u.label()) };
+    if let Some(f) = table.iter().find(|f| f.path().to_string() == path) {
+        return format!("{}: {}{}", field.node, f.label, unit(f.unit));
+    }
+    // A parameter of an arrival process or a distribution the block holds.
+    let block = crate::plumbing::json_read::to_value(&node.block);
+    for f in table {
+        let Some(param) = path.strip_prefix(&format!("{}.", f.path())) else { continue };
+        let Some(inner) = block.pointer(&f.path().pointer()) else { continue };
+        let params = if let Ok(a) = crate::plumbing::json_read::from_value::<crate::arrivals::Arrivals>(inner) {
+            process_params(&a)
+        } else if let Ok(d) = crate::plumbing::json_read::from_value::<crate::distribution::Distribution>(inner) {
+            distribution_params(&d)
+        } else {
+            continue;
+        };
+        if let Some(p) = params.iter().find(|p| p.name == param) {
+            // A distribution's parameter is in the field's unit (seconds,
+            // bytes); a process's in its own.
+            let u = if p.unit.label().is_empty() { f.unit } else { p.unit };
+            return format!("{}: {}, {}{}", field.node, f.label, p.label, unit(u));
+        }
+    }
+    field.to_string()
+}
+
 /// The node's id and its block with `field` set to `value`: what loading
 /// a sweep's point into the scenario changes. The editor still validates
 /// it in its scenario.

@@ -331,3 +331,15 @@ fn a_nodes_drops_by_reason_add_up_to_its_drop_probability() {
         assert!(thinned > 0.3 && thinned < whole + 1e-12, "{:?}: thinned {thinned} of {whole}", point.values);
     }
 }
+
+#[test]
+fn a_varied_field_reads_in_the_inspectors_words() {
+    let s = mm1();
+    let words = |t: &str| field_words(&s, &NodeField::parse(t).unwrap());
+    assert_eq!(words("srv.workers"), "srv: Workers (at once)");
+    assert_eq!(words("src.arrivals.rate_per_s"), "src: Arrivals, Rate (messages/s)");
+    assert_eq!(words("srv.service_time.mean"), "srv: Service time, Mean (s)");
+    assert_eq!(words("line.soft_limit.messages"), "line: Soft limit (messages)");
+    // No label: the name as written.
+    assert_eq!(words("srv.nothing"), "srv.nothing");
+}
