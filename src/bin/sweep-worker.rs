@@ -8,9 +8,12 @@
 //! it listens; the page then posts one job. A
 //! `sluice_engine::sweep::Request` is answered with
 //! `sluice_engine::sweep::Report`s, one per replication and per point,
-//! ending with `done` or `failed`; a `sluice_engine::config::Job` with one
-//! `sluice_engine::config::Done`. The page ends a job by terminating the
-//! worker; it starts a new one for the next.
+//! ending with `done` or `failed`; a `sluice_engine::tune::TuneRequest`
+//! with `sluice_engine::tune::TuneReport`s, one per replication and per
+//! value decided, ending with `done` or `failed`; a
+//! `sluice_engine::config::Job` with one `sluice_engine::config::Done`.
+//! The page ends a job by terminating the worker; it starts a new one for
+//! the next.
 //!
 //! Guarantee: a job that cannot run gets one answer naming why (a `failed`
 //! report, or `refused`), and nothing else; nothing here panics on what
@@ -18,6 +21,7 @@
 
 use sluice_engine::config::Job;
 use sluice_engine::sweep::{Report, Request, Runner};
+use sluice_engine::tune::{TuneReport, TuneRequest, TuneRunner};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
@@ -32,9 +36,22 @@ fn main() {
             }
         };
         let text = event.data().as_string().unwrap_or_default();
-        // A configuration job names itself (`"job"`); anything else is a sweep.
+        // A configuration job names itself (`"job"`); a tuning has its
+        // `goal` and `require`; anything else is a sweep.
         if let Ok(job) = serde_json::from_str::<Job>(&text) {
             post(serde_json::to_string(&job.run()));
+            return;
+        }
+        if let Ok(request) = serde_json::from_str::<TuneRequest>(&text) {
+            match request.tuner() {
+                Ok(tuner) => {
+                    let mut runner = TuneRunner::new(tuner);
+                    while let Some(report) = runner.step() {
+                        post(serde_json::to_string(&report));
+                    }
+                }
+                Err(why) => post(serde_json::to_string(&TuneReport::Failed { why: why.to_string() })),
+            }
             return;
         }
         let plan = serde_json::from_str::<Request>(&text)

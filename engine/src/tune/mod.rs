@@ -29,6 +29,7 @@
 //!   number in it for a whole-number field, a goal naming another field.
 
 mod request;
+mod runner;
 #[cfg(test)]
 mod tests;
 
@@ -41,6 +42,7 @@ use crate::scenario::Scenario;
 use crate::sweep::{estimate, metrics, Estimate, Metric, NodeField, Options, Plan, Replication, SweepError, Vary};
 
 pub use request::{parse_requirement, parse_range, Range, TuneError};
+pub use runner::{TuneReport, TuneRequest, TuneRunner};
 
 /// Replications a point gets first.
 pub const FIRST_REPS: usize = 5;
@@ -167,7 +169,7 @@ pub struct TuneResult {
     pub binding: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub closest: Option<Setting>,
-    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub short_by: BTreeMap<String, f64>,
     pub points: usize,
     pub replications: usize,
@@ -256,12 +258,17 @@ impl Tuner {
         Ok(Some(Batch { plan: &point.plan, reps: done..upto }))
     }
 
+    /// The value being tried and its plan (once `next_batch` gave a batch).
+    pub fn current(&self) -> Option<(f64, &Plan)> {
+        Some((self.values[self.current], &self.points.get(&self.current)?.plan))
+    }
+
     /// The replications of the batch `next_batch` gave, in order, with their
-    /// events.
-    pub fn feed(&mut self, reps: Vec<(Replication, u64)>) {
+    /// events; the value tried, once its verdict is sure.
+    pub fn feed(&mut self, reps: Vec<(Replication, u64)>) -> Option<Tried> {
         let k = self.current;
         let max = self.tune.options.reps;
-        let Some(point) = self.points.get_mut(&k) else { return };
+        let point = self.points.get_mut(&k)?;
         for (rep, events) in reps {
             point.reps.push(rep);
             self.events += events;
@@ -275,9 +282,11 @@ impl Tuner {
             None
         };
         point.decided = decided;
+        let tried = decided.map(|feasible| Tried { value: self.values[k], reps: point.reps.len(), feasible });
         if let Some(feasible) = decided {
             self.advance(feasible);
         }
+        tried
     }
 
     /// Moves the search on from the point just decided.

@@ -143,3 +143,51 @@ fn a_decimal_range_steps_as_written() {
     let values = parse_range("src.arrivals.rate_per_s=1:2:0.3").unwrap().1.values(&s, &field).unwrap();
     assert_eq!(values, [1.0, 1.3, 1.6, 1.9, 2.0]);
 }
+
+/// The page's worker runs a tuning one replication a step: the result is
+/// `finish`'s bit for bit, each decided value is reported as it is, and
+/// the request crosses as JSON (and is no sweep's request, nor a sweep's
+/// a tuning's).
+#[test]
+fn a_tuning_step_by_step_is_the_tuning_in_one_go() {
+    let request = TuneRequest {
+        scenario: mmc(8.0, 1, 0.5, 0),
+        field: NodeField::parse("srv.workers").unwrap(),
+        from: 1.0,
+        to: 30.0,
+        step: None,
+        goal: Goal::Minimize,
+        require: vec!["line.mean_wait_s<=0.04".into()],
+        reps: 20,
+        until_s: 400.0,
+        seed: 1,
+    };
+    let text = serde_json::to_string(&request).unwrap();
+    assert_eq!(serde_json::from_str::<TuneRequest>(&text).unwrap(), request);
+    assert!(serde_json::from_str::<crate::sweep::Request>(&text).is_err());
+    let sweep = crate::sweep::Request::over(&request.scenario, &request.field, (1.0, 3.0, 3), 2, 10.0).unwrap();
+    assert!(serde_json::from_str::<TuneRequest>(&serde_json::to_string(&sweep).unwrap()).is_err());
+
+    let whole = request.tuner().unwrap().finish().unwrap();
+    let mut runner = TuneRunner::new(request.tuner().unwrap());
+    let (mut tried, mut replications, mut result) = (Vec::new(), 0, None);
+    while let Some(report) = runner.step() {
+        let report: TuneReport = serde_json::from_str(&serde_json::to_string(&report).unwrap()).unwrap();
+        match report {
+            TuneReport::Replication { .. } => replications += 1,
+            TuneReport::Tried(t) => {
+                replications += 1;
+                tried.push(t);
+            }
+            TuneReport::Done(r) => result = Some(*r),
+            TuneReport::Failed { why } => panic!("{why}"),
+        }
+    }
+    let result = result.unwrap();
+    assert_eq!(serde_json::to_string(&result).unwrap(), serde_json::to_string(&whole).unwrap());
+    assert_eq!(tried, whole.tried);
+    assert_eq!(replications, whole.replications);
+    let mut bad = request.clone();
+    bad.require = vec!["line.mean_wait_s<=soon".into()];
+    assert_eq!(bad.tuner().err().unwrap().to_string(), "--require line.mean_wait_s<=soon: the bound \"soon\" is not a number");
+}
