@@ -171,6 +171,36 @@ test('a target across the chart says where the mean wait and its band cross it, 
   await page.close();
 });
 
+test('Find the setting answers the fewest servers an M/M/c needs for its mean wait, marks what it tried, and Use loads it', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.setInputFiles('[data-testid="import-file"]', join(root, 'scenarios', 'queueing-theory.json'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('queueing-theory.json'));
+  await page.click('[data-node="server"] .body');
+  await page.getByTestId('param-workers-sweep').click();
+  await fill(page, { from: 1, to: 6, points: 6, reps: 5, until: 300 });
+  await page.getByTestId('sweep-metric').selectOption('line.mean_wait_s');
+  // A search needs its target first, and says so.
+  await page.getByTestId('tune-start').click();
+  assert.equal(await page.getByTestId('sweep-error').textContent(), 'Target: give the level the metric must keep, such as 0.01');
+  await page.getByTestId('sweep-start').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="sweep-status"]')?.textContent === 'Done', null, { timeout: 60000 });
+  // λ = 8, μ = 10: Erlang C gives Wq = 19 ms at 2 servers, 2.6 ms at 3.
+  await fill(page, { target: 0.01, reps: 20 });
+  await page.getByTestId('tune-start').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="tune-status"]')?.textContent === 'Found', null, { timeout: 60000 });
+  const answer = await page.getByTestId('tune-answer').textContent();
+  assert.match(answer, /^The smallest server: Workers \(at once\) that keeps line: mean wait \(s\) at most 0\.01 with 95% confidence: 3 \(line: mean wait \(s\) [\d.e-]+ ± [\d.e-]+\)\. Tried \d+ values, \d+ replications\./);
+  assert.match(await page.locator('[data-testid="tune-result"] .hint').textContent(), /\d+ replications, \d+ values decided/);
+  await screenshot(page, 'tune-found');
+  await page.getByTestId('tune-use').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="param-workers-number"]')?.value === '3');
+  await page.keyboard.press('Control+z');
+  await page.waitForFunction(() => document.querySelector('[data-testid="param-workers-number"]')?.value === '1');
+  assert.deepEqual(await accessibilityProblems(page, '[data-testid="sweep-panel"]'), []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test("lesson 13's sweep step runs in the panel and is judged on the sweep", async () => {
   const { page, errors } = await open(env.browser, env.url, { picker: true });
   await page.getByTestId('lesson-13').click();

@@ -1,7 +1,8 @@
 //! The engine's worker from the page's side: a Web Worker on the worker
 //! bundle (`sweep-worker_loader.js`, built by Trunk from
 //! `src/bin/sweep-worker.rs`), fetched only when first needed, that runs a
-//! sweep (`SweepWorker`) or reads or writes a server's configuration
+//! sweep (`SweepWorker`), a tuning (`TuneWorker`) or reads or writes a
+//! server's configuration
 //! (`ConfigWorker`) off the page's thread and out of the page's own
 //! module.
 //!
@@ -13,6 +14,7 @@
 
 use sluice_engine::config::{Done, Job};
 use sluice_engine::sweep::{Report, Request};
+use sluice_engine::tune::{TuneReport, TuneRequest};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{MessageEvent, Worker};
@@ -117,5 +119,27 @@ impl ConfigWorker {
             move |why| on_done(Done::Refused { why }),
         )?;
         Ok(ConfigWorker(running))
+    }
+}
+
+/// A tuning running in its worker; dropping it cancels the tuning.
+pub struct TuneWorker(#[allow(dead_code)] Running);
+
+impl TuneWorker {
+    /// Starts `request` in a new worker; `on_report` gets every report.
+    pub fn start(request: &TuneRequest, on_report: impl Fn(TuneReport) + 'static) -> Result<TuneWorker, String> {
+        let text = serde_json::to_string(request).map_err(|e| format!("the search could not be written: {e}"))?;
+        let on_report = std::rc::Rc::new(on_report);
+        let report = on_report.clone();
+        let running = start(
+            text,
+            "search",
+            move |received| match serde_json::from_str(&received) {
+                Ok(r) => report(r),
+                Err(e) => report(TuneReport::Failed { why: format!("the worker's report could not be read: {e}") }),
+            },
+            move |why| on_report(TuneReport::Failed { why }),
+        )?;
+        Ok(TuneWorker(running))
     }
 }

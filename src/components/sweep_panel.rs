@@ -16,6 +16,11 @@
 //!   tooltip. A target level is drawn across the chart and the value
 //!   where the mean and its 95% band cross it said beneath; the metric's
 //!   axis may be logarithmic.
+//! - "Find the setting" searches the same range for the smallest (or
+//!   largest) value whose metric keeps the target with 95% confidence
+//!   (`sluice tune`), in the worker, with progress and Cancel; the values
+//!   it tried are marked on the chart, and "Use" loads its answer as one
+//!   undoable edit.
 
 use std::rc::Rc;
 
@@ -31,7 +36,9 @@ use yew::prelude::*;
 
 use crate::browser::clock::now_ms;
 use crate::browser::keep;
-use crate::browser::worker::SweepWorker;
+use crate::browser::worker::{SweepWorker, TuneWorker};
+use crate::view::tune::{answer_words, TunePhase, TuneRun};
+use sluice_engine::tune::{Goal, Tried};
 use crate::components::measured_canvas::MeasuredCanvas;
 use crate::view::sweep::{crossing, crossing_words, Phase, SweepForm, SweepOrder, SweepRun, MOST_POINTS, MOST_REPS};
 
@@ -81,6 +88,37 @@ impl Reducible for Shown {
     }
 }
 
+/// A search for the setting on show.
+#[derive(Default, PartialEq)]
+struct Searched(Option<TuneRun>);
+
+enum Search {
+    Start,
+    Report(sluice_engine::tune::TuneReport),
+    Cancel,
+}
+
+impl Reducible for Searched {
+    type Action = Search;
+    fn reduce(self: Rc<Self>, action: Search) -> Rc<Self> {
+        let mut run = self.0.clone();
+        match action {
+            Search::Start => run = Some(TuneRun::new()),
+            Search::Report(report) => {
+                if let Some(r) = &mut run {
+                    r.take(report);
+                }
+            }
+            Search::Cancel => {
+                if let Some(r) = &mut run {
+                    r.cancel();
+                }
+            }
+        }
+        Rc::new(Searched(run))
+    }
+}
+
 /// Where the chart's plotting area lies on the canvas, to read a click:
 /// (left px, right px, x at left, x at right).
 type XMap = Option<(f64, f64, f64, f64)>;
@@ -91,6 +129,10 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     let error = use_state(|| None::<String>);
     let shown = use_reducer(Shown::default);
     let worker = use_mut_ref(|| None::<SweepWorker>);
+    let searched = use_reducer(Searched::default);
+    let searcher = use_mut_ref(|| None::<TuneWorker>);
+    let goal = use_state(|| Goal::Minimize);
+    let at_least = use_state(|| false);
     let canvas = use_node_ref();
     let section = use_node_ref();
     let x_map = use_mut_ref(|| None as XMap);
@@ -180,7 +222,8 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     let current = sluice_engine::sweep::field_value(&props.scenario, &name).map(|(v, _)| v);
     let name_words = field_words(&props.scenario, &name);
     let target = form.target.trim().parse::<f64>().ok().filter(|t| t.is_finite());
-    let look = Look { x_words: name_words.clone(), y_words: metric.words(), target, log_y: form.log_y };
+    let tried: Vec<Tried> = searched.0.as_ref().map(|r| r.tried.clone()).unwrap_or_default();
+    let look = Look { x_words: name_words.clone(), y_words: metric.words(), target, log_y: form.log_y, tried };
     // The chart, drawn again when a point arrives or what it shows changes.
     {
         let (canvas, x_map, run, metric) = (canvas.clone(), x_map.clone(), run.clone(), metric.clone());
@@ -285,6 +328,76 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             form.set(next);
         })
     };
+    let searching = searched.0.as_ref().is_some_and(|r| r.phase == TunePhase::Running);
+    // The worker goes as soon as the search ends.
+    {
+        let searcher = searcher.clone();
+        use_effect_with(searching, move |searching| {
+            if !*searching {
+                *searcher.borrow_mut() = None;
+            }
+        });
+    }
+    let on_find = {
+        let (form, error, searched, searcher, scenario, name) = (form.clone(), error.clone(), searched.clone(), searcher.clone(), props.scenario.clone(), name.clone());
+        let (goal, at_least) = (*goal, *at_least);
+        Callback::from(move |_: MouseEvent| match form.tune_request(&name, &scenario, goal, at_least) {
+            Ok(request) => {
+                *searcher.borrow_mut() = None;
+                searched.dispatch(Search::Start);
+                let reports = searched.dispatcher();
+                match TuneWorker::start(&request, move |report| reports.dispatch(Search::Report(report))) {
+                    Ok(w) => {
+                        *searcher.borrow_mut() = Some(w);
+                        error.set(None);
+                    }
+                    Err(why) => searched.dispatch(Search::Report(sluice_engine::tune::TuneReport::Failed { why })),
+                }
+            }
+            Err(why) => error.set(Some(why)),
+        })
+    };
+    let on_stop_search = {
+        let (searched, searcher) = (searched.clone(), searcher.clone());
+        Callback::from(move |_: MouseEvent| {
+            *searcher.borrow_mut() = None;
+            searched.dispatch(Search::Cancel);
+        })
+    };
+    let on_goal = {
+        let goal = goal.clone();
+        Callback::from(move |e: Event| goal.set(if e.target_unchecked_into::<HtmlSelectElement>().value() == "maximize" { Goal::Maximize } else { Goal::Minimize }))
+    };
+    let on_side = {
+        let at_least = at_least.clone();
+        Callback::from(move |e: Event| at_least.set(e.target_unchecked_into::<HtmlSelectElement>().value() == ">="))
+    };
+    let search = searched.0.as_ref().map(|r| {
+        let (status, answer) = match &r.phase {
+            TunePhase::Running => ("Searching".to_string(), None),
+            TunePhase::Done(result) => {
+                let wanted = format!("{} {} {}", metric.words(), if *at_least { "at least" } else { "at most" }, form.target.trim());
+                ("Found".to_string(), Some(answer_words(result, &name_words, &metric.words(), &wanted)))
+            }
+            TunePhase::Cancelled => ("Cancelled".to_string(), None),
+            TunePhase::Failed(why) => (format!("Stopped: {why}"), None),
+        };
+        let use_best = r.best().map(|v| {
+            let on_use = props.on_use_value.reform({
+                let name = name.clone();
+                move |_: MouseEvent| (name.clone(), v)
+            });
+            html! { <button class="small primary" data-testid="tune-use" onclick={on_use}>{ format!("Use {}", as_written(v)) }</button> }
+        });
+        html! {
+            <div class="tune-result" data-testid="tune-result">
+                <p class="hint"><strong data-testid="tune-status" role="status">{ status }</strong>{ ": " }{ r.progress() }</p>
+                if let Some(answer) = answer {
+                    <p data-testid="tune-answer">{ answer }{ " " }{ for use_best }</p>
+                }
+            </div>
+        }
+    });
     let running = matches!(phase, Some(Phase::Running));
     let options = metrics(&props.scenario).into_iter().map(|m| {
         let text = m.to_string();
@@ -377,6 +490,23 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 <button class="small" data-testid="sweep-png" onclick={on_png} disabled={!has_points}>{ "Export PNG" }</button>
                 <span class="muted sweep-limits">{ format!("up to {MOST_POINTS} points, {MOST_REPS} replications") }</span>
             </div>
+            <div class="tune-form" role="group" aria-label="Find the setting">
+                <span class="tune-words">{ "Find the" }</span>
+                <select data-testid="tune-goal" aria-label="Smallest or largest" onchange={on_goal}>
+                    <option value="minimize" selected={*goal == Goal::Minimize}>{ "smallest" }</option>
+                    <option value="maximize" selected={*goal == Goal::Maximize}>{ "largest" }</option>
+                </select>
+                <span class="tune-words">{ "value whose metric keeps" }</span>
+                <select data-testid="tune-side" aria-label="At most or at least the target" onchange={on_side}>
+                    <option value="<=" selected={!*at_least}>{ "at most" }</option>
+                    <option value=">=" selected={*at_least}>{ "at least" }</option>
+                </select>
+                <span class="tune-words">{ "the target" }</span>
+                <button class="small primary" data-testid="tune-start" onclick={on_find} disabled={searching}
+                    title="Bisection over From to To, each value run until its 95% interval is on one side of the target (up to Replications runs)">{ "Find the setting" }</button>
+                <button class="small" data-testid="tune-cancel" onclick={on_stop_search} disabled={!searching}>{ "Cancel" }</button>
+            </div>
+            { for search }
             if let Some(why) = &*error {
                 <p class="param-error" role="alert" data-testid="sweep-error">{ why }</p>
             }
@@ -408,6 +538,8 @@ struct Look {
     y_words: String,
     target: Option<f64>,
     log_y: bool,
+    /// The values a search for the setting tried, and whether each met it.
+    tried: Vec<Tried>,
 }
 
 /// Draws the sweep; returns where its plotting area lies, for clicks. On
@@ -484,6 +616,18 @@ fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &Metric, current: Opt
         chart.draw_series([c.low, c.high].into_iter().flatten().map(|x| Circle::new((x, y(t)), 5, red.stroke_width(2))))?;
         if let Some(x) = c.mean {
             chart.draw_series(std::iter::once(Circle::new((x, y(t)), 4, red.filled())))?;
+        }
+    }
+    // The values a search tried: a green dot where the target held, a red
+    // cross where it did not, on the target's line.
+    if let Some(t) = look.target {
+        let (green, red) = (RGBColor(0x2b, 0x8a, 0x3e), RGBColor(0xc9, 0x2a, 0x2a));
+        for tried in look.tried.iter().filter(|v| (x0..=x1).contains(&v.value)) {
+            if tried.feasible {
+                chart.draw_series(std::iter::once(Circle::new((tried.value, y(t)), 6, green.filled())))?;
+            } else {
+                chart.draw_series(std::iter::once(Cross::new((tried.value, y(t)), 6, red.stroke_width(3))))?;
+            }
         }
     }
     let (xr, _) = chart.plotting_area().get_pixel_range();

@@ -13,4 +13,5 @@ pub mod player;
 pub mod selection;
 pub mod snapshot;
 pub mod sweep;
+pub mod tune;
 pub mod words;

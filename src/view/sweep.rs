@@ -9,7 +9,8 @@
 //!   for the same request.
 //! - Plain Rust: no browser types, so it is tested natively.
 
-use sluice_engine::numbers::typed;
+use sluice_engine::numbers::{as_written, typed};
+use sluice_engine::tune::{Goal, TuneRequest};
 use sluice_engine::sweep::{field_value, metrics, Measure, Metric, NodeField, PointResult, Report, Request, SweepResult, Total};
 use sluice_engine::playground::SweepTicket;
 use sluice_engine::Scenario;
@@ -102,6 +103,52 @@ impl SweepForm {
         let request = Request::over(scenario, name, (from, to, points), reps, until_s).map_err(|why| why.to_string())?;
         // Every point checked before anything runs.
         request.plan().map_err(|why| why.to_string())?;
+        Ok(request)
+    }
+}
+
+impl SweepForm {
+    /// The search for the setting the form asks for: the smallest (or
+    /// largest) value from From to To at which the chosen metric keeps at
+    /// most (or at least) the target with 95% confidence, each value getting
+    /// up to Replications runs of Duration; or what is wrong, naming the
+    /// field. Every mistake is said before anything runs.
+    pub fn tune_request(&self, name: &NodeField, scenario: &Scenario, goal: Goal, at_least: bool) -> Result<TuneRequest, String> {
+        let number = |label: &str, text: &str| -> Result<f64, String> {
+            match text.trim().parse::<f64>() {
+                Ok(v) if v.is_finite() => Ok(v),
+                _ => Err(format!("{label}: \"{}\" is not a number", text.trim())),
+            }
+        };
+        let (from, to) = (number("From", &self.from)?, number("To", &self.to)?);
+        let reps = match self.reps.trim().parse::<usize>() {
+            Ok(n) if (2..=MOST_REPS).contains(&n) => n,
+            _ => return Err(format!("Replications: a whole number from 2 to {MOST_REPS}, not \"{}\"", self.reps.trim())),
+        };
+        let until_s = number("Duration", &self.until_s)?;
+        if !(until_s > 0.0 && until_s <= 1e6) {
+            return Err(format!("Duration: from above 0 to 1,000,000 s, not {until_s}"));
+        }
+        if self.target.trim().is_empty() {
+            return Err("Target: give the level the metric must keep, such as 0.01".into());
+        }
+        let target = number("Target", &self.target)?;
+        let side = if at_least { ">=" } else { "<=" };
+        let request = TuneRequest {
+            scenario: scenario.clone(),
+            field: name.clone(),
+            from,
+            to,
+            step: None,
+            goal,
+            require: vec![format!("{}{side}{}", self.metric, as_written(target))],
+            reps,
+            until_s,
+            seed: scenario.seed_or_default(),
+        };
+        // The rest (a metric this scenario does not measure, a range with
+        // no whole number) the worker checks before it runs anything, and
+        // says as the search's end: the search's code stays out of the page.
         Ok(request)
     }
 }
