@@ -69,18 +69,9 @@ echo
 say "the engine as WebAssembly in Chromium against the optimised build"
 node e2e/bench-wasm.mjs "$target/pgo/release/sluice"
 
-echo
-say "what a node costs in memory"
-cargo run --release -q -p sluice-engine --example chain_memory
-
-echo
-say "what undo keeps at 6,000 blocks"
-cargo run --release -q -p sluice-engine --example undo_memory
-
-echo
-say "a tuning's events against the grid's"
-cargo run --release -q -p sluice-engine --example tune_vs_grid
-
-echo
-say "a million-line log read"
-cargo run --release -q -p sluice-engine --example read_log
+for example in "chain_memory:what a node costs in memory" "undo_memory:what undo keeps at 6,000 blocks" \
+    "tune_vs_grid:a tuning's events against the grid's" "read_log:a million-line log read"; do
+  echo
+  say "${example#*:}"
+  cargo run --release -q -p sluice-engine --example "${example%%:*}"
+done

@@ -51,46 +51,38 @@ if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] 
   npm ci --no-audit --no-fund
 fi
 
+# Installs Debian packages; a service among them does not start as it
+# installs (the tests start their own): policy-rc.d says no while apt runs.
+install_unstarted() {
+  local SUDO="" made_policy=""
+  [ "$(id -u)" -ne 0 ] && SUDO=sudo
+  $SUDO apt-get update -qq
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod +x /usr/sbin/policy-rc.d
+    made_policy=yes
+  fi
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "$@"
+  if [ -n "$made_policy" ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
+}
+
 if [ "${1:-}" = test ]; then
   # The real servers the limiters are held to (cli/tests/real_servers.rs).
   if [ ! -x /usr/sbin/nginx ] || [ ! -x /usr/sbin/haproxy ]; then
     say "installing Debian's nginx-light and haproxy (not started: the tests start their own)"
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-    $SUDO apt-get update -qq
-    # Debian starts a service as it installs it, unless policy-rc.d says no.
-    made_policy=""
-    if [ ! -e /usr/sbin/policy-rc.d ]; then
-      printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
-      $SUDO chmod +x /usr/sbin/policy-rc.d
-      made_policy=yes
-    fi
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq nginx-light haproxy
-    if [ -n "$made_policy" ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
+    install_unstarted nginx-light haproxy
   fi
   if [ ! -x /usr/bin/go ] || [ ! -f /usr/share/gocode/src/golang.org/x/time/rate/rate.go ]; then
     say "installing Debian's Go and golang.org/x/time (the Go limiter is held to them)"
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends golang-go golang-golang-x-time-dev
+    install_unstarted --no-install-recommends golang-go golang-golang-x-time-dev
   fi
   if [ ! -x /usr/sbin/slurmctld ] || [ ! -x /usr/sbin/slurmd ] || [ ! -x /usr/sbin/munged ]; then
     say "installing Debian's slurm-wlm and munge (not started: the cluster test starts its own)"
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-    $SUDO apt-get update -qq
-    made_policy=""
-    if [ ! -e /usr/sbin/policy-rc.d ]; then
-      printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
-      $SUDO chmod +x /usr/sbin/policy-rc.d
-      made_policy=yes
-    fi
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends slurm-wlm munge
-    if [ -n "$made_policy" ]; then $SUDO rm -f /usr/sbin/policy-rc.d; fi
+    install_unstarted --no-install-recommends slurm-wlm munge
   fi
   if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
     say "installing Debian's chromium and chromium-driver"
-    SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO=sudo
-    $SUDO apt-get update -qq
-    DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium chromium-driver
+    install_unstarted chromium chromium-driver
   fi
 fi
 say "ready"

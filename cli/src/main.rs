@@ -151,18 +151,8 @@ enum Command {
         /// as many at a time, until its verdict is sure).
         #[arg(long, default_value_t = 20)]
         reps: usize,
-        /// Simulated seconds each replication runs.
-        #[arg(long, default_value_t = 1000.0)]
-        until: f64,
-        /// Simulated seconds left out at the start (default: a tenth of --until).
-        #[arg(long)]
-        warmup: Option<f64>,
-        /// The seed the replications' seeds derive from.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// Threads (default: every core).
-        #[arg(long)]
-        jobs: Option<usize>,
+        #[command(flatten)]
+        runs: Runs,
         #[arg(long, value_enum, default_value_t = TuneFormat::Table)]
         format: TuneFormat,
     },
@@ -194,18 +184,8 @@ struct SweepArgs {
     /// Replications per point.
     #[arg(long, default_value_t = 10)]
     reps: usize,
-    /// Simulated seconds each replication runs.
-    #[arg(long, default_value_t = 1000.0)]
-    until: f64,
-    /// Simulated seconds left out at the start (default: a tenth of --until).
-    #[arg(long)]
-    warmup: Option<f64>,
-    /// The seed the replications' seeds derive from.
-    #[arg(long, default_value_t = 1)]
-    seed: u64,
-    /// Threads (default: every core).
-    #[arg(long)]
-    jobs: Option<usize>,
+    #[command(flatten)]
+    runs: Runs,
     /// Only the points whose index modulo N is I: I/N.
     #[arg(long)]
     shard: Option<String>,
@@ -218,6 +198,24 @@ struct SweepArgs {
     /// 95% intervals and theory's prediction, into this SVG or PNG file.
     #[arg(long)]
     plot: Option<String>,
+}
+
+/// How each replication of a sweep or a tuning runs, and on how many
+/// threads.
+#[derive(clap::Args)]
+struct Runs {
+    /// Simulated seconds each replication runs.
+    #[arg(long, default_value_t = 1000.0)]
+    until: f64,
+    /// Simulated seconds left out at the start (default: a tenth of --until).
+    #[arg(long)]
+    warmup: Option<f64>,
+    /// The seed the replications' seeds derive from.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Threads (default: every core).
+    #[arg(long)]
+    jobs: Option<usize>,
 }
 
 #[derive(Subcommand)]
@@ -554,26 +552,26 @@ fn main() -> ExitCode {
             file: a.file.unwrap_or_default(),
             vary: a.vary,
             reps: a.reps,
-            until: a.until,
-            warmup: a.warmup,
-            seed: a.seed,
-            jobs: a.jobs,
+            until: a.runs.until,
+            warmup: a.runs.warmup,
+            seed: a.runs.seed,
+            jobs: a.runs.jobs,
             shard: a.shard,
             format: a.format,
             metric: a.metric,
             plot: a.plot,
         }),
-        Command::Tune { file, vary, minimize, maximize, require, reps, until, warmup, seed, jobs, format } => tune::run(tune::Request {
+        Command::Tune { file, vary, minimize, maximize, require, reps, runs, format } => tune::run(tune::Request {
             file,
             vary,
             minimize,
             maximize,
             require,
             reps,
-            until,
-            warmup,
-            seed,
-            jobs,
+            until: runs.until,
+            warmup: runs.warmup,
+            seed: runs.seed,
+            jobs: runs.jobs,
             json: format == TuneFormat::Json,
         }),
         Command::Import { product, file } => import(&product, &file),
