@@ -77,25 +77,36 @@ impl Drop for Running {
     }
 }
 
+/// Starts a worker on `job` (as JSON); each answer, read as an `A`, goes
+/// to `on_answer`, and a failure (to start, to write the job, to read an
+/// answer) as the answer `failed` makes of its why.
+fn start_typed<A: serde::de::DeserializeOwned + 'static>(
+    job: Result<String, serde_json::Error>,
+    what: &'static str,
+    failed: fn(String) -> A,
+    on_answer: impl Fn(A) + 'static,
+) -> Result<Running, String> {
+    let text = job.map_err(|e| format!("the {what} could not be written: {e}"))?;
+    let on_answer = std::rc::Rc::new(on_answer);
+    let answer = on_answer.clone();
+    start(
+        text,
+        what,
+        move |received| match serde_json::from_str(&received) {
+            Ok(a) => answer(a),
+            Err(e) => answer(failed(format!("the worker's answer could not be read: {e}"))),
+        },
+        move |why| on_answer(failed(why)),
+    )
+}
+
 /// A sweep running in its worker; dropping it cancels the sweep.
 pub struct SweepWorker(#[allow(dead_code)] Running);
 
 impl SweepWorker {
     /// Starts `request` in a new worker; `on_report` gets every report.
     pub fn start(request: &Request, on_report: impl Fn(Report) + 'static) -> Result<SweepWorker, String> {
-        let text = serde_json::to_string_pretty(request).map_err(|e| format!("the sweep could not be written: {e}"))?;
-        let on_report = std::rc::Rc::new(on_report);
-        let report = on_report.clone();
-        let running = start(
-            text,
-            "sweep",
-            move |received| match serde_json::from_str(&received) {
-                Ok(r) => report(r),
-                Err(e) => report(Report::Failed { why: format!("the worker's report could not be read: {e}") }),
-            },
-            move |why| on_report(Report::Failed { why }),
-        )?;
-        Ok(SweepWorker(running))
+        start_typed(serde_json::to_string_pretty(request), "sweep", |why| Report::Failed { why }, on_report).map(SweepWorker)
     }
 }
 
@@ -106,19 +117,7 @@ pub struct ConfigWorker(#[allow(dead_code)] Running);
 impl ConfigWorker {
     /// Starts `job` in a new worker; `on_done` gets its one answer.
     pub fn start(job: &Job, on_done: impl Fn(Done) + 'static) -> Result<ConfigWorker, String> {
-        let text = serde_json::to_string(job).map_err(|e| format!("the configuration job could not be written: {e}"))?;
-        let on_done = std::rc::Rc::new(on_done);
-        let done = on_done.clone();
-        let running = start(
-            text,
-            "configuration",
-            move |received| match serde_json::from_str(&received) {
-                Ok(d) => done(d),
-                Err(e) => done(Done::Refused { why: format!("the worker's answer could not be read: {e}") }),
-            },
-            move |why| on_done(Done::Refused { why }),
-        )?;
-        Ok(ConfigWorker(running))
+        start_typed(serde_json::to_string(job), "configuration", |why| Done::Refused { why }, on_done).map(ConfigWorker)
     }
 }
 
@@ -128,18 +127,6 @@ pub struct TuneWorker(#[allow(dead_code)] Running);
 impl TuneWorker {
     /// Starts `request` in a new worker; `on_report` gets every report.
     pub fn start(request: &TuneRequest, on_report: impl Fn(TuneReport) + 'static) -> Result<TuneWorker, String> {
-        let text = serde_json::to_string(request).map_err(|e| format!("the search could not be written: {e}"))?;
-        let on_report = std::rc::Rc::new(on_report);
-        let report = on_report.clone();
-        let running = start(
-            text,
-            "search",
-            move |received| match serde_json::from_str(&received) {
-                Ok(r) => report(r),
-                Err(e) => report(TuneReport::Failed { why: format!("the worker's report could not be read: {e}") }),
-            },
-            move |why| on_report(TuneReport::Failed { why }),
-        )?;
-        Ok(TuneWorker(running))
+        start_typed(serde_json::to_string(request), "search", |why| TuneReport::Failed { why }, on_report).map(TuneWorker)
     }
 }
