@@ -219,6 +219,9 @@ pub struct Batch<'a> {
 impl Tuner {
     /// Checks the request against `scenario`; nothing runs yet.
     pub fn new(scenario: &Scenario, tune: Tune) -> Result<Tuner, TuneError> {
+        if tune.options.reps < 2 {
+            return Err(TuneError::Reps(tune.options.reps));
+        }
         let values = tune.range.values(scenario, &tune.field)?;
         // Every point's plan is checked when it is tried; the ends and the
         // metrics now, so a mistake is said before anything runs.

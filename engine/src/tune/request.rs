@@ -38,6 +38,8 @@ pub enum TuneError {
     GoalField { goal: &'static str, named: String, varied: String },
     #[error("give one --vary to search along (two or more: not yet)")]
     OneVary,
+    #[error("--reps {0}: at least 2, since a value's 95% interval needs two replications")]
+    Reps(usize),
     #[error("{0}")]
     Sweep(SweepError),
     #[error("{0}")]
