@@ -364,6 +364,9 @@ pub fn crossing(measured: &[(f64, f64, f64)], target: f64) -> Crossing {
 pub fn crossing_words(measured: &[(f64, f64, f64)], target: f64, x: fn(f64) -> String, y: fn(f64) -> String) -> String {
     let c = crossing(measured, target);
     let t = y(target);
+    if measured.is_empty() {
+        return format!("No point has a value to compare with {t}.");
+    }
     match (c.mean, c.low, c.high) {
         (None, None, None) => {
             if measured.iter().all(|p| p.1 - p.2 > target) {
@@ -474,6 +477,7 @@ mod tests {
         let flat = [(20.0, 0.0, 0.0), (40.0, 0.0, 0.0)];
         assert_eq!(crossing(&flat, 0.0), Crossing::default());
         assert_eq!(crossing_words(&flat, 0.0, w, w), "The 95% band does not leave 0: the runs cannot tell which side of it the metric is on.");
+        assert_eq!(crossing_words(&[], 0.5, w, w), "No point has a value to compare with 0.5.");
         // A point on the target between two sides is where it crosses.
         assert_eq!(crossing(&[(1.0, 4.0, 0.0), (2.0, 3.0, 0.0), (3.0, 1.0, 0.0)], 3.0).mean, Some(2.0));
     }

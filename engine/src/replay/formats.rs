@@ -328,7 +328,7 @@ pub fn read_log(mut input: impl BufRead, format: Option<LogFormat>, key: &KeyFie
                 let not_format = || bad(LineError::NotFormat { text: shown(text), expected: format.expected() });
                 match format {
                     LogFormat::Csv => match csv_line(text) {
-                        Ok(Some((start, k, service))) => g.push(start, &k, service, number)?,
+                        Ok(Some((start, k, service))) => g.push(start, if *key == KeyField::None { "" } else { &k }, service, number)?,
                         // A header: the first line, beginning with a letter.
                         Ok(None) if number == 1 => {}
                         Ok(None) => return Err(bad(LineError::NotAnInstant(shown(text.split(',').next().unwrap_or(text))))),
@@ -596,6 +596,7 @@ mod tests {
         assert_eq!(read("1,a,soon\n", None, &KeyField::Default).unwrap_err(), "line 1: \"soon\" is not a service time: expected seconds as a plain decimal");
         assert_eq!(read("1,a,0.5,x\n", None, &KeyField::Default).unwrap_err(), "line 1: 4 columns: expected at most three (time_s, key, service_s)");
         assert_eq!(read("1,a\n", None, &KeyField::Path).unwrap_err(), "--key: a CSV's key is its second column");
+        assert_eq!(keys(&read("1,a\n2,b\n", None, &KeyField::None).unwrap().0), ["", ""], "--key none: no key");
         assert_eq!(KeyField::parse("field:0").unwrap_err(), "--key \"field:0\": expected client, path, host, none, header:NAME or field:N");
         assert_eq!(KeyField::parse("header:X-Api-Key"), Ok(KeyField::Header("X-Api-Key".into())));
     }

@@ -348,7 +348,11 @@ impl Tuner {
                 Goal::Maximize => (b + 1 < self.values.len()).then_some(b + 1),
             };
             if let Some(p) = beyond.and_then(|k| self.points.get(&k)) {
-                binding = self.tune.requirements.iter().filter(|r| r.judge(&estimate_of(&p.reps, &r.metric)) != Verdict::Met).map(|r| r.metric.to_string()).collect();
+                // What was missed there; failing that, what stayed unsure.
+                let verdicts: Vec<(&Requirement, Verdict)> = self.tune.requirements.iter().map(|r| (r, r.judge(&estimate_of(&p.reps, &r.metric)))).collect();
+                let missed = verdicts.iter().any(|(_, v)| *v == Verdict::Missed);
+                let wanted = if missed { Verdict::Missed } else { Verdict::Unsure };
+                binding = verdicts.iter().filter(|(_, v)| *v == wanted).map(|(r, _)| r.metric.to_string()).collect();
             }
         } else {
             // The tried point whose worst requirement, relative to its
@@ -362,7 +366,14 @@ impl Tuner {
             };
             if let Some((&k, p)) = self.points.iter().min_by(|a, b| worst(a.1).total_cmp(&worst(b.1))) {
                 closest = Some(setting(k));
-                short_by = self.tune.requirements.iter().map(|r| (r.metric.to_string(), r.short_by(&estimate_of(&p.reps, &r.metric)))).collect();
+                // A metric with no value there has no distance to give.
+                short_by = self
+                    .tune
+                    .requirements
+                    .iter()
+                    .map(|r| (r.metric.to_string(), r.short_by(&estimate_of(&p.reps, &r.metric))))
+                    .filter(|(_, gap)| gap.is_finite())
+                    .collect();
             }
         }
         TuneResult {

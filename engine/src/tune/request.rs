@@ -105,6 +105,12 @@ impl Range {
         let name = field.to_string();
         let (_, whole) = field_value(scenario, field).ok_or_else(|| TuneError::NoField { name: name.clone() })?;
         let (from, to) = (self.from, self.to);
+        if !(from.is_finite() && to.is_finite()) || to < from {
+            return Err(TuneError::EmptyRange { name, from, to });
+        }
+        if let Some(step) = self.step.filter(|s| !(s.is_finite() && *s > 0.0)) {
+            return Err(TuneError::Step { name, step });
+        }
         let values: Vec<f64> = if whole {
             let (low, high) = (from.ceil(), to.floor());
             if low > high {

@@ -126,6 +126,12 @@ fn a_bad_request_is_named_before_anything_runs() {
     assert_eq!(said("srv.workers", &["line.mean_wait_s<=1"]), "--vary srv.workers: expected NODE.FIELD=FROM:TO or NODE.FIELD=FROM:TO:STEP");
     assert_eq!(said("srv.workers=0:5", &["line.mean_wait_s<=1"]), "at srv.workers = 0: nodes[2].workers: must be between 1 and 100000, got 0");
     assert_eq!(said("srv.workers=1:5", &[]), "nothing required: give at least one --require");
+    // A tuning asked for by the page skips the command line's reading of
+    // the range: its values check it again.
+    let field = NodeField::parse("srv.workers").unwrap();
+    assert_eq!(Range { from: 5.0, to: 1.0, step: None }.values(&s, &field).unwrap_err().to_string(), "--vary srv.workers: the range 5 to 1 is empty");
+    let rate = NodeField::parse("src.arrivals.rate_per_s").unwrap();
+    assert!(matches!(Range { from: 1.0, to: 2.0, step: Some(0.0) }.values(&s, &rate), Err(TuneError::Step { .. })));
     let one = tune(&s, "srv.workers=1:5", Goal::Minimize, &["line.mean_wait_s<=1"], Options { reps: 1, ..options }).unwrap_err();
     assert_eq!(one.to_string(), "--reps 1: at least 2, since a value's 95% interval needs two replications");
 }
