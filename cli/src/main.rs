@@ -203,19 +203,27 @@ struct SweepArgs {
 /// How each replication of a sweep or a tuning runs, and on how many
 /// threads.
 #[derive(clap::Args)]
-struct Runs {
+pub struct Runs {
     /// Simulated seconds each replication runs.
     #[arg(long, default_value_t = 1000.0)]
-    until: f64,
+    pub until: f64,
     /// Simulated seconds left out at the start (default: a tenth of --until).
     #[arg(long)]
-    warmup: Option<f64>,
+    pub warmup: Option<f64>,
     /// The seed the replications' seeds derive from.
     #[arg(long, default_value_t = 1)]
-    seed: u64,
+    pub seed: u64,
     /// Threads (default: every core).
     #[arg(long)]
-    jobs: Option<usize>,
+    pub jobs: Option<usize>,
+}
+
+impl Runs {
+    /// The engine's options for `reps` replications of these runs.
+    pub fn options(&self, reps: usize) -> sluice_engine::sweep::Options {
+        let warmup_s = self.warmup.unwrap_or(sluice_engine::sweep::warmup_for(self.until));
+        sluice_engine::sweep::Options { reps, until_s: self.until, warmup_s, seed: self.seed }
+    }
 }
 
 #[derive(Subcommand)]
@@ -552,10 +560,7 @@ fn main() -> ExitCode {
             file: a.file.unwrap_or_default(),
             vary: a.vary,
             reps: a.reps,
-            until: a.runs.until,
-            warmup: a.runs.warmup,
-            seed: a.runs.seed,
-            jobs: a.runs.jobs,
+            runs: a.runs,
             shard: a.shard,
             format: a.format,
             metric: a.metric,
@@ -568,10 +573,7 @@ fn main() -> ExitCode {
             maximize,
             require,
             reps,
-            until: runs.until,
-            warmup: runs.warmup,
-            seed: runs.seed,
-            jobs: runs.jobs,
+            runs,
             json: format == TuneFormat::Json,
         }),
         Command::Import { product, file } => import(&product, &file),

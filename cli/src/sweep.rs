@@ -7,7 +7,7 @@
 //! replications are collected in order before any is summarised.
 
 use rayon::prelude::*;
-use sluice_engine::sweep::{merge, metrics_named, parse_vary, warmup_for, Metric, Options, Plan, Replication, SweepError, SweepResult};
+use sluice_engine::sweep::{merge, metrics_named, parse_vary, Metric, Plan, Replication, SweepError, SweepResult};
 
 /// The most threads a sweep starts.
 const MAX_JOBS: usize = 1024;
@@ -29,10 +29,7 @@ pub struct Request {
     pub file: String,
     pub vary: Vec<String>,
     pub reps: usize,
-    pub until: f64,
-    pub warmup: Option<f64>,
-    pub seed: u64,
-    pub jobs: Option<usize>,
+    pub runs: crate::Runs,
     pub shard: Option<String>,
     pub format: SweepFormat,
     pub metric: Vec<String>,
@@ -51,12 +48,7 @@ fn parse_shard(text: &str) -> Result<(usize, usize), String> {
 pub fn run(request: Request) -> Result<String, String> {
     let scenario = crate::load(&request.file)?;
     let varies = request.vary.iter().map(|v| parse_vary(v, &scenario)).collect::<Result<Vec<_>, _>>().map_err(|why| why.to_string())?;
-    let options = Options {
-        reps: request.reps,
-        until_s: request.until,
-        warmup_s: request.warmup.unwrap_or(warmup_for(request.until)),
-        seed: request.seed,
-    };
+    let options = request.runs.options(request.reps);
     let plan = Plan::new(&scenario, varies, options).map_err(|why| why.to_string())?;
     let metrics = metrics_named(&request.metric, &plan.metrics()).map_err(|why| why.to_string())?;
     let plotted = match (&request.plot, metrics.first()) {
@@ -72,7 +64,7 @@ pub fn run(request: Request) -> Result<String, String> {
     let shard = request.shard.as_deref().map(parse_shard).transpose()?;
     let (index, of) = shard.unwrap_or((0, 1));
     let points: Vec<usize> = (index..plan.points()).step_by(of).collect();
-    let pool = pool(request.jobs)?;
+    let pool = pool(request.runs.jobs)?;
     let tasks: Vec<(usize, usize)> = points.iter().flat_map(|&p| (0..options.reps).map(move |r| (p, r))).collect();
     let bar = crate::progress_bar(tasks.len() as u64, "{bar:30} {pos}/{len} replications, {per_sec}, {eta} left");
     let reps: Vec<Result<Replication, SweepError>> = pool.install(|| {

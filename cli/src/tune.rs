@@ -6,7 +6,7 @@
 //! a batch's replications are handed back in order.
 
 use rayon::prelude::*;
-use sluice_engine::sweep::{warmup_for, Options, SweepError};
+use sluice_engine::sweep::SweepError;
 use sluice_engine::numbers::{as_written, significant};
 use sluice_engine::tune::{parse_range, parse_requirement, Goal, Requirement, Setting, Tune, TuneError, TuneResult, Tuner};
 
@@ -18,10 +18,7 @@ pub struct Request {
     pub maximize: Option<String>,
     pub require: Vec<String>,
     pub reps: usize,
-    pub until: f64,
-    pub warmup: Option<f64>,
-    pub seed: u64,
-    pub jobs: Option<usize>,
+    pub runs: crate::Runs,
     pub json: bool,
 }
 
@@ -40,9 +37,9 @@ pub fn run(request: Request) -> Result<String, String> {
         return Err(said(TuneError::GoalField { goal, named: named.clone(), varied: field.to_string() }));
     }
     let requirements = request.require.iter().map(|r| parse_requirement(r)).collect::<Result<Vec<_>, _>>().map_err(said)?;
-    let options = Options { reps: request.reps, until_s: request.until, warmup_s: request.warmup.unwrap_or(warmup_for(request.until)), seed: request.seed };
+    let options = request.runs.options(request.reps);
     let mut tuner = Tuner::new(&scenario, Tune { field, range, goal, requirements: requirements.clone(), options }).map_err(said)?;
-    let pool = crate::sweep::pool(request.jobs)?;
+    let pool = crate::sweep::pool(request.runs.jobs)?;
     let bar = crate::progress_bar(0, "{spinner} {pos} replications, {per_sec}");
     while let Some(batch) = tuner.next_batch().map_err(said)? {
         let plan = batch.plan;

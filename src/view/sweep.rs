@@ -80,12 +80,6 @@ impl SweepForm {
     /// The sweep the form asks for, on `scenario` as it stands; or what
     /// is wrong with it, naming the field.
     pub fn request(&self, name: &NodeField, scenario: &Scenario) -> Result<Request, String> {
-        let number = |label: &str, text: &str| -> Result<f64, String> {
-            match text.trim().parse::<f64>() {
-                Ok(v) if v.is_finite() => Ok(v),
-                _ => Err(format!("{label}: \"{}\" is not a number", text.trim())),
-            }
-        };
         let count = |label: &str, text: &str, most: usize| -> Result<usize, String> {
             match text.trim().parse::<usize>() {
                 Ok(n) if (1..=most).contains(&n) => Ok(n),
@@ -96,10 +90,7 @@ impl SweepForm {
         let to = number("To", &self.to)?;
         let points = count("Points", &self.points, MOST_POINTS)?;
         let reps = count("Replications", &self.reps, MOST_REPS)?;
-        let until_s = number("Duration", &self.until_s)?;
-        if !(until_s > 0.0 && until_s <= 1e6) {
-            return Err(format!("Duration: from above 0 to 1,000,000 s, not {until_s}"));
-        }
+        let until_s = duration(&self.until_s)?;
         let request = Request::over(scenario, name, (from, to, points), reps, until_s).map_err(|why| why.to_string())?;
         // Every point checked before anything runs.
         request.plan().map_err(|why| why.to_string())?;
@@ -114,21 +105,12 @@ impl SweepForm {
     /// up to Replications runs of Duration; or what is wrong, naming the
     /// field. Every mistake is said before anything runs.
     pub fn tune_request(&self, name: &NodeField, scenario: &Scenario, goal: Goal, at_least: bool) -> Result<TuneRequest, String> {
-        let number = |label: &str, text: &str| -> Result<f64, String> {
-            match text.trim().parse::<f64>() {
-                Ok(v) if v.is_finite() => Ok(v),
-                _ => Err(format!("{label}: \"{}\" is not a number", text.trim())),
-            }
-        };
         let (from, to) = (number("From", &self.from)?, number("To", &self.to)?);
         let reps = match self.reps.trim().parse::<usize>() {
             Ok(n) if (2..=MOST_REPS).contains(&n) => n,
             _ => return Err(format!("Replications: a whole number from 2 to {MOST_REPS}, not \"{}\"", self.reps.trim())),
         };
-        let until_s = number("Duration", &self.until_s)?;
-        if !(until_s > 0.0 && until_s <= 1e6) {
-            return Err(format!("Duration: from above 0 to 1,000,000 s, not {until_s}"));
-        }
+        let until_s = duration(&self.until_s)?;
         if self.target.trim().is_empty() {
             return Err("Target: give the level the metric must keep, such as 0.01".into());
         }
@@ -151,6 +133,23 @@ impl SweepForm {
         // says as the search's end: the search's code stays out of the page.
         Ok(request)
     }
+}
+
+/// A form's number, or what is wrong with it, naming its field.
+fn number(label: &str, text: &str) -> Result<f64, String> {
+    match text.trim().parse::<f64>() {
+        Ok(v) if v.is_finite() => Ok(v),
+        _ => Err(format!("{label}: \"{}\" is not a number", text.trim())),
+    }
+}
+
+/// The form's Duration: simulated seconds per run.
+fn duration(text: &str) -> Result<f64, String> {
+    let until_s = number("Duration", text)?;
+    if !(until_s > 0.0 && until_s <= 1e6) {
+        return Err(format!("Duration: from above 0 to 1,000,000 s, not {until_s}"));
+    }
+    Ok(until_s)
 }
 
 /// The most points and replications the page offers: a sweep in a browser
