@@ -399,10 +399,10 @@ fn run(file: &str, until: Option<f64>, seed: Option<u64>, format: Format, transi
     let until = until.unwrap_or_else(|| replay.as_ref().and_then(|r| r.at.last()).map_or(60.0, |last| last.as_secs_f64().ceil() + 60.0));
     let mut sim = match replay {
         Some(replay) => {
-            use sluice_engine::replay::ServiceTimes;
+            use sluice_engine::scenario::ServiceTimes;
             let service = match replaying.service_times {
                 ServiceTimesArg::Scenario => ServiceTimes::Scenario,
-                ServiceTimesArg::Log => ServiceTimes::Logged,
+                ServiceTimesArg::Log => ServiceTimes::Log,
                 ServiceTimesArg::Empirical => ServiceTimes::Empirical,
             };
             let shown = sluice_engine::printable(replaying.arrivals.as_deref().unwrap_or_default(), 200);

@@ -5,7 +5,13 @@
 //! Guarantees: every parameter is checked (`validate`); the next instant of
 //! an on/off or ramp process is found exactly and in constant time, from
 //! any instant, in integer nanoseconds for on/off periods (a float
-//! remainder could stop the clock) and by inversion for a ramp.
+//! remainder could stop the clock) and by inversion for a ramp. A trace
+//! (a script, or an access log dropped on the page) may give each message
+//! a key and the service time its request took; its lists are shared, not
+//! copied, when a scenario is (an undo history or a run holding a
+//! million-line log keeps one copy of it).
+
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -30,8 +36,18 @@ pub enum Arrivals {
     /// Poisson whose rate moves linearly from `from_per_s` to `to_per_s`
     /// over `over_s` seconds, then stays at `to_per_s`.
     Ramp { from_per_s: f64, to_per_s: f64, over_s: f64 },
-    /// One message at each instant (seconds, increasing).
-    Trace { times_s: Vec<f64> },
+    /// One message at each instant (seconds, increasing); optionally each
+    /// one's key (a client, a path: what a keyed limiter counts by) and
+    /// the service time its request took, used as `service_times` says.
+    Trace {
+        times_s: Arc<Vec<f64>>,
+        #[serde(default, skip_serializing_if = "no_keys")]
+        keys: Arc<TraceKeys>,
+        #[serde(default, skip_serializing_if = "is_empty")]
+        service_s: Arc<Vec<f64>>,
+        #[serde(default, skip_serializing_if = "ServiceTimes::is_scenario")]
+        service_times: ServiceTimes,
+    },
     /// `clients` requests outstanding; each client thinks for a `think`
     /// time (seconds) between one being processed and sending the next.
     ClosedLoop { clients: u32, think: Distribution },
@@ -84,13 +100,33 @@ impl Arrivals {
                 }
                 check_range(errors, format!("{a}.over_s"), *over_s, 1e-6, 1e9);
             }
-            Arrivals::Trace { times_s } => {
-                if times_s.len() > 1_000_000 {
-                    push_error(errors, format!("{a}.times_s"), "at most 1,000,000 instants");
+            Arrivals::Trace { times_s, keys, service_s, service_times } => {
+                if times_s.len() > MAX_TRACE_LINES {
+                    push_error(errors, format!("{a}.times_s"), "at most 2,000,000 instants");
+                }
+                if !keys.is_empty() && keys.len() != times_s.len() {
+                    push_error(errors, format!("{a}.keys"), format!("gives {} keys for {} instants: give one a message (\"\" for none), or none", keys.len(), times_s.len()));
+                }
+                if let Some(long) = keys.names.iter().position(|k| k.len() > MAX_KEY_BYTES) {
+                    let i = keys.of.iter().position(|&k| k as usize == long + 1).unwrap_or(0);
+                    push_error(errors, format!("{a}.keys[{i}]"), format!("a key is at most {MAX_KEY_BYTES} bytes"));
+                }
+                if !service_s.is_empty() && service_s.len() != times_s.len() {
+                    push_error(errors, format!("{a}.service_s"), format!("gives {} service times for {} instants: give one a message, or none", service_s.len(), times_s.len()));
+                }
+                if let Some(i) = service_s.iter().position(|s| !(0.0..=1e9).contains(s)) {
+                    push_error(errors, format!("{a}.service_s[{i}]"), "must be from 0 to 1e9 seconds");
+                }
+                if *service_times != ServiceTimes::Scenario && service_s.is_empty() {
+                    push_error(errors, format!("{a}.service_times"), "needs the trace's service times (service_s)");
                 }
                 let mut last = 0.0;
                 for (i, t) in times_s.iter().enumerate() {
-                    check_range(errors, format!("{a}.times_s[{i}]"), *t, 0.0, 1e9);
+                    // A path is written only for an instant out of range:
+                    // a million-line log is checked at every edit.
+                    if !(0.0..=1e9).contains(t) {
+                        check_range(errors, format!("{a}.times_s[{i}]"), *t, 0.0, 1e9);
+                    }
                     if *t < last {
                         push_error(errors, format!("{a}.times_s[{i}]"), "instants must not decrease");
                         break;
@@ -168,6 +204,149 @@ pub(crate) fn ramp_arrival(now: f64, work: f64, from: f64, to: f64, over: f64) -
 /// The highest rate a producer may have.
 pub const MAX_RATE_PER_S: f64 = 1e9;
 
+/// The most instants a trace holds: a day of a busy server's log, kept
+/// in about 40 MB.
+pub const MAX_TRACE_LINES: usize = 2_000_000;
+
+/// The longest key a trace's message may have.
+pub const MAX_KEY_BYTES: usize = 1024;
+
+fn is_empty(list: &Arc<Vec<f64>>) -> bool {
+    list.is_empty()
+}
+
+fn no_keys(keys: &Arc<TraceKeys>) -> bool {
+    keys.is_empty()
+}
+
+impl Arrivals {
+    /// A trace of `times_s`, with no keys and no service times.
+    pub fn trace(times_s: Vec<f64>) -> Arrivals {
+        Arrivals::Trace { times_s: Arc::new(times_s), keys: Arc::default(), service_s: Arc::default(), service_times: ServiceTimes::Scenario }
+    }
+
+    /// How many instants a trace holds (0 for any other process).
+    pub fn trace_lines(&self) -> usize {
+        match self {
+            Arrivals::Trace { times_s, .. } => times_s.len(),
+            _ => 0,
+        }
+    }
+
+    /// Whether it is a trace whose messages carry more than their instants
+    /// (keys, or service times the consumers use): such a trace is played
+    /// as a replay (`Simulation`), and a change of it starts the run again.
+    pub fn replays(&self) -> bool {
+        matches!(self, Arrivals::Trace { keys, service_times, .. } if !keys.is_empty() || *service_times != ServiceTimes::Scenario)
+    }
+}
+
+/// What serves a replayed trace's messages at the consumers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServiceTimes {
+    /// Each consumer's own `service_time`, as the scenario says.
+    #[default]
+    Scenario,
+    /// Each message takes what its request took in the log.
+    Log,
+    /// Each message takes one of the log's times, drawn at random (their
+    /// empirical distribution).
+    Empirical,
+}
+
+impl ServiceTimes {
+    fn is_scenario(&self) -> bool {
+        *self == ServiceTimes::Scenario
+    }
+}
+
+/// A trace's keys, one a message (the empty text for none), each distinct
+/// text kept once and each message holding its number: a million
+/// messages from a few thousand clients take 4 MB, not 40. A file writes
+/// them as one string a message.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TraceKeys {
+    /// The distinct texts in order of first use: the key numbered `k` is
+    /// `names[k - 1]`; 0 is none.
+    names: Vec<String>,
+    /// Each message's key's number.
+    of: Vec<u32>,
+}
+
+impl TraceKeys {
+    /// The keys numbered `of` (0 for none, `k` for `names[k - 1]`); `None`
+    /// when a number names no text.
+    pub fn new(names: Vec<String>, of: Vec<u32>) -> Option<TraceKeys> {
+        of.iter().all(|&k| k as usize <= names.len()).then_some(TraceKeys { names, of })
+    }
+
+    /// Whether the trace gives no keys (its messages have none).
+    pub fn is_empty(&self) -> bool {
+        self.of.is_empty()
+    }
+
+    /// How many messages it gives a key (or none) for.
+    pub fn len(&self) -> usize {
+        self.of.len()
+    }
+
+    /// The distinct texts, the key numbered `k` at `k - 1`.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Each message's key's number (0 for none).
+    pub fn numbers(&self) -> &[u32] {
+        &self.of
+    }
+
+    /// The text of message `i`'s key (empty for none).
+    pub fn name_of(&self, i: usize) -> &str {
+        match self.of.get(i) {
+            Some(&k) if k > 0 => self.names.get(k as usize - 1).map_or("", String::as_str),
+            _ => "",
+        }
+    }
+}
+
+impl Serialize for TraceKeys {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq((0..self.of.len()).map(|i| self.name_of(i)))
+    }
+}
+
+impl<'de> Deserialize<'de> for TraceKeys {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<TraceKeys, D::Error> {
+        struct Keys;
+        impl<'de> serde::de::Visitor<'de> for Keys {
+            type Value = TraceKeys;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a list of keys, one string a message")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<TraceKeys, A::Error> {
+                let mut keys = TraceKeys::default();
+                let mut index = std::collections::HashMap::<String, u32>::new();
+                while let Some(text) = seq.next_element::<String>()? {
+                    let k = if text.is_empty() {
+                        0
+                    } else if let Some(&k) = index.get(&text) {
+                        k
+                    } else {
+                        let k = u32::try_from(keys.names.len() + 1).map_err(|_| serde::de::Error::custom("too many distinct keys"))?;
+                        keys.names.push(text.clone());
+                        index.insert(text, k);
+                        k
+                    };
+                    keys.of.push(k);
+                }
+                Ok(keys)
+            }
+        }
+        deserializer.deserialize_seq(Keys)
+    }
+}
+
 
 impl Arrivals {
     /// Its number field at `steps`: a parameter of the process, an instant
@@ -185,7 +364,7 @@ impl Arrivals {
             (Arrivals::Ramp { from_per_s, .. }, [Step::Key("from_per_s")]) => Some(NumberField::Real(from_per_s)),
             (Arrivals::Ramp { to_per_s, .. }, [Step::Key("to_per_s")]) => Some(NumberField::Real(to_per_s)),
             (Arrivals::Ramp { over_s, .. }, [Step::Key("over_s")]) => Some(NumberField::Real(over_s)),
-            (Arrivals::Trace { times_s }, [Step::Key("times_s"), Step::Index(i)]) => times_s.get_mut(*i).map(NumberField::Real),
+            (Arrivals::Trace { times_s, .. }, [Step::Key("times_s"), Step::Index(i)]) => Arc::make_mut(times_s).get_mut(*i).map(NumberField::Real),
             (Arrivals::ClosedLoop { clients, .. }, [Step::Key("clients")]) => Some(NumberField::Whole32(clients)),
             (Arrivals::ClosedLoop { think, .. }, [Step::Key("think"), rest @ ..]) => think.number_mut(rest),
             _ => None,

@@ -10,8 +10,8 @@
 
 use sluice_engine::config::{Done, Imported, Job, Product};
 
-use crate::browser::worker::ConfigWorker;
-use sluice_engine::scenario::Kind;
+use crate::browser::worker::{ConfigWorker, LogRead, LogWorker};
+use sluice_engine::scenario::{BlockSpec, Kind, NodeSpec, Scenario};
 use sluice_engine::editor::EditError;
 use sluice_engine::playground::{Command, PlayError};
 use yew::prelude::*;
@@ -75,6 +75,8 @@ impl Page {
 
 /// What the toolbar and the messages above the canvas are given.
 pub(crate) struct Keeping {
+    /// An access log to replay, dropped on the canvas or chosen.
+    pub on_log: Callback<web_sys::File>,
     /// The share link just made, while its box is open.
     pub shared: Option<String>,
     pub on_export: Callback<()>,
@@ -266,7 +268,9 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
             }
         })
     };
+    let on_log = use_log(page, dispatch);
     Keeping {
+        on_log,
         shared: (*shared).clone(),
         on_export,
         on_import,
@@ -280,4 +284,80 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
         on_close_config,
         on_import_config,
     }
+}
+
+/// An access log dropped on the canvas or chosen with "Log…": read in the
+/// engine's worker (its progress in the status line), it becomes a trace
+/// producer in one undoable edit: the selected producer's arrivals, or a
+/// new producer `log` below the canvas, to be connected.
+#[hook]
+fn use_log(page: &Page, dispatch: &Dispatch) -> Callback<web_sys::File> {
+    // The reading under way; the next file replaces (so abandons) it.
+    let reading = use_mut_ref(|| None::<LogWorker>);
+    let (dispatch, page) = (dispatch.clone(), page.clone());
+    Callback::from(move |file: web_sys::File| {
+        let name = file.name();
+        page.notice.set(None);
+        page.status.set(Some(format!("Reading {name}…")));
+        let (dispatch, reader) = (dispatch.clone(), page.clone());
+        let on_read = move |read: LogRead| match read {
+            LogRead::Reading { bytes, of } => reader.status.set(Some(format!("Reading {name}: {}%", bytes * 100 / of.max(1)))),
+            LogRead::Failed(why) => {
+                reader.status.set(None);
+                reader.notice.set(Some(format!("{name} was not read: {}. Your work is unchanged.", why.trim_end_matches('.'))));
+            }
+            LogRead::Read { format, reordered, lists } => {
+                let (lines, keys, service) = (lists.times_s.len(), lists.key_names.len(), !lists.service_s.is_empty());
+                let outcome = lists.producer().map_err(|why| format!("{name} was not read: {why}. Your work is unchanged.")).and_then(|block| {
+                    replay_in(&reader, &dispatch, block).map_err(|why| format!("{name} was not replayed: {}. Your work is unchanged.", why.trim_end_matches('.')))
+                });
+                match outcome {
+                    Ok(id) => {
+                        let keys = match keys {
+                            0 => "no keys".to_string(),
+                            1 => "1 key".to_string(),
+                            n => format!("{} keys", sluice_engine::thousands(n as f64)),
+                        };
+                        let served = if service { "each served for the time it took" } else { "served as the consumers' service times say" };
+                        let sorted = reordered.map(|r| format!(" Note: {r}.")).unwrap_or_default();
+                        reader.status.set(Some(format!(
+                            "{name} ({format}): {} requests, {keys}, {served}, now replayed by \"{id}\". Undo (Ctrl+Z) takes it back.{sorted}",
+                            sluice_engine::thousands(lines as f64)
+                        )));
+                    }
+                    Err(why) => {
+                        reader.status.set(None);
+                        reader.notice.set(Some(why));
+                    }
+                }
+            }
+        };
+        match LogWorker::start(&file, on_read) {
+            Ok(worker) => *reading.borrow_mut() = Some(worker),
+            Err(why) => page.notice.set(Some(why)),
+        }
+    })
+}
+
+/// Puts the log's trace on the selected producer (its other parameters
+/// kept) or, with none selected, on a new producer; returns its id.
+fn replay_in(page: &Page, dispatch: &Dispatch, block: BlockSpec) -> Result<String, String> {
+    let BlockSpec::Producer(log) = block else { return Err("it is not a producer".into()) };
+    let selected = {
+        let s = page.session.borrow();
+        page.selected.iter().find_map(|id| match &s.play.scenario().nodes[s.play.index_of(id)?].block {
+            BlockSpec::Producer(p) => Some((id.clone(), p.clone())),
+            _ => None,
+        })
+    };
+    if let Some((id, mut producer)) = selected {
+        producer.arrivals = log.arrivals;
+        dispatch(Command::SetBlock { id: id.clone(), block: BlockSpec::Producer(producer) }).map_err(|e| e.to_string())?;
+        return Ok(id);
+    }
+    let node = NodeSpec { id: "log".into(), position: None, block: BlockSpec::Producer(log) };
+    let applied = dispatch(Command::ImportConfig { imported: Imported { scenario: Scenario::alone(node), notes: Vec::new() } }).map_err(|e| e.to_string())?;
+    let ids = applied.select.unwrap_or_default();
+    page.selected.set(ids.clone());
+    Ok(ids.first().cloned().unwrap_or_else(|| "log".into()))
 }

@@ -305,13 +305,13 @@ pub fn app() -> Html {
                 }
                 <section class="stage">
                     <Toolbar on_new={edit.on_new} {can_undo} {can_redo} selected={!selection.is_empty()} {comparing} on_undo={edit.undo} on_redo={edit.redo}
-                        on_duplicate={edit.duplicate} on_delete={edit.delete} on_export={keeping.on_export} on_import={keeping.on_import}
+                        on_duplicate={edit.duplicate} on_delete={edit.delete} on_export={keeping.on_export} on_import={keeping.on_import} on_log={keeping.on_log.clone()}
                         on_import_config={keeping.on_open_config} on_share={keeping.on_share} on_compare={on_compare.clone()} />
                     <Messages shared={keeping.shared} on_close_share={keeping.on_close_share} status={(*page.status).clone()} notice={(*page.notice).clone()}
                         {stall} {missing} {running} earlier={*page.earlier} on_restore_earlier={keeping.on_restore_earlier}
                         on_forget_earlier={keeping.on_forget_earlier} />
                     <Canvases snapshot={shown.snapshot.clone()} motion={motion_live.clone()} {dropping} selected={selection.clone()} on_select={edit.on_select.clone()}
-                        drop_edge={edit.drop_edge} on_move={edit.on_move} on_connect={edit.on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} />
+                        drop_edge={edit.drop_edge} on_move={edit.on_move} on_connect={edit.on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} on_log={keeping.on_log.clone()} />
                     if let Some((lines, nodes, strips)) = shown.charts {
                         <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={shown.chart_now_s} />
                     }

@@ -44,6 +44,10 @@ const OTHER_TAB_KEY: &str = "sluice.scenario.v1.other-tab";
 /// The slots of kept work, the one offered first first.
 const KEPT: [&str; 2] = [EARLIER_KEY, OTHER_TAB_KEY];
 
+/// The most trace instants a scenario saved in the browser holds (about
+/// 2 MB of text).
+const KEPT_INSTANTS: usize = 100_000;
+
 /// Saves `scenario` for the next visit, as compact JSON (a big scenario is
 /// several times smaller than pretty-printed). Storage may be full or
 /// switched off (private windows): the reason comes back, for the page to
@@ -56,6 +60,16 @@ pub fn autosave(scenario: &Scenario) -> Result<bool, String> {
     let Some(storage) = storage() else {
         return Err("this browser keeps nothing for the page (storage is switched off)".into());
     };
+    // A replayed log is not written out at every edit: its text would
+    // take seconds and more than the browser keeps for a page.
+    let instants: usize = scenario.nodes.iter().map(|n| match &n.block { sluice_engine::BlockSpec::Producer(p) => p.arrivals.trace_lines(), _ => 0 }).sum();
+    if instants > KEPT_INSTANTS {
+        return Err(format!(
+            "it replays {} instants, more than this browser keeps for a page ({}); a reload brings back the scenario as last saved",
+            sluice_engine::thousands(instants as f64),
+            sluice_engine::thousands(KEPT_INSTANTS as f64)
+        ));
+    }
     let text = sluice_engine::to_value(scenario).to_string();
     let there = storage.get_item(STORAGE_KEY).ok().flatten();
     let displaced = there.filter(|there| MINE.with(|mine| mine.borrow().as_ref() != Some(there)));

@@ -1,8 +1,8 @@
 //! The engine's worker from the page's side: a Web Worker on the worker
 //! bundle (`sweep-worker_loader.js`, built by Trunk from
 //! `src/bin/sweep-worker.rs`), fetched only when first needed, that runs a
-//! sweep (`SweepWorker`), a tuning (`TuneWorker`) or reads or writes a
-//! server's configuration
+//! sweep (`SweepWorker`), a tuning (`TuneWorker`), reads an access log
+//! (`LogWorker`), or reads or writes a server's configuration
 //! (`ConfigWorker`) off the page's thread and out of the page's own
 //! module.
 //!
@@ -13,6 +13,7 @@
 //! as a failure naming why.
 
 use sluice_engine::config::{Done, Job};
+use sluice_engine::scenario::{LogLists, LogReport};
 use sluice_engine::sweep::{Report, Request};
 use sluice_engine::tune::{TuneReport, TuneRequest};
 use wasm_bindgen::prelude::*;
@@ -37,9 +38,9 @@ struct Running {
 }
 
 /// Starts a worker that is sent `job` once it says it is ready (its first
-/// message, `ready`); every later message goes to `on_text`, a failure to
+/// message, `ready`); every later message goes to `on_data`, a failure to
 /// `on_failure`.
-fn start(job: String, what: &'static str, on_text: impl Fn(String) + 'static, on_failure: impl Fn(String) + 'static) -> Result<Running, String> {
+fn start(job: JsValue, what: &'static str, on_data: impl Fn(JsValue) + 'static, on_failure: impl Fn(String) + 'static) -> Result<Running, String> {
     let worker = Worker::new(SCRIPT).map_err(|e| format!("the {what} worker could not start: {e:?}"))?;
     let on_failure = std::rc::Rc::new(on_failure);
     let failed = on_failure.clone();
@@ -52,16 +53,16 @@ fn start(job: String, what: &'static str, on_text: impl Fn(String) + 'static, on
         }
     });
     let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |event: MessageEvent| {
-        let received = event.data().as_string().unwrap_or_default();
+        let received = event.data();
         // The job goes once the worker listens: sent before, it would be lost.
-        if matches!(serde_json::from_str(&received), Ok(Report::Ready)) {
+        if received.as_string().is_some_and(|text| matches!(serde_json::from_str(&text), Ok(Report::Ready))) {
             ready.set(true);
-            if let Err(e) = listener.post_message(&JsValue::from_str(&job)) {
+            if let Err(e) = listener.post_message(&job) {
                 failed(format!("the {what} could not be sent: {e:?}"));
             }
             return;
         }
-        on_text(received);
+        on_data(received);
     });
     let on_error = Closure::<dyn FnMut(web_sys::Event)>::new(move |_: web_sys::Event| on_failure(format!("the {what} worker stopped with an error")));
     worker.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
@@ -90,9 +91,9 @@ fn start_typed<A: serde::de::DeserializeOwned + 'static>(
     let on_answer = std::rc::Rc::new(on_answer);
     let answer = on_answer.clone();
     start(
-        text,
+        JsValue::from_str(&text),
         what,
-        move |received| match serde_json::from_str(&received) {
+        move |received| match serde_json::from_str(&received.as_string().unwrap_or_default()) {
             Ok(a) => answer(a),
             Err(e) => answer(failed(format!("the worker's answer could not be read: {e}"))),
         },
@@ -129,4 +130,54 @@ impl TuneWorker {
     pub fn start(request: &TuneRequest, on_report: impl Fn(TuneReport) + 'static) -> Result<TuneWorker, String> {
         start_typed(serde_json::to_string(request), "search", |why| TuneReport::Failed { why }, on_report).map(TuneWorker)
     }
+}
+
+/// What reading a log in its worker comes to.
+pub enum LogRead {
+    /// So many bytes read, of so many.
+    Reading { bytes: u64, of: u64 },
+    /// The log's lines, and what the page says of them.
+    Read { format: String, reordered: Option<String>, lists: LogLists },
+    Failed(String),
+}
+
+/// An access log read in its worker; dropping it abandons the reading.
+pub struct LogWorker(#[allow(dead_code)] Running);
+
+impl LogWorker {
+    /// Starts reading `file` in a new worker; `on_read` hears how far it
+    /// got, then the lines or why not.
+    pub fn start(file: &web_sys::File, on_read: impl Fn(LogRead) + 'static) -> Result<LogWorker, String> {
+        let on_read = std::rc::Rc::new(on_read);
+        let failed = on_read.clone();
+        let unreadable = || LogRead::Failed("the worker's answer could not be read".into());
+        start(
+            file.into(),
+            "log",
+            move |data| {
+                let read = match data.as_string() {
+                    Some(text) => match serde_json::from_str(&text) {
+                        Ok(LogReport::Reading { bytes, of }) => LogRead::Reading { bytes, of },
+                        Ok(LogReport::Failed { why }) => LogRead::Failed(why),
+                        _ => unreadable(),
+                    },
+                    None => read_lists(data).unwrap_or_else(unreadable),
+                };
+                on_read(read)
+            },
+            move |why| failed(LogRead::Failed(why)),
+        )
+        .map(LogWorker)
+    }
+}
+
+/// A log read, as the worker sends it: its report, then its lists as
+/// typed arrays.
+fn read_lists(data: JsValue) -> Option<LogRead> {
+    let array = data.dyn_into::<js_sys::Array>().ok()?;
+    let Ok(LogReport::Read { format, lines, key_names, reordered, .. }) = serde_json::from_str(&array.get(0).as_string()?) else { return None };
+    let times_s = array.get(1).dyn_into::<js_sys::Float64Array>().ok()?.to_vec();
+    let keys = array.get(2).dyn_into::<js_sys::Uint32Array>().ok()?.to_vec();
+    let service_s = array.get(3).dyn_into::<js_sys::Float64Array>().ok()?.to_vec();
+    (times_s.len() as u64 == lines).then_some(LogRead::Read { format, reordered, lists: LogLists { times_s, key_names, keys, service_s } })
 }

@@ -44,6 +44,8 @@ pub struct CanvasesProps {
     /// A pick on B's canvas, in B's indices.
     pub on_select_b: Callback<Select>,
     pub on_close_compare: Callback<()>,
+    /// A file dropped on A's canvas: an access log to replay.
+    pub on_log: Callback<web_sys::File>,
 }
 
 type MotionContext = ContextProvider<Rc<Live<Rc<Motion>>>>;
@@ -53,12 +55,30 @@ pub fn canvases(p: &CanvasesProps) -> Html {
     // B's canvas is watched, not edited.
     let noop_move = use_callback((), |_: (Vec<usize>, f64, f64), _| ());
     let noop_connect = use_callback((), |_: (usize, usize), _| ());
+    // A file dragged over the canvas may be dropped; dropped, it is read
+    // as an access log.
+    let over = Callback::from(|e: DragEvent| {
+        if e.data_transfer().is_some_and(|d| d.types().includes(&"Files".into(), 0)) {
+            e.prevent_default();
+        }
+    });
+    let dropped = {
+        let on_log = p.on_log.clone();
+        Callback::from(move |e: DragEvent| {
+            if let Some(file) = e.data_transfer().and_then(|d| d.files()).and_then(|files| files.get(0)) {
+                e.prevent_default();
+                on_log.emit(file);
+            }
+        })
+    };
     let a = html! {
+        <div class="log-drop" ondragover={over} ondrop={dropped}>
         <MotionContext context={p.motion.clone()}>
             <Graph snapshot={p.snapshot.clone()} dropping={p.dropping.clone()} selected={p.selected.clone()} on_select={p.on_select.clone()}
                 drop_edge={p.drop_edge.clone()}
                 on_move={p.on_move.clone()} on_connect={p.on_connect.clone()} />
         </MotionContext>
+        </div>
     };
     let Some(b) = &p.b else { return a };
     let (label_a, label_b) = b.labels.clone();

@@ -1,14 +1,25 @@
-//! "Import…": a button that opens the browser's file chooser and hands the
-//! chosen file on.
+//! A button that opens the browser's file chooser and hands the chosen
+//! file on: "Import…" (a scenario), or "Log…" (an access log to replay).
 
 use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct ImportButtonProps {
     pub on_file: Callback<web_sys::File>,
+    #[prop_or("⤒ Import…")]
+    pub label: &'static str,
+    #[prop_or("Open a scenario file (JSON)")]
+    pub title: &'static str,
+    #[prop_or(".json,application/json")]
+    pub accept: &'static str,
+    /// The button's test id; its file input's is this with `-file`.
+    #[prop_or("import")]
+    pub test_id: &'static str,
+    #[prop_or("Scenario file to import")]
+    pub file_label: &'static str,
 }
 
-/// "Import…": a button that opens the browser's file chooser.
+/// A button that opens the browser's file chooser.
 #[function_component(ImportButton)]
 pub fn import_button(props: &ImportButtonProps) -> Html {
     let input = use_node_ref();
@@ -33,9 +44,9 @@ pub fn import_button(props: &ImportButtonProps) -> Html {
     };
     html! {
         <>
-            <button data-testid="import" title="Open a scenario file (JSON)" onclick={open}>{"⤒ Import…"}</button>
-            <input ref={input} type="file" accept=".json,application/json" class="hidden-file" data-testid="import-file"
-                aria-label="Scenario file to import" tabindex="-1" onchange={chosen} />
+            <button data-testid={props.test_id} title={props.title} onclick={open}>{props.label}</button>
+            <input ref={input} type="file" accept={props.accept} class="hidden-file" data-testid={format!("{}-file", props.test_id)}
+                aria-label={props.file_label} tabindex="-1" onchange={chosen} />
         </>
     }
 }

@@ -21,6 +21,7 @@ use crate::components::config_export::ConfigExport;
 use crate::components::connections::Connections;
 use sluice_engine::scenario::fields::{self, Control, Unit};
 use crate::components::scenario_details::ScenarioDetails;
+use crate::view::long_trace;
 use sluice_engine::set_at;
 
 #[derive(Properties, PartialEq)]
@@ -77,7 +78,8 @@ pub fn inspector(props: &InspectorProps) -> Html {
             </section>
         };
     };
-    let block = sluice_engine::to_value(&spec.block);
+    // A long trace (a log replayed) is shown, and edited, in words.
+    let block = long_trace::shown(&spec.block);
 
     // A field reports each value it passes through (`input`) and then that
     // it is done (`change`, which bubbles here): the values between are one
@@ -98,8 +100,10 @@ pub fn inspector(props: &InspectorProps) -> Html {
     let change = {
         let (settle, adjusting, on_reconfigure, id, block) =
             (settle.clone(), adjusting.clone(), props.on_reconfigure.clone(), spec.id.clone(), block.clone());
+        let original = spec.block.clone();
         move |field: &FieldPath, at: Option<FieldPath>| {
             let (settle, adjusting, on_reconfigure, id, block) = (settle.clone(), adjusting.clone(), on_reconfigure.clone(), id.clone(), block.clone());
+            let original = original.clone();
             let key = field.slug();
             Callback::from(move |typed: Typed| {
                 let outcome = typed.and_then(|new| {
@@ -111,7 +115,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
                         }
                         None => new.unwrap_or_default(),
                     };
-                    let parsed: BlockSpec = sluice_engine::from_value(&next)?;
+                    let parsed = long_trace::read(&next, &original)?;
                     let continues = *adjusting.borrow();
                     on_reconfigure.emit((id.clone(), parsed, continues))
                 });
@@ -391,6 +395,10 @@ fn choice(id: &str, aria: &str, options: &[(String, &'static str)], current: Opt
 
 /// A list or map as JSON text, applied when the field loses focus.
 fn json_area(id: &str, aria: &str, value: &Option<Value>, on_change: &Callback<Typed>) -> Html {
+    // A list too long to edit here is said in words (`long_trace`).
+    if let Some(Value::String(words)) = value {
+        return html! { <p class="param-words" id={id.to_string()} data-testid={id.to_string()}>{ words }</p> };
+    }
     let text = value.as_ref().map(|v| serde_json::to_string(v).unwrap_or_default()).unwrap_or_default();
     let on_change = on_change.reform(|e: Event| {
         let text = e.target_unchecked_into::<HtmlTextAreaElement>().value();

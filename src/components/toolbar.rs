@@ -1,5 +1,6 @@
 //! The edit toolbar above the canvas: new, undo, redo, duplicate, delete,
-//! export, import (a scenario, or a server's configuration), share and the
+//! export, import (a scenario, a server's configuration, or an access log
+//! to replay), share and the
 //! A/B comparison.
 
 use yew::prelude::*;
@@ -22,6 +23,8 @@ pub struct ToolbarProps {
     pub on_delete: Callback<()>,
     pub on_export: Callback<()>,
     pub on_import: Callback<web_sys::File>,
+    /// An access log to replay as a trace producer.
+    pub on_log: Callback<web_sys::File>,
     /// Opens the dialog that imports a server's configuration.
     pub on_import_config: Callback<()>,
     pub on_share: Callback<()>,
@@ -51,6 +54,9 @@ pub fn toolbar(p: &ToolbarProps) -> Html {
             <span class="toolbar-gap"></span>
             { button("⤓ Export", "export", "Save the scenario as a JSON file", true, &p.on_export) }
             <ImportButton on_file={p.on_import.clone()} />
+            <ImportButton on_file={p.on_log.clone()} label="⤒ Log…" test_id="log" accept=".log,.txt,.csv,.har,.json,text/plain,text/csv"
+                title="Replay an access log (nginx, Envoy, HAR or CSV; or drop it on the canvas): it becomes a producer sending its requests at their instants, with their keys and durations"
+                file_label="Access log to replay" />
             { button("Import configuration…", "import-config", "Turn a server's limits (nginx.conf, haproxy.cfg, envoy.yaml) into blocks on the canvas", true, &p.on_import_config) }
             { button("↗ Share link", "share", "Make a link that opens this scenario (copied to the clipboard)", true, &p.on_share) }
             <button data-testid="ab-toggle" aria-pressed={p.comparing.to_string()} onclick={Callback::from(move |_: MouseEvent| on_compare.emit(()))}

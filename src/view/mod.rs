@@ -6,6 +6,7 @@
 pub mod chart_data;
 pub mod colours;
 pub mod glossary;
+pub mod long_trace;
 pub mod motion;
 pub mod observed;
 pub mod panels;

@@ -225,12 +225,12 @@ pub struct Consumer {
     /// Children not yet shut down: a supervisor waits for them.
     children_alive: u32,
     /// Service times replayed from a log, in place of `service_time` for
-    /// the messages of one producer.
-    replayed: Option<ReplayedService>,
+    /// the messages of the producers they name.
+    replayed: Vec<ReplayedService>,
 }
 
 /// Service times from a replayed log (`sluice run --arrivals LOG
-/// --service-times log|empirical`): for a message of producer `source`,
+/// --service-times log|empirical`, or a trace's `service_times`): for a message of producer `source`,
 /// the time its own request took (the log's line it was made from, the low
 /// 40 bits of its id) when `own`, else one of them drawn at random; the
 /// messages of other producers keep the consumer's `service_time`.
@@ -257,7 +257,7 @@ impl Consumer {
             slow_factor: 1.0,
             next_change: 0,
             init_failed: false,
-            replayed: None,
+            replayed: Vec::new(),
             children_alive: 0,
         };
         c.grow_slots();
@@ -411,7 +411,8 @@ impl Consumer {
 
     /// Serves the messages of a replayed producer with the log's times.
     pub fn replay_service(&mut self, replayed: ReplayedService) {
-        self.replayed = Some(replayed);
+        self.replayed.retain(|r| r.source != replayed.source);
+        self.replayed.push(replayed);
     }
 
     #[inline]
@@ -425,8 +426,8 @@ impl Consumer {
     /// Draws the length of the next attempt at `msg`.
     #[inline]
     pub fn draw_attempt(&self, rng: &mut SimRng, msg: &Message) -> Attempt {
-        let base = match &self.replayed {
-            Some(r) if msg.source == r.source && !r.seconds.is_empty() => {
+        let base = match self.replayed.iter().find(|r| r.source == msg.source) {
+            Some(r) if !r.seconds.is_empty() => {
                 let n = r.seconds.len();
                 let k = if r.own { (msg.id & ((1 << 40) - 1)) as usize } else { ((rng.uniform() * n as f64) as usize).min(n - 1) };
                 r.seconds.get(k).copied().unwrap_or(0.0)

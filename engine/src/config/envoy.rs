@@ -596,7 +596,7 @@ mod tests {
 
     fn alone(spec: EnvoyLocalRateLimitSpec) -> Scenario {
         let node = crate::scenario::NodeSpec { id: "edge".into(), position: None, block: BlockSpec::ProductLimiter(ProductLimiterSpec::EnvoyLocalRateLimit(spec)) };
-        Scenario { version: crate::scenario::SCENARIO_VERSION, name: String::new(), description: String::new(), seed: None, nodes: vec![node], edges: Vec::new() }
+        Scenario::alone(node)
     }
 
     #[test]

@@ -145,7 +145,7 @@ mod tests {
     /// A scenario of node `id` alone, as `export_node` sees it.
     fn alone(id: &str, block: &str) -> Scenario {
         let node: crate::scenario::NodeSpec = serde_json::from_str(&format!(r#"{{"id": "{id}", "kind": "product_limiter", {block}}}"#)).unwrap();
-        Scenario { version: crate::scenario::SCENARIO_VERSION, name: String::new(), description: String::new(), seed: None, nodes: vec![node], edges: Vec::new() }
+        Scenario::alone(node)
     }
 
     fn scenario(settings: &str) -> Scenario {

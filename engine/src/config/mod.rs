@@ -208,7 +208,7 @@ impl Job {
 
 /// Writes what enforces `node` in `product`, the node alone.
 pub fn export_node(product: Product, node: &crate::scenario::NodeSpec) -> Result<Exported, ExportError> {
-    let alone = Scenario { version: crate::scenario::SCENARIO_VERSION, name: String::new(), description: String::new(), seed: None, nodes: vec![node.clone()], edges: Vec::new() };
+    let alone = Scenario::alone(node.clone());
     export(product, &alone, Some(&node.id))
 }
 

@@ -53,19 +53,6 @@ pub struct Replay {
     pub reordered: Option<Reordered>,
 }
 
-/// What serves a replayed producer's messages at the consumers.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ServiceTimes {
-    /// Each consumer's own `service_time`, as the scenario says.
-    #[default]
-    Scenario,
-    /// Each message takes what its request took in the log.
-    Logged,
-    /// Each message takes one of the log's times, drawn at random (their
-    /// empirical distribution).
-    Empirical,
-}
-
 /// How many lines of a file came before the line above them (a log written
 /// as each request ends), and the first of them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -15,7 +15,7 @@ use crate::blocks::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
     ProductLimiterSpec, Protocol, TowerSpec,
 };
-use crate::blocks::{Backpressure, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
+use crate::blocks::{Backpressure, ServiceTimes, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
 use crate::buffer::Order;
 
 /// An enum a field holds, as a menu.
@@ -113,6 +113,12 @@ choice!(OnRefused {
     Pause => "hold it and wait to be woken",
     Drop => "drop it (counted as refused)",
     Retry => "retry after a delay",
+});
+
+choice!(ServiceTimes {
+    Scenario => "each consumer's own service time",
+    Log => "each request's own time, from the log",
+    Empirical => "drawn from the log's times",
 });
 
 choice!(Backpressure {
@@ -288,6 +294,7 @@ mod tests {
     fn every_menu_reads_back() {
         reads_back::<OnRefused>();
         reads_back::<Backpressure>();
+        reads_back::<ServiceTimes>();
         reads_back::<Reaction>();
         reads_back::<OnFull>();
         reads_back::<Order>();

@@ -12,7 +12,7 @@
 
 use super::choices::Menu;
 use crate::plumbing::units::Quantity;
-use super::{Arrivals, Backpressure, Balance, Bucket, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, Protocol, RateUnit, Reaction, Scheme, Scope};
+use super::{Arrivals, ServiceTimes, Backpressure, Balance, Bucket, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, Protocol, RateUnit, Reaction, Scheme, Scope};
 use super::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 
 /// What a parameter measures, as the inspector shows it beside the value.
@@ -460,7 +460,7 @@ pub fn arrival_examples(rate: f64) -> Vec<(Arrivals, &'static str)> {
         (Arrivals::OnOff { rate_per_s: 2.0 * rate, on_s: 1.0, off_s: 1.0 }, "on/off bursts"),
         (Arrivals::Bursts { size: 10, every_s: 10.0 / rate }, "bursts at once"),
         (Arrivals::Ramp { from_per_s: 0.0, to_per_s: rate, over_s: 10.0 }, "ramp"),
-        (Arrivals::Trace { times_s: vec![0.1, 0.2, 0.3, 1.0, 1.05, 2.0] }, "scripted trace"),
+        (Arrivals::trace(vec![0.1, 0.2, 0.3, 1.0, 1.05, 2.0]), "scripted trace"),
         (Arrivals::ClosedLoop { clients: 4, think: Distribution::Exponential { mean: 4.0 / rate } }, "closed loop (clients)"),
     ]
 }
@@ -478,12 +478,23 @@ pub struct Kinds {
     pub params: &'static [Param],
 }
 
-fn kinds<T: serde::Serialize>(read: Option<&T>, examples: Vec<(T, &'static str)>, params: fn(&T) -> &'static [Param]) -> Kinds {
+/// The kinds for a field holding `value`, read as `read` when it reads
+/// whole. A value that names its kind (`tag`) without reading whole (a
+/// long trace whose lists the inspector shows in words) keeps its kind
+/// and that kind's parameters.
+fn kinds<T: serde::Serialize>(value: Option<&serde_json::Value>, tag: &str, read: Option<&T>, examples: Vec<(T, &'static str)>, params: fn(&T) -> &'static [Param]) -> Kinds {
+    let kind_name = super::choices::kind_name;
+    let named = || value.and_then(|v| v.get(tag)?.as_str()).map(str::to_string);
+    let current = read.map(kind_name).or_else(named).unwrap_or_default();
+    let params = match read {
+        Some(read) => params(read),
+        None => examples.iter().find(|(example, _)| kind_name(example) == current).map_or(&[][..], |(example, _)| params(example)),
+    };
     Kinds {
-        current: read.map(super::choices::kind_name).unwrap_or_default(),
-        menu: examples.iter().map(|(example, label)| (super::choices::kind_name(example), *label)).collect(),
+        current,
+        menu: examples.iter().map(|(example, label)| (kind_name(example), *label)).collect(),
         examples: examples.iter().map(|(example, _)| crate::plumbing::json_read::to_value(example)).collect(),
-        params: read.map(params).unwrap_or_default(),
+        params,
     }
 }
 
@@ -492,7 +503,7 @@ fn kinds<T: serde::Serialize>(read: Option<&T>, examples: Vec<(T, &'static str)>
 pub fn distribution_kinds(value: Option<&serde_json::Value>) -> Kinds {
     let read: Option<Distribution> = value.and_then(|v| crate::plumbing::json_read::from_value(v).ok());
     let mean = read.as_ref().map(Distribution::mean).filter(|m| m.is_finite() && *m > 0.0).unwrap_or(1.0);
-    kinds(read.as_ref(), distribution_examples(mean), distribution_params)
+    kinds(value, "dist", read.as_ref(), distribution_examples(mean), distribution_params)
 }
 
 /// The kinds of arrival process for a field holding `value`: the examples
@@ -500,7 +511,7 @@ pub fn distribution_kinds(value: Option<&serde_json::Value>) -> Kinds {
 pub fn arrival_kinds(value: Option<&serde_json::Value>) -> Kinds {
     let read: Option<Arrivals> = value.and_then(|v| crate::plumbing::json_read::from_value(v).ok());
     let rate = read.as_ref().and_then(Arrivals::rate_per_s).filter(|r| r.is_finite() && *r > 0.0).unwrap_or(10.0);
-    kinds(read.as_ref(), arrival_examples(rate), process_params)
+    kinds(value, "process", read.as_ref(), arrival_examples(rate), process_params)
 }
 
 /// The parameters of `arrivals`' kind of process.
@@ -521,7 +532,12 @@ pub fn process_params(arrivals: &Arrivals) -> &'static [Param] {
         p("size", "Burst", Unit::Messages, "Messages sent at the same instant, back to back…", whole(1.0, 100.0, 1.0)),
         p("every_s", "Every", Unit::Seconds, "…every this many seconds (the first after one period).", num(0.01, 10.0, 0.01)),
     ];
-    const TRACE: &[Param] = &[p("times_s", "Instants", Unit::Json, "[seconds, …]: one message at each, in order.", Control::Json)];
+    const TRACE: &[Param] = &[
+        p("times_s", "Instants", Unit::Json, "[seconds, …]: one message at each, in order.", Control::Json),
+        p("keys", "Keys", Unit::Json, "[text, …]: each message's key (a client, a path: what a keyed limiter counts by), \"\" for none; or none at all.", Control::Json),
+        p("service_s", "Service times", Unit::Json, "[seconds, …]: how long each message's request took (a log's durations); or none.", Control::Json),
+        p("service_times", "Served for", Unit::None, "What the consumers take to serve these messages: their own service time, each request's time from the log, or one drawn from the log's times.", Control::Choice(Menu::or_default::<ServiceTimes>())),
+    ];
     const CLOSED: &[Param] = &[
         p("clients", "Clients", Unit::None, "Requests outstanding: each client waits for its reply, thinks, sends again.", whole(1.0, 200.0, 1.0)),
         p("think", "Think time", Unit::Seconds, "Between a reply and the client's next request.", Control::Distribution),

@@ -27,6 +27,7 @@ mod graph;
 mod parts;
 mod paths;
 mod kind;
+mod logged;
 mod read;
 mod setting;
 
@@ -159,6 +160,7 @@ impl BlockSpec {
 
 pub use crate::plumbing::validate::{FieldError, Period};
 pub use kind::Kind;
+pub use logged::{LogLists, LogReport};
 pub use crate::plumbing::field_path::{FieldPath, FieldPathError, Step};
 pub use crate::plumbing::number_field::{NumberField, NumberError};
 pub use setting::{set_at, PlaceError, SetError};
@@ -167,7 +169,7 @@ pub use crate::blocks::consumer::{Lifecycle, OnTimeout, Slowdown};
 pub use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, HostDown, Iteration, QueueKey};
 pub use crate::blocks::window::Receipts;
 pub use crate::blocks::{
-    Arrivals, Backpressure, CreditScope, Limits, MessageClass, OnExcess, OnFull, OnRefused, OpensOn, RateRule, RateUnit, Reaction,
+    Arrivals, ServiceTimes, TraceKeys, Backpressure, CreditScope, Limits, MessageClass, OnExcess, OnFull, OnRefused, OpensOn, RateRule, RateUnit, Reaction,
     Reactions, Scheme, Scope,
 };
 pub use crate::blocks::{
@@ -213,6 +215,11 @@ impl fmt::Display for ScenarioError {
 impl std::error::Error for ScenarioError {}
 
 impl Scenario {
+    /// A scenario of `node` alone: no name, no seed, no edge.
+    pub fn alone(node: NodeSpec) -> Scenario {
+        Scenario { version: SCENARIO_VERSION, name: String::new(), description: String::new(), seed: None, nodes: vec![node], edges: Vec::new() }
+    }
+
     /// Refuses a scenario whose clients and workers together pass
     /// `MAX_CLIENTS_AND_WORKERS`, naming the nodes that ask for the most.
     fn check_memory_budget(&self, errors: &mut Vec<FieldError>) {

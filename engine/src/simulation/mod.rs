@@ -61,7 +61,8 @@ use crate::blocks::{
 use crate::context::{Context, Core, Notice};
 use crate::flows::Flows;
 use crate::message::{Message, NodeRef, NO_DESTINATION, NO_KEY};
-use crate::replay::{Replay, ServiceTimes};
+use crate::arrivals::{Arrivals, ServiceTimes};
+use crate::replay::Replay;
 use crate::metrics::{DropReason, NodeStats, TransitionLog};
 use crate::report::{NodeReport, Report, Totals};
 use crate::rng::SimRng;

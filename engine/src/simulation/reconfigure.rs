@@ -41,6 +41,18 @@ impl Simulation {
                 "receipts cannot be turned on while running: start the run again",
             ));
         }
+        for &i in changed {
+            // A trace played as a replay was turned into its replay when
+            // the run started.
+            if let (Some(BlockSpec::Producer(old)), Some(BlockSpec::Producer(new))) = (self.scenario.nodes.get(i).map(|n| &n.block), edited.nodes.get(i).map(|n| &n.block)) {
+                if (old.arrivals.replays() || new.arrivals.replays()) && old.arrivals != new.arrivals {
+                    return Err(ScenarioError::single(
+                        format!("nodes[{i}].arrivals"),
+                        "a trace whose messages carry keys or service times cannot change while running: start the run again",
+                    ));
+                }
+            }
+        }
         if let Some(held) = &self.held {
             // The running part must stay whole on its own: a block of it
             // may not come to name a held one.

@@ -145,22 +145,7 @@ impl Simulation {
             generated_keys,
             replayed_keys: None,
         };
-        if let Some((i, replay, service)) = replay {
-            let keys = replay.keys.iter().map(|&k| if k == NO_KEY { NO_KEY } else { k.saturating_add(generated_keys) }).collect();
-            if let Node::Producer(p) = &mut sim.nodes[i] {
-                p.replay(replay.at, keys);
-            }
-            if service != ServiceTimes::Scenario {
-                let seconds: std::sync::Arc<[f64]> = replay.service.iter().map(|d| d.as_secs_f64()).collect();
-                let own = service == ServiceTimes::Logged;
-                for node in &mut sim.nodes {
-                    if let Node::Consumer(c) = node {
-                        c.replay_service(ReplayedService { source: i as NodeRef, seconds: seconds.clone(), own });
-                    }
-                }
-            }
-            sim.replayed_keys = Some(Box::new(replay.names));
-        }
+        sim.install_replays(replay);
         sim.supervision = Supervision::build(&sim.scenario);
         sim.start_supervision();
         for i in start_order {
@@ -177,6 +162,62 @@ impl Simulation {
             }
         }
         sim
+    }
+}
+
+impl Simulation {
+    /// Plays each trace whose messages carry keys or service times as a
+    /// replay, then `replay` (a file given on the command line) in place
+    /// of its producer's arrivals. Keys are numbered once for all of them,
+    /// after the keys producers generate: the same text is the same key.
+    fn install_replays(&mut self, replay: Option<(usize, Replay, ServiceTimes)>) {
+        let mut names = crate::replay::Keys::default();
+        let offset = self.generated_keys;
+        let number = |names: &mut crate::replay::Keys, text: &str| match names.index(text) {
+            Some(NO_KEY) | None => NO_KEY,
+            Some(k) => k.saturating_add(offset),
+        };
+        let traces: Vec<usize> = (0..self.scenario.nodes.len())
+            .filter(|&i| matches!(&self.scenario.nodes[i].block, BlockSpec::Producer(p) if p.arrivals.replays()) && replay.as_ref().is_none_or(|r| r.0 != i))
+            .collect();
+        for i in traces {
+            let BlockSpec::Producer(p) = &self.scenario.nodes[i].block else { continue };
+            let Arrivals::Trace { times_s, keys, service_s, service_times } = &p.arrivals else { continue };
+            let at = times_s.iter().map(|&t| SimTime::from_secs_f64(t)).collect();
+            let numbered: Vec<u32> = keys.names().iter().map(|text| number(&mut names, text)).collect();
+            let of = if keys.is_empty() {
+                vec![NO_KEY; times_s.len()]
+            } else {
+                keys.numbers().iter().map(|&k| if k == 0 { NO_KEY } else { numbered[k as usize - 1] }).collect()
+            };
+            let (seconds, service) = (std::sync::Arc::from(service_s.as_slice()), *service_times);
+            self.install_replay(i, at, of, seconds, service);
+        }
+        if let Some((i, replay, service)) = replay {
+            let numbered: Vec<u32> = (0..=replay.names.len() as u32).map(|k| number(&mut names, replay.names.name(k))).collect();
+            let of = replay.keys.iter().map(|&k| numbered.get(k as usize).copied().unwrap_or(NO_KEY)).collect();
+            let seconds = replay.service.iter().map(|d| d.as_secs_f64()).collect();
+            self.install_replay(i, replay.at, of, seconds, service);
+        }
+        if !names.is_empty() {
+            self.replayed_keys = Some(Box::new(names));
+        }
+    }
+
+    /// Producer `i` sends at `at` with keys `keys`; the consumers serve
+    /// its messages with `seconds` as `service` says.
+    fn install_replay(&mut self, i: usize, at: Vec<SimTime>, keys: Vec<u32>, seconds: std::sync::Arc<[f64]>, service: ServiceTimes) {
+        if let Node::Producer(p) = &mut self.nodes[i] {
+            p.replay(at, keys);
+        }
+        if service != ServiceTimes::Scenario {
+            let own = service == ServiceTimes::Log;
+            for node in &mut self.nodes {
+                if let Node::Consumer(c) = node {
+                    c.replay_service(ReplayedService { source: i as NodeRef, seconds: seconds.clone(), own });
+                }
+            }
+        }
     }
 }
 

@@ -47,7 +47,7 @@
 use std::collections::VecDeque;
 
 
-pub use crate::arrivals::Arrivals;
+pub use crate::arrivals::{Arrivals, ServiceTimes, TraceKeys};
 use crate::state::{Cause, State};
 use crate::arrivals::{on_off_arrival, ramp_arrival};
 use crate::context::Context;
@@ -404,7 +404,7 @@ impl Producer {
                 let work = ctx.rng().exponential(1.0);
                 ramp_arrival(now.as_secs_f64(), work, *from_per_s, *to_per_s, *over_s).map(SimTime::from_secs_f64)
             }
-            Arrivals::Trace { times_s } => {
+            Arrivals::Trace { times_s, .. } => {
                 // Instants missed while stopped are skipped.
                 while self.trace_next < times_s.len() && SimTime::from_secs_f64(times_s[self.trace_next]) < now {
                     self.trace_next += 1;
