@@ -419,3 +419,177 @@ fn per_class_queues_of_one_agent_never_run_two_of_her_demands_at_once() {
         assert!(served > 150.0, "{agents}: {served}/s");
     }
 }
+
+fn trace(times: &[f64]) -> Value {
+    json!({"process": "trace", "times_s": times})
+}
+
+/// A netsendq dispatcher sending for `senders` (producers of one class to
+/// one host each, as `producer` makes them) to `host_a` and `host_b`,
+/// whose workers take `host_s` seconds an RPC; each host passes what it
+/// did on, split by class, to sinks named after the classes (`<class>_done`).
+fn netsendq_to_two_hosts(senders: Vec<Value>, classes: &[&str], dispatcher: Value, host_s: f64) -> Simulation {
+    let mut d = dispatcher;
+    d["id"] = json!("sendq");
+    d["kind"] = json!("dispatcher");
+    d["discipline"] = json!("netsendq");
+    d["workers"] = json!(2);
+    d["service_time"] = json!({"dist": "fixed", "value": 0.001});
+    let ids: Vec<String> = senders.iter().map(|s| s["id"].as_str().unwrap().to_string()).collect();
+    let done: Vec<String> = classes.iter().map(|c| format!("{c}_done")).collect();
+    let split: serde_json::Map<String, Value> = classes.iter().zip(&done).map(|(c, d)| (c.to_string(), json!(d))).collect();
+    let host = |id: &str| json!({"id": id, "kind": "consumer", "workers": 8, "service_time": {"dist": "fixed", "value": host_s}});
+    let mut nodes = senders;
+    nodes.extend([
+        d,
+        json!({"id": "to_host", "kind": "router", "policy": "by_destination"}),
+        host("host_a"),
+        host("host_b"),
+        json!({"id": "split", "kind": "router", "policy": "by_class", "classes": split}),
+    ]);
+    nodes.extend(done.iter().map(|d| sink(d)));
+    let mut edges: Vec<(&str, &str)> = ids.iter().map(|p| (p.as_str(), "sendq")).collect();
+    edges.extend([("sendq", "to_host"), ("to_host", "host_a"), ("to_host", "host_b"), ("host_a", "split"), ("host_b", "split")]);
+    edges.extend(done.iter().map(|d| ("split", d.as_str())));
+    Simulation::new(graph(nodes, &edges), 1).unwrap()
+}
+
+fn host_down(r: &sluice_engine::Report, node: &str) -> u64 {
+    r.nodes[node].dropped.get("host_down").copied().unwrap_or(0)
+}
+
+#[test]
+fn each_host_goes_down_and_comes_up_at_its_own_times() {
+    // host_a is down from 1 s to 2 s, host_b from 3 s to 4 s; each is sent
+    // an RPC every second from 0.5 s: of each host's five, the one sent
+    // while it is down fails, and the others are done.
+    let times = [0.5, 1.5, 2.5, 3.5, 4.5];
+    let mut sim = netsendq_to_two_hosts(
+        vec![producer("to_a", trace(&times), "rpc", Some("host_a")), producer("to_b", trace(&times), "rpc", Some("host_b"))],
+        &["rpc"],
+        json!({"hosts_down": [{"host": "host_a", "from_s": 1, "to_s": 2}, {"host": "host_b", "from_s": 3, "to_s": 4}]}),
+        0.01,
+    );
+    run_checked(&mut sim, 6.0);
+    let r = sim.report();
+    assert_eq!((r.nodes["host_a"].departed, r.nodes["host_b"].departed), (4, 4));
+    assert_eq!(host_down(&r, "sendq"), 2);
+}
+
+#[test]
+fn an_rpc_sent_to_a_down_host_fails_unless_its_class_is_queueable() {
+    // While host_a is down (1 s to 2 s) it is sent a replication, which
+    // fails at once, and a removal, queueable, which waits and is sent when
+    // the host is up. Both count as arrived at the dispatcher.
+    let mut sim = netsendq_to_two_hosts(
+        vec![producer("rm", trace(&[1.5]), "remove", Some("host_a")), producer("rep", trace(&[1.5]), "replicate", Some("host_a"))],
+        &["remove", "replicate"],
+        json!({"queueable_if_down": ["remove"], "hosts_down": [{"host": "host_a", "from_s": 1, "to_s": 2}]}),
+        0.01,
+    );
+    run_checked(&mut sim, 1.9);
+    assert_eq!(sim.report().nodes["sendq"].depth_messages, 1, "the removal waits");
+    run_checked(&mut sim, 5.0);
+    let r = sim.report();
+    assert_eq!((r.nodes["remove_done"].departed, r.nodes["replicate_done"].departed), (1, 0));
+    assert_eq!(host_down(&r, "sendq"), 1);
+    assert_eq!(r.nodes["sendq"].arrived, 2);
+}
+
+#[test]
+fn rpcs_under_way_when_their_host_goes_down_fail_or_if_queueable_are_sent_again_when_it_is_up() {
+    // A removal (queueable) and a replication are sent to host_a at 0 s;
+    // it takes 2 s over each and is down from 1 s to 3 s. Neither is done
+    // there: the replication fails, and the removal comes back to the
+    // dispatcher (arriving again) when the host would have finished it,
+    // waits, and is sent again at 3 s.
+    let mut sim = netsendq_to_two_hosts(
+        vec![producer("rm", trace(&[0.0]), "remove", Some("host_a")), producer("rep", trace(&[0.0]), "replicate", Some("host_a"))],
+        &["remove", "replicate"],
+        json!({"queueable_if_down": ["remove"], "hosts_down": [{"host": "host_a", "from_s": 1, "to_s": 3}]}),
+        2.0,
+    );
+    run_checked(&mut sim, 2.9);
+    assert_eq!(sim.report().nodes["sendq"].depth_messages, 1, "the removal waits for the host");
+    run_checked(&mut sim, 10.0);
+    let r = sim.report();
+    assert_eq!((r.nodes["remove_done"].departed, r.nodes["replicate_done"].departed), (1, 0));
+    assert_eq!(r.totals.dropped, 1);
+    // Two offered and one come back; sent three times.
+    assert_eq!((r.nodes["sendq"].arrived, r.nodes["sendq"].departed), (3, 3));
+}
+
+#[test]
+fn a_host_going_down_fails_its_own_unsent_rpcs_and_no_other_hosts() {
+    // One RPC in flight to each host at a time (the window), 2 s each:
+    // each host is sent one at 0 s while its second, at 0.5 s, waits.
+    // host_a goes down at 1 s: its waiting RPC fails then, and the one
+    // under way with it; host_b's waiting one is sent when its first is
+    // done.
+    let mut sim = netsendq_to_two_hosts(
+        vec![
+            producer("to_a", trace(&[0.0, 0.5]), "replicate", Some("host_a")),
+            producer("to_b", trace(&[0.0, 0.5]), "replicate", Some("host_b")),
+        ],
+        &["replicate"],
+        json!({"hosts_down": [{"host": "host_a", "from_s": 1, "to_s": 3}]}),
+        2.0,
+    );
+    run_checked(&mut sim, 1.5);
+    let r = sim.report();
+    assert_eq!((host_down(&r, "sendq"), r.nodes["sendq"].depth_messages), (1, 1), "host_a's waiting RPC failed, host_b's waits");
+    run_checked(&mut sim, 10.0);
+    let r = sim.report();
+    assert_eq!((r.nodes["host_a"].departed, r.nodes["host_b"].departed), (0, 2));
+    assert_eq!(r.totals.dropped, 2);
+}
+
+#[test]
+fn a_live_change_keeps_the_hosts_down_schedule_of_the_start() {
+    // host_a is down from 2 s to 4 s; at 1 s the dispatcher is changed
+    // live, its windows and its down periods: the periods scheduled at the
+    // start stay, as a link's and a consumer's do. Of RPCs at 0.5, 2.5
+    // and 4.5 s, the second fails.
+    let mut sim = netsendq_to_two_hosts(
+        vec![producer("to_a", trace(&[0.5, 2.5, 4.5]), "rpc", Some("host_a"))],
+        &["rpc"],
+        json!({"hosts_down": [{"host": "host_a", "from_s": 2, "to_s": 4}]}),
+        0.01,
+    );
+    run_checked(&mut sim, 1.0);
+    let mut block = sim.scenario().nodes[idx(&sim, "sendq")].block.clone();
+    if let sluice_engine::BlockSpec::Dispatcher(d) = &mut block {
+        d.windows.insert("rpc".to_string(), 4);
+        d.hosts_down.clear();
+    }
+    sim.reconfigure("sendq", block).unwrap();
+    run_checked(&mut sim, 6.0);
+    let r = sim.report();
+    assert_eq!((r.nodes["host_a"].departed, host_down(&r, "sendq")), (2, 1));
+}
+
+#[test]
+fn a_dispatcher_other_than_netsendq_leaves_every_gate_a_message_carries_to_the_blocks_after_it() {
+    // A round robin dispatcher waits for no reply: what it passes on is
+    // counted against none of its gates, so four limiters may follow it
+    // (as many as a message can be counted against), and the last, of one
+    // in flight, holds the five messages to one at a time.
+    let limiter = |id: &str, most: u64| json!({"id": id, "kind": "concurrency_limiter", "max_in_flight": most});
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": trace(&[0.0; 5])}),
+            json!({"id": "disp", "kind": "dispatcher", "workers": 5, "service_time": {"dist": "fixed", "value": 0.0}}),
+            limiter("l1", 5),
+            limiter("l2", 5),
+            limiter("l3", 5),
+            limiter("l4", 1),
+            json!({"id": "work", "kind": "consumer", "workers": 5, "service_time": {"dist": "fixed", "value": 1.0}}),
+        ],
+        &[("p", "disp"), ("disp", "l1"), ("l1", "l2"), ("l2", "l3"), ("l3", "l4"), ("l4", "work")],
+    );
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    run_checked(&mut sim, 0.5);
+    assert_eq!(sim.stats(idx(&sim, "work")).in_service, 1);
+    run_checked(&mut sim, 4.5);
+    assert_eq!(sim.report().nodes["work"].departed, 4, "one a second");
+}

@@ -508,12 +508,37 @@ mod tests {
     use super::*;
     use crate::context::bench::Bench;
 
-    fn dispatcher(spec: serde_json::Value) -> Dispatcher {
+    /// The spec read from `spec`, each demand taking a second.
+    fn spec(spec: serde_json::Value) -> DispatcherSpec {
         let mut spec = spec;
         spec["service_time"] = serde_json::json!({"dist": "fixed", "value": 1.0});
-        let spec: DispatcherSpec = serde_json::from_value(spec).unwrap();
-        let map = DispatcherMap { class_names: vec!["a".into(), "b".into()], node_ids: vec!["d".into(), "p1".into(), "p2".into()], inputs: vec![1, 2] };
-        Dispatcher::new(spec, map)
+        serde_json::from_value(spec).unwrap()
+    }
+
+    /// A dispatcher (node 0, "d") fed by senders 1 to 4 ("p1" to "p4"),
+    /// with classes a, b and c.
+    pub(super) fn dispatcher(spec: serde_json::Value) -> Dispatcher {
+        let map = DispatcherMap {
+            class_names: vec!["a".into(), "b".into(), "c".into()],
+            node_ids: vec!["d".into(), "p1".into(), "p2".into(), "p3".into(), "p4".into()],
+            inputs: vec![1, 2, 3, 4],
+        };
+        Dispatcher::new(self::spec(spec), map)
+    }
+
+    /// Offers a message of class `class` from sender `from`: its id.
+    fn offer(d: &mut Dispatcher, b: &mut Bench, from: usize, class: u16) -> u64 {
+        let msg = b.message(10, class);
+        assert!(d.offer(msg, from, &mut b.ctx()));
+        msg.id
+    }
+
+    /// One pick: the id served, if any.
+    fn pick(d: &mut Dispatcher, b: &mut Bench) -> Option<u64> {
+        match d.pick(&mut b.ctx()) {
+            Pick::Serve(_, msg) => Some(msg.id),
+            Pick::Nothing => None,
+        }
     }
 
     /// Picks until nothing can be served (no demand ends meanwhile): the
@@ -604,5 +629,164 @@ mod tests {
         assert!(d.offer(b.message(10, 0), 1, &mut b.ctx()));
         assert_eq!(b.stats.dropped[DropReason::Merged as usize], 1, "its run started: a new registration");
         assert_eq!(d.waiting(), 1);
+    }
+
+    /// `arrived` counts every message the dispatcher took: one that waits,
+    /// one merged into a waiting registration, one dropped as the newest of
+    /// a full queue.
+    #[test]
+    fn every_message_taken_counts_as_arrived_whether_it_waits_merges_or_is_dropped() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "shared", "register_once": true, "capacity": 2,
+                                                 "agents": "independent"}));
+        offer(&mut d, &mut b, 1, 0);
+        offer(&mut d, &mut b, 1, 0);
+        assert_eq!(b.stats.dropped[DropReason::Merged as usize], 1, "the same task again: merged");
+        offer(&mut d, &mut b, 1, 1);
+        let mut other = b.message(10, 0);
+        other.source = 2;
+        assert!(d.offer(other, 1, &mut b.ctx()));
+        assert_eq!(b.stats.dropped[DropReason::Overflow as usize], 1, "another source's task meets a full queue");
+        assert_eq!(d.waiting(), 2);
+        assert_eq!(b.stats.arrived, 4);
+    }
+
+    /// The bytes waiting follow the messages in and out.
+    #[test]
+    fn the_bytes_waiting_are_those_of_the_messages_still_waiting() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "shared", "agents": "independent"}));
+        for bytes in [100, 20, 3] {
+            let msg = b.message(bytes, 0);
+            d.offer(msg, 1, &mut b.ctx());
+        }
+        assert_eq!(b.stats.depth_bytes, 123);
+        pick(&mut d, &mut b);
+        assert_eq!(b.stats.depth_bytes, 23, "the first, of 100 bytes, left");
+        pick(&mut d, &mut b);
+        assert_eq!(b.stats.depth_bytes, 3);
+        pick(&mut d, &mut b);
+        assert_eq!((b.stats.depth_bytes, b.stats.depth_messages.value()), (0, 0));
+    }
+
+    /// A demand served the instant it came waited not at all: only one that
+    /// waited counts towards the probability of waiting, and the time
+    /// spent waiting is summed.
+    #[test]
+    fn only_a_demand_that_waited_counts_as_having_waited() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "shared", "agents": "independent"}));
+        offer(&mut d, &mut b, 1, 0);
+        assert!(pick(&mut d, &mut b).is_some());
+        offer(&mut d, &mut b, 1, 0);
+        b.at(1.5);
+        assert!(pick(&mut d, &mut b).is_some());
+        assert_eq!(b.stats.waited, 1, "the second waited, the first did not");
+        assert_eq!(b.stats.residence_ns, 1_500_000_000);
+    }
+
+    /// With `order: priority`, a message's priority is the one
+    /// `message_priorities` sets for its class: the lowest number leaves
+    /// first, oldest first within one.
+    #[test]
+    fn message_priorities_order_a_demand_queue_by_class() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "shared", "order": "priority", "agents": "independent",
+            "message_priorities": [{"class": "a", "priority": 5}, {"class": "b", "priority": 1}]}));
+        let ids: Vec<u64> = [0, 1, 0, 1].into_iter().map(|class| offer(&mut d, &mut b, 1, class)).collect();
+        assert_eq!(serve_all(&mut d, &mut b, true), [ids[1], ids[3], ids[0], ids[2]]);
+    }
+
+    /// A message addressed to no one is its demand queue's under
+    /// `per_input` (each sender an agent: two run at once), and the
+    /// dispatcher's one agent's under `per_class` (two classes, one agent:
+    /// one at a time).
+    #[test]
+    fn a_message_addressed_to_no_one_is_its_senders_demand_but_per_class_the_one_agents() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "per_input", "workers": 2}));
+        let ids = [offer(&mut d, &mut b, 1, 0), offer(&mut d, &mut b, 2, 0)];
+        assert_eq!(serve_all(&mut d, &mut b, false), ids, "two senders, two agents");
+        let mut d = dispatcher(serde_json::json!({"queues": "per_class", "workers": 2}));
+        let ids = [offer(&mut d, &mut b, 1, 0), offer(&mut d, &mut b, 1, 1)];
+        assert_eq!(serve_all(&mut d, &mut b, false), [ids[0]], "two classes, one agent");
+        d.demand_finished(ids[0]);
+        assert_eq!(serve_all(&mut d, &mut b, false), [ids[1]]);
+    }
+
+    /// A live change of `queue_priorities` applies to the demands already
+    /// waiting.
+    #[test]
+    fn a_live_change_of_queue_priorities_reorders_the_demands_already_waiting() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "per_input", "discipline": "priority", "agents": "independent",
+                                                 "queue_priorities": {"p1": 0, "p2": 1}}));
+        let first = [offer(&mut d, &mut b, 1, 0), offer(&mut d, &mut b, 1, 0)];
+        let second = [offer(&mut d, &mut b, 2, 0), offer(&mut d, &mut b, 2, 0)];
+        d.reconfigure(spec(serde_json::json!({"queues": "per_input", "discipline": "priority", "agents": "independent",
+                                              "queue_priorities": {"p1": 1, "p2": 0}})));
+        assert_eq!(serve_all(&mut d, &mut b, true), [second[0], second[1], first[0], first[1]]);
+    }
+
+    /// A dispatcher changed live from priority to round robin serves, in
+    /// turn, every queue that still holds demands.
+    #[test]
+    fn a_live_change_from_priority_to_round_robin_serves_every_queue_still_waiting() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "per_input", "discipline": "priority", "agents": "independent"}));
+        let first = offer(&mut d, &mut b, 1, 0);
+        let second = [offer(&mut d, &mut b, 2, 0), offer(&mut d, &mut b, 2, 0)];
+        assert_eq!(pick(&mut d, &mut b), Some(first), "equal priorities: the oldest head, then the first queue");
+        d.reconfigure(spec(serde_json::json!({"queues": "per_input", "agents": "independent"})));
+        let third = offer(&mut d, &mut b, 1, 0);
+        assert_eq!(serve_all(&mut d, &mut b, true), [second[0], third, second[1]]);
+    }
+
+    /// An event loop's worker finds a demand that came, mid-iteration, to
+    /// the last of four queues, past three with nothing left to serve in
+    /// this iteration: the next iteration begins and serves it.
+    #[test]
+    fn an_event_loop_serves_a_demand_that_came_to_its_last_queue_mid_iteration() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "per_input", "discipline": "event_loop"}));
+        let ids: Vec<u64> = (1..=4).map(|from| offer(&mut d, &mut b, from, 0)).collect();
+        assert_eq!(serve_all(&mut d, &mut b, true), ids, "one iteration over the four queues, in order");
+        let again = offer(&mut d, &mut b, 1, 0);
+        assert_eq!(pick(&mut d, &mut b), Some(again));
+        let last = offer(&mut d, &mut b, 4, 0);
+        assert_eq!(pick(&mut d, &mut b), Some(last), "a free worker never idles while a demand waits");
+    }
+
+    /// `alternate` over two kinds: a flag names the queue to read; if it
+    /// is empty the next non-empty one is read, and the flag moves on only
+    /// when the queue it names was read.
+    #[test]
+    fn alternation_reads_the_flagged_queue_and_moves_the_flag_only_when_it_was_read() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "per_class", "discipline": "alternate"}));
+        let [a1, b1, a2, a3] = [0, 1, 0, 0].map(|class| offer(&mut d, &mut b, 1, class));
+        // a (flag to b), b (flag to a), a (flag to b), then b is empty: a,
+        // and the flag stays on b.
+        assert_eq!(serve_all(&mut d, &mut b, true), [a1, b1, a2, a3]);
+        let [a4, b2] = [0, 1].map(|class| offer(&mut d, &mut b, 1, class));
+        assert_eq!(serve_all(&mut d, &mut b, true), [b2, a4], "the flag named b, though a's came first");
+        // The flag is on b again: b, then a is empty: b, the flag on a.
+        let [b3, b4] = [1, 1].map(|class| offer(&mut d, &mut b, 1, class));
+        assert_eq!(serve_all(&mut d, &mut b, true), [b3, b4]);
+        let [b5, a5] = [1, 0].map(|class| offer(&mut d, &mut b, 1, class));
+        assert_eq!(serve_all(&mut d, &mut b, true), [a5, b5]);
+    }
+
+    /// Over more queues the flag goes round them in order: a kind that
+    /// first comes later takes its turn after those before it, the flag
+    /// going on from where it was.
+    #[test]
+    fn alternation_takes_a_kind_that_comes_later_into_the_flags_round() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"queues": "per_class", "discipline": "alternate"}));
+        let [a1, b1] = [0, 1].map(|class| offer(&mut d, &mut b, 1, class));
+        assert_eq!(serve_all(&mut d, &mut b, true), [a1, b1], "the flag went round to a");
+        let [c1, b2, a2] = [2, 1, 0].map(|class| offer(&mut d, &mut b, 1, class));
+        assert_eq!(serve_all(&mut d, &mut b, true), [a2, b2, c1]);
     }
 }

@@ -167,3 +167,92 @@ impl Dispatcher {
         self.record(ctx);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::dispatcher;
+    use super::*;
+    use crate::context::bench::Bench;
+
+    /// Offers a message of class `class` to host `host` (a node index).
+    fn offer_to(d: &mut Dispatcher, b: &mut Bench, host: u16, class: u16) -> u64 {
+        let mut msg = b.message(10, class);
+        msg.destination = host;
+        assert!(d.offer(msg, 1, &mut b.ctx()));
+        msg.id
+    }
+
+    /// Sends until nothing can be sent, each send ending and answered at
+    /// once: the ids sent, in order.
+    fn send_all(d: &mut Dispatcher, b: &mut Bench) -> Vec<u64> {
+        let mut sent = Vec::new();
+        while let Pick::Serve(_, msg) = d.pick(&mut b.ctx()) {
+            sent.push(msg.id);
+            d.send_finished(&msg);
+            d.replied(&msg);
+        }
+        sent
+    }
+
+    /// A class's window bounds its RPCs to a host sent and not answered
+    /// (`windows`, 1 for a class it leaves out); an answer frees a place.
+    #[test]
+    fn a_class_window_bounds_its_rpcs_unanswered_until_one_is_answered() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"discipline": "netsendq", "windows": {"a": 2}}));
+        let [a1, a2, a3] = [0, 0, 0].map(|class| offer_to(&mut d, &mut b, 1, class));
+        let b1 = offer_to(&mut d, &mut b, 1, 1);
+        assert_eq!(d.in_flight_by_window(), [(0, 2), (0, 1)], "nothing sent yet");
+        let mut sent = Vec::new();
+        while let Pick::Serve(_, msg) = d.pick(&mut b.ctx()) {
+            sent.push(msg);
+            d.send_finished(&msg);
+        }
+        assert_eq!(sent.iter().map(|m| m.id).collect::<Vec<_>>(), [a1, a2, b1], "the third of a waits for a place");
+        assert_eq!(d.in_flight_by_window(), [(2, 2), (1, 1)]);
+        d.replied(&sent[0]);
+        assert_eq!(d.in_flight_by_window(), [(1, 2), (1, 1)]);
+        assert_eq!(send_all(&mut d, &mut b), [a3]);
+    }
+
+    /// A host's ready queue holds its eligible RPCs in the order they were
+    /// queued, whatever their class.
+    #[test]
+    fn a_hosts_ready_queue_sends_in_time_order_across_classes() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"discipline": "netsendq"}));
+        let a1 = offer_to(&mut d, &mut b, 1, 0);
+        b.at(1.0);
+        let b1 = offer_to(&mut d, &mut b, 1, 1);
+        b.at(2.0);
+        let a2 = offer_to(&mut d, &mut b, 1, 0);
+        b.at(3.0);
+        assert_eq!(send_all(&mut d, &mut b), [a1, b1, a2]);
+    }
+
+    /// Free workers send for hosts in turn; a host with nothing left to
+    /// send drops out of the turn and holds the others up not at all.
+    #[test]
+    fn hosts_take_turns_and_one_with_nothing_ready_holds_up_none() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"discipline": "netsendq", "windows": {"a": 10}}));
+        let [x1, x2] = [0, 0].map(|class| offer_to(&mut d, &mut b, 1, class));
+        let [y1, y2, y3] = [0, 0, 0].map(|class| offer_to(&mut d, &mut b, 2, class));
+        assert_eq!(send_all(&mut d, &mut b), [x1, y1, x2, y2, y3]);
+    }
+
+    /// An RPC that waited its time to live is dropped (`expired`) when it
+    /// would join its host's ready queue; a younger one is sent.
+    #[test]
+    fn an_rpc_that_waited_its_time_to_live_is_dropped_instead_of_sent() {
+        let mut b = Bench::new();
+        let mut d = dispatcher(serde_json::json!({"discipline": "netsendq", "ttl_s": 1.0}));
+        offer_to(&mut d, &mut b, 1, 0);
+        b.at(1.5);
+        let young = offer_to(&mut d, &mut b, 1, 0);
+        b.at(2.0);
+        assert_eq!(send_all(&mut d, &mut b), [young]);
+        assert_eq!(b.stats.dropped[DropReason::Expired as usize], 1);
+        assert_eq!(d.waiting(), 0);
+    }
+}

@@ -228,3 +228,28 @@ fn map_key(step: &Step) -> String {
         Step::Index(i) => i.to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn read(fields: serde_json::Value) -> DispatcherSpec {
+        let mut fields = fields;
+        fields["service_time"] = serde_json::json!({"dist": "fixed", "value": 1.0});
+        serde_json::from_value(fields).unwrap()
+    }
+
+    /// A scenario written back leaves `agents` out when it is the default,
+    /// and keeps any other, which reads back the same.
+    #[test]
+    fn agents_are_written_only_when_not_the_default_and_read_back_the_same() {
+        let default = serde_json::to_value(read(serde_json::json!({}))).unwrap();
+        assert_eq!(default.get("agents"), None, "{default}");
+        for agents in ["per_queue", "independent"] {
+            let spec = read(serde_json::json!({"agents": agents}));
+            let written = serde_json::to_value(&spec).unwrap();
+            assert_eq!(written["agents"], agents);
+            assert_eq!(serde_json::from_value::<DispatcherSpec>(written).unwrap(), spec);
+        }
+    }
+}
