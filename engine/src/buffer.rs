@@ -46,15 +46,18 @@ impl Buffer {
         Buffer { order, line: VecDeque::new(), levels: Vec::new(), len: 0, bytes: 0 }
     }
 
-    /// Changes the order while running; the entries are kept.
-    pub fn set_order(&mut self, order: Order) {
-        if order == self.order {
-            return;
-        }
+    /// Changes the order while running, each entry taking the priority
+    /// `priority` gives it when the new order is by priority (a table
+    /// changed too, or messages that waited in FIFO order with their
+    /// class's); the entries are kept, oldest first within a priority.
+    pub fn reorder(&mut self, order: Order, priority: impl Fn(&Message) -> u8) {
         let mut all: Vec<Entry> = self.line.drain(..).chain(self.levels.iter_mut().flat_map(|l| l.drain(..))).collect();
         all.sort_by_key(|e| (e.enqueued, e.msg.id));
         *self = Buffer::new(order);
-        for e in all {
+        for mut e in all {
+            if order == Order::Priority {
+                e.msg.priority = priority(&e.msg);
+            }
             self.push(e);
         }
     }
@@ -310,7 +313,13 @@ mod tests {
         for i in 0..5 {
             b.push(entry(i, (5 - i) as u8, false, i));
         }
-        b.set_order(Order::Priority);
+        b.reorder(Order::Priority, |m| m.priority);
         assert_eq!(drain(&mut b), vec![4, 3, 2, 1, 0]);
+        // A new table gives what waits new priorities.
+        for i in 0..5 {
+            b.push(entry(i, (5 - i) as u8, false, i));
+        }
+        b.reorder(Order::Priority, |m| (m.id % 2) as u8);
+        assert_eq!(drain(&mut b), vec![0, 2, 4, 1, 3]);
     }
 }

@@ -38,7 +38,7 @@ const SOURCE: u8 = 4;
 const BY_SPECIFICITY: [u8; 7] =
     [CLASS | DESTINATION | SOURCE, CLASS | DESTINATION, CLASS | SOURCE, DESTINATION | SOURCE, CLASS, SOURCE, DESTINATION];
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct PriorityTable {
     /// (fields named, class, destination, source) → priority; a field not
     /// named is 0.

@@ -639,3 +639,31 @@ fn a_message_larger_than_the_whole_capacity_is_dropped_after_the_oldest() {
     // No huge message was ever served: none fits.
     assert!(q.depth_bytes <= 1000);
 }
+
+/// A queue changed live from FIFO to priority orders what already waits by
+/// its table, not only what comes next: b's messages, urgent by the
+/// table, leave before a's that came first.
+#[test]
+fn a_live_change_to_priority_order_reorders_what_already_waits() {
+    let scenario = graph(
+        vec![
+            json!({"id": "pa", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.0, 0.1, 0.2]}, "classes": [{"name": "a"}]}),
+            json!({"id": "pb", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.3, 0.4]}, "classes": [{"name": "b"}]}),
+            json!({"id": "q", "kind": "queue", "message_priorities": [{"class": "a", "priority": 5}, {"class": "b", "priority": 0}]}),
+            json!({"id": "server", "kind": "consumer", "service_time": {"dist": "fixed", "value": 1.0}}),
+            json!({"id": "split", "kind": "router", "policy": "by_class", "classes": {"a": "done_a", "b": "done_b"}}),
+            json!({"id": "done_a", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.0}}),
+            json!({"id": "done_b", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.0}}),
+        ],
+        &[("pa", "q"), ("pb", "q"), ("q", "server"), ("server", "split"), ("split", "done_a"), ("split", "done_b")],
+    );
+    let mut sim = Simulation::new(scenario.clone(), 1).unwrap();
+    run_checked(&mut sim, 0.5);
+    let BlockSpec::Queue(mut spec) = scenario.nodes[2].block.clone() else { panic!() };
+    spec.order = sluice_engine::scenario::Order::Priority;
+    sim.reconfigure("q", BlockSpec::Queue(spec)).unwrap();
+    // a0 was taken at once (done at 1 s); then b0 (2 s) and b1 (3 s).
+    run_checked(&mut sim, 3.5);
+    let r = sim.report();
+    assert_eq!((r.nodes["done_a"].departed, r.nodes["done_b"].departed), (1, 2));
+}

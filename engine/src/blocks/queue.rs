@@ -501,8 +501,10 @@ impl Queue {
     /// Takes new parameters while running. A stricter state applies at
     /// once; a looser one waits for the next send, as always.
     pub fn reconfigure(&mut self, spec: QueueSpec, priorities: PriorityTable, ctx: &mut Context) -> PauseSignal {
+        if spec.order != self.spec.order || (spec.order == Order::Priority && priorities != self.priorities) {
+            self.buffer.reorder(spec.order, |msg| priorities.of(msg));
+        }
         self.priorities = priorities;
-        self.buffer.set_order(spec.order);
         let ttl_changed = spec.ttl_s != self.spec.ttl_s;
         self.hard_floors = spec.hard_limit.floors();
         self.soft_floors = spec.soft_limit.floors();

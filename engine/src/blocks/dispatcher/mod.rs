@@ -200,7 +200,14 @@ impl Dispatcher {
     }
 
     pub fn reconfigure(&mut self, spec: DispatcherSpec) {
-        self.priorities = PriorityTable::resolve(&spec.message_priorities, &self.map.class_names, &self.map.node_ids);
+        let priorities = PriorityTable::resolve(&spec.message_priorities, &self.map.class_names, &self.map.node_ids);
+        // What waits takes the new order (and table), as a queue's does.
+        if spec.order != self.spec.order || (spec.order == Order::Priority && priorities != self.priorities) {
+            for q in &mut self.queues {
+                q.buffer.reorder(spec.order, |msg| priorities.of(msg));
+            }
+        }
+        self.priorities = priorities;
         self.spec = DispatcherSpec { hosts_down: self.spec.hosts_down.clone(), ..spec };
         for q in &mut self.queues {
             q.priority = self.spec.queue_priorities.get(&q.name).copied().unwrap_or(0);
@@ -695,6 +702,19 @@ mod tests {
             "message_priorities": [{"class": "a", "priority": 5}, {"class": "b", "priority": 1}]}));
         let ids: Vec<u64> = [0, 1, 0, 1].into_iter().map(|class| offer(&mut d, &mut b, 1, class)).collect();
         assert_eq!(serve_all(&mut d, &mut b, true), [ids[1], ids[3], ids[0], ids[2]]);
+    }
+
+    /// A live change of `order` reaches the demands already waiting: from
+    /// FIFO to priority, a class of priority 1 that came later leaves
+    /// before one of priority 5 that waited.
+    #[test]
+    fn a_live_change_of_order_reaches_the_demands_already_waiting() {
+        let mut b = Bench::new();
+        let priorities = serde_json::json!([{"class": "a", "priority": 5}, {"class": "b", "priority": 1}]);
+        let mut d = dispatcher(serde_json::json!({"queues": "shared", "agents": "independent", "message_priorities": priorities}));
+        let ids: Vec<u64> = [0, 0, 1].into_iter().map(|class| offer(&mut d, &mut b, 1, class)).collect();
+        d.reconfigure(spec(serde_json::json!({"queues": "shared", "order": "priority", "agents": "independent", "message_priorities": priorities})));
+        assert_eq!(serve_all(&mut d, &mut b, true), [ids[2], ids[0], ids[1]]);
     }
 
     /// A message addressed to no one is its demand queue's under
