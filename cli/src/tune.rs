@@ -8,7 +8,38 @@
 use rayon::prelude::*;
 use sluice_engine::sweep::SweepError;
 use sluice_engine::numbers::{as_written, significant};
-use sluice_engine::tune::{parse_range, parse_requirement, Goal, Requirement, Setting, Tune, TuneError, TuneResult, Tuner};
+use sluice_engine::sweep::Replication;
+use sluice_engine::tune::{parse_range, parse_requirement, Batch, Frontier, Goal, Requirement, Setting, Tune, TuneError, TuneResult, Tuner};
+
+/// One field's search, or a frontier over two.
+enum Search {
+    One(Box<Tuner>),
+    Two(Frontier),
+}
+
+impl Search {
+    fn next_batch(&mut self) -> Result<Option<Batch<'_>>, TuneError> {
+        match self {
+            Search::One(t) => t.next_batch(),
+            Search::Two(f) => f.next_batch(),
+        }
+    }
+
+    fn feed(&mut self, reps: Vec<(Replication, u64)>) {
+        match self {
+            Search::One(t) => drop(t.feed(reps)),
+            Search::Two(f) => drop(f.feed(reps)),
+        }
+    }
+
+    fn result(&self) -> TuneResult {
+        match self {
+            Search::One(t) => t.result(),
+            Search::Two(f) => f.result(),
+        }
+    }
+}
+
 
 /// What `sluice tune FILE ...` was asked.
 pub struct Request {
@@ -25,20 +56,30 @@ pub struct Request {
 pub fn run(request: Request) -> Result<String, String> {
     let scenario = crate::load(&request.file)?;
     let said = |e: TuneError| e.to_string();
-    let [vary] = &request.vary[..] else { return Err(said(TuneError::OneVary)) };
-    let (field, range) = parse_range(vary).map_err(said)?;
+    let varied = request.vary.iter().map(|v| parse_range(v)).collect::<Result<Vec<_>, _>>().map_err(said)?;
+    if !(1..=2).contains(&varied.len()) {
+        return Err(said(TuneError::OneVary));
+    }
     let (goal, named) = match (&request.minimize, &request.maximize) {
         (Some(f), None) => (Goal::Minimize, f),
         (None, Some(f)) => (Goal::Maximize, f),
         _ => return Err("give one of --minimize NODE.FIELD and --maximize NODE.FIELD".into()),
     };
-    if named.trim() != field.to_string() {
+    // The goal names the field to choose; a second --vary is the other.
+    let Some(k) = varied.iter().position(|(field, _)| named.trim() == field.to_string()) else {
         let goal = if goal == Goal::Minimize { "minimize" } else { "maximize" };
-        return Err(said(TuneError::GoalField { goal, named: named.clone(), varied: field.to_string() }));
-    }
+        let varied = varied.iter().map(|(f, _)| f.to_string()).collect::<Vec<_>>().join(" or ");
+        return Err(said(TuneError::GoalField { goal, named: named.clone(), varied }));
+    };
+    let mut varied = varied;
+    let (field, range) = varied.remove(k);
     let requirements = request.require.iter().map(|r| parse_requirement(r)).collect::<Result<Vec<_>, _>>().map_err(said)?;
     let options = request.runs.options(request.reps);
-    let mut tuner = Tuner::new(&scenario, Tune { field, range, goal, requirements: requirements.clone(), options }).map_err(said)?;
+    let tune = Tune { field, range, goal, requirements: requirements.clone(), options };
+    let mut tuner = match varied.pop() {
+        None => Search::One(Box::new(Tuner::new(&scenario, tune).map_err(said)?)),
+        Some((along, range)) => Search::Two(Frontier::new(&scenario, tune, along, range).map_err(said)?),
+    };
     let pool = crate::sweep::pool(request.runs.jobs)?;
     let bar = crate::progress_bar(0, "{spinner} {pos} replications, {per_sec}");
     while let Some(batch) = tuner.next_batch().map_err(said)? {
@@ -74,7 +115,16 @@ fn to_table(r: &TuneResult, requirements: &[Requirement]) -> String {
     let goal = if r.goal == Goal::Minimize { "smallest" } else { "largest" };
     let wanted: Vec<String> = requirements.iter().map(Requirement::to_string).collect();
     let mut out = format!("{}: the {goal} {field} with {} at 95% confidence\n\n", r.scenario, wanted.join(" and "));
-    let value_of = |s: &Setting| as_written(s.values.values().next().copied().unwrap_or(f64::NAN));
+    // A setting's value of the field chosen, and of the other field on a
+    // frontier.
+    let along = r.along.as_ref().map(ToString::to_string);
+    let value_of = |s: &Setting| {
+        let chosen = as_written(s.values.get(&r.field).copied().unwrap_or(f64::NAN));
+        match r.along.as_ref().and_then(|a| s.values.get(a)) {
+            Some(b) => format!("{chosen} at {} = {}", along.as_deref().unwrap_or_default(), as_written(*b)),
+            None => chosen,
+        }
+    };
     let metric_line = |out: &mut String, setting: &Setting, req: &Requirement| {
         let shown = match setting.metrics.get(&req.metric) {
             Some(e) => match (e.mean, e.ci95) {
@@ -109,7 +159,23 @@ fn to_table(r: &TuneResult, requirements: &[Requirement]) -> String {
         }
         (None, None) => out.push_str("nothing was tried\n"),
     }
-    let tried: Vec<String> = r.tried.iter().map(|t| format!("{} ({} reps, {})", as_written(t.value), t.reps, if t.feasible { "met" } else { "not met" })).collect();
+    if let Some(along) = &along {
+        let _ = writeln!(out, "\nfrontier ({along} taken as a cost: each line does better on {field} than every line above it):");
+        for point in &r.frontier {
+            let _ = writeln!(out, "  {field} = {}", value_of(point));
+        }
+        if r.frontier.is_empty() {
+            let _ = writeln!(out, "  (empty: no setting meets every requirement)");
+        }
+    }
+    let tried: Vec<String> = r
+        .tried
+        .iter()
+        .map(|t| {
+            let at = t.along.map(|b| format!(" at {}", as_written(b))).unwrap_or_default();
+            format!("{}{at} ({} reps, {})", as_written(t.value), t.reps, if t.feasible { "met" } else { "not met" })
+        })
+        .collect();
     let _ = writeln!(out, "\nsearched {} points, {} replications, {} events: {}", r.points, r.replications, sluice_engine::thousands(r.events as f64), tried.join(", "));
     out
 }

@@ -363,6 +363,37 @@ fn a_long_run_can_be_given_a_budget_of_events() {
     assert_eq!(plain.stdout, budgeted.stdout);
 }
 
+/// `sluice tune` over two fields of `queueing-theory.json` (λ = 8, μ =
+/// 10): the fewest servers whose drop probability is at most 4% at 1, 5
+/// and 9 waiting places is 3, 2 and 1 (M/M/c/K: 5.7% at 2 servers and 1
+/// place, 6.6% at 1 server and 5 places, 2.3% at 1 server and 9 places),
+/// drawn as the frontier; and its mistakes said first.
+#[test]
+fn tune_draws_the_frontier_over_two_fields() {
+    let tune = |args: &[&str]| sluice().arg("tune").arg(queueing_theory()).args(args).output().unwrap();
+    let ask = ["--vary", "server.workers=1:4", "--vary", "line.capacity.messages=1:9:4", "--minimize", "server.workers", "--require", "line.drop_probability<=0.04", "--until", "600"];
+    let out = tune(&[&ask[..], &["--format", "json"]].concat());
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let frontier: Vec<(f64, f64)> = json["frontier"].as_array().unwrap().iter().map(|p| (p["values"]["line.capacity.messages"].as_f64().unwrap(), p["values"]["server.workers"].as_f64().unwrap())).collect();
+    assert_eq!(frontier, [(1.0, 3.0), (5.0, 2.0), (9.0, 1.0)], "{json}");
+    assert_eq!((json["along"].as_str(), json["best"]["values"]["server.workers"].as_f64()), (Some("line.capacity.messages"), Some(1.0)));
+    let table = String::from_utf8(tune(&ask).stdout).unwrap();
+    assert!(table.contains("best: server.workers = 1 at line.capacity.messages = 9\n"), "{table}");
+    assert!(table.contains("  server.workers = 2 at line.capacity.messages = 5\n"), "{table}");
+    let cases: [(&[&str], &str); 3] = [
+        (&["--vary", "server.workers=1:4", "--vary", "line.capacity.messages=1:9", "--minimize", "arrivals.arrivals.rate_per_s", "--require", "line.drop_probability<=0.04"], "the field to choose is the varied one, server.workers or line.capacity.messages"),
+        (&["--vary", "server.workers=1:4", "--vary", "server.workers=2:3", "--minimize", "server.workers", "--require", "line.drop_probability<=0.04"], "--vary server.workers twice"),
+        (&["--vary", "server.workers=1:4", "--vary", "line.capacity.messages=1:9", "--vary", "arrivals.arrivals.rate_per_s=1:2", "--minimize", "server.workers", "--require", "line.drop_probability<=0.04"], "give one --vary to search along, or two for a frontier"),
+    ];
+    for (args, said) in cases {
+        let out = tune(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(said), "{args:?}: {err}");
+    }
+}
+
 /// `sluice tune` on the M/M/1 of `queueing-theory.json` (λ = 8, μ = 10):
 /// the fewest servers whose mean wait is at most 10 ms is 3 (Erlang C:
 /// 19 ms at 2, 2 ms at 3); the same bytes on one thread or two; JSON with

@@ -155,13 +155,17 @@ impl LogWorker {
             file.into(),
             "log",
             move |data| {
-                let read = match data.as_string() {
-                    Some(text) => match serde_json::from_str(&text) {
-                        Ok(LogReport::Reading { bytes, of }) => LogRead::Reading { bytes, of },
-                        Ok(LogReport::Failed { why }) => LogRead::Failed(why),
-                        _ => unreadable(),
-                    },
-                    None => read_lists(data).unwrap_or_else(unreadable),
+                // The report comes as text, alone or first in the array
+                // that brings a log's lists.
+                let array = data.dyn_ref::<js_sys::Array>().cloned();
+                let text = array.as_ref().map_or(data, |a| a.get(0)).as_string().unwrap_or_default();
+                let read = match (serde_json::from_str(&text), array) {
+                    (Ok(LogReport::Reading { bytes, of }), None) => LogRead::Reading { bytes, of },
+                    (Ok(LogReport::Failed { why }), None) => LogRead::Failed(why),
+                    (Ok(LogReport::Read { format, lines, key_names, reordered, .. }), Some(array)) => {
+                        read_lists(&array, key_names, lines).map_or_else(unreadable, |lists| LogRead::Read { format, reordered, lists })
+                    }
+                    _ => unreadable(),
                 };
                 on_read(read)
             },
@@ -171,13 +175,11 @@ impl LogWorker {
     }
 }
 
-/// A log read, as the worker sends it: its report, then its lists as
-/// typed arrays.
-fn read_lists(data: JsValue) -> Option<LogRead> {
-    let array = data.dyn_into::<js_sys::Array>().ok()?;
-    let Ok(LogReport::Read { format, lines, key_names, reordered, .. }) = serde_json::from_str(&array.get(0).as_string()?) else { return None };
+/// A log's lists as the worker sends them, after its report: typed arrays
+/// of `lines` instants, keys (numbers into `key_names`) and service times.
+fn read_lists(array: &js_sys::Array, key_names: Vec<String>, lines: u64) -> Option<LogLists> {
     let times_s = array.get(1).dyn_into::<js_sys::Float64Array>().ok()?.to_vec();
     let keys = array.get(2).dyn_into::<js_sys::Uint32Array>().ok()?.to_vec();
     let service_s = array.get(3).dyn_into::<js_sys::Float64Array>().ok()?.to_vec();
-    (times_s.len() as u64 == lines).then_some(LogRead::Read { format, reordered, lists: LogLists { times_s, key_names, keys, service_s } })
+    (times_s.len() as u64 == lines).then_some(LogLists { times_s, key_names, keys, service_s })
 }

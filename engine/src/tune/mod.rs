@@ -28,6 +28,7 @@
 //!   unknown metric, a bound that is not a number, a range with no whole
 //!   number in it for a whole-number field, a goal naming another field.
 
+mod frontier;
 mod request;
 mod runner;
 #[cfg(test)]
@@ -41,6 +42,7 @@ use serde::{Deserialize, Serialize};
 use crate::scenario::Scenario;
 use crate::sweep::{estimate, metrics, Estimate, Metric, NodeField, Options, Plan, Replication, SweepError, Vary};
 
+pub use frontier::{Frontier, MAX_ROWS};
 pub use request::{parse_requirement, parse_range, Range, TuneError};
 pub use runner::{TuneReport, TuneRequest, TuneRunner};
 
@@ -139,6 +141,9 @@ pub struct Tune {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Tried {
     pub value: f64,
+    /// The other field's value, on a two-field frontier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub along: Option<f64>,
     pub reps: usize,
     pub feasible: bool,
 }
@@ -159,6 +164,9 @@ pub struct TuneResult {
     pub scenario: String,
     pub goal: Goal,
     pub field: NodeField,
+    /// The other field of a two-field frontier.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub along: Option<NodeField>,
     pub requirements: Vec<String>,
     pub feasible: bool,
     /// Null when no value in the range is feasible.
@@ -171,6 +179,10 @@ pub struct TuneResult {
     pub closest: Option<Setting>,
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub short_by: BTreeMap<String, f64>,
+    /// On two fields: the settings no feasible one beats on both (the
+    /// other field taken as a cost), in increasing order of it.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub frontier: Vec<Setting>,
     pub points: usize,
     pub replications: usize,
     pub events: u64,
@@ -285,7 +297,7 @@ impl Tuner {
             None
         };
         point.decided = decided;
-        let tried = decided.map(|feasible| Tried { value: self.values[k], reps: point.reps.len(), feasible });
+        let tried = decided.map(|feasible| Tried { value: self.values[k], along: None, reps: point.reps.len(), feasible });
         if let Some(feasible) = decided {
             self.advance(feasible);
         }
@@ -380,17 +392,24 @@ impl Tuner {
             scenario: self.scenario.name.clone(),
             goal: self.tune.goal,
             field: self.tune.field.clone(),
+            along: None,
             requirements: self.tune.requirements.iter().map(Requirement::to_string).collect(),
             feasible: best.is_some(),
             best: best.map(setting),
             binding,
             closest,
             short_by,
+            frontier: Vec::new(),
             points: self.points.len(),
             replications: self.points.values().map(|p| p.reps.len()).sum(),
             events: self.events,
-            tried: self.order.iter().map(|&k| Tried { value: self.values[k], reps: self.points[&k].reps.len(), feasible: self.points[&k].decided == Some(true) }).collect(),
+            tried: self.order.iter().map(|&k| Tried { value: self.values[k], along: None, reps: self.points[&k].reps.len(), feasible: self.points[&k].decided == Some(true) }).collect(),
         }
+    }
+
+    /// Whether the search is over.
+    pub fn is_done(&self) -> bool {
+        matches!(self.phase, Phase::Done)
     }
 
     /// The values the search chooses among, in increasing order.

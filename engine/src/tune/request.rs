@@ -18,6 +18,8 @@ pub enum TuneError {
     EmptyRange { name: String, from: f64, to: f64 },
     #[error("--vary {name}: the step must be above 0, not {step}")]
     Step { name: String, step: f64 },
+    #[error("--vary {name}: a whole-number field steps by whole numbers, not {step}")]
+    WholeStep { name: String, step: f64 },
     #[error("--vary {name}: a whole-number field, and no whole number lies from {from} to {to}")]
     NoWholeNumber { name: String, from: f64, to: f64 },
     #[error("--vary {name}: more than the {MAX_POINTS} values a search may choose among")]
@@ -36,8 +38,12 @@ pub enum TuneError {
     NoRequirement,
     #[error("--{goal} {named}: the field to choose is the varied one, {varied}")]
     GoalField { goal: &'static str, named: String, varied: String },
-    #[error("give one --vary to search along (two or more: not yet)")]
+    #[error("give one --vary to search along, or two for a frontier")]
     OneVary,
+    #[error("--vary {0} twice: the second field must be another")]
+    SameField(String),
+    #[error("--vary {field}: {values} values, each a whole search; at most 101 (give a coarser step)")]
+    TooManyRows { field: String, values: usize },
     #[error("--reps {0}: at least 2, since a value's 95% interval needs two replications")]
     Reps(usize),
     #[error("{0}")]
@@ -98,9 +104,10 @@ pub fn parse_range(text: &str) -> Result<(NodeField, Range), TuneError> {
 }
 
 impl Range {
-    /// The values searched among, in increasing order: the whole numbers in
-    /// the range for a whole-number field; otherwise from `from` by the
-    /// step (a hundredth of the range unless given), `to` included.
+    /// The values searched among, in increasing order: for a whole-number
+    /// field, the whole numbers in the range from the first by the step (1
+    /// unless given; a whole number); otherwise from `from` by the step (a
+    /// hundredth of the range unless given), `to` included.
     pub fn values(&self, scenario: &Scenario, field: &NodeField) -> Result<Vec<f64>, TuneError> {
         let name = field.to_string();
         let (_, whole) = field_value(scenario, field).ok_or_else(|| TuneError::NoField { name: name.clone() })?;
@@ -116,10 +123,14 @@ impl Range {
             if low > high {
                 return Err(TuneError::NoWholeNumber { name, from, to });
             }
-            if high - low >= MAX_POINTS as f64 {
+            let step = self.step.unwrap_or(1.0);
+            if step.fract() != 0.0 {
+                return Err(TuneError::WholeStep { name, step });
+            }
+            if (high - low) / step >= MAX_POINTS as f64 {
                 return Err(TuneError::TooMany { name });
             }
-            (0..=(high - low) as usize).map(|k| low + k as f64).collect()
+            (0..=((high - low) / step) as usize).map(|k| low + k as f64 * step).collect()
         } else {
             let step = self.step.unwrap_or((to - from) / 100.0);
             if step <= 0.0 {

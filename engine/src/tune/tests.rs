@@ -199,3 +199,52 @@ fn a_tuning_step_by_step_is_the_tuning_in_one_go() {
     bad.require = vec!["line.mean_wait_s<=soon".into()];
     assert_eq!(bad.tuner().err().unwrap().to_string(), "--require line.mean_wait_s<=soon: the bound \"soon\" is not a number");
 }
+
+/// M/M/c/K's blocking probability: `c` servers, `places` waiting places,
+/// offered load `a`.
+fn mmck_blocking(c: u32, places: u32, a: f64) -> f64 {
+    let mut term = 1.0;
+    let mut terms = vec![term];
+    for n in 1..=c + places {
+        term *= a / f64::from(n.min(c));
+        terms.push(term);
+    }
+    term / terms.iter().sum::<f64>()
+}
+
+/// Two fields: for a queue of 1, 4 and 7 places, the fewest servers whose
+/// drop probability is at most 5% (λ = 8, μ = 2), against M/M/c/K's
+/// closed form: 7, 6 and 5 servers, each with room to spare (3.5%, 2.0%,
+/// 2.6%) and one fewer clearly over (7.2%, 5.6%, 9.8%). Each is strictly
+/// fewer than at fewer places, so all three are on the frontier and the
+/// best is the last; each row is the one-field search's, bit for bit.
+#[test]
+fn a_two_field_frontier_is_mmcks_fewest_servers_at_each_queue_size() {
+    let s = mmc(8.0, 1, 0.5, 1);
+    let closed: Vec<(u32, u32)> = [1, 4, 7].into_iter().map(|places| (places, (1..20).find(|&c| mmck_blocking(c, places, 4.0) <= 0.05).unwrap())).collect();
+    assert_eq!(closed, [(1, 7), (4, 6), (7, 5)]);
+    let options = Options { reps: 20, until_s: 1000.0, warmup_s: 50.0, seed: 5 };
+    let (field, range) = parse_range("srv.workers=1:12").unwrap();
+    let requirements = vec![parse_requirement("line.drop_probability<=0.05").unwrap()];
+    let tune = Tune { field, range, goal: Goal::Minimize, requirements, options };
+    let (along, places) = parse_range("line.capacity.messages=1:7:3").unwrap();
+    let result = Frontier::new(&s, tune.clone(), along.clone(), places).unwrap().finish().unwrap();
+    let frontier: Vec<(f64, f64)> = result.frontier.iter().map(|p| (p.values[&along], p.values[&tune.field])).collect();
+    assert_eq!(frontier, [(1.0, 7.0), (4.0, 6.0), (7.0, 5.0)], "{result:#?}");
+    assert_eq!(result.best.as_ref().map(|b| (b.values[&along], b.values[&tune.field])), Some((7.0, 5.0)));
+    assert!(result.feasible && result.along == Some(along.clone()));
+    // The row at four places, alone.
+    let at_four = mmc(8.0, 1, 0.5, 4);
+    let alone = Tuner::new(&at_four, tune.clone()).unwrap().finish().unwrap();
+    let row: Vec<&Tried> = result.tried.iter().filter(|t| t.along == Some(4.0)).collect();
+    assert_eq!(row.len(), alone.tried.len());
+    assert!(row.iter().zip(&alone.tried).all(|(a, b)| (a.value, a.reps, a.feasible) == (b.value, b.reps, b.feasible)));
+    assert_eq!(result.points, result.tried.len());
+    // The same field twice, and too many rows, are refused before anything runs.
+    let (again, range) = parse_range("srv.workers=1:3").unwrap();
+    assert!(matches!(Frontier::new(&s, tune.clone(), again, range), Err(TuneError::SameField(_))));
+    let (fine, range) = parse_range("line.capacity.messages=1:500").unwrap();
+    assert!(matches!(Frontier::new(&s, tune.clone(), fine, range), Err(TuneError::TooManyRows { values: 500, .. })));
+    let (half, range) = parse_range("line.capacity.messages=1:5:0.5").unwrap();
+    assert!(matches!(Frontier::new(&s, tune, half, range), Err(TuneError::WholeStep { step: 0.5, .. })));
+}
