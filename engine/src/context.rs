@@ -29,6 +29,9 @@ pub struct Core {
     /// Every decision of a limiter that records them, oldest first, when
     /// asked for (`Simulation::record_decisions`).
     pub decisions: Option<Vec<Decision>>,
+    /// Every decision counted by key, when asked for
+    /// (`Simulation::tally_decisions`).
+    pub tally: Option<Box<crate::tally::Tally>>,
 }
 
 /// Three words, built for every call into a block: the shared core by one
@@ -59,8 +62,15 @@ impl Context<'_> {
     /// Records that `msg`, which met this limiter at `met`, was decided
     /// `outcome`, passing or refused `at`, if decisions are being recorded.
     pub fn decided(&mut self, msg: &Message, met: SimTime, outcome: Outcome, at: SimTime) {
+        if self.core.decisions.is_none() && self.core.tally.is_none() {
+            return;
+        }
+        let decision = Decision { created: msg.created, key: msg.key, node: self.node as u32, outcome, met, at };
+        if let Some(tally) = &mut self.core.tally {
+            tally.add(&decision);
+        }
         if let Some(decisions) = &mut self.core.decisions {
-            decisions.push(Decision { created: msg.created, key: msg.key, node: self.node as u32, outcome, met, at });
+            decisions.push(decision);
         }
     }
 
@@ -117,6 +127,7 @@ pub(crate) mod bench {
                 outbox: Vec::new(),
                 failed_rpcs: Default::default(),
                 decisions: None,
+                tally: None,
             };
             Bench { core, stats: NodeStats::new(), made: 0 }
         }

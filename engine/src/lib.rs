@@ -40,6 +40,7 @@ pub(crate) mod state_times;
 pub mod simulation;
 pub(crate) mod supervision;
 pub mod sweep;
+pub mod tally;
 pub mod theory;
 pub mod tune;
 pub(crate) mod time;

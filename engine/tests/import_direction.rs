@@ -24,6 +24,7 @@ const ENGINE: &[&[&str]] = &[
     &["rng", "message", "state"],
     &["distribution", "scheduler", "priorities", "buffer", "state_times"],
     &["arrivals", "metrics", "replay"],
+    &["tally"],
     &["context"],
     &["blocks"],
     &["scenario"],

@@ -463,3 +463,35 @@ fn a_traces_keys_and_service_times_must_match_its_instants() {
     let read: sluice_engine::scenario::Arrivals = serde_json::from_value(doc.clone()).unwrap();
     assert_eq!(serde_json::to_value(&read).unwrap(), json!({"process": "trace", "times_s": [0.1, 0.2, 0.3], "keys": ["x", "", "x"], "service_s": [0.5, 0.25, 1.0], "service_times": "empirical"}));
 }
+
+/// The page's shadow panel counts, as the run goes, what `--shadow` counts
+/// from every decision: the same keys refused most, the same numbers, and
+/// refusals in the ten seconds their requests were made in.
+#[test]
+fn a_runs_tally_of_decisions_by_key_is_the_shadow_replays() {
+    let times: Vec<f64> = (0..400).map(|i| f64::from(i) / 20.0).collect();
+    let keys: Vec<&str> = (0..400).map(|i| ["a", "b", "a", "c"][i % 4]).collect();
+    let doc = json!({"version": 1, "nodes": [
+        {"id": "p", "kind": "producer", "arrivals": {"process": "trace", "times_s": times, "keys": keys}},
+        {"id": "l", "kind": "product_limiter", "product": "nginx_limit_req", "rate": 4, "burst": 2, "nodelay": true, "status": 429, "key": "$binary_remote_addr"},
+        {"id": "c", "kind": "consumer", "workers": 8, "service_time": {"dist": "fixed", "value": 0.01}}
+    ], "edges": [{"from": "p", "to": "l"}, {"from": "l", "to": "c"}]});
+    let scenario = sluice_engine::Scenario::from_value(doc).unwrap();
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    sim.tally_decisions();
+    sim.record_decisions();
+    sim.run_until(sluice_engine::SimTime::from_secs_f64(30.0)).unwrap();
+    let mut shadow = sluice_engine::shadow::Shadow::new(0);
+    shadow.add(&sim.take_decisions());
+    let tally = sim.tally().unwrap();
+    let most: Vec<(String, u64)> = tally.most_refused(5).iter().map(|(k, c)| (sim.key_name(*k), c.refused)).collect();
+    let expected: Vec<(String, u64)> = shadow.most_refused(5).iter().map(|(k, n)| (sim.key_name(*k), *n)).collect();
+    assert_eq!(most, expected);
+    // a sends 10 a second to a limit of 4 (burst 2): about 6 a second
+    // refused over 20 s; b and c send 5 a second: about 1 a second.
+    assert_eq!(most.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+    assert!((100..=130).contains(&most[0].1) && (14..=26).contains(&most[1].1), "{most:?}");
+    let by_minute: u64 = shadow.refused_by_minute().iter().map(|(_, n)| n).sum();
+    assert_eq!(tally.refused_by(10).iter().map(|(_, n)| n).sum::<u64>(), by_minute);
+    assert_eq!(tally.total().refused + tally.total().admitted + tally.total().delayed, 400);
+}

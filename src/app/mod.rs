@@ -31,6 +31,7 @@ use crate::components::canvases::{Canvases, VariantView};
 use crate::components::chart::Charts;
 use crate::components::controls::Controls;
 use crate::components::counters::Counters;
+use crate::components::shadow_panel::ShadowPanel;
 use crate::components::event_log::EventLog;
 use crate::components::config_import::ConfigImport;
 use crate::components::glossary::{Glossary, OpenGlossary};
@@ -328,6 +329,9 @@ pub fn app() -> Html {
                         on_close={edit.on_close} {name} {description} on_describe={edit.on_describe} {candidates} on_connect_to={edit.on_connect_to}
                         on_disconnect={edit.on_disconnect} />
                     <Counters snapshot={shown.snapshot.clone()} />
+                    if let Some(view) = shown.shadow.clone() {
+                        <ShadowPanel {view} />
+                    }
                     <EventLog log={shown.log} drops={shown.drops} selected={selection} on_select={edit.on_select} playing={*playing} />
                 </aside>
             </main>

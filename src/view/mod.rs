@@ -12,6 +12,7 @@ pub mod observed;
 pub mod panels;
 pub mod player;
 pub mod selection;
+pub mod shadow;
 pub mod snapshot;
 pub mod sweep;
 pub mod tune;

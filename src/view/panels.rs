@@ -13,6 +13,7 @@ use sluice_engine::scenario::Kind;
 use crate::view::chart_data::{chart_lines, with_variant_b, ChartData, ChartKind};
 use crate::view::colours::NODE_COLOURS;
 use crate::view::observed::{DropEntry, Session};
+use crate::view::shadow::ShadowView;
 use crate::view::snapshot::{LogView, Snapshot};
 
 /// The longest the panels of figures and the chart wait between updates
@@ -55,6 +56,8 @@ pub struct PanelCache {
     log_at_ms: f64,
     log: Rc<LogView>,
     drops: Rc<Vec<DropEntry>>,
+    /// The limits by key, refreshed with the log.
+    shadow: Option<Rc<ShadowView>>,
     /// The chart, and the simulated time it reaches.
     chart_at_ms: f64,
     charts: Option<ChartData>,
@@ -72,6 +75,7 @@ impl Default for PanelCache {
             log_at_ms: f64::NEG_INFINITY,
             log: Rc::default(),
             drops: Rc::default(),
+            shadow: None,
             chart_at_ms: f64::NEG_INFINITY,
             charts: None,
             chart_now_s: 0.0,
@@ -101,6 +105,9 @@ pub struct Panels {
     pub drops: Rc<Vec<DropEntry>>,
     pub charts: Option<ChartData>,
     pub chart_now_s: f64,
+    /// What the run's limiters did to each key, once they decided
+    /// something.
+    pub shadow: Option<Rc<ShadowView>>,
 }
 
 impl PanelCache {
@@ -153,6 +160,7 @@ impl PanelCache {
             self.log_at_ms = now_ms;
             self.log = Rc::new(run.map(LogView::of).unwrap_or_default());
             self.drops = Rc::new(s.a.drops.latest());
+            self.shadow = run.and_then(ShadowView::of).map(Rc::new);
         }
         Panels {
             snapshot: self.snapshot.clone(),
@@ -161,6 +169,7 @@ impl PanelCache {
             drops: self.drops.clone(),
             charts: self.charts.clone(),
             chart_now_s: self.chart_now_s,
+            shadow: self.shadow.clone(),
         }
     }
 }

@@ -395,7 +395,13 @@ impl Playground {
     fn restart(&mut self) {
         let scenario = self.editor.scenario().clone();
         let seed = scenario.seed_or_default();
+        // A run with product limiters counts what they do to each key: the
+        // page's shadow panel.
+        let limits = scenario.nodes.iter().any(|n| n.block.kind() == Kind::ProductLimiter);
         self.a = Simulation::new_in_part(scenario, seed).ok();
+        if let Some(sim) = self.a.as_mut().filter(|_| limits) {
+            sim.tally_decisions();
+        }
         if let Some(sim) = self.a.as_mut().filter(|_| self.flows) {
             sim.count_flows();
         }

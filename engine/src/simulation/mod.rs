@@ -314,6 +314,16 @@ impl Simulation {
         self.core.decisions.get_or_insert_with(Vec::new);
     }
 
+    /// Counts every decision from now on by key (`tally`).
+    pub fn tally_decisions(&mut self) {
+        self.core.tally.get_or_insert_with(Box::default);
+    }
+
+    /// The decisions counted by key, once asked for.
+    pub fn tally(&self) -> Option<&crate::tally::Tally> {
+        self.core.tally.as_deref()
+    }
+
     /// The decisions kept since the last call, oldest first.
     pub fn take_decisions(&mut self) -> Vec<crate::metrics::Decision> {
         self.core.decisions.as_mut().map(std::mem::take).unwrap_or_default()

@@ -111,6 +111,7 @@ impl Simulation {
                 outbox: Vec::new(),
                 failed_rpcs: Default::default(),
                 decisions: None,
+                tally: None,
             },
             nodes,
             stats: (0..n).map(|_| NodeStats::new()).collect(),

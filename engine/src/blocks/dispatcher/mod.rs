@@ -717,6 +717,19 @@ mod tests {
         assert_eq!(serve_all(&mut d, &mut b, true), [ids[2], ids[0], ids[1]]);
     }
 
+    /// A live change of the priority table reaches the demands already
+    /// waiting: b, urgent before the change, waits behind the a's after.
+    #[test]
+    fn a_live_change_of_message_priorities_reorders_the_demands_already_waiting() {
+        let mut b = Bench::new();
+        let with = |a: u8, b: u8| serde_json::json!({"queues": "shared", "order": "priority", "agents": "independent",
+            "message_priorities": [{"class": "a", "priority": a}, {"class": "b", "priority": b}]});
+        let mut d = dispatcher(with(5, 1));
+        let ids: Vec<u64> = [0, 0, 1].into_iter().map(|class| offer(&mut d, &mut b, 1, class)).collect();
+        d.reconfigure(spec(with(1, 5)));
+        assert_eq!(serve_all(&mut d, &mut b, true), [ids[0], ids[1], ids[2]]);
+    }
+
     /// A message addressed to no one is its demand queue's under
     /// `per_input` (each sender an agent: two run at once), and the
     /// dispatcher's one agent's under `per_class` (two classes, one agent:
