@@ -171,6 +171,35 @@ test('a target across the chart says where the mean wait and its band cross it, 
   await page.close();
 });
 
+test('a second metric goes on its own axis and beside the first in the table: the wait and what it buys', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.setInputFiles('[data-testid="import-file"]', join(root, 'scenarios', 'queueing-theory.json'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('queueing-theory.json'));
+  await page.click('[data-node="arrivals"] .body');
+  await page.getByTestId('param-arrivals-rate_per_s-sweep').click();
+  await fill(page, { from: 2, to: 8, points: 4, reps: 3, until: 300 });
+  await page.getByTestId('sweep-metric').selectOption('line.mean_wait_s');
+  await page.getByTestId('sweep-also').selectOption('server.throughput_per_s');
+  await page.getByTestId('sweep-start').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="sweep-status"]')?.textContent === 'Done', null, { timeout: 60000 });
+  const head = await page.locator('[data-testid="sweep-table"] thead th').allTextContents();
+  assert.deepEqual(head.slice(0, 4), ['arrivals: Arrivals, Rate (messages/s)', 'line: mean wait (s) (95%)', 'theory', 'server: throughput (a second) (95%)']);
+  assert.match(await page.getByTestId('sweep-also-legend').textContent(), /\(right axis\)/);
+  // M/M/1 with μ = 10 and no bound: everything offered is served, so the
+  // throughput is the arrival rate, while the wait grows as λ/(μ(μ − λ)).
+  const table = await page.locator('[data-testid="sweep-table"] tbody tr').evaluateAll((trs) =>
+    trs.map((tr) => [...tr.querySelectorAll('td')].slice(0, 4).map((td) => td.textContent)));
+  for (const [x, wait, , served] of table) {
+    const [rate, lambda] = [Number(served.split(' ± ')[0]), Number(x)];
+    assert.ok(Math.abs(rate - lambda) < 0.05 * lambda, `${served} served at λ = ${x}`);
+    assert.ok(Number(wait.split(' ± ')[0]) > 0, wait);
+  }
+  assert.match(await page.getByTestId('sweep-chart').getAttribute('aria-label'), /line: mean wait \(s\) and server: throughput \(a second\) \(right axis\) against/);
+  await screenshot(page, 'sweep-two-metrics');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('Find the setting answers the fewest servers an M/M/c needs for its mean wait, marks what it tried, and Use loads it', async () => {
   const { page, errors } = await open(env.browser, env.url);
   await page.setInputFiles('[data-testid="import-file"]', join(root, 'scenarios', 'queueing-theory.json'));

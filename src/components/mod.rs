@@ -24,6 +24,7 @@ pub mod palette;
 pub mod panic_panel;
 pub mod scenario_details;
 pub mod shadow_panel;
+pub mod sweep_chart;
 pub mod sweep_panel;
 pub mod theory_panel;
 pub mod toolbar;

@@ -15,7 +15,8 @@
 //!   engine word them (`Metric::words`, `field_words`), their names in a
 //!   tooltip. A target level is drawn across the chart and the value
 //!   where the mean and its 95% band cross it said beneath; the metric's
-//!   axis may be logarithmic.
+//!   axis may be logarithmic. A second metric ("And") is drawn on its own
+//!   axis at the right and listed in the table beside the first.
 //! - "Find the setting" searches the same range for the smallest (or
 //!   largest) value whose metric keeps the target with 95% confidence
 //!   (`sluice tune`), in the worker, with progress and Cancel; the values
@@ -24,10 +25,9 @@
 
 use std::rc::Rc;
 
-use plotters::prelude::*;
 use sluice_engine::playground::SweepTicket;
-use sluice_engine::numbers::{as_written, axis, four_figures, three_figures};
-use sluice_engine::sweep::{field_words, metrics, Metric, NodeField, Report, Request, SweepResult};
+use sluice_engine::numbers::{as_written, four_figures, three_figures};
+use sluice_engine::sweep::{field_words, metrics, NodeField, Report, Request, SweepResult};
 use sluice_engine::Scenario;
 use gloo_events::EventListener;
 use wasm_bindgen::JsCast;
@@ -39,8 +39,8 @@ use crate::browser::keep;
 use crate::browser::worker::{SweepWorker, TuneWorker};
 use crate::view::tune::{answer_words, TunePhase, TuneRun};
 use sluice_engine::tune::{Goal, Tried};
-use crate::components::measured_canvas::MeasuredCanvas;
-use crate::view::sweep::{crossing, crossing_words, Phase, SweepForm, SweepOrder, SweepRun, MOST_POINTS, MOST_REPS};
+use crate::components::sweep_chart::{draw, Look, XMap};
+use crate::view::sweep::{crossing_words, Phase, SweepForm, SweepOrder, SweepRun, MOST_POINTS, MOST_REPS};
 
 #[derive(Properties, PartialEq)]
 pub struct SweepPanelProps {
@@ -119,9 +119,6 @@ impl Reducible for Searched {
     }
 }
 
-/// Where the chart's plotting area lies on the canvas, to read a click:
-/// (left px, right px, x at left, x at right).
-type XMap = Option<(f64, f64, f64, f64)>;
 
 #[function_component(SweepPanel)]
 pub fn sweep_panel(props: &SweepPanelProps) -> Html {
@@ -223,7 +220,8 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
     let name_words = field_words(&props.scenario, &name);
     let target = form.target.trim().parse::<f64>().ok().filter(|t| t.is_finite());
     let tried: Vec<Tried> = searched.0.as_ref().map(|r| r.tried.clone()).unwrap_or_default();
-    let look = Look { x_words: name_words.clone(), y_words: metric.words(), target, log_y: form.log_y, tried };
+    let also = form.also.clone().filter(|m| *m != metric);
+    let look = Look { x_words: name_words.clone(), y_words: metric.words(), target, log_y: form.log_y, tried, also: also.clone().map(|m| (m.clone(), m.words())) };
     // The chart, drawn again when a point arrives or what it shows changes.
     {
         let (canvas, x_map, run, metric) = (canvas.clone(), x_map.clone(), run.clone(), metric.clone());
@@ -262,6 +260,15 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 next.metric = metric;
                 form.set(next);
             }
+        })
+    };
+    let on_also = {
+        let (form, scenario) = (form.clone(), props.scenario.clone());
+        Callback::from(move |e: Event| {
+            let mut next = (*form).clone();
+            let chosen = e.target_unchecked_into::<HtmlSelectElement>().value();
+            next.also = metrics(&scenario).into_iter().find(|m| m.to_string() == chosen);
+            form.set(next);
         })
     };
     let on_start = {
@@ -403,6 +410,10 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         let text = m.to_string();
         html! { <option value={text.clone()} title={text.clone()} selected={m == metric}>{ m.words() }</option> }
     });
+    let also_options = metrics(&props.scenario).into_iter().map(|m| {
+        let text = m.to_string();
+        html! { <option value={text.clone()} title={text.clone()} selected={Some(&m) == also.as_ref()}>{ m.words() }</option> }
+    });
     let crossed = match (target, &run) {
         (Some(t), Some(r)) if !r.points.is_empty() => {
             let (measured, _) = r.series(&metric);
@@ -436,6 +447,14 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 None => "no value".into(),
             };
             let theory = p.predicted(&metric).map_or(String::new(), four_figures);
+            let second = also.as_ref().map(|m| {
+                let e = p.metrics.get(m);
+                let shown = match e.and_then(|e| e.mean) {
+                    Some(mean) => format!("{} ± {}", four_figures(mean), e.and_then(|e| e.ci95).map_or("—".into(), four_figures)),
+                    None => "no value".into(),
+                };
+                html! { <td>{ shown }</td> }
+            });
             let on_use = props.on_use_value.reform({
                 let name = r.name.clone();
                 move |_: MouseEvent| (name.clone(), x)
@@ -443,7 +462,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             let now = current == Some(x);
             html! {
                 <tr class={classes!(now.then_some("now"))}>
-                    <td>{ as_written(x) }</td><td>{ measured }</td><td>{ theory }</td>
+                    <td>{ as_written(x) }</td><td>{ measured }</td><td>{ theory }</td>{ for second }
                     <td><button class="small" data-testid={format!("sweep-use-{}", as_written(x))} onclick={on_use}
                         aria-label={format!("{} {} = {}", if now { "In use:" } else { "Use" }, r.name, as_written(x))}>{ if now { "In use" } else { "Use" } }</button></td>
                 </tr>
@@ -454,7 +473,11 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 <thead><tr>
                     <th scope="col" title={r.name.to_string()}>{ name_words.clone() }</th>
                     <th scope="col" title={metric.to_string()}>{ metric.words() }{ " (95%)" }</th>
-                    <th scope="col">{"theory"}</th><th></th>
+                    <th scope="col">{"theory"}</th>
+                    if let Some(m) = &also {
+                        <th scope="col" title={m.to_string()}>{ m.words() }{ " (95%)" }</th>
+                    }
+                    <th></th>
                 </tr></thead>
                 <tbody>{ for rows }</tbody>
             </table></div>
@@ -478,6 +501,13 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 <label class="sweep-field metric">
                     <span>{ "Metric" }</span>
                     <select data-testid="sweep-metric" onchange={on_metric} title={metric.to_string()}>{ for options }</select>
+                </label>
+                <label class="sweep-field metric">
+                    <span>{ "And" }</span>
+                    <select data-testid="sweep-also" onchange={on_also} title="A second metric, drawn on its own axis at the right: what the first one costs">
+                        <option value="" selected={also.is_none()}>{ "— nothing else" }</option>
+                        { for also_options }
+                    </select>
                 </label>
                 { field("Target", "target", form.target.clone(), "A level to read the chart against, such as 0.01: drawn across it, and where the mean and its 95% band cross it said beneath", |f, v| f.target = v) }
                 <button class="small sweep-log" data-testid="sweep-log" aria-pressed={form.log_y.to_string()} onclick={on_log}
@@ -513,11 +543,14 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             { for progress }
             if run.is_some() {
                 <canvas ref={canvas} class="sweep-chart" width="720" height="300" data-testid="sweep-chart" onclick={on_chart_click}
-                    role="img" aria-label={format!("{} against {name_words}; the table below lists every point", metric.words())}></canvas>
+                    role="img" aria-label={format!("{}{} against {name_words}; the table below lists every point", metric.words(), also.as_ref().map(|m| format!(" and {} (right axis)", m.words())).unwrap_or_default())}></canvas>
                 <div class="legend sweep-legend">
                     <span class="legend-item"><span class="line-swatch" style="border-top: 3px solid #1c7ed6"></span>{ "measured, with its 95% band" }</span>
                     <span class="legend-item"><span class="line-swatch" style="border-top: 3px dashed #e8590c"></span>{ "theory" }</span>
                     <span class="legend-item"><span class="line-swatch" style="border-top: 3px dotted #495057"></span>{ "value now" }</span>
+                    if let Some(m) = &also {
+                        <span class="legend-item" data-testid="sweep-also-legend"><span class="line-swatch" style="border-top: 3px solid #7048e8"></span>{ format!("{} (right axis)", m.words()) }</span>
+                    }
                     if target.is_some() {
                         <span class="legend-item"><span class="line-swatch" style="border-top: 3px dashed #c92a2a"></span>{ "target" }</span>
                     }
@@ -528,109 +561,4 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             { for table }
         </section>
     }
-}
-
-/// How the chart is drawn beyond its data: its axes' words, a target
-/// level, a logarithmic metric axis.
-#[derive(Clone, Debug, PartialEq)]
-struct Look {
-    x_words: String,
-    y_words: String,
-    target: Option<f64>,
-    log_y: bool,
-    /// The values a search for the setting tried, and whether each met it.
-    tried: Vec<Tried>,
-}
-
-/// Draws the sweep; returns where its plotting area lies, for clicks. On
-/// a logarithmic axis the values are drawn as their logarithms on a plain
-/// axis labelled with the values themselves (one drawing routine, not a
-/// second one for plotters' logarithmic axis, whose code the page would
-/// carry twice).
-fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &Metric, current: Option<f64>, look: &Look) -> Result<XMap, Box<dyn std::error::Error>> {
-    let backend = MeasuredCanvas::new(canvas).ok_or("no 2d context")?;
-    let root = backend.into_drawing_area();
-    root.fill(&WHITE)?;
-    let (measured, theory) = run.series(metric);
-    let xs: Vec<f64> = run.values.iter().copied().chain(current).filter(|v| v.is_finite()).collect();
-    let (mut x0, mut x1) = (xs.iter().copied().fold(f64::INFINITY, f64::min), xs.iter().copied().fold(f64::NEG_INFINITY, f64::max));
-    if !(x0.is_finite() && x1.is_finite()) {
-        (x0, x1) = (0.0, 1.0);
-    }
-    let pad = if x1 > x0 { (x1 - x0) * 0.04 } else { x0.abs().max(1.0) * 0.5 };
-    let (x0, x1) = (x0 - pad, x1 + pad);
-    let ys = || measured.iter().flat_map(|p| [p.1 + p.2, p.1 - p.2, p.1]).chain(theory.iter().map(|p| p.1)).chain(look.target).filter(|v| v.is_finite());
-    // A logarithmic axis shows what is above 0: its floor a little under
-    // the smallest such value.
-    let smallest = ys().filter(|v| *v > 0.0).fold(f64::INFINITY, f64::min);
-    let log = look.log_y && smallest.is_finite();
-    let floor = smallest * 0.8;
-    let y = |v: f64| if log { v.max(floor).log10() } else { v };
-    let top = ys().map(y).fold(if log { floor.log10() } else { 0.0 }, f64::max);
-    let bottom = if log { floor.log10() } else { ys().fold(0.0, f64::min) };
-    let y1 = if log { top + (top - bottom).max(1.0) * 0.1 } else if top > 0.0 { top * 1.1 } else { 1.0 };
-    let mut chart = ChartBuilder::on(&root)
-        .margin(10)
-        .x_label_area_size(44)
-        .y_label_area_size(70)
-        .build_cartesian_2d(x0..x1, bottom..y1)?;
-    let y_label = |v: &f64| axis(if log { 10f64.powf(*v) } else { *v });
-    let y_desc = if log { format!("{} (log scale)", look.y_words) } else { look.y_words.clone() };
-    chart
-        .configure_mesh()
-        .x_desc(look.x_words.as_str())
-        .y_desc(y_desc)
-        .label_style(("sans-serif", 13))
-        .axis_desc_style(("sans-serif", 14))
-        .x_label_formatter(&|v| axis(*v))
-        .y_label_formatter(&y_label)
-        .light_line_style(RGBColor(241, 243, 245))
-        .draw()?;
-    let blue = RGBColor(0x1c, 0x7e, 0xd6);
-    let orange = RGBColor(0xe8, 0x59, 0x0c);
-    if measured.len() > 1 {
-        let band: Vec<(f64, f64)> =
-            measured.iter().map(|p| (p.0, y(p.1 + p.2))).chain(measured.iter().rev().map(|p| (p.0, y(p.1 - p.2)))).collect();
-        chart.draw_series(std::iter::once(Polygon::new(band, blue.mix(0.18).filled())))?;
-    }
-    for p in &measured {
-        chart.draw_series(std::iter::once(PathElement::new(vec![(p.0, y(p.1 - p.2)), (p.0, y(p.1 + p.2))], blue.mix(0.6).stroke_width(1))))?;
-    }
-    chart.draw_series(LineSeries::new(measured.iter().map(|p| (p.0, y(p.1))), blue.stroke_width(2)))?;
-    chart.draw_series(measured.iter().map(|p| Circle::new((p.0, y(p.1)), 4, blue.filled())))?;
-    if theory.len() > 1 {
-        chart.draw_series(DashedLineSeries::new(theory.iter().map(|&(x, v)| (x, y(v))), 7, 5, orange.stroke_width(2)))?;
-    } else if let Some(&(x, v)) = theory.first() {
-        chart.draw_series(std::iter::once(Cross::new((x, y(v)), 5, orange.stroke_width(2))))?;
-    }
-    if let Some(x) = current.filter(|x| (x0..=x1).contains(x)) {
-        let grey = RGBColor(0x49, 0x50, 0x57);
-        chart.draw_series(DashedLineSeries::new(vec![(x, bottom), (x, y1)], 3, 4, grey.stroke_width(2)))?;
-    }
-    if let Some(t) = look.target.filter(|t| !log || *t > 0.0) {
-        let red = RGBColor(0xc9, 0x2a, 0x2a);
-        chart.draw_series(DashedLineSeries::new(vec![(x0, y(t)), (x1, y(t))], 8, 5, red.stroke_width(2)))?;
-        // Where the band's edges cross it (hollow: between them the runs
-        // cannot yet tell which side the metric is on) and the mean (solid).
-        let c = crossing(&measured, t);
-        chart.draw_series([c.low, c.high].into_iter().flatten().map(|x| Circle::new((x, y(t)), 5, red.stroke_width(2))))?;
-        if let Some(x) = c.mean {
-            chart.draw_series(std::iter::once(Circle::new((x, y(t)), 4, red.filled())))?;
-        }
-    }
-    // The values a search tried: a green dot where the target held, a red
-    // cross where it did not, on the target's line.
-    if let Some(t) = look.target {
-        let (green, red) = (RGBColor(0x2b, 0x8a, 0x3e), RGBColor(0xc9, 0x2a, 0x2a));
-        for tried in look.tried.iter().filter(|v| (x0..=x1).contains(&v.value)) {
-            if tried.feasible {
-                chart.draw_series(std::iter::once(Circle::new((tried.value, y(t)), 6, green.filled())))?;
-            } else {
-                chart.draw_series(std::iter::once(Cross::new((tried.value, y(t)), 6, red.stroke_width(3))))?;
-            }
-        }
-    }
-    let (xr, _) = chart.plotting_area().get_pixel_range();
-    root.present()?;
-    Ok(Some((f64::from(xr.start), f64::from(xr.end), x0, x1)))
 }

@@ -40,6 +40,8 @@ pub struct SweepForm {
     pub target: String,
     /// The metric's axis on a logarithmic scale.
     pub log_y: bool,
+    /// A second metric, charted on its own axis; none unless chosen.
+    pub also: Option<Metric>,
 }
 
 impl SweepForm {
@@ -59,6 +61,7 @@ impl SweepForm {
             metric: default_metric(name, scenario),
             target: String::new(),
             log_y: false,
+            also: None,
         }
     }
 
@@ -74,6 +77,7 @@ impl SweepForm {
             metric: metric.clone(),
             target: String::new(),
             log_y: false,
+            also: None,
         }
     }
 
@@ -435,7 +439,7 @@ mod tests {
     #[test]
     fn reports_build_the_result_the_command_line_prints() {
         let s = mm1();
-        let form = SweepForm { from: "2".into(), to: "8".into(), points: "3".into(), reps: "2".into(), until_s: "100".into(), metric: metric("line.mean_depth_messages"), target: String::new(), log_y: false };
+        let form = SweepForm { from: "2".into(), to: "8".into(), points: "3".into(), reps: "2".into(), until_s: "100".into(), metric: metric("line.mean_depth_messages"), target: String::new(), log_y: false, also: None };
         let rate = field("arrivals.arrivals.rate_per_s");
         let request = form.request(&rate, &s).unwrap();
         let mut run = SweepRun::new(rate, &request, 0.0, None);
