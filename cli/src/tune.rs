@@ -8,38 +8,7 @@
 use rayon::prelude::*;
 use sluice_engine::sweep::SweepError;
 use sluice_engine::numbers::{as_written, significant};
-use sluice_engine::sweep::Replication;
-use sluice_engine::tune::{parse_range, parse_requirement, Batch, Frontier, Goal, Requirement, Setting, Tune, TuneError, TuneResult, Tuner};
-
-/// One field's search, or a frontier over two.
-enum Search {
-    One(Box<Tuner>),
-    Two(Frontier),
-}
-
-impl Search {
-    fn next_batch(&mut self) -> Result<Option<Batch<'_>>, TuneError> {
-        match self {
-            Search::One(t) => t.next_batch(),
-            Search::Two(f) => f.next_batch(),
-        }
-    }
-
-    fn feed(&mut self, reps: Vec<(Replication, u64)>) {
-        match self {
-            Search::One(t) => drop(t.feed(reps)),
-            Search::Two(f) => drop(f.feed(reps)),
-        }
-    }
-
-    fn result(&self) -> TuneResult {
-        match self {
-            Search::One(t) => t.result(),
-            Search::Two(f) => f.result(),
-        }
-    }
-}
-
+use sluice_engine::tune::{parse_range, parse_requirement, Frontier, Goal, Requirement, Search, Setting, Tune, TuneError, TuneResult, Tuner};
 
 /// What `sluice tune FILE ...` was asked.
 pub struct Request {
@@ -76,9 +45,9 @@ pub fn run(request: Request) -> Result<String, String> {
     let requirements = request.require.iter().map(|r| parse_requirement(r)).collect::<Result<Vec<_>, _>>().map_err(said)?;
     let options = request.runs.options(request.reps);
     let tune = Tune { field, range, goal, requirements: requirements.clone(), options };
-    let mut tuner = match varied.pop() {
-        None => Search::One(Box::new(Tuner::new(&scenario, tune).map_err(said)?)),
-        Some((along, range)) => Search::Two(Frontier::new(&scenario, tune, along, range).map_err(said)?),
+    let mut tuner: Box<dyn Search> = match varied.pop() {
+        None => Box::new(Tuner::new(&scenario, tune).map_err(said)?),
+        Some((along, range)) => Box::new(Frontier::new(&scenario, tune, along, range).map_err(said)?),
     };
     let pool = crate::sweep::pool(request.runs.jobs)?;
     let bar = crate::progress_bar(0, "{spinner} {pos} replications, {per_sec}");

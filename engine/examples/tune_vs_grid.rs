@@ -8,7 +8,7 @@
 
 use serde_json::json;
 use sluice_engine::sweep::{Options, Plan, Vary};
-use sluice_engine::tune::{parse_range, parse_requirement, Goal, Tune, Tuner};
+use sluice_engine::tune::{parse_range, parse_requirement, Goal, Search, Tune, Tuner};
 use sluice_engine::Scenario;
 
 fn mmc(rate: f64, mean_s: f64, capacity: u64) -> Scenario {

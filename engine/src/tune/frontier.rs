@@ -18,7 +18,7 @@
 use crate::scenario::Scenario;
 use crate::sweep::{with_value, NodeField};
 
-use super::{Batch, Goal, Range, Requirement, Setting, Tried, Tune, TuneError, TuneResult, Tuner};
+use super::{Batch, Goal, Range, Requirement, Search, Setting, Tried, Tune, TuneError, TuneResult, Tuner};
 
 /// The most values the other field may take: each is a whole search.
 pub const MAX_ROWS: usize = 101;
@@ -126,14 +126,18 @@ impl Frontier {
         }
     }
 
-    /// Runs every search on this thread.
-    pub fn finish(mut self) -> Result<TuneResult, TuneError> {
-        while let Some(batch) = self.next_batch()? {
-            let plan = batch.plan;
-            let reps = batch.reps.clone().map(|r| plan.run_counting(0, r)).collect::<Result<Vec<_>, _>>().map_err(TuneError::Run)?;
-            self.feed(reps);
-        }
-        Ok(self.result())
-    }
 }
 
+impl Search for Frontier {
+    fn next_batch(&mut self) -> Result<Option<Batch<'_>>, TuneError> {
+        Frontier::next_batch(self)
+    }
+
+    fn feed(&mut self, reps: Vec<(crate::sweep::Replication, u64)>) -> Option<Tried> {
+        Frontier::feed(self, reps)
+    }
+
+    fn result(&self) -> TuneResult {
+        Frontier::result(self)
+    }
+}

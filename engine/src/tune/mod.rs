@@ -417,14 +417,46 @@ impl Tuner {
         &self.values
     }
 
+}
+
+/// A search run a batch of replications at a time: one field's (`Tuner`),
+/// or a frontier's over two (`Frontier`). Whatever runs the batches (this
+/// thread, a pool, the page's worker) gets the same result, as long as
+/// each batch's replications come back in order.
+pub trait Search {
+    /// The next batch to run, or none once the search is over.
+    fn next_batch(&mut self) -> Result<Option<Batch<'_>>, TuneError>;
+    /// The replications of the batch `next_batch` gave, in order, with
+    /// their events; the setting tried, once its verdict is sure.
+    fn feed(&mut self, reps: Vec<(Replication, u64)>) -> Option<Tried>;
+    /// The result, once `next_batch` says the search is over.
+    fn result(&self) -> TuneResult;
+
     /// Runs the whole search on this thread.
-    pub fn finish(mut self) -> Result<TuneResult, TuneError> {
+    fn finish(mut self) -> Result<TuneResult, TuneError>
+    where
+        Self: Sized,
+    {
         while let Some(batch) = self.next_batch()? {
             let plan = batch.plan;
             let reps = batch.reps.clone().map(|r| plan.run_counting(0, r)).collect::<Result<Vec<_>, SweepError>>().map_err(TuneError::Run)?;
             self.feed(reps);
         }
         Ok(self.result())
+    }
+}
+
+impl Search for Tuner {
+    fn next_batch(&mut self) -> Result<Option<Batch<'_>>, TuneError> {
+        Tuner::next_batch(self)
+    }
+
+    fn feed(&mut self, reps: Vec<(Replication, u64)>) -> Option<Tried> {
+        Tuner::feed(self, reps)
+    }
+
+    fn result(&self) -> TuneResult {
+        Tuner::result(self)
     }
 }
 
