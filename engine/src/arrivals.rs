@@ -15,6 +15,7 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
+use crate::message::MAX_KEY_BYTES;
 use crate::plumbing::field_path::Step;
 use crate::plumbing::number_field::NumberField;
 use crate::distribution::Distribution;
@@ -207,9 +208,6 @@ pub const MAX_RATE_PER_S: f64 = 1e9;
 /// The most instants a trace holds: a day of a busy server's log, kept
 /// in about 40 MB.
 pub const MAX_TRACE_LINES: usize = 2_000_000;
-
-/// The longest key a trace's message may have.
-pub const MAX_KEY_BYTES: usize = 1024;
 
 fn is_empty(list: &Arc<Vec<f64>>) -> bool {
     list.is_empty()

@@ -60,7 +60,8 @@ impl Context<'_> {
     }
 
     /// Records that `msg`, which met this limiter at `met`, was decided
-    /// `outcome`, passing or refused `at`, if decisions are being recorded.
+    /// `outcome`, passing or refused `at`: kept if decisions are being
+    /// recorded, counted if they are being tallied.
     pub fn decided(&mut self, msg: &Message, met: SimTime, outcome: Outcome, at: SimTime) {
         if self.core.decisions.is_none() && self.core.tally.is_none() {
             return;

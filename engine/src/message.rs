@@ -13,6 +13,10 @@ pub const NO_DESTINATION: NodeRef = NodeRef::MAX;
 /// shared key.
 pub const NO_KEY: u32 = 0;
 
+/// The longest key a message may carry, in bytes (a replayed log's line,
+/// a trace's key).
+pub const MAX_KEY_BYTES: usize = 1024;
+
 /// How many flow-control gates (windows, credit links) one message can be
 /// counted against at once.
 pub const MAX_GATES: usize = 4;

@@ -81,17 +81,20 @@ impl Tally {
         self.by_key.values().fold(KeyCounts::default(), |t, c| KeyCounts { admitted: t.admitted + c.admitted, delayed: t.delayed + c.delayed, refused: t.refused + c.refused })
     }
 
-    /// Refusals by bins of `bin_s` seconds (a multiple of `BIN_S`): each
-    /// bin's start in seconds of the run and its count, every bin from the
-    /// first to the last with a refusal, in order.
-    pub fn refused_by(&self, bin_s: u64) -> Vec<(u64, u64)> {
-        let per = (bin_s / BIN_S).max(1);
+    /// Refusals by bins of `bin_s` seconds (a multiple of `BIN_S`), wider
+    /// where that would make more than `at_most` bins: the bins' width,
+    /// and each bin's start in seconds of the run and its count, every bin
+    /// from the first to the last with a refusal, in order.
+    pub fn refused_by(&self, bin_s: u64, at_most: usize) -> (u64, Vec<(u64, u64)>) {
+        let (Some(&first), Some(&last)) = (self.refused_by_bin.keys().next(), self.refused_by_bin.keys().next_back()) else { return (bin_s, Vec::new()) };
+        let span = (last - first + 1).div_ceil(at_most.max(1) as u64);
+        let per = (bin_s / BIN_S).max(span).max(1);
         let mut bins: BTreeMap<u64, u64> = BTreeMap::new();
         for (&b, &n) in &self.refused_by_bin {
             *bins.entry(b / per).or_default() += n;
         }
-        let (Some(&first), Some(&last)) = (bins.keys().next(), bins.keys().next_back()) else { return Vec::new() };
-        (first..=last).map(|b| (b * per * BIN_S, bins.get(&b).copied().unwrap_or(0))).collect()
+        let (first, last) = (first / per, last / per);
+        (per * BIN_S, (first..=last).map(|b| (b * per * BIN_S, bins.get(&b).copied().unwrap_or(0))).collect())
     }
 }
 
@@ -128,8 +131,17 @@ mod tests {
         assert_eq!(t.most_refused(5).len(), 3);
         assert_eq!(t.total(), KeyCounts { admitted: 1, delayed: 2, refused: 7 });
         assert_eq!((t.of_key(9), t.of_key(3)), (KeyCounts { admitted: 1, delayed: 0, refused: 1 }, KeyCounts::default()));
-        assert_eq!(t.refused_by(10), [(0, 3), (10, 0), (20, 0), (30, 0), (40, 0), (50, 0), (60, 4)]);
-        assert_eq!(t.refused_by(60), [(0, 3), (60, 4)]);
-        assert!(Tally::default().refused_by(60).is_empty());
+        assert_eq!(t.refused_by(10, 200), (10, vec![(0, 3), (10, 0), (20, 0), (30, 0), (40, 0), (50, 0), (60, 4)]));
+        assert_eq!(t.refused_by(60, 200), (60, vec![(0, 3), (60, 4)]));
+        assert_eq!(t.refused_by(10, 3), (30, vec![(0, 3), (30, 0), (60, 4)]), "widened to three bars");
+        assert!(Tally::default().refused_by(60, 200).1.is_empty());
+        // Refusals a billion seconds apart make two bars' worth, not a
+        // hundred million.
+        let mut far = Tally::default();
+        far.add(&d(0.0, 1, Outcome::Rejected));
+        far.add(&d(1e9, 1, Outcome::Rejected));
+        let (width, bars) = far.refused_by(10, 200);
+        assert!(bars.len() <= 200 && width >= 1e9 as u64 / 200, "{width} s, {} bars", bars.len());
+        assert_eq!(bars.iter().map(|b| b.1).sum::<u64>(), 2);
     }
 }

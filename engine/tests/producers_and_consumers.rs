@@ -492,6 +492,32 @@ fn a_runs_tally_of_decisions_by_key_is_the_shadow_replays() {
     assert_eq!(most.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
     assert!((100..=130).contains(&most[0].1) && (14..=26).contains(&most[1].1), "{most:?}");
     let by_minute: u64 = shadow.refused_by_minute().iter().map(|(_, n)| n).sum();
-    assert_eq!(tally.refused_by(10).iter().map(|(_, n)| n).sum::<u64>(), by_minute);
+    assert_eq!(tally.refused_by(10, 200).1.iter().map(|(_, n)| n).sum::<u64>(), by_minute);
     assert_eq!(tally.total().refused + tally.total().admitted + tally.total().delayed, 400);
+}
+
+/// Beside a trace's keys, a producer's generated keys cannot grow while
+/// running (the trace's keys are numbered after them when the run
+/// starts): the change is refused, and the page starts the run again.
+#[test]
+fn generated_keys_cannot_grow_live_beside_a_traces_keys() {
+    let doc = json!({"version": 1, "nodes": [
+        {"id": "log", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.5, 1.0], "keys": ["10.0.0.1", "10.0.0.2"]}},
+        {"id": "gen", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 5}, "keys": 2},
+        {"id": "c", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.01}}
+    ], "edges": [{"from": "log", "to": "c"}, {"from": "gen", "to": "c"}]});
+    let scenario = sluice_engine::Scenario::from_value(doc).unwrap();
+    let mut sim = Simulation::new(scenario.clone(), 1).unwrap();
+    let with_keys = |keys: u32| {
+        let mut block = scenario.nodes[1].block.clone();
+        if let sluice_engine::BlockSpec::Producer(p) = &mut block {
+            p.keys = Some(keys);
+        }
+        block
+    };
+    let refused = sim.reconfigure("gen", with_keys(5)).unwrap_err().to_string();
+    assert!(refused.contains("nodes[1].keys") && refused.contains("start the run again"), "{refused}");
+    sim.reconfigure("gen", with_keys(1)).unwrap();
+    sim.run_until(sluice_engine::SimTime::from_secs_f64(2.0)).unwrap();
+    assert_eq!((sim.key_name(3), sim.key_name(4)), ("10.0.0.1".to_string(), "10.0.0.2".to_string()));
 }

@@ -11,7 +11,7 @@
 use sluice_engine::config::{Done, Imported, Job, Product};
 
 use crate::browser::worker::{ConfigWorker, LogRead, LogWorker};
-use sluice_engine::scenario::{BlockSpec, Kind, NodeSpec, Scenario};
+use sluice_engine::scenario::{BlockSpec, Kind, NodeSpec, Scenario, MAX_SCENARIO_BYTES};
 use sluice_engine::editor::EditError;
 use sluice_engine::playground::{Command, PlayError};
 use yew::prelude::*;
@@ -101,10 +101,20 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
     // An import's file reader, kept alive until it has read the file.
     let reader = use_mut_ref(|| None::<gloo_file::callbacks::FileReader>);
     let on_export = {
-        let session = page.session.clone();
+        let (session, page) = (page.session.clone(), page.clone());
         Callback::from(move |_: ()| {
             let s = session.borrow();
-            keep::download(&keep::file_name(s.play.scenario()), &s.play.scenario().to_json_pretty());
+            let text = s.play.scenario().to_json_pretty();
+            keep::download(&keep::file_name(s.play.scenario()), &text);
+            // A replayed log can make a file larger than a scenario file
+            // Sluice opens: said, so the file is not mistaken for one.
+            if text.len() > MAX_SCENARIO_BYTES {
+                page.notice.set(Some(format!(
+                    "Exported {:.1} MB: more than the {} MB a scenario file may be to open again here or with sluice run, because of the log it replays. To replay the log again, drop it on the canvas or give it to sluice run --arrivals.",
+                    text.len() as f64 / 1e6,
+                    MAX_SCENARIO_BYTES / 1_048_576
+                )));
+            }
         })
     };
     let on_import = {
@@ -134,7 +144,13 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
     };
     let on_share = {
         let (session, shared) = (page.session.clone(), shared.clone());
+        let notice = page.notice.clone();
         Callback::from(move |_: ()| {
+            let instants = keep::replayed_instants(session.borrow().play.scenario());
+            if instants > keep::KEPT_INSTANTS {
+                let n = |v: usize| sluice_engine::thousands(v as f64);
+                return notice.set(Some(format!("No link made: the scenario replays {} instants, more than a link carries ({}). Export it instead.", n(instants), n(keep::KEPT_INSTANTS))));
+            }
             let link = keep::share_link(session.borrow().play.scenario());
             keep::copy_to_clipboard(&link);
             shared.set(Some(link));
@@ -300,13 +316,24 @@ fn use_log(page: &Page, dispatch: &Dispatch) -> Callback<web_sys::File> {
         page.notice.set(None);
         page.status.set(Some(format!("Reading {name}…")));
         let (dispatch, reader) = (dispatch.clone(), page.clone());
+        // Its last answer in, the worker (and its memory) goes: after this
+        // answer's handler returns, not inside it.
+        let done = {
+            let reading = reading.clone();
+            move || {
+                let reading = reading.clone();
+                gloo_timers::callback::Timeout::new(0, move || drop(reading.borrow_mut().take())).forget()
+            }
+        };
         let on_read = move |read: LogRead| match read {
             LogRead::Reading { bytes, of } => reader.status.set(Some(format!("Reading {name}: {}%", bytes * 100 / of.max(1)))),
             LogRead::Failed(why) => {
+                done();
                 reader.status.set(None);
                 reader.notice.set(Some(format!("{name} was not read: {}. Your work is unchanged.", why.trim_end_matches('.'))));
             }
             LogRead::Read { format, reordered, lists } => {
+                done();
                 let (lines, keys, service) = (lists.times_s.len(), lists.key_names.len(), !lists.service_s.is_empty());
                 let outcome = lists.producer().map_err(|why| format!("{name} was not read: {why}. Your work is unchanged.")).and_then(|block| {
                     replay_in(&reader, &dispatch, block).map_err(|why| format!("{name} was not replayed: {}. Your work is unchanged.", why.trim_end_matches('.')))

@@ -44,9 +44,14 @@ const OTHER_TAB_KEY: &str = "sluice.scenario.v1.other-tab";
 /// The slots of kept work, the one offered first first.
 const KEPT: [&str; 2] = [EARLIER_KEY, OTHER_TAB_KEY];
 
-/// The most trace instants a scenario saved in the browser holds (about
-/// 2 MB of text).
-const KEPT_INSTANTS: usize = 100_000;
+/// The most trace instants a scenario saved in the browser, or shared in
+/// a link, holds (about 2 MB of text).
+pub const KEPT_INSTANTS: usize = 100_000;
+
+/// How many instants the scenario's traces hold in all.
+pub fn replayed_instants(scenario: &Scenario) -> usize {
+    scenario.nodes.iter().map(|n| match &n.block { sluice_engine::BlockSpec::Producer(p) => p.arrivals.trace_lines(), _ => 0 }).sum()
+}
 
 /// Saves `scenario` for the next visit, as compact JSON (a big scenario is
 /// several times smaller than pretty-printed). Storage may be full or
@@ -62,7 +67,7 @@ pub fn autosave(scenario: &Scenario) -> Result<bool, String> {
     };
     // A replayed log is not written out at every edit: its text would
     // take seconds and more than the browser keeps for a page.
-    let instants: usize = scenario.nodes.iter().map(|n| match &n.block { sluice_engine::BlockSpec::Producer(p) => p.arrivals.trace_lines(), _ => 0 }).sum();
+    let instants = replayed_instants(scenario);
     if instants > KEPT_INSTANTS {
         return Err(format!(
             "it replays {} instants, more than this browser keeps for a page ({}); a reload brings back the scenario as last saved",

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::view::shadow::{clock, span, ShadowView};
+use crate::view::shadow::{clock, span, width, ShadowView};
 
 #[derive(Properties, PartialEq)]
 pub struct ShadowPanelProps {
@@ -32,7 +32,7 @@ pub fn shadow_panel(props: &ShadowPanelProps) -> Html {
         }
     });
     let most = v.bins.iter().map(|b| b.1).max().unwrap_or(0).max(1) as f64;
-    let width = v.bins.len().max(1) as f64;
+    let bars_wide = v.bins.len().max(1) as f64;
     let bars = v.bins.iter().enumerate().filter(|(_, b)| b.1 > 0).map(|(i, &(start, n))| {
         let h = HEIGHT * n as f64 / most;
         html! {
@@ -41,7 +41,7 @@ pub fn shadow_panel(props: &ShadowPanelProps) -> Html {
             </rect>
         }
     });
-    let per = if v.bin_s == 60 { "a minute" } else { "ten seconds" };
+    let per = width(v.bin_s);
     let (first, last) = (v.bins.first().map_or(0, |b| b.0), v.bins.last().map_or(0, |b| b.0 + v.bin_s));
     html! {
         <section class="panel shadow" aria-label="Limits by key" data-testid="shadow">
@@ -61,7 +61,7 @@ pub fn shadow_panel(props: &ShadowPanelProps) -> Html {
                     <tbody>{ for rows }</tbody>
                 </table>
                 <figure class="shadow-timeline">
-                    <svg data-testid="shadow-timeline" viewBox={format!("0 0 {width} {HEIGHT}")} preserveAspectRatio="none" role="img"
+                    <svg data-testid="shadow-timeline" viewBox={format!("0 0 {bars_wide} {HEIGHT}")} preserveAspectRatio="none" role="img"
                         aria-label={format!("Refusals per {per}, from {} to {} of the run", clock(first), clock(last))}>
                         { for bars }
                     </svg>

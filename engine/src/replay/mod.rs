@@ -166,8 +166,7 @@ fn shown(text: &str) -> Shown {
     Shown(crate::plumbing::printable::printable(text, 60))
 }
 
-/// The longest key a line may give.
-pub const MAX_KEY_BYTES: usize = 1024;
+pub use crate::message::MAX_KEY_BYTES;
 
 /// `text`, seconds as a plain decimal, in whole nanoseconds.
 pub fn parse_instant(text: &str) -> Result<u64, LineError> {

@@ -51,6 +51,14 @@ impl Simulation {
                         "a trace whose messages carry keys or service times cannot change while running: start the run again",
                     ));
                 }
+                // Replayed keys are numbered after the generated ones when
+                // the run starts: more generated keys would take theirs.
+                if self.replayed_keys.is_some() && new.keys.unwrap_or(0) > self.generated_keys {
+                    return Err(ScenarioError::single(
+                        format!("nodes[{i}].keys"),
+                        "more client keys than the run started with, beside a replayed trace's keys: start the run again",
+                    ));
+                }
             }
         }
         if let Some(held) = &self.held {

@@ -1,8 +1,9 @@
 //! Tuning: the smallest (or largest) value of one varied field whose
 //! every requirement (`srv.p99_wait_s<=0.2`, `line.drop_probability<=0.01`)
 //! holds with 95% confidence, found by bisection with sequential
-//! replications. The command line (`sluice tune`) runs it, a batch of
-//! replications at a time, in parallel.
+//! replications; over two fields, the Pareto frontier (`frontier.rs`). The
+//! command line (`sluice tune`) runs it, a batch of replications at a
+//! time, in parallel; the page's worker, one replication a step.
 //!
 //! Guarantees:
 //! - A requirement is met at a point when its 95% interval lies wholly on
@@ -20,13 +21,14 @@
 //!   workers, less waiting; a higher rate, more waiting): it tries the end
 //!   the goal prefers, then the other end, then bisects between a feasible
 //!   and an infeasible point down to one step. A whole-number field steps
-//!   by 1; any other by the range's step (a hundredth of the range unless
-//!   given).
+//!   by the range's step, 1 unless given (a whole number); any other by
+//!   the range's step (a hundredth of the range unless given).
 //! - Deterministic: the result depends on the request alone, whatever ran
 //!   the batches, as long as each batch's replications come back in order.
 //! - Everything wrong with a request is said before anything runs: an
 //!   unknown metric, a bound that is not a number, a range with no whole
-//!   number in it for a whole-number field, a goal naming another field.
+//!   number in it for a whole-number field (or a step that is not whole),
+//!   a goal naming another field.
 
 mod frontier;
 mod request;

@@ -42,7 +42,7 @@ pub enum TuneError {
     OneVary,
     #[error("--vary {0} twice: the second field must be another")]
     SameField(String),
-    #[error("--vary {field}: {values} values, each a whole search; at most 101 (give a coarser step)")]
+    #[error("--vary {field}: {values} values, each a whole search; at most {} (give a coarser step)", super::MAX_ROWS)]
     TooManyRows { field: String, values: usize },
     #[error("--reps {0}: at least 2, since a value's 95% interval needs two replications")]
     Reps(usize),
@@ -70,7 +70,7 @@ pub fn parse_requirement(text: &str) -> Result<Requirement, TuneError> {
 }
 
 /// The range a field is searched over: both ends included; `step` the
-/// precision (a whole-number field steps by 1 whatever it says).
+/// precision (a whole-number field's, 1 unless given, a whole number).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Range {
     pub from: f64,
