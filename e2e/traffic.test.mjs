@@ -92,6 +92,32 @@ test('a log dropped on a selected producer feeds its limiter, and the panel name
   await page.close();
 });
 
+test('Envoy and HAR logs become producers too, each format told from its first line', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  const envoy = [
+    '[2016-04-15T20:17:00.310Z] "POST /api/v1/locations HTTP/2" 204 - 154 0 226 100 "10.0.35.28" "nsq2http" "cc21d9b0" "locations" "tcp://10.0.2.1:80"',
+    '[2016-04-15T20:17:00.300Z] "GET /api/v1/x?y=2 HTTP/2" 200 - 0 10 5 4 "-" "curl" "ab12" "other" "tcp://10.0.2.1:80"',
+  ].join('\n') + '\n';
+  await dropFile(page, 'envoy.log', envoy);
+  // Written as each request ended: the second began first, and the status says so.
+  await page.waitForFunction(() => /envoy\.log \(envoy\): 2 requests, 1 key, each served for the time it took/.test(document.body.textContent), null, { timeout: 30_000 });
+  assert.match(await page.textContent('body'), /1 line comes before the line above \(the first: line 2\)/);
+  await page.click('[data-testid="undo"]');
+  const har = JSON.stringify({ log: { version: '1.2', entries: [
+    { startedDateTime: '2024-05-01T10:00:00.250+02:00', time: 120.5, request: { method: 'GET', url: 'https://api.example/items/3', headers: [] } },
+    { startedDateTime: '2024-05-01T08:00:01.100Z', time: 30, request: { method: 'GET', url: 'https://api.example/logo.png', headers: [] } },
+    { startedDateTime: '2024-05-01T08:00:02.100Z', time: 10, request: { method: 'GET', url: 'https://api.example/', headers: [] } },
+  ] } });
+  await dropFile(page, 'browser.har', har);
+  await page.waitForFunction(() => /browser\.har \(har\): 3 requests, no keys, each served for the time it took/.test(document.body.textContent), null, { timeout: 30_000 });
+  await page.click('[data-node="log"] .body');
+  // 10:00:00.250+02:00 is 08:00:00.250Z: the first of the three.
+  assert.equal(await page.inputValue('[data-testid="param-arrivals-times_s"]'), '[0.25,1.1,2.1]');
+  assert.equal(await page.inputValue('[data-testid="param-arrivals-service_s"]'), '[0.1205,0.03,0.01]');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('a log that does not read is refused naming its line, and nothing changes', async () => {
   const { page, errors } = await open(env.browser, env.url);
   const before = await page.locator('[data-node]').count();
