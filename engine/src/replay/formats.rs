@@ -187,7 +187,9 @@ fn host_of(url: &str) -> &str {
 
 /// Whole nanoseconds since 1970 of an ISO 8601 instant with a date, a time
 /// to the second or finer, and a zone (`Z`, `+01:00`, `-0500`):
-/// `2016-04-15T20:17:00.310Z`.
+/// `2016-04-15T20:17:00.310Z`. A date that is not on the calendar (the
+/// 30th of February, the 29th in a common year) or a zone past 14 hours
+/// is none.
 pub fn parse_iso8601(text: &str) -> Option<u64> {
     let b = text.as_bytes();
     let num = |from: usize, len: usize| -> Option<i64> {
@@ -198,7 +200,9 @@ pub fn parse_iso8601(text: &str) -> Option<u64> {
         return None;
     }
     let (y, mo, d, h, mi, s) = (num(0, 4)?, num(5, 2)?, num(8, 2)?, num(11, 2)?, num(14, 2)?, num(17, 2)?);
-    if !(1..=12).contains(&mo) || !(1..=31).contains(&d) || h > 23 || mi > 59 || s > 60 {
+    let leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+    let month_days = [31, if leap { 29 } else { 28 }, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+    if !(1..=12).contains(&mo) || d < 1 || d > month_days[(mo - 1) as usize] || h > 23 || mi > 59 || s > 60 {
         return None;
     }
     let mut i = 19;
@@ -218,13 +222,14 @@ pub fn parse_iso8601(text: &str) -> Option<u64> {
     }
     let offset_s = match &text[i..] {
         "Z" | "z" => 0,
-        zone if zone.len() == 6 && matches!(zone.as_bytes()[0], b'+' | b'-') && zone.as_bytes()[3] == b':' => {
+        zone if (zone.len() == 6 && zone.as_bytes()[3] == b':' || zone.len() == 5) && matches!(zone.as_bytes()[0], b'+' | b'-') => {
             let sign = if zone.starts_with('-') { -1 } else { 1 };
-            sign * (num(i + 1, 2)? * 3600 + num(i + 4, 2)? * 60)
-        }
-        zone if zone.len() == 5 && matches!(zone.as_bytes()[0], b'+' | b'-') => {
-            let sign = if zone.starts_with('-') { -1 } else { 1 };
-            sign * (num(i + 1, 2)? * 3600 + num(i + 3, 2)? * 60)
+            // Zones run from −12:00 to +14:00, in hours and minutes.
+            let (zh, zm) = (num(i + 1, 2)?, num(i + zone.len() - 2, 2)?);
+            if zh > 14 || zm > 59 {
+                return None;
+            }
+            sign * (zh * 3600 + zm * 60)
         }
         _ => return None,
     };
@@ -508,7 +513,23 @@ mod tests {
         assert_eq!(parse_iso8601("2009-07-24T19:20:30.45+01:00"), Some(1_248_459_630_450_000_000));
         assert_eq!(parse_iso8601("2024-02-29T12:00:00-0500"), Some(1_709_226_000 * NANOS));
         assert_eq!(parse_iso8601("2000-03-01T00:00:00.000000001+00:00"), Some(951_868_800 * NANOS + 1));
-        for bad in ["2016-13-15T20:17:00Z", "2016-04-15T20:17:00", "2016-04-15T25:17:00Z", "1969-12-31T23:59:59Z", "2016-04-15T20:17:00.Z", "yesterday", ""] {
+        assert_eq!(parse_iso8601("2000-02-29T00:00:00+14:00"), Some(951_782_400 * NANOS - 14 * 3600 * NANOS));
+        for bad in [
+            "2016-13-15T20:17:00Z",
+            "2016-04-15T20:17:00",
+            "2016-04-15T25:17:00Z",
+            "1969-12-31T23:59:59Z",
+            "2016-04-15T20:17:00.Z",
+            "yesterday",
+            "",
+            "2024-02-30T00:00:00Z",
+            "2023-02-29T00:00:00Z",
+            "1900-02-29T00:00:00Z",
+            "2016-04-31T00:00:00Z",
+            "2016-04-15T20:17:00+25:00",
+            "2016-04-15T20:17:00+05:75",
+            "2016-04-15T20:17:00-0590",
+        ] {
             assert_eq!(parse_iso8601(bad), None, "{bad}");
         }
     }
