@@ -245,6 +245,7 @@ mod tests {
                 source: 0,
                 class: 0,
                 priority,
+                entered_priority: priority,
                 destination: crate::message::NO_DESTINATION,
                 droppable,
                 size_bytes: 10,

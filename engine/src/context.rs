@@ -155,6 +155,7 @@ pub(crate) mod bench {
                 destination: NO_DESTINATION,
                 class,
                 priority: 0,
+                entered_priority: 0,
                 droppable: false,
                 attempts: 0,
                 key: crate::message::NO_KEY,

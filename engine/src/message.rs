@@ -38,6 +38,10 @@ pub struct Message {
     pub class: u16,
     /// Lower numbers are served first by priority queues.
     pub priority: u8,
+    /// Its `priority` as it entered the queue (or dispatcher) holding it,
+    /// before that block's table (`message_priorities`) put its own there:
+    /// what a live change of the table works from again.
+    pub entered_priority: u8,
     /// Whether an overloaded queue may discard it (a video frame).
     pub droppable: bool,
     /// How often an execution time-out sent it back to its job queue.

@@ -85,6 +85,18 @@ impl PriorityTable {
 
     /// The priority `msg` takes in a queue ordered by priority.
     pub fn of(&self, msg: &Message) -> u8 {
+        self.rule_for(msg).unwrap_or(msg.priority)
+    }
+
+    /// The priority `msg`, already waiting, takes under this table: as
+    /// `of`, from the priority it entered with (a rule taken away gives
+    /// back the one it had).
+    pub fn again(&self, msg: &Message) -> u8 {
+        self.rule_for(msg).unwrap_or(msg.entered_priority)
+    }
+
+    /// The priority of the most specific rule matching `msg`, if any.
+    fn rule_for(&self, msg: &Message) -> Option<u8> {
         for &f in &self.used {
             let key = (
                 f,
@@ -93,10 +105,10 @@ impl PriorityTable {
                 if f & SOURCE != 0 { msg.source } else { 0 },
             );
             if let Some(p) = self.rules.get(&key) {
-                return *p;
+                return Some(*p);
             }
         }
-        msg.priority
+        None
     }
 }
 
@@ -123,6 +135,7 @@ mod tests {
             destination,
             class,
             priority: 9,
+            entered_priority: 9,
             droppable: false,
             attempts: 0,
             key: crate::message::NO_KEY,

@@ -667,3 +667,32 @@ fn a_live_change_to_priority_order_reorders_what_already_waits() {
     let r = sim.report();
     assert_eq!((r.nodes["done_a"].departed, r.nodes["done_b"].departed), (1, 2));
 }
+
+/// A rule taken out of a queue's table while running gives the messages
+/// already waiting back the priority they came with: a's, made urgent
+/// only by the rule taken away, wait behind b's again.
+#[test]
+fn a_rule_taken_away_live_gives_waiting_messages_back_their_own_priority() {
+    let scenario = graph(
+        vec![
+            json!({"id": "pa", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.0, 0.1, 0.2]}, "classes": [{"name": "a", "priority": 5}]}),
+            json!({"id": "pb", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.3, 0.4]}, "classes": [{"name": "b", "priority": 1}]}),
+            json!({"id": "q", "kind": "queue", "order": "priority", "message_priorities": [{"class": "a", "priority": 0}]}),
+            json!({"id": "server", "kind": "consumer", "service_time": {"dist": "fixed", "value": 1.0}}),
+            json!({"id": "split", "kind": "router", "policy": "by_class", "classes": {"a": "done_a", "b": "done_b"}}),
+            json!({"id": "done_a", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.0}}),
+            json!({"id": "done_b", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.0}}),
+        ],
+        &[("pa", "q"), ("pb", "q"), ("q", "server"), ("server", "split"), ("split", "done_a"), ("split", "done_b")],
+    );
+    let mut sim = Simulation::new(scenario.clone(), 1).unwrap();
+    run_checked(&mut sim, 0.5);
+    let BlockSpec::Queue(mut spec) = scenario.nodes[2].block.clone() else { panic!() };
+    spec.message_priorities.clear();
+    sim.reconfigure("q", BlockSpec::Queue(spec)).unwrap();
+    // a0 was taken at once (done at 1 s); then b0 (2 s) and b1 (3 s), the
+    // class priorities (b 1, a 5) ruling again.
+    run_checked(&mut sim, 3.5);
+    let r = sim.report();
+    assert_eq!((r.nodes["done_a"].departed, r.nodes["done_b"].departed), (1, 2));
+}

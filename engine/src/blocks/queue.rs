@@ -403,6 +403,7 @@ impl Queue {
     /// Takes a message from upstream.
     #[inline]
     pub fn offer(&mut self, mut msg: Message, ctx: &mut Context) -> QueueOffer {
+        msg.entered_priority = msg.priority;
         if self.spec.order == Order::Priority && !self.priorities.is_empty() {
             msg.priority = self.priorities.of(&msg);
         }
@@ -502,7 +503,7 @@ impl Queue {
     /// once; a looser one waits for the next send, as always.
     pub fn reconfigure(&mut self, spec: QueueSpec, priorities: PriorityTable, ctx: &mut Context) -> PauseSignal {
         if spec.order != self.spec.order || (spec.order == Order::Priority && priorities != self.priorities) {
-            self.buffer.reorder(spec.order, |msg| priorities.of(msg));
+            self.buffer.reorder(spec.order, |msg| priorities.again(msg));
         }
         self.priorities = priorities;
         let ttl_changed = spec.ttl_s != self.spec.ttl_s;

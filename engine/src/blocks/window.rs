@@ -383,6 +383,7 @@ impl Window {
                     destination: NO_DESTINATION,
                     class: self.receipt_class,
                     priority: 0,
+                    entered_priority: 0,
                     droppable: false,
                     attempts: 0,
                     key: crate::message::NO_KEY,

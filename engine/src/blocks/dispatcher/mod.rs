@@ -204,7 +204,7 @@ impl Dispatcher {
         // What waits takes the new order (and table), as a queue's does.
         if spec.order != self.spec.order || (spec.order == Order::Priority && priorities != self.priorities) {
             for q in &mut self.queues {
-                q.buffer.reorder(spec.order, |msg| priorities.of(msg));
+                q.buffer.reorder(spec.order, |msg| priorities.again(msg));
             }
         }
         self.priorities = priorities;
@@ -317,6 +317,7 @@ impl Dispatcher {
                 }
             }
         }
+        msg.entered_priority = msg.priority;
         if self.spec.order == Order::Priority {
             msg.priority = self.priorities.of(&msg);
         }

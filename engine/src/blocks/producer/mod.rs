@@ -549,6 +549,7 @@ impl Producer {
             source: ctx.node as NodeRef,
             class: self.classes.class_base + class as u16,
             priority: spec.priority,
+            entered_priority: spec.priority,
             destination: self.classes.destinations.get(class).copied().unwrap_or(NO_DESTINATION),
             droppable: spec.droppable,
             size_bytes: size,
