@@ -813,6 +813,21 @@ fn bounded_waits(scenario: Scenario) -> Scenario {
                 class["size"] = json!({"dist": "fixed", "value": 500});
             }
         }
+        // A limiter whose callers wait as long as it takes (tower's
+        // buffer with nothing shedding above it, Go's Wait or Reserve
+        // without a deadline) holds a flood's backlog for ever: tower sheds
+        // at its top, Go's callers give up after a deadline.
+        if node["product"] == "tower" {
+            if let Some(layers) = node["layers"].as_array_mut() {
+                layers.retain(|l| l["layer"] != "load_shed");
+                layers.insert(0, json!({"layer": "load_shed"}));
+            }
+        }
+        if node["product"] == "go_rate" && node["call"] != "allow" {
+            let deadline = node["timeout_s"].as_f64().unwrap_or(0.2).min(0.2);
+            node["call"] = json!("wait");
+            node["timeout_s"] = json!(deadline);
+        }
         if node["kind"] == "link" {
             let bw = node["bandwidth_bytes_per_s"].as_f64().unwrap_or(0.0);
             if bw > 0.0 {
@@ -839,7 +854,7 @@ fn patience(scenario: &Scenario) -> f64 {
         for rule in node["rules"].as_array().into_iter().flatten() {
             waits += rule["span_s"].as_f64().unwrap_or(0.0);
         }
-        for latency in ["ack_latency_s", "grant_latency_s", "latency_s", "create_s", "close_after_idle_s"] {
+        for latency in ["ack_latency_s", "grant_latency_s", "latency_s", "create_s", "close_after_idle_s", "timeout_s", "timeout_queue_s"] {
             waits += node[latency].as_f64().unwrap_or(0.0);
         }
     }
