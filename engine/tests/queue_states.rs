@@ -640,16 +640,19 @@ fn a_message_larger_than_the_whole_capacity_is_dropped_after_the_oldest() {
     assert!(q.depth_bytes <= 1000);
 }
 
-/// A queue changed live from FIFO to priority orders what already waits by
-/// its table, not only what comes next: b's messages, urgent by the
-/// table, leave before a's that came first.
-#[test]
-fn a_live_change_to_priority_order_reorders_what_already_waits() {
+/// Three messages of class a (at 0, 0.1 and 0.2 s) and two of b (0.3 and
+/// 0.4 s), each class with its own `priority`, into queue `q` before a
+/// server of one second each; at 0.5 s the queue's parameters change as
+/// `change` says. What each class has had served by 3.5 s.
+fn served_after_a_live_change(priorities: (u8, u8), queue: serde_json::Value, change: impl FnOnce(&mut sluice_engine::scenario::QueueSpec)) -> (u64, u64) {
+    let mut q = queue;
+    q["id"] = json!("q");
+    q["kind"] = json!("queue");
     let scenario = graph(
         vec![
-            json!({"id": "pa", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.0, 0.1, 0.2]}, "classes": [{"name": "a"}]}),
-            json!({"id": "pb", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.3, 0.4]}, "classes": [{"name": "b"}]}),
-            json!({"id": "q", "kind": "queue", "message_priorities": [{"class": "a", "priority": 5}, {"class": "b", "priority": 0}]}),
+            json!({"id": "pa", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.0, 0.1, 0.2]}, "classes": [{"name": "a", "priority": priorities.0}]}),
+            json!({"id": "pb", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.3, 0.4]}, "classes": [{"name": "b", "priority": priorities.1}]}),
+            q,
             json!({"id": "server", "kind": "consumer", "service_time": {"dist": "fixed", "value": 1.0}}),
             json!({"id": "split", "kind": "router", "policy": "by_class", "classes": {"a": "done_a", "b": "done_b"}}),
             json!({"id": "done_a", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.0}}),
@@ -660,12 +663,22 @@ fn a_live_change_to_priority_order_reorders_what_already_waits() {
     let mut sim = Simulation::new(scenario.clone(), 1).unwrap();
     run_checked(&mut sim, 0.5);
     let BlockSpec::Queue(mut spec) = scenario.nodes[2].block.clone() else { panic!() };
-    spec.order = sluice_engine::scenario::Order::Priority;
+    change(&mut spec);
     sim.reconfigure("q", BlockSpec::Queue(spec)).unwrap();
-    // a0 was taken at once (done at 1 s); then b0 (2 s) and b1 (3 s).
     run_checked(&mut sim, 3.5);
     let r = sim.report();
-    assert_eq!((r.nodes["done_a"].departed, r.nodes["done_b"].departed), (1, 2));
+    (r.nodes["done_a"].departed, r.nodes["done_b"].departed)
+}
+
+/// A queue changed live from FIFO to priority orders what already waits by
+/// its table, not only what comes next: b's messages, urgent by the
+/// table, leave before a's that came first.
+#[test]
+fn a_live_change_to_priority_order_reorders_what_already_waits() {
+    let queue = json!({"message_priorities": [{"class": "a", "priority": 5}, {"class": "b", "priority": 0}]});
+    let served = served_after_a_live_change((0, 0), queue, |q| q.order = sluice_engine::scenario::Order::Priority);
+    // a0 was taken at once (done at 1 s); then b0 (2 s) and b1 (3 s).
+    assert_eq!(served, (1, 2));
 }
 
 /// A rule taken out of a queue's table while running gives the messages
@@ -673,26 +686,9 @@ fn a_live_change_to_priority_order_reorders_what_already_waits() {
 /// only by the rule taken away, wait behind b's again.
 #[test]
 fn a_rule_taken_away_live_gives_waiting_messages_back_their_own_priority() {
-    let scenario = graph(
-        vec![
-            json!({"id": "pa", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.0, 0.1, 0.2]}, "classes": [{"name": "a", "priority": 5}]}),
-            json!({"id": "pb", "kind": "producer", "arrivals": {"process": "trace", "times_s": [0.3, 0.4]}, "classes": [{"name": "b", "priority": 1}]}),
-            json!({"id": "q", "kind": "queue", "order": "priority", "message_priorities": [{"class": "a", "priority": 0}]}),
-            json!({"id": "server", "kind": "consumer", "service_time": {"dist": "fixed", "value": 1.0}}),
-            json!({"id": "split", "kind": "router", "policy": "by_class", "classes": {"a": "done_a", "b": "done_b"}}),
-            json!({"id": "done_a", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.0}}),
-            json!({"id": "done_b", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.0}}),
-        ],
-        &[("pa", "q"), ("pb", "q"), ("q", "server"), ("server", "split"), ("split", "done_a"), ("split", "done_b")],
-    );
-    let mut sim = Simulation::new(scenario.clone(), 1).unwrap();
-    run_checked(&mut sim, 0.5);
-    let BlockSpec::Queue(mut spec) = scenario.nodes[2].block.clone() else { panic!() };
-    spec.message_priorities.clear();
-    sim.reconfigure("q", BlockSpec::Queue(spec)).unwrap();
+    let queue = json!({"order": "priority", "message_priorities": [{"class": "a", "priority": 0}]});
+    let served = served_after_a_live_change((5, 1), queue, |q| q.message_priorities.clear());
     // a0 was taken at once (done at 1 s); then b0 (2 s) and b1 (3 s), the
     // class priorities (b 1, a 5) ruling again.
-    run_checked(&mut sim, 3.5);
-    let r = sim.report();
-    assert_eq!((r.nodes["done_a"].departed, r.nodes["done_b"].departed), (1, 2));
+    assert_eq!(served, (1, 2));
 }
