@@ -107,10 +107,19 @@ enum Command {
         #[arg(long, value_name = "ID")]
         node: Option<String>,
     },
-    /// Prints a link that opens the scenario in the page: the whole
-    /// scenario rides, compressed, in the link's fragment.
+    /// Prints a link that opens the scenario in the page (the whole
+    /// scenario rides, compressed, in the link's fragment), or with
+    /// --lesson one that opens a lesson, at a step with --step.
     Share {
-        file: String,
+        /// The scenario file.
+        #[arg(required_unless_present = "lesson", conflicts_with = "lesson")]
+        file: Option<String>,
+        /// The lesson's number (as `sluice lesson` lists them).
+        #[arg(long, value_name = "N")]
+        lesson: Option<u32>,
+        /// The step of the lesson to open at, counted from 1.
+        #[arg(long, value_name = "K")]
+        step: Option<u32>,
         /// Where the page is served.
         #[arg(long, default_value = "http://127.0.0.1:8080/")]
         page: String,
@@ -498,15 +507,34 @@ fn export(name: &str, file: &str, node: Option<&str>) -> Result<String, String> 
     Ok(exported.text)
 }
 
+/// The link that opens a scenario file, or a lesson at a step, in the page
+/// served at `page`. A link longer than a QR code holds is said on
+/// standard error (the link is printed all the same).
+fn share(file: Option<&str>, lesson: Option<u32>, step: Option<u32>, page: &str) -> Result<String, String> {
+    use sluice_engine::share::{Link, QR_CODE_CHARS};
+    let link = match (file, lesson) {
+        (_, Some(number)) => {
+            sluice_engine::lesson::linked(&sluice_engine::lesson::catalogue(), number, step).map_err(|e| e.to_string())?;
+            Link::Lesson { number, step }
+        }
+        (Some(_), None) if step.is_some() => return Err("--step opens a step of a lesson: give --lesson N too".into()),
+        (Some(file), None) => Link::scenario(&load(file)?),
+        (None, None) => return Err("give a scenario file or --lesson N".into()),
+    };
+    let link = format!("{page}{}", link.fragment());
+    if link.len() > QR_CODE_CHARS {
+        let _ = writeln!(io::stderr(), "sluice: the link is {} characters, more than a QR code holds ({QR_CODE_CHARS})", link.len());
+    }
+    Ok(format!("{link}\n"))
+}
+
 fn lesson(number: Option<u32>) -> Result<String, String> {
     let lessons = sluice_engine::lesson::catalogue();
     let Some(number) = number else {
         return Ok(lessons.iter().map(|l| format!("{:>2}. {}: {}\n", l.text.number, l.text.title, l.text.summary)).collect());
     };
-    let lesson = lessons
-        .iter()
-        .find(|l| l.text.number == number)
-        .ok_or_else(|| format!("there is no lesson {number}; lessons are numbered 1 to {}", lessons.len()))?;
+    let (index, _) = sluice_engine::lesson::linked(&lessons, number, None).map_err(|e| e.to_string())?;
+    let lesson = &lessons[index];
     let outcomes = sluice_engine::playground::follow(lesson).map_err(|why| why.to_string())?;
     let mut out = format!("Lesson {}: {}\n", lesson.text.number, lesson.text.title);
     for (k, (step, outcome)) in lesson.text.steps.iter().zip(&outcomes).enumerate() {
@@ -553,7 +581,7 @@ fn main() -> ExitCode {
         Command::Bench { scale, .. } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),
         Command::Bench { scale, mm1k: true } => Ok(bench::mm1k_only(scale)),
         Command::Bench { scale, mm1k: false } => Ok(bench::run(scale)),
-        Command::Share { file, page } => load(&file).map(|s| format!("{page}#s={}\n", sluice_engine::share::encode(&s))),
+        Command::Share { file, lesson, step, page } => share(file.as_deref(), lesson, step, &page),
         Command::Lesson { number } => lesson(number),
         Command::Sweep(SweepArgs { merge: Some(SweepCommand::Merge { parts, format, metric }), .. }) => sweep::merge_parts(&parts, format, &metric),
         Command::Sweep(a) => sweep::run(sweep::Request {

@@ -432,3 +432,51 @@ fn tune_finds_the_fewest_servers_and_says_what_is_wrong_first() {
         assert!(err.contains(said), "{args:?}: {err}");
     }
 }
+
+/// `sluice share` prints a link a page opens: a scenario's, read back
+/// whole, or a lesson's at a step; a lesson or step that is not one is
+/// refused naming it.
+#[test]
+fn share_prints_links_to_a_scenario_and_to_a_lesson_at_a_step() {
+    use sluice_engine::share::{decode, Link};
+    let out = sluice().args(["share", &every_block(), "--page", "https://example.org/course/sluice/"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let link = String::from_utf8(out.stdout).unwrap();
+    let fragment = link.trim().strip_prefix("https://example.org/course/sluice/").expect("the page's address first");
+    let Some(Ok(Link::Scenario(code))) = Link::read(fragment) else { panic!("{link}") };
+    let text = std::fs::read_to_string(every_block()).unwrap();
+    assert_eq!(decode(&code).unwrap(), sluice_engine::Scenario::from_json(&text).unwrap());
+
+    let out = sluice().args(["share", "--lesson", "3", "--step", "2", "--page", "http://h/"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "http://h/#lesson=3&step=2\n");
+    let out = sluice().args(["share", "--lesson", "3"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stdout).ends_with("/#lesson=3\n"));
+
+    for (args, said) in [
+        (vec!["share", "--lesson", "99"], "there is no lesson 99; lessons are numbered 1 to 16"),
+        (vec!["share", "--lesson", "3", "--step", "9"], "lesson 3 has 3 step(s); there is no step 9"),
+    ] {
+        let out = sluice().args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&out.stderr), format!("sluice: {said}\n"));
+    }
+    // --step needs a lesson; a file and a lesson together are one too many.
+    for args in [vec!["share", "--step", "2", &every_block()], vec!["share", &every_block(), "--lesson", "3"], vec!["share"]] {
+        let out = sluice().args(&args).output().unwrap();
+        assert!(!out.status.success(), "{args:?}");
+    }
+}
+
+/// A link longer than a QR code holds is printed, with a word on standard
+/// error; a short one is printed alone.
+#[test]
+fn share_says_when_a_link_is_too_long_for_a_qr_code() {
+    let out = sluice().args(["share", &long_chain().to_string_lossy()]).output().unwrap();
+    assert!(out.status.success());
+    let link = String::from_utf8(out.stdout).unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(link.trim().len() > 2953, "the chain's link is long: {}", link.len());
+    assert_eq!(err, format!("sluice: the link is {} characters, more than a QR code holds (2953)\n", link.trim().len()));
+    let out = sluice().args(["share", "--lesson", "1"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

@@ -7,7 +7,14 @@
 //! base64 without padding. Codes of format `1` (raw DEFLATE, no checksum),
 //! made before, still open.
 //!
+//! A link's fragment (`Link`) opens a scenario, `#s=CODE`, or a lesson,
+//! `#lesson=N` or `#lesson=N&step=K` (the lesson's number and the step's,
+//! counted from 1 as the page shows them).
+//!
 //! Guarantees:
+//! - `Link::read(&link.fragment())` gives back `link`; a fragment that is
+//!   not Sluice's (empty, or another page's anchor) reads as none, and one
+//!   of Sluice's that is mistyped is refused saying how it should read.
 //! - `decode(&encode(s))` gives back `s` exactly, for every scenario the
 //!   editor can hold (complete or still a draft).
 //! - Decoding never trusts the code: an overlong code, bad base64, corrupt
@@ -30,6 +37,11 @@ const FIRST_FORMAT: &str = "1";
 /// The longest code accepted. Compression of JSON is rarely worse than 1:1,
 /// and base64 adds a third, so this admits any scenario of the largest size.
 pub const MAX_CODE_CHARS: usize = MAX_SCENARIO_BYTES / 3 * 4 + 16;
+
+/// The longest link a QR code holds: version 40 at the lowest error
+/// correction, in byte mode (ISO/IEC 18004, table 7), 2,953 characters of
+/// a link's ASCII.
+pub const QR_CODE_CHARS: usize = 2953;
 
 /// How hard to compress: the best ratio (codes are small; time is not an issue).
 const LEVEL: u8 = 9;
@@ -67,6 +79,63 @@ pub enum ShareError {
     NotText,
     #[error("the shared scenario is not valid: {0}")]
     Invalid(ScenarioError),
+    #[error("the lesson link \"{}\" does not read: it should be #lesson=N or #lesson=N&step=K, with N and K whole numbers from 1", crate::plumbing::printable::printable(.0, 60))]
+    LessonLink(String),
+}
+
+/// The fragment of a link to a scenario.
+const SCENARIO_PREFIX: &str = "s=";
+/// The fragment of a link to a lesson.
+const LESSON_PREFIX: &str = "lesson=";
+
+/// What a link to the page opens, as its fragment (after `#`) says.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Link {
+    /// A scenario, by its share code (not yet decoded).
+    Scenario(String),
+    /// A lesson by its number, at its start or at a step (counted from 1).
+    Lesson { number: u32, step: Option<u32> },
+}
+
+impl Link {
+    /// The link to `scenario`.
+    pub fn scenario(scenario: &Scenario) -> Link {
+        Link::Scenario(encode(scenario))
+    }
+
+    /// The fragment, `#` included, to put after the page's address.
+    pub fn fragment(&self) -> String {
+        match self {
+            Link::Scenario(code) => format!("#{SCENARIO_PREFIX}{code}"),
+            Link::Lesson { number, step: None } => format!("#{LESSON_PREFIX}{number}"),
+            Link::Lesson { number, step: Some(k) } => format!("#{LESSON_PREFIX}{number}&step={k}"),
+        }
+    }
+
+    /// What `fragment` (with its `#` or without) opens: none when it is not
+    /// a link of Sluice's. The fragment comes as the address bar holds it;
+    /// a share code escaped by a mail program is the caller's to unescape.
+    pub fn read(fragment: &str) -> Option<Result<Link, ShareError>> {
+        let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
+        if let Some(code) = fragment.strip_prefix(SCENARIO_PREFIX) {
+            return Some(Ok(Link::Scenario(code.to_string())));
+        }
+        let rest = fragment.strip_prefix(LESSON_PREFIX)?;
+        let refused = || ShareError::LessonLink(format!("#{fragment}"));
+        // A whole number from 1, written plainly (no sign, no spaces).
+        let whole = |t: &str| {
+            t.bytes().all(|b| b.is_ascii_digit()).then(|| t.parse::<u32>().ok()).flatten().filter(|&n| n >= 1)
+        };
+        let (number, step) = match rest.split_once('&') {
+            None => (rest, None),
+            Some((number, step)) => (number, Some(step.strip_prefix("step=").unwrap_or(""))),
+        };
+        let number = whole(number).ok_or_else(refused);
+        Some(number.and_then(|number| match step {
+            None => Ok(Link::Lesson { number, step: None }),
+            Some(k) => whole(k).map(|k| Link::Lesson { number, step: Some(k) }).ok_or_else(refused),
+        }))
+    }
 }
 
 /// The scenario a share code carries. It may be a draft (lacking outgoing
@@ -230,6 +299,35 @@ mod tests {
         assert_eq!(decode(&code), Err(ShareError::TooLarge));
         let code = format!("2.{}", URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec_zlib(&bomb, 9)));
         assert_eq!(decode(&code), Err(ShareError::TooLarge));
+    }
+
+    #[test]
+    fn links_read_back_what_they_wrote() {
+        let links = [
+            Link::scenario(&every_block()),
+            Link::Lesson { number: 3, step: None },
+            Link::Lesson { number: 16, step: Some(2) },
+            Link::Lesson { number: u32::MAX, step: Some(u32::MAX) },
+        ];
+        for link in links {
+            assert_eq!(Link::read(&link.fragment()), Some(Ok(link.clone())));
+            assert_eq!(Link::read(link.fragment().trim_start_matches('#')), Some(Ok(link)));
+        }
+        assert_eq!(Link::Lesson { number: 3, step: Some(2) }.fragment(), "#lesson=3&step=2");
+        // Another page's anchor, or nothing, is not a link of Sluice's.
+        for other in ["", "#", "#top", "#lessons", "#S=2.abc"] {
+            assert_eq!(Link::read(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn a_mistyped_lesson_link_is_refused_saying_how_it_reads() {
+        for bad in ["#lesson=", "#lesson=0", "#lesson=-1", "#lesson=+3", "#lesson=three", "#lesson=3&step=0", "#lesson=3&step=",
+                    "#lesson=3&stop=2", "#lesson=3&step=2&x=1", "#lesson= 3", "#lesson=99999999999", "#lesson=3&"] {
+            let e = Link::read(bad).unwrap().unwrap_err();
+            assert_eq!(e, ShareError::LessonLink(bad.to_string()), "{bad}");
+            assert!(e.to_string().contains("it should be #lesson=N or #lesson=N&step=K"), "{e}");
+        }
     }
 
     #[test]

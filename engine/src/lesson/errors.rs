@@ -22,6 +22,15 @@ pub enum FigureError {
     NoFigure(String),
 }
 
+/// Why a link's lesson or step is not one of the catalogue's.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum LinkError {
+    #[error("there is no lesson {number}; lessons are numbered 1 to {last}")]
+    NoLesson { number: u32, last: u32 },
+    #[error("lesson {number} has {steps} step(s); there is no step {step}")]
+    NoStep { number: u32, step: u32, steps: usize },
+}
+
 /// Why a change, a check or a sweep of a step cannot be made.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum StepError {

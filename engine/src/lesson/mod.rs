@@ -30,7 +30,7 @@ mod errors;
 mod figure;
 mod sweep_step;
 
-pub use errors::{FigureError, LessonError, StepError};
+pub use errors::{FigureError, LessonError, LinkError, StepError};
 pub use figure::Figure;
 use figure::figure_since;
 
@@ -472,6 +472,21 @@ pub fn catalogue() -> Vec<Lesson> {
         .collect()
 }
 
+/// Where a link to lesson `number`, at `step` (counted from 1) if it
+/// names one, leads in `lessons`: the lesson's place and the step's
+/// (counted from 0).
+pub fn linked(lessons: &[Lesson], number: u32, step: Option<u32>) -> Result<(usize, Option<usize>), LinkError> {
+    let last = lessons.iter().map(|l| l.text.number).max().unwrap_or(0);
+    let index = lessons.iter().position(|l| l.text.number == number).ok_or(LinkError::NoLesson { number, last })?;
+    let steps = lessons[index].text.steps.len();
+    let k = match step {
+        None => None,
+        Some(k) if (1..=steps).contains(&(k as usize)) => Some(k as usize - 1),
+        Some(k) => return Err(LinkError::NoStep { number, step: k, steps }),
+    };
+    Ok((index, k))
+}
+
 /// The names of the lesson files, in order (for documentation and tests).
 pub fn file_names() -> impl Iterator<Item = &'static str> {
     LESSON_FILES.iter().map(|(name, _)| *name)
@@ -482,6 +497,22 @@ mod tests {
     use super::*;
     use crate::metrics::DropReason;
     use crate::state::State;
+
+    #[test]
+    fn a_link_leads_to_its_lesson_and_step_or_says_why_not() {
+        let lessons = catalogue();
+        let third = lessons.iter().position(|l| l.text.number == 3).unwrap();
+        assert_eq!(linked(&lessons, 3, None), Ok((third, None)));
+        assert_eq!(linked(&lessons, 3, Some(2)), Ok((third, Some(1))));
+        let steps = lessons[third].text.steps.len();
+        assert_eq!(linked(&lessons, 3, Some(steps as u32)), Ok((third, Some(steps - 1))));
+        let e = linked(&lessons, 3, Some(steps as u32 + 1)).unwrap_err();
+        assert_eq!(e.to_string(), format!("lesson 3 has {steps} step(s); there is no step {}", steps + 1));
+        let last = lessons.iter().map(|l| l.text.number).max().unwrap();
+        assert_eq!(linked(&lessons, last + 1, None).unwrap_err().to_string(),
+                   format!("there is no lesson {}; lessons are numbered 1 to {last}", last + 1));
+        assert!(linked(&lessons, 0, Some(1)).is_err());
+    }
 
     #[test]
     fn verdicts_speak_the_lessons_words_with_their_figures() {
