@@ -22,9 +22,20 @@ const types = {
   '.json': 'application/json',
 };
 
-export async function serve() {
+/**
+ * Serves the bundle at `under` (a path ending in `/`), as a course site
+ * would host it under a sub-path: anything asked for outside it is not
+ * found, so an asset asked for from `/` fails.
+ */
+export async function serve({ under = '/' } = {}) {
   const server = createServer(async (req, res) => {
-    const path = normalize(decodeURIComponent(new URL(req.url, 'http://x').pathname)).replace(/^(\.\.[/\\])+/, '');
+    const asked = decodeURIComponent(new URL(req.url, 'http://x').pathname);
+    if (!asked.startsWith(under)) {
+      res.writeHead(404);
+      res.end('not found');
+      return;
+    }
+    const path = normalize(`/${asked.slice(under.length)}`).replace(/^(\.\.[/\\])+/, '');
     const file = join(dist, path.endsWith('/') ? `${path}index.html` : path);
     try {
       const body = await readFile(file);
@@ -36,7 +47,7 @@ export async function serve() {
     }
   });
   await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${server.address().port}/` };
+  return { server, url: `http://127.0.0.1:${server.address().port}${under}` };
 }
 
 export async function launch() {

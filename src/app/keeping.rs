@@ -83,6 +83,7 @@ pub(crate) struct Keeping {
     pub on_import: Callback<web_sys::File>,
     pub on_share: Callback<()>,
     pub on_close_share: Callback<()>,
+    pub on_close_banner: Callback<()>,
     pub on_restore_earlier: Callback<()>,
     pub on_forget_earlier: Callback<()>,
     /// The configuration import's dialog, while open: why its last try was
@@ -157,6 +158,7 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
         })
     };
     let on_close_share = use_callback(shared.clone(), |_: (), shared| shared.set(None));
+    let on_close_banner = use_callback(page.banner.clone(), |_: (), banner| banner.set(None));
     // Work kept aside: back as one undoable edit.
     let on_restore_earlier = {
         let (dispatch, page) = (dispatch.clone(), page.clone());
@@ -200,17 +202,19 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
                 // The work on the page is what a link sets aside: saved first.
                 page.save_now();
                 match keep::pasted_link() {
+                    // (A lesson's link is the lessons' to open: `lessons.rs`.)
                     None => {}
                     Some(Ok(scenario)) => {
                         let text = sluice_engine::to_value(&scenario).to_string();
                         if dispatch(Command::Import(text)).is_ok() {
                             page.selected.set(Vec::new());
                             page.earlier.set(keep::earlier_work().is_some());
+                            page.banner.set(keep::banner(&scenario));
                             let name = if scenario.name.trim().is_empty() { "the scenario".to_string() } else { format!("\"{}\"", scenario.name) };
                             page.status.set(Some(format!("Opened {name} from the share link. Undo (Ctrl+Z) brings back what was there before.")));
                         }
                     }
-                    Some(Err(why)) => page.notice.set(Some(format!("The share link could not be opened: {why}"))),
+                    Some(Err(why)) => page.notice.set(Some(format!("The link could not be opened: {why}"))),
                 }
             });
             move || drop(listener)
@@ -292,6 +296,7 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
         on_import,
         on_share,
         on_close_share,
+        on_close_banner,
         on_restore_earlier,
         on_forget_earlier,
         config: (*config).clone(),

@@ -4,9 +4,11 @@
 
 use std::rc::Rc;
 
-use sluice_engine::lesson::LessonText;
+use sluice_engine::lesson::{linked as linked_lesson, LessonText};
 use sluice_engine::playground::Command;
 use yew::prelude::*;
+
+use crate::browser::keep;
 
 use super::dispatch::Dispatch;
 use super::Page;
@@ -26,8 +28,9 @@ pub(crate) struct Lessons {
 }
 
 /// `first_visit`: the picker is the first thing a new visitor sees.
+/// `linked`: the lesson (and step, counted from 1) the page's link opens.
 #[hook]
-pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool) -> Lessons {
+pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, linked: Option<(u32, Option<u32>)>) -> Lessons {
     let picking = use_state(|| first_visit);
     let on_pick = {
         let (dispatch, picking, playing, speed) = (dispatch.clone(), picking.clone(), page.playing.clone(), page.speed.clone());
@@ -57,5 +60,42 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool) -
         move |_| Rc::new(session.borrow().play.lessons().iter().map(|l| l.text.clone()).collect::<Vec<LessonText>>())
     }))
     .clone();
+    // A lesson's link opens it, at its step if it names one: at opening,
+    // and when pasted into the address bar of the open page.
+    let open_link = {
+        let (session, notice, on_pick, on_try) = (page.session.clone(), page.notice.clone(), on_pick.clone(), on_try.clone());
+        Callback::from(move |(number, step): (u32, Option<u32>)| {
+            let found = linked_lesson(session.borrow().play.lessons(), number, step);
+            match found {
+                Ok((index, k)) => {
+                    on_pick.emit(index);
+                    if let Some(k) = k {
+                        on_try.emit(k);
+                    }
+                }
+                Err(why) => {
+                    notice.set(Some(format!("The lesson link could not be opened: {why}")));
+                    keep::show_lesson(None);
+                }
+            }
+        })
+    };
+    use_effect_with((), {
+        let open_link = open_link.clone();
+        move |_| {
+            if let Some(link) = linked {
+                open_link.emit(link);
+            }
+            let listener = gloo_events::EventListener::new(&gloo_utils::window(), "hashchange", move |_| {
+                if let Some(link) = keep::lesson_link() {
+                    open_link.emit(link);
+                }
+            });
+            move || drop(listener)
+        }
+    });
+    // The open lesson is in the address bar: a reload opens it again.
+    let open = page.session.borrow().play.lesson().and_then(|run| texts.get(run.index)).map(|text| text.number);
+    use_effect_with(open, |open| keep::show_lesson(*open));
     Lessons { texts, picking: *picking, on_pick, on_try, on_close, on_all, on_picker_close }
 }

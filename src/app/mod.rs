@@ -74,6 +74,9 @@ pub(crate) struct Page {
     pub selected: UseStateHandle<Vec<String>>,
     /// Why the last edit was refused, until the next one.
     pub notice: UseStateHandle<Option<String>>,
+    /// The name and description of the scenario a link opened, shown
+    /// while that scenario is open, until closed.
+    pub banner: UseStateHandle<Option<(String, String)>>,
     /// A passing message (a link copied, a file imported), unlike `notice`.
     pub status: UseStateHandle<Option<String>>,
     /// Whether work kept aside (from before a share link opened, or
@@ -93,16 +96,17 @@ pub(crate) struct Page {
 #[function_component(App)]
 pub fn app() -> Html {
     let opening = use_memo((), |_| {
-        let (scenario, origin, problem) = keep::opening_scenario(default_scenario());
+        let keep::Opening { scenario, origin, problem, lesson } = keep::opening(default_scenario());
         let welcome = match origin {
             keep::Origin::Shared if scenario.name.trim().is_empty() => Some("Opened the scenario from the share link.".to_string()),
             keep::Origin::Shared => Some(format!("Opened \"{}\" from the share link.", scenario.name)),
-            keep::Origin::Saved => Some("Your last scenario was restored from this browser.".to_string()),
-            keep::Origin::BuiltIn => None,
+            keep::Origin::Saved if lesson.is_none() => Some("Your last scenario was restored from this browser.".to_string()),
+            keep::Origin::Saved | keep::Origin::BuiltIn => None,
         };
-        let first_visit = matches!(origin, keep::Origin::BuiltIn);
+        let first_visit = matches!(origin, keep::Origin::BuiltIn) && lesson.is_none();
         let earlier = matches!(origin, keep::Origin::Shared) && keep::earlier_work().is_some();
-        (RefCell::new(Some(scenario)), problem, welcome, first_visit, earlier)
+        let banner = matches!(origin, keep::Origin::Shared).then(|| keep::banner(&scenario)).flatten();
+        (RefCell::new(Some(scenario)), problem, welcome, first_visit, earlier, lesson, banner)
     });
     let session = use_mut_ref(|| Session::new(opening.0.borrow_mut().take().unwrap_or_else(default_scenario), default_scenario));
     let page = Page {
@@ -114,6 +118,7 @@ pub fn app() -> Html {
             s.play.scenario().nodes.iter().find(|n| n.block.kind() == Kind::Queue).map(|n| n.id.clone()).into_iter().collect::<Vec<String>>()
         }),
         notice: use_state(|| opening.1.clone()),
+        banner: use_state(|| opening.6.clone()),
         status: use_state(|| opening.2.clone()),
         earlier: use_state(|| opening.4),
         chart_kind: use_state(|| ChartKind::Depth),
@@ -152,7 +157,7 @@ pub fn app() -> Html {
     let dispatch = use_dispatch(&page);
     let edit = use_editing(&page, &dispatch);
     let keeping = use_keeping(&page, &dispatch);
-    let lessons = use_lessons(&page, &dispatch, opening.3);
+    let lessons = use_lessons(&page, &dispatch, opening.3, opening.5);
     let sweeps = use_sweeps(&page, &dispatch);
 
     let on_play = {
@@ -274,6 +279,9 @@ pub fn app() -> Html {
     let (can_undo, can_redo, seed) = (editor.can_undo(), editor.can_redo(), scenario.seed_or_default());
     let (name, description) = (AttrValue::from(scenario.name.clone()), AttrValue::from(scenario.description.clone()));
     let (comparing, stall, missing, dropping) = (s.play.variant_b().is_some(), s.play.stall(), s.play.missing(), s.a.motion.dropping.clone());
+    // The link's banner describes its scenario while that is the one open
+    // (a lesson or another scenario opened since puts it away).
+    let banner = (*page.banner).clone().filter(|b| Some(b) == keep::banner(s.play.scenario()).as_ref()).map(|(n, d)| (AttrValue::from(n), AttrValue::from(d)));
     let running = s.play.run().is_some();
     drop(s);
 
@@ -308,7 +316,7 @@ pub fn app() -> Html {
                     <Toolbar on_new={edit.on_new} {can_undo} {can_redo} selected={!selection.is_empty()} {comparing} on_undo={edit.undo} on_redo={edit.redo}
                         on_duplicate={edit.duplicate} on_delete={edit.delete} on_export={keeping.on_export} on_import={keeping.on_import} on_log={keeping.on_log.clone()}
                         on_import_config={keeping.on_open_config} on_share={keeping.on_share} on_compare={on_compare.clone()} />
-                    <Messages shared={keeping.shared} on_close_share={keeping.on_close_share} status={(*page.status).clone()} notice={(*page.notice).clone()}
+                    <Messages {banner} on_close_banner={keeping.on_close_banner.clone()} shared={keeping.shared} on_close_share={keeping.on_close_share} status={(*page.status).clone()} notice={(*page.notice).clone()}
                         {stall} {missing} {running} earlier={*page.earlier} on_restore_earlier={keeping.on_restore_earlier}
                         on_forget_earlier={keeping.on_forget_earlier} />
                     <Canvases snapshot={shown.snapshot.clone()} motion={motion_live.clone()} {dropping} selected={selection.clone()} on_select={edit.on_select.clone()}

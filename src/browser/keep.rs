@@ -15,14 +15,13 @@
 
 use gloo_file::callbacks::FileReader;
 use sluice_engine::scenario::MAX_SCENARIO_BYTES;
-use sluice_engine::{share, Scenario};
+use sluice_engine::share::{self, Link};
+use sluice_engine::Scenario;
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Where the autosaved scenario lives in local storage. The suffix is the
 /// scenario format version, so a future format never misreads this one.
 const STORAGE_KEY: &str = "sluice.scenario.v1";
-/// The fragment that introduces a share code: `#s=2.…`.
-const FRAGMENT_PREFIX: &str = "#s=";
 
 thread_local! {
     /// What this tab last read from the saved slot or wrote to it: a slot
@@ -146,58 +145,124 @@ pub enum Origin {
     BuiltIn,
 }
 
-/// The scenario to open with: the share link's, else the saved one, else
-/// `built_in`. Also says where it came from and, if a link or saved
-/// scenario had to be set aside, why.
-pub fn opening_scenario(built_in: Scenario) -> (Scenario, Origin, Option<String>) {
+/// What the page opens with.
+pub struct Opening {
+    /// The share link's scenario, else the saved one, else the built-in.
+    pub scenario: Scenario,
+    pub origin: Origin,
+    /// Why a link or saved scenario had to be set aside, if one was.
+    pub problem: Option<String>,
+    /// The lesson a link opens (its number, and its step counted from 1).
+    /// The link stays in the address bar, so that a reload opens it again.
+    pub lesson: Option<(u32, Option<u32>)>,
+}
+
+/// What to open with: the share link's scenario, else the saved one, else
+/// `built_in`, and the lesson a lesson link names.
+pub fn opening(built_in: Scenario) -> Opening {
     let mut problem = None;
+    let mut lesson = None;
     read_as_mine(storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()));
-    if let Some(code) = fragment_code() {
-        // The fragment has done its job: later edits are saved, and a reload
-        // must show them rather than the link's original.
-        clear_fragment();
-        match share::decode(&code) {
-            Ok(s) => {
-                keep_saved_as_earlier();
-                return (s, Origin::Shared, None);
+    match fragment_link() {
+        None => {}
+        Some(Ok(Link::Lesson { number, step })) => lesson = Some((number, step)),
+        Some(Ok(Link::Scenario(code))) => {
+            // The fragment has done its job: later edits are saved, and a
+            // reload must show them rather than the link's original.
+            clear_fragment();
+            match share::decode(&code) {
+                Ok(s) => {
+                    keep_saved_as_earlier();
+                    return Opening { scenario: s, origin: Origin::Shared, problem: None, lesson: None };
+                }
+                Err(e) => problem = Some(format!("The share link could not be opened: {e}")),
             }
-            Err(e) => problem = Some(format!("The share link could not be opened: {e}")),
+        }
+        Some(Err(e)) => {
+            clear_fragment();
+            problem = Some(format!("The link could not be opened: {e}"));
         }
     }
     if let Some(text) = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()) {
         match Scenario::from_json_draft(&text) {
-            Ok(s) => return (s, Origin::Saved, problem),
+            Ok(s) => return Opening { scenario: s, origin: Origin::Saved, problem, lesson },
             Err(e) => {
                 problem.get_or_insert_with(|| format!("The saved scenario could not be restored ({e}); the built-in one is open instead."));
             }
         }
     }
-    (built_in, Origin::BuiltIn, problem)
+    Opening { scenario: built_in, origin: Origin::BuiltIn, problem, lesson }
 }
 
-/// A share link opened in a tab already showing the page (pasted into the
-/// address bar: only the fragment changes, so the page is not loaded
-/// again): the scenario it carries, or why it does not open. The saved
-/// work is kept aside first, as at opening.
+/// A share link pasted into a tab already showing the page (only the
+/// fragment changes, so the page is not loaded again): the scenario it
+/// carries, kept from the link after the work on the page is set aside,
+/// or why the link does not open. A lesson's link is `lesson_link`'s.
 pub fn pasted_link() -> Option<Result<Scenario, share::ShareError>> {
-    let code = fragment_code()?;
-    clear_fragment();
-    Some(share::decode(&code).inspect(|_| keep_saved_as_earlier()))
+    match fragment_link()? {
+        Ok(Link::Lesson { .. }) => None,
+        Ok(Link::Scenario(code)) => {
+            clear_fragment();
+            Some(share::decode(&code).inspect(|_| keep_saved_as_earlier()))
+        }
+        Err(e) => {
+            clear_fragment();
+            Some(Err(e))
+        }
+    }
 }
 
-fn fragment_code() -> Option<String> {
+/// What a banner shows of a scenario a link opened: its name and
+/// description, when it has either.
+pub fn banner(scenario: &Scenario) -> Option<(String, String)> {
+    let (name, description) = (scenario.name.trim(), scenario.description.trim());
+    (!name.is_empty() || !description.is_empty()).then(|| (name.to_string(), description.to_string()))
+}
+
+/// The lesson the address bar's link opens: its number, and its step
+/// counted from 1.
+pub fn lesson_link() -> Option<(u32, Option<u32>)> {
+    match fragment_link()? {
+        Ok(Link::Lesson { number, step }) => Some((number, step)),
+        _ => None,
+    }
+}
+
+/// The link in the address bar's fragment, if it is Sluice's.
+fn fragment_link() -> Option<Result<Link, share::ShareError>> {
     let hash = web_sys::window()?.location().hash().ok()?;
-    let code = hash.strip_prefix(FRAGMENT_PREFIX)?;
     // Some mail and chat programs escape characters of a link they pass on.
-    Some(js_sys::decode_uri_component(code).ok().and_then(|c| c.as_string()).unwrap_or_else(|| code.to_string()))
+    let hash = js_sys::decode_uri_component(&hash).ok().and_then(|c| c.as_string()).unwrap_or(hash);
+    Link::read(&hash)
+}
+
+/// Shows the open lesson in the address bar (`#lesson=N`), so that a
+/// reload opens it again and the address is a link to it; a lesson
+/// closed takes its link away. Any other fragment is left as it is.
+pub fn show_lesson(open: Option<u32>) {
+    let shown = match fragment_link() {
+        Some(Ok(Link::Lesson { number, .. })) => Some(number),
+        _ => None,
+    };
+    match open {
+        Some(number) if shown != Some(number) => set_fragment(&Link::Lesson { number, step: None }.fragment()),
+        None if shown.is_some() => clear_fragment(),
+        _ => {}
+    }
 }
 
 fn clear_fragment() {
+    set_fragment("");
+}
+
+/// Puts `fragment` in the address bar in place of the one there, without
+/// a new entry in the history.
+fn set_fragment(fragment: &str) {
     let Some(window) = web_sys::window() else { return };
     let location = window.location();
     let (Ok(path), Ok(search)) = (location.pathname(), location.search()) else { return };
     if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{search}")));
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&format!("{path}{search}{fragment}")));
     }
 }
 
@@ -209,7 +274,7 @@ pub fn share_link(scenario: &Scenario) -> String {
             Some(format!("{}{}{}", l.origin().ok()?, l.pathname().ok()?, l.search().ok()?))
         })
         .unwrap_or_default();
-    format!("{base}{FRAGMENT_PREFIX}{}", share::encode(scenario))
+    format!("{base}{}", Link::scenario(scenario).fragment())
 }
 
 /// Puts `text` on the clipboard, where the browser allows it (a secure page

@@ -1,4 +1,5 @@
-//! What the page has to say above the canvas: the share link last made, a
+//! What the page has to say above the canvas: the name and description of
+//! a scenario opened from a link, the share link last made, a
 //! passing status, a refused edit, why the watchdog stopped the run, and
 //! what the draft still lacks before it runs.
 //!
@@ -11,6 +12,10 @@ use yew::prelude::*;
 
 #[derive(Properties, PartialEq)]
 pub struct MessagesProps {
+    /// The name and description of the scenario a link opened, for the
+    /// student who followed it to read, until closed.
+    pub banner: Option<(AttrValue, AttrValue)>,
+    pub on_close_banner: Callback<()>,
     /// The link last made with "Share link", shown until closed.
     pub shared: Option<String>,
     pub on_close_share: Callback<()>,
@@ -35,8 +40,22 @@ pub fn messages(p: &MessagesProps) -> Html {
     let close = p.on_close_share.clone();
     let restore = p.on_restore_earlier.reform(|_: MouseEvent| ());
     let forget = p.on_forget_earlier.reform(|_: MouseEvent| ());
+    let close_banner = p.on_close_banner.reform(|_: MouseEvent| ());
     html! {
         <div class="messages">
+            if let Some((name, description)) = p.banner.clone() {
+                <section class="banner" data-testid="banner" aria-label="The scenario of the link">
+                    <div>
+                        if !name.is_empty() {
+                            <h2 data-testid="banner-name">{ name }</h2>
+                        }
+                        if !description.is_empty() {
+                            <p data-testid="banner-description">{ description }</p>
+                        }
+                    </div>
+                    <button class="icon" aria-label="Close the scenario's description" onclick={close_banner}>{"×"}</button>
+                </section>
+            }
             <div class="live" role="status" aria-live="polite" data-testid="live-status">
                 if let Some(link) = p.shared.clone() {
                     <div class="share" data-testid="share-panel">
