@@ -134,3 +134,17 @@ test('until its WebAssembly has started, the page says it is loading', async () 
   assert.equal(await loading.count(), 0, 'the page takes its place');
   await context.close();
 });
+
+test('a step pressed before the steps it builds on plays them first, and says so', async () => {
+  const { page, context, errors } = await fresh(`${env.url}#lesson=1&step=5`);
+  await page.getByTestId('lesson-panel').waitFor();
+  assert.match(await page.getByTestId('status').textContent(), /Step 5 builds on steps 1 to 4: played first, to their verdicts\./);
+  for (const n of [1, 2, 3, 4]) {
+    assert.equal(await page.getByTestId(`step-${n}-verdict`).getAttribute('data-state'), 'passed', `step ${n}`);
+  }
+  assert.equal(await page.getByTestId('step-5-verdict').getAttribute('data-state'), 'watching');
+  await page.selectOption('[data-testid="speed"]', 'max');
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-5-verdict"]')?.dataset.state === 'passed', null, { timeout: 60_000 });
+  assert.deepEqual(errors, []);
+  await context.close();
+});

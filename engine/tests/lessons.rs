@@ -159,6 +159,27 @@ fn every_lesson_keeps_its_word_for_a_learner_who_reads_before_trying() {
     assert!(broken.is_empty(), "steps that hold only for a learner who tries at once:\n{}", broken.join("\n"));
 }
 
+/// A learner who jumps ahead, or follows a link to a step, presses it
+/// first: it gets the verdict the lesson's path gives (the steps it builds
+/// on played first), never a failure for a step skipped.
+#[test]
+fn every_step_pressed_first_keeps_the_lessons_word() {
+    let mut broken = Vec::new();
+    for lesson in lesson::catalogue() {
+        for k in 0..lesson.text.steps.len() {
+            match sluice_engine::playground::follow_alone(&lesson, k) {
+                Ok(outcome) if outcome.verdict.passed => {}
+                Ok(outcome) => {
+                    let failed: Vec<&str> = outcome.verdict.results.iter().filter(|r| !r.passed).map(|r| r.text.as_str()).collect();
+                    broken.push(format!("lesson {} step {} pressed first: {}", lesson.text.number, k + 1, failed.join("; ")));
+                }
+                Err(why) => broken.push(format!("lesson {} step {} pressed first: {why}", lesson.text.number, k + 1)),
+            }
+        }
+    }
+    assert!(broken.is_empty(), "steps that fail when pressed first:\n{}", broken.join("\n"));
+}
+
 #[test]
 fn a_claim_that_does_not_hold_is_reported() {
     // The checks can fail: the slow client with a fast network never

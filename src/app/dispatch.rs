@@ -71,15 +71,24 @@ impl Page {
         if let Some(kind) = begun.figure.and_then(chart_for) {
             self.chart_kind.set(kind);
         }
-        if let Some(faster @ Speed::Times(times)) = begun.speed {
-            self.speed.set(faster);
-            self.status.set(Some(format!(
-                "Step {} watches {} simulated seconds: the speed is now {} so that it takes about {} s.",
-                begun.step + 1,
-                thousands(begun.within_s),
-                speed_label(faster),
-                (begun.within_s / times).ceil()
-            )));
+        let set_up = (!begun.set_up.is_empty()).then(|| {
+            format!("Step {} builds on {}: played first, to their verdicts.", begun.step + 1, steps_in_words(&begun.set_up))
+        });
+        let faster = match begun.speed {
+            Some(faster @ Speed::Times(times)) => {
+                self.speed.set(faster);
+                Some(format!(
+                    "Step {} watches {} simulated seconds: the speed is now {} so that it takes about {} s.",
+                    begun.step + 1,
+                    thousands(begun.within_s),
+                    speed_label(faster),
+                    (begun.within_s / times).ceil()
+                ))
+            }
+            _ => None,
+        };
+        if set_up.is_some() || faster.is_some() {
+            self.status.set(Some(set_up.into_iter().chain(faster).collect::<Vec<String>>().join(" ")));
         }
         if let Some(panel) = begun.panel {
             bring_into_view(match panel {
@@ -98,5 +107,32 @@ impl Page {
                 lesson: Some((sweep.ticket, sweep.request.clone())),
             }));
         }
+    }
+}
+
+/// Steps (counted from 0) as the page numbers them: "step 2", "steps 1
+/// and 2", "steps 1 to 4", "steps 1, 2 and 4".
+fn steps_in_words(steps: &[usize]) -> String {
+    let shown: Vec<String> = steps.iter().map(|k| (k + 1).to_string()).collect();
+    let running = steps.windows(2).all(|w| w[1] == w[0] + 1);
+    match shown.as_slice() {
+        [] => String::new(),
+        [one] => format!("step {one}"),
+        [first, .., last] if running && shown.len() > 2 => format!("steps {first} to {last}"),
+        [init @ .., last] => format!("steps {} and {last}", init.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::steps_in_words;
+
+    #[test]
+    fn steps_played_first_are_numbered_as_the_page_shows_them() {
+        assert_eq!(steps_in_words(&[1]), "step 2");
+        assert_eq!(steps_in_words(&[0, 1]), "steps 1 and 2");
+        assert_eq!(steps_in_words(&[0, 1, 2, 3]), "steps 1 to 4");
+        assert_eq!(steps_in_words(&[0, 1, 3]), "steps 1, 2 and 4");
+        assert_eq!(steps_in_words(&[2, 5]), "steps 3 and 6");
     }
 }

@@ -14,6 +14,12 @@
 //!   beside it, both from time zero on the lesson's seed.
 //! - A step is judged at its time exactly, and only once B (if it compares)
 //!   has caught up; a step whose run starts again before then is untried.
+//! - A step can be pressed on its own, before the steps it builds on: the
+//!   steps before it not yet judged (from the first of them, sweeps aside,
+//!   which leave the run as it is) are played first, each tried and
+//!   judged at its time as a diligent learner would, then it begins. So a
+//!   link to a step, or a learner who jumps ahead, gets the verdict the
+//!   lesson's path gives, never a failure for a step skipped.
 //! - A step's whole life is here: trying it answers with everything the
 //!   page shows of it (`StepBegun`: the block and figure it checks first,
 //!   the panel, a faster speed to watch it at, the sweep to run), so the
@@ -58,6 +64,10 @@ pub struct StepBegun {
     pub panel: Option<Panel>,
     /// A sweep step's sweep, for the page to run and hand back.
     pub sweep: Option<LessonSweep>,
+    /// The earlier steps played first, to their verdicts, because this
+    /// one builds on them (counted from 0; none when it was pressed in
+    /// order).
+    pub set_up: Vec<usize>,
 }
 
 /// One sweep handed out: its step and which try of the step it is. A
@@ -165,10 +175,34 @@ impl Playground {
     }
 
     pub(super) fn try_step(&mut self, k: usize, speed: Speed) -> Result<Applied, PlayError> {
-        let mut applied = self.begin_step(k)?;
-        applied.step = self.begun(k, speed);
+        self.step(k).ok_or(if self.lesson.is_some() { PlayError::NoSuchStep(k) } else { PlayError::NoLessonOpen })?;
+        let set_up = self.set_up_before(k)?;
+        // A step that only watches may have begun on its own at the
+        // verdict of the last step played first.
+        let began_alone = !set_up.is_empty() && self.lesson.as_ref().and_then(LessonRun::watching) == Some(k);
+        let mut applied = if began_alone { Applied { edited: true, ..Applied::default() } } else { self.begin_step(k)? };
+        applied.edited |= !set_up.is_empty();
+        applied.step = self.begun(k, speed).map(|begun| StepBegun { set_up, ..begun });
         applied.select = applied.step.as_ref().and_then(|_| self.first_checked(k)).map(|id| vec![id]);
         Ok(applied)
+    }
+
+    /// Plays the steps before step `k` not yet judged (untried, or being
+    /// watched), from the first of them (sweeps aside: they leave the run
+    /// as it is), each to its verdict. A sweep step sweeps the scenario as
+    /// it stands, not the run: it waits only for earlier steps that change
+    /// the scenario. Returns those played.
+    fn set_up_before(&mut self, k: usize) -> Result<Vec<usize>, PlayError> {
+        let Some(run) = &self.lesson else { return Ok(Vec::new()) };
+        let runs_on = |j: usize| self.step(j).is_some_and(|step| step.sweep.is_none());
+        let sweeps = self.step(k).is_some_and(|step| step.sweep.is_some());
+        let needed = |j: usize| runs_on(j) && !(sweeps && self.step(j).is_some_and(Step::only_watches));
+        let Some(first) = (0..k).find(|&j| needed(j) && !matches!(run.states[j], StepState::Judged(_))) else { return Ok(Vec::new()) };
+        let played: Vec<usize> = (first..k).filter(|&j| runs_on(j)).collect();
+        for &j in &played {
+            self.try_and_judge(j).map_err(|why| PlayError::SetUp { step: k, before: j, why: why.to_string() })?;
+        }
+        Ok(played)
     }
 
     /// The step of the open lesson, by number.
@@ -201,6 +235,7 @@ impl Playground {
                 None => Panel::Chart,
             }),
             sweep,
+            set_up: Vec::new(),
         })
     }
 
@@ -470,22 +505,37 @@ pub fn follow_pausing(lesson: &Lesson, pauses_s: &[f64]) -> Result<Vec<StepOutco
             let until = sim.now() + SimDuration::from_secs_f64(pause_s);
             sim.run_until(judge_at.map_or(until, |j| j.min(until))).map_err(|stop| at(FollowStep::Stopped(stop)))?;
         }
-        let watching = playground.lesson().and_then(LessonRun::watching);
-        if watching != Some(k) {
-            playground.apply(Command::TryStep { step: k, speed: Speed::Fastest }).map_err(|e| at(FollowStep::Play(e)))?;
-        }
-        let now_s = playground.run().map_or(0.0, |sim| sim.now().as_secs_f64());
-        if let Some((ticket, request)) = playground.lesson_sweep() {
-            let sweep = |why| at(FollowStep::Sweep(why));
-            let result = Runner::new(request.plan().map_err(sweep)?).finish().map_err(sweep)?;
-            playground.apply(Command::JudgeSweep { ticket, result, speed: Speed::Fastest }).map_err(|e| at(FollowStep::Play(e)))?;
-        }
-        // A step that could not be watched was judged at once.
-        let outcome = match playground.finish_watch().map_err(at)? {
-            Some(outcome) => outcome,
-            None => playground.outcome(k, now_s, now_s).ok_or_else(|| at(FollowStep::Unjudged))?,
-        };
-        outcomes.push(outcome);
+        outcomes.push(playground.try_and_judge(k).map_err(at)?);
     }
     Ok(outcomes)
+}
+
+/// Opens `lesson` and presses step `k` first, before any other, as a
+/// learner who jumps ahead (or follows a link to the step) does: the
+/// step's outcome.
+pub fn follow_alone(lesson: &Lesson, k: usize) -> Result<StepOutcome, FollowError> {
+    let mut playground = Playground::new(lesson.scenario.clone(), vec![lesson.clone()]).map_err(FollowError::Open)?;
+    playground.apply(Command::PickLesson { index: 0, speed: Speed::Fastest }).map_err(FollowError::Open)?;
+    playground.try_and_judge(k).map_err(|why| FollowError::Step { step: k, why })
+}
+
+impl Playground {
+    /// Tries step `k` (unless it is being watched already), runs its
+    /// sweep if it has one, and runs to its verdict.
+    fn try_and_judge(&mut self, k: usize) -> Result<StepOutcome, FollowStep> {
+        let watching = self.lesson().and_then(LessonRun::watching);
+        if watching != Some(k) {
+            self.apply(Command::TryStep { step: k, speed: Speed::Fastest }).map_err(FollowStep::Play)?;
+        }
+        let now_s = self.run().map_or(0.0, |sim| sim.now().as_secs_f64());
+        if let Some((ticket, request)) = self.lesson_sweep().filter(|(ticket, _)| ticket.step == k) {
+            let result = Runner::new(request.plan().map_err(FollowStep::Sweep)?).finish().map_err(FollowStep::Sweep)?;
+            self.apply(Command::JudgeSweep { ticket, result, speed: Speed::Fastest }).map_err(FollowStep::Play)?;
+        }
+        // A step that could not be watched was judged at once.
+        match self.finish_watch()? {
+            Some(outcome) => Ok(outcome),
+            None => self.outcome(k, now_s, now_s).ok_or(FollowStep::Unjudged),
+        }
+    }
 }

@@ -30,7 +30,7 @@ use crate::scenario::{BlockSpec, FieldPath, Kind, Position, Scenario};
 use crate::simulation::Simulation;
 use crate::sweep::SweepResult;
 
-pub use lessons::{follow, follow_pausing, FollowError, FollowStep, LessonRun, LessonSweep, StepBegun, StepOutcome, StepState, SweepTicket};
+pub use lessons::{follow, follow_alone, follow_pausing, FollowError, FollowStep, LessonRun, LessonSweep, StepBegun, StepOutcome, StepState, SweepTicket};
 pub use pacing::{Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_S, SPEEDS, WATCH_REAL_S};
 
 /// What a person (or a test) does to the playground.
@@ -152,6 +152,9 @@ pub enum PlayError {
     Lesson(LessonError),
     /// Variant B could not start.
     Comparison(String),
+    /// Step `step` builds on step `before`, which could not be played
+    /// first (both counted from 0).
+    SetUp { step: usize, before: usize, why: String },
 }
 
 impl std::fmt::Display for PlayError {
@@ -164,6 +167,9 @@ impl std::fmt::Display for PlayError {
             PlayError::NoLessonOpen => f.write_str("No lesson is open."),
             PlayError::NoSuchLesson(n) => write!(f, "There is no lesson {}.", n + 1),
             PlayError::NoSuchStep(k) => write!(f, "The lesson has no step {}.", k + 1),
+            PlayError::SetUp { step, before, why } => {
+                write!(f, "Step {} builds on step {}, which could not be played first: {why}", step + 1, before + 1)
+            }
         }
     }
 }

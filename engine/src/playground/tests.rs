@@ -184,6 +184,51 @@ fn a_lesson_step_is_judged_at_its_time_and_untried_when_its_run_ends() {
 }
 
 #[test]
+fn a_step_pressed_first_plays_the_steps_it_builds_on_to_their_verdicts() {
+    // Lesson 1: step 1 only watches (it begins with the lesson), steps 2
+    // to 6 change the run, step 7 sweeps (beside the run), step 8 changes.
+    let mut p = playground();
+    let n = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
+    p.apply(Command::PickLesson { index: n, speed: Speed::Fastest }).unwrap();
+    let applied = p.apply(Command::TryStep { step: 4, speed: Speed::Fastest }).unwrap();
+    let begun = applied.step.expect("step 5 began");
+    assert_eq!(begun.set_up, vec![0, 1, 2, 3], "the steps before it, each to its verdict");
+    assert!(applied.edited);
+    let run = p.lesson().unwrap();
+    assert!(run.states[..4].iter().all(|s| matches!(s, StepState::Judged(v) if v.passed)), "{:?}", run.states);
+    assert!(matches!(run.states[4], StepState::Watching { .. }));
+    assert_eq!(run.tries[..5], [1, 1, 1, 1, 1]);
+    // Step 4's verdict came at its time: step 5 begins there, after 80 s.
+    assert_eq!(at(&p), 80.0);
+    // The next step in order plays nothing first, but step 5, being
+    // watched, is judged before it (its verdict is not lost).
+    let begun = p.apply(Command::TryStep { step: 5, speed: Speed::Fastest }).unwrap().step.unwrap();
+    assert_eq!(begun.set_up, vec![4]);
+    // Step 8 after step 6: the sweep of step 7 leaves the run as it is and
+    // is not played first.
+    let begun = p.apply(Command::TryStep { step: 7, speed: Speed::Fastest }).unwrap().step.unwrap();
+    assert_eq!(begun.set_up, vec![5]);
+    assert_eq!(p.lesson().unwrap().states[6], StepState::NotTried);
+    // In order, from a judged step, nothing is played first.
+    p.apply(Command::PickLesson { index: n, speed: Speed::Fastest }).unwrap();
+    while !p.advance(0.25, Speed::Times(100.0), &still).judged {}
+    assert_eq!(p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap().step.unwrap().set_up, Vec::<usize>::new());
+}
+
+#[test]
+fn a_step_whose_earlier_step_cannot_be_played_says_which() {
+    // Lesson 1's step 2 changes the client; without it, step 3 pressed
+    // first cannot be set up, and says so instead of failing its checks.
+    let mut p = playground();
+    let n = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
+    p.apply(Command::PickLesson { index: n, speed: Speed::Fastest }).unwrap();
+    p.apply(Command::Remove(vec!["client".into()])).unwrap();
+    let e = p.apply(Command::TryStep { step: 2, speed: Speed::Fastest }).unwrap_err();
+    assert!(matches!(e, PlayError::SetUp { step: 2, .. }), "{e:?}");
+    assert!(e.to_string().starts_with("Step 3 builds on step "), "{e}");
+}
+
+#[test]
 fn a_step_that_only_watches_goes_on_from_the_verdict_before_it_whenever_it_is_read() {
     // Lesson 9: step 1 watches until host_a goes down at 10 s, step 2
     // "keeps watching" until 19 s. A learner who reads step 1's verdict
@@ -338,17 +383,22 @@ fn a_step_pressed_is_judged_on_what_the_learner_then_edits() {
 }
 
 #[test]
-fn trying_a_step_while_another_is_watched_leaves_the_other_untried_not_watching() {
+fn trying_a_step_while_another_is_watched_judges_the_other_first() {
     let mut p = playground();
     let first = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
     p.apply(Command::PickLesson { index: first, speed: Speed::Fastest }).unwrap();
     assert!(matches!(p.lesson().unwrap().states[0], StepState::Watching { .. }));
-    // Step 2 pressed, then step 3 while step 2 is still watched.
-    p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap();
-    assert!(matches!(p.lesson().unwrap().states[1], StepState::Watching { .. }));
+    // Step 2 pressed while step 1 is watched, then step 3 while step 2
+    // is: each watched step is judged at its time first, then the next
+    // begins there.
+    let begun = p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap().step.unwrap();
+    assert_eq!(begun.set_up, vec![0]);
+    let StepState::Watching { until_s } = p.lesson().unwrap().states[1] else { panic!("step 2 is watched") };
+    assert_eq!(at(&p), 20.0, "step 1 judged at 20 s");
     p.apply(Command::TryStep { step: 2, speed: Speed::Fastest }).unwrap();
     let run = p.lesson().unwrap();
-    assert_eq!(run.states[1], StepState::NotTried, "step 2's watch gave way to step 3's");
+    assert!(matches!(run.states[1], StepState::Judged(_)), "step 2's verdict came before step 3 began");
+    assert_eq!(at(&p), until_s);
     assert!(matches!(run.states[2], StepState::Watching { .. }));
     assert_eq!(run.watching(), Some(2));
 }
@@ -361,13 +411,17 @@ fn a_comparing_step_puts_variant_a_in_the_editor_and_b_beside_it() {
     let k = p.lessons()[n].text.steps.iter().position(|s| s.compare).unwrap();
     let (a, _) = (p.lessons()[n].variant(0).unwrap(), p.lessons()[n].variant(1).unwrap());
     p.apply(Command::PickLesson { index: n, speed: Speed::Fastest }).unwrap();
+    for j in 0..k {
+        p.apply(Command::TryStep { step: j, speed: Speed::Fastest }).unwrap();
+    }
+    let before = p.scenario().nodes.clone();
     p.apply(Command::TryStep { step: k, speed: Speed::Fastest }).unwrap();
     assert_eq!(p.scenario().nodes, a.nodes);
     assert!(p.variant_b().is_some());
     assert!(matches!(p.lesson().unwrap().states[k], StepState::Watching { .. }));
-    // Undo brings back the lesson's scenario as it was.
+    // Undo brings back the scenario as it was before the step.
     p.apply(Command::Undo).unwrap();
-    assert_eq!(p.scenario().nodes, p.lessons()[n].scenario.nodes);
+    assert_eq!(p.scenario().nodes, before);
 }
 
 #[test]
