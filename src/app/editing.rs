@@ -70,7 +70,12 @@ pub(crate) fn use_editing(page: &Page, dispatch: &Dispatch) -> Editing {
         let session = page.session.clone();
         move |change: Select, selected| {
             let s = session.borrow();
-            selected.set(s.ids_of(&change.applied_to(&s.indices_of(selected))));
+            let ids = s.ids_of(&change.applied_to(&s.indices_of(selected)));
+            // A block chosen: its inspector comes into view beside the canvas.
+            if !ids.is_empty() && ids != **selected {
+                crate::browser::scroll::show_in_side(".inspector");
+            }
+            selected.set(ids);
         }
     });
     let on_close = use_callback(on_select.clone(), |_: (), on_select| on_select.emit(Select::Clear));

@@ -305,13 +305,31 @@ pub fn app() -> Html {
                 <aside class="toolbox">
                     <Palette on_drop={edit.on_drop} on_add={edit.on_add} lands={edit.lands} />
                 </aside>
-                // Beside the canvas on a wide screen; above it on a narrow one.
-                if let Some((index, states, tries)) = open_lesson {
-                    <div class="lesson-area">
-                        <LessonPanel lessons={lessons.texts.clone()} {index} {states} {tries} now_s={shown.snapshot.time_s} on_try={lessons.on_try}
-                            on_all={lessons.on_all} on_close={lessons.on_close} />
-                    </div>
-                }
+                // The lesson over the panels, beside the canvas: on a wide
+                // screen one column that scrolls on its own, the canvas
+                // staying in view; on a narrow one the lesson above the
+                // canvas and the panels below it.
+                <div class="side">
+                    if let Some((index, states, tries)) = open_lesson {
+                        <div class="lesson-area">
+                            <LessonPanel lessons={lessons.texts.clone()} {index} {states} {tries} now_s={shown.snapshot.time_s} on_try={lessons.on_try}
+                                on_all={lessons.on_all} on_close={lessons.on_close} />
+                        </div>
+                    }
+                    <aside class="sidebar">
+                        if let Some((queue, theory)) = selected_theory {
+                            <TheoryPanel {queue} {theory} />
+                        }
+                        <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={edit.on_reconfigure} on_number={edit.on_number} on_sweep={sweeps.on_sweep}
+                            on_close={edit.on_close} {name} {description} on_describe={edit.on_describe} {candidates} on_connect_to={edit.on_connect_to}
+                            on_disconnect={edit.on_disconnect} />
+                        <Counters snapshot={shown.snapshot.clone()} />
+                        if let Some(view) = shown.shadow.clone() {
+                            <ShadowPanel {view} />
+                        }
+                        <EventLog log={shown.log} drops={shown.drops} selected={selection.clone()} on_select={edit.on_select.clone()} playing={*playing} />
+                    </aside>
+                </div>
                 <section class="stage">
                     <Toolbar on_new={edit.on_new} {can_undo} {can_redo} selected={!selection.is_empty()} {comparing} on_undo={edit.undo} on_redo={edit.redo}
                         on_duplicate={edit.duplicate} on_delete={edit.delete} on_export={keeping.on_export} on_import={keeping.on_import} on_log={keeping.on_log.clone()}
@@ -329,19 +347,6 @@ pub fn app() -> Html {
                             on_close={sweeps.on_close} />
                     }
                 </section>
-                <aside class="sidebar">
-                    if let Some((queue, theory)) = selected_theory {
-                        <TheoryPanel {queue} {theory} />
-                    }
-                    <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={edit.on_reconfigure} on_number={edit.on_number} on_sweep={sweeps.on_sweep}
-                        on_close={edit.on_close} {name} {description} on_describe={edit.on_describe} {candidates} on_connect_to={edit.on_connect_to}
-                        on_disconnect={edit.on_disconnect} />
-                    <Counters snapshot={shown.snapshot.clone()} />
-                    if let Some(view) = shown.shadow.clone() {
-                        <ShadowPanel {view} />
-                    }
-                    <EventLog log={shown.log} drops={shown.drops} selected={selection} on_select={edit.on_select} playing={*playing} />
-                </aside>
             </main>
             if lessons.picking {
                 <LessonPicker lessons={lessons.texts} on_pick={lessons.on_pick} on_close={lessons.on_picker_close} />

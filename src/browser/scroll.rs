@@ -20,3 +20,44 @@ pub fn bring_into_view(selector: &'static str) {
     })
     .forget();
 }
+
+/// Scrolls `container` (itself, never the page) so that `element`, inside
+/// it, is in view: its end first when it is taller than the container, so
+/// that a step's verdict, at its end, shows.
+pub fn show_within(container: &web_sys::Element, element: &web_sys::Element) {
+    let (c, r) = (container.get_bounding_client_rect(), element.get_bounding_client_rect());
+    let top = f64::from(container.scroll_top());
+    let shift = if r.bottom() > c.bottom() || (r.top() < c.top() && r.height() > c.height()) {
+        // Its end to the container's foot.
+        r.bottom() - c.bottom()
+    } else if r.top() < c.top() {
+        r.top() - c.top()
+    } else {
+        return;
+    };
+    container.set_scroll_top((top + shift).round() as i32);
+}
+
+/// Scrolls the column beside the canvas (a wide screen's, which scrolls on
+/// its own) so that what `selector` finds in it starts at its top, unless
+/// it already starts in the upper half of what shows, once the page has
+/// drawn it. The page itself does not move, nor does a
+/// narrow screen's layout, where the column is no box of its own.
+pub fn show_in_side(selector: &'static str) {
+    gloo_timers::callback::Timeout::new(50, move || {
+        let document = gloo_utils::document();
+        let (Ok(Some(side)), Ok(Some(el))) = (document.query_selector(".side"), document.query_selector(selector)) else { return };
+        if side.client_height() == 0 {
+            return;
+        }
+        let (c, r) = (side.get_bounding_client_rect(), el.get_bounding_client_rect());
+        // The column's part on screen (before the page scrolls, its foot
+        // is below the window's).
+        let height = gloo_utils::window().inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(c.bottom());
+        let shown_to = c.bottom().min(height);
+        if r.top() < c.top() || r.top() > c.top() + (shown_to - c.top()) / 2.0 {
+            side.set_scroll_top((f64::from(side.scroll_top()) + r.top() - c.top()).round() as i32);
+        }
+    })
+    .forget();
+}

@@ -12,6 +12,8 @@ use sluice_engine::lesson::LessonText;
 use sluice_engine::playground::StepState;
 use yew::prelude::*;
 
+use crate::browser::scroll::show_within;
+
 #[derive(Properties, PartialEq)]
 pub struct LessonPanelProps {
     /// Every lesson's text, and which one is open.
@@ -38,12 +40,37 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     // The last verdict to come, in words, for the live region.
     let announced = use_state(String::new);
     let last_states = use_mut_ref(|| props.states.clone());
+    let panel = use_node_ref();
+    // Opened at a step (a link's), the step being watched is in view.
     {
-        let (announced, last_states) = (announced.clone(), last_states.clone());
+        let (panel, watched) = (panel.clone(), props.states.iter().position(|s| matches!(s, StepState::Watching { .. })));
+        use_effect_with(props.index, move |_| {
+            if let (Some(k), Some(section)) = (watched.filter(|&k| k > 0), panel.cast::<web_sys::Element>()) {
+                if let Ok(Some(step)) = section.query_selector(&format!("[data-testid=\"step-{}\"]", k + 1)) {
+                    show_within(&section, &step);
+                }
+            }
+        });
+    }
+    {
+        let (announced, last_states, panel) = (announced.clone(), last_states.clone(), panel.clone());
         use_effect_with((props.index, props.states.clone()), move |(_, states)| {
             let before = std::mem::replace(&mut *last_states.borrow_mut(), states.clone());
-            let mut fresh = states.iter().enumerate().filter(|(k, state)| before.get(*k) != Some(*state));
-            if let Some((k, StepState::Judged(v))) = fresh.rfind(|(_, state)| matches!(state, StepState::Judged(_))) {
+            let fresh = || states.iter().enumerate().filter(|(k, state)| before.get(*k) != Some(*state));
+            // The step that changed last (begun, judged), and its verdict,
+            // are brought into view in the panel: the page stays put.
+            if let (Some((k, _)), Some(section)) = (fresh().last(), panel.cast::<web_sys::Element>()) {
+                if let Ok(Some(step)) = section.query_selector(&format!("[data-testid=\"step-{}\"]", k + 1)) {
+                    show_within(&section, &step);
+                }
+                // And the panel in the column beside the canvas, scrolled
+                // down to an inspector since (a wide screen's: a narrow
+                // one's column is no box of its own).
+                if let Some(side) = section.closest(".side").ok().flatten().filter(|side| side.client_height() > 0) {
+                    show_within(&side, &section);
+                }
+            }
+            if let Some((k, StepState::Judged(v))) = fresh().filter(|(_, state)| matches!(state, StepState::Judged(_))).last() {
                 let figures: Vec<&str> = v.results.iter().map(|r| r.text.as_str()).collect();
                 let outcome = if v.passed { "as the lesson says" } else { "not as the lesson says" };
                 announced.set(format!("Step {}: {outcome}. {}", k + 1, figures.join("; ")));
@@ -109,7 +136,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     });
     let (on_all, on_close) = (props.on_all.clone(), props.on_close.clone());
     html! {
-        <section class="panel lesson" aria-label="Lesson" data-testid="lesson-panel">
+        <section class="panel lesson" aria-label="Lesson" data-testid="lesson-panel" ref={panel}>
             <div class="panel-head">
                 <h2>{ format!("Lesson {} · {}", l.number, l.title) }</h2>
                 <button class="icon" aria-label="Close the lesson" onclick={Callback::from(move |_: MouseEvent| on_close.emit(()))}>{"×"}</button>

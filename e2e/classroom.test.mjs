@@ -1,0 +1,49 @@
+// A lesson in front of a class: on a 1280 × 720 projector the canvas, the
+// step being tried and its verdict share one screen, and a block clicked
+// opens its inspector beside the canvas without moving it.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+
+import { withBrowser, screenshot } from './harness.mjs';
+
+const env = withBrowser();
+
+/** The box of what `selector` finds, in the window's coordinates. */
+const box = (page, selector) => page.evaluate((s) => {
+  const r = document.querySelector(s).getBoundingClientRect();
+  return { top: r.top, bottom: r.bottom, height: innerHeight };
+}, selector);
+const inView = (b) => b.top >= 0 && b.bottom <= b.height;
+
+test('at 1280 × 720 the canvas, the step pressed and its verdict stay on one screen, and a clicked block\'s inspector opens beside them', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 1280, height: 720 } });
+  const page = await context.newPage();
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(String(err)));
+  await page.goto(`${env.url}#lesson=1`);
+  await page.getByTestId('lesson-panel').waitFor();
+  for (const n of [2, 4]) {
+    await page.getByTestId(`step-${n}-try`).click();
+    await page.waitForTimeout(300);
+    assert.equal(await page.evaluate(() => scrollY), 0, `step ${n}: the page did not move`);
+    assert.ok(inView(await box(page, 'svg.graph')), `step ${n}: the canvas is in view`);
+    assert.ok(inView(await box(page, `[data-testid="step-${n}-verdict"]`)), `step ${n}: its verdict is in view`);
+  }
+  await screenshot(page, 'lesson-1280x720');
+  await page.selectOption('[data-testid="speed"]', 'max');
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-4-verdict"]')?.dataset.state === 'passed', null, { timeout: 60_000 });
+  assert.ok(inView(await box(page, '[data-testid="step-4-verdict"]')), 'the verdict, when it comes, is in view');
+  // A block clicked during the lesson: its inspector's head is on screen,
+  // the canvas has not moved.
+  const canvas = await box(page, 'svg.graph');
+  await page.click('[data-node="socket"] .body');
+  await page.waitForFunction(() => {
+    const r = document.querySelector('.inspector h2, .inspector h3, .inspector')?.getBoundingClientRect();
+    return r && r.top >= 0 && r.top < innerHeight / 2;
+  });
+  assert.match(await page.locator('.inspector').first().textContent(), /socket/);
+  assert.deepEqual(await box(page, 'svg.graph'), canvas);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
