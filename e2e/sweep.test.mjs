@@ -106,6 +106,7 @@ test('a sweep runs in a worker while the canvas moves, can be cancelled, and its
   // Clicking the chart's last point loads its value; Undo takes it back.
   const field = page.getByTestId('param-soft_limit-messages-number');
   assert.equal(await field.inputValue(), '50');
+  await page.getByTestId('sweep-chart').scrollIntoViewIfNeeded();
   const box = await page.getByTestId('sweep-chart').boundingBox();
   await page.mouse.click(box.x + box.width - 30, box.y + box.height / 2);
   await page.waitForFunction(() => document.querySelector('[data-testid="param-soft_limit-messages-number"]')?.value === '98');
