@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 
-import { withBrowser, screenshot } from './harness.mjs';
+import { withBrowser, screenshot, open, clock } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -46,4 +46,22 @@ test('at 1280 × 720 the canvas, the step pressed and its verdict stay on one sc
   assert.deepEqual(await box(page, 'svg.graph'), canvas);
   assert.deepEqual(errors, []);
   await context.close();
+});
+
+test('Skip ahead runs a watched step on to its verdict at once, and the speed stays as chosen', async () => {
+  const { page, errors } = await open(env.browser, env.url, { picker: true });
+  await page.getByTestId('lesson-1').click();
+  await page.getByTestId('lesson-panel').waitFor();
+  await page.selectOption('[data-testid="speed"]', '1');
+  // Step 1 watches 20 simulated seconds from the start: 20 s at 1×.
+  await page.getByTestId('step-1-skip').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-1-verdict"]')?.dataset.state === 'passed');
+  assert.ok((await clock(page)).t >= 20, 'the run went on to the verdict');
+  assert.equal(await page.inputValue('[data-testid="speed"]'), '1', 'the speed is the one chosen');
+  // A step pressed, then skipped too.
+  await page.getByTestId('step-2-try').click();
+  await page.getByTestId('step-2-skip').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-2-verdict"]')?.dataset.state === 'passed');
+  assert.deepEqual(errors, []);
+  await page.close();
 });

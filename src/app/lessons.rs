@@ -21,6 +21,8 @@ pub(crate) struct Lessons {
     pub picking: bool,
     pub on_pick: Callback<usize>,
     pub on_try: Callback<usize>,
+    /// Runs the watched step on to its verdict at once.
+    pub on_skip: Callback<()>,
     pub on_close: Callback<()>,
     /// Opens the picker.
     pub on_all: Callback<()>,
@@ -48,6 +50,10 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
                 playing.set(true);
             }
         })
+    };
+    let on_skip = {
+        let (dispatch, speed) = (dispatch.clone(), page.speed.clone());
+        Callback::from(move |_: ()| drop(dispatch(Command::SkipToVerdict { speed: *speed })))
     };
     let on_close = {
         let dispatch = dispatch.clone();
@@ -97,5 +103,5 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
     // The open lesson is in the address bar: a reload opens it again.
     let open = page.session.borrow().play.lesson().and_then(|run| texts.get(run.index)).map(|text| text.number);
     use_effect_with(open, |open| keep::show_lesson(*open));
-    Lessons { texts, picking: *picking, on_pick, on_try, on_close, on_all, on_picker_close }
+    Lessons { texts, picking: *picking, on_pick, on_try, on_skip, on_close, on_all, on_picker_close }
 }

@@ -313,7 +313,7 @@ pub fn app() -> Html {
                     if let Some((index, states, tries)) = open_lesson {
                         <div class="lesson-area">
                             <LessonPanel lessons={lessons.texts.clone()} {index} {states} {tries} now_s={shown.snapshot.time_s} on_try={lessons.on_try}
-                                on_all={lessons.on_all} on_close={lessons.on_close} />
+                                on_skip={lessons.on_skip} on_all={lessons.on_all} on_close={lessons.on_close} />
                         </div>
                     }
                     <aside class="sidebar">

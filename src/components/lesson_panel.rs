@@ -26,6 +26,8 @@ pub struct LessonPanelProps {
     pub now_s: f64,
     /// Does step k.
     pub on_try: Callback<usize>,
+    /// Runs the step being watched on to its verdict at once.
+    pub on_skip: Callback<()>,
     pub on_all: Callback<()>,
     pub on_close: Callback<()>,
 }
@@ -95,11 +97,16 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
         };
         let verdict = match &state {
             StepState::NotTried => html! {},
-            StepState::Watching { until_s } => html! {
-                <p class="verdict watching" data-testid={format!("step-{n}-verdict")} data-state="watching">
-                    { format!("Watching… {:.0} simulated s to go", (until_s - props.now_s).max(0.0)) }
-                </p>
-            },
+            StepState::Watching { until_s } => {
+                let on_skip = props.on_skip.reform(|_: MouseEvent| ());
+                html! {
+                    <p class="verdict watching" data-testid={format!("step-{n}-verdict")} data-state="watching">
+                        { format!("Watching… {:.0} simulated s to go", (until_s - props.now_s).max(0.0)) }
+                        <button class="small skip" data-testid={format!("step-{n}-skip")} onclick={on_skip}
+                            title="Run on to the verdict at once; the speed stays as it is">{"Skip ahead »"}</button>
+                    </p>
+                }
+            }
             StepState::Sweeping => html! {
                 <p class="verdict watching" data-testid={format!("step-{n}-verdict")} data-state="sweeping">
                     { "Sweeping… the Sweep panel shows the points as they come" }

@@ -187,6 +187,16 @@ impl Playground {
         Ok(applied)
     }
 
+    /// Runs the watched step on to its verdict at once; the verdict may
+    /// begin the next step (one that only watches), as `Step` may.
+    pub(super) fn skip_to_verdict(&mut self, speed: Speed) -> Result<Applied, PlayError> {
+        let k = self.lesson.as_ref().ok_or(PlayError::NoLessonOpen)?.watching().ok_or(PlayError::NothingWatched)?;
+        self.finish_watch().map_err(|why| PlayError::Skip(why.to_string()))?;
+        self.revision += 1;
+        let next = self.lesson.as_ref().and_then(LessonRun::watching).filter(|&j| j != k);
+        Ok(Applied { step: next.and_then(|_| self.begun_alone(speed)), ..Applied::default() })
+    }
+
     /// Plays the steps before step `k` not yet judged (untried, or being
     /// watched), from the first of them (sweeps aside: they leave the run
     /// as it is), each to its verdict. A sweep step sweeps the scenario as

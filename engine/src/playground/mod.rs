@@ -102,6 +102,10 @@ pub enum Command {
     /// cancelled, or its panel closed): its step says why, and can be
     /// tried again.
     AbandonSweep { ticket: SweepTicket, why: String },
+    /// Runs the watched step of the open lesson on to its verdict at once
+    /// ("Skip ahead": as fast as the machine goes, the page's speed kept);
+    /// `speed` as for `PickLesson`: the verdict may begin the next step.
+    SkipToVerdict { speed: Speed },
     CloseLesson,
 }
 
@@ -118,6 +122,7 @@ impl Command {
                 | Command::CloseLesson
                 | Command::JudgeSweep { .. }
                 | Command::AbandonSweep { .. }
+                | Command::SkipToVerdict { .. }
         )
     }
 }
@@ -155,6 +160,10 @@ pub enum PlayError {
     /// Step `step` builds on step `before`, which could not be played
     /// first (both counted from 0).
     SetUp { step: usize, before: usize, why: String },
+    /// No step of the open lesson is being watched: nothing to skip to.
+    NothingWatched,
+    /// The run stopped before the watched step's verdict.
+    Skip(String),
 }
 
 impl std::fmt::Display for PlayError {
@@ -167,6 +176,8 @@ impl std::fmt::Display for PlayError {
             PlayError::NoLessonOpen => f.write_str("No lesson is open."),
             PlayError::NoSuchLesson(n) => write!(f, "There is no lesson {}.", n + 1),
             PlayError::NoSuchStep(k) => write!(f, "The lesson has no step {}.", k + 1),
+            PlayError::NothingWatched => f.write_str("No step is being watched."),
+            PlayError::Skip(why) => write!(f, "The run could not go on to the verdict: {why}"),
             PlayError::SetUp { step, before, why } => {
                 write!(f, "Step {} builds on step {}, which could not be played first: {why}", step + 1, before + 1)
             }
@@ -353,6 +364,7 @@ impl Playground {
             Command::TryStep { step, speed } => return self.try_step(step, speed),
             Command::JudgeSweep { ticket, result, speed } => return self.judge_sweep(ticket, &result, speed),
             Command::AbandonSweep { ticket, why } => return self.abandon_sweep(ticket, why),
+            Command::SkipToVerdict { speed } => return self.skip_to_verdict(speed),
             Command::CloseLesson => {
                 self.lesson = None;
                 return Ok(Applied::default());

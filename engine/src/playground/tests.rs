@@ -216,6 +216,29 @@ fn a_step_pressed_first_plays_the_steps_it_builds_on_to_their_verdicts() {
 }
 
 #[test]
+fn skip_ahead_runs_the_watched_step_to_its_verdict_and_begins_a_step_that_only_watches() {
+    // Lesson 9: step 1 watches to 10 s, steps 2 and 3 keep watching, step 4
+    // compares.
+    let mut p = playground();
+    let n = p.lessons().iter().position(|l| l.text.number == 9).unwrap();
+    p.apply(Command::PickLesson { index: n, speed: Speed::Times(1.0) }).unwrap();
+    let StepState::Watching { until_s } = p.lesson().unwrap().states[0] else { panic!("step 1 watches from the start") };
+    let applied = p.apply(Command::SkipToVerdict { speed: Speed::Times(1.0) }).unwrap();
+    assert_eq!(at(&p), until_s, "judged at its own time, not later");
+    assert!(matches!(&p.lesson().unwrap().states[0], StepState::Judged(v) if v.passed));
+    assert_eq!(applied.step.map(|b| b.step), Some(1), "step 2, which only watches, began at the verdict");
+    let StepState::Watching { until_s } = p.lesson().unwrap().states[1] else { panic!("step 2 is watched") };
+    assert_eq!(p.apply(Command::SkipToVerdict { speed: Speed::Fastest }).unwrap().step.map(|b| b.step), Some(2), "step 3 only watches too");
+    assert_eq!(at(&p), until_s);
+    assert!(matches!(&p.lesson().unwrap().states[1], StepState::Judged(v) if v.passed));
+    assert_eq!(p.apply(Command::SkipToVerdict { speed: Speed::Fastest }).unwrap().step, None, "step 4 compares: it waits for its press");
+    assert!(matches!(&p.lesson().unwrap().states[2], StepState::Judged(v) if v.passed));
+    assert_eq!(p.apply(Command::SkipToVerdict { speed: Speed::Fastest }), Err(PlayError::NothingWatched));
+    p.apply(Command::CloseLesson).unwrap();
+    assert_eq!(p.apply(Command::SkipToVerdict { speed: Speed::Fastest }), Err(PlayError::NoLessonOpen));
+}
+
+#[test]
 fn a_step_whose_earlier_step_cannot_be_played_says_which() {
     // Lesson 1's step 2 changes the client; without it, step 3 pressed
     // first cannot be set up, and says so instead of failing its checks.
