@@ -61,7 +61,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
             let fresh = || states.iter().enumerate().filter(|(k, state)| before.get(*k) != Some(*state));
             // The step that changed last (begun, judged), and its verdict,
             // are brought into view in the panel: the page stays put.
-            if let (Some((k, _)), Some(section)) = (fresh().last(), panel.cast::<web_sys::Element>()) {
+            if let (Some((k, _)), Some(section)) = (fresh().next_back(), panel.cast::<web_sys::Element>()) {
                 if let Ok(Some(step)) = section.query_selector(&format!("[data-testid=\"step-{}\"]", k + 1)) {
                     show_within(&section, &step);
                 }
@@ -72,7 +72,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                     show_within(&side, &section);
                 }
             }
-            if let Some((k, StepState::Judged(v))) = fresh().filter(|(_, state)| matches!(state, StepState::Judged(_))).last() {
+            if let Some((k, StepState::Judged(v))) = fresh().rfind(|(_, state)| matches!(state, StepState::Judged(_))) {
                 let figures: Vec<&str> = v.results.iter().map(|r| r.text.as_str()).collect();
                 let outcome = if v.passed { "as the lesson says" } else { "not as the lesson says" };
                 announced.set(format!("Step {}: {outcome}. {}", k + 1, figures.join("; ")));
