@@ -206,6 +206,10 @@ fn the_catalogue_is_whole_and_every_lesson_sound() {
         for id in &l.text.focus {
             assert!(l.scenario.node_index(id).is_some());
         }
+        // A lesson plays as it opens: no step asks for Play.
+        for step in &l.text.steps {
+            assert!(!step.try_this.to_lowercase().contains("press play"), "{file}: \"{}\" asks for Play, which the lesson pressed", step.try_this);
+        }
     }
     // The first lesson is what the page opens on.
     assert_eq!(lessons[0].scenario, sluice_engine::Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).unwrap());
