@@ -65,3 +65,22 @@ test('Skip ahead runs a watched step on to its verdict at once, and the speed st
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the A/B table leads with the figure the comparing step judges, its B/A as the verdict reads it', async () => {
+  const { page, errors } = await open(env.browser, `${env.url}#lesson=2&step=3`);
+  await page.getByTestId('ab-table').waitFor();
+  await page.getByTestId('step-3-skip').click();
+  await page.waitForFunction(() => ['passed', 'failed'].includes(document.querySelector('[data-testid="step-3-verdict"]')?.dataset.state));
+  await page.click('[data-testid="play"]');
+  const row = page.getByTestId('ab-judged-0');
+  assert.match(await row.locator('th').textContent(), /^io_done: mean time from made to left \(s\) since step 3$/);
+  const verdict = await page.getByTestId('step-3-verdict').textContent();
+  const judged = /B\/A = ([\d.]+)/.exec(verdict);
+  assert.ok(judged, verdict);
+  // The table is live: paused just after the verdict, its ratio is near the one judged.
+  const ratio = Number((await page.getByTestId('ab-judged-0-ratio').textContent()).replace('×', ''));
+  assert.ok(Math.abs(ratio - Number(judged[1])) < 0.1, `table ×${ratio}, verdict B/A = ${judged[1]}`);
+  await screenshot(page, 'ab-judged-figure');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -16,6 +16,9 @@ pub struct AbTableProps {
     pub b: Rc<Snapshot>,
     /// The nodes whose figures are compared too, by id.
     pub nodes: Vec<String>,
+    /// What a lesson's comparing step holds B to A on, since it began:
+    /// its step (from 0) and each figure's row name, A's and B's.
+    pub judged: Option<(usize, Vec<(String, Option<f64>, Option<f64>)>)>,
     /// Closes the comparison.
     pub on_close: Callback<()>,
 }
@@ -58,6 +61,24 @@ pub fn ab_table(props: &AbTableProps) -> Html {
                     </tr>
                 </thead>
                 <tbody>
+                    // The step's own figures first: what its verdict reads.
+                    if let Some((k, judged)) = props.judged.clone() {
+                        { for judged.into_iter().enumerate().map(|(i, (name, va, vb))| {
+                            let shown = |v: Option<f64>| v.map_or_else(|| "—".to_string(), sluice_engine::numbers::significant);
+                            let ratio = match (va, vb) {
+                                (Some(a), Some(b)) => sluice_engine::numbers::times(a, b),
+                                _ => "—".to_string(),
+                            };
+                            html! {
+                                <tr class="judged" data-testid={format!("ab-judged-{i}")}>
+                                    <th scope="row">{ name }<span class="since">{ format!(" since step {}", k + 1) }</span></th>
+                                    <td class="num" data-testid={format!("ab-judged-{i}-a")}>{ shown(va) }</td>
+                                    <td class="num" data-testid={format!("ab-judged-{i}-b")}>{ shown(vb) }</td>
+                                    <td class="num ratio" data-testid={format!("ab-judged-{i}-ratio")}>{ ratio }</td>
+                                </tr>
+                            }
+                        }) }
+                    }
                     { for rows.into_iter().map(|(name, key, va, vb)| html! {
                         <tr data-testid={format!("ab-{key}")}>
                             <th scope="row">{ name }</th>

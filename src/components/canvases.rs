@@ -25,6 +25,9 @@ pub struct VariantView {
     pub selected: Vec<usize>,
     /// The selection, by id: what the table compares.
     pub compared: Vec<String>,
+    /// What a lesson's comparing step holds B to A on (its step, and each
+    /// figure's name, A's and B's value since it began).
+    pub judged: Option<(usize, Vec<(String, Option<f64>, Option<f64>)>)>,
 }
 
 #[derive(Properties, PartialEq)]
@@ -98,7 +101,7 @@ pub fn canvases(p: &CanvasesProps) -> Html {
                     </MotionContext>
                 </section>
             </div>
-            <AbTable labels={(label_a, label_b)} a={p.snapshot.clone()} b={b.snapshot.clone()} nodes={b.compared.clone()} on_close={p.on_close_compare.clone()} />
+            <AbTable labels={(label_a, label_b)} a={p.snapshot.clone()} b={b.snapshot.clone()} nodes={b.compared.clone()} judged={b.judged.clone()} on_close={p.on_close_compare.clone()} />
         </>
     }
 }

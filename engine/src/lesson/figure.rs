@@ -183,6 +183,32 @@ impl Figure {
         }
     }
 
+    /// The figure of `node` as a table row names it: "sender: entered
+    /// SoftLimit", "line: mean wait (s)".
+    pub fn label(self, node: &str) -> String {
+        let what = match self {
+            Figure::Arrived => "arrived".to_string(),
+            Figure::Departed => "passed on".to_string(),
+            Figure::Dropped(None) => "dropped".to_string(),
+            Figure::Dropped(Some(reason)) => format!("dropped ({})", reason.as_str().replace('_', " ")),
+            Figure::DropFraction => "share dropped".to_string(),
+            Figure::Disconnects => "disconnects".to_string(),
+            Figure::Retransmitted => "sent again".to_string(),
+            Figure::Throughput => "passed on a second".to_string(),
+            Figure::Depth => "depth now".to_string(),
+            Figure::MaxDepth => "most held".to_string(),
+            Figure::MeanDepth => "mean depth".to_string(),
+            Figure::MeanWait => "mean wait (s)".to_string(),
+            Figure::MeanSojourn => "mean time from made to left (s)".to_string(),
+            Figure::InFlight => "in flight".to_string(),
+            Figure::Credits => "credits left".to_string(),
+            Figure::Paused => "paused (1 yes, 0 no)".to_string(),
+            Figure::In(state) => format!("in {state} (1 yes, 0 no)"),
+            Figure::Entered(state) => format!("entered {state}"),
+        };
+        format!("{node}: {what}")
+    }
+
     /// What the figure of `node` says, in the lesson's words: "sender
     /// entered SoftLimit 439 times", "a message waited 0.41 s on average
     /// in line". `None`: it has no value, and why.

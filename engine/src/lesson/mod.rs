@@ -253,6 +253,16 @@ pub struct Verdict {
     pub results: Vec<CheckResult>,
 }
 
+/// A figure a comparing step holds B to A on, as it stands in both runs
+/// since the step began (none where it has no value).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Compared {
+    /// The figure and its node, as a table row names them.
+    pub label: String,
+    pub a: Option<f64>,
+    pub b: Option<f64>,
+}
+
 /// A step being watched: the readings when it began and when to judge.
 #[derive(Clone, Debug)]
 pub struct Watch {
@@ -288,6 +298,20 @@ impl Watch {
     pub fn verdict(&self, runs: &[&Simulation]) -> Verdict {
         let results: Vec<CheckResult> = self.checks.iter().map(|j| self.judge(j, runs)).collect();
         Verdict { passed: results.iter().all(|r| r.passed), results }
+    }
+
+    /// The figures the step holds B to A on (its checks with a bound on
+    /// B/A), as they stand on A and B now.
+    pub fn compared(&self, runs: &[&Simulation]) -> Vec<Compared> {
+        self.checks
+            .iter()
+            .filter(|j| j.check.b_over_a_at_least.is_some() || j.check.b_over_a_at_most.is_some())
+            .map(|j| Compared {
+                label: j.figure.label(&j.check.node),
+                a: self.value(j, 0, runs).ok().flatten(),
+                b: self.value(j, 1, runs).ok().flatten(),
+            })
+            .collect()
     }
 
     /// The figure on one run: `Err` when that run is missing, `Ok(None)`

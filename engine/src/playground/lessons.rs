@@ -16,7 +16,8 @@
 //!   has caught up; a step whose run starts again before then is untried.
 //! - A step can be pressed on its own, before the steps it builds on: the
 //!   steps before it not yet judged (from the first of them, sweeps aside,
-//!   which leave the run as it is) are played first, each tried and
+//!   which leave the run as it is; none for a comparing step, which runs
+//!   the lesson's variants from time zero) are played first, each tried and
 //!   judged at its time as a diligent learner would, then it begins. So a
 //!   link to a step, or a learner who jumps ahead, gets the verdict the
 //!   lesson's path gives, never a failure for a step skipped.
@@ -27,7 +28,7 @@
 //!   its result or abandoned with why (failed, cancelled, its panel closed,
 //!   another sweep step's sweep taking its place), never left sweeping.
 
-use crate::lesson::{apply, CheckResult, Figure, Lesson, LessonError, Panel, Step, StepError, Verdict, Watch};
+use crate::lesson::{apply, CheckResult, Compared, Figure, Lesson, LessonError, Panel, Step, StepError, Verdict, Watch};
 use crate::scenario::BlockSpec;
 use crate::simulation::Stop;
 use crate::time::SimDuration;
@@ -105,11 +106,14 @@ pub struct LessonRun {
     /// How many times each step was begun (a verdict says which try it
     /// judged).
     pub tries: Vec<u32>,
+    /// The watch of the last comparing step judged: what it compared goes
+    /// on being shown beside A and B.
+    compared: Option<(usize, Watch)>,
 }
 
 impl LessonRun {
     fn new(index: usize, steps: usize) -> LessonRun {
-        LessonRun { index, watching: None, alone: false, sweeping: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps] }
+        LessonRun { index, watching: None, alone: false, sweeping: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps], compared: None }
     }
 
     /// The step being watched, if any.
@@ -201,10 +205,16 @@ impl Playground {
     /// watched), from the first of them (sweeps aside: they leave the run
     /// as it is), each to its verdict. A sweep step sweeps the scenario as
     /// it stands, not the run: it waits only for earlier steps that change
-    /// the scenario. Returns those played.
+    /// the scenario; a comparing step, which runs the lesson's variants
+    /// from time zero, for none. Returns those played.
     fn set_up_before(&mut self, k: usize) -> Result<Vec<usize>, PlayError> {
         let Some(run) = &self.lesson else { return Ok(Vec::new()) };
         let runs_on = |j: usize| self.step(j).is_some_and(|step| step.sweep.is_none());
+        // A comparing step runs the lesson's two variants from time zero:
+        // nothing before it matters to it.
+        if self.step(k).is_some_and(|step| step.compare) {
+            return Ok(Vec::new());
+        }
         let sweeps = self.step(k).is_some_and(|step| step.sweep.is_some());
         let needed = |j: usize| runs_on(j) && !(sweeps && self.step(j).is_some_and(Step::only_watches));
         let Some(first) = (0..k).find(|&j| needed(j) && !matches!(run.states[j], StepState::Judged(_))) else { return Ok(Vec::new()) };
@@ -392,6 +402,16 @@ impl Playground {
         self.lesson.as_ref()?.sweeping.as_ref().map(|(ticket, request)| (*ticket, request))
     }
 
+    /// What the comparing step being watched, or the last one judged,
+    /// holds B to A on, as A and B stand now, with its step (from 0):
+    /// the figures the A/B table shows beside the totals.
+    pub fn compared_figures(&self) -> Option<(usize, Vec<Compared>)> {
+        let run = self.lesson.as_ref()?;
+        let (k, watch) = if self.watching_compares() { run.watching.as_ref() } else { run.compared.as_ref() }?;
+        let runs = self.runs(true);
+        (runs.len() == 2).then(|| (*k, watch.compared(&runs)))
+    }
+
     /// When the watched step is to be judged.
     pub(super) fn judge_at(&self) -> Option<crate::time::SimTime> {
         self.lesson.as_ref()?.watching.as_ref().map(|(_, w)| w.judge_at)
@@ -414,9 +434,13 @@ impl Playground {
         }
         let verdict = watch.verdict(&runs);
         let k = *k;
+        let compares = self.watching_compares();
         let Some(run) = &mut self.lesson else { return false };
         run.states[k] = StepState::Judged(verdict);
-        run.watching = None;
+        let watched = run.watching.take();
+        if compares {
+            run.compared = watched;
+        }
         self.revision += 1;
         self.follow_on(k);
         true

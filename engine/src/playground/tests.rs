@@ -239,6 +239,31 @@ fn skip_ahead_runs_the_watched_step_to_its_verdict_and_begins_a_step_that_only_w
 }
 
 #[test]
+fn the_figure_a_comparing_step_judges_is_shown_beside_a_and_b() {
+    // Lesson 2 compares the loop's latency, B/A; the totals alone say
+    // nothing of it.
+    let mut p = playground();
+    let n = p.lessons().iter().position(|l| l.text.number == 2).unwrap();
+    let k = p.lessons()[n].text.steps.iter().position(|s| s.compare).unwrap();
+    p.apply(Command::PickLesson { index: n, speed: Speed::Fastest }).unwrap();
+    assert_eq!(p.compared_figures(), None, "nothing compared yet");
+    p.apply(Command::TryStep { step: k, speed: Speed::Fastest }).unwrap();
+    let (step, watched) = p.compared_figures().expect("the comparing step is watched");
+    assert_eq!(step, k);
+    assert!(!watched.is_empty());
+    p.apply(Command::SkipToVerdict { speed: Speed::Fastest }).unwrap();
+    let StepState::Judged(verdict) = &p.lesson().unwrap().states[k] else { panic!("judged") };
+    let (_, figures) = p.compared_figures().expect("still shown after the verdict");
+    // At the verdict's instant, B/A in the table is the ratio judged.
+    let ratios: Vec<f64> = figures.iter().map(|f| f.b.unwrap() / f.a.unwrap()).collect();
+    let judged: Vec<f64> = verdict.results.iter().filter(|r| r.text.contains("B/A")).map(|r| r.figure.unwrap()).collect();
+    assert_eq!(ratios, judged);
+    assert_eq!(figures[0].label, "io_done: mean time from made to left (s)");
+    p.apply(Command::CloseComparison).unwrap();
+    assert_eq!(p.compared_figures(), None, "no B, nothing to compare");
+}
+
+#[test]
 fn a_step_whose_earlier_step_cannot_be_played_says_which() {
     // Lesson 1's step 2 changes the client; without it, step 3 pressed
     // first cannot be set up, and says so instead of failing its checks.
