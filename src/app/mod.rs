@@ -255,7 +255,7 @@ pub fn app() -> Html {
     let b_view = s.play.variant_b().zip(shown.b_snapshot.clone()).zip(s.b.as_ref()).map(|((b, snapshot), notes)| {
         let compared = s.ids_of(&selection);
         let selected = compared.iter().filter_map(|id| b.sim.scenario().node_index(id)).collect();
-        let judged = s.play.compared_figures().map(|(k, figures)| (k, figures.into_iter().map(|f| (f.label, f.a, f.b)).collect()));
+        let judged = s.play.compared_figures();
         VariantView { labels: b.labels.clone(), snapshot, motion: b_motion_live.clone(), dropping: notes.motion.dropping.clone(), selected, compared, judged }
     });
     let selected_theory = selected_index.and_then(|i| shown.snapshot.nodes.get(i)).and_then(|n| Some((n.id.clone(), n.theory.clone()?)));

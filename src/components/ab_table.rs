@@ -4,6 +4,7 @@
 
 use std::rc::Rc;
 
+use sluice_engine::lesson::Compared;
 use yew::prelude::*;
 
 use crate::view::snapshot::Snapshot;
@@ -18,7 +19,7 @@ pub struct AbTableProps {
     pub nodes: Vec<String>,
     /// What a lesson's comparing step holds B to A on, since it began:
     /// its step (from 0) and each figure's row name, A's and B's.
-    pub judged: Option<(usize, Vec<(String, Option<f64>, Option<f64>)>)>,
+    pub judged: Option<(usize, Vec<Compared>)>,
     /// Closes the comparison.
     pub on_close: Callback<()>,
 }
@@ -63,7 +64,7 @@ pub fn ab_table(props: &AbTableProps) -> Html {
                 <tbody>
                     // The step's own figures first: what its verdict reads.
                     if let Some((k, judged)) = props.judged.clone() {
-                        { for judged.into_iter().enumerate().map(|(i, (name, va, vb))| {
+                        { for judged.into_iter().enumerate().map(|(i, Compared { label: name, a: va, b: vb })| {
                             let shown = |v: Option<f64>| v.map_or_else(|| "—".to_string(), sluice_engine::numbers::significant);
                             let ratio = match (va, vb) {
                                 (Some(a), Some(b)) => sluice_engine::numbers::times(a, b),

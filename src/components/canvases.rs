@@ -4,6 +4,7 @@
 
 use std::rc::Rc;
 
+use sluice_engine::lesson::Compared;
 use yew::prelude::*;
 
 use crate::browser::live::Live;
@@ -27,7 +28,7 @@ pub struct VariantView {
     pub compared: Vec<String>,
     /// What a lesson's comparing step holds B to A on (its step, and each
     /// figure's name, A's and B's value since it began).
-    pub judged: Option<(usize, Vec<(String, Option<f64>, Option<f64>)>)>,
+    pub judged: Option<(usize, Vec<Compared>)>,
 }
 
 #[derive(Properties, PartialEq)]
