@@ -29,11 +29,12 @@ pub(crate) struct Lessons {
     pub on_picker_close: Callback<()>,
 }
 
-/// `first_visit`: the picker is the first thing a new visitor sees.
+/// `first_visit`: the picker is the first thing a new visitor sees (one
+/// who follows a lesson's link sees the lesson instead).
 /// `linked`: the lesson (and step, counted from 1) the page's link opens.
 #[hook]
 pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, linked: Option<(u32, Option<u32>)>) -> Lessons {
-    let picking = use_state(|| first_visit);
+    let picking = use_state(|| first_visit && linked.is_none());
     let on_pick = {
         let (dispatch, picking, playing, speed) = (dispatch.clone(), picking.clone(), page.playing.clone(), page.speed.clone());
         Callback::from(move |index: usize| {
@@ -66,42 +67,59 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
         move |_| Rc::new(session.borrow().play.lessons().iter().map(|l| l.text.clone()).collect::<Vec<LessonText>>())
     }))
     .clone();
+    // The page's speed as it is now, for the link listener made once.
+    let speed_now = use_mut_ref(|| *page.speed);
+    *speed_now.borrow_mut() = *page.speed;
     // A lesson's link opens it, at its step if it names one: at opening,
-    // and when pasted into the address bar of the open page.
+    // and when pasted into the address bar of the open page. A link that
+    // leads nowhere leaves the page as it would be without it (a first
+    // visit on the picker).
     let open_link = {
-        let (session, notice, on_pick, on_try) = (page.session.clone(), page.notice.clone(), on_pick.clone(), on_try.clone());
+        let (dispatch, session, notice, picking, playing) =
+            (dispatch.clone(), page.session.clone(), page.notice.clone(), picking.clone(), page.playing.clone());
         Callback::from(move |(number, step): (u32, Option<u32>)| {
             let found = linked_lesson(session.borrow().play.lessons(), number, step);
+            let speed = *speed_now.borrow();
             match found {
                 Ok((index, k)) => {
-                    on_pick.emit(index);
-                    if let Some(k) = k {
-                        on_try.emit(k);
+                    if dispatch(Command::PickLesson { index, speed }).is_ok() {
+                        picking.set(false);
+                        playing.set(true);
+                        if let Some(k) = k {
+                            let _ = dispatch(Command::TryStep { step: k, speed });
+                        }
                     }
                 }
                 Err(why) => {
                     notice.set(Some(format!("The lesson link could not be opened: {why}")));
-                    keep::show_lesson(None);
+                    picking.set(first_visit);
                 }
             }
         })
     };
+    // The open lesson is in the address bar (`#lesson=N`), and nothing
+    // else of a lesson: a reload opens it again, at its start.
+    let open = page.session.borrow().play.lesson().and_then(|run| texts.get(run.index)).map(|text| text.number);
+    use_effect_with(open, |open| keep::show_lesson(*open));
     use_effect_with((), {
-        let open_link = open_link.clone();
+        let (open_link, session, texts, earlier) = (open_link.clone(), page.session.clone(), texts.clone(), page.earlier.clone());
         move |_| {
             if let Some(link) = linked {
                 open_link.emit(link);
             }
+            // (After the scenario links' listener, `keeping.rs`, which
+            // saves the work on the page, and takes a link it opened or
+            // refused out of the address bar.)
             let listener = gloo_events::EventListener::new(&gloo_utils::window(), "hashchange", move |_| {
                 if let Some(link) = keep::lesson_link() {
+                    earlier.set(keep::earlier_work().is_some());
                     open_link.emit(link);
                 }
+                let open = session.borrow().play.lesson().and_then(|run| texts.get(run.index)).map(|text| text.number);
+                keep::show_lesson(open);
             });
             move || drop(listener)
         }
     });
-    // The open lesson is in the address bar: a reload opens it again.
-    let open = page.session.borrow().play.lesson().and_then(|run| texts.get(run.index)).map(|text| text.number);
-    use_effect_with(open, |open| keep::show_lesson(*open));
     Lessons { texts, picking: *picking, on_pick, on_try, on_skip, on_close, on_all, on_picker_close }
 }

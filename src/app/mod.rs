@@ -103,8 +103,8 @@ pub fn app() -> Html {
             keep::Origin::Saved if lesson.is_none() => Some("Your last scenario was restored from this browser.".to_string()),
             keep::Origin::Saved | keep::Origin::BuiltIn => None,
         };
-        let first_visit = matches!(origin, keep::Origin::BuiltIn) && lesson.is_none();
-        let earlier = matches!(origin, keep::Origin::Shared) && keep::earlier_work().is_some();
+        let first_visit = matches!(origin, keep::Origin::BuiltIn);
+        let earlier = (matches!(origin, keep::Origin::Shared) || lesson.is_some()) && keep::earlier_work().is_some();
         let banner = matches!(origin, keep::Origin::Shared).then(|| keep::banner(&scenario)).flatten();
         (RefCell::new(Some(scenario)), problem, welcome, first_visit, earlier, lesson, banner)
     });

@@ -131,6 +131,20 @@ fn keep_saved_as_earlier() {
     }
 }
 
+/// Keeps the saved work aside before a lesson's link opens it, unless the
+/// saved scenario is a lesson's own (the lesson open before a reload, say),
+/// which the lessons have anyway.
+fn keep_saved_aside_for_a_lesson() {
+    let name = |text: &str| serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v["name"].as_str().map(str::to_string));
+    let saved = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
+    let lessons = saved.as_deref().and_then(name).is_some_and(|saved| {
+        sluice_engine::lesson::SCENARIOS.iter().any(|(_, text)| name(text).as_deref() == Some(saved.as_str()))
+    });
+    if !lessons {
+        keep_saved_as_earlier();
+    }
+}
+
 /// Forgets the saved scenario (the way out should it be what breaks the page).
 pub fn forget_saved() {
     if let Some(storage) = storage() {
@@ -165,7 +179,12 @@ pub fn opening(built_in: Scenario) -> Opening {
     read_as_mine(storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()));
     match fragment_link() {
         None => {}
-        Some(Ok(Link::Lesson { number, step })) => lesson = Some((number, step)),
+        Some(Ok(Link::Lesson { number, step })) => {
+            // The lesson takes the canvas: the work saved before it is
+            // kept aside, as for a scenario's link.
+            keep_saved_aside_for_a_lesson();
+            lesson = Some((number, step));
+        }
         Some(Ok(Link::Scenario(code))) => {
             // The fragment has done its job: later edits are saved, and a
             // reload must show them rather than the link's original.
@@ -220,10 +239,14 @@ pub fn banner(scenario: &Scenario) -> Option<(String, String)> {
 }
 
 /// The lesson the address bar's link opens: its number, and its step
-/// counted from 1.
+/// counted from 1. The work saved before it is kept aside first, as for a
+/// scenario's link.
 pub fn lesson_link() -> Option<(u32, Option<u32>)> {
     match fragment_link()? {
-        Ok(Link::Lesson { number, step }) => Some((number, step)),
+        Ok(Link::Lesson { number, step }) => {
+            keep_saved_aside_for_a_lesson();
+            Some((number, step))
+        }
         _ => None,
     }
 }
@@ -236,16 +259,17 @@ fn fragment_link() -> Option<Result<Link, share::ShareError>> {
     Link::read(&hash)
 }
 
-/// Shows the open lesson in the address bar (`#lesson=N`), so that a
-/// reload opens it again and the address is a link to it; a lesson
-/// closed takes its link away. Any other fragment is left as it is.
+/// Shows the open lesson in the address bar (`#lesson=N`, its step
+/// dropped), so that a reload opens it again, at its start, and the
+/// address is a link to it; a lesson closed takes its link away. Any
+/// other fragment is left as it is.
 pub fn show_lesson(open: Option<u32>) {
     let shown = match fragment_link() {
-        Some(Ok(Link::Lesson { number, .. })) => Some(number),
+        Some(Ok(link @ Link::Lesson { .. })) => Some(link),
         _ => None,
     };
-    match open {
-        Some(number) if shown != Some(number) => set_fragment(&Link::Lesson { number, step: None }.fragment()),
+    match open.map(|number| Link::Lesson { number, step: None }) {
+        Some(link) if shown.as_ref() != Some(&link) => set_fragment(&link.fragment()),
         None if shown.is_some() => clear_fragment(),
         _ => {}
     }

@@ -41,7 +41,8 @@ fn narrow() -> bool {
 pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     // The last verdict to come, in words, for the live region.
     let announced = use_state(String::new);
-    let last_states = use_mut_ref(|| props.states.clone());
+    // The lesson and its steps' states at the last render.
+    let last_states = use_mut_ref(|| (props.index, props.states.clone()));
     let panel = use_node_ref();
     // Opened at a step (a link's), the step being watched is in view.
     {
@@ -56,12 +57,18 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     }
     {
         let (announced, last_states, panel) = (announced.clone(), last_states.clone(), panel.clone());
-        use_effect_with((props.index, props.states.clone()), move |(_, states)| {
-            let before = std::mem::replace(&mut *last_states.borrow_mut(), states.clone());
+        use_effect_with((props.index, props.states.clone()), move |(index, states)| {
+            let (was, before) = std::mem::replace(&mut *last_states.borrow_mut(), (*index, states.clone()));
+            if was != *index {
+                // Another lesson opened: none of its steps changed.
+                return;
+            }
             let fresh = || states.iter().enumerate().filter(|(k, state)| before.get(*k) != Some(*state));
-            // The step that changed last (begun, judged), and its verdict,
-            // are brought into view in the panel: the page stays put.
-            if let (Some((k, _)), Some(section)) = (fresh().next_back(), panel.cast::<web_sys::Element>()) {
+            // The step that changed last (begun or judged, not forgotten),
+            // and its verdict, are brought into view in the panel: the page
+            // stays put.
+            let shown = fresh().rfind(|(_, state)| !matches!(state, StepState::NotTried));
+            if let (Some((k, _)), Some(section)) = (shown, panel.cast::<web_sys::Element>()) {
                 if let Ok(Some(step)) = section.query_selector(&format!("[data-testid=\"step-{}\"]", k + 1)) {
                     show_within(&section, &step);
                 }

@@ -317,7 +317,8 @@ impl Watch {
     /// The figure on one run: `Err` when that run is missing, `Ok(None)`
     /// when the figure has no value.
     fn value(&self, j: &Judged, run: usize, runs: &[&Simulation]) -> Result<Option<f64>, ()> {
-        let sim = runs.get(run).ok_or(())?;
+        // (A run of another shape than the one watched has not the node.)
+        let sim = runs.get(run).filter(|sim| j.node < sim.nodes().len()).ok_or(())?;
         let before = self.start.get(run).and_then(|r| r.get(j.node)).ok_or(())?;
         Ok(figure_since(sim, j.node, j.figure, before))
     }

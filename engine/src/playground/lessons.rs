@@ -122,6 +122,12 @@ impl LessonRun {
     }
 
     /// The run the watch read has ended: its step is untried again.
+    /// The runs started again: the figures a comparing step compared
+    /// were read on the runs that ended.
+    pub(super) fn forget_compared(&mut self) {
+        self.compared = None;
+    }
+
     pub(super) fn forget_watch(&mut self) {
         if let Some((k, _)) = self.watching.take() {
             self.states[k] = StepState::NotTried;
@@ -184,6 +190,13 @@ impl Playground {
         // A step that only watches may have begun on its own at the
         // verdict of the last step played first.
         let began_alone = !set_up.is_empty() && self.lesson.as_ref().and_then(LessonRun::watching) == Some(k);
+        if began_alone {
+            // It began at the verdict before it, but the learner pressed
+            // it: an edit now is theirs to be judged on.
+            if let Some(run) = &mut self.lesson {
+                run.alone = false;
+            }
+        }
         let mut applied = if began_alone { Applied { edited: true, ..Applied::default() } } else { self.begin_step(k)? };
         applied.edited |= !set_up.is_empty();
         applied.step = self.begun(k, speed).map(|begun| StepBegun { set_up, ..begun });
@@ -213,7 +226,10 @@ impl Playground {
         // A comparing step runs the lesson's two variants from time zero:
         // nothing before it matters to it.
         if self.step(k).is_some_and(|step| step.compare) {
-            return Ok(Vec::new());
+            // A step being watched is judged first all the same.
+            let Some(w) = run.watching().filter(|&w| w < k) else { return Ok(Vec::new()) };
+            self.try_and_judge(w).map_err(|why| PlayError::SetUp { step: k, before: w, why: why.to_string() })?;
+            return Ok(vec![w]);
         }
         let sweeps = self.step(k).is_some_and(|step| step.sweep.is_some());
         let needed = |j: usize| runs_on(j) && !(sweeps && self.step(j).is_some_and(Step::only_watches));
@@ -464,12 +480,18 @@ impl Playground {
         let Some(run) = &self.lesson else { return Ok(None) };
         let Some((k, watch)) = &run.watching else { return Ok(None) };
         let (k, began_s, judge_at) = (*k, watch.started.as_secs_f64(), watch.judge_at);
+        // In one go, in the caller's time (a click on the page): bounded, so
+        // that a scenario made huge cannot hold the page for long.
         if let Some(sim) = &mut self.a {
-            sim.run_until(judge_at).map_err(FollowStep::Stopped)?;
+            if !sim.run_until_bounded(judge_at, SKIP_EVENTS).map_err(FollowStep::Stopped)? {
+                return Err(FollowStep::TooManyEvents);
+            }
         }
         if self.watching_compares() {
             if let Some(b) = &mut self.b {
-                b.sim.run_until(judge_at).map_err(FollowStep::StoppedB)?;
+                if !b.sim.run_until_bounded(judge_at, SKIP_EVENTS).map_err(FollowStep::StoppedB)? {
+                    return Err(FollowStep::TooManyEvents);
+                }
             }
         }
         self.judge();
@@ -511,7 +533,16 @@ pub enum FollowStep {
     StoppedB(Stop),
     #[error("the step was neither watched nor judged")]
     Unjudged,
+    /// More events to the verdict than are run in one go.
+    #[error("more than {} events to the verdict, too many to run at once: let it play", crate::plumbing::numbers::thousands(SKIP_EVENTS as f64))]
+    TooManyEvents,
 }
+
+/// The most events a run is taken through at once to a step's verdict
+/// (playing earlier steps first, Skip ahead, `follow`): every lesson needs
+/// far fewer; a scenario a learner made huge says so instead of holding
+/// the page.
+pub const SKIP_EVENTS: u64 = 5_000_000;
 
 /// Follows every step of `lesson` in order on a playground, as a diligent
 /// learner would on the page: the lesson opens, each step is tried once the

@@ -428,6 +428,7 @@ impl Playground {
         self.starts += 1;
         if let Some(run) = &mut self.lesson {
             run.forget_watch();
+            run.forget_compared();
         }
     }
 

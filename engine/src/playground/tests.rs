@@ -261,6 +261,17 @@ fn the_figure_a_comparing_step_judges_is_shown_beside_a_and_b() {
     assert_eq!(figures[0].label, "io_done: mean time from made to left (s)");
     p.apply(Command::CloseComparison).unwrap();
     assert_eq!(p.compared_figures(), None, "no B, nothing to compare");
+    // Compared again, then a block deleted: the runs start again, and
+    // what the step compared (read on the runs that ended) is gone.
+    p.apply(Command::TryStep { step: k, speed: Speed::Fastest }).unwrap();
+    p.apply(Command::SkipToVerdict { speed: Speed::Fastest }).unwrap();
+    assert!(p.compared_figures().is_some());
+    // (The first block: every index after it moves.)
+    let first = p.scenario().nodes[0].id.clone();
+    p.apply(Command::Remove(vec![first])).unwrap();
+    assert_eq!(p.compared_figures(), None);
+    p.apply(Command::OpenComparison).unwrap();
+    assert_eq!(p.compared_figures(), None, "a comparison of one's own compares no step's figure");
 }
 
 #[test]
