@@ -228,7 +228,7 @@ impl Playground {
         if self.step(k).is_some_and(|step| step.compare) {
             // A step being watched is judged first all the same.
             let Some(w) = run.watching().filter(|&w| w < k) else { return Ok(Vec::new()) };
-            self.try_and_judge(w).map_err(|why| PlayError::SetUp { step: k, before: w, why: why.to_string() })?;
+            self.play_to_verdict(w).map_err(|why| PlayError::SetUp { step: k, before: w, why: why.to_string() })?;
             return Ok(vec![w]);
         }
         let sweeps = self.step(k).is_some_and(|step| step.sweep.is_some());
@@ -236,7 +236,7 @@ impl Playground {
         let Some(first) = (0..k).find(|&j| needed(j) && !matches!(run.states[j], StepState::Judged(_))) else { return Ok(Vec::new()) };
         let played: Vec<usize> = (first..k).filter(|&j| runs_on(j)).collect();
         for &j in &played {
-            self.try_and_judge(j).map_err(|why| PlayError::SetUp { step: k, before: j, why: why.to_string() })?;
+            self.play_to_verdict(j).map_err(|why| PlayError::SetUp { step: k, before: j, why: why.to_string() })?;
         }
         Ok(played)
     }
@@ -588,16 +588,34 @@ impl Playground {
     /// Tries step `k` (unless it is being watched already), runs its
     /// sweep if it has one, and runs to its verdict.
     fn try_and_judge(&mut self, k: usize) -> Result<StepOutcome, FollowStep> {
-        let watching = self.lesson().and_then(LessonRun::watching);
-        if watching != Some(k) {
-            self.apply(Command::TryStep { step: k, speed: Speed::Fastest }).map_err(FollowStep::Play)?;
-        }
+        self.try_unless_watched(k)?;
         let now_s = self.run().map_or(0.0, |sim| sim.now().as_secs_f64());
         if let Some((ticket, request)) = self.lesson_sweep().filter(|(ticket, _)| ticket.step == k) {
             let result = Runner::new(request.plan().map_err(FollowStep::Sweep)?).finish().map_err(FollowStep::Sweep)?;
             self.apply(Command::JudgeSweep { ticket, result, speed: Speed::Fastest }).map_err(FollowStep::Play)?;
         }
-        // A step that could not be watched was judged at once.
+        self.judged_now(k, now_s)
+    }
+
+    /// Tries step `k`, which does not sweep (unless it is being watched
+    /// already), and runs to its verdict: a step played first. (No sweep
+    /// runs here, so the page's module holds no sweep runner.)
+    fn play_to_verdict(&mut self, k: usize) -> Result<StepOutcome, FollowStep> {
+        self.try_unless_watched(k)?;
+        let now_s = self.run().map_or(0.0, |sim| sim.now().as_secs_f64());
+        self.judged_now(k, now_s)
+    }
+
+    fn try_unless_watched(&mut self, k: usize) -> Result<(), FollowStep> {
+        if self.lesson().and_then(LessonRun::watching) != Some(k) {
+            self.apply(Command::TryStep { step: k, speed: Speed::Fastest }).map_err(FollowStep::Play)?;
+        }
+        Ok(())
+    }
+
+    /// Runs the watched step to its verdict; a step that could not be
+    /// watched was judged at once (at `now_s`).
+    fn judged_now(&mut self, k: usize, now_s: f64) -> Result<StepOutcome, FollowStep> {
         match self.finish_watch()? {
             Some(outcome) => Ok(outcome),
             None => self.outcome(k, now_s, now_s).ok_or(FollowStep::Unjudged),
