@@ -9,6 +9,7 @@ use sluice_engine::playground::Command;
 use yew::prelude::*;
 
 use crate::browser::keep;
+use crate::view::observed::Session;
 
 use super::dispatch::Dispatch;
 use super::Page;
@@ -99,7 +100,7 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
     };
     // The open lesson is in the address bar (`#lesson=N`), and nothing
     // else of a lesson: a reload opens it again, at its start.
-    let open = page.session.borrow().play.lesson().and_then(|run| texts.get(run.index)).map(|text| text.number);
+    let open = open_number(&page.session.borrow(), &texts);
     use_effect_with(open, |open| keep::show_lesson(*open));
     use_effect_with((), {
         let (open_link, session, texts, earlier) = (open_link.clone(), page.session.clone(), texts.clone(), page.earlier.clone());
@@ -115,11 +116,15 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
                     earlier.set(keep::earlier_work().is_some());
                     open_link.emit(link);
                 }
-                let open = session.borrow().play.lesson().and_then(|run| texts.get(run.index)).map(|text| text.number);
-                keep::show_lesson(open);
+                keep::show_lesson(open_number(&session.borrow(), &texts));
             });
             move || drop(listener)
         }
     });
     Lessons { texts, picking: *picking, on_pick, on_try, on_skip, on_close, on_all, on_picker_close }
+}
+
+/// The number of the lesson open, if one is.
+fn open_number(session: &Session, texts: &[LessonText]) -> Option<u32> {
+    session.play.lesson().and_then(|run| texts.get(run.index)).map(|text| text.number)
 }

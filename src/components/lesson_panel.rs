@@ -37,6 +37,14 @@ fn narrow() -> bool {
     gloo_utils::window().inner_width().ok().and_then(|w| w.as_f64()).is_some_and(|w| w <= 800.0)
 }
 
+/// Scrolls the panel `section` (itself, not the page) to step `k`, its
+/// verdict first.
+fn show_step(section: &web_sys::Element, k: usize) {
+    if let Ok(Some(step)) = section.query_selector(&format!("[data-testid=\"step-{}\"]", k + 1)) {
+        show_within(section, &step);
+    }
+}
+
 #[function_component(LessonPanel)]
 pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     // The last verdict to come, in words, for the live region.
@@ -49,9 +57,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
         let (panel, watched) = (panel.clone(), props.states.iter().position(|s| matches!(s, StepState::Watching { .. })));
         use_effect_with(props.index, move |_| {
             if let (Some(k), Some(section)) = (watched.filter(|&k| k > 0), panel.cast::<web_sys::Element>()) {
-                if let Ok(Some(step)) = section.query_selector(&format!("[data-testid=\"step-{}\"]", k + 1)) {
-                    show_within(&section, &step);
-                }
+                show_step(&section, k);
             }
         });
     }
@@ -69,9 +75,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
             // stays put.
             let shown = fresh().rfind(|(_, state)| !matches!(state, StepState::NotTried));
             if let (Some((k, _)), Some(section)) = (shown, panel.cast::<web_sys::Element>()) {
-                if let Ok(Some(step)) = section.query_selector(&format!("[data-testid=\"step-{}\"]", k + 1)) {
-                    show_within(&section, &step);
-                }
+                show_step(&section, k);
                 // And the panel in the column beside the canvas, scrolled
                 // down to an inspector since (a wide screen's: a narrow
                 // one's column is no box of its own).
