@@ -5,7 +5,10 @@
 //!
 //! Guarantees: the clock and the dots are set every frame (their components
 //! draw alone); the rest of the page only when a panel is due, a verdict
-//! came, or the watchdog stopped a run, which pauses the page.
+//! came, or the watchdog stopped a run, which pauses the page. No frame
+//! advances a run once the page has drawn itself paused or at another
+//! speed: the loop reads what the last render drew, since the scheduler
+//! may let a frame in between a render and the effect that stops the loop.
 
 use std::cell::{Cell, RefCell};
 use std::rc::Rc;
@@ -48,11 +51,17 @@ pub struct Player {
 #[hook]
 pub fn use_player(player: Player) {
     let deps = (*player.playing, player.speed);
+    // What the page drew last: set at every render, read by every frame.
+    let drawn = use_mut_ref(|| deps);
+    *drawn.borrow_mut() = deps;
     use_effect_with(deps, move |&(playing, speed)| {
         let frames = playing.then(|| {
             let last = Cell::new(now_ms());
             let clock_read_at = Cell::new(f64::NEG_INFINITY);
             FrameLoop::start(move |_| {
+                if *drawn.borrow() != (true, speed) {
+                    return;
+                }
                 let now = now_ms();
                 let elapsed_s = (now - last.replace(now)) / 1000.0;
                 let mut s = player.session.borrow_mut();
