@@ -127,8 +127,10 @@ enum Command {
     /// Lists the lessons, or follows every step of one and says whether
     /// what its text promises happened.
     Lesson {
-        /// The lesson's number (none: list them all).
-        number: Option<u32>,
+        /// The lesson's number, or a lesson file (docs/lesson-format.md);
+        /// none: list the built-in lessons.
+        #[arg(value_name = "N|FILE")]
+        lesson: Option<String>,
     },
     /// Varies parameters over a grid, runs each point several times, and
     /// prints every metric's mean and 95% confidence interval beside what
@@ -263,15 +265,18 @@ enum Format {
 /// Reads a scenario file, never more than one byte past the largest
 /// scenario accepted (the file may be endless, as `/dev/zero` is).
 fn read_scenario_text(file: &str) -> Result<String, String> {
+    read_text(file, MAX_SCENARIO_BYTES, "scenario")
+}
+
+/// Reads a text file of at most `cap` bytes, never more than one byte
+/// past it; `what` names the kind of file in the error.
+fn read_text(file: &str, cap: usize, what: &str) -> Result<String, String> {
     let shown = sluice_engine::printable(file, 200);
     let opened = std::fs::File::open(file).map_err(|e| format!("cannot read {shown}: {e}"))?;
     let mut bytes = Vec::new();
-    opened
-        .take(MAX_SCENARIO_BYTES as u64 + 1)
-        .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {shown}: {e}"))?;
-    if bytes.len() > MAX_SCENARIO_BYTES {
-        return Err(format!("{shown} is larger than {MAX_SCENARIO_BYTES} bytes, the largest scenario accepted"));
+    opened.take(cap as u64 + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {shown}: {e}"))?;
+    if bytes.len() > cap {
+        return Err(format!("{shown} is larger than {cap} bytes, the largest {what} accepted"));
     }
     String::from_utf8(bytes).map_err(|e| format!("{shown} is not UTF-8 text (at byte {})", e.utf8_error().valid_up_to()))
 }
@@ -528,13 +533,33 @@ fn share(file: Option<&str>, lesson: Option<u32>, step: Option<u32>, page: &str)
     Ok(format!("{link}\n"))
 }
 
-fn lesson(number: Option<u32>) -> Result<String, String> {
+/// A lesson file from disk, checked whole; a scenario it names is looked
+/// for beside it first, then among the built-in ones.
+fn lesson_file(path: &str) -> Result<sluice_engine::lesson::Lesson, String> {
+    let text = read_text(path, sluice_engine::lesson::MAX_LESSON_BYTES, "lesson")?;
+    let dir = std::path::Path::new(path).parent().map(std::path::Path::to_path_buf).unwrap_or_default();
+    let beside = |name: &str| {
+        // Only a plain file name: a lesson does not reach elsewhere.
+        let plain = !name.is_empty() && std::path::Path::new(name).file_name() == Some(std::ffi::OsStr::new(name));
+        plain.then(|| read_scenario_text(&dir.join(name).to_string_lossy()).ok()).flatten()
+    };
+    let shown = sluice_engine::printable(path, 200);
+    sluice_engine::lesson::Lesson::read(&text, &beside).map_err(|why| format!("{shown}: {why}"))
+}
+
+fn lesson(which: Option<&str>) -> Result<String, String> {
     let lessons = sluice_engine::lesson::catalogue();
-    let Some(number) = number else {
+    let Some(which) = which else {
         return Ok(lessons.iter().map(|l| format!("{:>2}. {}: {}\n", l.text.number, l.text.title, l.text.summary)).collect());
     };
-    let (index, _) = sluice_engine::lesson::linked(&lessons, number, None).map_err(|e| e.to_string())?;
-    let lesson = &lessons[index];
+    let from_file;
+    let lesson = match which.parse::<u32>() {
+        Ok(number) => &lessons[sluice_engine::lesson::linked(&lessons, number, None).map_err(|e| e.to_string())?.0],
+        Err(_) => {
+            from_file = lesson_file(which)?;
+            &from_file
+        }
+    };
     let outcomes = sluice_engine::playground::follow(lesson).map_err(|why| why.to_string())?;
     let mut out = format!("Lesson {}: {}\n", lesson.text.number, lesson.text.title);
     for (k, (step, outcome)) in lesson.text.steps.iter().zip(&outcomes).enumerate() {
@@ -582,7 +607,7 @@ fn main() -> ExitCode {
         Command::Bench { scale, mm1k: true } => Ok(bench::mm1k_only(scale)),
         Command::Bench { scale, mm1k: false } => Ok(bench::run(scale)),
         Command::Share { file, lesson, step, page } => share(file.as_deref(), lesson, step, &page),
-        Command::Lesson { number } => lesson(number),
+        Command::Lesson { lesson: which } => lesson(which.as_deref()),
         Command::Sweep(SweepArgs { merge: Some(SweepCommand::Merge { parts, format, metric }), .. }) => sweep::merge_parts(&parts, format, &metric),
         Command::Sweep(a) => sweep::run(sweep::Request {
             file: a.file.unwrap_or_default(),

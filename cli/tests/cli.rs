@@ -480,3 +480,54 @@ fn share_says_when_a_link_is_too_long_for_a_qr_code() {
     let out = sluice().args(["share", "--lesson", "1"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stderr), "");
 }
+
+/// Lesson 1's file, as `edit` leaves it, written where no scenario is.
+fn lesson_file(name: &str, edit: impl FnOnce(&mut serde_json::Value)) -> std::path::PathBuf {
+    let text = std::fs::read_to_string(format!("{}/../lessons/01-slow-client.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut lesson: serde_json::Value = serde_json::from_str(&text).unwrap();
+    edit(&mut lesson);
+    scenario_file(name, &serde_json::to_string_pretty(&lesson).unwrap())
+}
+
+#[test]
+fn lesson_judges_a_lesson_file_from_disk_and_names_what_is_wrong_in_it() {
+    // As shipped, it names a built-in scenario: every step as it says.
+    let file = lesson_file("mine.lesson.json", |_| {});
+    let out = sluice().args(["lesson", file.to_str().unwrap()]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.starts_with("Lesson 1: ") && said.contains("step 1, ") && !said.contains("NOT as"), "{said}");
+
+    // A bound the run cannot meet: judged, and said not to hold.
+    let file = lesson_file("strict.lesson.json", |l| {
+        let check = &mut l["steps"][0]["check"][0];
+        check.as_object_mut().unwrap().retain(|k, _| k == "node" || k == "figure" || k == "variant");
+        check["at_least"] = serde_json::json!(1e12);
+    });
+    let out = sluice().args(["lesson", file.to_str().unwrap()]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("step 1, ") && said.contains("NOT as the lesson says") && said.contains("FAIL"), "{said}");
+
+    // A mistyped field and a missing scenario are named, with the file.
+    let file = lesson_file("typo.lesson.json", |l| l["steps"][1]["within"] = serde_json::json!(10));
+    let out = sluice().args(["lesson", file.to_str().unwrap()]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(said.contains("typo.lesson.json: steps[1].within: unknown field `within`"), "{said}");
+    let file = lesson_file("lost.lesson.json", |l| l["scenario"] = serde_json::json!("nowhere.json"));
+    let said = String::from_utf8_lossy(&sluice().args(["lesson", file.to_str().unwrap()]).output().unwrap().stderr).to_string();
+    assert!(said.contains("lost.lesson.json: no scenario file \"nowhere.json\""), "{said}");
+
+    // A scenario beside the lesson file comes before the built-in one of
+    // that name, and a broken one is named by its path.
+    let scenario = std::fs::read_to_string(format!("{}/../scenarios/slow-client.json", env!("CARGO_MANIFEST_DIR"))).unwrap();
+    let mut broken: serde_json::Value = serde_json::from_str(&scenario).unwrap();
+    broken["nodes"][0]["id"] = serde_json::json!("");
+    let beside = scenario_file("slow-client.json", &broken.to_string());
+    let file = beside.with_file_name("beside.lesson.json");
+    std::fs::copy(lesson_file("copy.lesson.json", |_| {}), &file).unwrap();
+    let said = String::from_utf8_lossy(&sluice().args(["lesson", file.to_str().unwrap()]).output().unwrap().stderr).to_string();
+    assert!(said.contains("beside.lesson.json: slow-client.json: ") && said.contains("nodes[0]"), "{said}");
+    std::fs::remove_file(beside).unwrap();
+}

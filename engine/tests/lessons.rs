@@ -257,9 +257,11 @@ fn index_page(lessons: &[Lesson]) -> String {
     );
     for l in lessons {
         let t = &l.text;
+        // A built-in lesson names a file of scenarios/, which runs on its own.
+        let sluice_engine::lesson::LessonScenario::File(file) = &t.scenario else { panic!("lesson {} carries its scenario instead of naming a file", t.number) };
         out.push_str(&format!(
-            "\n## {}. {}\n\n*{}*. Scenario: [`scenarios/{}`](../scenarios/{}).\n\n{}\n\n**Watch.** {}\n\n",
-            t.number, t.title, t.source, t.scenario, t.scenario, t.story, t.watch
+            "\n## {}. {}\n\n*{}*. Scenario: [`scenarios/{file}`](../scenarios/{file}).\n\n{}\n\n**Watch.** {}\n\n",
+            t.number, t.title, t.source, t.story, t.watch
         ));
         for (k, step) in t.steps.iter().enumerate() {
             out.push_str(&format!("{}. **Try:** {} **Expect:** {}\n", k + 1, step.try_this, step.expect));

@@ -28,10 +28,12 @@ use crate::time::SimTime;
 
 mod errors;
 mod figure;
+mod read;
 mod sweep_step;
 
 pub use errors::{FigureError, LessonError, LinkError, StepError};
 pub use figure::Figure;
+pub use read::{LessonScenario, MAX_LESSON_BYTES};
 use figure::figure_since;
 
 pub use sweep_step::{SweepCheck, SweepStep};
@@ -94,8 +96,8 @@ pub struct LessonText {
     pub story: String,
     /// Where to look once it runs.
     pub watch: String,
-    /// The file name of its scenario in `scenarios/`.
-    pub scenario: String,
+    /// Its scenario: a file's name, or the scenario itself.
+    pub scenario: LessonScenario,
     /// The nodes selected (and charted) when the lesson opens.
     #[serde(default)]
     pub focus: Vec<String>,
@@ -403,20 +405,6 @@ pub struct Lesson {
 }
 
 impl Lesson {
-    /// Reads a lesson file, finding its scenario among `SCENARIOS`.
-    pub fn from_json(text: &str) -> Result<Lesson, LessonError> {
-        let text: LessonText = serde_json::from_str(text).map_err(|e| LessonError::Unreadable(e.to_string()))?;
-        if text.version != LESSON_VERSION {
-            return Err(LessonError::Version(text.version));
-        }
-        let file = SCENARIOS
-            .iter()
-            .find(|(name, _)| *name == text.scenario)
-            .ok_or_else(|| LessonError::NoScenarioFile(text.scenario.clone()))?;
-        let scenario = Scenario::from_json(file.1).map_err(|why| LessonError::Scenario { file: text.scenario.clone(), why })?;
-        Ok(Lesson { text, scenario })
-    }
-
     /// The scenario of variant `which` (0: A, 1: B) of its comparison.
     pub fn variant(&self, which: usize) -> Result<Scenario, LessonError> {
         let compare = self.text.compare.as_ref().ok_or(LessonError::NoComparison)?;
