@@ -550,7 +550,12 @@ fn lesson_file(path: &str) -> Result<sluice_engine::lesson::Lesson, String> {
 fn lesson(which: Option<&str>) -> Result<String, String> {
     let lessons = sluice_engine::lesson::catalogue();
     let Some(which) = which else {
-        return Ok(lessons.iter().map(|l| format!("{:>2}. {}: {}\n", l.text.number, l.text.title, l.text.summary)).collect());
+        let line = |l: &sluice_engine::lesson::Lesson| {
+            let start = if l.text.start_here { ", start here" } else { "" };
+            let minutes = sluice_engine::playground::lesson_minutes(&l.text);
+            format!("{:>2}. {} (about {minutes} min{start}): {}\n", l.text.number, l.text.title, l.text.summary)
+        };
+        return Ok(lessons.iter().map(line).collect());
     };
     let from_file;
     let lesson = match which.parse::<u32>() {

@@ -211,6 +211,14 @@ fn the_catalogue_is_whole_and_every_lesson_sound() {
             assert!(!step.try_this.to_lowercase().contains("press play"), "{file}: \"{}\" asks for Play, which the lesson pressed", step.try_this);
         }
     }
+    // One lesson is where a newcomer begins, and each takes minutes, not
+    // an hour, by the picker's estimate.
+    let start: Vec<u32> = lessons.iter().filter(|l| l.text.start_here).map(|l| l.text.number).collect();
+    assert_eq!(start.len(), 1, "exactly one lesson to start with: {start:?}");
+    for l in &lessons {
+        let minutes = sluice_engine::playground::lesson_minutes(&l.text);
+        assert!((2..=20).contains(&minutes), "lesson {} takes about {minutes} min", l.text.number);
+    }
     // The first lesson is what the page opens on.
     assert_eq!(lessons[0].scenario, sluice_engine::Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).unwrap());
 }

@@ -2,6 +2,7 @@
 //! step shows (its block, chart, panel, speed and sweep) comes back from
 //! the engine in the command's answer, and the dispatch shows it.
 
+use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use sluice_engine::lesson::{linked as linked_lesson, LessonText};
@@ -20,6 +21,8 @@ pub(crate) struct Lessons {
     pub texts: Rc<Vec<LessonText>>,
     /// The lesson picker is open.
     pub picking: bool,
+    /// The numbers of the lessons this browser completed.
+    pub completed: Rc<BTreeSet<u32>>,
     pub on_pick: Callback<usize>,
     pub on_try: Callback<usize>,
     /// Runs the watched step on to its verdict at once.
@@ -102,6 +105,19 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
     // else of a lesson: a reload opens it again, at its start.
     let open = open_number(&page.session.borrow(), &texts);
     use_effect_with(open, |open| keep::show_lesson(*open));
+    // A lesson whose every step turned out as it says is completed, in
+    // this browser, for the picker to mark.
+    let completed = use_state(|| Rc::new(keep::completed()));
+    let done = open.filter(|_| page.session.borrow().play.lesson().is_some_and(|run| run.completed()));
+    use_effect_with(done, {
+        let completed = completed.clone();
+        move |done| {
+            if let Some(number) = *done {
+                keep::complete(number);
+                completed.set(Rc::new(keep::completed()));
+            }
+        }
+    });
     use_effect_with((), {
         let (open_link, session, texts, earlier) = (open_link.clone(), page.session.clone(), texts.clone(), page.earlier.clone());
         move |_| {
@@ -121,7 +137,7 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
             move || drop(listener)
         }
     });
-    Lessons { texts, picking: *picking, on_pick, on_try, on_skip, on_close, on_all, on_picker_close }
+    Lessons { texts, picking: *picking, completed: (*completed).clone(), on_pick, on_try, on_skip, on_close, on_all, on_picker_close }
 }
 
 /// The number of the lesson open, if one is.

@@ -350,7 +350,7 @@ pub fn app() -> Html {
                 </section>
             </main>
             if lessons.picking {
-                <LessonPicker lessons={lessons.texts} on_pick={lessons.on_pick} on_close={lessons.on_picker_close} />
+                <LessonPicker lessons={lessons.texts} completed={lessons.completed} on_pick={lessons.on_pick} on_close={lessons.on_picker_close} />
             }
             if let Some(word) = (*glossary).clone() {
                 <Glossary {word} on_close={on_glossary_close} />

@@ -385,3 +385,25 @@ pub fn read_file(file: web_sys::File, done: impl FnOnce(Result<String, String>) 
         done(result.map_err(|e| format!("{name} could not be read: {e}")))
     }))
 }
+
+/// Where the numbers of the lessons this browser completed are kept, as
+/// numbers with a space between.
+const COMPLETED_KEY: &str = "sluice.lessons.completed";
+
+/// The lessons this browser completed (none when storage is off or the
+/// list does not read).
+pub fn completed() -> std::collections::BTreeSet<u32> {
+    let text = storage().and_then(|s| s.get_item(COMPLETED_KEY).ok().flatten()).unwrap_or_default();
+    text.split_whitespace().filter_map(|n| n.parse().ok()).collect()
+}
+
+/// Notes that lesson `number` was completed; storage that is full or off
+/// only forgets it.
+pub fn complete(number: u32) {
+    let mut done = completed();
+    if done.insert(number) {
+        if let Some(s) = storage() {
+            let _ = s.set_item(COMPLETED_KEY, &done.iter().map(u32::to_string).collect::<Vec<_>>().join(" "));
+        }
+    }
+}

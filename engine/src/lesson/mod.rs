@@ -101,6 +101,9 @@ pub struct LessonText {
     /// The nodes selected (and charted) when the lesson opens.
     #[serde(default)]
     pub focus: Vec<String>,
+    /// The lesson to begin with: the picker shows it first, marked so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub start_here: bool,
     pub steps: Vec<Step>,
     /// Two variants to run side by side, if the lesson compares.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -5,9 +5,11 @@
 //! carries the scenario itself, as a lesson written in the page does.
 //!
 //! Guarantees:
-//! - An error names where the file is wrong: the path of the field
-//!   (`steps[1].check[0]`) with serde's words and line, or the scenario's
-//!   own path (`scenario: nodes[2].rate_per_s`).
+//! - An error names where the file is wrong: the path of every field at
+//!   fault (`steps[1].check[0].chek`) with serde's words, the line of a
+//!   syntax error or a key given twice, or the scenario's own path
+//!   (`scenario: nodes[2].rate_per_s`), as a scenario's errors do
+//!   (`plumbing::json_read`).
 //! - `Lesson::read` returns only a lesson that `Lesson::verify` accepts,
 //!   so every step can be carried out and judged.
 //! - No input panics; a file larger than `MAX_LESSON_BYTES` is refused
@@ -16,6 +18,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use crate::plumbing::json_read::{parse_strict, typed_all};
+use crate::plumbing::validate::FieldError;
 use crate::scenario::{Scenario, MAX_SCENARIO_BYTES};
 
 use super::{Lesson, LessonError, LessonText, LESSON_VERSION, SCENARIOS};
@@ -27,10 +31,31 @@ pub const MAX_LESSON_BYTES: usize = MAX_SCENARIO_BYTES + 1024 * 1024;
 /// A lesson's scenario: the name of a scenario file, or the scenario
 /// itself (an object in the scenario format).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(untagged)]
+#[serde(from = "Value", into = "Value")]
 pub enum LessonScenario {
     File(String),
     Written(Box<Value>),
+}
+
+/// Read as a JSON value (a string names a file; anything else is the
+/// scenario, checked when the lesson is read), which the page reads
+/// already: no reader of its own in the page's module.
+impl From<Value> for LessonScenario {
+    fn from(value: Value) -> LessonScenario {
+        match value {
+            Value::String(name) => LessonScenario::File(name),
+            other => LessonScenario::Written(Box::new(other)),
+        }
+    }
+}
+
+impl From<LessonScenario> for Value {
+    fn from(scenario: LessonScenario) -> Value {
+        match scenario {
+            LessonScenario::File(name) => Value::String(name),
+            LessonScenario::Written(value) => *value,
+        }
+    }
 }
 
 impl Lesson {
@@ -47,12 +72,9 @@ impl Lesson {
         if text.len() > MAX_LESSON_BYTES {
             return Err(LessonError::Unreadable(format!("the file is {} bytes; a lesson may be at most {MAX_LESSON_BYTES} bytes", text.len())));
         }
-        let reader = &mut serde_json::Deserializer::from_str(text);
-        let text: LessonText = serde_path_to_error::deserialize(reader).map_err(|e| {
-            let path = e.path().to_string();
-            let why = e.into_inner();
-            LessonError::Unreadable(if path == "." { why.to_string() } else { format!("{path}: {why}") })
-        })?;
+        let unreadable = |errors: Vec<FieldError>| LessonError::Unreadable(errors.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "));
+        let value = parse_strict(text).map_err(|e| unreadable(vec![e]))?;
+        let text: LessonText = typed_all(value, "", None).map_err(unreadable)?;
         if text.version != LESSON_VERSION {
             return Err(LessonError::Version(text.version));
         }

@@ -116,6 +116,11 @@ impl LessonRun {
         LessonRun { index, watching: None, alone: false, sweeping: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps], compared: None }
     }
 
+    /// Every step was judged, and each turned out as its text says.
+    pub fn completed(&self) -> bool {
+        self.states.iter().all(|s| matches!(s, StepState::Judged(v) if v.passed))
+    }
+
     /// The step being watched, if any.
     pub fn watching(&self) -> Option<usize> {
         self.watching.as_ref().map(|(k, _)| *k)

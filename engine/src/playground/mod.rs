@@ -31,7 +31,7 @@ use crate::simulation::Simulation;
 use crate::sweep::SweepResult;
 
 pub use lessons::{follow, follow_alone, follow_pausing, FollowError, FollowStep, LessonRun, LessonSweep, StepBegun, StepOutcome, StepState, SweepTicket};
-pub use pacing::{Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_S, SPEEDS, WATCH_REAL_S};
+pub use pacing::{lesson_minutes, Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_S, READING_WORDS_PER_MIN, SPEEDS, SWEEP_STEP_REAL_S, WATCH_REAL_S};
 
 /// What a person (or a test) does to the playground.
 #[derive(Clone, Debug, PartialEq)]

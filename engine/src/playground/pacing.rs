@@ -13,6 +13,7 @@
 //!   goes on only once B has caught up; at `Fastest` the two share the
 //!   slice's budget, so B is never more than a slice behind.
 
+use crate::lesson::LessonText;
 use crate::time::{SimDuration, SimTime};
 use crate::simulation::Simulation;
 
@@ -55,6 +56,32 @@ pub const SPEEDS: [Speed; 11] = [
 /// Real seconds a lesson step may take to watch before the playground
 /// asks for a faster speed.
 pub const WATCH_REAL_S: f64 = 30.0;
+
+/// Words a learner reads a minute, lesson text being read closely.
+pub const READING_WORDS_PER_MIN: f64 = 180.0;
+/// Real seconds a sweep step takes to run beside the run (a few seconds in
+/// a worker) and to be read.
+pub const SWEEP_STEP_REAL_S: f64 = 20.0;
+
+/// About how many minutes a lesson takes, for the picker: its text read at
+/// `READING_WORDS_PER_MIN`, and each step watched at 1× or at the speed
+/// the playground asks for when 1× is too slow (a sweep step takes
+/// `SWEEP_STEP_REAL_S`); whole minutes, rounded up.
+pub fn lesson_minutes(text: &LessonText) -> u32 {
+    let words = |t: &str| t.split_whitespace().count();
+    let steps = text.steps.iter().map(|s| words(&s.try_this) + words(&s.expect)).sum::<usize>();
+    let reading_s = (words(&text.story) + words(&text.watch) + steps) as f64 * 60.0 / READING_WORDS_PER_MIN;
+    let watching_s: f64 = text
+        .steps
+        .iter()
+        .map(|s| match (&s.sweep, Speed::Times(1.0).to_watch(s.within_s)) {
+            (Some(_), _) => SWEEP_STEP_REAL_S,
+            (None, Some(Speed::Times(t))) => s.within_s / t,
+            (None, _) => s.within_s,
+        })
+        .sum();
+    ((reading_s + watching_s) / 60.0).ceil().max(1.0) as u32
+}
 
 impl Speed {
     /// The slowest of `SPEEDS` at which `within_s` simulated seconds take

@@ -729,6 +729,29 @@ fn a_sweep_step_tried_while_another_sweeps_abandons_the_other() {
 }
 
 #[test]
+fn a_lesson_takes_its_reading_and_its_steps_watched_at_the_speed_the_page_picks() {
+    let words = |n: usize| vec!["word"; n].join(" ");
+    let sweep = json!({"vary": "q.capacity", "from": 1, "to": 2, "points": 2, "reps": 1, "until_s": 10, "metric": "q.mean_depth_messages",
+        "check": [{"metric": "q.mean_depth_messages", "point": "last", "at_least": 1}]});
+    let text = |story: usize, steps: serde_json::Value| -> crate::lesson::LessonText {
+        serde_json::from_value(json!({"version": 1, "number": 1, "title": "t", "source": "s", "summary": "s", "story": words(story),
+            "watch": "w", "scenario": "slow-client.json", "steps": steps}))
+        .unwrap()
+    };
+    // 359 words of story, "w" and two words a step: 365 words, 121.7 s
+    // read; 60 s watched at 2× (30 s), 3,000 s at 100× (30 s), a sweep
+    // (20 s): 201.7 s, so 4 minutes.
+    let steps = json!([{"try": "t", "expect": "e", "within_s": 60}, {"try": "t", "expect": "e", "within_s": 3000},
+        {"try": "t", "expect": "e", "sweep": sweep}]);
+    assert_eq!(lesson_minutes(&text(359, steps)), 4);
+    // Ten words and a second's watch: still a minute.
+    assert_eq!(lesson_minutes(&text(5, json!([{"try": "t", "expect": "e", "within_s": 1}]))), 1);
+    // 171 words (57 s) and 3 s at 1×: exactly a minute; one word more, two.
+    assert_eq!(lesson_minutes(&text(168, json!([{"try": "t", "expect": "e", "within_s": 3}]))), 1);
+    assert_eq!(lesson_minutes(&text(169, json!([{"try": "t", "expect": "e", "within_s": 3}]))), 2);
+}
+
+#[test]
 fn a_step_watched_too_long_for_the_speed_asks_for_the_slowest_speed_that_shows_it_in_time() {
     // The rule: at most WATCH_REAL_S real seconds to watch.
     assert_eq!(Speed::Times(1.0).to_watch(30.0), None);
