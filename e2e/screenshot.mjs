@@ -3,7 +3,10 @@
 // docs/screenshot-ab.png, lesson 3's A/B comparison with its totals;
 // docs/screenshot-phone.png, lesson 1 on a 390 × 844 phone; and
 // docs/screenshot-glossary.png, the glossary opened at "Overloaded" from
-// the word under the chart. Run with `make screenshot`.
+// the word under the chart; docs/screenshot-lesson-1280.png, lesson 1's
+// second step on a 1280 × 720 laptop; docs/screenshot-present.png, lesson
+// 3's comparing step in presentation mode at 1920 × 1080. Run with
+// `make screenshot`.
 import { join } from 'node:path';
 import { serve, launch, open } from './harness.mjs';
 
@@ -11,6 +14,8 @@ const out = join(process.cwd(), 'docs', 'screenshot.png');
 const outAb = join(process.cwd(), 'docs', 'screenshot-ab.png');
 const outPhone = join(process.cwd(), 'docs', 'screenshot-phone.png');
 const outGlossary = join(process.cwd(), 'docs', 'screenshot-glossary.png');
+const outLaptop = join(process.cwd(), 'docs', 'screenshot-lesson-1280.png');
+const outPresent = join(process.cwd(), 'docs', 'screenshot-present.png');
 const { server, url } = await serve();
 const browser = await launch();
 try {
@@ -58,8 +63,28 @@ try {
   await phone.getByTestId('lesson-panel').waitFor();
   await phone.waitForTimeout(3000);
   await phone.screenshot({ path: outPhone });
+
+  // A laptop: lesson 1's second step from its link, the step, its verdict
+  // and the canvas on one screen.
+  const laptop = await browser.newPage({ viewport: { width: 1280, height: 720 } });
+  laptop.on('pageerror', (err) => errors.push(String(err)));
+  await laptop.goto(`${url}#lesson=1&step=2`);
+  await laptop.getByTestId('step-2-skip').click();
+  await laptop.waitForFunction(() => document.querySelector('[data-testid="step-2-verdict"]')?.dataset.state === 'passed', null, { timeout: 60_000 });
+  await laptop.waitForTimeout(1500);
+  await laptop.screenshot({ path: outLaptop });
+
+  // A projector: lesson 3's comparing step in presentation mode.
+  const room = await browser.newPage({ viewport: { width: 1920, height: 1080 } });
+  room.on('pageerror', (err) => errors.push(String(err)));
+  await room.goto(`${url}?present#lesson=3&step=3`);
+  await room.getByTestId('step-3-skip').click();
+  await room.waitForFunction(() => document.querySelector('[data-testid="step-3-verdict"]')?.dataset.state === 'passed', null, { timeout: 60_000 });
+  await room.waitForTimeout(1500);
+  await room.evaluate(() => window.scrollTo(0, 0));
+  await room.screenshot({ path: outPresent });
   if (errors.length) throw new Error(`console errors: ${errors.join('; ')}`);
-  console.log(`wrote ${out}, ${outAb}, ${outPhone} and ${outGlossary}`);
+  console.log(`wrote ${out}, ${outAb}, ${outPhone}, ${outGlossary}, ${outLaptop} and ${outPresent}`);
 } finally {
   await browser.close();
   server.close();

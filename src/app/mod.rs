@@ -138,6 +138,9 @@ pub fn app() -> Html {
     let b_motion_live = use_memo((), |_| Live::new(Rc::<Motion>::default()));
     // The glossary, when open, and the word it was opened at.
     let glossary = use_state(|| None::<Option<String>>);
+    // Presentation mode: for a room, large words, no editing chrome.
+    let present = use_state(keep::presenting_asked);
+    let on_present = use_callback(present.clone(), |_: MouseEvent, present| present.set(!**present));
 
     use_player(Player {
         session: session.clone(),
@@ -291,7 +294,7 @@ pub fn app() -> Html {
     let on_glossary = open_glossary.0.reform(|_: MouseEvent| None);
     html! {
         <ContextProvider<OpenGlossary> context={open_glossary}>
-        <div class="app">
+        <div class={classes!("app", present.then_some("present"))}>
             <header class="topbar" inert={modal}>
                 <div class="brand">
                     <span class="logo" aria-hidden="true">{"≋"}</span>
@@ -300,6 +303,8 @@ pub fn app() -> Html {
                 </div>
                 <button class="lessons-button" data-testid="lessons" onclick={lessons.on_all.reform(|_: MouseEvent| ())}>{"☰ Lessons"}</button>
                 <button class="lessons-button glossary-button" data-testid="glossary-open" onclick={on_glossary}>{"Glossary"}</button>
+                <button class="lessons-button present-button" data-testid="present" aria-pressed={present.to_string()} onclick={on_present}
+                    title="Presentation mode: large words for a projector, no editing tools">{"Present"}</button>
                 <Controls playing={*playing} runs={running} speed={*speed} clock={clock.clone()} behind={*behind} {seed} {on_play} {on_step} {on_speed} {on_reset} {on_seed} />
             </header>
             <main class="workspace" inert={modal}>
@@ -339,7 +344,7 @@ pub fn app() -> Html {
                         {stall} {missing} {running} earlier={*page.earlier} on_restore_earlier={keeping.on_restore_earlier}
                         on_forget_earlier={keeping.on_forget_earlier} />
                     <Canvases snapshot={shown.snapshot.clone()} motion={motion_live.clone()} {dropping} selected={selection.clone()} on_select={edit.on_select.clone()}
-                        drop_edge={edit.drop_edge} on_move={edit.on_move} on_connect={edit.on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} on_log={keeping.on_log.clone()} />
+                        present={*present} drop_edge={edit.drop_edge} on_move={edit.on_move} on_connect={edit.on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} on_log={keeping.on_log.clone()} />
                     if let Some((lines, nodes, strips)) = shown.charts {
                         <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={shown.chart_now_s} />
                     }

@@ -407,3 +407,32 @@ pub fn complete(number: u32) {
         }
     }
 }
+
+/// Whether the page's address asks for presentation mode: `?present`
+/// (`?present=0` or `=false` does not).
+pub fn presenting_asked() -> bool {
+    web_sys::window().and_then(|w| w.location().search().ok()).is_some_and(|search| asks_to_present(&search))
+}
+
+/// Whether a query string (`?a=1&present`) asks for presentation mode.
+fn asks_to_present(search: &str) -> bool {
+    search.trim_start_matches('?').split('&').any(|pair| match pair.split_once('=') {
+        None => pair == "present",
+        Some((key, value)) => key == "present" && !matches!(value, "0" | "false" | "no"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::asks_to_present;
+
+    #[test]
+    fn present_in_the_query_asks_for_presentation_mode() {
+        for yes in ["?present", "?present=1", "?lang=en&present", "present=yes"] {
+            assert!(asks_to_present(yes), "{yes}");
+        }
+        for no in ["", "?", "?present=0", "?present=false", "?presenter", "?x=present", "?unpresent"] {
+            assert!(!asks_to_present(no), "{no}");
+        }
+    }
+}

@@ -43,6 +43,9 @@ pub struct CanvasesProps {
     /// The edge a block dragged from the palette would go on, if any.
     #[prop_or_default]
     pub drop_edge: Option<(String, String)>,
+    /// Presentation mode: the blocks' words drawn for a room.
+    #[prop_or_default]
+    pub present: bool,
     /// With a comparison open.
     pub b: Option<VariantView>,
     /// A pick on B's canvas, in B's indices.
@@ -79,7 +82,7 @@ pub fn canvases(p: &CanvasesProps) -> Html {
         <div class="log-drop" ondragover={over} ondrop={dropped}>
         <MotionContext context={p.motion.clone()}>
             <Graph snapshot={p.snapshot.clone()} dropping={p.dropping.clone()} selected={p.selected.clone()} on_select={p.on_select.clone()}
-                drop_edge={p.drop_edge.clone()}
+                drop_edge={p.drop_edge.clone()} present={p.present}
                 on_move={p.on_move.clone()} on_connect={p.on_connect.clone()} />
         </MotionContext>
         </div>
@@ -97,7 +100,7 @@ pub fn canvases(p: &CanvasesProps) -> Html {
                     <h3 class="ab-label"><span class="ab-letter b">{"B"}</span>{ label_b.clone() }<span class="muted">{" · watch only"}</span></h3>
                     <MotionContext context={b.motion.clone()}>
                         <Graph snapshot={b.snapshot.clone()} dropping={b.dropping.clone()} selected={b.selected.clone()} on_select={p.on_select_b.clone()}
-                            on_move={noop_move} on_connect={noop_connect} readonly=true
+                            on_move={noop_move} on_connect={noop_connect} readonly=true present={p.present}
                             label={AttrValue::from(format!("Variant B canvas ({label_b}): watch only; select a block to chart it beside A's"))} />
                     </MotionContext>
                 </section>

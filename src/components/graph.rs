@@ -27,7 +27,7 @@ use crate::view::words::{kind_label, three_figures, theory_summary};
 
 use crate::browser::resize::SizeWatch;
 use crate::components::flow_layer::{FlowGeometry, FlowKey, FlowLayer};
-use crate::components::node_face::{TEXT_X, ID_EM, STATUS_EM, FIGURE_EM, squeeze, spaced, describe, fill_bar};
+use crate::components::node_face::{describe, fill_bar, spaced, squeeze, Compact, FIGURE_EM, ID_EM, SMALLEST_UNITS, STATUS_EM, TEXT_X};
 use crate::view::colours::state_colour;
 use crate::view::selection::Select;
 use crate::view::snapshot::{NodeView, Snapshot, TheoryView};
@@ -50,6 +50,11 @@ const NARROW_PX: f64 = 600.0;
 /// under 4 px: blocks are drawn as plain shapes in their colour (an
 /// overview), and no dots move along the edges.
 const OVERVIEW_SCALE: f64 = 0.3;
+
+/// The smallest a block's words are drawn on screen, in CSS pixels; and in
+/// presentation mode, for a room to read them from afar.
+const LEAST_PX: f64 = 12.0;
+const PRESENT_PX: f64 = 16.0;
 
 /// The zoom step of the buttons; the wheel zooms continuously.
 const ZOOM_STEP: f64 = 1.25;
@@ -76,6 +81,9 @@ pub struct GraphProps {
     /// not moved or connected.
     #[prop_or_default]
     pub readonly: bool,
+    /// Presentation mode: a block's words at least `PRESENT_PX`.
+    #[prop_or_default]
+    pub present: bool,
     /// What a screen reader calls the canvas, when not the editing one.
     #[prop_or_default]
     pub label: Option<AttrValue>,
@@ -390,6 +398,11 @@ pub fn graph(props: &GraphProps) -> Html {
     // costs the blocks on screen, and far out, plain shapes.
     let scale = pixels.map_or(1.0, |(w, h)| (w / shown.2).min(h / shown.3));
     let overview = scale < OVERVIEW_SCALE;
+    // Drawn small, a block's words are drawn large and fewer.
+    let compact = Compact::at(scale, if props.present { PRESENT_PX } else { LEAST_PX });
+    // What is written below a block: the theory's tag, the drops.
+    let below_font = compact.map_or(SMALLEST_UNITS, |c| c.font);
+    let below = below_font * 1.5;
     let in_view = |(x0, y0, x1, y1): (f64, f64, f64, f64)| {
         let margin = NODE_W;
         x1 >= shown.0 - margin && x0 <= shown.0 + shown.2 + margin && y1 >= shown.1 - margin && y0 <= shown.1 + shown.3 + margin
@@ -534,6 +547,7 @@ pub fn graph(props: &GraphProps) -> Html {
         // A queue the formulas describe says beneath it what they predict
         // beside what was measured (the tooltip and the screen reader get
         // all three figures).
+        let below_style = compact.map(|c| format!("font-size: {}px", c.font));
         let theory_tag = match &node.theory {
             Some(Ok(TheoryView { prediction, measured, .. })) => Some(match &prediction.steady {
                 Some(steady) => (
@@ -582,26 +596,33 @@ pub fn graph(props: &GraphProps) -> Html {
                       width={NODE_W.to_string()} height={NODE_H.to_string()} rx="10" style={format!("stroke: {colour}")} />
                 <rect class="band" x={(-NODE_W / 2.0).to_string()} y={(-NODE_H / 2.0).to_string()}
                       width="8" height={NODE_H.to_string()} rx="4" fill={colour} />
-                <text class="kind" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 18.0).to_string()}>{ spaced(&kind_label(node.kind)) }</text>
-                <text class="id" x={TEXT_X.to_string()} y={(-NODE_H / 2.0 + 38.0).to_string()}
-                      textLength={squeeze(&node.id, ID_EM)} lengthAdjust="spacingAndGlyphs">{ spaced(&node.id) }</text>
-                <text class="status" x={TEXT_X.to_string()} y={(-NODE_H / 2.0 + 57.0).to_string()} fill={colour}
-                      textLength={squeeze(&status, STATUS_EM)} lengthAdjust="spacingAndGlyphs">{ spaced(&status) }</text>
-                <text class="figure" x={TEXT_X.to_string()} y={(-NODE_H / 2.0 + 76.0).to_string()}
-                      textLength={squeeze(&figure, FIGURE_EM)} lengthAdjust="spacingAndGlyphs">{ spaced(&figure) }</text>
+                if let Some(compact) = compact {
+                    for (class, text, y) in compact.lines(node.kind, &node.id, &status, &figure) {
+                        <text class={classes!(class, "large")} x={TEXT_X.to_string()} y={y.to_string()} style={format!("font-size: {}px", compact.font)}
+                              fill={(class == "status").then_some(colour)} textLength={compact.squeeze(&text)} lengthAdjust="spacingAndGlyphs">{ spaced(&text) }</text>
+                    }
+                } else {
+                    <text class="kind" x={(-NODE_W / 2.0 + 16.0).to_string()} y={(-NODE_H / 2.0 + 18.0).to_string()}>{ spaced(&kind_label(node.kind)) }</text>
+                    <text class="id" x={TEXT_X.to_string()} y={(-NODE_H / 2.0 + 38.0).to_string()}
+                          textLength={squeeze(&node.id, ID_EM)} lengthAdjust="spacingAndGlyphs">{ spaced(&node.id) }</text>
+                    <text class="status" x={TEXT_X.to_string()} y={(-NODE_H / 2.0 + 57.0).to_string()} fill={colour}
+                          textLength={squeeze(&status, STATUS_EM)} lengthAdjust="spacingAndGlyphs">{ spaced(&status) }</text>
+                    <text class="figure" x={TEXT_X.to_string()} y={(-NODE_H / 2.0 + 76.0).to_string()}
+                          textLength={squeeze(&figure, FIGURE_EM)} lengthAdjust="spacingAndGlyphs">{ spaced(&figure) }</text>
+                }
                 if node.kind == Kind::Queue {
                     { fill_bar(node) }
                 }
                 if let Some((tag, summary)) = &theory_tag {
                     <g class="theory-tag-group">
                         <title>{ summary }</title>
-                        <text class="theory-tag" data-testid={format!("theory-tag-{}", node.id)} x={(-NODE_W / 2.0 + 4.0).to_string()} y={(NODE_H / 2.0 + 18.0).to_string()}>
+                        <text class="theory-tag" data-testid={format!("theory-tag-{}", node.id)} x={(-NODE_W / 2.0 + 4.0).to_string()} y={(NODE_H / 2.0 + below).to_string()} style={below_style.clone()}>
                             { spaced(tag) }
                         </text>
                     </g>
                 }
                 if dropped > 0 {
-                    <text class="drops" x={(NODE_W / 2.0 - 10.0).to_string()} y={(NODE_H / 2.0 + if theory_tag.is_some() { 36.0 } else { 18.0 }).to_string()} text-anchor="end">{ format!("{dropped} dropped ") }</text>
+                    <text class="drops" x={(NODE_W / 2.0 - 10.0).to_string()} y={(NODE_H / 2.0 + if theory_tag.is_some() { 2.0 * below } else { below }).to_string()} text-anchor="end" style={below_style}>{ format!("{dropped} dropped ") }</text>
                 }
                 if takes_input {
                     <circle class="port in" cx={(-NODE_W / 2.0).to_string()} cy="0" r="6" aria-hidden="true" />

@@ -21,6 +21,80 @@ pub(crate) const ID_EM: f64 = 17.0 * 0.64;
 pub(crate) const STATUS_EM: f64 = 14.0 * 0.62;
 pub(crate) const FIGURE_EM: f64 = 13.0 * 0.58;
 
+/// The smallest text a block draws in its full face, in canvas units (the
+/// kind above its name, and the drops below it).
+pub(crate) const SMALLEST_UNITS: f64 = 12.0;
+/// The text of a queue ends above its fill bar.
+const QUEUE_TEXT_END: f64 = NODE_H / 2.0 - 22.0;
+/// Other blocks' text ends above their bottom edge.
+const TEXT_END: f64 = NODE_H / 2.0 - 8.0;
+/// Where the first line's top is.
+const TEXT_TOP: f64 = -NODE_H / 2.0 + 8.0;
+/// A line's height, in its font's size.
+const LINE: f64 = 1.2;
+/// A character's mean width in a compact face's bold font, in its size.
+const COMPACT_EM: f64 = 0.64;
+
+/// A block's words drawn large when the canvas is drawn small: every
+/// line at `font` canvas units, as many lines as fit above the bar
+/// (name, status, figure; then name and figure; then the name alone),
+/// each cut to the block's width. What is not drawn is still in the
+/// block's label (a screen reader's, and the inspector's).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(crate) struct Compact {
+    pub font: f64,
+}
+
+impl Compact {
+    /// The face for a canvas drawn at `scale` screen pixels a unit whose
+    /// text must be at least `least_px` on screen: none when the full
+    /// face's smallest text is that large already.
+    pub(crate) fn at(scale: f64, least_px: f64) -> Option<Compact> {
+        (SMALLEST_UNITS * scale < least_px && scale > 0.0).then(|| Compact { font: least_px / scale })
+    }
+
+    /// The lines drawn of a block's name, status and figure, each with
+    /// its baseline.
+    pub(crate) fn lines(self, kind: Kind, id: &str, status: &str, figure: &str) -> Vec<(&'static str, String, f64)> {
+        let end = if kind == Kind::Queue { QUEUE_TEXT_END } else { TEXT_END };
+        // The last baseline stays above the end.
+        let room = (((end - TEXT_TOP) / self.font - 1.0) / LINE).floor().max(0.0) as usize + 1;
+        let shown: Vec<(&'static str, &str)> = match room {
+            0 | 1 => vec![("id", id)],
+            2 => vec![("id", id), ("figure", figure)],
+            _ => vec![("id", id), ("status", status), ("figure", figure)],
+        };
+        shown.into_iter().enumerate().map(|(k, (class, text))| (class, self.cut(text), TEXT_TOP + self.font * (LINE * k as f64 + 1.0))).collect()
+    }
+
+    /// `text` as it fits the block's width: squeezed a little, or cut
+    /// with an ellipsis.
+    fn cut(self, text: &str) -> String {
+        let per_char = self.font * COMPACT_EM;
+        let most = ((TEXT_WIDTH * 1.25) / per_char).floor() as usize;
+        // The parts after a " · " go first, whole; then the end of the
+        // first part, for an ellipsis.
+        let mut text = text;
+        while text.chars().count() > most {
+            match text.rsplit_once(" · ") {
+                Some((first, _)) => text = first,
+                None => break,
+            }
+        }
+        if text.chars().count() <= most {
+            text.to_string()
+        } else {
+            let kept: String = text.chars().take(most.saturating_sub(1)).collect();
+            format!("{}…", kept.trim_end())
+        }
+    }
+
+    /// The width a line is squeezed to, as `squeeze` does for the full face.
+    pub(crate) fn squeeze(self, text: &str) -> Option<String> {
+        squeeze(text, self.font * COMPACT_EM)
+    }
+}
+
 /// The width to squeeze a line of `text` into (`textLength`) when it would
 /// run past the block's edge at `per_char` pixels a character; none when
 /// it fits as drawn.
