@@ -108,9 +108,14 @@ test('on a phone the page fits the screen, the top bar and every lesson can be r
   });
   assert.deepEqual(small, [], 'no text under 12 px');
 
-  // Touch targets at least 44 px high in the bars, the lesson, the canvas's view and the charts.
+  // Touch targets at least 44 px high in the bars, the lesson, the canvas's
+  // view, the charts and their key, the inspector (its sliders too) and
+  // the event log's filters.
+  assert.ok(await page.locator('.inspector input[type="range"]').count() > 0, 'a block is selected: its sliders are there');
+  assert.ok(await page.locator('.panel.log label.filter').count() > 0, 'the log\'s filters are there');
+  assert.ok(await page.locator('.legend button.term').count() > 0, 'the state key is there');
   const tiny = await page.evaluate(() =>
-    [...document.querySelectorAll('.topbar :is(button, select, input), .toolbar button, .lesson button, .view-controls button, .tabs button, .inspector :is(button, select)')]
+    [...document.querySelectorAll('.topbar :is(button, select, input), .toolbar button, .lesson button, .view-controls button, .tabs button, .inspector :is(button, select, input[type="range"]), .panel.log label.filter, .legend button.term')]
       .filter((el) => el.getBoundingClientRect().width > 0)
       .map((el) => [el.dataset.testid ?? el.getAttribute('aria-label') ?? el.textContent.trim(), el.getBoundingClientRect()])
       .filter(([, r]) => r.height < 44 || r.width < 44)
@@ -156,6 +161,72 @@ test('on a phone a lesson step runs by touch, and a finger drags and connects bl
   const y0 = await page.evaluate(() => window.scrollY);
   await touchDrag(page, { x: g.x + 10, y: g.y + g.height - 20 }, { x: g.x + 10, y: g.y + 40 }, 8);
   await page.waitForFunction((y0) => window.scrollY > y0, y0, { timeout: 3000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('on a phone a block added by a tap is selected, shown on the canvas and named; Fit shows every block', async () => {
+  const { page, errors } = await phone();
+  await page.getByTestId('picker-close').tap();
+  await page.getByTestId('new').tap();
+  const graph = page.locator('svg.graph');
+  const within = async (id) => {
+    const g = await graph.boundingBox();
+    const b = await page.locator(`svg.graph [data-node="${id}"] .body`).boundingBox();
+    return b && b.x >= g.x - 0.5 && b.y >= g.y - 0.5 && b.x + b.width <= g.x + g.width + 0.5 && b.y + b.height <= g.y + g.height + 0.5;
+  };
+  // Six taps: the free spots run four to a row, past a phone's width at a
+  // readable size. A second tap of one kind is a second block, shown too.
+  const kinds = ['producer', 'queue', 'consumer', 'router', 'link', 'queue'];
+  const ids = [];
+  for (const kind of kinds) {
+    await page.locator(`.palette-item[data-kind="${kind}"]`).tap();
+    // (Only the blocks the view reaches are drawn: the status names the new one.)
+    await page.waitForFunction((ids) => {
+      const id = /^Added (\S+), a new /.exec(document.querySelector('[data-testid="status"]')?.textContent ?? '')?.[1];
+      return id && !ids.includes(id);
+    }, ids);
+    const status = await page.textContent('[data-testid="status"]');
+    const id = /^Added (\S+), a new /.exec(status)?.[1];
+    assert.ok(id, status);
+    ids.push(id);
+    assert.equal(await page.getAttribute(`svg.graph [data-node="${id}"]`, 'aria-pressed'), 'true', `${id} is selected`);
+    await page.waitForFunction((id) => document.querySelector(`svg.graph [data-node="${id}"]`), id);
+    assert.ok(await within(id), `${id}, just added, is on the canvas's screen`);
+  }
+  assert.equal(new Set(ids).size, kinds.length, `six blocks: ${ids}`);
+  assert.ok(!(await within(ids[0])), 'the view followed the last one, away from the first');
+  await page.getByTestId('fit').tap();
+  await page.waitForTimeout(300);
+  for (const id of ids) assert.ok(await within(id), `after Fit, ${id} is on the canvas's screen`);
+  assert.equal(await page.getByTestId('fit').getAttribute('aria-pressed'), 'true');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('on a phone the words are for a finger, and Several selects blocks by tapping as Shift-click does', async () => {
+  const { page, errors } = await phone();
+  await page.getByTestId('picker-close').tap();
+  // The hints a mouse reads give way to a finger's.
+  for (const hint of ['.chart-hint', '.palette .hint']) {
+    assert.ok(await page.locator(`${hint} .touch-words`).isVisible(), `${hint} speaks of tapping`);
+    assert.ok(!(await page.locator(`${hint} .mouse-words`).isVisible()), `${hint} does not speak of Shift or Enter`);
+  }
+  // Two blocks on screen not selected yet (the page opens with one selected).
+  const blocks = page.locator('svg.graph [data-node][aria-pressed="false"]');
+  const [a, b] = [await blocks.nth(0).getAttribute('data-node'), await blocks.nth(1).getAttribute('data-node')];
+  const before = await page.locator('svg.graph [data-node][aria-pressed="true"]').count();
+  await page.getByTestId('several').tap();
+  assert.equal(await page.getByTestId('several').getAttribute('aria-pressed'), 'true');
+  for (const id of [a, b]) await page.locator(`svg.graph [data-node="${id}"] .body`).tap();
+  for (const id of [a, b]) assert.equal(await page.getAttribute(`svg.graph [data-node="${id}"]`, 'aria-pressed'), 'true', `${id} selected`);
+  assert.equal(await page.locator('svg.graph [data-node][aria-pressed="true"]').count(), before + 2, 'added to what was selected');
+  // A second tap takes one out; Several off, a tap selects one alone.
+  await page.locator(`svg.graph [data-node="${a}"] .body`).tap();
+  assert.equal(await page.getAttribute(`svg.graph [data-node="${a}"]`, 'aria-pressed'), 'false');
+  await page.getByTestId('several').tap();
+  await page.locator(`svg.graph [data-node="${a}"] .body`).tap();
+  assert.equal(await page.getAttribute(`svg.graph [data-node="${b}"]`, 'aria-pressed'), 'false', 'a plain tap selects one alone');
   assert.deepEqual(errors, []);
   await page.close();
 });

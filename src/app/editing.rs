@@ -10,6 +10,7 @@ use yew::prelude::*;
 
 use crate::components::graph::{client_to_canvas, edge_under, over_canvas};
 use crate::view::observed::Session;
+use crate::view::words::kind_label;
 use crate::view::selection::Select;
 
 use super::dispatch::Dispatch;
@@ -158,9 +159,18 @@ pub(crate) fn use_editing(page: &Page, dispatch: &Dispatch) -> Editing {
             edge.map(|(from, to)| format!("between {from} and {to}"))
         })
     };
+    // A block added from the palette (a tap, or Enter) is selected and
+    // brought into view (graph.rs), and the status says so: on a phone it
+    // may land beyond the screen's edge.
     let on_add = {
-        let dispatch = dispatch.clone();
-        Callback::from(move |kind: Kind| drop(dispatch(Command::Add { kind, at: None })))
+        let (dispatch, status) = (dispatch.clone(), page.status.clone());
+        Callback::from(move |kind: Kind| {
+            if let Ok(applied) = dispatch(Command::Add { kind, at: None }) {
+                if let Some(id) = applied.select.as_ref().and_then(|ids| ids.first()) {
+                    status.set(Some(format!("Added {id}, a new {}: it is selected, and shown on the canvas.", kind_label(kind).to_lowercase())));
+                }
+            }
+        })
     };
     let on_selected = |make: fn(Vec<String>) -> Command, clears: bool| {
         let (dispatch, session, selected) = (dispatch.clone(), page.session.clone(), page.selected.clone());
@@ -177,7 +187,7 @@ pub(crate) fn use_editing(page: &Page, dispatch: &Dispatch) -> Editing {
         Callback::from(move |_: ()| {
             if dispatch(Command::New).is_ok() {
                 selected.set(Vec::new());
-                status.set(Some("A new, empty canvas: drag a producer onto it to begin. Undo (Ctrl+Z) brings back what was there.".into()));
+                status.set(Some("A new, empty canvas: add a producer from Blocks (drag it, or tap it) to begin. Undo (Ctrl+Z) brings back what was there.".into()));
             }
         })
     };

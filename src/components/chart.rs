@@ -173,7 +173,10 @@ pub fn charts(props: &ChartsProps) -> Html {
                 <button class="small secondary-small" data-testid="chart-png" onclick={on_png}>{"Export PNG"}</button>
                 <button class="small secondary-small" data-testid="chart-csv" onclick={on_csv}>{"Export CSV"}</button>
             </div>
-            <p class="hint chart-hint">{"Shift-click blocks on the canvas to chart several together."}</p>
+            <p class="hint chart-hint">
+                <span class="mouse-words">{"Shift-click blocks on the canvas to chart several together."}</span>
+                <span class="touch-words">{"Turn on Several over the canvas, then tap blocks to chart them together."}</span>
+            </p>
         </figure>
     }
 }

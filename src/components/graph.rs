@@ -7,8 +7,11 @@
 //! The view fits every node until the user pans (drag the empty canvas) or
 //! zooms (the wheel, or the + and − buttons); "Fit" returns to fitting. On a
 //! screen too narrow to fit every node at a readable size (a phone), the
-//! fitted view is the top left of the scenario at that size instead: text
-//! is never drawn smaller than 12 px unless the user zooms out. Only what
+//! view opens on the top left of the scenario at that size instead: text
+//! is never drawn smaller than 12 px unless the user zooms out, or presses
+//! "Fit", which shows every block there too. A block newly selected where
+//! the view does not reach (added from the palette, picked in the event
+//! log) is brought into view, the view's size kept. Only what
 //! the view shows is drawn, and from far out (a large scenario fitted)
 //! blocks are plain shapes: thousands of blocks stay responsive.
 //! Shift- or Ctrl-click adds a node to the selection or takes it out;
@@ -227,6 +230,9 @@ fn screen_scale(svg: &Element, view: ViewBox) -> f64 {
 pub fn graph(props: &GraphProps) -> Html {
     let snap = &props.snapshot;
     let gesture = use_state(|| None::<Gesture>);
+    // "Several" on: a tap adds a block to the selection or takes it out,
+    // as Shift-click does (a touch screen has no Shift).
+    let several = use_state(|| false);
     // The view the user panned or zoomed to; `None` fits every node.
     let view = use_state(|| None::<ViewBox>);
     let svg_ref = use_node_ref();
@@ -267,6 +273,24 @@ pub fn graph(props: &GraphProps) -> Html {
         last.1 = kept.unwrap_or(fit);
     }
     let shown = kept.or(*view).unwrap_or(fit);
+    // A block newly selected beyond the view is brought into it.
+    {
+        let selected_id = props.selected.last().and_then(|&i| snap.nodes.get(i)).map(|n| n.id.clone());
+        let last_selected = use_mut_ref(|| None::<String>);
+        if *last_selected.borrow() != selected_id {
+            *last_selected.borrow_mut() = selected_id.clone();
+            let node = selected_id.as_ref().and_then(|id| snap.nodes.iter().find(|n| &n.id == id));
+            if let Some(n) = node {
+                let beyond = n.x - NODE_W / 2.0 < shown.0
+                    || n.x + NODE_W / 2.0 > shown.0 + shown.2
+                    || n.y - NODE_H / 2.0 < shown.1
+                    || n.y + NODE_H / 2.0 > shown.1 + shown.3;
+                if beyond {
+                    view.set(Some((n.x - shown.2 / 2.0, n.y - shown.3 / 2.0, shown.2, shown.3)));
+                }
+            }
+        }
+    }
     // The views as of this render, for the wheel listener installed once.
     let views = use_mut_ref(|| (shown, fit));
     *views.borrow_mut() = (shown, fit);
@@ -312,6 +336,7 @@ pub fn graph(props: &GraphProps) -> Html {
     // Ctrl is held) and starts a pan. (Not on click: the canvas captures
     // the pointer during a drag, so the click that ends a drag on a node
     // would land on the canvas.)
+    let several_now = *several;
     let on_background = {
         let on_select = props.on_select.clone();
         let (gesture, svg_ref) = (gesture.clone(), svg_ref.clone());
@@ -323,7 +348,7 @@ pub fn graph(props: &GraphProps) -> Html {
             if !on_canvas || e.button() != 0 {
                 return;
             }
-            if !(e.shift_key() || e.ctrl_key() || e.meta_key()) {
+            if !(e.shift_key() || e.ctrl_key() || e.meta_key() || several_now) {
                 on_select.emit(Select::Clear);
             }
             if let Some(svg) = svg {
@@ -490,7 +515,7 @@ pub fn graph(props: &GraphProps) -> Html {
                 if let Some(svg) = svg_ref.cast::<Element>() {
                     let _ = svg.set_pointer_capture(e.pointer_id());
                 }
-                gesture.set(Some(make(index, is_selected, e.shift_key() || e.ctrl_key() || e.meta_key(), at)));
+                gesture.set(Some(make(index, is_selected, e.shift_key() || e.ctrl_key() || e.meta_key() || several_now, at)));
             })
         };
         let onpointerdown = if props.readonly {
@@ -498,7 +523,7 @@ pub fn graph(props: &GraphProps) -> Html {
             Callback::from(move |e: PointerEvent| {
                 e.stop_propagation();
                 if e.button() == 0 {
-                    on_select.emit(if e.shift_key() || e.ctrl_key() || e.meta_key() { Select::Toggle(index) } else { Select::Only(index) });
+                    on_select.emit(if e.shift_key() || e.ctrl_key() || e.meta_key() || several_now { Select::Toggle(index) } else { Select::Only(index) });
                 }
             })
         } else {
@@ -646,22 +671,27 @@ pub fn graph(props: &GraphProps) -> Html {
             view.set(Some(zoom(shown, fit, factor, centre)));
         })
     };
+    // Every block, even where the view opens on a readable part of them.
+    let fit_all = fit_view(&snap.nodes);
     let on_fit = {
         let view = view.clone();
-        Callback::from(move |_: MouseEvent| view.set(None))
+        Callback::from(move |_: MouseEvent| view.set((fit != fit_all).then_some(fit_all)))
     };
+    let fitted = view.is_none() || *view == Some(fit_all);
     let panning = matches!(*gesture, Some(Gesture::Pan { .. }));
     html! {
       <div class="canvas">
         <div class="view-controls" role="toolbar" aria-label="View">
             <button data-testid="zoom-in" aria-label="Zoom in" title="Zoom in (or the mouse wheel)" onclick={zoom_by(1.0 / ZOOM_STEP)}>{"+"}</button>
             <button data-testid="zoom-out" aria-label="Zoom out" title="Zoom out" onclick={zoom_by(ZOOM_STEP)}>{"−"}</button>
-            <button data-testid="fit" aria-label="Fit to view" title="Show every block" aria-pressed={view.is_none().to_string()} onclick={on_fit}>{"Fit"}</button>
+            <button data-testid="fit" aria-label="Fit to view" title="Show every block" aria-pressed={fitted.to_string()} onclick={on_fit}>{"Fit"}</button>
+            <button data-testid="several" aria-pressed={several.to_string()} title="A tap adds a block to the selection or takes it out (as Shift-click does)"
+                onclick={let several = several.clone(); Callback::from(move |_: MouseEvent| several.set(!*several))}>{"Several"}</button>
         </div>
         <div class="canvas-stage">
         <svg class={classes!("graph", panning.then_some("panning"))} ref={svg_ref}
              viewBox={format!("{} {} {} {}", shown.0, shown.1, shown.2, shown.3)} role="group"
-             aria-label={props.label.clone().unwrap_or_else(|| "Scenario canvas: drag the background to pan, the wheel zooms; Shift-click selects several blocks".into())}
+             aria-label={props.label.clone().unwrap_or_else(|| "Scenario canvas: drag the background to pan, the wheel or the buttons zoom; Shift-click, or Several then a tap, selects several blocks".into())}
              onpointerdown={on_background} {onpointermove} {onpointerup} {onpointercancel}>
             <defs>
                 <marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">

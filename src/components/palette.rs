@@ -122,7 +122,10 @@ pub fn palette(props: &PaletteProps) -> Html {
     html! {
         <section class="panel palette" aria-label="Blocks">
             <h2>{"Blocks"}</h2>
-            <p class="hint">{"Drag onto the canvas, or press Enter."}</p>
+            <p class="hint">
+                <span class="mouse-words">{"Drag onto the canvas, or press Enter."}</span>
+                <span class="touch-words">{"Tap a block to add it to the canvas."}</span>
+            </p>
             <div class="palette-items">{ for items }</div>
             { for ghost }
         </section>
