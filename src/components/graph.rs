@@ -30,6 +30,7 @@ use crate::view::words::{kind_label, three_figures, theory_summary};
 
 use crate::browser::resize::SizeWatch;
 use crate::components::flow_layer::{FlowGeometry, FlowKey, FlowLayer};
+use crate::components::view_box::{bring_into_view, fit_view, readable, zoom, ViewBox, ZOOM_STEP};
 use crate::components::node_face::{describe, fill_bar, spaced, squeeze, Compact, FIGURE_EM, ID_EM, SMALLEST_UNITS, STATUS_EM, TEXT_X};
 use crate::view::colours::state_colour;
 use crate::view::selection::Select;
@@ -37,17 +38,6 @@ use crate::view::snapshot::{NodeView, Snapshot, TheoryView};
 
 pub(crate) const NODE_W: f64 = 170.0;
 pub(crate) const NODE_H: f64 = 104.0;
-
-/// A view box: left, top, width, height in canvas units.
-type ViewBox = (f64, f64, f64, f64);
-
-/// The fewest screen pixels per canvas unit the fitted view draws at: the
-/// smallest text of a block is 12 units, so at least 12 px.
-const READABLE_SCALE: f64 = 1.0;
-
-/// A canvas narrower than this (a phone's) fits at a readable scale; a
-/// wider one fits everything, however small.
-const NARROW_PX: f64 = 600.0;
 
 /// Below this many screen pixels per canvas unit a block's words would be
 /// under 4 px: blocks are drawn as plain shapes in their colour (an
@@ -58,12 +48,6 @@ const OVERVIEW_SCALE: f64 = 0.3;
 /// presentation mode, for a room to read them from afar.
 const LEAST_PX: f64 = 12.0;
 const PRESENT_PX: f64 = 16.0;
-
-/// The zoom step of the buttons; the wheel zooms continuously.
-const ZOOM_STEP: f64 = 1.25;
-/// How far one can zoom: a view box from 1/8 (or, for a large scenario, a
-/// couple of blocks across) to 8 times the fitted one.
-const ZOOM_RANGE: f64 = 8.0;
 
 #[derive(Properties, PartialEq)]
 pub struct GraphProps {
@@ -175,51 +159,6 @@ fn node_at(nodes: &[NodeView], (x, y): (f64, f64)) -> Option<usize> {
         .map(|n| n.index)
 }
 
-/// The view box that shows every node with a margin, at least 800 × 240.
-fn fit_view(nodes: &[NodeView]) -> ViewBox {
-    let margin = 40.0;
-    let (mut x0, mut y0, mut x1, mut y1) = (f64::MAX, f64::MAX, f64::MIN, f64::MIN);
-    for n in nodes {
-        x0 = x0.min(n.x - NODE_W / 2.0);
-        x1 = x1.max(n.x + NODE_W / 2.0);
-        y0 = y0.min(n.y - NODE_H / 2.0);
-        // Below: the drop count, and room for the class key.
-        y1 = y1.max(n.y + NODE_H / 2.0 + 48.0);
-    }
-    if nodes.is_empty() {
-        (x0, y0, x1, y1) = (0.0, 0.0, 800.0, 240.0);
-    }
-    let (w, h) = ((x1 - x0 + 2.0 * margin).max(800.0), (y1 - y0 + 2.0 * margin).max(240.0));
-    let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
-    (cx - w / 2.0, cy - h / 2.0, w, h)
-}
-
-/// `fit` as drawn on `pixels` (the canvas's size in CSS pixels): where the
-/// whole would be drawn smaller than `READABLE_SCALE`, the part of it from
-/// its top left corner that is drawn at that scale.
-fn readable(fit: ViewBox, pixels: Option<(f64, f64)>) -> ViewBox {
-    let Some((pw, ph)) = pixels.filter(|(w, h)| *w > 0.0 && *h > 0.0 && *w < NARROW_PX) else { return fit };
-    if (pw / fit.2).min(ph / fit.3) >= READABLE_SCALE {
-        return fit;
-    }
-    let (w, h) = (pw / READABLE_SCALE, ph / READABLE_SCALE);
-    // Centred across what is shown when the whole is narrower (or lower)
-    // than the screen; from the left (top) edge when it is wider.
-    let x = if fit.2 <= w { fit.0 + (fit.2 - w) / 2.0 } else { fit.0 };
-    let y = if fit.3 <= h { fit.1 + (fit.3 - h) / 2.0 } else { fit.1 };
-    (x, y, w, h)
-}
-
-/// `view` zoomed by `factor` (above 1: out) about the canvas point `at`,
-/// kept within `ZOOM_RANGE` of the fitted view.
-fn zoom(view: ViewBox, fit: ViewBox, factor: f64, at: (f64, f64)) -> ViewBox {
-    let (x, y, w, h) = view;
-    // In as far as a couple of blocks across, however large the scenario.
-    let narrowest = (fit.2 / ZOOM_RANGE).min(2.5 * NODE_W);
-    let factor = (w * factor).clamp(narrowest, fit.2 * ZOOM_RANGE) / w;
-    (at.0 - (at.0 - x) * factor, at.1 - (at.1 - y) * factor, w * factor, h * factor)
-}
-
 /// Pixels per canvas unit on screen (`xMidYMid meet`).
 fn screen_scale(svg: &Element, view: ViewBox) -> f64 {
     let rect = svg.get_bounding_client_rect();
@@ -281,12 +220,8 @@ pub fn graph(props: &GraphProps) -> Html {
             *last_selected.borrow_mut() = selected_id.clone();
             let node = selected_id.as_ref().and_then(|id| snap.nodes.iter().find(|n| &n.id == id));
             if let Some(n) = node {
-                let beyond = n.x - NODE_W / 2.0 < shown.0
-                    || n.x + NODE_W / 2.0 > shown.0 + shown.2
-                    || n.y - NODE_H / 2.0 < shown.1
-                    || n.y + NODE_H / 2.0 > shown.1 + shown.3;
-                if beyond {
-                    view.set(Some((n.x - shown.2 / 2.0, n.y - shown.3 / 2.0, shown.2, shown.3)));
+                if let Some(moved) = bring_into_view(shown, (n.x, n.y)) {
+                    view.set(Some(moved));
                 }
             }
         }
@@ -589,7 +524,18 @@ pub fn graph(props: &GraphProps) -> Html {
         // The accessible name begins with every word drawn, in order (each
         // drawn text ends in a space that SVG does not show, so that the
         // words do not run together when read as one).
-        let mut label = format!("{} {}, {status}, {figure}", kind_label(node.kind), node.id);
+        // Drawn large and fewer, the words drawn come first as drawn (a
+        // cut one too), then the kind and whatever was not drawn whole.
+        let drawn = compact.map(|c| c.lines(node.kind, &node.id, &status, &figure));
+        let mut label = match &drawn {
+            None => format!("{} {}, {status}, {figure}", kind_label(node.kind), node.id),
+            Some(lines) => {
+                let shown: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+                let kind = kind_label(node.kind);
+                let rest = [node.id.as_str(), status.as_str(), figure.as_str()].into_iter().filter(|t| !shown.contains(t));
+                format!("{}: {}", shown.join(", "), std::iter::once(kind.as_str()).chain(rest).collect::<Vec<_>>().join(", "))
+            }
+        };
         if let Some((tag, summary)) = &theory_tag {
             label += &format!("; {tag}");
             if summary != tag {
@@ -621,8 +567,8 @@ pub fn graph(props: &GraphProps) -> Html {
                       width={NODE_W.to_string()} height={NODE_H.to_string()} rx="10" style={format!("stroke: {colour}")} />
                 <rect class="band" x={(-NODE_W / 2.0).to_string()} y={(-NODE_H / 2.0).to_string()}
                       width="8" height={NODE_H.to_string()} rx="4" fill={colour} />
-                if let Some(compact) = compact {
-                    for (class, text, y) in compact.lines(node.kind, &node.id, &status, &figure) {
+                if let (Some(compact), Some(lines)) = (compact, drawn) {
+                    for (class, text, y) in lines {
                         <text class={classes!(class, "large")} x={TEXT_X.to_string()} y={y.to_string()} style={format!("font-size: {}px", compact.font)}
                               fill={(class == "status").then_some(colour)} textLength={compact.squeeze(&text)} lengthAdjust="spacingAndGlyphs">{ spaced(&text) }</text>
                     }

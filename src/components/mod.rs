@@ -28,3 +28,4 @@ pub mod sweep_chart;
 pub mod sweep_panel;
 pub mod theory_panel;
 pub mod toolbar;
+pub mod view_box;

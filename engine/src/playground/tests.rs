@@ -239,6 +239,31 @@ fn skip_ahead_runs_the_watched_step_to_its_verdict_and_begins_a_step_that_only_w
 }
 
 #[test]
+fn skip_ahead_refuses_a_step_too_heavy_to_run_at_once_and_leaves_it_watched() {
+    // A step that watches an hour of 50,000 arrivals a second: some
+    // hundreds of millions of events, far more than SKIP_EVENTS.
+    let text = json!({"version": 1, "number": 1, "title": "t", "source": "s", "summary": "s", "story": "s", "watch": "w",
+        "scenario": {"version": 1, "seed": 1, "nodes": [
+            {"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 50000}},
+            {"id": "c", "kind": "consumer", "workers": 1000, "service_time": {"dist": "fixed", "value": 0.001}}],
+            "edges": [{"from": "p", "to": "c"}]},
+        "steps": [{"try": "t", "expect": "e", "within_s": 3600, "check": [{"node": "c", "figure": "departed", "at_least": 10}]}]});
+    let lesson = Lesson::read(&text.to_string(), &|_| None).unwrap();
+    let mut p = Playground::new(pipeline(), vec![lesson]).unwrap();
+    p.apply(Command::PickLesson { index: 0, speed: Speed::Times(1.0) }).unwrap();
+    let why = p.apply(Command::SkipToVerdict { speed: Speed::Times(1.0) }).unwrap_err();
+    assert!(why.to_string().contains("more than 5,000,000 events to the verdict"), "{why}");
+    // Not judged: still watched, the run stopped short of the verdict
+    // after at most that many events, and it plays on from there.
+    let StepState::Watching { until_s } = p.lesson().unwrap().states[0] else { panic!("still watched") };
+    let events = p.run().unwrap().events();
+    assert!(events <= lessons::SKIP_EVENTS + 10 && at(&p) < until_s, "{events} events, at {} s", at(&p));
+    let before = at(&p);
+    p.advance(0.25, Speed::Times(1.0), &still);
+    assert!(at(&p) > before);
+}
+
+#[test]
 fn the_figure_a_comparing_step_judges_is_shown_beside_a_and_b() {
     // Lesson 2 compares the loop's latency, B/A; the totals alone say
     // nothing of it.
