@@ -105,7 +105,8 @@ test('the keyboard alone adds, selects and moves a block', async () => {
   assert.equal(await page.locator('[data-node="client"]').getAttribute('aria-pressed'), 'true');
   assert.match(await page.textContent('.inspector'), /client/);
   const label = await page.locator('[data-node="client"]').getAttribute('aria-label');
-  assert.match(label, /^Consumer client, /);
+  // Its kind and name (drawn small, the words drawn come first).
+  assert.match(label, /^Consumer client, |^client, .*: Consumer\b/);
   const before = await page.locator('[data-node="client"]').getAttribute('transform');
   await page.keyboard.press('ArrowDown');
   assert.notEqual(await page.locator('[data-node="client"]').getAttribute('transform'), before);

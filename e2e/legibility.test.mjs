@@ -39,7 +39,7 @@ for (const [name, url, prepare] of [
     await page.setInputFiles('[data-testid="import-file"]', join(root, 'scenarios', 'every-block.json'));
     await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('every-block.json'));
   }],
-  ['A and B side by side (lesson 2, step 3)', '#lesson=2&step=3', async (page) => page.getByTestId('ab-table').waitFor()],
+  ['A and B (lesson 2, step 3)', '#lesson=2&step=3', async (page) => page.getByTestId('ab-table').waitFor()],
 ]) {
   test(`at 1440 × 900, no text on a block is under 12 px: ${name}`, async () => {
     const { page, errors } = await at(env.url + url, 1440, 900);

@@ -538,11 +538,16 @@ fn share(file: Option<&str>, lesson: Option<u32>, step: Option<u32>, page: &str)
 fn lesson_file(path: &str) -> Result<sluice_engine::lesson::Lesson, String> {
     let text = read_text(path, sluice_engine::lesson::MAX_LESSON_BYTES, "lesson")?;
     let dir = std::path::Path::new(path).parent().map(std::path::Path::to_path_buf).unwrap_or_default();
-    let beside = |name: &str| {
-        // Only a plain file name: a lesson does not reach elsewhere.
-        let plain = !name.is_empty() && std::path::Path::new(name).file_name() == Some(std::ffi::OsStr::new(name));
-        plain.then(|| read_scenario_text(&dir.join(name).to_string_lossy()).ok()).flatten()
+    // Only a plain file name: a lesson does not reach elsewhere.
+    let plain = |name: &str| !name.is_empty() && std::path::Path::new(name).file_name() == Some(std::ffi::OsStr::new(name));
+    // A scenario file beside it that is there but does not read is said,
+    // not passed over for a built-in one of that name.
+    let named = serde_json::from_str::<serde_json::Value>(&text).ok().and_then(|v| v["scenario"].as_str().map(String::from));
+    let found = match named.filter(|name| plain(name) && dir.join(name).exists()) {
+        Some(name) => Some((name.clone(), read_scenario_text(&dir.join(&name).to_string_lossy())?)),
+        None => None,
     };
+    let beside = |name: &str| found.as_ref().filter(|(n, _)| n == name).map(|(_, text)| text.clone());
     let shown = sluice_engine::printable(path, 200);
     sluice_engine::lesson::Lesson::read(&text, &beside).map_err(|why| format!("{shown}: {why}"))
 }

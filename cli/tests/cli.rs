@@ -516,7 +516,9 @@ fn lesson_judges_a_lesson_file_from_disk_and_names_what_is_wrong_in_it() {
     assert_eq!(out.status.code(), Some(1));
     assert!(said.contains("typo.lesson.json: steps[1].within: unknown field `within`"), "{said}");
     let file = lesson_file("lost.lesson.json", |l| l["scenario"] = serde_json::json!("nowhere.json"));
-    let said = String::from_utf8_lossy(&sluice().args(["lesson", file.to_str().unwrap()]).output().unwrap().stderr).to_string();
+    let out = sluice().args(["lesson", file.to_str().unwrap()]).output().unwrap();
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1));
     assert!(said.contains("lost.lesson.json: no scenario file \"nowhere.json\""), "{said}");
 
     // A scenario beside the lesson file comes before the built-in one of
@@ -529,5 +531,9 @@ fn lesson_judges_a_lesson_file_from_disk_and_names_what_is_wrong_in_it() {
     std::fs::copy(lesson_file("copy.lesson.json", |_| {}), &file).unwrap();
     let said = String::from_utf8_lossy(&sluice().args(["lesson", file.to_str().unwrap()]).output().unwrap().stderr).to_string();
     assert!(said.contains("beside.lesson.json: slow-client.json: ") && said.contains("nodes[0]"), "{said}");
+    // One there that is not text is said too, not passed over.
+    std::fs::write(&beside, [0xff, 0xfe, 0x00]).unwrap();
+    let said = String::from_utf8_lossy(&sluice().args(["lesson", file.to_str().unwrap()]).output().unwrap().stderr).to_string();
+    assert!(said.contains("slow-client.json is not UTF-8 text"), "{said}");
     std::fs::remove_file(beside).unwrap();
 }

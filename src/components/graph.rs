@@ -7,11 +7,13 @@
 //! The view fits every node until the user pans (drag the empty canvas) or
 //! zooms (the wheel, or the + and − buttons); "Fit" returns to fitting. On a
 //! screen too narrow to fit every node at a readable size (a phone), the
-//! view opens on the top left of the scenario at that size instead: text
-//! is never drawn smaller than 12 px unless the user zooms out, or presses
-//! "Fit", which shows every block there too. A block newly selected where
-//! the view does not reach (added from the palette, picked in the event
-//! log) is brought into view, the view's size kept. Only what
+//! view opens on the top left of the scenario at that size instead; "Fit"
+//! shows every block there too. Drawn small, a block's words are drawn
+//! larger and fewer (`node_face::Compact`), never under 12 px (16 in
+//! presentation mode) down to the overview's scale. A block just added
+//! and selected is brought wholly into view, and one selected elsewhere
+//! (the event log) that the view does not reach at all, the view's size
+//! kept. Only what
 //! the view shows is drawn, and from far out (a large scenario fitted)
 //! blocks are plain shapes: thousands of blocks stay responsive.
 //! Shift- or Ctrl-click adds a node to the selection or takes it out;
@@ -212,17 +214,18 @@ pub fn graph(props: &GraphProps) -> Html {
         last.1 = kept.unwrap_or(fit);
     }
     let shown = kept.or(*view).unwrap_or(fit);
-    // A block newly selected beyond the view is brought into it.
+    // A block just added and selected is brought wholly into view; one
+    // selected elsewhere, when the view does not reach it at all.
     {
         let selected_id = props.selected.last().and_then(|&i| snap.nodes.get(i)).map(|n| n.id.clone());
-        let last_selected = use_mut_ref(|| None::<String>);
-        if *last_selected.borrow() != selected_id {
-            *last_selected.borrow_mut() = selected_id.clone();
-            let node = selected_id.as_ref().and_then(|id| snap.nodes.iter().find(|n| &n.id == id));
-            if let Some(n) = node {
-                if let Some(moved) = bring_into_view(shown, (n.x, n.y)) {
-                    view.set(Some(moved));
-                }
+        let last_selected = use_mut_ref(|| (None::<String>, snap.nodes.len()));
+        let (before, count) = last_selected.borrow().clone();
+        if before != selected_id || count != snap.nodes.len() {
+            *last_selected.borrow_mut() = (selected_id.clone(), snap.nodes.len());
+            let added = snap.nodes.len() > count;
+            let node = selected_id.as_ref().filter(|_| before != selected_id).and_then(|id| snap.nodes.iter().find(|n| &n.id == id));
+            if let Some(moved) = node.and_then(|n| bring_into_view(shown, (n.x, n.y), added)) {
+                view.set(Some(moved));
             }
         }
     }
@@ -524,17 +527,19 @@ pub fn graph(props: &GraphProps) -> Html {
         // The accessible name begins with every word drawn, in order (each
         // drawn text ends in a space that SVG does not show, so that the
         // words do not run together when read as one).
-        // Drawn large and fewer, the words drawn come first as drawn (a
-        // cut one too), then the kind and whatever was not drawn whole.
+        // Drawn large and fewer: where a word was cut or a line left out,
+        // the words drawn come first as drawn (the visible text is part of
+        // the name), then the kind and what was not drawn whole.
         let drawn = compact.map(|c| c.lines(node.kind, &node.id, &status, &figure));
+        let whole = format!("{} {}, {status}, {figure}", kind_label(node.kind), node.id);
         let mut label = match &drawn {
-            None => format!("{} {}, {status}, {figure}", kind_label(node.kind), node.id),
-            Some(lines) => {
-                let shown: Vec<&str> = lines.iter().map(|(_, text, _)| text.as_str()).collect();
+            Some(lines) if lines.iter().map(|(_, t, _)| t.as_str()).ne([node.id.as_str(), status.as_str(), figure.as_str()]) => {
+                let shown: Vec<&str> = lines.iter().map(|(_, text, _)| text.trim_end_matches('…')).collect();
                 let kind = kind_label(node.kind);
                 let rest = [node.id.as_str(), status.as_str(), figure.as_str()].into_iter().filter(|t| !shown.contains(t));
                 format!("{}: {}", shown.join(", "), std::iter::once(kind.as_str()).chain(rest).collect::<Vec<_>>().join(", "))
             }
+            _ => whole,
         };
         if let Some((tag, summary)) = &theory_tag {
             label += &format!("; {tag}");
@@ -588,7 +593,7 @@ pub fn graph(props: &GraphProps) -> Html {
                     <g class="theory-tag-group">
                         <title>{ summary }</title>
                         <text class="theory-tag" data-testid={format!("theory-tag-{}", node.id)} x={(-NODE_W / 2.0 + 4.0).to_string()} y={(NODE_H / 2.0 + below).to_string()} style={below_style.clone()}>
-                            { spaced(tag) }
+                            { spaced(&compact.map_or_else(|| tag.to_string(), |c| c.cut(tag))) }
                         </text>
                     </g>
                 }
@@ -623,7 +628,7 @@ pub fn graph(props: &GraphProps) -> Html {
         let view = view.clone();
         Callback::from(move |_: MouseEvent| view.set((fit != fit_all).then_some(fit_all)))
     };
-    let fitted = view.is_none() || *view == Some(fit_all);
+    let fitted = view.map_or(fit == fit_all, |v| v == fit_all);
     let panning = matches!(*gesture, Some(Gesture::Pan { .. }));
     html! {
       <div class="canvas">

@@ -69,7 +69,7 @@ impl Compact {
 
     /// `text` as it fits the block's width: squeezed a little, or cut
     /// with an ellipsis.
-    fn cut(self, text: &str) -> String {
+    pub(crate) fn cut(self, text: &str) -> String {
         let per_char = self.font * COMPACT_EM;
         let most = ((TEXT_WIDTH * 1.25) / per_char).floor() as usize;
         // The parts after a " · " go first, whole; then the end of the

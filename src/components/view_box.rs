@@ -4,7 +4,7 @@
 //!
 //! Guarantees: a fitted view shows every block with a margin; a zoom stays
 //! within `ZOOM_RANGE` of the fitted view; a block brought into view is
-//! shown whole, the view's size kept.
+//! centred, the view's size kept.
 
 use crate::components::graph::{NODE_H, NODE_W};
 use crate::view::snapshot::NodeView;
@@ -71,11 +71,15 @@ pub(crate) fn zoom(view: ViewBox, fit: ViewBox, factor: f64, at: (f64, f64)) -> 
     (at.0 - (at.0 - x) * factor, at.1 - (at.1 - y) * factor, w * factor, h * factor)
 }
 
-/// The view `shown` moved to centre a block at `(x, y)`, when the block is
-/// not wholly inside it (none when it is).
-pub(crate) fn bring_into_view(shown: ViewBox, (x, y): (f64, f64)) -> Option<ViewBox> {
-    let beyond = x - NODE_W / 2.0 < shown.0 || x + NODE_W / 2.0 > shown.0 + shown.2 || y - NODE_H / 2.0 < shown.1 || y + NODE_H / 2.0 > shown.1 + shown.3;
-    beyond.then(|| (x - shown.2 / 2.0, y - shown.3 / 2.0, shown.2, shown.3))
+/// The view `shown` moved to centre a block at `(x, y)`: when `whole`,
+/// unless the block is wholly inside it; otherwise only when no part of
+/// it is (a block half in view, clicked at the edge, stays where it is).
+pub(crate) fn bring_into_view(shown: ViewBox, (x, y): (f64, f64), whole: bool) -> Option<ViewBox> {
+    let (left, right, top, bottom) = (x - NODE_W / 2.0, x + NODE_W / 2.0, y - NODE_H / 2.0, y + NODE_H / 2.0);
+    let (x1, y1) = (shown.0 + shown.2, shown.1 + shown.3);
+    let partly_out = left < shown.0 || right > x1 || top < shown.1 || bottom > y1;
+    let wholly_out = right < shown.0 || left > x1 || bottom < shown.1 || top > y1;
+    (if whole { partly_out } else { wholly_out }).then(|| (x - shown.2 / 2.0, y - shown.3 / 2.0, shown.2, shown.3))
 }
 
 #[cfg(test)]
@@ -83,10 +87,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_block_beyond_the_view_is_centred_in_a_view_of_the_same_size() {
+    fn a_block_beyond_the_view_is_centred_in_a_view_of_the_same_size_and_a_half_visible_one_only_when_just_added() {
         let shown = (0.0, 0.0, 400.0, 300.0);
-        assert_eq!(bring_into_view(shown, (200.0, 150.0)), None, "inside: the view stays");
-        assert_eq!(bring_into_view(shown, (390.0, 150.0)), Some((190.0, 0.0, 400.0, 300.0)), "half out: centred");
-        assert_eq!(bring_into_view(shown, (1000.0, -500.0)), Some((800.0, -650.0, 400.0, 300.0)));
+        for whole in [true, false] {
+            assert_eq!(bring_into_view(shown, (200.0, 150.0), whole), None, "inside: the view stays");
+            assert_eq!(bring_into_view(shown, (1000.0, -500.0), whole), Some((800.0, -650.0, 400.0, 300.0)), "far out: centred");
+        }
+        // Half out: a block just added is shown whole; one clicked stays.
+        assert_eq!(bring_into_view(shown, (390.0, 150.0), true), Some((190.0, 0.0, 400.0, 300.0)));
+        assert_eq!(bring_into_view(shown, (390.0, 150.0), false), None);
     }
 }

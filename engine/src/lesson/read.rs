@@ -2,7 +2,7 @@
 //!
 //! A lesson names its scenario by file name (the built-in lessons name one
 //! of `scenarios/`; a lesson read from disk may name a file beside it) or
-//! carries the scenario itself, as a lesson written in the page does.
+//! carries the scenario itself, so that it opens anywhere.
 //!
 //! Guarantees:
 //! - An error names where the file is wrong: the path of every field at

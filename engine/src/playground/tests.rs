@@ -763,9 +763,9 @@ fn a_lesson_takes_its_reading_and_its_steps_watched_at_the_speed_the_page_picks(
             "watch": "w", "scenario": "slow-client.json", "steps": steps}))
         .unwrap()
     };
-    // 359 words of story, "w" and two words a step: 365 words, 121.7 s
+    // 359 words of story, "w" and two words a step: 366 words, 122 s
     // read; 60 s watched at 2× (30 s), 3,000 s at 100× (30 s), a sweep
-    // (20 s): 201.7 s, so 4 minutes.
+    // (20 s): 202 s, so 4 minutes.
     let steps = json!([{"try": "t", "expect": "e", "within_s": 60}, {"try": "t", "expect": "e", "within_s": 3000},
         {"try": "t", "expect": "e", "sweep": sweep}]);
     assert_eq!(lesson_minutes(&text(359, steps)), 4);
