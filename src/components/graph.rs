@@ -186,7 +186,9 @@ pub fn graph(props: &GraphProps) -> Html {
             move || drop(watch)
         });
     }
-    let fit = readable(fit_view(&snap.nodes), *pixels);
+    // Every block; on a narrow screen the readable part of it opens.
+    let fit_all = fit_view(&snap.nodes);
+    let fit = readable(fit_all, *pixels);
     // Blocks added where the fitted view already showed them keep that
     // view: a block dropped at a spot stays there on screen rather than
     // the whole canvas shifting to fit it (and the next drop landing
@@ -366,6 +368,8 @@ pub fn graph(props: &GraphProps) -> Html {
     // What is written below a block: the theory's tag, the drops.
     let below_font = compact.map_or(SMALLEST_UNITS, |c| c.font);
     let below = below_font * 1.5;
+    // The large face's font, written once for every block's words.
+    let large_font = compact.map(|c| AttrValue::from(format!("font-size: {}px", c.font)));
     let in_view = |(x0, y0, x1, y1): (f64, f64, f64, f64)| {
         let margin = NODE_W;
         x1 >= shown.0 - margin && x0 <= shown.0 + shown.2 + margin && y1 >= shown.1 - margin && y0 <= shown.1 + shown.3 + margin
@@ -510,7 +514,6 @@ pub fn graph(props: &GraphProps) -> Html {
         // A queue the formulas describe says beneath it what they predict
         // beside what was measured (the tooltip and the screen reader get
         // all three figures).
-        let below_style = compact.map(|c| format!("font-size: {}px", c.font));
         let theory_tag = match &node.theory {
             Some(Ok(TheoryView { prediction, measured, .. })) => Some(match &prediction.steady {
                 Some(steady) => (
@@ -574,7 +577,7 @@ pub fn graph(props: &GraphProps) -> Html {
                       width="8" height={NODE_H.to_string()} rx="4" fill={colour} />
                 if let (Some(compact), Some(lines)) = (compact, drawn) {
                     for (class, text, y) in lines {
-                        <text class={classes!(class, "large")} x={TEXT_X.to_string()} y={y.to_string()} style={format!("font-size: {}px", compact.font)}
+                        <text class={classes!(class, "large")} x={TEXT_X.to_string()} y={y.to_string()} style={large_font.clone()}
                               fill={(class == "status").then_some(colour)} textLength={compact.squeeze(&text)} lengthAdjust="spacingAndGlyphs">{ spaced(&text) }</text>
                     }
                 } else {
@@ -592,13 +595,13 @@ pub fn graph(props: &GraphProps) -> Html {
                 if let Some((tag, summary)) = &theory_tag {
                     <g class="theory-tag-group">
                         <title>{ summary }</title>
-                        <text class="theory-tag" data-testid={format!("theory-tag-{}", node.id)} x={(-NODE_W / 2.0 + 4.0).to_string()} y={(NODE_H / 2.0 + below).to_string()} style={below_style.clone()}>
+                        <text class="theory-tag" data-testid={format!("theory-tag-{}", node.id)} x={(-NODE_W / 2.0 + 4.0).to_string()} y={(NODE_H / 2.0 + below).to_string()} style={large_font.clone()}>
                             { spaced(&compact.map_or_else(|| tag.to_string(), |c| c.cut(tag))) }
                         </text>
                     </g>
                 }
                 if dropped > 0 {
-                    <text class="drops" x={(NODE_W / 2.0 - 10.0).to_string()} y={(NODE_H / 2.0 + if theory_tag.is_some() { 2.0 * below } else { below }).to_string()} text-anchor="end" style={below_style}>{ format!("{dropped} dropped ") }</text>
+                    <text class="drops" x={(NODE_W / 2.0 - 10.0).to_string()} y={(NODE_H / 2.0 + if theory_tag.is_some() { 2.0 * below } else { below }).to_string()} text-anchor="end" style={large_font.clone()}>{ format!("{dropped} dropped ") }</text>
                 }
                 if takes_input {
                     <circle class="port in" cx={(-NODE_W / 2.0).to_string()} cy="0" r="6" aria-hidden="true" />
@@ -622,8 +625,6 @@ pub fn graph(props: &GraphProps) -> Html {
             view.set(Some(zoom(shown, fit, factor, centre)));
         })
     };
-    // Every block, even where the view opens on a readable part of them.
-    let fit_all = fit_view(&snap.nodes);
     let on_fit = {
         let view = view.clone();
         Callback::from(move |_: MouseEvent| view.set((fit != fit_all).then_some(fit_all)))
