@@ -85,3 +85,52 @@ test('the A/B table leads with the figure the comparing step judges, its B/A as 
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('a step that asks points out its field, waits for the learner\'s own change made from the keyboard, and judges that', async () => {
+  const { page, errors } = await open(env.browser, `${env.url}#lesson=2&step=2`);
+  const verdict = page.getByTestId('step-2-verdict');
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-2-verdict"]')?.dataset.state === 'asking');
+  assert.match(await verdict.textContent(), /Your turn: in the inspector, make loop: Iteration "snapshot"\. It is all now\./);
+  assert.match(await page.getByTestId('status').textContent(), /Step 2: your turn/);
+  // The field asked for is pointed out, on screen, and holds the focus.
+  const asked = page.getByTestId('asked-field');
+  await asked.waitFor();
+  assert.match(await asked.textContent(), /^Your turn: the lesson asks for Iteration "snapshot"\. Do it for me$/);
+  await page.waitForFunction(() => document.activeElement?.closest('.param.asked') !== null && document.activeElement.id === 'param-iteration');
+  assert.ok(inView(await box(page, '.param.asked')), 'the field asked for is in view');
+  assert.equal(await page.getByTestId('step-2').getAttribute('data-tries'), '0', 'nothing watched yet');
+  // Another edit is not the change asked for.
+  await page.keyboard.press('Tab');
+  assert.equal(await verdict.getAttribute('data-state'), 'asking');
+  // The change, from the keyboard: the step is watched from then on.
+  await page.focus('#param-iteration');
+  await page.keyboard.press('ArrowUp');
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-2-verdict"]')?.dataset.state === 'watching');
+  assert.equal(await page.inputValue('#param-iteration'), 'snapshot');
+  assert.equal(await page.getByTestId('asked-field').count(), 0, 'the field is no longer pointed out');
+  await page.getByTestId('step-2-skip').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-2-verdict"]')?.dataset.state === 'passed', null, { timeout: 30_000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('Do it for me makes the change a step asks for, and a change short of it is not taken', async () => {
+  const { page, errors } = await open(env.browser, `${env.url}#lesson=1&step=6`);
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-6-verdict"]')?.dataset.state === 'asking', null, { timeout: 30_000 });
+  assert.match(await page.getByTestId('status').textContent(), /Step 6 builds on steps 1 to 5: played first, to their verdicts\. Step 6: your turn/);
+  assert.match(await page.getByTestId('step-6-verdict').textContent(), /ping_requests: Arrivals, Rate \(messages\/s\) from 200 to 1000\. It is 5 now\./);
+  // A rate short of what is asked: still the learner's turn.
+  const rate = page.getByTestId('param-arrivals-rate_per_s-number');
+  await rate.fill('150');
+  await rate.press('Enter');
+  await page.waitForFunction(() => /It is 150 now/.test(document.querySelector('[data-testid="step-6-verdict"]')?.textContent ?? ''));
+  assert.equal(await page.getByTestId('step-6-verdict').getAttribute('data-state'), 'asking');
+  await screenshot(page, 'lesson-asks');
+  await page.getByTestId('step-6-do-it').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-6-verdict"]')?.dataset.state === 'watching');
+  assert.equal(await rate.inputValue(), '400', "the lesson's own change");
+  await page.getByTestId('step-6-skip').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-6-verdict"]')?.dataset.state === 'passed', null, { timeout: 30_000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});

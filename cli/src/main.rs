@@ -585,6 +585,12 @@ fn lesson(which: Option<&str>) -> Result<String, String> {
             step.try_this,
             step.expect
         ));
+        if let Some(ask) = &step.ask {
+            // The page waits for the learner's change; followed here, it
+            // is made as "Do it for me" makes it.
+            let made = ask.done_for_them(&step.changes).map(|c| c.value.to_string()).unwrap_or_default();
+            out.push_str(&format!("  asks:   {}.{} {} (made here as \"Do it for me\" makes it: {made})\n", ask.node, ask.field, ask.wanted()));
+        }
         for r in &outcome.verdict.results {
             out.push_str(&format!("  {} {}\n", if r.passed { "ok  " } else { "FAIL" }, r.text));
         }

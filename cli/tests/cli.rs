@@ -497,6 +497,13 @@ fn lesson_judges_a_lesson_file_from_disk_and_names_what_is_wrong_in_it() {
     let said = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
     assert!(said.starts_with("Lesson 1: ") && said.contains("step 1, ") && !said.contains("NOT as"), "{said}");
+    // A step that asks the learner for its change is followed with the
+    // change "Do it for me" makes, and says so.
+    assert!(said.contains("  asks:   ping_requests.arrivals.rate_per_s from 200 to 1000 (made here as \"Do it for me\" makes it: 400)\n"), "{said}");
+    // An ask its own change does not make is refused, naming the step.
+    let file = lesson_file("unmade.lesson.json", |l| l["steps"][5]["ask"]["at_least"] = serde_json::json!(500));
+    let said = String::from_utf8_lossy(&sluice().args(["lesson", file.to_str().unwrap()]).output().unwrap().stderr).to_string();
+    assert!(said.contains("step 6: ask of ping_requests.arrivals.rate_per_s: the step's changes (\"Do it for me\") do not make what it asks"), "{said}");
 
     // A bound the run cannot meet: judged, and said not to hold.
     let file = lesson_file("strict.lesson.json", |l| {

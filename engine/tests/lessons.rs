@@ -180,6 +180,56 @@ fn every_step_pressed_first_keeps_the_lessons_word() {
     assert!(broken.is_empty(), "steps that fail when pressed first:\n{}", broken.join("\n"));
 }
 
+/// A step that asks the learner for its change keeps its word whatever
+/// value they make within what it asks (its bound and values past it
+/// toward half or twice it, or across a range): the learner presses it,
+/// the lesson waits, their edit begins the watch.
+#[test]
+fn every_step_that_asks_keeps_its_word_for_a_learner_who_makes_the_change_their_way() {
+    use sluice_engine::playground::{Command, Playground, Speed, StepState};
+    let mut asked = 0;
+    let mut broken = Vec::new();
+    for lesson in lesson::catalogue() {
+        for (k, step) in lesson.text.steps.iter().enumerate() {
+            let Some(ask) = &step.ask else { continue };
+            asked += 1;
+            let values: Vec<serde_json::Value> = match (&ask.is, ask.at_least, ask.at_most) {
+                (Some(v), _, _) => vec![v.clone()],
+                (None, Some(low), Some(high)) => [low, low + (high - low) / 3.0, (low + high) / 2.0, high].map(Into::into).to_vec(),
+                (None, Some(low), None) => [low, low * 1.5, low * 2.0].map(Into::into).to_vec(),
+                (None, None, Some(high)) => [high, high * 0.75, high * 0.5].map(Into::into).to_vec(),
+                (None, None, None) => panic!("lesson {} step {}: an ask with nothing asked", lesson.text.number, k + 1),
+            };
+            for value in values {
+                let mut p = Playground::new(lesson.scenario.clone(), vec![lesson.clone()]).unwrap();
+                p.apply(Command::PickLesson { index: 0, speed: Speed::Fastest }).unwrap();
+                let pressed = p.apply(Command::TryStep { step: k, speed: Speed::Fastest }).unwrap();
+                let state = |p: &Playground| p.lesson().unwrap().states[k].clone();
+                assert!(matches!(state(&p), StepState::Asking { .. }), "lesson {} step {}: {:?}", lesson.text.number, k + 1, state(&p));
+                assert_eq!(pressed.select, Some(vec![ask.node.clone()]), "the block asked for is selected");
+                // The learner's own edit, whole numbers as the inspector
+                // makes them.
+                let i = p.scenario().node_index(&ask.node).unwrap();
+                let block = p.scenario().nodes[i].block.clone();
+                let value = match (value.as_f64(), block.number(&ask.field)) {
+                    (Some(v), Some((_, true))) => serde_json::json!(v.round()),
+                    _ => value,
+                };
+                let block = block.with_value(&ask.field, value.clone()).unwrap();
+                let edited = p.apply(Command::SetBlock { id: ask.node.clone(), block }).unwrap();
+                assert!(edited.step.is_some_and(|begun| begun.step == k), "the edit begins the step");
+                p.apply(Command::SkipToVerdict { speed: Speed::Fastest }).unwrap();
+                match state(&p) {
+                    StepState::Judged(v) if v.passed => {}
+                    other => broken.push(format!("lesson {} step {}, the learner making {value}: {other:?}", lesson.text.number, k + 1)),
+                }
+            }
+        }
+    }
+    assert!(asked >= 2, "the catalogue asks the learner at least twice");
+    assert!(broken.is_empty(), "steps whose claims hold only for the lesson's own value:\n{}", broken.join("\n"));
+}
+
 #[test]
 fn a_claim_that_does_not_hold_is_reported() {
     // The checks can fail: the slow client with a fast network never
@@ -235,6 +285,36 @@ fn a_bad_lesson_is_refused_with_what_is_wrong() {
     // A figure's name is read with the file, its path kept.
     let bad_figure = Lesson::from_json(&good.replacen("throughput_per_s", "speed", 1)).unwrap_err().to_string();
     assert!(bad_figure.contains("no figure \"speed\""), "{bad_figure}");
+}
+
+#[test]
+fn a_step_that_asks_what_it_cannot_have_is_refused_naming_the_field() {
+    use sluice_engine::lesson::Ask;
+    let refused = |ask: serde_json::Value| {
+        let mut l = lesson(3);
+        l.text.steps[1].ask = Some(serde_json::from_value::<Ask>(ask).unwrap());
+        l.verify().unwrap_err().to_string()
+    };
+    // Nothing asked, or a number and a choice at once.
+    assert!(refused(serde_json::json!({"node": "window", "field": "scope"})).contains("step 2: ask of window.scope: give at_least"));
+    let both = refused(serde_json::json!({"node": "window", "field": "scope", "is": "shared", "at_most": 3}));
+    assert!(both.contains("give at_least"), "{both}");
+    // "Do it for me" must make what is asked.
+    let other = refused(serde_json::json!({"node": "window", "field": "scope", "is": "shared"}));
+    assert!(other.contains("do not make what it asks"), "{other}");
+    let unset = refused(serde_json::json!({"node": "window", "field": "max_messages", "at_most": 3}));
+    assert!(unset.contains("must set the field it asks for"), "{unset}");
+    // A block or field that is not there, a choice asked as a number, a
+    // range that holds nothing.
+    assert!(refused(serde_json::json!({"node": "nobody", "field": "scope", "is": "shared"})).contains("no node \"nobody\""));
+    assert!(refused(serde_json::json!({"node": "window", "field": "scoop", "is": "shared"})).contains("no such field"));
+    assert!(refused(serde_json::json!({"node": "window", "field": "scope", "at_least": 1})).contains("not a number"));
+    let empty = refused(serde_json::json!({"node": "window", "field": "scope", "at_least": 5, "at_most": 2}));
+    assert!(empty.contains("nothing could make it"), "{empty}");
+    // A comparing step cannot ask.
+    let mut compares = lesson(3);
+    compares.text.steps[2].ask = Some(serde_json::from_value(serde_json::json!({"node": "window", "field": "scope", "is": "shared"})).unwrap());
+    assert!(compares.verify().unwrap_err().to_string().contains("step 3: a step that asks"), "{:?}", compares.verify());
 }
 
 #[test]

@@ -10,7 +10,7 @@ use sluice_engine::lesson::Panel;
 use sluice_engine::playground::{Applied, Command, PlayError, Speed, StepBegun};
 use yew::prelude::*;
 
-use crate::browser::scroll::bring_into_view;
+use crate::browser::scroll::{bring_into_view, show_in_side};
 use crate::components::controls::speed_label;
 use crate::view::chart_data::chart_for;
 use crate::view::sweep::{SweepForm, SweepOrder};
@@ -87,8 +87,15 @@ impl Page {
             }
             _ => None,
         };
-        if set_up.is_some() || faster.is_some() {
-            self.status.set(Some(set_up.into_iter().chain(faster).collect::<Vec<String>>().join(" ")));
+        // A step that asks for the learner's change waits for it.
+        let asks = (begun.panel == Some(Panel::Inspector))
+            .then(|| format!("Step {}: your turn. Make the change it asks for in the inspector; the step is watched once it is made.", begun.step + 1));
+        if set_up.is_some() || faster.is_some() || asks.is_some() {
+            self.status.set(Some(set_up.into_iter().chain(faster).chain(asks).collect::<Vec<String>>().join(" ")));
+        }
+        if begun.panel == Some(Panel::Inspector) {
+            // The field asked for, in the column beside the canvas.
+            show_in_side(".param.asked");
         }
         if let Some(panel) = begun.panel {
             bring_into_view(match panel {
@@ -96,6 +103,7 @@ impl Page {
                 Panel::Canvas => "svg.graph",
                 Panel::Sweep => "#sweep-panel",
                 Panel::Chart => ".chart",
+                Panel::Inspector => ".param.asked",
             });
         }
         if let Some((sweep, varied)) = begun.sweep.as_ref().and_then(|s| Some((s, s.request.vary.first()?))) {

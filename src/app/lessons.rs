@@ -27,6 +27,8 @@ pub(crate) struct Lessons {
     pub on_try: Callback<usize>,
     /// Runs the watched step on to its verdict at once.
     pub on_skip: Callback<()>,
+    /// Makes the change a step asks of the learner for them.
+    pub on_do_it: Callback<()>,
     pub on_close: Callback<()>,
     /// Opens the picker.
     pub on_all: Callback<()>,
@@ -59,6 +61,14 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
     let on_skip = {
         let (dispatch, speed) = (dispatch.clone(), page.speed.clone());
         Callback::from(move |_: ()| drop(dispatch(Command::SkipToVerdict { speed: *speed })))
+    };
+    let on_do_it = {
+        let (dispatch, playing, speed) = (dispatch.clone(), page.playing.clone(), page.speed.clone());
+        Callback::from(move |_: ()| {
+            if dispatch(Command::DoItForMe { speed: *speed }).is_ok() {
+                playing.set(true);
+            }
+        })
     };
     let on_close = {
         let dispatch = dispatch.clone();
@@ -137,7 +147,7 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
             move || drop(listener)
         }
     });
-    Lessons { texts, picking: *picking, completed: (*completed).clone(), on_pick, on_try, on_skip, on_close, on_all, on_picker_close }
+    Lessons { texts, picking: *picking, completed: (*completed).clone(), on_pick, on_try, on_skip, on_do_it, on_close, on_all, on_picker_close }
 }
 
 /// The number of the lesson open, if one is.

@@ -20,6 +20,7 @@ use std::rc::Rc;
 
 use sluice_engine::playground::{Command, Speed, StepBegun};
 use sluice_engine::scenario::Kind;
+use sluice_engine::sweep::{field_words, NodeField};
 use sluice_engine::Scenario;
 use yew::prelude::*;
 
@@ -278,6 +279,17 @@ pub fn app() -> Html {
         }
     }
     let open_lesson = s.play.lesson().map(|run| (run.index, run.states.clone(), run.tries.clone()));
+    // A step waiting for the learner's change: the field asked for, in
+    // words and as it stands, and the field the inspector points out.
+    let asked = s.play.lesson().and_then(|run| lessons.texts.get(run.index)?.steps.get(run.asking()?)?.ask.clone());
+    let asked_words = asked.as_ref().map(|ask| AttrValue::from(field_words(scenario, &NodeField { node: ask.node.clone(), field: ask.field.clone() })));
+    let asked_now = asked.as_ref().and_then(|ask| ask.now_in_words(scenario)).map(AttrValue::from);
+    let asked_here = asked.filter(|ask| selected_spec.as_ref().is_some_and(|n| n.id == ask.node));
+    let in_inspector = asked_here.as_ref().zip(asked_words.as_ref()).map(|(ask, words)| {
+        let field = words.split_once(": ").map_or(words.as_str(), |(_, field)| field);
+        AttrValue::from(format!("Your turn: the lesson asks for {field} {}. ", ask.wanted()))
+    });
+    let asked_field = asked_here.map(|ask| ask.field);
     let sweep = (*page.sweep_order).clone().map(|order| (order, sweep_scenario.clone()));
     let editor = s.play.editor();
     let (can_undo, can_redo, seed) = (editor.can_undo(), editor.can_redo(), scenario.seed_or_default());
@@ -294,7 +306,7 @@ pub fn app() -> Html {
     let on_glossary = open_glossary.0.reform(|_: MouseEvent| None);
     html! {
         <ContextProvider<OpenGlossary> context={open_glossary}>
-        <div class={classes!("app", present.then_some("present"))}>
+        <div class={classes!("app", present.then_some("present"), asked_words.is_some().then_some("asking"))}>
             <header class="topbar" inert={modal}>
                 <div class="brand">
                     <span class="logo" aria-hidden="true">{"≋"}</span>
@@ -319,7 +331,7 @@ pub fn app() -> Html {
                     if let Some((index, states, tries)) = open_lesson {
                         <div class="lesson-area">
                             <LessonPanel lessons={lessons.texts.clone()} {index} {states} {tries} now_s={shown.snapshot.time_s} on_try={lessons.on_try}
-                                on_skip={lessons.on_skip} on_all={lessons.on_all} on_close={lessons.on_close} />
+                                on_skip={lessons.on_skip} on_all={lessons.on_all} on_close={lessons.on_close} {asked_words} {asked_now} on_do_it={lessons.on_do_it.clone()} />
                         </div>
                     }
                     <aside class="sidebar">
@@ -328,7 +340,7 @@ pub fn app() -> Html {
                         }
                         <Inspector spec={selected_spec} outputs={selected_outputs} on_reconfigure={edit.on_reconfigure} on_number={edit.on_number} on_sweep={sweeps.on_sweep}
                             on_close={edit.on_close} {name} {description} on_describe={edit.on_describe} {candidates} on_connect_to={edit.on_connect_to}
-                            on_disconnect={edit.on_disconnect} />
+                            on_disconnect={edit.on_disconnect} asked={asked_field} asked_words={in_inspector.unwrap_or_default()} on_do_it={lessons.on_do_it.clone()} />
                         <Counters snapshot={shown.snapshot.clone()} />
                         if let Some(view) = shown.shadow.clone() {
                             <ShadowPanel {view} />

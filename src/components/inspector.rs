@@ -49,6 +49,16 @@ pub struct InspectorProps {
     /// Connects the selected block to the one named, or disconnects it.
     pub on_connect_to: Callback<String>,
     pub on_disconnect: Callback<String>,
+    /// The field of this block a lesson step asks the learner to change:
+    /// pointed out, and given the focus.
+    #[prop_or_default]
+    pub asked: Option<FieldPath>,
+    /// What the step asks, in words, beside the field.
+    #[prop_or_default]
+    pub asked_words: AttrValue,
+    /// "Do it for me", beside the field asked for.
+    #[prop_or_default]
+    pub on_do_it: Callback<()>,
 }
 
 /// A parameter's new value, or why what was typed is not one.
@@ -165,6 +175,18 @@ pub fn inspector(props: &InspectorProps) -> Html {
                 }),
                 _ => change(&path, Some(path.clone())),
             };
+            // The row holding the field asked for (itself, or the process
+            // or distribution it is a parameter of).
+            let asked = props.asked.as_ref().filter(|a| **a == path || a.as_str().starts_with(&format!("{path}."))).map(FieldPath::slug);
+            let asked_tag = asked.as_ref().map(|_| {
+                let on_do_it = props.on_do_it.reform(|_: MouseEvent| ());
+                html! {
+                    <p class="asked-tag" data-testid="asked-field">
+                        { props.asked_words.clone() }
+                        <button class="small" data-testid="asked-do-it" onclick={on_do_it}>{"Do it for me"}</button>
+                    </p>
+                }
+            });
             let sweep = {
                 let (id, on_sweep) = (spec.id.clone(), props.on_sweep.clone());
                 Callback::from(move |field: FieldPath| on_sweep.emit(NodeField { node: id.clone(), field }))
@@ -172,7 +194,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
             html! {
                 <ParamRow key={key.clone()} id={key.clone()} label={field.label} unit={field.unit} help={field.help}
                     control={field.control} value={block.pointer(&path.pointer()).cloned()} error={err} {on_change}
-                    on_number={number(&path)} path={path.clone()} {sweep} />
+                    on_number={number(&path)} path={path.clone()} {sweep} {asked} asked_tag={asked_tag.unwrap_or_default()} />
             }
         });
 
@@ -214,6 +236,13 @@ struct ParamRowProps {
     path: FieldPath,
     #[prop_or_default]
     sweep: Option<Callback<FieldPath>>,
+    /// A lesson step asks the learner to change this field (or one of
+    /// its parameters): the slug of the field asked for.
+    #[prop_or_default]
+    asked: Option<String>,
+    /// What is asked, and "Do it for me", shown above it.
+    #[prop_or_default]
+    asked_tag: Html,
 }
 
 /// One parameter: its label and unit, its control, its explanation, and
@@ -221,6 +250,25 @@ struct ParamRowProps {
 #[function_component(ParamRow)]
 fn param_row(props: &ParamRowProps) -> Html {
     let id = format!("param-{}", props.id);
+    // Asked for, the field's control takes the focus (after the page has
+    // drawn it), so the keyboard is where the change is made.
+    let row = use_node_ref();
+    use_effect_with(props.asked.clone(), {
+        let row = row.clone();
+        move |asked| {
+            if let Some(slug) = asked.clone() {
+                gloo_timers::callback::Timeout::new(60, move || {
+                    let Some(row) = row.cast::<web_sys::Element>() else { return };
+                    let own = row.query_selector(&format!("[id=\"param-{slug}\"]")).ok().flatten();
+                    let control = own.or_else(|| row.query_selector("input, select, textarea").ok().flatten());
+                    if let Some(control) = control.and_then(|c| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(c).ok()) {
+                        let _ = control.focus();
+                    }
+                })
+                .forget();
+            }
+        }
+    });
     let label = html! {
         <label for={id.clone()}>
             <span class="param-label">{ &props.label }</span>
@@ -319,7 +367,9 @@ fn param_row(props: &ParamRowProps) -> Html {
     });
     let (help_first, help_last) = if nested { (help, None) } else { (None, help) };
     html! {
-        <div class={classes!("param", props.error.is_some().then_some("invalid"), nested.then_some("nested"))} data-param={props.id.clone()}>
+        <div class={classes!("param", props.error.is_some().then_some("invalid"), nested.then_some("nested"), props.asked.is_some().then_some("asked"))}
+            data-param={props.id.clone()} ref={row}>
+            { props.asked_tag.clone() }
             { label }
             { help_first }
             { body }

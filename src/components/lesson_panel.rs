@@ -28,6 +28,14 @@ pub struct LessonPanelProps {
     pub on_try: Callback<usize>,
     /// Runs the step being watched on to its verdict at once.
     pub on_skip: Callback<()>,
+    /// The field a step waiting for the learner's change asks for, in
+    /// words ("socket: Bandwidth (bytes/s)"), and its value now.
+    #[prop_or_default]
+    pub asked_words: Option<AttrValue>,
+    #[prop_or_default]
+    pub asked_now: Option<AttrValue>,
+    /// "Do it for me": the change the waiting step asks for, made.
+    pub on_do_it: Callback<()>,
     pub on_all: Callback<()>,
     pub on_close: Callback<()>,
 }
@@ -99,6 +107,8 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
             "Sweep"
         } else if step.compare {
             "Compare A/B"
+        } else if step.ask.is_some() {
+            "Your turn"
         } else if step.changes.is_empty() && k == 0 {
             "Watch from the start"
         } else if step.changes.is_empty() {
@@ -116,6 +126,19 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                         <button class="small skip" data-testid={format!("step-{n}-skip")} onclick={on_skip}
                             title="Run on to the verdict at once; the speed stays as it is">{"Skip ahead »"}</button>
                     </p>
+                }
+            }
+            StepState::Asking { .. } => {
+                let on_do_it = props.on_do_it.reform(|_: MouseEvent| ());
+                let field = props.asked_words.clone().unwrap_or_default();
+                let wanted = step.ask.as_ref().map(|ask| ask.wanted()).unwrap_or_default();
+                let now = props.asked_now.as_ref().map(|now| format!(" It is {now} now.")).unwrap_or_default();
+                html! {
+                    <div class="verdict asking" data-testid={format!("step-{n}-verdict")} data-state="asking">
+                        <p>{ format!("Your turn: in the inspector, make {field} {wanted}.{now} The step is watched from the moment it is.") }</p>
+                        <button class="small" data-testid={format!("step-{n}-do-it")} onclick={on_do_it}
+                            title="Make the lesson's own change instead, and watch the step">{"Do it for me"}</button>
+                    </div>
                 }
             }
             StepState::Sweeping => html! {
@@ -146,7 +169,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
             <li class="step" data-testid={format!("step-{n}")} data-tries={props.tries.get(k).copied().unwrap_or(0).to_string()}>
                 <p class="step-try">{ &step.try_this }</p>
                 <p class="step-expect"><strong>{"Expect: "}</strong>{ &step.expect }</p>
-                <button class="primary small" data-testid={format!("step-{n}-try")} disabled={matches!(state, StepState::Watching { .. })}
+                <button class="primary small" data-testid={format!("step-{n}-try")} disabled={matches!(state, StepState::Watching { .. } | StepState::Asking { .. })}
                     onclick={Callback::from(move |_: MouseEvent| on_try.emit(k))}>{ label }</button>
                 { verdict }
             </li>

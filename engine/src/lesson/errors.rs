@@ -76,6 +76,10 @@ pub enum StepError {
     NoMetric { name: String, measured: String },
     #[error("sweep check on {0}: give \"point\" (first or last) with bounds, or covers_theory_at_least alone")]
     SweepCheckForm(String),
+    #[error("ask of {node}.{field}: {why}")]
+    Ask { node: String, field: String, why: String },
+    #[error("a step that asks the learner for a change neither compares nor sweeps")]
+    AskAndMore,
     #[error("no sweep check bounds a figure from below, so a sweep where nothing moves would pass it")]
     NoSweepCheckFromBelow,
 }

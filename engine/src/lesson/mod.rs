@@ -26,11 +26,13 @@ use crate::scenario::{FieldPath, Scenario};
 use crate::simulation::Simulation;
 use crate::time::SimTime;
 
+mod ask;
 mod errors;
 mod figure;
 mod read;
 mod sweep_step;
 
+pub use ask::Ask;
 pub use errors::{FigureError, LessonError, LinkError, StepError};
 pub use figure::Figure;
 pub use read::{LessonScenario, MAX_LESSON_BYTES};
@@ -125,6 +127,10 @@ pub enum Panel {
     /// not name it).
     #[serde(skip)]
     Sweep,
+    /// Where the learner makes the change a step asks for (a file does
+    /// not name it).
+    #[serde(skip)]
+    Inspector,
 }
 
 /// A "try this" step.
@@ -140,6 +146,11 @@ pub struct Step {
     /// would).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub changes: Vec<Change>,
+    /// The change asked of the learner, made in the inspector: the step
+    /// is watched once it is made, and `changes` are what "Do it for me"
+    /// makes instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ask: Option<Ask>,
     /// Whether the step opens the lesson's A/B comparison.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compare: bool,
@@ -432,6 +443,12 @@ impl Lesson {
             }
             if !(step.within_s.is_finite() && step.within_s > 0.0 && step.within_s <= 3600.0) {
                 return Err(at(StepError::Within(step.within_s)));
+            }
+            if let Some(ask) = &step.ask {
+                if step.compare || step.sweep.is_some() {
+                    return Err(at(StepError::AskAndMore));
+                }
+                ask.verify(&scenario, &step.changes).map_err(at)?;
             }
             scenario = apply(&scenario, &step.changes).map_err(at)?;
             if let Some(sweep) = &step.sweep {

@@ -29,17 +29,19 @@
 //!   another sweep step's sweep taking its place), never left sweeping.
 
 use crate::lesson::{apply, CheckResult, Compared, Figure, Lesson, LessonError, Panel, Step, StepError, Verdict, Watch};
-use crate::scenario::BlockSpec;
-use crate::simulation::Stop;
-use crate::time::SimDuration;
-use crate::sweep::{Metric, Request, Runner, SweepError, SweepResult};
+use crate::scenario::{BlockSpec, FieldPath};
+use crate::sweep::{Metric, Request, SweepResult};
 
-use super::{Applied, Command, PlayError, Playground, Speed};
+use super::follow::{FollowStep, SKIP_EVENTS};
+use super::{Applied, PlayError, Playground, Speed};
 
 /// Where one step of the open lesson stands.
 #[derive(Clone, Debug, PartialEq)]
 pub enum StepState {
     NotTried,
+    /// A step that asks the learner for a change, waiting for it: the
+    /// block and field asked for (the inspector shows them).
+    Asking { node: String, field: FieldPath },
     /// Being watched until this simulated time.
     Watching { until_s: f64 },
     /// A sweep step whose sweep is being run (`Playground::lesson_sweep`).
@@ -102,6 +104,9 @@ pub struct LessonRun {
     alone: bool,
     /// The sweep out, and the sweep.
     sweeping: Option<(SweepTicket, Request)>,
+    /// The step waiting for the learner's change, and the page's speed
+    /// when it was pressed (to watch it at once made).
+    asking: Option<(usize, Speed)>,
     pub states: Vec<StepState>,
     /// How many times each step was begun (a verdict says which try it
     /// judged).
@@ -113,7 +118,7 @@ pub struct LessonRun {
 
 impl LessonRun {
     fn new(index: usize, steps: usize) -> LessonRun {
-        LessonRun { index, watching: None, alone: false, sweeping: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps], compared: None }
+        LessonRun { index, watching: None, alone: false, sweeping: None, asking: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps], compared: None }
     }
 
     /// Every step was judged, and each turned out as its text says.
@@ -124,6 +129,11 @@ impl LessonRun {
     /// The step being watched, if any.
     pub fn watching(&self) -> Option<usize> {
         self.watching.as_ref().map(|(k, _)| *k)
+    }
+
+    /// The step waiting for the learner's change, if any.
+    pub fn asking(&self) -> Option<usize> {
+        self.asking.map(|(k, _)| k)
     }
 
     /// The run the watch read has ended: its step is untried again.
@@ -202,11 +212,47 @@ impl Playground {
                 run.alone = false;
             }
         }
-        let mut applied = if began_alone { Applied { edited: true, ..Applied::default() } } else { self.begin_step(k)? };
+        let mut applied = if began_alone { Applied { edited: true, ..Applied::default() } } else { self.begin_step(k, speed, false)? };
         applied.edited |= !set_up.is_empty();
+        if self.lesson.as_ref().and_then(LessonRun::asking) == Some(k) {
+            // The learner's turn: the block asked for is selected, its
+            // inspector brought into view; the watch begins once they
+            // make the change (`answer_ask`).
+            let asked = self.step(k).and_then(|step| step.ask.as_ref()).map(|ask| ask.node.clone());
+            applied.step = self.begun(k, speed).map(|begun| StepBegun { speed: None, panel: Some(Panel::Inspector), set_up, ..begun });
+            applied.select = asked.filter(|node| self.scenario().node_index(node).is_some()).map(|node| vec![node]);
+            return Ok(applied);
+        }
         applied.step = self.begun(k, speed).map(|begun| StepBegun { set_up, ..begun });
         applied.select = applied.step.as_ref().and_then(|_| self.first_checked(k)).map(|id| vec![id]);
         Ok(applied)
+    }
+
+    /// "Do it for me": the step waiting for the learner's change makes its
+    /// own changes and begins, as a step that asks nothing does.
+    pub(super) fn do_it_for_me(&mut self, speed: Speed) -> Result<Applied, PlayError> {
+        let k = self.lesson.as_ref().ok_or(PlayError::NoLessonOpen)?.asking().ok_or(PlayError::NothingAsked)?;
+        let mut applied = self.begin_step(k, speed, true)?;
+        applied.step = self.begun(k, speed);
+        applied.select = applied.step.as_ref().and_then(|_| self.first_checked(k)).map(|id| vec![id]);
+        Ok(applied)
+    }
+
+    /// After an edit: if it made the change the asking step waits for,
+    /// that step begins, watched from now; what the page shows of it
+    /// (no panel brought into view: the learner's hands are on the
+    /// inspector).
+    pub(super) fn answer_ask(&mut self) -> Option<StepBegun> {
+        let (k, speed) = self.lesson.as_ref()?.asking?;
+        if !self.step(k)?.ask.as_ref()?.made_in(self.scenario()) {
+            return None;
+        }
+        if let Some(run) = &mut self.lesson {
+            run.asking = None;
+        }
+        self.watch_step(k, false);
+        self.revision += 1;
+        self.begun(k, speed).map(|begun| StepBegun { panel: None, ..begun })
     }
 
     /// Runs the watched step on to its verdict at once; the verdict may
@@ -280,7 +326,11 @@ impl Playground {
         })
     }
 
-    fn begin_step(&mut self, k: usize) -> Result<Applied, PlayError> {
+    /// Begins step `k`: its sweep handed out, its comparison opened, or
+    /// its changes made and its watch begun. A step that asks the learner
+    /// for its change waits for it instead, unless `for_them` ("Do it for
+    /// me") or it is made already.
+    fn begin_step(&mut self, k: usize, speed: Speed, for_them: bool) -> Result<Applied, PlayError> {
         let index = self.lesson.as_ref().ok_or(PlayError::NoLessonOpen)?.index;
         let lesson: &Lesson = self.lessons.get(index).ok_or(PlayError::NoSuchLesson(index))?;
         let step = lesson.text.steps.get(k).ok_or(PlayError::NoSuchStep(k))?;
@@ -327,10 +377,30 @@ impl Playground {
             return Ok(Applied { edited: true, ..Applied::default() });
         }
         let changes = step.changes.clone();
+        let asks = step.ask.clone().filter(|_| !for_them);
         if k == 0 {
             // From time zero: what step 1 claims does not depend on when it
             // was pressed.
             self.restart();
+        }
+        if let Some(ask) = asks {
+            if ask.made_in(self.scenario()) {
+                // Made already, the learner's way: watched as it stands.
+                self.watch_step(k, false);
+                return Ok(Applied::default());
+            }
+            let run = self.lesson.as_mut().ok_or(PlayError::NoLessonOpen)?;
+            // One step at a time: one watched until now is untried again.
+            if let Some((other, _)) = run.watching.take() {
+                run.states[other] = StepState::NotTried;
+            }
+            if let Some((other, _)) = run.asking.take().filter(|(other, _)| *other != k) {
+                run.states[other] = StepState::NotTried;
+            }
+            run.states[k] = StepState::Asking { node: ask.node, field: ask.field };
+            run.asking = Some((k, speed));
+            self.revision += 1;
+            return Ok(Applied::default());
         }
         let mut edited = false;
         if !changes.is_empty() {
@@ -372,6 +442,11 @@ impl Playground {
         // is untried again, not left watching for ever.
         if let Some((other, _)) = run.watching.take().filter(|(other, _)| *other != k) {
             run.states[other] = StepState::NotTried;
+        }
+        if let Some((other, _)) = run.asking.take() {
+            if other != k {
+                run.states[other] = StepState::NotTried;
+            }
         }
         if let Some(tries) = run.tries.get_mut(k) {
             *tries += 1;
@@ -481,7 +556,7 @@ impl Playground {
     /// Runs A (and B, for a comparing step) to the watched step's time and
     /// judges it: what a learner who waits gets. Returns the outcome, or
     /// why the runs could not get there.
-    fn finish_watch(&mut self) -> Result<Option<StepOutcome>, FollowStep> {
+    pub(super) fn finish_watch(&mut self) -> Result<Option<StepOutcome>, FollowStep> {
         let Some(run) = &self.lesson else { return Ok(None) };
         let Some((k, watch)) = &run.watching else { return Ok(None) };
         let (k, began_s, judge_at) = (*k, watch.started.as_secs_f64(), watch.judge_at);
@@ -504,126 +579,10 @@ impl Playground {
         Ok(self.outcome(k, began_s, judged_s))
     }
 
-    fn outcome(&self, k: usize, began_s: f64, judged_s: f64) -> Option<StepOutcome> {
+    pub(super) fn outcome(&self, k: usize, began_s: f64, judged_s: f64) -> Option<StepOutcome> {
         match self.lesson.as_ref()?.states.get(k)? {
             StepState::Judged(verdict) => Some(StepOutcome { began_s, judged_s, verdict: verdict.clone() }),
             _ => None,
-        }
-    }
-}
-
-/// Why following a lesson stopped.
-#[derive(Debug, thiserror::Error)]
-pub enum FollowError {
-    /// The lesson would not open.
-    #[error(transparent)]
-    Open(PlayError),
-    /// Step `step` (from 0) could not be tried or judged.
-    #[error("step {}: {why}", step + 1)]
-    Step { step: usize, why: FollowStep },
-}
-
-/// What stopped a step of a lesson being followed.
-#[derive(Debug, thiserror::Error)]
-pub enum FollowStep {
-    #[error(transparent)]
-    Play(PlayError),
-    #[error(transparent)]
-    Sweep(SweepError),
-    /// The run stopped before the instant the step is judged at.
-    #[error("{0}")]
-    Stopped(Stop),
-    /// Variant B's run did.
-    #[error("variant B: {0}")]
-    StoppedB(Stop),
-    #[error("the step was neither watched nor judged")]
-    Unjudged,
-    /// More events to the verdict than are run in one go.
-    #[error("more than {} events to the verdict, too many to run at once: let it play", crate::plumbing::numbers::thousands(SKIP_EVENTS as f64))]
-    TooManyEvents,
-}
-
-/// The most events a run is taken through at once to a step's verdict
-/// (playing earlier steps first, Skip ahead, `follow`): every lesson needs
-/// far fewer; a scenario a learner made huge says so instead of holding
-/// the page.
-pub const SKIP_EVENTS: u64 = 5_000_000;
-
-/// Follows every step of `lesson` in order on a playground, as a diligent
-/// learner would on the page: the lesson opens, each step is tried once the
-/// one before it was judged, and judged `within_s` after it began.
-pub fn follow(lesson: &Lesson) -> Result<Vec<StepOutcome>, FollowError> {
-    follow_pausing(lesson, &[])
-}
-
-/// Follows `lesson` as `follow` does, with a learner who reads before
-/// trying: the run goes on `pauses_s[k]` simulated seconds between step
-/// `k`'s verdict and the next step's try (none where the list is short).
-/// On the page the run goes on while the learner reads, so a step's change
-/// lands at whatever instant they press; its claims must hold at any.
-pub fn follow_pausing(lesson: &Lesson, pauses_s: &[f64]) -> Result<Vec<StepOutcome>, FollowError> {
-    let mut playground = Playground::new(lesson.scenario.clone(), vec![lesson.clone()]).map_err(FollowError::Open)?;
-    playground.apply(Command::PickLesson { index: 0, speed: Speed::Fastest }).map_err(FollowError::Open)?;
-    let mut outcomes = Vec::new();
-    for k in 0..lesson.text.steps.len() {
-        let at = |why: FollowStep| FollowError::Step { step: k, why };
-        // The learner reads; a step already watched meanwhile is judged at
-        // its own time below.
-        let pause_s = k.checked_sub(1).and_then(|before| pauses_s.get(before)).copied().unwrap_or(0.0);
-        let judge_at = playground.judge_at();
-        if let Some(sim) = playground.a.as_mut().filter(|_| pause_s > 0.0) {
-            let until = sim.now() + SimDuration::from_secs_f64(pause_s);
-            sim.run_until(judge_at.map_or(until, |j| j.min(until))).map_err(|stop| at(FollowStep::Stopped(stop)))?;
-        }
-        outcomes.push(playground.try_and_judge(k).map_err(at)?);
-    }
-    Ok(outcomes)
-}
-
-/// Opens `lesson` and presses step `k` first, before any other, as a
-/// learner who jumps ahead (or follows a link to the step) does: the
-/// step's outcome.
-pub fn follow_alone(lesson: &Lesson, k: usize) -> Result<StepOutcome, FollowError> {
-    let mut playground = Playground::new(lesson.scenario.clone(), vec![lesson.clone()]).map_err(FollowError::Open)?;
-    playground.apply(Command::PickLesson { index: 0, speed: Speed::Fastest }).map_err(FollowError::Open)?;
-    playground.try_and_judge(k).map_err(|why| FollowError::Step { step: k, why })
-}
-
-impl Playground {
-    /// Tries step `k` (unless it is being watched already), runs its
-    /// sweep if it has one, and runs to its verdict.
-    fn try_and_judge(&mut self, k: usize) -> Result<StepOutcome, FollowStep> {
-        self.try_unless_watched(k)?;
-        let now_s = self.run().map_or(0.0, |sim| sim.now().as_secs_f64());
-        if let Some((ticket, request)) = self.lesson_sweep().filter(|(ticket, _)| ticket.step == k) {
-            let result = Runner::new(request.plan().map_err(FollowStep::Sweep)?).finish().map_err(FollowStep::Sweep)?;
-            self.apply(Command::JudgeSweep { ticket, result, speed: Speed::Fastest }).map_err(FollowStep::Play)?;
-        }
-        self.judged_now(k, now_s)
-    }
-
-    /// Tries step `k`, which does not sweep (unless it is being watched
-    /// already), and runs to its verdict: a step played first. (No sweep
-    /// runs here, so the page's module holds no sweep runner.)
-    fn play_to_verdict(&mut self, k: usize) -> Result<StepOutcome, FollowStep> {
-        self.try_unless_watched(k)?;
-        let now_s = self.run().map_or(0.0, |sim| sim.now().as_secs_f64());
-        self.judged_now(k, now_s)
-    }
-
-    fn try_unless_watched(&mut self, k: usize) -> Result<(), FollowStep> {
-        if self.lesson().and_then(LessonRun::watching) != Some(k) {
-            self.apply(Command::TryStep { step: k, speed: Speed::Fastest }).map_err(FollowStep::Play)?;
-        }
-        Ok(())
-    }
-
-    /// Runs the watched step to its verdict; a step that could not be
-    /// watched was judged at once (at `now_s`).
-    fn judged_now(&mut self, k: usize, now_s: f64) -> Result<StepOutcome, FollowStep> {
-        match self.finish_watch()? {
-            Some(outcome) => Ok(outcome),
-            None => self.outcome(k, now_s, now_s).ok_or(FollowStep::Unjudged),
         }
     }
 }

@@ -20,6 +20,7 @@
 //! - Pure: no clock is read here. The caller says how much real time passed
 //!   (`pacing.rs`).
 
+mod follow;
 mod lessons;
 mod pacing;
 
@@ -30,7 +31,8 @@ use crate::scenario::{BlockSpec, FieldPath, Kind, Position, Scenario};
 use crate::simulation::Simulation;
 use crate::sweep::SweepResult;
 
-pub use lessons::{follow, follow_alone, follow_pausing, FollowError, FollowStep, LessonRun, LessonSweep, StepBegun, StepOutcome, StepState, SweepTicket};
+pub use follow::{follow, follow_alone, follow_pausing, FollowError, FollowStep, SKIP_EVENTS};
+pub use lessons::{LessonRun, LessonSweep, StepBegun, StepOutcome, StepState, SweepTicket};
 pub use pacing::{lesson_minutes, Advanced, Speed, EVENTS_PER_SLICE, FASTEST_BUDGET_S, MAX_SLICE_S, READING_WORDS_PER_MIN, SPEEDS, SWEEP_STEP_REAL_S, WATCH_REAL_S};
 
 /// What a person (or a test) does to the playground.
@@ -102,6 +104,10 @@ pub enum Command {
     /// cancelled, or its panel closed): its step says why, and can be
     /// tried again.
     AbandonSweep { ticket: SweepTicket, why: String },
+    /// "Do it for me": the step of the open lesson waiting for the
+    /// learner's change makes its own and begins; `speed` as for
+    /// `PickLesson`.
+    DoItForMe { speed: Speed },
     /// Runs the watched step of the open lesson on to its verdict at once
     /// ("Skip ahead": as fast as the machine goes, the page's speed kept);
     /// `speed` as for `PickLesson`: the verdict may begin the next step.
@@ -162,6 +168,8 @@ pub enum PlayError {
     SetUp { step: usize, before: usize, why: String },
     /// No step of the open lesson is being watched: nothing to skip to.
     NothingWatched,
+    /// No step of the open lesson waits for a change to be made.
+    NothingAsked,
     /// The run stopped before the watched step's verdict.
     Skip(String),
 }
@@ -177,6 +185,7 @@ impl std::fmt::Display for PlayError {
             PlayError::NoSuchLesson(n) => write!(f, "There is no lesson {}.", n + 1),
             PlayError::NoSuchStep(k) => write!(f, "The lesson has no step {}.", k + 1),
             PlayError::NothingWatched => f.write_str("No step is being watched."),
+            PlayError::NothingAsked => f.write_str("No step is waiting for a change."),
             PlayError::Skip(why) => write!(f, "The run could not go on to the verdict: {why}"),
             PlayError::SetUp { step, before, why } => {
                 write!(f, "Step {} builds on step {}, which could not be played first: {why}", step + 1, before + 1)
@@ -312,7 +321,8 @@ impl Playground {
             }
             Command::ImportConfig { imported } => {
                 let ids = self.edit(|e| e.add_all(&imported.scenario))?;
-                return Ok(Applied { notes: imported.notes, ..self.edited(Some(ids)) });
+                let step = self.answer_ask();
+                return Ok(Applied { notes: imported.notes, step, ..self.edited(Some(ids)) });
             }
             Command::Describe { name, description } => self.edit(|e| e.describe(&name, &description)).map(|()| None)?,
             Command::New => {
@@ -365,12 +375,15 @@ impl Playground {
             Command::JudgeSweep { ticket, result, speed } => return self.judge_sweep(ticket, &result, speed),
             Command::AbandonSweep { ticket, why } => return self.abandon_sweep(ticket, why),
             Command::SkipToVerdict { speed } => return self.skip_to_verdict(speed),
+            Command::DoItForMe { speed } => return self.do_it_for_me(speed),
             Command::CloseLesson => {
                 self.lesson = None;
                 return Ok(Applied::default());
             }
         };
-        Ok(self.edited(select))
+        // An edit may be the change a lesson step asked for.
+        let step = self.answer_ask();
+        Ok(Applied { step, ..self.edited(select) })
     }
 
     /// What an edit did: `select` is worth selecting.

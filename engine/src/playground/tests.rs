@@ -257,7 +257,7 @@ fn skip_ahead_refuses_a_step_too_heavy_to_run_at_once_and_leaves_it_watched() {
     // after at most that many events, and it plays on from there.
     let StepState::Watching { until_s } = p.lesson().unwrap().states[0] else { panic!("still watched") };
     let events = p.run().unwrap().events();
-    assert!(events <= lessons::SKIP_EVENTS + 10 && at(&p) < until_s, "{events} events, at {} s", at(&p));
+    assert!(events <= SKIP_EVENTS + 10 && at(&p) < until_s, "{events} events, at {} s", at(&p));
     let before = at(&p);
     p.advance(0.25, Speed::Times(1.0), &still);
     assert!(at(&p) > before);
@@ -802,7 +802,7 @@ fn a_step_watched_too_long_for_the_speed_asks_for_the_slowest_speed_that_shows_i
         .lessons()
         .iter()
         .enumerate()
-        .find_map(|(n, l)| l.text.steps.iter().position(|s| s.sweep.is_none() && s.within_s > WATCH_REAL_S).map(|k| (n, k)))
+        .find_map(|(n, l)| l.text.steps.iter().position(|s| s.sweep.is_none() && s.ask.is_none() && s.within_s > WATCH_REAL_S).map(|k| (n, k)))
         .expect("a step watched for more than 30 s");
     let within_s = p.lessons()[index].text.steps[k].within_s;
     p.apply(Command::PickLesson { index, speed: Speed::Times(1.0) }).unwrap();
@@ -832,8 +832,16 @@ fn a_step_tried_selects_the_block_it_checks_and_names_its_figure_and_panel() {
             let applied = p.apply(Command::TryStep { step: k, speed: Speed::Times(1.0) }).unwrap();
             let begun = applied.step.unwrap();
             let first = step.check.first();
-            assert_eq!(applied.select, first.map(|c| vec![c.node.clone()]), "lesson {index} step {k}");
             assert_eq!(begun.figure, first.map(|c| c.figure));
+            // A step that asks for a change selects the block asked for,
+            // in the inspector.
+            if let Some(ask) = &step.ask {
+                assert_eq!(applied.select, Some(vec![ask.node.clone()]), "lesson {index} step {k}");
+                assert_eq!(begun.panel, Some(Panel::Inspector));
+                p.apply(Command::DoItForMe { speed: Speed::Times(1.0) }).unwrap();
+                continue;
+            }
+            assert_eq!(applied.select, first.map(|c| vec![c.node.clone()]), "lesson {index} step {k}");
             assert_eq!(begun.panel, Some(step.panel.unwrap_or(Panel::Chart)));
             assert_eq!(begun.sweep, None);
         }
@@ -870,4 +878,73 @@ fn a_configuration_imported_adds_its_blocks_below_as_one_undoable_edit() {
     let done = crate::config::Job::Import { product: crate::config::Product::Nginx, text: conf.into() }.run();
     let read: crate::config::Done = serde_json::from_str(&serde_json::to_string(&done).unwrap()).unwrap();
     assert!(matches!(read, crate::config::Done::Imported { ref notes, .. } if notes.len() == 1));
+}
+
+/// Lesson 2 opened, its second step (which asks for the loop's iteration)
+/// pressed: the learner's turn.
+fn asked_of_the_learner() -> (Playground, Applied) {
+    let mut p = playground();
+    let index = p.lessons().iter().position(|l| l.text.number == 2).unwrap();
+    p.apply(Command::PickLesson { index, speed: Speed::Fastest }).unwrap();
+    let pressed = p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap();
+    (p, pressed)
+}
+
+#[test]
+fn a_step_that_asks_waits_for_the_learners_change_and_is_watched_once_it_is_made() {
+    let (mut p, pressed) = asked_of_the_learner();
+    let state = |p: &Playground| p.lesson().unwrap().states[1].clone();
+    assert_eq!(state(&p), StepState::Asking { node: "loop".into(), field: crate::scenario::FieldPath::parse("iteration").unwrap() });
+    // The block asked for is selected and the inspector shown; no speed
+    // is asked for until there is something to watch.
+    assert_eq!(pressed.select, Some(vec!["loop".to_string()]));
+    let begun = pressed.step.unwrap();
+    assert_eq!((begun.panel, begun.speed, begun.set_up), (Some(Panel::Inspector), None, vec![0]));
+    assert_eq!(p.lesson().unwrap().asking(), Some(1));
+    // An edit that is not what was asked changes nothing of the step.
+    let lp = block(&p, "loop");
+    let other = p.apply(Command::Move { ids: vec!["loop".into()], dx: 10.0, dy: 0.0 }).unwrap();
+    assert_eq!((other.step, state(&p)), (None, StepState::Asking { node: "loop".into(), field: crate::scenario::FieldPath::parse("iteration").unwrap() }));
+    // The change asked for begins the watch, from the instant it was made,
+    // without moving the page away from the inspector.
+    let now = at(&p);
+    let made = p.apply(Command::SetBlock { id: "loop".into(), block: with(&block(&p, "loop"), "iteration", json!("snapshot")) }).unwrap();
+    let begun = made.step.expect("the step began");
+    assert_eq!((begun.step, begun.panel), (1, None));
+    assert!(matches!(state(&p), StepState::Watching { until_s } if (until_s - now - 120.0).abs() < 1e-9), "{:?}", state(&p));
+    assert_eq!(p.lesson().unwrap().asking(), None);
+    p.apply(Command::SkipToVerdict { speed: Speed::Fastest }).unwrap();
+    assert!(matches!(state(&p), StepState::Judged(v) if v.passed), "{:?}", state(&p));
+    assert_eq!(block(&p, "loop"), with(&lp, "iteration", json!("snapshot")));
+    assert_eq!(p.lesson().unwrap().tries[1], 1, "one try: the asking, then the watch it began");
+}
+
+#[test]
+fn do_it_for_me_makes_the_steps_own_change_and_another_step_pressed_ends_the_asking() {
+    let (mut p, _) = asked_of_the_learner();
+    let state = |p: &Playground, k: usize| p.lesson().unwrap().states[k].clone();
+    let done = p.apply(Command::DoItForMe { speed: Speed::Fastest }).unwrap();
+    assert!(done.edited);
+    assert_eq!(done.step.map(|b| (b.step, b.panel)), Some((1, Some(Panel::Chart))));
+    assert_eq!(block(&p, "loop"), with(&block(&p, "loop"), "iteration", json!("snapshot")));
+    assert!(matches!(state(&p, 1), StepState::Watching { .. }));
+    p.apply(Command::SkipToVerdict { speed: Speed::Fastest }).unwrap();
+    assert!(matches!(state(&p, 1), StepState::Judged(v) if v.passed));
+    assert_eq!(p.apply(Command::DoItForMe { speed: Speed::Fastest }), Err(PlayError::NothingAsked));
+    // Asked again, then another step pressed: one step at a time, the
+    // asking one is untried again and an edit later begins nothing.
+    let (mut p, _) = asked_of_the_learner();
+    p.apply(Command::TryStep { step: 2, speed: Speed::Fastest }).unwrap();
+    assert_eq!((state(&p, 1), p.lesson().unwrap().asking()), (StepState::NotTried, None));
+    let made = p.apply(Command::SetBlock { id: "loop".into(), block: with(&block(&p, "loop"), "iteration", json!("snapshot")) }).unwrap();
+    assert_eq!(made.step, None);
+    // Made before the step is pressed, the change is watched at once.
+    let (mut p, _) = asked_of_the_learner();
+    p.apply(Command::CloseLesson).unwrap();
+    let index = p.lessons().iter().position(|l| l.text.number == 2).unwrap();
+    p.apply(Command::PickLesson { index, speed: Speed::Fastest }).unwrap();
+    p.apply(Command::SetBlock { id: "loop".into(), block: with(&block(&p, "loop"), "iteration", json!("snapshot")) }).unwrap();
+    let pressed = p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap();
+    assert!(matches!(state(&p, 1), StepState::Watching { .. }), "{:?}", state(&p, 1));
+    assert_eq!(pressed.step.map(|b| b.panel), Some(Some(Panel::Chart)));
 }
