@@ -7,9 +7,11 @@
 //! base64 without padding. Codes of format `1` (raw DEFLATE, no checksum),
 //! made before, still open.
 //!
-//! A link's fragment (`Link`) opens a scenario, `#s=CODE`, or a lesson,
-//! `#lesson=N` or `#lesson=N&step=K` (the lesson's number and the step's,
-//! counted from 1 as the page shows them).
+//! A link's fragment (`Link`) opens a scenario, `#s=CODE`, a lesson of the
+//! catalogue, `#lesson=N` or `#lesson=N&step=K` (the lesson's number and
+//! the step's, counted from 1 as the page shows them), or a lesson written
+//! by its reader, `#l=CODE` (the lesson file with its scenario, packed as
+//! a scenario is: `lesson::Lesson::to_code`).
 //!
 //! Guarantees:
 //! - `Link::read(&link.fragment())` gives back `link`; a fragment that is
@@ -50,17 +52,43 @@ const LEVEL: u8 = 9;
 pub fn encode(scenario: &Scenario) -> String {
     // Compact, its fields in the order of their names (the text that a
     // JSON value prints): decoding reads any order.
-    let json = crate::plumbing::json_read::to_value(scenario).to_string();
-    let packed = miniz_oxide::deflate::compress_to_vec_zlib(json.as_bytes(), LEVEL);
+    pack(&crate::plumbing::json_read::to_value(scenario).to_string())
+}
+
+/// `text` packed as a share code: compressed, checksummed, in URL-safe
+/// base64 after the code format.
+pub fn pack(text: &str) -> String {
+    let packed = miniz_oxide::deflate::compress_to_vec_zlib(text.as_bytes(), LEVEL);
     format!("{SHARE_FORMAT}.{}", URL_SAFE_NO_PAD.encode(packed))
+}
+
+/// The text a share code packs, if it unpacks to at most `limit` bytes of
+/// UTF-8; what it says is for its reader to check.
+pub fn unpack(code: &str, limit: usize) -> Result<String, ShareError> {
+    let code = code.trim();
+    let most = limit / 3 * 4 + 16;
+    if code.len() > most {
+        return Err(ShareError::TooLong { chars: code.len(), most });
+    }
+    let Some((format, body)) = code.split_once('.') else {
+        return Err(ShareError::NotACode);
+    };
+    let checked = match format {
+        SHARE_FORMAT => true,
+        FIRST_FORMAT => false,
+        _ => return Err(ShareError::UnknownFormat(format.to_string())),
+    };
+    let packed = URL_SAFE_NO_PAD.decode(body).map_err(|e| ShareError::NotBase64(e.to_string()))?;
+    let json = inflate(&packed, checked, limit)?;
+    String::from_utf8(json).map_err(|_| ShareError::NotText)
 }
 
 /// Why a share code does not open. Each says so in words a link's reader
 /// can act on.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 pub enum ShareError {
-    #[error("the share code is {chars} characters; at most {MAX_CODE_CHARS} are accepted")]
-    TooLong { chars: usize },
+    #[error("the share code is {chars} characters; at most {most} are accepted")]
+    TooLong { chars: usize, most: usize },
     #[error("this is not a share code (it should start with \"{SHARE_FORMAT}.\")")]
     NotACode,
     #[error("share code format {} is not known to this version (it reads \"{SHARE_FORMAT}\" and \"{FIRST_FORMAT}\")", crate::plumbing::printable::quoted(.0))]
@@ -69,8 +97,8 @@ pub enum ShareError {
     NotBase64(String),
     #[error("the share code has {0} byte(s) after the end of its data; was something added to the link?")]
     BytesAfterTheEnd(usize),
-    #[error("the share code unpacks to more than {MAX_SCENARIO_BYTES} bytes, the largest scenario accepted")]
-    TooLarge,
+    #[error("the share code unpacks to more than {0} bytes, the largest file accepted")]
+    TooLarge(usize),
     #[error("the share code is damaged (its checksum does not match: was a character changed?)")]
     Checksum,
     #[error("the share code is damaged (its compressed data is corrupt); was the link cut short?")]
@@ -79,6 +107,10 @@ pub enum ShareError {
     NotText,
     #[error("the shared scenario is not valid: {0}")]
     Invalid(ScenarioError),
+    /// A shared lesson does not read or hold together (the lesson's
+    /// words, the path of the field at fault first).
+    #[error("the shared lesson does not hold together: {0}")]
+    Lesson(String),
     #[error("the lesson link \"{}\" does not read: it should be #lesson=N or #lesson=N&step=K, with N and K whole numbers from 1", crate::plumbing::printable::printable(.0, 60))]
     LessonLink(String),
 }
@@ -87,6 +119,8 @@ pub enum ShareError {
 const SCENARIO_PREFIX: &str = "s=";
 /// The fragment of a link to a lesson.
 const LESSON_PREFIX: &str = "lesson=";
+/// The fragment of a link that carries a lesson written by its reader.
+const WRITTEN_LESSON_PREFIX: &str = "l=";
 
 /// What a link to the page opens, as its fragment (after `#`) says.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -95,6 +129,8 @@ pub enum Link {
     Scenario(String),
     /// A lesson by its number, at its start or at a step (counted from 1).
     Lesson { number: u32, step: Option<u32> },
+    /// A lesson written by its reader, by its code (not yet read).
+    WrittenLesson(String),
 }
 
 impl Link {
@@ -107,6 +143,7 @@ impl Link {
     pub fn fragment(&self) -> String {
         match self {
             Link::Scenario(code) => format!("#{SCENARIO_PREFIX}{code}"),
+            Link::WrittenLesson(code) => format!("#{WRITTEN_LESSON_PREFIX}{code}"),
             Link::Lesson { number, step: None } => format!("#{LESSON_PREFIX}{number}"),
             Link::Lesson { number, step: Some(k) } => format!("#{LESSON_PREFIX}{number}&step={k}"),
         }
@@ -119,6 +156,9 @@ impl Link {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
         if let Some(code) = fragment.strip_prefix(SCENARIO_PREFIX) {
             return Some(Ok(Link::Scenario(code.to_string())));
+        }
+        if let Some(code) = fragment.strip_prefix(WRITTEN_LESSON_PREFIX) {
+            return Some(Ok(Link::WrittenLesson(code.to_string())));
         }
         let rest = fragment.strip_prefix(LESSON_PREFIX)?;
         let refused = || ShareError::LessonLink(format!("#{fragment}"));
@@ -141,34 +181,20 @@ impl Link {
 /// The scenario a share code carries. It may be a draft (lacking outgoing
 /// edges), as the editor can share one; it is otherwise fully validated.
 pub fn decode(code: &str) -> Result<Scenario, ShareError> {
-    let code = code.trim();
-    if code.len() > MAX_CODE_CHARS {
-        return Err(ShareError::TooLong { chars: code.len() });
-    }
-    let Some((format, body)) = code.split_once('.') else {
-        return Err(ShareError::NotACode);
-    };
-    let checked = match format {
-        SHARE_FORMAT => true,
-        FIRST_FORMAT => false,
-        _ => return Err(ShareError::UnknownFormat(format.to_string())),
-    };
-    let packed = URL_SAFE_NO_PAD.decode(body).map_err(|e| ShareError::NotBase64(e.to_string()))?;
-    let json = inflate(&packed, checked)?;
-    let text = String::from_utf8(json).map_err(|_| ShareError::NotText)?;
+    let text = unpack(code, MAX_SCENARIO_BYTES)?;
     Scenario::from_json_draft(&text).map_err(ShareError::Invalid)
 }
 
 /// Inflates the compressed data of a code (with its zlib wrapper and
 /// checksum when `checked`), refusing anything after its end.
-fn inflate(packed: &[u8], checked: bool) -> Result<Vec<u8>, ShareError> {
+fn inflate(packed: &[u8], checked: bool, limit: usize) -> Result<Vec<u8>, ShareError> {
     use miniz_oxide::inflate::core::{decompress, inflate_flags, DecompressorOxide};
     use miniz_oxide::inflate::TINFLStatus;
     let mut flags = inflate_flags::TINFL_FLAG_USING_NON_WRAPPING_OUTPUT_BUF;
     if checked {
         flags |= inflate_flags::TINFL_FLAG_PARSE_ZLIB_HEADER;
     }
-    let mut out = vec![0; packed.len().saturating_mul(4).clamp(1024, MAX_SCENARIO_BYTES)];
+    let mut out = vec![0; packed.len().saturating_mul(4).clamp(1024, limit)];
     let mut state = Box::<DecompressorOxide>::default();
     let (mut input, mut written) = (packed, 0);
     loop {
@@ -181,11 +207,11 @@ fn inflate(packed: &[u8], checked: bool) -> Result<Vec<u8>, ShareError> {
                 return Ok(out);
             }
             TINFLStatus::Done => return Err(ShareError::BytesAfterTheEnd(input.len())),
-            TINFLStatus::HasMoreOutput if out.len() < MAX_SCENARIO_BYTES => {
-                let grown = out.len().saturating_mul(2).min(MAX_SCENARIO_BYTES);
+            TINFLStatus::HasMoreOutput if out.len() < limit => {
+                let grown = out.len().saturating_mul(2).min(limit);
                 out.resize(grown, 0);
             }
-            TINFLStatus::HasMoreOutput => return Err(ShareError::TooLarge),
+            TINFLStatus::HasMoreOutput => return Err(ShareError::TooLarge(limit)),
             TINFLStatus::Adler32Mismatch => return Err(ShareError::Checksum),
             _ => return Err(ShareError::Corrupt),
         }
@@ -236,7 +262,7 @@ mod tests {
         assert_eq!(decode("9.abc").unwrap_err().to_string(), "share code format \"9\" is not known to this version (it reads \"2\" and \"1\")");
         assert!(matches!(decode("1.***"), Err(ShareError::NotBase64(_))));
         assert!(matches!(decode(cut), Err(ShareError::Corrupt | ShareError::Checksum)), "{:?}", decode(cut));
-        assert_eq!(decode(&long), Err(ShareError::TooLong { chars: long.len() }));
+        assert_eq!(decode(&long), Err(ShareError::TooLong { chars: long.len(), most: MAX_CODE_CHARS }));
     }
 
     /// A code as the first format wrote it: raw DEFLATE, no checksum.
@@ -296,9 +322,9 @@ mod tests {
         let bomb = vec![b' '; MAX_SCENARIO_BYTES + 1];
         let code = first_format(&bomb);
         assert!(code.len() < 20_000, "the bomb is small: {}", code.len());
-        assert_eq!(decode(&code), Err(ShareError::TooLarge));
+        assert_eq!(decode(&code), Err(ShareError::TooLarge(MAX_SCENARIO_BYTES)));
         let code = format!("2.{}", URL_SAFE_NO_PAD.encode(miniz_oxide::deflate::compress_to_vec_zlib(&bomb, 9)));
-        assert_eq!(decode(&code), Err(ShareError::TooLarge));
+        assert_eq!(decode(&code), Err(ShareError::TooLarge(MAX_SCENARIO_BYTES)));
     }
 
     #[test]

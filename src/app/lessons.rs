@@ -5,11 +5,13 @@
 use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use sluice_engine::lesson::{linked as linked_lesson, LessonText};
+use sluice_engine::lesson::{linked as linked_lesson, Lesson, LessonDraft, LessonText};
+use sluice_engine::share::Link;
+use sluice_engine::Scenario;
 use sluice_engine::playground::Command;
 use yew::prelude::*;
 
-use crate::browser::keep;
+use crate::browser::keep::{self, LessonLink};
 use crate::view::observed::Session;
 
 use super::dispatch::Dispatch;
@@ -33,13 +35,22 @@ pub(crate) struct Lessons {
     /// Opens the picker.
     pub on_all: Callback<()>,
     pub on_picker_close: Callback<()>,
+    /// The lesson editor's draft and the scenario it is written on, while
+    /// it is open.
+    pub writing: Option<Rc<(LessonDraft, Scenario)>>,
+    /// Opens the editor: a new lesson on the canvas's scenario, or the
+    /// open lesson to change (`true`).
+    pub on_write: Callback<bool>,
+    /// The editor's lesson, tried: it opens as the lesson.
+    pub on_written: Callback<Lesson>,
+    pub on_editor_close: Callback<()>,
 }
 
 /// `first_visit`: the picker is the first thing a new visitor sees (one
 /// who follows a lesson's link sees the lesson instead).
-/// `linked`: the lesson (and step, counted from 1) the page's link opens.
+/// `linked`: the lesson the page's link opens.
 #[hook]
-pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, linked: Option<(u32, Option<u32>)>) -> Lessons {
+pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, linked: Option<LessonLink>) -> Lessons {
     let picking = use_state(|| first_visit && linked.is_none());
     let on_pick = {
         let (dispatch, picking, playing, speed) = (dispatch.clone(), picking.clone(), page.playing.clone(), page.speed.clone());
@@ -76,11 +87,37 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
     };
     let on_all = use_callback(picking.clone(), |_: (), picking| picking.set(true));
     let on_picker_close = use_callback(picking.clone(), |_: (), picking| picking.set(false));
-    let texts = (*use_memo((), {
+    // Read again when a lesson of one's own is opened.
+    let texts = (*use_memo(page.session.borrow().play.written().1, {
         let session = page.session.clone();
         move |_| Rc::new(session.borrow().play.lessons().iter().map(|l| l.text.clone()).collect::<Vec<LessonText>>())
     }))
     .clone();
+    let writing = use_state(|| None::<Rc<(LessonDraft, Scenario)>>);
+    let on_write = {
+        let (writing, session, picking) = (writing.clone(), page.session.clone(), picking.clone());
+        Callback::from(move |edit_open: bool| {
+            let s = session.borrow();
+            let open = s.play.lesson().and_then(|run| s.play.lessons().get(run.index)).filter(|_| edit_open);
+            let started = match open {
+                Some(lesson) => (LessonDraft::of(lesson), lesson.scenario.clone()),
+                // A new lesson is numbered after the catalogue's last.
+                None => (LessonDraft::new(s.play.lessons().iter().map(|l| l.text.number).max().unwrap_or(0) + 1), s.play.scenario().clone()),
+            };
+            picking.set(false);
+            writing.set(Some(Rc::new(started)));
+        })
+    };
+    let on_written = {
+        let (dispatch, writing, playing, speed) = (dispatch.clone(), writing.clone(), page.playing.clone(), page.speed.clone());
+        Callback::from(move |lesson: Lesson| {
+            if dispatch(Command::OpenLesson { lesson: Box::new(lesson), speed: *speed }).is_ok() {
+                writing.set(None);
+                playing.set(true);
+            }
+        })
+    };
+    let on_editor_close = use_callback(writing.clone(), |_: (), writing| writing.set(None));
     // The page's speed as it is now, for the link listener made once.
     let speed_now = use_mut_ref(|| *page.speed);
     *speed_now.borrow_mut() = *page.speed;
@@ -91,7 +128,26 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
     let open_link = {
         let (dispatch, session, notice, picking, playing) =
             (dispatch.clone(), page.session.clone(), page.notice.clone(), picking.clone(), page.playing.clone());
-        Callback::from(move |(number, step): (u32, Option<u32>)| {
+        Callback::from(move |link: LessonLink| {
+            let (number, step) = match link {
+                LessonLink::Numbered(number, step) => (number, step),
+                LessonLink::Written(code) => {
+                    let speed = *speed_now.borrow();
+                    match Lesson::from_code(&code) {
+                        Ok(lesson) => {
+                            if dispatch(Command::OpenLesson { lesson: Box::new(lesson), speed }).is_ok() {
+                                picking.set(false);
+                                playing.set(true);
+                            }
+                        }
+                        Err(why) => {
+                            notice.set(Some(format!("The lesson link could not be opened: {why}")));
+                            picking.set(first_visit);
+                        }
+                    }
+                    return;
+                }
+            };
             let found = linked_lesson(session.borrow().play.lessons(), number, step);
             let speed = *speed_now.borrow();
             match found {
@@ -111,10 +167,15 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
             }
         })
     };
-    // The open lesson is in the address bar (`#lesson=N`), and nothing
-    // else of a lesson: a reload opens it again, at its start.
+    // The open lesson is in the address bar (`#lesson=N`, or `#l=CODE`
+    // for a lesson of one's own), and nothing else of a lesson: a reload
+    // opens it again, at its start.
     let open = open_number(&page.session.borrow(), &texts);
-    use_effect_with(open, |open| keep::show_lesson(*open));
+    let shown = open_link_of(&page.session.borrow());
+    use_effect_with(shown, {
+        let session = page.session.clone();
+        move |shown| keep::show_lesson(shown.map(|(index, written, _)| link_of(&session.borrow(), index, written)))
+    });
     // A lesson whose every step turned out as it says is completed, in
     // this browser, for the picker to mark.
     let completed = use_state(|| Rc::new(keep::completed()));
@@ -129,7 +190,7 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
         }
     });
     use_effect_with((), {
-        let (open_link, session, texts, earlier) = (open_link.clone(), page.session.clone(), texts.clone(), page.earlier.clone());
+        let (open_link, session, earlier) = (open_link.clone(), page.session.clone(), page.earlier.clone());
         move |_| {
             if let Some(link) = linked {
                 open_link.emit(link);
@@ -142,12 +203,30 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
                     earlier.set(keep::earlier_work().is_some());
                     open_link.emit(link);
                 }
-                keep::show_lesson(open_number(&session.borrow(), &texts));
+                let s = session.borrow();
+                keep::show_lesson(open_link_of(&s).map(|(index, written, _)| link_of(&s, index, written)));
             });
             move || drop(listener)
         }
     });
-    Lessons { texts, picking: *picking, completed: (*completed).clone(), on_pick, on_try, on_skip, on_do_it, on_close, on_all, on_picker_close }
+    Lessons { texts, picking: *picking, completed: (*completed).clone(), on_pick, on_try, on_skip, on_do_it, on_close, on_all, on_picker_close,
+        writing: (*writing).clone(), on_write, on_written, on_editor_close }
+}
+
+/// The lesson open, if one is: its place, whether it is one's own, and
+/// how many of one's own were opened (the link changes with each).
+fn open_link_of(session: &Session) -> Option<(usize, bool, u64)> {
+    let (written, writings) = session.play.written();
+    session.play.lesson().map(|run| (run.index, written == Some(run.index), writings))
+}
+
+/// The link to the lesson at `index`: its number, or for one's own its
+/// code.
+fn link_of(session: &Session, index: usize, written: bool) -> Link {
+    match session.play.lessons().get(index) {
+        Some(lesson) if written => Link::WrittenLesson(lesson.to_code()),
+        lesson => Link::Lesson { number: lesson.map_or(0, |l| l.text.number), step: None },
+    }
 }
 
 /// The number of the lesson open, if one is.

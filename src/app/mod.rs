@@ -38,6 +38,7 @@ use crate::components::config_import::ConfigImport;
 use crate::components::glossary::{Glossary, OpenGlossary};
 use crate::components::inspector::Inspector;
 use crate::components::lesson_panel::LessonPanel;
+use crate::components::lesson_editor::LessonEditor;
 use crate::components::lesson_picker::LessonPicker;
 use crate::components::messages::Messages;
 use crate::components::palette::Palette;
@@ -161,7 +162,7 @@ pub fn app() -> Html {
     let dispatch = use_dispatch(&page);
     let edit = use_editing(&page, &dispatch);
     let keeping = use_keeping(&page, &dispatch);
-    let lessons = use_lessons(&page, &dispatch, opening.3, opening.5);
+    let lessons = use_lessons(&page, &dispatch, opening.3, opening.5.clone());
     let sweeps = use_sweeps(&page, &dispatch);
 
     let on_play = {
@@ -302,7 +303,7 @@ pub fn app() -> Html {
     drop(s);
 
     // Behind an open dialog (the lesson picker, the glossary) the page is inert.
-    let modal = lessons.picking || glossary.is_some();
+    let modal = lessons.picking || glossary.is_some() || lessons.writing.is_some();
     let on_glossary = open_glossary.0.reform(|_: MouseEvent| None);
     html! {
         <ContextProvider<OpenGlossary> context={open_glossary}>
@@ -331,7 +332,8 @@ pub fn app() -> Html {
                     if let Some((index, states, tries)) = open_lesson {
                         <div class="lesson-area">
                             <LessonPanel lessons={lessons.texts.clone()} {index} {states} {tries} now_s={shown.snapshot.time_s} on_try={lessons.on_try}
-                                on_skip={lessons.on_skip} on_all={lessons.on_all} on_close={lessons.on_close} {asked_words} {asked_now} on_do_it={lessons.on_do_it.clone()} />
+                                on_skip={lessons.on_skip} on_all={lessons.on_all} on_close={lessons.on_close} {asked_words} {asked_now} on_do_it={lessons.on_do_it.clone()}
+                                on_edit={lessons.on_write.reform(|_: ()| true)} />
                         </div>
                     }
                     <aside class="sidebar">
@@ -367,7 +369,11 @@ pub fn app() -> Html {
                 </section>
             </main>
             if lessons.picking {
-                <LessonPicker lessons={lessons.texts} completed={lessons.completed} on_pick={lessons.on_pick} on_close={lessons.on_picker_close} />
+                <LessonPicker lessons={lessons.texts.clone()} completed={lessons.completed} on_pick={lessons.on_pick} on_close={lessons.on_picker_close}
+                    on_write={lessons.on_write.reform(|_: ()| false)} />
+            }
+            if let Some(start) = lessons.writing.clone() {
+                <LessonEditor {start} on_try={lessons.on_written.clone()} on_close={lessons.on_editor_close.clone()} />
             }
             if let Some(word) = (*glossary).clone() {
                 <Glossary {word} on_close={on_glossary_close} />

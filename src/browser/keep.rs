@@ -166,9 +166,17 @@ pub struct Opening {
     pub origin: Origin,
     /// Why a link or saved scenario had to be set aside, if one was.
     pub problem: Option<String>,
-    /// The lesson a link opens (its number, and its step counted from 1).
-    /// The link stays in the address bar, so that a reload opens it again.
-    pub lesson: Option<(u32, Option<u32>)>,
+    /// The lesson a link opens. The link stays in the address bar, so
+    /// that a reload opens it again.
+    pub lesson: Option<LessonLink>,
+}
+
+/// A lesson a link opens: one of the catalogue, by its number and its
+/// step counted from 1, or one written by its reader, by its code.
+#[derive(Clone, Debug, PartialEq)]
+pub enum LessonLink {
+    Numbered(u32, Option<u32>),
+    Written(String),
 }
 
 /// What to open with: the share link's scenario, else the saved one, else
@@ -183,7 +191,11 @@ pub fn opening(built_in: Scenario) -> Opening {
             // The lesson takes the canvas: the work saved before it is
             // kept aside, as for a scenario's link.
             keep_saved_aside_for_a_lesson();
-            lesson = Some((number, step));
+            lesson = Some(LessonLink::Numbered(number, step));
+        }
+        Some(Ok(Link::WrittenLesson(code))) => {
+            keep_saved_aside_for_a_lesson();
+            lesson = Some(LessonLink::Written(code));
         }
         Some(Ok(Link::Scenario(code))) => {
             // The fragment has done its job: later edits are saved, and a
@@ -219,7 +231,7 @@ pub fn opening(built_in: Scenario) -> Opening {
 /// or why the link does not open. A lesson's link is `lesson_link`'s.
 pub fn pasted_link() -> Option<Result<Scenario, share::ShareError>> {
     match fragment_link()? {
-        Ok(Link::Lesson { .. }) => None,
+        Ok(Link::Lesson { .. } | Link::WrittenLesson(_)) => None,
         Ok(Link::Scenario(code)) => {
             clear_fragment();
             Some(share::decode(&code).inspect(|_| keep_saved_as_earlier()))
@@ -241,14 +253,14 @@ pub fn banner(scenario: &Scenario) -> Option<(String, String)> {
 /// The lesson the address bar's link opens: its number, and its step
 /// counted from 1. The work saved before it is kept aside first, as for a
 /// scenario's link.
-pub fn lesson_link() -> Option<(u32, Option<u32>)> {
-    match fragment_link()? {
-        Ok(Link::Lesson { number, step }) => {
-            keep_saved_aside_for_a_lesson();
-            Some((number, step))
-        }
-        _ => None,
-    }
+pub fn lesson_link() -> Option<LessonLink> {
+    let link = match fragment_link()? {
+        Ok(Link::Lesson { number, step }) => LessonLink::Numbered(number, step),
+        Ok(Link::WrittenLesson(code)) => LessonLink::Written(code),
+        _ => return None,
+    };
+    keep_saved_aside_for_a_lesson();
+    Some(link)
 }
 
 /// The link in the address bar's fragment, if it is Sluice's.
@@ -260,15 +272,15 @@ fn fragment_link() -> Option<Result<Link, share::ShareError>> {
 }
 
 /// Shows the open lesson in the address bar (`#lesson=N`, its step
-/// dropped), so that a reload opens it again, at its start, and the
-/// address is a link to it; a lesson closed takes its link away. Any
-/// other fragment is left as it is.
-pub fn show_lesson(open: Option<u32>) {
+/// dropped, or a lesson of one's own as `#l=CODE`), so that a reload opens
+/// it again, at its start, and the address is a link to it; a lesson
+/// closed takes its link away. Any other fragment is left as it is.
+pub fn show_lesson(open: Option<Link>) {
     let shown = match fragment_link() {
-        Some(Ok(link @ Link::Lesson { .. })) => Some(link),
+        Some(Ok(link @ (Link::Lesson { .. } | Link::WrittenLesson(_)))) => Some(link),
         _ => None,
     };
-    match open.map(|number| Link::Lesson { number, step: None }) {
+    match open {
         Some(link) if shown.as_ref() != Some(&link) => set_fragment(&link.fragment()),
         None if shown.is_some() => clear_fragment(),
         _ => {}
@@ -292,13 +304,17 @@ fn set_fragment(fragment: &str) {
 
 /// A link to this page that opens `scenario`.
 pub fn share_link(scenario: &Scenario) -> String {
-    let base = web_sys::window()
+    format!("{}{}", page_address(), Link::scenario(scenario).fragment())
+}
+
+/// This page's address without its fragment: a link's beginning.
+pub fn page_address() -> String {
+    web_sys::window()
         .and_then(|w| {
             let l = w.location();
             Some(format!("{}{}{}", l.origin().ok()?, l.pathname().ok()?, l.search().ok()?))
         })
-        .unwrap_or_default();
-    format!("{base}{}", Link::scenario(scenario).fragment())
+        .unwrap_or_default()
 }
 
 /// Puts `text` on the clipboard, where the browser allows it (a secure page

@@ -36,6 +36,9 @@ pub struct LessonPanelProps {
     pub asked_now: Option<AttrValue>,
     /// "Do it for me": the change the waiting step asks for, made.
     pub on_do_it: Callback<()>,
+    /// Opens the lesson editor on this lesson.
+    #[prop_or_default]
+    pub on_edit: Callback<()>,
     pub on_all: Callback<()>,
     pub on_close: Callback<()>,
 }
@@ -194,6 +197,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
             <p class="visually-hidden" role="status" data-testid="lesson-announce">{ (*announced).clone() }</p>
             <ol class="steps">{ for steps }</ol>
             <button class="link" data-testid="all-lessons" onclick={Callback::from(move |_: MouseEvent| on_all.emit(()))}>{"All lessons…"}</button>
+            <button class="link" data-testid="edit-lesson" onclick={props.on_edit.reform(|_: MouseEvent| ())}>{"Change this lesson…"}</button>
         </section>
     }
 }

@@ -29,6 +29,8 @@ pub struct LessonPickerProps {
     /// Reports the index of the lesson chosen.
     pub on_pick: Callback<usize>,
     pub on_close: Callback<()>,
+    /// Opens the lesson editor on the canvas's scenario.
+    pub on_write: Callback<()>,
 }
 
 #[function_component(LessonPicker)]
@@ -79,6 +81,10 @@ pub fn lesson_picker(props: &LessonPickerProps) -> Html {
                     </button>
                 </div>
                 <ol class="lesson-cards">{ for cards }</ol>
+                <p class="picker-foot">
+                    <button class="secondary" data-testid="write-lesson" onclick={props.on_write.reform(|_: MouseEvent| ())}>{"Write a lesson…"}</button>
+                    <span class="hint">{" on the scenario on the canvas: its story, steps and checks, tried here and shared by link or file."}</span>
+                </p>
             </section>
         </div>
     }

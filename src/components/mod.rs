@@ -15,6 +15,7 @@ pub mod flow_layer;
 pub mod graph;
 pub mod import_button;
 pub mod inspector;
+pub mod lesson_editor;
 pub mod lesson_panel;
 pub mod lesson_picker;
 pub mod measured_canvas;

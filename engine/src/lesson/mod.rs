@@ -27,12 +27,15 @@ use crate::simulation::Simulation;
 use crate::time::SimTime;
 
 mod ask;
+mod draft;
 mod errors;
 mod figure;
+pub mod lines;
 mod read;
 mod sweep_step;
 
 pub use ask::Ask;
+pub use draft::{LessonDraft, StepDraft};
 pub use errors::{FigureError, LessonError, LinkError, StepError};
 pub use figure::Figure;
 pub use read::{LessonScenario, MAX_LESSON_BYTES};

@@ -102,9 +102,27 @@ impl Lesson {
     /// The lesson as a file that carries its own scenario, so that it
     /// opens anywhere.
     pub fn to_json_written(&self) -> String {
+        serde_json::to_string_pretty(&self.written()).unwrap_or_default()
+    }
+
+    /// The lesson's share code (`#l=CODE`): its file, carrying its
+    /// scenario, packed as a scenario's code is.
+    pub fn to_code(&self) -> String {
+        crate::share::pack(&serde_json::to_string(&self.written()).unwrap_or_default())
+    }
+
+    /// The lesson a share code carries, read and checked whole as a file
+    /// from outside the build is (`Lesson::read`).
+    pub fn from_code(code: &str) -> Result<Lesson, crate::share::ShareError> {
+        let text = crate::share::unpack(code, MAX_LESSON_BYTES)?;
+        Lesson::read(&text, &|_| None).map_err(|why| crate::share::ShareError::Lesson(why.to_string()))
+    }
+
+    /// Its text, carrying its scenario.
+    fn written(&self) -> LessonText {
         let mut text = self.text.clone();
         text.scenario = LessonScenario::Written(Box::new(serde_json::to_value(&self.scenario).unwrap_or(Value::Null)));
-        serde_json::to_string_pretty(&text).unwrap_or_default()
+        text
     }
 }
 
@@ -146,6 +164,32 @@ mod tests {
         assert_eq!(found.scenario.name, "mine");
         v["scenario"] = Value::from("mine.json");
         assert!(matches!(Lesson::from_json(&v.to_string()), Err(LessonError::NoScenarioFile(n)) if n == "mine.json"));
+    }
+
+    #[test]
+    fn a_lesson_travels_in_a_link_and_a_damaged_one_says_why() {
+        use crate::share::{Link, ShareError};
+        for lesson in catalogue() {
+            let link = Link::WrittenLesson(lesson.to_code());
+            let Some(Ok(Link::WrittenLesson(code))) = Link::read(&link.fragment()) else { panic!("{}", link.fragment()) };
+            let again = Lesson::from_code(&code).unwrap();
+            assert_eq!((&again.text.steps, &again.scenario), (&lesson.text.steps, &lesson.scenario), "lesson {}", lesson.text.number);
+        }
+        // A character changed, a code cut short, one that is not a lesson.
+        let code = catalogue()[2].to_code();
+        let mut changed = code.clone().into_bytes();
+        let i = changed.len() / 2;
+        changed[i] = if changed[i] == b'A' { b'B' } else { b'A' };
+        assert!(Lesson::from_code(&String::from_utf8(changed).unwrap()).is_err());
+        assert!(Lesson::from_code(&code[..code.len() - 9]).is_err());
+        let not_a_lesson = crate::share::pack("{\"version\": 1, \"nodes\": []}");
+        let why = Lesson::from_code(&not_a_lesson).unwrap_err();
+        assert!(matches!(&why, ShareError::Lesson(w) if w.contains("unknown field `nodes`")), "{why}");
+        // A lesson that reads but cannot be followed says which step.
+        let mut broken = catalogue()[2].clone();
+        broken.text.steps[0].check[0].node = "nobody".into();
+        let why = Lesson::from_code(&broken.to_code()).unwrap_err().to_string();
+        assert!(why.starts_with("the shared lesson does not hold together: step 1: check: no node \"nobody\""), "{why}");
     }
 
     #[test]

@@ -112,6 +112,10 @@ pub enum Command {
     /// ("Skip ahead": as fast as the machine goes, the page's speed kept);
     /// `speed` as for `PickLesson`: the verdict may begin the next step.
     SkipToVerdict { speed: Speed },
+    /// Opens a lesson of one's own (written in the page, or from a link or
+    /// a file), checked whole first: it takes the place of the one opened
+    /// so before, beside the catalogue, and opens as `PickLesson` does.
+    OpenLesson { lesson: Box<Lesson>, speed: Speed },
     CloseLesson,
 }
 
@@ -222,6 +226,10 @@ pub struct Playground {
     a: Option<Simulation>,
     b: Option<Variant>,
     lesson: Option<LessonRun>,
+    /// Where the lesson of one's own is among `lessons`, and how many were
+    /// opened so (the page reads the lessons again when it changes).
+    written: Option<usize>,
+    writings: u64,
     /// Whether runs count the messages on each edge (the page draws them).
     flows: bool,
     /// How many runs were started: a view of a run keeps the count it was
@@ -236,7 +244,7 @@ impl Playground {
     /// Opens `scenario` (a sound draft) with `lessons` to pick from.
     pub fn new(scenario: Scenario, lessons: Vec<Lesson>) -> Result<Playground, PlayError> {
         let editor = Editor::new(scenario).map_err(PlayError::Refused)?;
-        let mut playground = Playground { editor, lessons, a: None, b: None, lesson: None, flows: false, starts: 0, revision: 0 };
+        let mut playground = Playground { editor, lessons, a: None, b: None, lesson: None, written: None, writings: 0, flows: false, starts: 0, revision: 0 };
         playground.restart();
         Ok(playground)
     }
@@ -264,6 +272,12 @@ impl Playground {
     /// Variant B, with a comparison open.
     pub fn variant_b(&self) -> Option<&Variant> {
         self.b.as_ref()
+    }
+
+    /// Where the lesson of one's own is among `lessons()`, if one was
+    /// opened, and how many times one was: the lessons changed.
+    pub fn written(&self) -> (Option<usize>, u64) {
+        (self.written, self.writings)
     }
 
     pub fn lessons(&self) -> &[Lesson] {
@@ -376,6 +390,22 @@ impl Playground {
             Command::AbandonSweep { ticket, why } => return self.abandon_sweep(ticket, why),
             Command::SkipToVerdict { speed } => return self.skip_to_verdict(speed),
             Command::DoItForMe { speed } => return self.do_it_for_me(speed),
+            Command::OpenLesson { lesson, speed } => {
+                lesson.verify().map_err(PlayError::Lesson)?;
+                let index = match self.written.filter(|&i| i < self.lessons.len()) {
+                    Some(i) => {
+                        self.lessons[i] = *lesson;
+                        i
+                    }
+                    None => {
+                        self.lessons.push(*lesson);
+                        self.lessons.len() - 1
+                    }
+                };
+                self.written = Some(index);
+                self.writings += 1;
+                return self.pick_lesson(index, speed);
+            }
             Command::CloseLesson => {
                 self.lesson = None;
                 return Ok(Applied::default());

@@ -948,3 +948,32 @@ fn do_it_for_me_makes_the_steps_own_change_and_another_step_pressed_ends_the_ask
     assert!(matches!(state(&p, 1), StepState::Watching { .. }), "{:?}", state(&p, 1));
     assert_eq!(pressed.step.map(|b| b.panel), Some(Some(Panel::Chart)));
 }
+
+#[test]
+fn a_lesson_of_ones_own_opens_beside_the_catalogue_and_takes_the_place_of_the_last() {
+    let mut p = playground();
+    let built = p.lessons().len();
+    let mut draft = crate::lesson::LessonDraft::new(17);
+    draft.story = "A queue too slow for its producer.".into();
+    draft.steps[0].try_this = "Watch.".into();
+    draft.steps[0].checks = "q depth >= 5\nc throughput_per_s >= 15".into();
+    let mine = draft.lesson(&pipeline()).unwrap();
+    let applied = p.apply(Command::OpenLesson { lesson: Box::new(mine.clone()), speed: Speed::Fastest }).unwrap();
+    assert!(applied.edited);
+    assert_eq!((p.lessons().len(), p.written(), p.lesson().map(|run| run.index)), (built + 1, (Some(built), 1), Some(built)));
+    // Its first step watches: it began with the lesson, and keeps its word.
+    p.apply(Command::SkipToVerdict { speed: Speed::Fastest }).unwrap();
+    assert!(matches!(&p.lesson().unwrap().states[0], StepState::Judged(v) if v.passed), "{:?}", p.lesson().unwrap().states);
+    // Another takes its place; the catalogue stays as built.
+    let mut other = mine.clone();
+    other.text.title = "Another".into();
+    p.apply(Command::OpenLesson { lesson: Box::new(other), speed: Speed::Fastest }).unwrap();
+    assert_eq!((p.lessons().len(), p.written()), (built + 1, (Some(built), 2)));
+    assert_eq!(p.lessons()[built].text.title, "Another");
+    // One that does not hold together is refused, and nothing changes.
+    let mut broken = mine;
+    broken.text.steps[0].check[0].node = "nobody".into();
+    let refused = p.apply(Command::OpenLesson { lesson: Box::new(broken), speed: Speed::Fastest }).unwrap_err();
+    assert_eq!(refused.to_string(), "step 1: check: no node \"nobody\"");
+    assert_eq!(p.lessons()[built].text.title, "Another");
+}
