@@ -43,14 +43,15 @@ test('a first visit opens on the lesson picker, with every lesson', async () => 
   const focused = () => page.evaluate(() => document.activeElement?.dataset.testid);
   assert.equal(await focused(), `lesson-${start.number}`);
   assert.equal(await page.locator('main.workspace').getAttribute('inert') !== null, true);
-  const stops = lessons.length + 1;
+  // Every lesson, the close button and Write a lesson.
+  const stops = lessons.length + 2;
   const seen = new Set();
   for (let i = 0; i < stops + 2; i++) {
     await page.keyboard.press('Tab');
     assert.ok(await page.evaluate(() => document.querySelector('[data-testid="lesson-picker"]').contains(document.activeElement)), `Tab ${i + 1} stays in the picker`);
     seen.add(await focused());
   }
-  assert.equal(seen.size, stops, 'every lesson and the close button, then round again');
+  assert.equal(seen.size, stops, 'every lesson, the close button and Write a lesson, then round again');
   await page.keyboard.press('Shift+Tab');
   await page.keyboard.press('Shift+Tab');
   assert.ok(await page.evaluate(() => document.querySelector('[data-testid="lesson-picker"]').contains(document.activeElement)));

@@ -38,7 +38,12 @@ const FIRST_FORMAT: &str = "1";
 
 /// The longest code accepted. Compression of JSON is rarely worse than 1:1,
 /// and base64 adds a third, so this admits any scenario of the largest size.
-pub const MAX_CODE_CHARS: usize = MAX_SCENARIO_BYTES / 3 * 4 + 16;
+pub const MAX_CODE_CHARS: usize = most_chars(MAX_SCENARIO_BYTES);
+
+/// The longest code of a text of at most `bytes` bytes.
+const fn most_chars(bytes: usize) -> usize {
+    bytes / 3 * 4 + 16
+}
 
 /// The longest link a QR code holds: version 40 at the lowest error
 /// correction, in byte mode (ISO/IEC 18004, table 7), 2,953 characters of
@@ -66,7 +71,7 @@ pub fn pack(text: &str) -> String {
 /// UTF-8; what it says is for its reader to check.
 pub fn unpack(code: &str, limit: usize) -> Result<String, ShareError> {
     let code = code.trim();
-    let most = limit / 3 * 4 + 16;
+    let most = most_chars(limit);
     if code.len() > most {
         return Err(ShareError::TooLong { chars: code.len(), most });
     }

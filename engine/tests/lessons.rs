@@ -311,6 +311,15 @@ fn a_step_that_asks_what_it_cannot_have_is_refused_naming_the_field() {
     assert!(refused(serde_json::json!({"node": "window", "field": "scope", "at_least": 1})).contains("not a number"));
     let empty = refused(serde_json::json!({"node": "window", "field": "scope", "at_least": 5, "at_most": 2}));
     assert!(empty.contains("nothing could make it"), "{empty}");
+    // Nor the first step, which starts the run from time zero when pressed.
+    let mut first = lesson(3);
+    first.text.steps[0].changes = first.text.steps[1].changes.clone();
+    first.text.steps[0].ask = Some(serde_json::from_value(serde_json::json!({"node": "window", "field": "scope", "is": "per_destination"})).unwrap());
+    assert!(first.verify().unwrap_err().to_string().starts_with("step 1: the first step cannot ask"), "{:?}", first.verify());
+    // A number asked with "is" is the same number however it is written.
+    let mut whole = lesson(1);
+    whole.text.steps[5].ask = Some(serde_json::from_value(serde_json::json!({"node": "ping_requests", "field": "arrivals.rate_per_s", "is": 400.0})).unwrap());
+    whole.verify().unwrap();
     // A comparing step cannot ask.
     let mut compares = lesson(3);
     compares.text.steps[2].ask = Some(serde_json::from_value(serde_json::json!({"node": "window", "field": "scope", "is": "shared"})).unwrap());

@@ -74,8 +74,14 @@ impl Page {
         let set_up = (!begun.set_up.is_empty()).then(|| {
             format!("Step {} builds on {}: played first, to their verdicts.", begun.step + 1, steps_in_words(&begun.set_up))
         });
+        // Only ever faster than the page runs now (a step the learner's
+        // edit began was asked at the speed of its press).
+        let already = match *self.speed {
+            Speed::Fastest => f64::INFINITY,
+            Speed::Times(now) => now,
+        };
         let faster = match begun.speed {
-            Some(faster @ Speed::Times(times)) => {
+            Some(faster @ Speed::Times(times)) if times > already => {
                 self.speed.set(faster);
                 Some(format!(
                     "Step {} watches {} simulated seconds: the speed is now {} so that it takes about {} s.",

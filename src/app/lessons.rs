@@ -43,7 +43,8 @@ pub(crate) struct Lessons {
     pub on_write: Callback<bool>,
     /// The editor's lesson, tried: it opens as the lesson.
     pub on_written: Callback<Lesson>,
-    pub on_editor_close: Callback<()>,
+    /// Closes the editor, keeping its draft.
+    pub on_editor_close: Callback<LessonDraft>,
 }
 
 /// `first_visit`: the picker is the first thing a new visitor sees (one
@@ -94,15 +95,29 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
     }))
     .clone();
     let writing = use_state(|| None::<Rc<(LessonDraft, Scenario)>>);
+    // A draft closed before it was tried, kept for the next "Write a lesson".
+    let kept = use_state(|| None::<Rc<(LessonDraft, Scenario)>>);
     let on_write = {
-        let (writing, session, picking) = (writing.clone(), page.session.clone(), picking.clone());
+        let (writing, session, picking, kept) = (writing.clone(), page.session.clone(), picking.clone(), kept.clone());
         Callback::from(move |edit_open: bool| {
             let s = session.borrow();
-            let open = s.play.lesson().and_then(|run| s.play.lessons().get(run.index)).filter(|_| edit_open);
-            let started = match open {
-                Some(lesson) => (LessonDraft::of(lesson), lesson.scenario.clone()),
-                // A new lesson is numbered after the catalogue's last.
-                None => (LessonDraft::new(s.play.lessons().iter().map(|l| l.text.number).max().unwrap_or(0) + 1), s.play.scenario().clone()),
+            let open = s.play.lesson().map(|run| run.index).filter(|_| edit_open);
+            // One's own lesson is numbered after the catalogue's last: a
+            // built-in lesson changed is another lesson, completed apart.
+            let (written, _) = s.play.written();
+            let next = s.play.lessons().iter().enumerate().filter(|(i, _)| Some(*i) != written).map(|(_, l)| l.text.number).max().unwrap_or(0) + 1;
+            let started = match open.and_then(|i| s.play.lessons().get(i)) {
+                Some(lesson) => {
+                    let mut draft = LessonDraft::of(lesson);
+                    draft.number = next;
+                    (draft, lesson.scenario.clone())
+                }
+                // A new lesson goes on from the one closed unfinished, if
+                // it was written on this scenario.
+                None => match (*kept).clone().filter(|k| k.1 == *s.play.scenario()) {
+                    Some(k) => (k.0.clone(), k.1.clone()),
+                    None => (LessonDraft::new(next), s.play.scenario().clone()),
+                },
             };
             picking.set(false);
             writing.set(Some(Rc::new(started)));
@@ -117,7 +132,15 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
             }
         })
     };
-    let on_editor_close = use_callback(writing.clone(), |_: (), writing| writing.set(None));
+    let on_editor_close = {
+        let (writing, kept) = (writing.clone(), kept.clone());
+        Callback::from(move |draft: LessonDraft| {
+            if let Some(start) = &*writing {
+                kept.set(Some(Rc::new((draft, start.1.clone()))));
+            }
+            writing.set(None);
+        })
+    };
     // The page's speed as it is now, for the link listener made once.
     let speed_now = use_mut_ref(|| *page.speed);
     *speed_now.borrow_mut() = *page.speed;
@@ -179,7 +202,8 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
     // A lesson whose every step turned out as it says is completed, in
     // this browser, for the picker to mark.
     let completed = use_state(|| Rc::new(keep::completed()));
-    let done = open.filter(|_| page.session.borrow().play.lesson().is_some_and(|run| run.completed()));
+    // (One's own lesson is not the catalogue's: its number marks nothing.)
+    let done = open.filter(|_| page.session.borrow().play.lesson().is_some_and(|run| run.completed() && page.session.borrow().play.written().0 != Some(run.index)));
     use_effect_with(done, {
         let completed = completed.clone();
         move |done| {

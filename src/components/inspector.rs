@@ -181,7 +181,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
             let asked_tag = asked.as_ref().map(|_| {
                 let on_do_it = props.on_do_it.reform(|_: MouseEvent| ());
                 html! {
-                    <p class="asked-tag" data-testid="asked-field">
+                    <p class="asked-tag" id="asked-tag" data-testid="asked-field">
                         { props.asked_words.clone() }
                         <button class="small" data-testid="asked-do-it" onclick={on_do_it}>{"Do it for me"}</button>
                     </p>
@@ -261,6 +261,15 @@ fn param_row(props: &ParamRowProps) -> Html {
                     let Some(row) = row.cast::<web_sys::Element>() else { return };
                     let own = row.query_selector(&format!("[id=\"param-{slug}\"]")).ok().flatten();
                     let control = own.or_else(|| row.query_selector("input, select, textarea").ok().flatten());
+                    // What is asked is read with the control.
+                    if let Some(control) = &control {
+                        let _ = control.set_attribute("aria-describedby", "asked-tag");
+                    }
+                    // Not on a phone: the focus would raise its keyboard.
+                    let narrow = gloo_utils::window().inner_width().ok().and_then(|w| w.as_f64()).is_some_and(|w| w <= 800.0);
+                    if narrow {
+                        return;
+                    }
                     if let Some(control) = control.and_then(|c| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(c).ok()) {
                         let _ = control.focus();
                     }

@@ -26,7 +26,8 @@ pub struct LessonEditorProps {
     pub start: Rc<(LessonDraft, Scenario)>,
     /// The lesson, tried.
     pub on_try: Callback<Lesson>,
-    pub on_close: Callback<()>,
+    /// Closed: the draft as it stands, kept for later.
+    pub on_close: Callback<LessonDraft>,
 }
 
 /// A text field of the draft, or of one of its steps.
@@ -74,8 +75,15 @@ impl Field {
 pub fn lesson_editor(props: &LessonEditorProps) -> Html {
     let dialog = use_node_ref();
     let first = use_node_ref();
-    use_modal(dialog.clone(), first.clone(), props.on_close.clone());
     let draft = use_state(|| props.start.0.clone());
+    // Escape, as Close, keeps the draft as it stands.
+    let now = use_mut_ref(|| props.start.0.clone());
+    *now.borrow_mut() = (*draft).clone();
+    let close = {
+        let (on_close, now) = (props.on_close.clone(), now.clone());
+        Callback::from(move |_: ()| on_close.emit(now.borrow().clone()))
+    };
+    use_modal(dialog.clone(), first.clone(), close.clone());
     let link = use_state(|| None::<String>);
     let scenario = &props.start.1;
     let lesson = draft.lesson(scenario);
@@ -140,13 +148,13 @@ pub fn lesson_editor(props: &LessonEditorProps) -> Html {
                 <div class="editor-row">
                     { line("Judged after (simulated s)", format!("editor-step-{n}-within"), &s.within, Field::Within(k), None) }
                     <label class="editor-check"><input type="checkbox" checked={s.compare} onclick={compare} data-testid={format!("editor-step-{n}-compare")} />{"Compares A and B"}</label>
-                    <button class="small secondary-small" onclick={remove} data-testid={format!("editor-step-{n}-remove")}>{"Remove step"}</button>
+                    <button class="small secondary-small" onclick={remove} data-testid={format!("editor-step-{n}-remove")} aria-label={format!("Remove step {n}")}>{"Remove step"}</button>
                 </div>
             </li>
         }
     });
     let add = changed(Rc::new(|d: &mut LessonDraft| d.add_step()));
-    let compares = draft.steps.iter().any(|s| s.compare);
+    let compares = draft.has_variants();
     let nodes: Vec<&str> = scenario.nodes.iter().map(|n| n.id.as_str()).collect();
     let (status, ok) = match &lesson {
         Ok(l) => (format!("Holds together: {} step(s), each can be carried out and judged.", l.text.steps.len()), true),
@@ -178,13 +186,14 @@ pub fn lesson_editor(props: &LessonEditorProps) -> Html {
             }
         })
     };
-    let on_close = props.on_close.reform(|_: MouseEvent| ());
+    let on_close = close.reform(|_: MouseEvent| ());
+    let changing = !props.start.0.title.is_empty() && props.start.0.steps.iter().any(|s| !s.try_this.is_empty());
     html! {
         <div class="picker-backdrop">
             <section class="picker lesson-editor" ref={dialog} role="dialog" aria-modal="true" aria-labelledby="editor-title" data-testid="lesson-editor">
                 <div class="picker-head">
                     <div>
-                        <h2 id="editor-title">{"Write a lesson"}</h2>
+                        <h2 id="editor-title">{ if changing { "Change a lesson" } else { "Write a lesson" } }</h2>
                         <p class="hint">{ format!("On the scenario \"{}\": its blocks are {}. A step's checks are judged the number of simulated seconds after it begins; a check names a figure such as throughput_per_s, mean_sojourn_s, depth, dropped or entered.STATE (a name mistyped is answered with every figure).", scenario.name, nodes.join(", ")) }</p>
                     </div>
                     <button class="secondary" data-testid="editor-close" onclick={on_close}>{"Close"}</button>

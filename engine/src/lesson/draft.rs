@@ -53,6 +53,14 @@ pub struct LessonDraft {
 }
 
 impl LessonDraft {
+    /// Whether it has A and B to write: a step compares, or the lesson it
+    /// was made of had them.
+    pub fn has_variants(&self) -> bool {
+        self.had_compare || self.steps.iter().any(|s| s.compare)
+    }
+}
+
+impl LessonDraft {
     /// A lesson to begin writing: numbered `number`, one step to fill in.
     pub fn new(number: u32) -> LessonDraft {
         LessonDraft {
@@ -74,7 +82,7 @@ impl LessonDraft {
             .map(|s| StepDraft {
                 try_this: s.try_this.clone(),
                 expect: s.expect.clone(),
-                within: crate::plumbing::numbers::plain(s.within_s),
+                within: s.within_s.to_string(),
                 compare: s.compare,
                 changes: changes_text(&s.changes),
                 checks: checks_text(&s.check),
@@ -121,7 +129,7 @@ impl LessonDraft {
         let mut steps = Vec::new();
         for (k, s) in self.steps.iter().enumerate() {
             let at = |what: &str, why: String| format!("step {}, {what}: {why}", k + 1);
-            let within_s = s.within.trim().parse::<f64>().map_err(|_| at("watch for", format!("\"{}\" is not a number of seconds", s.within.trim())))?;
+            let within_s = s.within.trim().parse::<f64>().map_err(|_| at("judged after", format!("\"{}\" is not a number of seconds", s.within.trim())))?;
             let changes = parse_changes(&s.changes).map_err(|why| at("changes", why.to_string()))?;
             let check = parse_checks(&s.checks).map_err(|why| at("checks", why.to_string()))?;
             // What the editor does not show (an ask, a panel) is kept while
@@ -139,7 +147,7 @@ impl LessonDraft {
                 within_s,
             });
         }
-        let compare = if self.had_compare || steps.iter().any(|s| s.compare) {
+        let compare = if self.has_variants() {
             let a = parse_changes(&self.a_changes).map_err(|why| format!("A's changes: {why}"))?;
             let b = parse_changes(&self.b_changes).map_err(|why| format!("B's changes: {why}"))?;
             Some(Compare { a: Variant { label: self.a_label.trim().to_string(), changes: a }, b: Variant { label: self.b_label.trim().to_string(), changes: b } })
@@ -200,7 +208,12 @@ mod tests {
         let lesson = &catalogue()[2];
         let mut d = LessonDraft::of(lesson);
         d.steps[1].within = "soon".into();
-        assert_eq!(d.lesson(&lesson.scenario).unwrap_err(), "step 2, watch for: \"soon\" is not a number of seconds");
+        assert_eq!(d.lesson(&lesson.scenario).unwrap_err(), "step 2, judged after: \"soon\" is not a number of seconds");
+        // A bound read back is the same number, however fine.
+        let mut d = LessonDraft::of(lesson);
+        d.steps[1].checks = "far throughput_per_s >= 15.0625 <= 150.5\nfast throughput_per_s >= 0.0004".into();
+        let fine = d.lesson(&lesson.scenario).unwrap();
+        assert_eq!(LessonDraft::of(&fine).steps[1].checks, "far throughput_per_s >= 15.0625 <= 150.5\nfast throughput_per_s >= 0.0004\n");
         let mut d = LessonDraft::of(lesson);
         d.steps[1].checks.push_str("far speed >= 2\n");
         let why = d.lesson(&lesson.scenario).unwrap_err();
@@ -218,6 +231,13 @@ mod tests {
         assert_eq!((written.text.number, written.text.steps.len()), (17, 1));
         // Written, it opens anywhere.
         crate::lesson::Lesson::read(&written.to_json_written(), &|_| None).unwrap();
+        for _ in 0..crate::lesson::MAX_STEPS {
+            d.add_step();
+            let last = d.steps.len() - 1;
+            d.steps[last] = d.steps[0].clone();
+        }
+        assert_eq!(d.lesson(&lesson.scenario).unwrap_err(), "a lesson may have at most 50 steps, not 51");
+        d.steps.truncate(1);
         d.remove_step(0);
         assert_eq!(d.lesson(&lesson.scenario).unwrap_err(), "a lesson needs at least one step");
     }

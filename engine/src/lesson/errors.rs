@@ -80,6 +80,8 @@ pub enum StepError {
     Ask { node: String, field: String, why: String },
     #[error("a step that asks the learner for a change neither compares nor sweeps")]
     AskAndMore,
+    #[error("the first step cannot ask the learner for its change: it starts the run from time zero when pressed")]
+    AskFirst,
     #[error("no sweep check bounds a figure from below, so a sweep where nothing moves would pass it")]
     NoSweepCheckFromBelow,
 }
@@ -98,6 +100,8 @@ pub enum LessonError {
     Scenario { file: String, why: ScenarioError },
     #[error("a lesson needs at least one step")]
     NoSteps,
+    #[error("a lesson may have at most {most} steps, not {steps}", most = super::MAX_STEPS)]
+    TooManySteps { steps: usize },
     #[error("focus: no node \"{0}\"")]
     NoFocusNode(String),
     /// Step `step` (from 1).

@@ -2,12 +2,15 @@
 //! to a line, as a teacher types them in the page.
 //!
 //! ```text
-//! socket.bandwidth_bytes_per_s = 40000      a change: NODE.FIELD = VALUE
-//! window.scope = per_destination            (a word is a choice's name)
-//! sender entered.SoftLimit >= 15            a check: NODE FIGURE and bounds
-//! far throughput_per_s >= 15 <= 22          (at least, at most, or both)
-//! b: fast throughput_per_s >= 90            variant B's figure
-//! b/a fast throughput_per_s >= 3            B's figure over A's
+//! # a change: NODE.FIELD = VALUE (a word is a choice's name)
+//! socket.bandwidth_bytes_per_s = 40000
+//! window.scope = per_destination
+//! # a check: NODE FIGURE and its bounds (at least, at most, or both)
+//! sender entered.SoftLimit >= 15
+//! far throughput_per_s >= 15 <= 22
+//! # variant B's figure, and B's figure over A's
+//! b: fast throughput_per_s >= 90
+//! b/a fast throughput_per_s >= 3
 //! ```
 //!
 //! Guarantees:
@@ -21,7 +24,6 @@
 
 use serde_json::Value;
 
-use crate::plumbing::numbers::plain;
 use crate::scenario::FieldPath;
 
 use super::{Change, Check, Figure, Run};
@@ -104,7 +106,9 @@ pub fn checks_text(checks: &[Check]) -> String {
             _ => "",
         };
         let (low, high) = if ratio { (c.b_over_a_at_least, c.b_over_a_at_most) } else { (c.at_least, c.at_most) };
-        let bounds: String = [(">=", low), ("<=", high)].iter().filter_map(|(op, b)| b.map(|b| format!(" {op} {}", plain(b)))).collect();
+        // Each bound exactly as it is (the shortest text that reads back
+        // the same number).
+        let bounds: String = [(">=", low), ("<=", high)].iter().filter_map(|(op, b)| b.map(|b| format!(" {op} {b}"))).collect();
         out.push_str(&format!("{prefix}{} {}{bounds}\n", c.node, c.figure));
     }
     out

@@ -46,6 +46,10 @@ pub use sweep_step::{SweepCheck, SweepStep};
 /// The version of the lesson format this build reads.
 pub const LESSON_VERSION: u32 = 1;
 
+/// The most steps a lesson may have (the built-in ones have at most
+/// eight): a lesson from a link is checked step by step in the page.
+pub const MAX_STEPS: usize = 50;
+
 /// The scenario files the lessons use, by file name.
 pub const SCENARIOS: &[(&str, &str)] = &[
     ("slow-client.json", include_str!("../../../scenarios/slow-client.json")),
@@ -435,6 +439,9 @@ impl Lesson {
         if t.steps.is_empty() {
             return Err(LessonError::NoSteps);
         }
+        if t.steps.len() > MAX_STEPS {
+            return Err(LessonError::TooManySteps { steps: t.steps.len() });
+        }
         let mut scenario = self.scenario.clone();
         for id in &t.focus {
             scenario.node_index(id).ok_or_else(|| LessonError::NoFocusNode(id.clone()))?;
@@ -451,9 +458,16 @@ impl Lesson {
                 if step.compare || step.sweep.is_some() {
                     return Err(at(StepError::AskAndMore));
                 }
+                // The first step starts from time zero when pressed; a
+                // change the learner makes later could not.
+                if k == 0 {
+                    return Err(at(StepError::AskFirst));
+                }
                 ask.verify(&scenario, &step.changes).map_err(at)?;
             }
-            scenario = apply(&scenario, &step.changes).map_err(at)?;
+            if !step.changes.is_empty() {
+                scenario = apply(&scenario, &step.changes).map_err(at)?;
+            }
             if let Some(sweep) = &step.sweep {
                 if step.compare || !step.check.is_empty() || !step.changes.is_empty() {
                     return Err(at(StepError::SweepAndMore));

@@ -107,6 +107,8 @@ pub struct LessonRun {
     /// The step waiting for the learner's change, and the page's speed
     /// when it was pressed (to watch it at once made).
     asking: Option<(usize, Speed)>,
+    /// The page's speed at the last step pressed.
+    speed: Speed,
     pub states: Vec<StepState>,
     /// How many times each step was begun (a verdict says which try it
     /// judged).
@@ -118,7 +120,7 @@ pub struct LessonRun {
 
 impl LessonRun {
     fn new(index: usize, steps: usize) -> LessonRun {
-        LessonRun { index, watching: None, alone: false, sweeping: None, asking: None, states: vec![StepState::NotTried; steps], tries: vec![0; steps], compared: None }
+        LessonRun { index, watching: None, alone: false, sweeping: None, asking: None, speed: Speed::Fastest, states: vec![StepState::NotTried; steps], tries: vec![0; steps], compared: None }
     }
 
     /// Every step was judged, and each turned out as its text says.
@@ -201,6 +203,9 @@ impl Playground {
 
     pub(super) fn try_step(&mut self, k: usize, speed: Speed) -> Result<Applied, PlayError> {
         self.step(k).ok_or(if self.lesson.is_some() { PlayError::NoSuchStep(k) } else { PlayError::NoLessonOpen })?;
+        if let Some(run) = &mut self.lesson {
+            run.speed = speed;
+        }
         let set_up = self.set_up_before(k)?;
         // A step that only watches may have begun on its own at the
         // verdict of the last step played first.
@@ -243,6 +248,21 @@ impl Playground {
     /// (no panel brought into view: the learner's hands are on the
     /// inspector).
     pub(super) fn answer_ask(&mut self) -> Option<StepBegun> {
+        // A step that asks is watched only while its field holds what it
+        // asks: an edit that takes it out again (a slider dragged on past
+        // the bound, an undo) puts the step back to waiting for it, and
+        // the watch begins again from the edit that makes it.
+        if let Some(k) = self.lesson.as_ref().and_then(LessonRun::watching) {
+            let ask = self.step(k).and_then(|step| step.ask.clone());
+            if let Some(ask) = ask.filter(|ask| !ask.made_in(self.scenario())) {
+                let run = self.lesson.as_mut()?;
+                run.watching = None;
+                run.states[k] = StepState::Asking { node: ask.node, field: ask.field };
+                run.asking = Some((k, run.speed));
+                self.revision += 1;
+                return None;
+            }
+        }
         let (k, speed) = self.lesson.as_ref()?.asking?;
         if !self.step(k)?.ask.as_ref()?.made_in(self.scenario()) {
             return None;

@@ -913,10 +913,18 @@ fn a_step_that_asks_waits_for_the_learners_change_and_is_watched_once_it_is_made
     assert_eq!((begun.step, begun.panel), (1, None));
     assert!(matches!(state(&p), StepState::Watching { until_s } if (until_s - now - 120.0).abs() < 1e-9), "{:?}", state(&p));
     assert_eq!(p.lesson().unwrap().asking(), None);
+    // Taken out again (an undo), the step waits for it again; made again,
+    // it is watched from then.
+    p.apply(Command::Undo).unwrap();
+    assert_eq!(state(&p), StepState::Asking { node: "loop".into(), field: crate::scenario::FieldPath::parse("iteration").unwrap() });
+    p.apply(Command::Step { speed: Speed::Fastest }).unwrap();
+    let again = at(&p);
+    assert!(p.apply(Command::Redo).unwrap().step.is_some());
+    assert!(matches!(state(&p), StepState::Watching { until_s } if (until_s - again - 120.0).abs() < 1e-9), "{:?}", state(&p));
     p.apply(Command::SkipToVerdict { speed: Speed::Fastest }).unwrap();
     assert!(matches!(state(&p), StepState::Judged(v) if v.passed), "{:?}", state(&p));
     assert_eq!(block(&p, "loop"), with(&lp, "iteration", json!("snapshot")));
-    assert_eq!(p.lesson().unwrap().tries[1], 1, "one try: the asking, then the watch it began");
+    assert_eq!(p.lesson().unwrap().tries[1], 2, "a try for each watch the learner's change began");
 }
 
 #[test]

@@ -249,6 +249,42 @@ mod tests {
         assert_eq!(p.grant(&spec), None);
     }
 
+    /// The fields `validate` refuses in `spec`.
+    fn refused(spec: &EnvoyCircuitBreakerSpec) -> Vec<String> {
+        let mut errors = Vec::new();
+        spec.validate("n", &mut errors);
+        errors.iter().map(|e| e.to_string().split(':').next().unwrap_or_default().to_string()).collect()
+    }
+
+    #[test]
+    fn its_thresholds_and_timeout_are_taken_to_their_edges_and_refused_past_them() {
+        let mut spec = EnvoyCircuitBreakerSpec::of(1 << 30, 1 << 30);
+        spec.max_requests = 1 << 30;
+        assert!(refused(&spec).is_empty());
+        spec.max_connections = (1 << 30) + 1;
+        spec.max_requests = (1 << 30) + 1;
+        assert_eq!(refused(&spec), ["n.max_connections", "n.max_requests"]);
+        let mut spec = EnvoyCircuitBreakerSpec::of(1, 1);
+        spec.max_pending_requests = (1 << 30) + 1;
+        assert_eq!(refused(&spec), ["n.max_pending_requests"]);
+        // Whole milliseconds from 0 to 1,000,000 s: each rule alone refuses.
+        for (s, taken) in [(0.0, true), (1e6, true), (0.001, true), (-0.001, false), (1e6 + 0.001, false), (0.0005, false), (f64::INFINITY, false)] {
+            spec.max_pending_requests = 1;
+            spec.timeout_s = s;
+            assert_eq!(refused(&spec).is_empty(), taken, "timeout {s} s");
+        }
+    }
+
+    #[test]
+    fn read_without_them_it_has_envoys_defaults_and_says_so_in_a_few_words() {
+        let spec: EnvoyCircuitBreakerSpec = serde_json::from_value(serde_json::json!({})).unwrap();
+        assert_eq!((spec.max_connections, spec.max_pending_requests, spec.max_requests, spec.timeout_s), (1024, 1024, 1024, 15.0));
+        assert_eq!(spec.summary(), "envoy cx 1024 pending 1024 rq 1024 http1");
+        let mut two = EnvoyCircuitBreakerSpec::of(10, 5);
+        two.protocol = Protocol::Http2;
+        assert_eq!(two.summary(), "envoy cx 10 pending 5 rq 1024 http2");
+    }
+
     #[test]
     fn max_requests_refuses_at_the_connection_and_http2_knows_no_other_bound() {
         let mut spec = EnvoyCircuitBreakerSpec::of(10, 10);

@@ -214,6 +214,59 @@ mod tests {
         assert!((0..10_000).all(|_| s.decide(&free, 0) == Verdict::Pass));
     }
 
+    /// The fields `validate` refuses in `spec`.
+    fn refused(spec: &HaproxyServerSpec) -> Vec<String> {
+        let mut errors = Vec::new();
+        spec.validate("n", &mut errors);
+        errors.iter().map(|e| e.to_string().split(':').next().unwrap_or_default().to_string()).collect()
+    }
+
+    #[test]
+    fn its_limits_are_taken_to_their_edges_and_refused_past_them() {
+        let mut spec = HaproxyServerSpec::of(1 << 30);
+        spec.maxqueue = 1 << 30;
+        assert!(refused(&spec).is_empty());
+        spec.maxconn = (1 << 30) + 1;
+        assert_eq!(refused(&spec), ["n.maxconn"]);
+        spec.maxconn = 1;
+        spec.maxqueue = (1 << 30) + 1;
+        assert_eq!(refused(&spec), ["n.maxqueue"]);
+        spec.maxqueue = 0;
+        // Whole milliseconds, from one to 2^31 − 1: each rule alone refuses.
+        let most = MAX_MS as f64 / 1000.0;
+        for (s, taken) in [(0.001, true), (most, true), (2.5, true), (0.0, false), (0.0005, false), (0.0015, false), (most + 0.001, false), (-1.0, false)] {
+            spec.timeout_queue_s = Some(s);
+            assert_eq!(refused(&spec).is_empty(), taken, "timeout queue {s} s");
+        }
+    }
+
+    #[test]
+    fn its_numbers_are_set_in_place_the_timeout_only_when_set() {
+        let mut spec = HaproxyServerSpec::of(3);
+        assert!(spec.number_mut(&[Step::Key("timeout_queue_s")]).is_none(), "unset: no number to slide");
+        spec.timeout_queue_s = Some(2.0);
+        let field = spec.number_mut(&[Step::Key("timeout_queue_s")]).expect("the timeout, set");
+        assert_eq!(field.get(), Some(2.0));
+        field.set(0.25).unwrap();
+        assert_eq!(spec.timeout_queue_s, Some(0.25));
+        assert_eq!(spec.number_mut(&[Step::Key("maxqueue")]).and_then(|f| f.get()), Some(0.0));
+    }
+
+    #[test]
+    fn it_counts_what_it_serves_and_hash_with_maxqueue_0_refuses_nothing() {
+        let mut spec = HaproxyServerSpec::of(3);
+        let mut s = Server::default();
+        for _ in 0..3 {
+            assert_eq!(s.decide(&spec, 0), Verdict::Pass);
+        }
+        assert_eq!(s.served(), 3);
+        spec.balance = Balance::Hash;
+        assert!((0..1000).all(|waiting| s.decide(&spec, waiting) == Verdict::Queue), "maxqueue 0: no bound");
+        assert_eq!(spec.summary(), "haproxy maxconn 3 hash");
+        spec.maxqueue = 5;
+        assert_eq!(spec.summary(), "haproxy maxconn 3 maxqueue 5 hash");
+    }
+
     #[test]
     fn the_deadline_is_the_arrival_millisecond_plus_the_timeout() {
         let mut spec = HaproxyServerSpec::of(1);
