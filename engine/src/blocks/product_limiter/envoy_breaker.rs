@@ -286,6 +286,17 @@ mod tests {
     }
 
     #[test]
+    fn it_counts_the_requests_in_progress() {
+        let mut spec = EnvoyCircuitBreakerSpec::of(10, 10);
+        spec.protocol = Protocol::Http2;
+        let mut p = Pool::default();
+        assert_eq!((p.decide(&spec, 0), p.decide(&spec, 0)), (Verdict::Pass, Verdict::Pass));
+        assert_eq!(p.requests(), 2);
+        p.finished(&spec);
+        assert_eq!(p.requests(), 1);
+    }
+
+    #[test]
     fn max_requests_refuses_at_the_connection_and_http2_knows_no_other_bound() {
         let mut spec = EnvoyCircuitBreakerSpec::of(10, 10);
         spec.max_requests = 1;
