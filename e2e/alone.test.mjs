@@ -5,18 +5,11 @@
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
-import { withBrowser, open } from './harness.mjs';
+import { withBrowser, open, lessonFiles } from './harness.mjs';
 
 const env = withBrowser();
-const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'lessons');
-const lessons = readdirSync(dir)
-  .filter((f) => f.endsWith('.json'))
-  .sort()
-  .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+const lessons = lessonFiles();
 
 const state = (page, n) => page.evaluate((n) => document.querySelector(`[data-testid="step-${n}-verdict"]`)?.dataset.state, n);
 

@@ -2,6 +2,7 @@
 // Debian's Chromium through playwright-core.
 import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
+import { readdirSync, readFileSync } from 'node:fs';
 import { extname, join, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
@@ -9,6 +10,15 @@ import { before, after } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Every lesson file of `lessons/`, in the picker's order, as JSON. */
+export function lessonFiles() {
+  const dir = join(root, 'lessons');
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.json'))
+    .sort()
+    .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+}
 // SLUICE_DIST serves another bundle (to compare two builds in one sitting).
 export const dist = process.env.SLUICE_DIST || join(root, 'dist');
 export const artifacts = join(root, 'e2e', 'artifacts');

@@ -3,17 +3,12 @@
 // real servers' limiters turn out so at every step, pressed in turn.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, dirname } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { withBrowser, open, screenshot, clockPasses, clock, stands } from './harness.mjs';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { withBrowser, open, screenshot, clockPasses, clock, stands, root, lessonFiles } from './harness.mjs';
 
 const env = withBrowser();
-const dir = join(dirname(fileURLToPath(import.meta.url)), '..', 'lessons');
-const lessons = readdirSync(dir)
-  .filter((f) => f.endsWith('.json'))
-  .sort()
-  .map((f) => JSON.parse(readFileSync(join(dir, f), 'utf8')));
+const lessons = lessonFiles();
 
 test('a first visit opens on the lesson picker, with every lesson', async () => {
   const { page, errors } = await open(env.browser, env.url, { picker: true });
@@ -69,7 +64,7 @@ for (const l of lessons) {
     const panel = page.getByTestId('lesson-panel');
     await panel.waitFor();
     assert.match(await panel.locator('h2').textContent(), new RegExp(`Lesson ${l.number}`));
-    assert.match(await page.textContent('.subtitle'), new RegExp(JSON.parse(readFileSync(join(dir, '..', 'scenarios', l.scenario), 'utf8')).name.replace(/[()]/g, '.')));
+    assert.match(await page.textContent('.subtitle'), new RegExp(JSON.parse(readFileSync(join(root, 'scenarios', l.scenario), 'utf8')).name.replace(/[()]/g, '.')));
     await page.selectOption('[data-testid="speed"]', 'max');
     // A first step that only watches began with the lesson; its button
     // waits for that verdict. The verdict awaited is the one of the try
