@@ -78,10 +78,11 @@ export async function launch() {
 /**
  * Opens the page, collecting console errors and uncaught exceptions. A first
  * visit opens on the lesson picker; it is closed ("Just the playground")
- * unless `{ picker: true }` asks to keep it.
+ * unless `{ picker: true }` asks to keep it. The window is 1440 × 900
+ * unless `width` and `height` say otherwise.
  */
-export async function open(browser, url, { picker = false } = {}) {
-  const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+export async function open(browser, url, { picker = false, width = 1440, height = 900 } = {}) {
+  const page = await browser.newPage({ viewport: { width, height } });
   const errors = [];
   page.on('console', (msg) => {
     if (msg.type() === 'error') errors.push(msg.text());

@@ -26,8 +26,7 @@ async function smallest(page) {
 
 /** Opens `url` at a size and lets the canvas measure itself and draw. */
 async function at(url, width, height) {
-  const { page, errors } = await open(env.browser, url);
-  await page.setViewportSize({ width, height });
+  const { page, errors } = await open(env.browser, url, { width, height });
   await page.waitForTimeout(600);
   await page.locator('svg.graph [data-node]').first().waitFor();
   return { page, errors };
@@ -82,7 +81,7 @@ test('presentation mode: ?present puts the editing tools away and draws every wo
   await page.close();
 });
 
-test('presentation mode with A and B: both canvases side by side, every word on a block at 16 px or more at 1920 × 1080', async () => {
+test('presentation mode with A and B: both canvases side by side and wholly in view, every word on a block at 16 px or more at 1920 × 1080', async () => {
   const { page, errors } = await at(`${env.url}?present#lesson=2&step=3`, 1920, 1080);
   await page.getByTestId('ab-table').waitFor();
   await page.waitForTimeout(400);
@@ -91,6 +90,10 @@ test('presentation mode with A and B: both canvases side by side, every word on 
   const a = await page.getByTestId('canvas-a').boundingBox();
   const b = await page.getByTestId('canvas-b').boundingBox();
   assert.ok(Math.abs(a.y - b.y) < 2 && b.x > a.x + a.width - 1, 'B beside A');
+  // The step's chart is below them: the page scrolls towards it no further
+  // than the canvases' tops, their labels in view.
+  assert.ok(a.y >= -1 && a.y + a.height <= 1081, `A is at ${a.y} to ${a.y + a.height} px`);
+  assert.ok(await page.getByTestId('ab-table').isVisible());
   assert.deepEqual(errors, []);
   await page.close();
 });

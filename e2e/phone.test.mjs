@@ -14,12 +14,12 @@ const env = withBrowser();
 const W = 390;
 const lessonCount = readdirSync(join(dirname(fileURLToPath(import.meta.url)), '..', 'lessons')).filter((f) => f.endsWith('.json')).length;
 
-async function phone() {
+async function phone(hash = '') {
   const page = await env.browser.newPage({ viewport: { width: W, height: 844 }, deviceScaleFactor: 2, hasTouch: true, isMobile: true });
   const errors = [];
   page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
   page.on('pageerror', (err) => errors.push(String(err)));
-  await page.goto(env.url);
+  await page.goto(env.url + hash);
   return { page, errors };
 }
 
@@ -235,6 +235,30 @@ test('on a phone the words are for a finger, and Several selects blocks by tappi
   await page.getByTestId('several').tap();
   await page.locator(`svg.graph [data-node="${a}"] .body`).tap();
   assert.equal(await page.getAttribute(`svg.graph [data-node="${b}"]`, 'aria-pressed'), 'false', 'a plain tap selects one alone');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('on a phone a step that asks shows its field, and once the change is made the page goes back up to the step, watched', async () => {
+  const { page, errors } = await phone('#lesson=1&step=6');
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-6-verdict"]')?.dataset.state === 'asking', null, { timeout: 30_000 });
+  const onScreen = (selector) => page.evaluate((s) => {
+    const r = document.querySelector(s).getBoundingClientRect();
+    return r.top >= 0 && r.bottom <= innerHeight;
+  }, selector);
+  await page.waitForFunction(() => {
+    const r = document.querySelector('.param.asked')?.getBoundingClientRect();
+    return r && r.top < innerHeight && r.bottom > 0;
+  });
+  assert.notEqual(await page.evaluate(() => document.activeElement?.tagName), 'INPUT', 'no keyboard raised by a focus');
+  const rate = page.getByTestId('param-arrivals-rate_per_s-number');
+  await rate.tap();
+  await rate.fill('400');
+  await rate.press('Enter');
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-6-verdict"]')?.dataset.state === 'watching');
+  await page.waitForTimeout(300);
+  assert.ok(await onScreen('[data-testid="step-6-verdict"]'), 'the step being watched is on screen');
+  assert.ok(await onScreen('[data-testid="step-6-skip"]'), 'and so is Skip ahead');
   assert.deepEqual(errors, []);
   await page.close();
 });

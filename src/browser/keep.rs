@@ -133,14 +133,24 @@ fn keep_saved_as_earlier() {
 
 /// Keeps the saved work aside before a lesson's link opens it, unless the
 /// saved scenario is a lesson's own (the lesson open before a reload, say),
-/// which the lessons have anyway.
-fn keep_saved_aside_for_a_lesson() {
-    let name = |text: &str| serde_json::from_str::<serde_json::Value>(text).ok().and_then(|v| v["name"].as_str().map(str::to_string));
-    let saved = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten());
-    let lessons = saved.as_deref().and_then(name).is_some_and(|saved| {
-        sluice_engine::lesson::SCENARIOS.iter().any(|(_, text)| name(text).as_deref() == Some(saved.as_str()))
-    });
-    if !lessons {
+/// which the lessons have anyway: one of the catalogue's, or `written`'s,
+/// the share code of a lesson written in the page, which carries its own.
+/// A scenario is a lesson's own by its name (edits during the lesson keep
+/// it), or, unnamed, by being the same.
+fn keep_saved_aside_for_a_lesson(written: Option<&str>) {
+    let read = |text: &str| serde_json::from_str::<serde_json::Value>(text).ok();
+    let Some(saved) = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()) else { return };
+    let Some(saved) = read(&saved) else { return keep_saved_as_earlier() };
+    let own = |scenario: &serde_json::Value| match saved["name"].as_str() {
+        Some(name) if !name.trim().is_empty() => scenario["name"].as_str() == Some(name),
+        _ => *scenario == saved,
+    };
+    let catalogue = sluice_engine::lesson::SCENARIOS.iter().filter_map(|(_, text)| read(text)).any(|s| own(&s));
+    let written = written
+        .and_then(|code| share::unpack(code, sluice_engine::lesson::MAX_LESSON_BYTES).ok())
+        .and_then(|text| read(&text))
+        .is_some_and(|lesson| own(&lesson["scenario"]));
+    if !catalogue && !written {
         keep_saved_as_earlier();
     }
 }
@@ -190,11 +200,11 @@ pub fn opening(built_in: Scenario) -> Opening {
         Some(Ok(Link::Lesson { number, step })) => {
             // The lesson takes the canvas: the work saved before it is
             // kept aside, as for a scenario's link.
-            keep_saved_aside_for_a_lesson();
+            keep_saved_aside_for_a_lesson(None);
             lesson = Some(LessonLink::Numbered(number, step));
         }
         Some(Ok(Link::WrittenLesson(code))) => {
-            keep_saved_aside_for_a_lesson();
+            keep_saved_aside_for_a_lesson(Some(&code));
             lesson = Some(LessonLink::Written(code));
         }
         Some(Ok(Link::Scenario(code))) => {
@@ -259,7 +269,10 @@ pub fn lesson_link() -> Option<LessonLink> {
         Ok(Link::WrittenLesson(code)) => LessonLink::Written(code),
         _ => return None,
     };
-    keep_saved_aside_for_a_lesson();
+    keep_saved_aside_for_a_lesson(match &link {
+        LessonLink::Written(code) => Some(code),
+        LessonLink::Numbered(..) => None,
+    });
     Some(link)
 }
 

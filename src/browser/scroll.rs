@@ -3,19 +3,36 @@
 /// Scrolls the first element `selector` finds into view, after the page
 /// has drawn what the last command changed, when none of it is in view: on
 /// a short screen, scrolling to show all of it would push the step just
-/// pressed, its verdict and the canvas out of view.
+/// pressed, its verdict and the canvas out of view. Where the lesson sits
+/// beside the canvas (a wide screen), the page never scrolls the canvas's
+/// top (A's and B's, comparing) out of view: what is below it shows as far
+/// as that allows.
 pub fn bring_into_view(selector: &'static str) {
     gloo_timers::callback::Timeout::new(50, move || {
-        let height = gloo_utils::window().inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
-        let element = gloo_utils::document().query_selector(selector).ok().flatten();
-        let hidden = |el: &web_sys::Element| {
-            let r = el.get_bounding_client_rect();
-            r.bottom() <= 0.0 || r.top() >= height
-        };
-        if let Some(el) = element.filter(hidden) {
-            let options = web_sys::ScrollIntoViewOptions::new();
-            options.set_block(web_sys::ScrollLogicalPosition::Nearest);
-            el.scroll_into_view_with_scroll_into_view_options(&options);
+        let window = gloo_utils::window();
+        let height = window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(0.0);
+        let document = gloo_utils::document();
+        let Some(el) = document.query_selector(selector).ok().flatten() else { return };
+        let r = el.get_bounding_client_rect();
+        if r.bottom() > 0.0 && r.top() < height {
+            return;
+        }
+        let beside = document.query_selector(".side").ok().flatten().is_some_and(|side| side.client_height() > 0);
+        let canvas = document.query_selector(".ab-canvases, svg.graph").ok().flatten().map(|c| c.get_bounding_client_rect().top());
+        match canvas.filter(|_| beside && r.top() >= height) {
+            // Below: its foot to the window's, or as near as the canvas's
+            // top allows.
+            Some(canvas_top) => {
+                let shift = (r.bottom() - height).min(canvas_top.max(0.0));
+                if shift >= 1.0 {
+                    window.scroll_by_with_x_and_y(0.0, shift.round());
+                }
+            }
+            None => {
+                let options = web_sys::ScrollIntoViewOptions::new();
+                options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+                el.scroll_into_view_with_scroll_into_view_options(&options);
+            }
         }
     })
     .forget();

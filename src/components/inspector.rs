@@ -177,7 +177,7 @@ pub fn inspector(props: &InspectorProps) -> Html {
             };
             // The row holding the field asked for (itself, or the process
             // or distribution it is a parameter of).
-            let asked = props.asked.as_ref().filter(|a| **a == path || a.as_str().starts_with(&format!("{path}."))).map(FieldPath::slug);
+            let asked = props.asked.as_ref().filter(|a| a.is_within(&path)).map(FieldPath::slug);
             let asked_tag = asked.as_ref().map(|_| {
                 let on_do_it = props.on_do_it.reform(|_: MouseEvent| ());
                 html! {

@@ -6,7 +6,7 @@
 //! Guarantees: it is a modal dialog, as the picker is (`browser::dialog`).
 //! What is typed is read on every change, and the dialog says at once
 //! whether it holds together or where it does not (the step, the field,
-//! the line), in a polite live region; "Try it", the link and the file
+//! the line), and a polite live region speaks it once typing pauses; "Try it", the link and the file
 //! are offered only for a lesson that holds together.
 
 use std::rc::Rc;
@@ -19,6 +19,9 @@ use yew::prelude::*;
 
 use crate::browser::dialog::use_modal;
 use crate::browser::keep;
+
+/// How long typing pauses before the verdict is spoken.
+const SPEAK_AFTER_MS: u32 = 1_000;
 
 #[derive(Properties, PartialEq)]
 pub struct LessonEditorProps {
@@ -160,6 +163,17 @@ pub fn lesson_editor(props: &LessonEditorProps) -> Html {
         Ok(l) => (format!("Holds together: {} step(s), each can be carried out and judged.", l.text.steps.len()), true),
         Err(why) => (format!("Not yet: {why}"), false),
     };
+    // What a screen reader hears: the verdict once typing has paused, not
+    // one at every key.
+    let spoken = use_state(String::new);
+    {
+        let spoken = spoken.clone();
+        use_effect_with(status.clone(), move |status| {
+            let (status, spoken_now) = (status.clone(), spoken.clone());
+            let timer = gloo_timers::callback::Timeout::new(SPEAK_AFTER_MS, move || spoken_now.set(status));
+            move || drop(timer)
+        });
+    }
     let on_try = {
         let (on_try, lesson) = (props.on_try.clone(), lesson.clone().ok());
         Callback::from(move |_: MouseEvent| {
@@ -214,7 +228,8 @@ pub fn lesson_editor(props: &LessonEditorProps) -> Html {
                         </div>
                     }
                 </div>
-                <p class={classes!("editor-status", if ok { "ok" } else { "off" })} role="status" data-testid="editor-status">{ status }</p>
+                <p class={classes!("editor-status", if ok { "ok" } else { "off" })} data-testid="editor-status">{ status }</p>
+                <p class="visually-hidden" role="status" data-testid="editor-spoken">{ (*spoken).clone() }</p>
                 <div class="editor-actions">
                     <button class="small" disabled={!ok} onclick={on_try} data-testid="editor-try">{"Try it"}</button>
                     <button class="secondary" disabled={!ok} onclick={on_link} data-testid="editor-link">{"Copy link"}</button>

@@ -90,8 +90,17 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                 // And the panel in the column beside the canvas, scrolled
                 // down to an inspector since (a wide screen's: a narrow
                 // one's column is no box of its own).
-                if let Some(side) = section.closest(".side").ok().flatten().filter(|side| side.client_height() > 0) {
-                    show_within(&side, &section);
+                match section.closest(".side").ok().flatten().filter(|side| side.client_height() > 0) {
+                    Some(side) => show_within(&side, &section),
+                    // A narrower screen's one column: a step that asked
+                    // begins once the change is made in the inspector, far
+                    // below; the page goes back up to the step.
+                    None if matches!(before.get(k), Some(StepState::Asking { .. })) => {
+                        let options = web_sys::ScrollIntoViewOptions::new();
+                        options.set_block(web_sys::ScrollLogicalPosition::Start);
+                        section.scroll_into_view_with_scroll_into_view_options(&options);
+                    }
+                    None => {}
                 }
             }
             if let Some((k, StepState::Judged(v))) = fresh().rfind(|(_, state)| matches!(state, StepState::Judged(_))) {

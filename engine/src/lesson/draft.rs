@@ -130,6 +130,9 @@ impl LessonDraft {
         for (k, s) in self.steps.iter().enumerate() {
             let at = |what: &str, why: String| format!("step {}, {what}: {why}", k + 1);
             let within_s = s.within.trim().parse::<f64>().map_err(|_| at("judged after", format!("\"{}\" is not a number of seconds", s.within.trim())))?;
+            if !crate::lesson::judged_in_time(within_s) {
+                return Err(at("judged after", format!("{} must be {}", s.within.trim(), crate::lesson::JUDGED_WITHIN)));
+            }
             let changes = parse_changes(&s.changes).map_err(|why| at("changes", why.to_string()))?;
             let check = parse_checks(&s.checks).map_err(|why| at("checks", why.to_string()))?;
             // What the editor does not show (an ask, a panel) is kept while
@@ -238,6 +241,26 @@ mod tests {
         }
         assert_eq!(d.lesson(&lesson.scenario).unwrap_err(), "a lesson may have at most 50 steps, not 51");
         d.steps.truncate(1);
+        // Hostile figures in the fields the editor reads as numbers.
+        for (within, why) in [("0", "0 must be more than 0 and at most 3600 simulated seconds"), ("-5", "-5 must be"), ("NaN", "NaN must be"), ("inf", "inf must be"), ("1e400", "1e400 must be"), ("3600.5", "3600.5 must be")] {
+            let mut hostile = d.clone();
+            hostile.steps[0].within = within.into();
+            let err = hostile.lesson(&lesson.scenario).unwrap_err();
+            assert!(err.starts_with(&format!("step 1, judged after: {why}")), "{within}: {err}");
+        }
+        for (checks, why) in [
+            ("fast throughput_per_s >= 1e400", "step 1, checks: line 1"),
+            ("fast throughput_per_s >= NaN", "step 1, checks: line 1"),
+            ("fast throughput_per_s <= 5 >= 10", "step 1: check on fast throughput_per_s can never pass: at least 10 and at most 5"),
+        ] {
+            let mut hostile = d.clone();
+            hostile.steps[0].checks = checks.into();
+            let err = hostile.lesson(&lesson.scenario).unwrap_err();
+            assert!(err.starts_with(why), "{checks}: {err}");
+        }
+        let mut huge = d.clone();
+        huge.steps[0].changes = "fast.service.mean_s = 1e300".into();
+        assert!(huge.lesson(&lesson.scenario).unwrap_err().starts_with("step 1"), "a change the scenario refuses is the step's error");
         d.remove_step(0);
         assert_eq!(d.lesson(&lesson.scenario).unwrap_err(), "a lesson needs at least one step");
     }

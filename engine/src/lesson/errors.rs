@@ -55,13 +55,15 @@ pub enum StepError {
     NotComparing(String),
     #[error("check on {node} {figure} has no bound")]
     Unbounded { node: String, figure: String },
+    #[error("check on {node} {figure} can never pass: at least {least} and at most {most}")]
+    Crossed { node: String, figure: String, least: f64, most: f64 },
     #[error("check on {node} {figure}: a count at least 1 proves little; bound it by what the lesson expects")]
     AtLeastOne { node: String, figure: String },
     #[error("no check bounds a figure from below, so a run where nothing moves would pass it")]
     NothingFromBelow,
     #[error("it compares, but the lesson has no comparison")]
     NoComparison,
-    #[error("within_s must be from 0 to 3600 seconds, not {0}")]
+    #[error("within_s must be {range}, not {0}", range = crate::lesson::JUDGED_WITHIN)]
     Within(f64),
     #[error("a sweep step neither compares, changes nor checks the run: it only sweeps")]
     SweepAndMore,

@@ -177,6 +177,15 @@ pub struct Step {
     pub within_s: f64,
 }
 
+/// The simulated seconds after which a step may be judged, in words.
+pub const JUDGED_WITHIN: &str = "more than 0 and at most 3600 simulated seconds";
+
+/// Whether a step may be judged `within_s` simulated seconds after it
+/// began (`JUDGED_WITHIN`).
+pub fn judged_in_time(within_s: f64) -> bool {
+    within_s.is_finite() && within_s > 0.0 && within_s <= 3600.0
+}
+
 fn default_within_s() -> f64 {
     20.0
 }
@@ -415,6 +424,14 @@ fn judged(check: &Check, scenario: &Scenario, runs: usize) -> Result<Judged, Ste
     if !bounded {
         return Err(StepError::Unbounded { node: check.node.clone(), figure: check.figure.to_string() });
     }
+    // A check no run could pass.
+    for (least, most, of) in [(check.at_least, check.at_most, ""), (check.b_over_a_at_least, check.b_over_a_at_most, "B/A ")] {
+        if let (Some(least), Some(most)) = (least, most) {
+            if least > most {
+                return Err(StepError::Crossed { node: check.node.clone(), figure: format!("{of}{}", check.figure), least, most });
+            }
+        }
+    }
     Ok(Judged { check: check.clone(), node, figure, run })
 }
 
@@ -451,7 +468,7 @@ impl Lesson {
             if step.compare && t.compare.is_none() {
                 return Err(at(StepError::NoComparison));
             }
-            if !(step.within_s.is_finite() && step.within_s > 0.0 && step.within_s <= 3600.0) {
+            if !judged_in_time(step.within_s) {
                 return Err(at(StepError::Within(step.within_s)));
             }
             if let Some(ask) = &step.ask {

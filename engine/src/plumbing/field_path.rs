@@ -128,6 +128,14 @@ impl FieldPath {
         FieldPath(Cow::Owned(format!("{}.{key}", self.0)))
     }
 
+    /// Whether this path is `outer` or lies inside it (a parameter of a
+    /// distribution, an entry of a list): `rules[0].limit` is within
+    /// `rules`, `rules_b` is not.
+    pub fn is_within(&self, outer: &FieldPath) -> bool {
+        let (mine, theirs) = (self.steps(), outer.steps());
+        mine.len() >= theirs.len() && mine[..theirs.len()] == theirs[..]
+    }
+
     /// As a JSON pointer: `/rules/0/limit`.
     pub fn pointer(&self) -> String {
         self.steps()
@@ -174,6 +182,17 @@ super::serde_as_text!(FieldPath);
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_path_lies_within_the_field_it_is_a_part_of() {
+        let p = |t: &str| FieldPath::parse(t).unwrap();
+        assert!(p("rules[0].limit").is_within(&p("rules")));
+        assert!(p("service.mean_s").is_within(&p("service")));
+        assert!(p("service").is_within(&p("service")));
+        assert!(!p("rules_b").is_within(&p("rules")));
+        assert!(!p("service").is_within(&p("service.mean_s")));
+        assert!(!p("rate_per_s").is_within(&p("rate")));
+    }
 
     #[test]
     fn every_form_reads_into_the_one_form() {
