@@ -18,7 +18,14 @@ async function judged(page, n) {
 }
 
 test('a lesson written in the page is tried and judged step by step, and its link and file carry it whole', async () => {
-  const { page, errors } = await open(env.browser, env.url, { picker: true });
+  const { page, errors } = await open(env.browser, env.url);
+  // The teacher's own scenario, named as none of the catalogue's is.
+  await page.keyboard.press('Escape');
+  await page.locator('svg.graph').click({ position: { x: 8, y: 8 } });
+  await page.getByTestId('scenario-name').fill('Our streaming service');
+  await page.getByTestId('scenario-name').press('Enter');
+  assert.equal(await page.textContent('[data-testid="scenario-title"]'), 'Our streaming service');
+  await page.getByTestId('lessons').click();
   await page.getByTestId('write-lesson').click();
   const status = page.getByTestId('editor-status');
   await page.getByTestId('lesson-editor').waitFor();
@@ -34,8 +41,20 @@ test('a lesson written in the page is tried and judged step by step, and its lin
   await page.getByTestId('editor-step-1-checks').fill('client speed >= 215');
   assert.match(await status.textContent(), /^Not yet: step 1, checks: line 1: no figure "speed"/);
   assert.ok(await page.getByTestId('editor-try').isDisabled());
-  await page.getByTestId('editor-step-1-checks').fill('client throughput_per_s >= 215');
+  // Typed a key at a time, the verdict changes with the line; a screen
+  // reader hears it once typing pauses, not at every key.
+  await page.evaluate(() => {
+    window.heard = { status: 0, spoken: 0 };
+    for (const [id, key] of [['editor-status', 'status'], ['editor-spoken', 'spoken']]) {
+      new MutationObserver(() => window.heard[key]++).observe(document.querySelector(`[data-testid="${id}"]`), { childList: true, characterData: true, subtree: true });
+    }
+  });
+  await page.getByTestId('editor-step-1-checks').fill('');
+  await page.getByTestId('editor-step-1-checks').pressSequentially('client throughput_per_s >= 215', { delay: 20 });
   assert.match(await status.textContent(), /^Holds together: 1 step/);
+  await page.waitForFunction(() => document.querySelector('[data-testid="editor-spoken"]').textContent.startsWith('Holds together: 1 step'));
+  const heard = await page.evaluate(() => window.heard);
+  assert.ok(heard.status >= 5 && heard.spoken <= 2, `the verdict changed ${heard.status} times, was spoken ${heard.spoken} times`);
   await page.getByTestId('editor-add-step').click();
   await page.getByTestId('editor-step-2-try').fill("Slow the network down: the socket's bandwidth to 40000 bytes a second.");
   await page.getByTestId('editor-step-2-changes').fill('socket.bandwidth_bytes_per_s = 40000');
@@ -63,6 +82,9 @@ test('a lesson written in the page is tried and judged step by step, and its lin
   await page.reload();
   await page.getByTestId('lesson-panel').waitFor();
   assert.match(await page.locator('[data-testid="lesson-panel"] h2').textContent(), /The network slows/);
+  // Its scenario, saved as the page's, is the lesson's own: not set aside
+  // as earlier work to restore.
+  assert.equal(await page.getByTestId('earlier').count(), 0, 'nothing kept aside');
   // Changed again, its link copied: another browser opens it from the link.
   await page.getByTestId('edit-lesson').click();
   assert.equal(await page.getByTestId('editor-title').inputValue(), 'The network slows');
