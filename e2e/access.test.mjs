@@ -1,6 +1,7 @@
 // A screen reader's page: what changes is announced through live regions
 // that are in the page from the start, and axe-core finds no WCAG 2.1 A or
-// AA violation in the page's main states.
+// AA violation in the page's main states. A keyboard alone presents a
+// lesson and writes one.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { withBrowser, open, accessibilityProblems } from './harness.mjs';
@@ -106,6 +107,63 @@ test('the glossary explains the page\'s words: from the top bar, and from an und
   assert.equal(await page.evaluate(() => document.activeElement?.dataset.testid), 'glossary-overloaded');
   await page.getByTestId('glossary-close').click();
   await dialog.waitFor({ state: 'detached' });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** What holds the focus: its test id (or tag), and whether it is on screen. */
+const focused = (page) => page.evaluate(() => {
+  const e = document.activeElement;
+  const r = e.getBoundingClientRect();
+  return { id: e.dataset.testid ?? e.tagName.toLowerCase(), text: e.textContent.trim(), onScreen: r.width > 0 && r.top >= 0 && r.bottom <= innerHeight };
+});
+
+/** Tabs forward until the element `testid` holds the focus (at most `most` presses). */
+async function tabTo(page, testid, most = 60) {
+  for (let i = 0; i < most; i++) {
+    await page.keyboard.press('Tab');
+    if ((await focused(page)).id === testid) return;
+  }
+  assert.fail(`${testid} is not reached by Tab`);
+}
+
+const verdict = (page, n) => page.waitForFunction((n) => ['passed', 'failed'].includes(document.querySelector(`[data-testid="step-${n}-verdict"]`)?.dataset.state), n, { timeout: 30_000 })
+  .then(() => page.getByTestId(`step-${n}-verdict`).getAttribute('data-state'));
+
+test('from the keyboard alone: a lesson presented step by step, the focus never lost, and a lesson written in the editor and tried', async () => {
+  const { page, errors } = await open(env.browser, `${env.url}?present#lesson=3`, { width: 1920, height: 1080 });
+  await page.getByTestId('lesson-panel').waitFor();
+  // A step pressed puts its button out; the focus goes on to Skip ahead,
+  // and from there, the verdict come, to the next step.
+  for (const n of [2, 3]) {
+    await tabTo(page, `step-${n}-try`);
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((n) => document.activeElement?.dataset.testid === `step-${n}-skip`, n);
+    assert.ok((await focused(page)).onScreen, `step ${n}'s Skip ahead is on screen`);
+    await page.keyboard.press('Enter');
+    assert.equal(await verdict(page, n), 'passed', `step ${n}`);
+    // Step 2's next is step 3; step 3, the last, has its own button back.
+    await page.waitForFunction(() => document.activeElement?.dataset.testid === 'step-3-try');
+  }
+  // A lesson written without a mouse: the picker, the editor, Try it; the
+  // focus then on the lesson's title.
+  await tabTo(page, 'lessons');
+  await page.keyboard.press('Enter');
+  await tabTo(page, 'write-lesson');
+  await page.keyboard.press('Enter');
+  await page.getByTestId('lesson-editor').waitFor();
+  assert.equal((await focused(page)).id, 'editor-title');
+  await page.keyboard.press('Control+A');
+  await page.keyboard.type('Typed, not clicked');
+  for (const [field, text] of [['editor-story', 'Two senders share one window.'], ['editor-step-1-try', 'Watch the fast receiver.'], ['editor-step-1-checks', 'fast throughput_per_s >= 10']]) {
+    await tabTo(page, field, 10);
+    await page.keyboard.type(text);
+  }
+  await tabTo(page, 'editor-try', 10);
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => document.activeElement?.tagName === 'H2' && /Typed, not clicked/.test(document.activeElement.textContent));
+  await page.keyboard.press('Tab');
+  assert.ok((await focused(page)).onScreen, 'Tab goes on from the lesson');
   assert.deepEqual(errors, []);
   await page.close();
 });

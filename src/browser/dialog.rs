@@ -1,12 +1,17 @@
 //! A modal dialog's keyboard: the focus starts on a chosen element and
 //! stays inside the dialog (Tab from the last control goes to the first,
 //! Shift+Tab from the first to the last), Escape closes it, and when it
-//! closes the focus goes back to where it was when it opened.
+//! closes the focus goes back to where it was when it opened (or, that
+//! gone, to the open lesson's title).
 
 use gloo_events::{EventListener, EventListenerOptions};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, KeyboardEvent};
 use yew::prelude::*;
+
+/// The open lesson's title, where the focus goes when a dialog closes and
+/// what opened it is gone.
+const LESSON_TITLE: &str = "[data-testid=\"lesson-panel\"] h2";
 
 /// Tab wraps around inside `dialog`, and a focus found outside it is
 /// brought back in.
@@ -62,8 +67,23 @@ pub fn use_modal(dialog: NodeRef, first: NodeRef, on_close: Callback<()>) {
         });
         move || {
             drop(listener);
-            if let Some(before) = before.filter(|b| b.is_connected()) {
-                let _ = before.focus();
+            let body = gloo_utils::document().body();
+            match before.filter(|b| b.is_connected() && body.as_ref() != Some(b)) {
+                Some(before) => {
+                    let _ = before.focus();
+                }
+                // What opened it is gone (the picker, closed for the
+                // editor it opened): the focus goes to the open lesson's
+                // title, once the page has drawn it, if a lesson is open.
+                None => {
+                    gloo_timers::callback::Timeout::new(0, || {
+                        let title = gloo_utils::document().query_selector(LESSON_TITLE).ok().flatten();
+                        if let Some(title) = title.and_then(|t| t.dyn_into::<HtmlElement>().ok()) {
+                            let _ = title.focus();
+                        }
+                    })
+                    .forget();
+                }
             }
         }
     });

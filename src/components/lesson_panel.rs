@@ -56,6 +56,35 @@ fn show_step(section: &web_sys::Element, k: usize) {
     }
 }
 
+/// A step's button pressed takes itself away (put out while the step is
+/// watched, gone once it is judged), and the focus with it: it goes to
+/// what comes next, the step's Skip ahead or Do it for me, else the next
+/// step's button, else the step's own again, so that a keyboard goes on
+/// from where it was. A focus found elsewhere (the field a step asks for)
+/// stays there; the page does not scroll for it.
+fn refocus(n: usize) {
+    gloo_timers::callback::Timeout::new(60, move || {
+        let document = gloo_utils::document();
+        let lost = document.active_element().is_none_or(|e| document.body().is_some_and(|b| *b == e) || e.has_attribute("disabled"));
+        if !lost {
+            return;
+        }
+        let after = [
+            format!("[data-testid=\"step-{n}-skip\"]"),
+            format!("[data-testid=\"step-{n}-do-it\"]"),
+            format!("[data-testid=\"step-{}-try\"]:not([disabled])", n + 1),
+            format!("[data-testid=\"step-{n}-try\"]:not([disabled])"),
+        ];
+        let next = after.iter().find_map(|s| document.query_selector(s).ok().flatten());
+        if let Some(el) = next.and_then(|el| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlElement>(el).ok()) {
+            let options = web_sys::FocusOptions::new();
+            options.set_prevent_scroll(true);
+            let _ = el.focus_with_options(&options);
+        }
+    })
+    .forget();
+}
+
 #[function_component(LessonPanel)]
 pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     // The last verdict to come, in words, for the live region.
@@ -131,7 +160,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
         let verdict = match &state {
             StepState::NotTried => html! {},
             StepState::Watching { until_s } => {
-                let on_skip = props.on_skip.reform(|_: MouseEvent| ());
+                let on_skip = props.on_skip.reform(move |_: MouseEvent| refocus(n));
                 html! {
                     <p class="verdict watching" data-testid={format!("step-{n}-verdict")} data-state="watching">
                         { format!("Watching… {:.0} simulated s to go", (until_s - props.now_s).max(0.0)) }
@@ -141,7 +170,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                 }
             }
             StepState::Asking { .. } => {
-                let on_do_it = props.on_do_it.reform(|_: MouseEvent| ());
+                let on_do_it = props.on_do_it.reform(move |_: MouseEvent| refocus(n));
                 let field = props.asked_words.clone().unwrap_or_default();
                 let wanted = step.ask.as_ref().map(|ask| ask.wanted()).unwrap_or_default();
                 let now = props.asked_now.as_ref().map(|now| format!(" It is {now} now.")).unwrap_or_default();
@@ -182,7 +211,10 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                 <p class="step-try">{ &step.try_this }</p>
                 <p class="step-expect"><strong>{"Expect: "}</strong>{ &step.expect }</p>
                 <button class="primary small" data-testid={format!("step-{n}-try")} disabled={matches!(state, StepState::Watching { .. } | StepState::Asking { .. })}
-                    onclick={Callback::from(move |_: MouseEvent| on_try.emit(k))}>{ label }</button>
+                    onclick={Callback::from(move |_: MouseEvent| {
+                        on_try.emit(k);
+                        refocus(n);
+                    })}>{ label }</button>
                 { verdict }
             </li>
         }
@@ -191,7 +223,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     html! {
         <section class="panel lesson" aria-label="Lesson" data-testid="lesson-panel" ref={panel}>
             <div class="panel-head">
-                <h2>{ format!("Lesson {} · {}", l.number, l.title) }</h2>
+                <h2 tabindex="-1">{ format!("Lesson {} · {}", l.number, l.title) }</h2>
                 <button class="icon" aria-label="Close the lesson" onclick={Callback::from(move |_: MouseEvent| on_close.emit(()))}>{"×"}</button>
             </div>
             <p class="lesson-source">{ &l.source }</p>
