@@ -81,7 +81,6 @@ try {
   await room.getByTestId('step-3-skip').click();
   await room.waitForFunction(() => document.querySelector('[data-testid="step-3-verdict"]')?.dataset.state === 'passed', null, { timeout: 60_000 });
   await room.waitForTimeout(1500);
-  await room.evaluate(() => window.scrollTo(0, 0));
   await room.screenshot({ path: outPresent });
   if (errors.length) throw new Error(`console errors: ${errors.join('; ')}`);
   console.log(`wrote ${out}, ${outAb}, ${outPhone}, ${outGlossary}, ${outLaptop} and ${outPresent}`);
