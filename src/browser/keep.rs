@@ -197,16 +197,9 @@ pub fn opening(built_in: Scenario) -> Opening {
     read_as_mine(storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()));
     match fragment_link() {
         None => {}
-        Some(Ok(Link::Lesson { number, step })) => {
-            // The lesson takes the canvas: the work saved before it is
-            // kept aside, as for a scenario's link.
-            keep_saved_aside_for_a_lesson(None);
-            lesson = Some(LessonLink::Numbered(number, step));
-        }
-        Some(Ok(Link::WrittenLesson(code))) => {
-            keep_saved_aside_for_a_lesson(Some(&code));
-            lesson = Some(LessonLink::Written(code));
-        }
+        // The lesson takes the canvas: the work saved before it is kept
+        // aside, as for a scenario's link.
+        Some(Ok(link @ (Link::Lesson { .. } | Link::WrittenLesson(_)))) => lesson = opened_lesson(link),
         Some(Ok(Link::Scenario(code))) => {
             // The fragment has done its job: later edits are saved, and a
             // reload must show them rather than the link's original.
@@ -264,16 +257,22 @@ pub fn banner(scenario: &Scenario) -> Option<(String, String)> {
 /// counted from 1. The work saved before it is kept aside first, as for a
 /// scenario's link.
 pub fn lesson_link() -> Option<LessonLink> {
-    let link = match fragment_link()? {
-        Ok(Link::Lesson { number, step }) => LessonLink::Numbered(number, step),
-        Ok(Link::WrittenLesson(code)) => LessonLink::Written(code),
-        _ => return None,
+    opened_lesson(fragment_link()?.ok()?)
+}
+
+/// The lesson `link` opens, if it is a lesson's, the work saved before it
+/// kept aside first.
+fn opened_lesson(link: Link) -> Option<LessonLink> {
+    let lesson = match link {
+        Link::Lesson { number, step } => LessonLink::Numbered(number, step),
+        Link::WrittenLesson(code) => LessonLink::Written(code),
+        Link::Scenario(_) => return None,
     };
-    keep_saved_aside_for_a_lesson(match &link {
+    keep_saved_aside_for_a_lesson(match &lesson {
         LessonLink::Written(code) => Some(code),
         LessonLink::Numbered(..) => None,
     });
-    Some(link)
+    Some(lesson)
 }
 
 /// The link in the address bar's fragment, if it is Sluice's.
