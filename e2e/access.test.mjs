@@ -118,8 +118,10 @@ const focused = (page) => page.evaluate(() => {
   return { id: e.dataset.testid ?? e.tagName.toLowerCase(), text: e.textContent.trim(), onScreen: r.width > 0 && r.top >= 0 && r.bottom <= innerHeight };
 });
 
-/** Tabs forward until the element `testid` holds the focus (at most `most` presses). */
+/** Tabs forward until the element `testid` holds the focus, if it does not
+ * yet (at most `most` presses). */
 async function tabTo(page, testid, most = 60) {
+  if ((await focused(page)).id === testid) return;
   for (let i = 0; i < most; i++) {
     await page.keyboard.press('Tab');
     if ((await focused(page)).id === testid) return;
@@ -145,6 +147,17 @@ test('from the keyboard alone: a lesson presented step by step, the focus never 
     // Step 2's next is step 3; step 3, the last, has its own button back.
     await page.waitForFunction(() => document.activeElement?.dataset.testid === 'step-3-try');
   }
+  // A step that only watches begins at the verdict before it: Skip ahead
+  // hands the focus on to its Skip ahead, not back to the step judged.
+  const { page: watching } = await open(env.browser, `${env.url}#lesson=9`);
+  await watching.getByTestId('step-1-skip').waitFor();
+  await tabTo(watching, 'step-1-skip');
+  for (const n of [1, 2]) {
+    await watching.keyboard.press('Enter');
+    assert.equal(await verdict(watching, n), 'passed', `lesson 9, step ${n}`);
+    await watching.waitForFunction((n) => document.activeElement?.dataset.testid === `step-${n + 1}-skip`, n);
+  }
+  await watching.close();
   // A lesson written without a mouse: the picker, the editor, Try it; the
   // focus then on the lesson's title.
   await tabTo(page, 'lessons');

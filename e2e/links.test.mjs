@@ -47,6 +47,9 @@ test('a lesson link opens the lesson at its step, the address keeps the lesson, 
   await page.reload();
   await panel.waitFor();
   assert.match(await panel.locator('h2').textContent(), /Lesson 3/);
+  // The scenario saved with it (step 2's change made) is the lesson's own,
+  // not work to restore.
+  assert.equal(await page.getByTestId('earlier').count(), 0, 'nothing kept aside');
   await screenshot(page, 'lesson-link');
   // Closing the lesson takes its link away.
   await page.getByRole('button', { name: 'Close the lesson' }).click();
@@ -54,6 +57,22 @@ test('a lesson link opens the lesson at its step, the address keeps the lesson, 
   // A lesson link pasted into the open page opens that lesson.
   await page.evaluate(() => { location.hash = '#lesson=5'; });
   await page.waitForFunction(() => /Lesson 5/.test(document.querySelector('[data-testid="lesson-panel"] h2')?.textContent ?? ''));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('work of one\'s own that only shares a lesson\'s scenario\'s name is kept aside when a lesson link opens', async () => {
+  const { page, context, errors } = await fresh(env.url);
+  const close = page.getByTestId('picker-close');
+  if ((await close.count()) > 0) await close.click();
+  // The scenario the page opens with is lesson 1's; changed, it is work.
+  await page.getByTestId('seed').fill('7');
+  await page.getByTestId('seed').press('Enter');
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('sluice.scenario.v1') ?? '{}').seed === 7);
+  await page.evaluate(() => { location.hash = '#lesson=3'; });
+  await page.getByTestId('lesson-panel').waitFor();
+  await page.getByTestId('restore-earlier').waitFor();
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem('sluice.scenario.v1.earlier'))).seed, 7);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -55,7 +55,7 @@ impl Page {
         if !std::mem::take(&mut self.saving.borrow_mut().due) {
             return;
         }
-        let saved = keep::autosave(session.play.scenario());
+        let saved = keep::autosave(session.play.scenario(), super::lessons::open_lesson_link(&session).as_ref());
         drop(session);
         match saved {
             Err(why) => self.notice.set(Some(format!(

@@ -197,7 +197,7 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
     let shown = open_link_of(&page.session.borrow());
     use_effect_with(shown, {
         let session = page.session.clone();
-        move |shown| keep::show_lesson(shown.map(|(index, written, _)| link_of(&session.borrow(), index, written)))
+        move |_| keep::show_lesson(open_lesson_link(&session.borrow()))
     });
     // A lesson whose every step turned out as it says is completed, in
     // this browser, for the picker to mark.
@@ -227,8 +227,7 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
                     earlier.set(keep::earlier_work().is_some());
                     open_link.emit(link);
                 }
-                let s = session.borrow();
-                keep::show_lesson(open_link_of(&s).map(|(index, written, _)| link_of(&s, index, written)));
+                keep::show_lesson(open_lesson_link(&session.borrow()));
             });
             move || drop(listener)
         }
@@ -242,6 +241,11 @@ pub(crate) fn use_lessons(page: &Page, dispatch: &Dispatch, first_visit: bool, l
 fn open_link_of(session: &Session) -> Option<(usize, bool, u64)> {
     let (written, writings) = session.play.written();
     session.play.lesson().map(|run| (run.index, written == Some(run.index), writings))
+}
+
+/// The link to the lesson open, if one is (what the address bar shows).
+pub(crate) fn open_lesson_link(session: &Session) -> Option<Link> {
+    open_link_of(session).map(|(index, written, _)| link_of(session, index, written))
 }
 
 /// The link to the lesson at `index`: its number, or for one's own its

@@ -77,9 +77,17 @@ pub fn use_modal(dialog: NodeRef, first: NodeRef, on_close: Callback<()>) {
                 // title, once the page has drawn it, if a lesson is open.
                 None => {
                     gloo_timers::callback::Timeout::new(0, || {
-                        let title = gloo_utils::document().query_selector(LESSON_TITLE).ok().flatten();
+                        let document = gloo_utils::document();
+                        // Unless the focus went somewhere meanwhile.
+                        if document.active_element().is_some_and(|a| document.body().is_none_or(|b| *b != a)) {
+                            return;
+                        }
+                        let title = document.query_selector(LESSON_TITLE).ok().flatten();
                         if let Some(title) = title.and_then(|t| t.dyn_into::<HtmlElement>().ok()) {
-                            let _ = title.focus();
+                            // Where it is: the lesson's own scroll stays.
+                            let options = web_sys::FocusOptions::new();
+                            options.set_prevent_scroll(true);
+                            let _ = title.focus_with_options(&options);
                         }
                     })
                     .forget();

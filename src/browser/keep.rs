@@ -40,6 +40,11 @@ const EARLIER_KEY: &str = "sluice.scenario.v1.earlier";
 /// and the earlier slot is taken (its latest save, until restored).
 const OTHER_TAB_KEY: &str = "sluice.scenario.v1.other-tab";
 
+/// Beside the saved scenario: the link of the lesson open when it was
+/// saved (at its start), if one was. A lesson's link opened again finds
+/// the scenario its own, not work to keep aside.
+const LESSON_KEY: &str = "sluice.scenario.v1.lesson";
+
 /// The slots of kept work, the one offered first first.
 const KEPT: [&str; 2] = [EARLIER_KEY, OTHER_TAB_KEY];
 
@@ -59,8 +64,9 @@ pub fn replayed_instants(scenario: &Scenario) -> usize {
 ///
 /// Another tab of the page saves to the same slot: if it did since this tab
 /// last read or wrote it, its work is kept aside as the earlier work before
-/// this save replaces it, and the save returns `Ok(true)`.
-pub fn autosave(scenario: &Scenario) -> Result<bool, String> {
+/// this save replaces it, and the save returns `Ok(true)`. `lesson` is the
+/// link of the lesson open, noted beside it (`LESSON_KEY`).
+pub fn autosave(scenario: &Scenario, lesson: Option<&Link>) -> Result<bool, String> {
     let Some(storage) = storage() else {
         return Err("this browser keeps nothing for the page (storage is switched off)".into());
     };
@@ -86,6 +92,10 @@ pub fn autosave(scenario: &Scenario) -> Result<bool, String> {
         .set_item(STORAGE_KEY, &text)
         .map_err(|_| format!("this browser refused to keep {} KB (its storage for the page is full)", text.len().div_ceil(1000)))?;
     MINE.with(|mine| *mine.borrow_mut() = Some(text));
+    let _ = match lesson {
+        Some(link) => storage.set_item(LESSON_KEY, &link.fragment()),
+        None => storage.remove_item(LESSON_KEY),
+    };
     Ok(displaced.is_some())
 }
 
@@ -132,25 +142,30 @@ fn keep_saved_as_earlier() {
 }
 
 /// Keeps the saved work aside before a lesson's link opens it, unless the
-/// saved scenario is a lesson's own (the lesson open before a reload, say),
-/// which the lessons have anyway: one of the catalogue's, or `written`'s,
-/// the share code of a lesson written in the page, which carries its own.
-/// A scenario is a lesson's own by its name (edits during the lesson keep
-/// it), or, unnamed, by being the same.
-fn keep_saved_aside_for_a_lesson(written: Option<&str>) {
-    let read = |text: &str| serde_json::from_str::<serde_json::Value>(text).ok();
-    let Some(saved) = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()) else { return };
-    let Some(saved) = read(&saved) else { return keep_saved_as_earlier() };
-    let own = |scenario: &serde_json::Value| match saved["name"].as_str() {
-        Some(name) if !name.trim().is_empty() => scenario["name"].as_str() == Some(name),
-        _ => *scenario == saved,
+/// saved scenario is the lesson's own: saved while that lesson was open
+/// (a reload, say), or the very scenario of a lesson of the catalogue or
+/// of the one the link carries, with nothing of the reader's in it. A
+/// scenario that only shares a lesson's name is the reader's work.
+fn keep_saved_aside_for_a_lesson(link: &Link) {
+    let Some(storage) = storage() else { return };
+    let Ok(Some(saved)) = storage.get_item(STORAGE_KEY) else { return };
+    let at_its_start = match link {
+        Link::Lesson { number, .. } => Link::Lesson { number: *number, step: None },
+        other => other.clone(),
     };
-    let catalogue = sluice_engine::lesson::SCENARIOS.iter().filter_map(|(_, text)| read(text)).any(|s| own(&s));
-    let written = written
-        .and_then(|code| share::unpack(code, sluice_engine::lesson::MAX_LESSON_BYTES).ok())
-        .and_then(|text| read(&text))
-        .is_some_and(|lesson| own(&lesson["scenario"]));
-    if !catalogue && !written {
+    let marked = storage.get_item(LESSON_KEY).ok().flatten() == Some(at_its_start.fragment());
+    let read = |text: &str| Scenario::from_json_draft(text).ok();
+    let untouched = read(&saved).is_some_and(|saved| {
+        let written = match link {
+            Link::WrittenLesson(code) => share::unpack(code, sluice_engine::lesson::MAX_LESSON_BYTES)
+                .ok()
+                .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+                .and_then(|lesson| read(&lesson["scenario"].to_string())),
+            _ => None,
+        };
+        written.into_iter().chain(sluice_engine::lesson::SCENARIOS.iter().filter_map(|(_, text)| read(text))).any(|own| own == saved)
+    });
+    if !marked && !untouched {
         keep_saved_as_earlier();
     }
 }
@@ -197,8 +212,6 @@ pub fn opening(built_in: Scenario) -> Opening {
     read_as_mine(storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()));
     match fragment_link() {
         None => {}
-        // The lesson takes the canvas: the work saved before it is kept
-        // aside, as for a scenario's link.
         Some(Ok(link @ (Link::Lesson { .. } | Link::WrittenLesson(_)))) => lesson = opened_lesson(link),
         Some(Ok(Link::Scenario(code))) => {
             // The fragment has done its job: later edits are saved, and a
@@ -253,25 +266,23 @@ pub fn banner(scenario: &Scenario) -> Option<(String, String)> {
     (!name.is_empty() || !description.is_empty()).then(|| (name.to_string(), description.to_string()))
 }
 
-/// The lesson the address bar's link opens: its number, and its step
-/// counted from 1. The work saved before it is kept aside first, as for a
-/// scenario's link.
+/// The lesson the address bar's link opens (`opened_lesson`), for a link
+/// pasted into a tab already showing the page.
 pub fn lesson_link() -> Option<LessonLink> {
     opened_lesson(fragment_link()?.ok()?)
 }
 
-/// The lesson `link` opens, if it is a lesson's, the work saved before it
-/// kept aside first.
+/// The lesson `link` opens, if it is a lesson's (one of the catalogue's by
+/// its number and its step counted from 1, or one written by its reader):
+/// the lesson takes the canvas, so the work saved before it is kept aside
+/// first, as for a scenario's link.
 fn opened_lesson(link: Link) -> Option<LessonLink> {
-    let lesson = match link {
-        Link::Lesson { number, step } => LessonLink::Numbered(number, step),
-        Link::WrittenLesson(code) => LessonLink::Written(code),
+    let lesson = match &link {
+        Link::Lesson { number, step } => LessonLink::Numbered(*number, *step),
+        Link::WrittenLesson(code) => LessonLink::Written(code.clone()),
         Link::Scenario(_) => return None,
     };
-    keep_saved_aside_for_a_lesson(match &lesson {
-        LessonLink::Written(code) => Some(code),
-        LessonLink::Numbered(..) => None,
-    });
+    keep_saved_aside_for_a_lesson(&link);
     Some(lesson)
 }
 

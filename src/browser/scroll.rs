@@ -17,13 +17,16 @@ pub fn bring_into_view(selector: &'static str) {
         if r.bottom() > 0.0 && r.top() < height {
             return;
         }
+        // Below the canvas (not in the column beside it, which scrolls on
+        // its own), with the canvas's top in view.
         let beside = document.query_selector(".side").ok().flatten().is_some_and(|side| side.client_height() > 0);
+        let in_side = el.closest(".side").ok().flatten().is_some();
         let canvas = document.query_selector(".ab-canvases, svg.graph").ok().flatten().map(|c| c.get_bounding_client_rect().top());
-        match canvas.filter(|_| beside && r.top() >= height) {
-            // Below: its foot to the window's, or as near as the canvas's
-            // top allows.
+        match canvas.filter(|&top| beside && !in_side && top >= 0.0 && r.top() >= height) {
+            // Its foot to the window's (its top, if it is taller), or as
+            // near as the canvas's top allows.
             Some(canvas_top) => {
-                let shift = (r.bottom() - height).min(canvas_top.max(0.0));
+                let shift = (r.bottom() - height).min(r.top()).min(canvas_top);
                 if shift >= 1.0 {
                     window.scroll_by_with_x_and_y(0.0, shift.round());
                 }

@@ -168,7 +168,7 @@ pub fn lesson_editor(props: &LessonEditorProps) -> Html {
     let spoken = use_state(String::new);
     {
         let spoken = spoken.clone();
-        use_effect_with(status.clone(), move |status| {
+        use_effect_with((status.clone(), (*draft).clone()), move |(status, _)| {
             let (status, spoken_now) = (status.clone(), spoken.clone());
             let timer = gloo_timers::callback::Timeout::new(SPEAK_AFTER_MS, move || spoken_now.set(status));
             move || drop(timer)

@@ -59,7 +59,7 @@ fn show_step(section: &web_sys::Element, k: usize) {
 /// A step's button pressed takes itself away (put out while the step is
 /// watched, gone once it is judged), and the focus with it: it goes to
 /// what comes next, the step's Skip ahead or Do it for me, else the next
-/// step's button, else the step's own again, so that a keyboard goes on
+/// step's button (or its Skip ahead, begun), else the step's own again, so that a keyboard goes on
 /// from where it was. A focus found elsewhere (the field a step asks for)
 /// stays there; the page does not scroll for it.
 fn refocus(n: usize) {
@@ -69,10 +69,14 @@ fn refocus(n: usize) {
         if !lost {
             return;
         }
+        // (The next step may have begun of itself: one that only watches
+        // starts at the verdict before it.)
         let after = [
             format!("[data-testid=\"step-{n}-skip\"]"),
             format!("[data-testid=\"step-{n}-do-it\"]"),
             format!("[data-testid=\"step-{}-try\"]:not([disabled])", n + 1),
+            format!("[data-testid=\"step-{}-skip\"]", n + 1),
+            format!("[data-testid=\"step-{}-do-it\"]", n + 1),
             format!("[data-testid=\"step-{n}-try\"]:not([disabled])"),
         ];
         let next = after.iter().find_map(|s| document.query_selector(s).ok().flatten());

@@ -131,7 +131,7 @@ impl LessonDraft {
             let at = |what: &str, why: String| format!("step {}, {what}: {why}", k + 1);
             let within_s = s.within.trim().parse::<f64>().map_err(|_| at("judged after", format!("\"{}\" is not a number of seconds", s.within.trim())))?;
             if !crate::lesson::judged_in_time(within_s) {
-                return Err(at("judged after", format!("{} must be {}", s.within.trim(), crate::lesson::JUDGED_WITHIN)));
+                return Err(at("judged after", format!("{} must be {}", s.within.trim(), crate::lesson::judged_within())));
             }
             let changes = parse_changes(&s.changes).map_err(|why| at("changes", why.to_string()))?;
             let check = parse_checks(&s.checks).map_err(|why| at("checks", why.to_string()))?;

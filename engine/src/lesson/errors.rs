@@ -63,7 +63,7 @@ pub enum StepError {
     NothingFromBelow,
     #[error("it compares, but the lesson has no comparison")]
     NoComparison,
-    #[error("within_s must be {range}, not {0}", range = crate::lesson::JUDGED_WITHIN)]
+    #[error("within_s must be {range}, not {0}", range = crate::lesson::judged_within())]
     Within(f64),
     #[error("a sweep step neither compares, changes nor checks the run: it only sweeps")]
     SweepAndMore,

@@ -177,13 +177,18 @@ pub struct Step {
     pub within_s: f64,
 }
 
+/// The most simulated seconds after which a step may be judged (an hour).
+pub const MAX_WITHIN_S: f64 = 3600.0;
+
 /// The simulated seconds after which a step may be judged, in words.
-pub const JUDGED_WITHIN: &str = "more than 0 and at most 3600 simulated seconds";
+pub fn judged_within() -> String {
+    format!("more than 0 and at most {MAX_WITHIN_S} simulated seconds")
+}
 
 /// Whether a step may be judged `within_s` simulated seconds after it
-/// began (`JUDGED_WITHIN`).
+/// began (`judged_within`).
 pub fn judged_in_time(within_s: f64) -> bool {
-    within_s.is_finite() && within_s > 0.0 && within_s <= 3600.0
+    within_s.is_finite() && within_s > 0.0 && within_s <= MAX_WITHIN_S
 }
 
 fn default_within_s() -> f64 {
@@ -647,6 +652,22 @@ mod tests {
         let verdict = watch.verdict(&[&a, &b]);
         assert!(!verdict.passed, "{verdict:?}");
         assert!(verdict.results[0].text.contains("B/A = no value (A gives nothing to compare with)"), "{verdict:?}");
+    }
+
+    #[test]
+    fn a_check_no_run_could_pass_is_refused() {
+        let (a, b) = (served_in(0.1), served_in(0.1));
+        let refused = |checks: serde_json::Value| Watch::start(&step(checks, true), &[&a, &b]).err().map(|why| why.to_string());
+        assert_eq!(
+            refused(serde_json::json!([{"node": "c", "figure": "departed", "at_least": 10.0, "at_most": 5.0}])).as_deref(),
+            Some("check on c departed can never pass: at least 10 and at most 5")
+        );
+        assert_eq!(
+            refused(serde_json::json!([{"node": "c", "figure": "departed", "b_over_a_at_least": 2.0, "b_over_a_at_most": 0.5}])).as_deref(),
+            Some("check on c B/A departed can never pass: at least 2 and at most 0.5")
+        );
+        // Bounds that meet leave one value, which a run can have.
+        assert_eq!(refused(serde_json::json!([{"node": "c", "figure": "departed", "at_least": 5.0, "at_most": 5.0}])), None);
     }
 
 }
