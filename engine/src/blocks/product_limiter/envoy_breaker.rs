@@ -249,11 +249,8 @@ mod tests {
         assert_eq!(p.grant(&spec), None);
     }
 
-    /// The fields `validate` refuses in `spec`.
     fn refused(spec: &EnvoyCircuitBreakerSpec) -> Vec<String> {
-        let mut errors = Vec::new();
-        spec.validate("n", &mut errors);
-        errors.iter().map(|e| e.to_string().split(':').next().unwrap_or_default().to_string()).collect()
+        super::super::refused_fields(|path, errors| spec.validate(path, errors))
     }
 
     #[test]

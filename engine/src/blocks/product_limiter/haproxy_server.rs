@@ -214,11 +214,8 @@ mod tests {
         assert!((0..10_000).all(|_| s.decide(&free, 0) == Verdict::Pass));
     }
 
-    /// The fields `validate` refuses in `spec`.
     fn refused(spec: &HaproxyServerSpec) -> Vec<String> {
-        let mut errors = Vec::new();
-        spec.validate("n", &mut errors);
-        errors.iter().map(|e| e.to_string().split(':').next().unwrap_or_default().to_string()).collect()
+        super::super::refused_fields(|path, errors| spec.validate(path, errors))
     }
 
     #[test]

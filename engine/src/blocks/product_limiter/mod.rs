@@ -575,6 +575,15 @@ impl ProductLimiter {
     }
 }
 
+/// The fields a product's `validate` refuses, by their paths (`n.rate`),
+/// its node named `n`.
+#[cfg(test)]
+fn refused_fields(validate: impl FnOnce(&str, &mut Vec<FieldError>)) -> Vec<String> {
+    let mut errors = Vec::new();
+    validate("n", &mut errors);
+    errors.iter().map(|e| e.to_string().split(':').next().unwrap_or_default().to_string()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

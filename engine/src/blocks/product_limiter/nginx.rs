@@ -371,6 +371,36 @@ mod tests {
         NginxLimitReqSpec { per, nodelay, delay, ..NginxLimitReqSpec::of(rate, burst) }
     }
 
+    fn refused(spec: &NginxLimitReqSpec) -> Vec<String> {
+        super::super::refused_fields(|path, errors| spec.validate(path, errors))
+    }
+
+    #[test]
+    fn its_numbers_are_taken_to_their_edges_and_refused_past_them() {
+        // Written with only its rate, it is nginx's defaults.
+        let read: NginxLimitReqSpec = serde_json::from_value(serde_json::json!({"rate": 10})).unwrap();
+        assert_eq!((read.key.as_str(), read.status, read.zone_bytes, read.burst), ("$binary_remote_addr", 503, 10 << 20, 0));
+        assert!(refused(&read).is_empty());
+        let edges = NginxLimitReqSpec { delay: 1_000_000, status: 599, ..NginxLimitReqSpec::of(1_000_000, 1_000_000) };
+        assert!(refused(&edges).is_empty());
+        assert!(refused(&NginxLimitReqSpec { status: 400, ..NginxLimitReqSpec::of(1, 0) }).is_empty());
+        for (spec, field) in [
+            (NginxLimitReqSpec::of(0, 0), "n.rate"),
+            (NginxLimitReqSpec::of(1_000_001, 0), "n.rate"),
+            (NginxLimitReqSpec::of(10, 1_000_001), "n.burst"),
+            (NginxLimitReqSpec { delay: 1_000_001, ..edges.clone() }, "n.delay"),
+            (NginxLimitReqSpec { nodelay: true, delay: 1, ..edges.clone() }, "n.delay"),
+            (NginxLimitReqSpec { status: 399, ..edges.clone() }, "n.status"),
+            (NginxLimitReqSpec { status: 600, ..edges.clone() }, "n.status"),
+            (NginxLimitReqSpec { zone_bytes: 1 << 10, ..edges.clone() }, "n.zone_bytes"),
+            (NginxLimitReqSpec { key: "$remote addr".into(), ..edges.clone() }, "n.key"),
+        ] {
+            assert_eq!(refused(&spec), [field], "{spec:?}");
+        }
+        // nodelay with no delay is nginx's own pair.
+        assert!(refused(&NginxLimitReqSpec { nodelay: true, delay: 0, ..edges.clone() }).is_empty());
+    }
+
     /// `n` requests of one key at millisecond `at`.
     fn burst_at(zone: &mut Zone, s: &NginxLimitReqSpec, at: u64, n: usize) -> Vec<Verdict> {
         (0..n).map(|_| zone.decide(s, 1, at)).collect()
