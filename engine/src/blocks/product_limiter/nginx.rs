@@ -399,6 +399,41 @@ mod tests {
         }
         // nodelay with no delay is nginx's own pair.
         assert!(refused(&NginxLimitReqSpec { nodelay: true, delay: 0, ..edges.clone() }).is_empty());
+        // The zone from 32 KiB to 1 TiB; a key one word of 1 to 256
+        // characters, none that would end or break the directive.
+        for (zone_bytes, taken) in [(MIN_ZONE_BYTES, true), (MAX_ZONE_BYTES, true), (MIN_ZONE_BYTES - 1, false), (MAX_ZONE_BYTES + 1, false)] {
+            assert_eq!(refused(&NginxLimitReqSpec { zone_bytes, ..edges.clone() }).is_empty(), taken, "zone of {zone_bytes} bytes");
+        }
+        let long = "k".repeat(256);
+        let longer = "k".repeat(257);
+        for (key, taken) in [("$http_x_api_key", true), (long.as_str(), true), ("", false), (longer.as_str(), false), ("$a;b", false), ("$a\u{7}", false), ("$a\"", false), ("{$a}", false), ("$a#b", false)] {
+            assert_eq!(refused(&NginxLimitReqSpec { key: key.into(), ..edges.clone() }) == ["n.key"], !taken, "key {key:?}");
+        }
+    }
+
+    #[test]
+    fn a_clock_gone_back_more_than_a_minute_counts_a_millisecond_and_less_counts_none() {
+        assert_eq!(elapsed(1_100, 1_000), 100);
+        assert_eq!(elapsed(1_000, 1_000), 0);
+        assert_eq!(elapsed(1_000, 61_000), 0, "back exactly a minute: none");
+        assert_eq!(elapsed(1_000, 61_001), 1, "back more than a minute: one");
+    }
+
+    #[test]
+    fn a_zone_made_smaller_forgets_the_keys_used_longest_ago_a_refusal_counting_as_a_use() {
+        let s = spec(1, Per::Second, 0, false, 0);
+        let mut zone = Zone::default();
+        for key in 1..=4 {
+            assert_eq!(zone.decide(&s, key, 0), Verdict::Pass);
+        }
+        // Key 1 again, refused: it is now the most recently used.
+        assert_eq!(zone.decide(&s, 1, 10), Verdict::Reject);
+        zone.shrink(2);
+        assert_eq!(zone.keys(), 2);
+        assert!(zone.excess(&s, 1, 10).is_some() && zone.excess(&s, 4, 10).is_some(), "1 and 4 kept");
+        assert!(zone.excess(&s, 2, 10).is_none() && zone.excess(&s, 3, 10).is_none(), "2 and 3 forgotten");
+        zone.shrink(5);
+        assert_eq!(zone.keys(), 2, "made larger, it forgets nothing");
     }
 
     /// `n` requests of one key at millisecond `at`.
