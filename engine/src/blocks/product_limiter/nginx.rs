@@ -420,6 +420,35 @@ mod tests {
     }
 
     #[test]
+    fn a_full_zone_forgets_at_most_two_keys_each_idle_a_minute_and_drained_before_forcing() {
+        // 1 r/s with a burst of 60: key 1's 61 requests at once leave it
+        // 60 requests of excess, drained in exactly a minute.
+        let s = NginxLimitReqSpec { nodelay: true, zone_bytes: MIN_ZONE_BYTES, ..NginxLimitReqSpec::of(1, 60) };
+        let capacity = s.capacity() as u32;
+        let mut zone = Zone::default();
+        assert!(burst_at(&mut zone, &s, 0, 61).iter().all(|v| *v == Verdict::Pass));
+        for key in 2..=capacity {
+            zone.decide(&s, key, 0);
+        }
+        assert_eq!(zone.keys(), capacity as usize);
+        // A minute on, a new key: keys 1 (idle 60 s, its excess just
+        // drained) and 2 are forgotten, no third, and nothing by force.
+        assert_eq!(zone.decide(&s, capacity + 1, 60_000), Verdict::Pass);
+        assert_eq!(zone.keys(), capacity as usize - 1);
+        assert!(zone.excess(&s, 1, 60_000).is_none() && zone.excess(&s, 2, 60_000).is_none());
+        assert!(zone.excess(&s, 3, 60_000).is_some(), "two at most");
+        // A millisecond short of the minute, nobody idle enough: one key
+        // is forgotten by force, the next only if idle a minute.
+        let mut zone = Zone::default();
+        for key in 0..capacity {
+            zone.decide(&s, key, 0);
+        }
+        assert_eq!(zone.decide(&s, capacity, 59_999), Verdict::Pass);
+        assert_eq!(zone.keys(), capacity as usize);
+        assert!(zone.excess(&s, 0, 59_999).is_none() && zone.excess(&s, 1, 59_999).is_some());
+    }
+
+    #[test]
     fn a_zone_made_smaller_forgets_the_keys_used_longest_ago_a_refusal_counting_as_a_use() {
         let s = spec(1, Per::Second, 0, false, 0);
         let mut zone = Zone::default();
