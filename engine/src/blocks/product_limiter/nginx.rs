@@ -463,6 +463,8 @@ mod tests {
         assert!(zone.excess(&s, 2, 10).is_none() && zone.excess(&s, 3, 10).is_none(), "2 and 3 forgotten");
         zone.shrink(5);
         assert_eq!(zone.keys(), 2, "made larger, it forgets nothing");
+        zone.shrink(1);
+        assert!(zone.excess(&s, 1, 10).is_some() && zone.keys() == 1, "the key refused last is the one kept");
     }
 
     /// `n` requests of one key at millisecond `at`.
