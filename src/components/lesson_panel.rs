@@ -59,8 +59,8 @@ fn show_step(section: &web_sys::Element, k: usize) {
 /// A step's button pressed takes itself away (put out while the step is
 /// watched, gone once it is judged), and the focus with it: it goes to
 /// what comes next, the step's Skip ahead or Do it for me, else the next
-/// step's button (or its Skip ahead, begun), else the step's own again, so that a keyboard goes on
-/// from where it was. A focus found elsewhere (the field a step asks for)
+/// step's button (or its Skip ahead, begun), else the step's own again,
+/// so that a keyboard goes on from where it was. A focus found elsewhere (the field a step asks for)
 /// stays there; the page does not scroll for it.
 fn refocus(n: usize) {
     gloo_timers::callback::Timeout::new(60, move || {
@@ -76,7 +76,6 @@ fn refocus(n: usize) {
             format!("[data-testid=\"step-{n}-do-it\"]"),
             format!("[data-testid=\"step-{}-try\"]:not([disabled])", n + 1),
             format!("[data-testid=\"step-{}-skip\"]", n + 1),
-            format!("[data-testid=\"step-{}-do-it\"]", n + 1),
             format!("[data-testid=\"step-{n}-try\"]:not([disabled])"),
         ];
         let next = after.iter().find_map(|s| document.query_selector(s).ok().flatten());
