@@ -153,7 +153,10 @@ fn keep_saved_aside_for_a_lesson(link: &Link) {
         Link::Lesson { number, .. } => Link::Lesson { number: *number, step: None },
         other => other.clone(),
     };
-    let marked = storage.get_item(LESSON_KEY).ok().flatten() == Some(at_its_start.fragment());
+    // Saved with this very lesson open: nothing more to read.
+    if storage.get_item(LESSON_KEY).ok().flatten() == Some(at_its_start.fragment()) {
+        return;
+    }
     let read = |text: &str| Scenario::from_json_draft(text).ok();
     let untouched = read(&saved).is_some_and(|saved| {
         let written = match link {
@@ -165,7 +168,7 @@ fn keep_saved_aside_for_a_lesson(link: &Link) {
         };
         written.into_iter().chain(sluice_engine::lesson::SCENARIOS.iter().filter_map(|(_, text)| read(text))).any(|own| own == saved)
     });
-    if !marked && !untouched {
+    if !untouched {
         keep_saved_as_earlier();
     }
 }
