@@ -44,6 +44,8 @@ test('a lesson link opens the lesson at its step, the address keeps the lesson, 
   assert.match(await page.getByTestId('step-2-verdict').getAttribute('data-state'), /watching|passed|failed/);
   // The address now names the lesson: reloading opens it again, at its start.
   await page.waitForFunction(() => location.hash === '#lesson=3');
+  // (Saved with the lesson's mark, or the reload would test nothing.)
+  await page.waitForFunction(() => localStorage.getItem('sluice.scenario.v1.lesson') === '#lesson=3');
   await page.reload();
   await panel.waitFor();
   assert.match(await panel.locator('h2').textContent(), /Lesson 3/);
@@ -78,6 +80,23 @@ test('work of one\'s own that only shares a lesson\'s scenario\'s name is kept a
   } while (!(await saved()) && tries < 3);
   assert.ok(await saved(), 'the new seed is saved');
   await page.evaluate(() => { location.hash = '#lesson=3'; });
+  await page.getByTestId('lesson-panel').waitFor();
+  await page.getByTestId('restore-earlier').waitFor();
+  assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem('sluice.scenario.v1.earlier'))).seed, 7);
+  // Restored, the work is not the lesson's: the lesson closes, and its link
+  // opened again keeps the work aside once more.
+  await page.getByTestId('restore-earlier').click();
+  await page.getByTestId('lesson-panel').waitFor({ state: 'detached' });
+  assert.match(await page.getByTestId('status').textContent(), /earlier work is back.*The lesson is closed/);
+  await page.waitForFunction(() => location.hash === '');
+  await page.waitForFunction(() => JSON.parse(localStorage.getItem('sluice.scenario.v1') ?? '{}').seed === 7);
+  assert.equal(await page.evaluate(() => localStorage.getItem('sluice.scenario.v1.lesson')), null, 'saved without the lesson\'s mark');
+  await page.reload();
+  await page.waitForSelector('[data-node]');
+  assert.equal(await page.getByTestId('seed').inputValue(), '7', 'a reload opens the work');
+  // (A page loaded afresh: not the same page's fragment changed.)
+  await page.goto('about:blank');
+  await page.goto(`${env.url}#lesson=3`);
   await page.getByTestId('lesson-panel').waitFor();
   await page.getByTestId('restore-earlier').waitFor();
   assert.equal(JSON.parse(await page.evaluate(() => localStorage.getItem('sluice.scenario.v1.earlier'))).seed, 7);

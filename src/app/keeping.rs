@@ -13,7 +13,7 @@ use sluice_engine::config::{Done, Imported, Job, Product};
 use crate::browser::worker::{ConfigWorker, LogRead, LogWorker};
 use sluice_engine::scenario::{BlockSpec, Kind, NodeSpec, Scenario, MAX_SCENARIO_BYTES};
 use sluice_engine::editor::EditError;
-use sluice_engine::playground::{Command, PlayError};
+use sluice_engine::playground::{Applied, Command, PlayError};
 use yew::prelude::*;
 
 use crate::browser::keep;
@@ -73,6 +73,16 @@ impl Page {
     }
 }
 
+/// Puts `text` in place of the scenario (one undoable edit): what the
+/// edit did, and the words that say it closed the lesson open, if it did
+/// (a lesson's steps are about its own scenario).
+fn import(page: &Page, dispatch: &Dispatch, text: String) -> Result<(Applied, &'static str), PlayError> {
+    let open = page.session.borrow().play.lesson().is_some();
+    let applied = dispatch(Command::Import(text))?;
+    let closed = open && page.session.borrow().play.lesson().is_none();
+    Ok((applied, if closed { " The lesson is closed: ☰ Lessons opens it again." } else { "" }))
+}
+
 /// What the toolbar and the messages above the canvas are given.
 pub(crate) struct Keeping {
     /// An access log to replay, dropped on the canvas or chosen.
@@ -123,15 +133,15 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
         Callback::from(move |file: web_sys::File| {
             let name = file.name();
             let (dispatch, page) = (dispatch.clone(), page.clone());
-            let done = move |text: Result<String, String>| match text.map_err(|why| PlayError::Refused(EditError::Unreadable(why))).and_then(|text| dispatch(Command::Import(text))) {
+            let done = move |text: Result<String, String>| match text.map_err(|why| PlayError::Refused(EditError::Unreadable(why))).and_then(|text| import(&page, &dispatch, text)) {
                 // The same scenario as the one on the canvas changes nothing,
                 // and leaves nothing to undo.
-                Ok(applied) if !applied.edited => {
+                Ok((applied, _)) if !applied.edited => {
                     page.status.set(Some(format!("{name} is the scenario already here: nothing changed.")));
                 }
-                Ok(_) => {
+                Ok((_, closed)) => {
                     page.selected.set(Vec::new());
-                    page.status.set(Some(format!("Opened {name}. Undo (Ctrl+Z) brings back what was there before.")));
+                    page.status.set(Some(format!("Opened {name}. Undo (Ctrl+Z) brings back what was there before.{closed}")));
                 }
                 Err(why) => {
                     page.status.set(None);
@@ -168,11 +178,11 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
                 page.earlier.set(false);
                 return;
             };
-            if dispatch(Command::Import(text.clone())).is_ok() {
+            if let Ok((_, closed)) = import(&page, &dispatch, text.clone()) {
                 keep::forget_restored(&text);
                 page.earlier.set(keep::earlier_work().is_some());
                 page.selected.set(Vec::new());
-                page.status.set(Some("Your earlier work is back. Undo (Ctrl+Z) brings back what was here before.".into()));
+                page.status.set(Some(format!("Your earlier work is back. Undo (Ctrl+Z) brings back what was here before.{closed}")));
             }
         })
     };
@@ -206,12 +216,12 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
                     None => {}
                     Some(Ok(scenario)) => {
                         let text = sluice_engine::to_value(&scenario).to_string();
-                        if dispatch(Command::Import(text)).is_ok() {
+                        if let Ok((_, closed)) = import(&page, &dispatch, text) {
                             page.selected.set(Vec::new());
                             page.earlier.set(keep::earlier_work().is_some());
                             page.banner.set(keep::banner(&scenario));
                             let name = if scenario.name.trim().is_empty() { "the scenario".to_string() } else { format!("\"{}\"", scenario.name) };
-                            page.status.set(Some(format!("Opened {name} from the share link. Undo (Ctrl+Z) brings back what was there before.")));
+                            page.status.set(Some(format!("Opened {name} from the share link. Undo (Ctrl+Z) brings back what was there before.{closed}")));
                         }
                     }
                     Some(Err(why)) => page.notice.set(Some(format!("The link could not be opened: {why}"))),

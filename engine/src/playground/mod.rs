@@ -71,7 +71,9 @@ pub enum Command {
     /// comparison and the lesson, which were about what was there.
     New,
     /// Replaces the scenario by a file's text (an undoable edit); closes
-    /// the comparison, which would compare with something else altogether.
+    /// the comparison, which would compare with something else altogether,
+    /// and the lesson, whose steps are about its own scenario (the lesson's
+    /// mark on saved work would otherwise claim this one, `browser/keep.rs`).
     Import(String),
     /// A real server's configuration read into blocks
     /// (`config::import`, in the page's worker), added below the scenario
@@ -330,7 +332,11 @@ impl Playground {
             Command::SetSeed(seed) => self.edit(|e| e.set_seed(Some(seed))).map(|()| None)?,
             Command::Import(text) => {
                 self.edit(|e| e.import(&text))?;
-                self.b = None;
+                // (The very scenario there changes nothing: the lesson's stays.)
+                if self.editor.touched().is_some() {
+                    self.b = None;
+                    self.lesson = None;
+                }
                 None
             }
             Command::ImportConfig { imported } => {

@@ -122,7 +122,11 @@ fn variant_b_keeps_pace_with_a_and_starts_again_with_it() {
     assert_eq!(b.sim.seed(), 7, "B runs on A's seed");
     p.apply(Command::Reset).unwrap();
     assert_eq!(p.variant_b().unwrap().sim.now(), SimTime::ZERO);
-    p.apply(Command::Import(pipeline().to_json_pretty())).unwrap();
+    let same = p.apply(Command::Import(pipeline().to_json_pretty())).unwrap();
+    assert!(!same.edited && p.variant_b().is_some(), "the scenario already there changes nothing");
+    let mut other = pipeline();
+    other.name = "Another".into();
+    p.apply(Command::Import(other.to_json_pretty())).unwrap();
     assert!(p.variant_b().is_none(), "another scenario closes the comparison");
 }
 
@@ -634,6 +638,26 @@ fn new_empties_the_canvas_closes_the_lesson_and_undoes_in_one_step() {
         p.apply(Command::Undo).unwrap();
     }
     assert_eq!(p.scenario(), &lesson, "Undo brings back the lesson's scenario");
+}
+
+#[test]
+fn an_import_closes_the_lesson_whose_scenario_it_replaces() {
+    // Work restored, a share link pasted or a file opened during a lesson
+    // is not the lesson's: its steps are about their own scenario.
+    let mut p = Playground::new(pipeline(), catalogue()).unwrap();
+    p.apply(Command::PickLesson { index: 2, speed: Speed::Fastest }).unwrap();
+    let lesson = p.scenario().clone();
+    let same = p.apply(Command::Import(lesson.to_json_pretty())).unwrap();
+    assert!(!same.edited && p.lesson().is_some(), "the lesson's own scenario again is still the lesson's");
+    p.apply(Command::Import(pipeline().to_json_pretty())).unwrap();
+    assert!(p.lesson().is_none(), "the lesson was about what was there");
+    assert_eq!(p.scenario(), &pipeline());
+    p.apply(Command::Undo).unwrap();
+    assert_eq!(p.scenario(), &lesson, "Undo brings back the lesson's scenario");
+    // A refused import changes nothing: the lesson stays open.
+    p.apply(Command::PickLesson { index: 2, speed: Speed::Fastest }).unwrap();
+    assert!(p.apply(Command::Import("{ not a scenario".into())).is_err());
+    assert!(p.lesson().is_some());
 }
 
 #[test]
