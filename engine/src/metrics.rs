@@ -586,7 +586,7 @@ pub fn entries_into(entered: &[(State, u64)], state: State) -> u64 {
 }
 
 /// The first buckets of a depth series are this wide (10 ms).
-const DEPTH_BUCKET_NS: u64 = 10_000_000;
+pub(crate) const DEPTH_BUCKET_NS: u64 = 10_000_000;
 /// Buckets per depth series: a chart is at most about 800 pixels across,
 /// and a series holds 512 to 1,024 points (12 KiB at most, which a
 /// 10,000-block scenario pays 10,000 times).

@@ -210,6 +210,22 @@ fn middle_block() -> impl Strategy<Value = Value> {
             layers.insert(shed_at.min(layers.len()), json!({"layer": "load_shed"}));
             json!({"kind": "product_limiter", "product": "tower", "layers": layers})
         }),
+        // Netflix's adaptive limits, each algorithm, small limits, a
+        // time-out shorter than a service too, windowed or not.
+        (0usize..3, 1u32..6, 1u32..4, any::<bool>(), 1u32..500, 0.5f64..0.99).prop_map(|(algorithm, initial, least, windowed, timeout_ms, ratio)| {
+            let mut d = match algorithm {
+                0 => json!({"kind": "product_limiter", "product": "netflix_aimd", "initial_limit": initial, "min_limit": least,
+                            "max_limit": least + 6, "backoff_ratio": ratio, "timeout_s": f64::from(timeout_ms) / 1000.0}),
+                1 => json!({"kind": "product_limiter", "product": "netflix_vegas", "initial_limit": initial, "max_concurrency": least + 6,
+                            "smoothing": ratio, "probe_multiplier": least}),
+                _ => json!({"kind": "product_limiter", "product": "netflix_gradient2", "initial_limit": initial, "min_limit": least,
+                            "max_concurrency": least + 6, "smoothing": ratio, "queue_size": least - 1, "long_window": timeout_ms}),
+            };
+            if windowed {
+                d["window"] = json!({"min_window_s": 0.1, "max_window_s": f64::from(timeout_ms) / 1000.0 + 0.1, "window_size": 10});
+            }
+            d
+        }),
         // Go's limiter, of a limit of 0 too (the burst spent for good).
         (0.0f64..300.0, 0u32..10, 0usize..4, any::<bool>(), 0.0f64..0.5).prop_map(|(limit, burst, call, per_key, timeout)| {
             let limit = if limit < 10.0 { 0.0 } else { limit };

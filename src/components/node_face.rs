@@ -141,7 +141,9 @@ pub(crate) fn describe(node: &NodeView) -> (String, String, Option<String>) {
         // What it is configured as, then what it holds and let through.
         Kind::ProductLimiter => {
             let status = node.summary.clone().unwrap_or_default();
-            let figure = if node.limits_in_progress {
+            let figure = if let Some(limit) = node.adaptive_limit {
+                format!("{} in flight · limit {limit}", node.in_service)
+            } else if node.limits_in_progress {
                 format!("{} in progress · {} waiting", node.in_service, node.depth)
             } else {
                 format!("{} held · {} passed", node.depth, node.departed)

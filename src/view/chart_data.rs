@@ -91,10 +91,21 @@ pub fn chart_lines(
         let line = |label: String, colour, points| Line { label, colour, points, stroke: Stroke::Solid };
         let taken = samples.of(node);
         match kind {
-            ChartKind::Depth => {
-                let points = sim.stats(node).depth_series.points(sim.now()).iter().map(|p| (p.t_s, p.last as f64)).collect();
-                lines.push(line(name.clone(), colour, points));
-            }
+            ChartKind::Depth => match sim.adaptive_course(node) {
+                // An adaptive limiter holds nothing: what it has in flight,
+                // and its limit as it moved.
+                Some(course) => {
+                    let points = course.in_flight.points(sim.now()).iter().map(|p| (p.t_s, p.last as f64)).collect();
+                    lines.push(line(format!("{name} in flight"), colour, points));
+                    let levels: Vec<(f64, u64)> = course.limit.points(sim.now()).iter().map(|p| (p.t_s, p.last)).collect();
+                    let now_level = levels.last().map_or(0, |&(_, v)| v);
+                    lines.push(Line { label: format!("{name} limit ({now_level})"), colour, points: step_line(&levels, sim.now().as_secs_f64()), stroke: Stroke::Threshold });
+                }
+                None => {
+                    let points = sim.stats(node).depth_series.points(sim.now()).iter().map(|p| (p.t_s, p.last as f64)).collect();
+                    lines.push(line(name.clone(), colour, points));
+                }
+            },
             ChartKind::Bytes => lines.push(line(name.clone(), colour, taken.iter().map(|p| (p.t_s, p.depth_bytes as f64)).collect())),
             ChartKind::Throughput => {
                 // Each rate spans at least 1/200 of the run: two samples a
@@ -317,6 +328,26 @@ mod tests {
     fn chart_csv_has_a_row_per_point_and_quotes_awkward_labels() {
         let lines = vec![Line { label: "q, A".into(), colour: "#000", points: vec![(0.0, 1.0), (0.5, f64::NAN), (1.0, 2.5)], stroke: Stroke::Solid }];
         assert_eq!(lines_csv(&lines), "series,time_s,value\n\"q, A\",0,1\n\"q, A\",1,2.5\n");
+    }
+
+    #[test]
+    fn an_adaptive_limiter_charts_what_it_has_in_flight_under_its_limit_as_it_moved() {
+        let scenario = sluice_engine::Scenario::from_value(serde_json::json!({"version": 1, "nodes": [
+            {"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 200}},
+            {"id": "l", "kind": "product_limiter", "product": "netflix_aimd", "initial_limit": 10, "min_limit": 1, "timeout_s": 0.5},
+            {"id": "c", "kind": "consumer", "workers": 4, "service_time": {"dist": "fixed", "value": 0.05}}],
+            "edges": [{"from": "p", "to": "l"}, {"from": "l", "to": "c"}]}))
+        .unwrap();
+        let mut sim = Simulation::new(scenario, 1).unwrap();
+        sim.run_until(sluice_engine::SimTime::from_secs_f64(5.0)).unwrap();
+        let l = sim.scenario().node_index("l").unwrap();
+        let (lines, _, _) = chart_lines(&sim, &Sampler::default(), &[l], ChartKind::Depth);
+        let limit = sim.adaptive_limit(l).unwrap();
+        assert_eq!(lines.iter().map(|l| l.label.clone()).collect::<Vec<_>>(), ["l in flight".to_string(), format!("l limit ({limit})")]);
+        assert_eq!(lines[1].stroke, Stroke::Threshold);
+        assert_eq!(lines[1].points.last().map(|p| p.1), Some(limit as f64), "the limit line ends at the limit now");
+        let most = lines[0].points.iter().map(|p| p.1).fold(0.0, f64::max);
+        assert!(most > 10.0, "in flight followed the limit up: {most}");
     }
 
     use super::*;

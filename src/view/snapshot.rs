@@ -46,6 +46,8 @@ pub struct NodeView {
     /// For a product limiter: whether it limits requests in progress
     /// (`in_service` counts them) rather than a rate.
     pub limits_in_progress: bool,
+    /// For a product limiter that adapts its limit: the limit now.
+    pub adaptive_limit: Option<u64>,
 }
 
 /// What queueing theory predicts for a queue beside what was measured:
@@ -138,6 +140,7 @@ impl NodeView {
                 _ => None,
             },
             limits_in_progress: matches!(&spec.block, sluice_engine::BlockSpec::ProductLimiter(p) if p.limits_in_progress()),
+            adaptive_limit: None,
         }
     }
 }
@@ -249,6 +252,7 @@ impl Snapshot {
                     dropped: report.dropped.into_iter().collect(),
                     retransmitted: report.retransmitted.unwrap_or(0),
                     held: sim.is_held(i),
+                    adaptive_limit: sim.adaptive_limit(i),
                     ..NodeView::blank(i, spec, position)
                 };
                 // Limits and workers as the scenario sets them.

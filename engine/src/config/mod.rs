@@ -14,6 +14,7 @@ mod envoy;
 mod go;
 mod haproxy;
 mod nginx;
+mod netflix;
 mod nginx_conf;
 mod tower;
 
@@ -31,10 +32,11 @@ pub enum Product {
     Envoy,
     Go,
     Tower,
+    Netflix,
 }
 
 impl Product {
-    pub const ALL: [Product; 5] = [Product::Nginx, Product::Haproxy, Product::Envoy, Product::Go, Product::Tower];
+    pub const ALL: [Product; 6] = [Product::Nginx, Product::Haproxy, Product::Envoy, Product::Go, Product::Tower, Product::Netflix];
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
@@ -44,6 +46,7 @@ impl Product {
             Product::Envoy => "envoy",
             Product::Go => "go",
             Product::Tower => "tower",
+            Product::Netflix => "netflix",
         }
     }
 
@@ -51,7 +54,7 @@ impl Product {
     pub fn imports(self) -> bool {
         match self {
             Product::Nginx | Product::Haproxy | Product::Envoy => true,
-            Product::Go | Product::Tower => false,
+            Product::Go | Product::Tower | Product::Netflix => false,
         }
     }
 
@@ -63,6 +66,7 @@ impl Product {
             Product::Envoy => "Envoy",
             Product::Go => "Go",
             Product::Tower => "tower",
+            Product::Netflix => "Netflix concurrency-limits",
         }
     }
 
@@ -74,6 +78,7 @@ impl Product {
             Product::Envoy => "Envoy configuration",
             Product::Go => "Go code",
             Product::Tower => "Rust code (tower)",
+            Product::Netflix => "Java code (concurrency-limits)",
         }
     }
 
@@ -84,7 +89,7 @@ impl Product {
             Product::Nginx => "nginx: its limit_req_zone, limit_req, limit_req_status and limit_req_dry_run, and the same four of limit_conn, as nginx merges them across http, server and location. Each limited location becomes a row.",
             Product::Haproxy => "HAProxy: its stick tables storing http_req_rate, http-request track-sc0 and http-request deny if { sc_http_req_rate(0) gt L } (or an acl saying so); a server's maxconn and maxqueue, with its backend's timeout queue and balance. Each limited frontend becomes a row.",
             Product::Envoy => "Envoy (YAML): its envoy.filters.http.local_ratelimit filters, wherever they stand (token_bucket, filter_enabled, filter_enforced, status), and its clusters' circuit_breakers with the timeout of the route to them. Each filter and each cluster becomes a row.",
-            Product::Go | Product::Tower => "",
+            Product::Go | Product::Tower | Product::Netflix => "",
         }
     }
 
@@ -97,6 +102,7 @@ impl Product {
             ProductLimiterSpec::Tower(_) => Product::Tower,
             ProductLimiterSpec::HaproxyHttpReqRate(_) | ProductLimiterSpec::HaproxyServer(_) => Product::Haproxy,
             ProductLimiterSpec::EnvoyLocalRateLimit(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) => Product::Envoy,
+            ProductLimiterSpec::NetflixAimd(_) | ProductLimiterSpec::NetflixVegas(_) | ProductLimiterSpec::NetflixGradient2(_) => Product::Netflix,
         }
     }
 
@@ -167,6 +173,7 @@ pub fn import(product: Product, text: &str) -> Result<Imported, ImportError> {
         Product::Haproxy => haproxy::import(text),
         Product::Go => Err(ImportError::NoFile("Go")),
         Product::Tower => Err(ImportError::NoFile("tower")),
+        Product::Netflix => Err(ImportError::NoFile("Netflix concurrency-limits")),
         Product::Envoy => envoy::import(text),
     }
 }
@@ -220,6 +227,7 @@ pub fn export(product: Product, scenario: &Scenario, node: Option<&str>) -> Resu
         Product::Haproxy => haproxy::export(scenario, node),
         Product::Go => go::export(scenario, node),
         Product::Tower => tower::export(scenario, node),
+        Product::Netflix => netflix::export(scenario, node),
         Product::Envoy => envoy::export(scenario, node),
     }
 }

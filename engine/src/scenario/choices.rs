@@ -13,7 +13,7 @@ use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, Iteration, Que
 use crate::blocks::router::RouterSpec;
 use crate::blocks::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
-    ProductLimiterSpec, Protocol, TowerSpec,
+    NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, ProductLimiterSpec, Protocol, TowerSpec,
 };
 use crate::blocks::{Backpressure, ServiceTimes, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
 use crate::buffer::Order;
@@ -270,6 +270,9 @@ pub fn product_examples() -> Vec<(ProductLimiterSpec, &'static str)> {
         (ProductLimiterSpec::EnvoyLocalRateLimit(EnvoyLocalRateLimitSpec::of(10, 10, 1.0)), "Envoy local_ratelimit"),
         (ProductLimiterSpec::EnvoyCircuitBreaker(EnvoyCircuitBreakerSpec::of(10, 10)), "Envoy circuit breaker"),
         (ProductLimiterSpec::Tower(TowerSpec::shed_buffered(2, 4)), "tower layers"),
+        (ProductLimiterSpec::NetflixAimd(NetflixAimdSpec::default()), "Netflix AIMD"),
+        (ProductLimiterSpec::NetflixVegas(NetflixVegasSpec::default()), "Netflix Vegas"),
+        (ProductLimiterSpec::NetflixGradient2(NetflixGradient2Spec::default()), "Netflix Gradient2"),
     ]
 }
 
@@ -328,7 +331,19 @@ mod tests {
         let names: Vec<String> = product_examples().iter().map(|(p, _)| kind_name(p)).collect();
         assert_eq!(
             names,
-            ["nginx_limit_req", "nginx_limit_conn", "go_rate", "haproxy_http_req_rate", "haproxy_server", "envoy_local_rate_limit", "envoy_circuit_breaker", "tower"]
+            [
+                "nginx_limit_req",
+                "nginx_limit_conn",
+                "go_rate",
+                "haproxy_http_req_rate",
+                "haproxy_server",
+                "envoy_local_rate_limit",
+                "envoy_circuit_breaker",
+                "tower",
+                "netflix_aimd",
+                "netflix_vegas",
+                "netflix_gradient2"
+            ]
         );
     }
 }

@@ -271,6 +271,12 @@ const NGINX_CONN: &[&str] = &["nginx_limit_conn"];
 const HAPROXY_SERVER: &[&str] = &["haproxy_server"];
 const ENVOY_BREAKER: &[&str] = &["envoy_circuit_breaker"];
 const TOWER: &[&str] = &["tower"];
+const NETFLIX: &[&str] = &["netflix_aimd", "netflix_vegas", "netflix_gradient2"];
+const NETFLIX_AIMD: &[&str] = &["netflix_aimd"];
+const NETFLIX_VEGAS: &[&str] = &["netflix_vegas"];
+const NETFLIX_GRADIENT2: &[&str] = &["netflix_gradient2"];
+const NETFLIX_FLOORED: &[&str] = &["netflix_aimd", "netflix_gradient2"];
+const NETFLIX_SMOOTHED: &[&str] = &["netflix_vegas", "netflix_gradient2"];
 
 const PRODUCT_LIMITER: &[Field] = &[
     f("product", "Product", Unit::None, "Whose limiter it is: it decides as that product's own code does.", Control::Product),
@@ -318,6 +324,20 @@ const PRODUCT_LIMITER: &[Field] = &[
     f("timeout_s", "Route timeout", Unit::Seconds, "The route's timeout: a request waiting that long for a connection is refused with 504 (0: none).", num(0.0, 60.0, 0.5)).shown_if("product", ENVOY_BREAKER),
     f("layers", "Layers", Unit::Json, "[{\"layer\": \"load_shed\"}, {\"layer\": \"buffer\", \"bound\"}, {\"layer\": \"concurrency_limit\", \"max\"}, {\"layer\": \"rate_limit\", \"num\", \"per_s\"}], outermost first as ServiceBuilder adds them. Only load_shed refuses, and only directly above what would wait.", Control::Json).shown_if("product", TOWER),
     f("status", "Refusal status", Unit::Status, "What the handler answers a request load_shed refused (Overloaded).", whole(400.0, 599.0, 1.0)).shown_if("product", TOWER),
+    f("initial_limit", "Initial limit", Unit::Requests, "initialLimit: requests in flight at once until the first sample moves it; one more is refused (nothing waits).", whole(1.0, 200.0, 1.0)).shown_if("product", NETFLIX),
+    f("min_limit", "Least limit", Unit::Requests, "minLimit: the limit never goes below it.", whole(1.0, 200.0, 1.0)).shown_if("product", NETFLIX_FLOORED),
+    f("max_limit", "Greatest limit", Unit::Requests, "maxLimit: the limit never goes above it.", whole(1.0, 1000.0, 1.0)).shown_if("product", NETFLIX_AIMD),
+    f("backoff_ratio", "Back-off ratio", Unit::None, "backoffRatio: after a drop, or a round trip over the time-out, the limit is multiplied by it (0.5 to below 1).", num(0.5, 0.99, 0.01)).shown_if("product", NETFLIX_AIMD),
+    f("timeout_s", "Time-out", Unit::Seconds, "timeout: a round trip longer than this counts as a drop.", num(0.001, 10.0, 0.001)).shown_if("product", NETFLIX_AIMD),
+    f("max_concurrency", "Greatest limit", Unit::Requests, "maxConcurrency: the limit never goes above it.", whole(1.0, 1000.0, 1.0)).shown_if("product", NETFLIX_SMOOTHED),
+    f("smoothing", "Smoothing", Unit::None, "smoothing: how much of the new estimate the limit takes at each sample (1: all of it).", num(0.01, 1.0, 0.01)).shown_if("product", NETFLIX_SMOOTHED),
+    f("probe_multiplier", "Probe multiplier", Unit::None, "probeMultiplier: the no-load round trip is measured afresh after 0.5 to 1 times this times the limit samples.", whole(1.0, 100.0, 1.0)).shown_if("product", NETFLIX_VEGAS),
+    f("alpha", "Alpha", Unit::Requests, "alpha(int): below this many queued the limit grows (empty: 3 x log10 of the limit).", OPTIONAL).shown_if("product", NETFLIX_VEGAS),
+    f("beta", "Beta", Unit::Requests, "beta(int): above this many queued the limit shrinks (empty: 6 x log10 of the limit).", OPTIONAL).shown_if("product", NETFLIX_VEGAS),
+    f("queue_size", "Queue allowance", Unit::Requests, "queueSize: added to the limit times the gradient at each sample.", whole(0.0, 50.0, 1.0)).shown_if("product", NETFLIX_GRADIENT2),
+    f("long_window", "Long window", Unit::None, "longWindow: samples the long average of round trips spans (its warm-up is the first 10).", whole(10.0, 2000.0, 10.0)).shown_if("product", NETFLIX_GRADIENT2),
+    f("rtt_tolerance", "Round-trip tolerance", Unit::None, "rttTolerance: how much above the long average a round trip may be before the limit shrinks (1.5: 50 %).", num(1.0, 5.0, 0.1)).shown_if("product", NETFLIX_GRADIENT2),
+    f("window", "Window", Unit::Json, "WindowedLimit: {\"min_window_s\", \"max_window_s\", \"min_rtt_threshold_s\", \"window_size\", \"percentile\", \"capacity\"}: the limit hears one sample per window, the mean (or percentile) of its round trips (empty: every sample).", Control::Json).shown_if("product", NETFLIX),
 ];
 
 const RESOURCE_POOL: &[Field] = &[

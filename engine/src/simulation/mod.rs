@@ -390,7 +390,7 @@ impl Simulation {
                         self.wake_inputs(gate);
                     }
                     Node::ProductLimiter(l) => {
-                        l.finished(&msg, &mut ctx!(self, gate));
+                        l.finished(&msg, !processed, &mut ctx!(self, gate));
                         self.pump_limiter(gate);
                     }
                     Node::Producer(p) => p.on_request_done(&mut ctx!(self, gate)),

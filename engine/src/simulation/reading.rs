@@ -53,6 +53,24 @@ impl Simulation {
         self.stats[node].state_times.as_deref()
     }
 
+    /// The course of node `node`'s limit and of what it had in flight, if
+    /// it adapts its limit (a product limiter of Netflix's).
+    pub fn adaptive_course(&self, node: usize) -> Option<&crate::blocks::AdaptiveCourse> {
+        match self.nodes.get(node)? {
+            Node::ProductLimiter(l) => l.adaptive_course(),
+            _ => None,
+        }
+    }
+
+    /// The limit node `node` decides by now, if it adapts one (a product
+    /// limiter of Netflix's).
+    pub fn adaptive_limit(&self, node: usize) -> Option<u64> {
+        match self.nodes.get(node)? {
+            Node::ProductLimiter(l) => l.adaptive_limit(),
+            _ => None,
+        }
+    }
+
     /// Whether node `node` is held back: a run of a draft's connected part
     /// leaves out the blocks still lacking an edge and those joined to them.
     pub fn is_held(&self, node: usize) -> bool {

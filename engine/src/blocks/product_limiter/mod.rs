@@ -32,6 +32,8 @@ mod go;
 mod haproxy;
 mod haproxy_server;
 mod nginx;
+mod netflix;
+mod netflix_limits;
 mod nginx_conn;
 mod tower;
 
@@ -54,6 +56,7 @@ pub use go::{GoCall, GoRateSpec};
 pub use haproxy::{duration_text, HaproxyReqRateSpec, MAX_MS as HAPROXY_MAX_MS};
 pub use haproxy_server::{Balance, HaproxyServerSpec};
 pub use nginx::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
+pub use netflix::{Course as AdaptiveCourse, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, NetflixWindowSpec};
 pub use nginx_conn::NginxLimitConnSpec;
 pub use tower::{TowerLayer, TowerSpec};
 
@@ -79,6 +82,12 @@ pub enum ProductLimiterSpec {
     EnvoyCircuitBreaker(EnvoyCircuitBreakerSpec),
     /// tower's limiting layers, stacked (tower 0.5).
     Tower(TowerSpec),
+    /// Netflix concurrency-limits' `AIMDLimit` (v0.5.4).
+    NetflixAimd(NetflixAimdSpec),
+    /// Netflix concurrency-limits' `VegasLimit` (v0.5.4).
+    NetflixVegas(NetflixVegasSpec),
+    /// Netflix concurrency-limits' `Gradient2Limit` (v0.5.4).
+    NetflixGradient2(NetflixGradient2Spec),
 }
 
 impl ProductLimiterSpec {
@@ -92,6 +101,9 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::HaproxyServer(s) => s.validate(path, errors),
             ProductLimiterSpec::EnvoyCircuitBreaker(s) => s.validate(path, errors),
             ProductLimiterSpec::Tower(s) => s.validate(path, errors),
+            ProductLimiterSpec::NetflixAimd(s) => s.validate(path, errors),
+            ProductLimiterSpec::NetflixVegas(s) => s.validate(path, errors),
+            ProductLimiterSpec::NetflixGradient2(s) => s.validate(path, errors),
         }
     }
 
@@ -105,6 +117,9 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::HaproxyServer(s) => s.number_mut(steps),
             ProductLimiterSpec::EnvoyCircuitBreaker(s) => s.number_mut(steps),
             ProductLimiterSpec::Tower(s) => s.number_mut(steps),
+            ProductLimiterSpec::NetflixAimd(s) => s.number_mut(steps),
+            ProductLimiterSpec::NetflixVegas(s) => s.number_mut(steps),
+            ProductLimiterSpec::NetflixGradient2(s) => s.number_mut(steps),
         }
     }
 
@@ -113,6 +128,7 @@ impl ProductLimiterSpec {
     pub fn limits_in_progress(&self) -> bool {
         match self {
             ProductLimiterSpec::NginxLimitConn(_) | ProductLimiterSpec::HaproxyServer(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) => true,
+            ProductLimiterSpec::NetflixAimd(_) | ProductLimiterSpec::NetflixVegas(_) | ProductLimiterSpec::NetflixGradient2(_) => true,
             ProductLimiterSpec::Tower(s) => s.counts_in_progress(),
             _ => false,
         }
@@ -130,6 +146,9 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::HaproxyServer(s) => s.summary(),
             ProductLimiterSpec::EnvoyCircuitBreaker(s) => s.summary(),
             ProductLimiterSpec::Tower(s) => s.summary(),
+            ProductLimiterSpec::NetflixAimd(s) => s.summary(),
+            ProductLimiterSpec::NetflixVegas(s) => s.summary(),
+            ProductLimiterSpec::NetflixGradient2(s) => s.summary(),
         }
     }
 }
@@ -144,6 +163,8 @@ enum Running {
     HaproxyServer(HaproxyServerSpec, haproxy_server::Server),
     EnvoyBreaker(EnvoyCircuitBreakerSpec, envoy_breaker::Pool),
     Tower(TowerSpec, tower::State),
+    /// Any of Netflix's: its settings are the limiter's.
+    Netflix(netflix::Limiter),
 }
 
 impl Running {
@@ -157,6 +178,9 @@ impl Running {
             ProductLimiterSpec::HaproxyServer(s) => Running::HaproxyServer(s, haproxy_server::Server::default()),
             ProductLimiterSpec::EnvoyCircuitBreaker(s) => Running::EnvoyBreaker(s, envoy_breaker::Pool::default()),
             ProductLimiterSpec::Tower(s) => Running::Tower(s, tower::State::default()),
+            ProductLimiterSpec::NetflixAimd(s) => Running::Netflix(netflix::Limiter::new(netflix::Settings::Aimd(s))),
+            ProductLimiterSpec::NetflixVegas(s) => Running::Netflix(netflix::Limiter::new(netflix::Settings::Vegas(s))),
+            ProductLimiterSpec::NetflixGradient2(s) => Running::Netflix(netflix::Limiter::new(netflix::Settings::Gradient2(s))),
         }
     }
 
@@ -164,7 +188,7 @@ impl Running {
     /// carries it as a gate).
     fn counts(&self) -> bool {
         match self {
-            Running::NginxConn(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) => true,
+            Running::NginxConn(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Netflix(_) => true,
             Running::Tower(spec, _) => spec.counts_in_progress(),
             _ => false,
         }
@@ -184,10 +208,12 @@ impl Running {
         }
     }
 
-    /// A message it counted in progress, of `key`, finished.
-    fn finished(&mut self, key: u32) {
+    /// A message it counted in progress finished now, `dropped` or
+    /// completed.
+    fn finished(&mut self, msg: &Message, dropped: bool, ctx: &mut Context) {
         match self {
-            Running::NginxConn(_, zone) => zone.finished(key),
+            Running::NginxConn(_, zone) => zone.finished(msg.key),
+            Running::Netflix(limiter) => limiter.finished(msg.id, nanos(ctx.core.now), dropped, &mut || ctx.rng().uniform()),
             Running::HaproxyServer(_, server) => server.finished(),
             Running::EnvoyBreaker(spec, pool) => pool.finished(spec),
             Running::Tower(_, state) => state.finished(),
@@ -293,6 +319,11 @@ impl ProductLimiter {
             (Running::HaproxyServer(old, _), ProductLimiterSpec::HaproxyServer(new)) => *old = new,
             (Running::EnvoyBreaker(old, _), ProductLimiterSpec::EnvoyCircuitBreaker(new)) => *old = new,
             (Running::Tower(old, _), ProductLimiterSpec::Tower(new)) => *old = new,
+            // A Netflix limiter starts its algorithm afresh (what is in
+            // flight stays counted, its samples going to the new one).
+            (Running::Netflix(limiter), ProductLimiterSpec::NetflixAimd(new)) => limiter.reconfigure(netflix::Settings::Aimd(new), nanos(now)),
+            (Running::Netflix(limiter), ProductLimiterSpec::NetflixVegas(new)) => limiter.reconfigure(netflix::Settings::Vegas(new), nanos(now)),
+            (Running::Netflix(limiter), ProductLimiterSpec::NetflixGradient2(new)) => limiter.reconfigure(netflix::Settings::Gradient2(new), nanos(now)),
             // Another product starts afresh: what waited goes at the next
             // pump, counted by nothing, and the ends of what the old one
             // counted are not the new one's to hear.
@@ -321,7 +352,7 @@ impl ProductLimiter {
             Running::Haproxy(_, table) => table.keys(),
             Running::NginxConn(_, zone) => zone.keys(),
             // One bucket, one server, one pool for every key.
-            Running::Envoy(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Tower(..) => 1,
+            Running::Envoy(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Tower(..) | Running::Netflix(_) => 1,
         }
     }
 
@@ -332,7 +363,25 @@ impl ProductLimiter {
             Running::HaproxyServer(_, server) => server.served(),
             Running::EnvoyBreaker(_, pool) => pool.requests(),
             Running::Tower(_, state) => state.in_use(),
+            Running::Netflix(limiter) => limiter.in_flight(),
             _ => 0,
+        }
+    }
+
+    /// The course of its limit and of what was in flight, if it adapts
+    /// one.
+    pub fn adaptive_course(&self) -> Option<&netflix::Course> {
+        match &self.running {
+            Running::Netflix(limiter) => Some(limiter.course()),
+            _ => None,
+        }
+    }
+
+    /// The limit it decides by now, if it adapts one (Netflix's).
+    pub fn adaptive_limit(&self) -> Option<u64> {
+        match &self.running {
+            Running::Netflix(limiter) => Some(limiter.limit().max(0) as u64),
+            _ => None,
         }
     }
 
@@ -424,6 +473,16 @@ impl ProductLimiter {
                 tower::Verdict::Refuse if waiting > 0 => Decided::Refuse(DropReason::Overflow),
                 tower::Verdict::Refuse => Decided::Refuse(DropReason::RateLimited),
             },
+            Running::Netflix(limiter) => {
+                if !limiter.decide(msg.id, nanos(now)) {
+                    Decided::Refuse(DropReason::RateLimited)
+                } else {
+                    if !msg.gates.push(ctx.node) {
+                        limiter.forget(msg.id);
+                    }
+                    Decided::Go(Outcome::Admitted, now)
+                }
+            }
         };
         if matches!(decided, Decided::Go(..)) && msg.gates.iter().any(|g| g == ctx.node) {
             self.counted.insert(msg.id);
@@ -469,7 +528,7 @@ impl ProductLimiter {
                     if msg.gates.push(ctx.node) {
                         self.counted.insert(msg.id);
                     } else {
-                        self.running.finished(msg.key);
+                        self.running.finished(&msg, false, ctx);
                     }
                 }
                 let outcome = if met == now { Outcome::Admitted } else { Outcome::Delayed };
@@ -505,11 +564,11 @@ impl ProductLimiter {
         ctx.stats.set_depth(now, self.holds(), 0);
     }
 
-    /// A message it let through and counted finished (completed, or
-    /// dropped further on).
-    pub fn finished(&mut self, msg: &Message, ctx: &mut Context) {
+    /// A message it let through and counted finished: completed, or
+    /// `dropped` further on.
+    pub fn finished(&mut self, msg: &Message, dropped: bool, ctx: &mut Context) {
         if self.counted.remove(&msg.id) {
-            self.running.finished(msg.key);
+            self.running.finished(msg, dropped, ctx);
         }
         self.grant(ctx);
     }
