@@ -86,6 +86,35 @@ test("a product limiter made Go's shows Go's fields and exports Go code", async 
   await page.close();
 });
 
+test("a product limiter made Netflix's adapts its limit: the block and the chart show it, and it exports as Java", async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.click('[data-testid="import-config"]');
+  await page.fill('[data-testid="config-text"]', CONF);
+  await page.click('[data-testid="config-import-go"]');
+  await page.waitForSelector('[data-node="perip"]');
+  await page.selectOption('[data-testid="param-product"]', 'netflix_aimd');
+  await page.waitForSelector('[data-testid="param-initial_limit-number"]');
+  assert.equal(await page.locator('[data-testid="param-burst-number"]').count(), 0, "nginx's fields are gone");
+  await page.fill('[data-testid="param-initial_limit-number"]', '3');
+  await page.press('[data-testid="param-initial_limit-number"]', 'Enter');
+  // The block says what it has in flight of its limit, as the run goes
+  // (its accessible name holds what a small face cuts short).
+  await page.waitForFunction(() => /\d+\/\d+ in flight/.test(document.querySelector('[data-node="perip"]')?.getAttribute('aria-label') ?? ''), null, { timeout: 20_000 });
+  assert.match(await page.getAttribute('[data-node="perip"]', 'aria-label'), /Netflix AIMD 20\.\.200/);
+  // The Depth chart of it draws what is in flight under its limit.
+  await page.click('[data-testid="chart-tab-depth"]');
+  await page.waitForFunction(() => /perip limit \(\d+\)/.test(document.querySelector('[data-testid="chart-legend"]')?.textContent ?? ''), null, { timeout: 20_000 });
+  assert.match(await page.textContent('[data-testid="chart-legend"]'), /perip in flight/);
+  await page.click('[data-testid="config-export"]');
+  await page.waitForSelector('[data-testid="config-out"]', { timeout: 20_000 });
+  assert.match(await page.textContent('[data-testid="config-export"]'), /Hide the Java code \(concurrency-limits\)/);
+  const code = await page.inputValue('[data-testid="config-out"]');
+  assert.match(code, /SimpleLimiter<Void> peripLimiter = SimpleLimiter\.newBuilder\(\)\n    \.limit\(AIMDLimit\.newBuilder\(\)\n        \.initialLimit\(3\)/);
+  await screenshot(page, 'config-export-netflix');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('an HAProxy configuration imports as its rate-limited frontend and exports back', async () => {
   const { page, errors } = await open(env.browser, env.url);
   await page.click('[data-testid="import-config"]');

@@ -142,7 +142,7 @@ pub(crate) fn describe(node: &NodeView) -> (String, String, Option<String>) {
         Kind::ProductLimiter => {
             let status = node.summary.clone().unwrap_or_default();
             let figure = if let Some(limit) = node.adaptive_limit {
-                format!("{} in flight · limit {limit}", node.in_service)
+                format!("{}/{limit} in flight", node.in_service)
             } else if node.limits_in_progress {
                 format!("{} in progress · {} waiting", node.in_service, node.depth)
             } else {

@@ -99,7 +99,9 @@ pub fn chart_lines(
                     lines.push(line(format!("{name} in flight"), colour, points));
                     let levels: Vec<(f64, u64)> = course.limit.points(sim.now()).iter().map(|p| (p.t_s, p.last)).collect();
                     let now_level = levels.last().map_or(0, |&(_, v)| v);
-                    lines.push(Line { label: format!("{name} limit ({now_level})"), colour, points: step_line(&levels, sim.now().as_secs_f64()), stroke: Stroke::Threshold });
+                    // Dashed in the hard limit's colour, as a queue's bound.
+                    let (label, colour) = (format!("{name} limit ({now_level})"), state_colour(State::HardLimit));
+                    lines.push(Line { label, colour, points: step_line(&levels, sim.now().as_secs_f64()), stroke: Stroke::Threshold });
                 }
                 None => {
                     let points = sim.stats(node).depth_series.points(sim.now()).iter().map(|p| (p.t_s, p.last as f64)).collect();

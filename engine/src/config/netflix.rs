@@ -137,8 +137,12 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, Expor
         cannot,
     )?;
     let mut text = String::from(
-        "// Netflix concurrency-limits 0.5.4: what Sluice's limiters enforce.\n// Gradle: implementation(\"com.netflix.concurrency-limits:concurrency-limits-core:0.5.4\")\nimport com.netflix.concurrency.limits.limit.*;\nimport com.netflix.concurrency.limits.limit.window.PercentileSampleWindowFactory;\nimport com.netflix.concurrency.limits.limiter.SimpleLimiter;\nimport java.util.concurrent.TimeUnit;\n",
+        "// Netflix concurrency-limits 0.5.4: what Sluice's limiters enforce.\n// Gradle: implementation(\"com.netflix.concurrency-limits:concurrency-limits-core:0.5.4\")\nimport com.netflix.concurrency.limits.limit.*;\n",
     );
+    if chosen.iter().any(|(_, spec)| window_of(spec).is_some_and(|w| w.percentile.is_some())) {
+        text.push_str("import com.netflix.concurrency.limits.limit.window.PercentileSampleWindowFactory;\n");
+    }
+    text.push_str("import com.netflix.concurrency.limits.limiter.SimpleLimiter;\nimport java.util.concurrent.TimeUnit;\n");
     for &(id, spec) in &chosen {
         text.push('\n');
         text.push_str(&limiter(id, spec));
@@ -184,10 +188,12 @@ SimpleLimiter<Void> apiEdgeLimiter = SimpleLimiter.newBuilder()
     .build();
 ";
         assert!(out.text.contains(expected), "{}", out.text);
+        assert!(out.text.contains("import com.netflix.concurrency.limits.limit.window.PercentileSampleWindowFactory;\n"));
         let vegas = NetflixVegasSpec { alpha: Some(2), beta: Some(4), ..NetflixVegasSpec::default() };
         let out = super::super::export_node(super::super::Product::Netflix, &node("1st", ProductLimiterSpec::NetflixVegas(vegas))).unwrap();
         assert!(out.text.contains("SimpleLimiter<Void> node1stLimiter = SimpleLimiter.newBuilder()\n    .limit(VegasLimit.newBuilder()\n"), "{}", out.text);
         assert!(out.text.contains("        .probeMultiplier(30)\n        .alpha(2)\n        .beta(4)\n        .build())\n    .build();"), "{}", out.text);
+        assert!(!out.text.contains("PercentileSampleWindowFactory"), "imported only where used");
         let out = super::super::export_node(super::super::Product::Netflix, &node("g", ProductLimiterSpec::NetflixGradient2(NetflixGradient2Spec::default()))).unwrap();
         assert!(out.text.contains(".queueSize(4)\n        .longWindow(600)\n        .rttTolerance(1.5)\n"), "{}", out.text);
     }
