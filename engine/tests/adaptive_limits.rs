@@ -208,3 +208,31 @@ fn settings_changed_while_running_start_the_limit_afresh_and_keep_what_is_in_fli
     run_checked(&mut sim, 8.0);
     assert!(sim.stats(l).in_service <= u64::max(limit(&sim), 3) + 1, "{} in flight", sim.stats(l).in_service);
 }
+
+#[test]
+fn envoys_gradient_controller_settles_where_latency_is_minrtt_and_its_buffer_and_pins_the_limit_to_measure_it() {
+    // 16 workers of 0.05 s, offered 500 a second (320 served). minRTT is
+    // measured at the least limit, 3 (no queue): 50 ms, read 50.5 ms from
+    // the histogram's bin. With L > 16 in flight a request waits about
+    // L / 16 services: the gradient 1.25 · 50.5 / (50 · L / 16) makes
+    // L · g = 20.2 whatever L, and the limit L · g + sqrt(L · g) = 24.7,
+    // truncated: 24, a fixed point. Each window's sample mixes requests let
+    // through under the last limits, so it swings about it (17 to 40).
+    let envoy = json!({"product": "envoy_adaptive_concurrency", "concurrency_update_interval_s": 0.1, "min_rtt_interval_s": 5});
+    let mut sim = limited(json!({"process": "poisson", "rate_per_s": 500}), envoy, json!({}), 16, 0.05, 11);
+    let (mut settled, mut pinned) = (vec![], 0);
+    run_checked(&mut sim, 2.0);
+    for k in 1..=300 {
+        run_checked(&mut sim, 2.0 + f64::from(k) * 0.05);
+        match limit(&sim) {
+            3 => pinned += 1,
+            l => settled.push(l),
+        }
+    }
+    let mean = settled.iter().sum::<u64>() as f64 / settled.len() as f64;
+    assert!((21.5..=28.0).contains(&mean), "mean limit {mean} between windows");
+    // Every 5 to 5.75 s a window of 50 samples at a limit of 3 (3 each
+    // 50 ms: 0.83 s): over 15 s, two or three such stretches of about 17
+    // readings each.
+    assert!((25..=60).contains(&pinned), "{pinned} readings pinned at 3");
+}

@@ -226,6 +226,18 @@ fn middle_block() -> impl Strategy<Value = Value> {
             }
             d
         }),
+        // Envoy's adaptive concurrency, measuring minRTT or fixed, short
+        // windows and few samples so that windows open and close.
+        (1u32..300, prop::option::of(1u32..2000), 1u32..20, 1u32..5, 0.0f64..100.0).prop_map(|(update_ms, every_ms, count, least, percentile)| {
+            let mut d = json!({"kind": "product_limiter", "product": "envoy_adaptive_concurrency", "concurrency_update_interval_s": f64::from(update_ms) / 1000.0,
+                               "min_rtt_request_count": count, "min_concurrency": least, "max_concurrency_limit": least + 10,
+                               "sample_aggregate_percentile": percentile});
+            match every_ms {
+                Some(ms) => d["min_rtt_interval_s"] = json!(f64::from(ms) / 1000.0),
+                None => d["min_rtt_fixed_s"] = json!(f64::from(update_ms) / 1000.0),
+            }
+            d
+        }),
         // Go's limiter, of a limit of 0 too (the burst spent for good).
         (0.0f64..300.0, 0u32..10, 0usize..4, any::<bool>(), 0.0f64..0.5).prop_map(|(limit, burst, call, per_key, timeout)| {
             let limit = if limit < 10.0 { 0.0 } else { limit };

@@ -22,7 +22,7 @@ pub use link::{Link, LinkSpec};
 pub use producer::{Arrivals, ServiceTimes, TraceKeys, Backpressure, MessageClass, OnRefused, Producer, ProducerSpec};
 pub use product_limiter::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
-    AdaptiveCourse, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, NetflixWindowSpec, ProductLimiter, ProductLimiterSpec, Protocol, TowerLayer, TowerSpec,
+    AdaptiveCourse, EnvoyAdaptiveConcurrencySpec, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, NetflixWindowSpec, ProductLimiter, ProductLimiterSpec, Protocol, TowerLayer, TowerSpec,
 };
 pub use queue::{Limits, OnFull, Queue, QueueSpec, Reaction, Reactions};
 pub use rate_limiter::{OnExcess, RateLimiter, RateLimiterSpec, RateRule, RateUnit, Scheme};

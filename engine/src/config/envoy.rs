@@ -22,7 +22,7 @@ use marked_yaml::types::{MarkedMappingNode, MarkedScalarNode};
 use marked_yaml::{LoadError, Node};
 
 use super::{scenario_of, ExportError, Exported, ImportError, Imported, Note, Row};
-use crate::blocks::product_limiter::{Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, Protocol};
+use crate::blocks::product_limiter::{Bucket, EnvoyAdaptiveConcurrencySpec, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, Protocol};
 use crate::scenario::{Kind, ProductLimiterSpec, Scenario};
 
 const FILTER: &str = "envoy.filters.http.local_ratelimit";
@@ -120,6 +120,7 @@ fn read_cluster(cluster: &MarkedMappingNode, breakers: &Node, notes: &mut Vec<No
 #[derive(Default)]
 struct Found {
     filters: Vec<(String, EnvoyLocalRateLimitSpec)>,
+    adaptive: Vec<(String, EnvoyAdaptiveConcurrencySpec)>,
     clusters: Vec<(String, EnvoyCircuitBreakerSpec)>,
     routes: Vec<(String, Option<u64>, usize)>,
 }
@@ -145,8 +146,14 @@ fn percent(map: &MarkedMappingNode, key: &str) -> Result<f64, ImportError> {
     Ok((numerator * 100.0 / denominator).min(100.0))
 }
 
-/// A status as Envoy's `StatusCode` names it, or its number.
+/// A status as Envoy's `StatusCode` names it, or its number; one below
+/// 400 is answered 429.
 fn status_code(node: &Node) -> Result<u16, ImportError> {
+    status_or(node, 429)
+}
+
+/// The same, one below 400 answered `instead`.
+fn status_or(node: &Node, instead: u16) -> Result<u16, ImportError> {
     let text = node.as_mapping().and_then(|m| m.get_scalar("code")).map(|s| s.as_str().to_string()).unwrap_or_default();
     let code = match text.as_str() {
         "BadRequest" => Some(400),
@@ -158,8 +165,7 @@ fn status_code(node: &Node) -> Result<u16, ImportError> {
         "GatewayTimeout" => Some(504),
         n => n.parse::<u16>().ok(),
     };
-    // Envoy answers 429 for a code below 400.
-    code.filter(|c| (100..=599).contains(c)).map(|c| if c < 400 { 429 } else { c }).ok_or_else(|| at(line_of(node), format!("status: a code such as TooManyRequests or 429, not \"{text}\"")))
+    code.filter(|c| (100..=599).contains(c)).map(|c| if c < 400 { instead } else { c }).ok_or_else(|| at(line_of(node), format!("status: a code such as TooManyRequests or 429, not \"{text}\"")))
 }
 
 /// The fields of a filter's `typed_config` Sluice reads.
@@ -210,6 +216,50 @@ fn read_filter(config: &MarkedMappingNode, line: usize, notes: &mut Vec<Note>) -
     Ok(Some((name, spec)))
 }
 
+const ADAPTIVE: &str = "envoy.filters.http.adaptive_concurrency";
+const ADAPTIVE_TYPE_NAME: &str = "envoy.extensions.filters.http.adaptive_concurrency.v3.AdaptiveConcurrency";
+
+/// A `type.v3.Percent`'s value (`{value: 50}`), or `default` absent.
+fn percent_value(map: &MarkedMappingNode, key: &str, default: f64) -> Result<f64, ImportError> {
+    let Some(node) = map.get_node(key) else { return Ok(default) };
+    let value = node.as_mapping().and_then(|m| m.get_scalar("value")).and_then(|v| v.as_str().parse::<f64>().ok());
+    value.filter(|v| v.is_finite()).ok_or_else(|| at(line_of(node), format!("{key}: a percentage, {{value: N}}")))
+}
+
+/// Reads an adaptive concurrency filter's `typed_config` into a block,
+/// noting what it does not model; none without a gradient controller.
+fn read_adaptive(config: &MarkedMappingNode, line: usize, notes: &mut Vec<Note>) -> Result<Option<(String, EnvoyAdaptiveConcurrencySpec)>, ImportError> {
+    for (key, _) in config.iter() {
+        match key.as_str() {
+            "@type" | "gradient_controller_config" | "concurrency_limit_exceeded_status" => {}
+            "enabled" => notes.push(Note { line: key_line(key), text: "enabled: a runtime flag; Sluice keeps the filter on".into() }),
+            other => notes.push(Note { line: key_line(key), text: format!("{other}: not modelled") }),
+        }
+    }
+    let Some(gradient) = config.get_mapping("gradient_controller_config") else {
+        notes.push(Note { line, text: format!("{ADAPTIVE}: no gradient_controller_config, so it limits nothing here") });
+        return Ok(None);
+    };
+    let needed = |key: &str| gradient.get_mapping(key).ok_or_else(|| at(key_line_of(gradient, line), format!("gradient_controller_config: its {key}, which Envoy requires")));
+    let (limits, min_rtt) = (needed("concurrency_limit_params")?, needed("min_rtt_calc_params")?);
+    let interval = limits.get_node("concurrency_update_interval").ok_or_else(|| at(key_line_of(limits, line), "concurrency_limit_params: a concurrency_update_interval, which Envoy requires"))?;
+    let seconds = |node: Option<&Node>, what: &str| node.map(|n| duration_ms(n, what).map(|ms| ms as f64 / 1000.0)).transpose();
+    let defaults = EnvoyAdaptiveConcurrencySpec::of(60.0);
+    let spec = EnvoyAdaptiveConcurrencySpec {
+        concurrency_update_interval_s: duration_ms(interval, "concurrency_update_interval")? as f64 / 1000.0,
+        sample_aggregate_percentile: percent_value(gradient, "sample_aggregate_percentile", defaults.sample_aggregate_percentile)?,
+        max_concurrency_limit: whole(limits, "max_concurrency_limit", "max_concurrency_limit")?.unwrap_or(defaults.max_concurrency_limit),
+        min_rtt_interval_s: seconds(min_rtt.get_node("interval"), "interval")?.filter(|&s| s > 0.0),
+        min_rtt_fixed_s: seconds(min_rtt.get_node("fixed_value"), "fixed_value")?,
+        min_rtt_request_count: whole(min_rtt, "request_count", "request_count")?.unwrap_or(defaults.min_rtt_request_count),
+        min_rtt_jitter_percent: percent_value(min_rtt, "jitter", defaults.min_rtt_jitter_percent)?,
+        min_concurrency: whole(min_rtt, "min_concurrency", "min_concurrency")?.unwrap_or(defaults.min_concurrency),
+        min_rtt_buffer_percent: percent_value(min_rtt, "buffer", defaults.min_rtt_buffer_percent)?,
+        status: config.get_node("concurrency_limit_exceeded_status").map(|n| status_or(n, 503)).transpose()?.unwrap_or(503),
+    };
+    Ok(Some(("adaptive_concurrency".into(), spec)))
+}
+
 fn key_line_of(map: &MarkedMappingNode, fallback: usize) -> usize {
     map.span().start().map_or(fallback, |m| m.line())
 }
@@ -232,6 +282,10 @@ fn walk(node: &Node, found: &mut Found, notes: &mut Vec<Note>) -> Result<(), Imp
             let own_type = map.get_scalar("@type").map(|t| t.as_str().rsplit('/').next().unwrap_or_default().to_string());
             if own_type.as_deref() == Some(TYPE_NAME) {
                 found.filters.extend(read_filter(map, line_of(node), notes)?);
+                return Ok(());
+            }
+            if own_type.as_deref() == Some(ADAPTIVE_TYPE_NAME) {
+                found.adaptive.extend(read_adaptive(map, line_of(node), notes)?);
                 return Ok(());
             }
             // The same, wrapped in a TypedStruct (as Istio writes it).
@@ -270,12 +324,9 @@ fn walk(node: &Node, found: &mut Found, notes: &mut Vec<Note>) -> Result<(), Imp
                 }
             }
             if let (Some(name), true) = (&named, name_is_http_filter(named.as_deref())) {
-                if name != FILTER {
+                if name != FILTER && name != ADAPTIVE {
                     notes.push(Note { line: line_of(node), text: format!("{name}: not a limit Sluice models") });
                 }
-            }
-            if let (Some(name), true) = (&named, name_is_http_filter(named.as_deref())) {
-                notes.push(Note { line: line_of(node), text: format!("{name}: not a limit Sluice models") });
             }
             for (_, value) in map.iter() {
                 walk(value, found, notes)?;
@@ -330,10 +381,11 @@ pub fn import(text: &str) -> Result<Imported, ImportError> {
     let mut found = Found::default();
     let mut notes = Vec::new();
     walk(&node, &mut found, &mut notes)?;
-    if found.filters.is_empty() && found.clusters.is_empty() {
-        return Err(ImportError::NothingLimited("envoy.filters.http.local_ratelimit, nor a cluster's circuit_breakers"));
+    if found.filters.is_empty() && found.adaptive.is_empty() && found.clusters.is_empty() {
+        return Err(ImportError::NothingLimited("envoy.filters.http.local_ratelimit or adaptive_concurrency, nor a cluster's circuit_breakers"));
     }
     let mut rows: Vec<Row> = found.filters.into_iter().map(|(name, spec)| Row { name: name.clone(), limiters: vec![(name, ProductLimiterSpec::EnvoyLocalRateLimit(spec))] }).collect();
+    rows.extend(found.adaptive.into_iter().map(|(name, spec)| Row { name: name.clone(), limiters: vec![(name, ProductLimiterSpec::EnvoyAdaptiveConcurrency(spec))] }));
     for (name, mut spec) in found.clusters {
         let mut routes = found.routes.iter().filter(|(cluster, _, _)| *cluster == name);
         if let Some((_, timeout, _)) = routes.next() {
@@ -409,6 +461,28 @@ fn filter(id: &str, spec: &EnvoyLocalRateLimitSpec) -> String {
     )
 }
 
+/// The adaptive concurrency filter entry for node `id`.
+fn adaptive_filter(id: &str, spec: &EnvoyAdaptiveConcurrencySpec) -> String {
+    let ms = |s: f64| duration((s * 1000.0).round() as u64);
+    let min_rtt = match (spec.min_rtt_fixed_s, spec.min_rtt_interval_s) {
+        (Some(fixed), _) => format!("        fixed_value: {}\n", ms(fixed)),
+        (None, Some(every)) => format!("        interval: {}\n", ms(every)),
+        (None, None) => String::new(),
+    };
+    let percent = |p: f64| crate::plumbing::numbers::readable(p);
+    format!(
+        "- name: envoy.filters.http.adaptive_concurrency   # Sluice's node \"{id}\"\n  typed_config:\n    \"@type\": type.googleapis.com/envoy.extensions.filters.http.adaptive_concurrency.v3.AdaptiveConcurrency\n    gradient_controller_config:\n      sample_aggregate_percentile: {{value: {}}}\n      concurrency_limit_params:\n        max_concurrency_limit: {}\n        concurrency_update_interval: {}\n      min_rtt_calc_params:\n{min_rtt}        request_count: {}\n        jitter: {{value: {}}}\n        min_concurrency: {}\n        buffer: {{value: {}}}\n    concurrency_limit_exceeded_status:\n      code: {}\n",
+        percent(spec.sample_aggregate_percentile),
+        spec.max_concurrency_limit,
+        ms(spec.concurrency_update_interval_s),
+        spec.min_rtt_request_count,
+        percent(spec.min_rtt_jitter_percent),
+        spec.min_concurrency,
+        percent(spec.min_rtt_buffer_percent),
+        status_name(spec.status)
+    )
+}
+
 /// The cluster for node `id`, and the route to it.
 fn cluster(id: &str, spec: &EnvoyCircuitBreakerSpec) -> (String, String) {
     let route = format!("- match: {{prefix: \"/{id}/\"}}\n  route: {{cluster: \"{id}\", timeout: {}}}\n", duration((spec.timeout_s * 1000.0).round() as u64));
@@ -427,7 +501,14 @@ fn cluster(id: &str, spec: &EnvoyCircuitBreakerSpec) -> (String, String) {
 /// limiters (or node `node`'s alone); with circuit breakers, the clusters
 /// too, and the routes to them.
 pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, ExportError> {
-    let chosen = super::chosen(scenario, node, "Envoy", |p| matches!(p, ProductLimiterSpec::EnvoyLocalRateLimit(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_)).then_some(p), cannot)?;
+    let chosen = super::chosen(
+        scenario,
+        node,
+        "Envoy",
+        |p| matches!(p, ProductLimiterSpec::EnvoyLocalRateLimit(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) | ProductLimiterSpec::EnvoyAdaptiveConcurrency(_)).then_some(p),
+        cannot,
+    )?;
+    let mut adaptive = false;
     let mut filters = String::new();
     let (mut routes, mut clusters) = (String::new(), String::new());
     let mut timer = false;
@@ -438,6 +519,10 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, Expor
                 timer |= spec.bucket == Bucket::Timer;
                 partial |= spec.enabled_percent < 100.0 || spec.enforced_percent < 100.0;
                 filters.push_str(&filter(id, spec));
+            }
+            ProductLimiterSpec::EnvoyAdaptiveConcurrency(spec) => {
+                adaptive = true;
+                filters.push_str(&adaptive_filter(id, spec));
             }
             ProductLimiterSpec::EnvoyCircuitBreaker(spec) => {
                 let (route, cluster) = cluster(id, spec);
@@ -465,7 +550,11 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, Expor
         warnings.push("a circuit breaker's counts are one per Envoy process, shared by its workers, but each worker keeps its own connections and pending queue: with W workers, up to W connections beyond max_connections (each pool opens its first), and N Envoy instances let N times through".to_string());
         warnings.push("Sluice opens a connection at once; Envoy takes connect time, during which requests wait as pending (over HTTP/2 too)".to_string());
     }
-    if filters.is_empty() {
+    if adaptive {
+        warnings.push("the adaptive concurrency controller is one per filter configuration, shared by an Envoy process's workers: N Envoy instances let through N times the limit, each measuring on its own".to_string());
+        warnings.push("Envoy reads percentiles from a histogram of two significant digits, as Sluice does; runtime keys adaptive_concurrency.gradient_controller.* override what is written".to_string());
+    }
+    if filters.is_empty() || !chosen.iter().any(|(_, p)| matches!(p, ProductLimiterSpec::EnvoyLocalRateLimit(_))) {
         return Ok(Exported { text, warnings });
     }
     warnings.push("the bucket is one per Envoy process, shared by its workers: N Envoy instances let through N times the rate".to_string());
@@ -522,7 +611,7 @@ mod tests {
         assert_eq!(err("a: 1\nb: 2\na: 3\n"), "line 3: each key once: \"a\" was given at line 1 already");
         assert_eq!(err("a: 1\n---\nb: 2\n"), "line 2: one YAML document: a file of several (---) is read one at a time");
         let other = "- name: envoy.filters.http.local_ratelimit\n  typed_config:\n    \"@type\": type.googleapis.com/envoy.extensions.filters.http.router.v3.Router\n";
-        assert_eq!(err(other), "nothing in it is limited by envoy.filters.http.local_ratelimit, nor a cluster's circuit_breakers: there is nothing to simulate");
+        assert_eq!(err(other), "nothing in it is limited by envoy.filters.http.local_ratelimit or adaptive_concurrency, nor a cluster's circuit_breakers: there is nothing to simulate");
         assert_eq!(err(&format!("{}x: 1\n", "- ".repeat(1_500))), "line 1: nesting of at most 2000 columns");
     }
 
@@ -534,7 +623,7 @@ mod tests {
         assert_eq!(err(&filter("      max_tokens: 10\n      fill_interval: 20ms\n")), "line 6: fill_interval: a duration such as 1s or 0.05s, not \"20ms\"");
         assert_eq!(err(&filter("      max_tokens: 10\n      fill_interval: 0.02s\n")), "line 6: fill_interval: at least 50ms, as Envoy requires");
         assert!(err("a: [1, 2\n").starts_with("line "), "{}", err("a: [1, 2\n"));
-        assert_eq!(err("static_resources: {}\n"), "nothing in it is limited by envoy.filters.http.local_ratelimit, nor a cluster's circuit_breakers: there is nothing to simulate");
+        assert_eq!(err("static_resources: {}\n"), "nothing in it is limited by envoy.filters.http.local_ratelimit or adaptive_concurrency, nor a cluster's circuit_breakers: there is nothing to simulate");
     }
 
     #[test]
@@ -592,6 +681,45 @@ mod tests {
             assert_eq!(breakers(&back.scenario), vec![("upstream".to_string(), spec)], "{}", out.text);
             assert!(back.notes.is_empty(), "{:?}", back.notes);
         }
+    }
+
+    fn adaptive(s: &Scenario) -> Vec<EnvoyAdaptiveConcurrencySpec> {
+        s.nodes.iter().filter_map(|n| match &n.block {
+            BlockSpec::ProductLimiter(ProductLimiterSpec::EnvoyAdaptiveConcurrency(spec)) => Some(spec.clone()),
+            _ => None,
+        }).collect()
+    }
+
+    #[test]
+    fn an_adaptive_concurrency_filter_exports_and_imports_as_the_same_block() {
+        for spec in [
+            EnvoyAdaptiveConcurrencySpec::of(60.0),
+            EnvoyAdaptiveConcurrencySpec { min_rtt_fixed_s: Some(0.025), min_rtt_interval_s: None, sample_aggregate_percentile: 90.0, status: 429, ..EnvoyAdaptiveConcurrencySpec::of(1.5) },
+            EnvoyAdaptiveConcurrencySpec { concurrency_update_interval_s: 0.25, max_concurrency_limit: 64, min_rtt_request_count: 20, min_rtt_jitter_percent: 0.0, min_concurrency: 5, min_rtt_buffer_percent: 12.5, ..EnvoyAdaptiveConcurrencySpec::of(0.5) },
+        ] {
+            let node = crate::scenario::NodeSpec { id: "api".into(), position: None, block: BlockSpec::ProductLimiter(ProductLimiterSpec::EnvoyAdaptiveConcurrency(spec.clone())) };
+            let out = super::super::export_node(super::super::Product::Envoy, &node).unwrap();
+            assert!(out.text.contains("- name: envoy.filters.http.adaptive_concurrency   # Sluice's node \"api\"\n"), "{}", out.text);
+            let back = import(&out.text).unwrap_or_else(|e| panic!("{e}\n{}", out.text));
+            assert_eq!(adaptive(&back.scenario), vec![spec], "{}", out.text);
+            assert!(back.notes.is_empty(), "{:?}", back.notes);
+            assert!(out.warnings.iter().any(|w| w.contains("one per filter configuration")), "{:?}", out.warnings);
+            assert!(!out.warnings.iter().any(|w| w.contains("bucket")), "no token bucket here: {:?}", out.warnings);
+        }
+    }
+
+    #[test]
+    fn an_adaptive_concurrency_filter_reads_envoys_defaults_and_says_what_it_needs() {
+        let text = "- name: envoy.filters.http.adaptive_concurrency\n  typed_config:\n    \"@type\": type.googleapis.com/envoy.extensions.filters.http.adaptive_concurrency.v3.AdaptiveConcurrency\n    gradient_controller_config:\n      concurrency_limit_params:\n        concurrency_update_interval: 0.1s\n      min_rtt_calc_params:\n        interval: 60s\n    enabled:\n      default_value: true\n      runtime_key: adaptive_concurrency.enabled\n    concurrency_limit_exceeded_status: {code: 200}\n";
+        let read = import(text).unwrap();
+        let expected = EnvoyAdaptiveConcurrencySpec { status: 503, ..EnvoyAdaptiveConcurrencySpec::of(60.0) };
+        assert_eq!(adaptive(&read.scenario), vec![expected], "a status below 400 is answered 503");
+        assert_eq!(read.notes.iter().map(|n| (n.line, n.text.as_str())).collect::<Vec<_>>(), [(9, "enabled: a runtime flag; Sluice keeps the filter on")]);
+        let err = |t: &str| import(t).unwrap_err().to_string();
+        let without = text.replace("        concurrency_update_interval: 0.1s\n", "        max_concurrency_limit: 9\n");
+        assert_eq!(err(&without), "line 6: concurrency_limit_params: a concurrency_update_interval, which Envoy requires");
+        let neither = text.replace("        interval: 60s\n", "        request_count: 9\n");
+        assert!(err(&neither).contains("min_rtt_interval_s: set it (how often minRTT is measured), or min_rtt_fixed_s"), "{}", err(&neither));
     }
 
     fn alone(spec: EnvoyLocalRateLimitSpec) -> Scenario {

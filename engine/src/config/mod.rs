@@ -88,7 +88,7 @@ impl Product {
         match self {
             Product::Nginx => "nginx: its limit_req_zone, limit_req, limit_req_status and limit_req_dry_run, and the same four of limit_conn, as nginx merges them across http, server and location. Each limited location becomes a row.",
             Product::Haproxy => "HAProxy: its stick tables storing http_req_rate, http-request track-sc0 and http-request deny if { sc_http_req_rate(0) gt L } (or an acl saying so); a server's maxconn and maxqueue, with its backend's timeout queue and balance. Each limited frontend becomes a row.",
-            Product::Envoy => "Envoy (YAML): its envoy.filters.http.local_ratelimit filters, wherever they stand (token_bucket, filter_enabled, filter_enforced, status), and its clusters' circuit_breakers with the timeout of the route to them. Each filter and each cluster becomes a row.",
+            Product::Envoy => "Envoy (YAML): its envoy.filters.http.local_ratelimit filters, wherever they stand (token_bucket, filter_enabled, filter_enforced, status), its adaptive_concurrency filters (the gradient controller's settings), and its clusters' circuit_breakers with the timeout of the route to them. Each filter and each cluster becomes a row.",
             Product::Go | Product::Tower | Product::Netflix => "",
         }
     }
@@ -101,7 +101,7 @@ impl Product {
             ProductLimiterSpec::GoRate(_) => Product::Go,
             ProductLimiterSpec::Tower(_) => Product::Tower,
             ProductLimiterSpec::HaproxyHttpReqRate(_) | ProductLimiterSpec::HaproxyServer(_) => Product::Haproxy,
-            ProductLimiterSpec::EnvoyLocalRateLimit(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) => Product::Envoy,
+            ProductLimiterSpec::EnvoyLocalRateLimit(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) | ProductLimiterSpec::EnvoyAdaptiveConcurrency(_) => Product::Envoy,
             ProductLimiterSpec::NetflixAimd(_) | ProductLimiterSpec::NetflixVegas(_) | ProductLimiterSpec::NetflixGradient2(_) => Product::Netflix,
         }
     }

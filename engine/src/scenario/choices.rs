@@ -13,7 +13,7 @@ use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, Iteration, Que
 use crate::blocks::router::RouterSpec;
 use crate::blocks::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
-    NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, ProductLimiterSpec, Protocol, TowerSpec,
+    EnvoyAdaptiveConcurrencySpec, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, ProductLimiterSpec, Protocol, TowerSpec,
 };
 use crate::blocks::{Backpressure, ServiceTimes, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
 use crate::buffer::Order;
@@ -273,6 +273,7 @@ pub fn product_examples() -> Vec<(ProductLimiterSpec, &'static str)> {
         (ProductLimiterSpec::NetflixAimd(NetflixAimdSpec::default()), "Netflix AIMD"),
         (ProductLimiterSpec::NetflixVegas(NetflixVegasSpec::default()), "Netflix Vegas"),
         (ProductLimiterSpec::NetflixGradient2(NetflixGradient2Spec::default()), "Netflix Gradient2"),
+        (ProductLimiterSpec::EnvoyAdaptiveConcurrency(EnvoyAdaptiveConcurrencySpec::of(60.0)), "Envoy adaptive concurrency"),
     ]
 }
 
@@ -342,7 +343,8 @@ mod tests {
                 "tower",
                 "netflix_aimd",
                 "netflix_vegas",
-                "netflix_gradient2"
+                "netflix_gradient2",
+                "envoy_adaptive_concurrency"
             ]
         );
     }

@@ -277,6 +277,7 @@ const NETFLIX_VEGAS: &[&str] = &["netflix_vegas"];
 const NETFLIX_GRADIENT2: &[&str] = &["netflix_gradient2"];
 const NETFLIX_FLOORED: &[&str] = &["netflix_aimd", "netflix_gradient2"];
 const NETFLIX_SMOOTHED: &[&str] = &["netflix_vegas", "netflix_gradient2"];
+const ENVOY_ADAPTIVE: &[&str] = &["envoy_adaptive_concurrency"];
 
 const PRODUCT_LIMITER: &[Field] = &[
     f("product", "Product", Unit::None, "Whose limiter it is: it decides as that product's own code does.", Control::Product),
@@ -337,6 +338,16 @@ const PRODUCT_LIMITER: &[Field] = &[
     f("queue_size", "Queue allowance", Unit::Requests, "queueSize: added to the limit times the gradient at each sample.", whole(0.0, 50.0, 1.0)).shown_if("product", NETFLIX_GRADIENT2),
     f("long_window", "Long window", Unit::None, "longWindow: samples the long average of round trips spans (its warm-up is the first 10).", whole(10.0, 2000.0, 10.0)).shown_if("product", NETFLIX_GRADIENT2),
     f("rtt_tolerance", "Round-trip tolerance", Unit::None, "rttTolerance: how much above the long average a round trip may be before the limit shrinks (1.5: 50 %).", num(1.0, 5.0, 0.1)).shown_if("product", NETFLIX_GRADIENT2),
+    f("concurrency_update_interval_s", "Update interval", Unit::Seconds, "concurrency_update_interval: every this long the percentile of the latencies since becomes the sample RTT and the limit is worked out again.", num(0.001, 2.0, 0.001)).shown_if("product", ENVOY_ADAPTIVE),
+    f("sample_aggregate_percentile", "Percentile", Unit::None, "sample_aggregate_percentile: which percentile of the latencies is the sample RTT, and minRTT (50: the median).", num(0.0, 100.0, 1.0)).shown_if("product", ENVOY_ADAPTIVE),
+    f("max_concurrency_limit", "Greatest limit", Unit::Requests, "max_concurrency_limit: the limit never goes above it.", whole(1.0, 1000.0, 1.0)).shown_if("product", ENVOY_ADAPTIVE),
+    f("min_rtt_interval_s", "minRTT every", Unit::Seconds, "min_rtt_calc_params.interval: how often minRTT is measured again, the limit pinned to the least meanwhile (empty: with a fixed minRTT only).", OPTIONAL).shown_if("product", ENVOY_ADAPTIVE),
+    f("min_rtt_fixed_s", "Fixed minRTT", Unit::Seconds, "min_rtt_calc_params.fixed_value: minRTT set, never measured (empty: measured).", OPTIONAL).shown_if("product", ENVOY_ADAPTIVE),
+    f("min_rtt_request_count", "minRTT samples", Unit::Requests, "request_count: the requests a minRTT measurement takes.", whole(1.0, 500.0, 1.0)).shown_if("product", ENVOY_ADAPTIVE),
+    f("min_rtt_jitter_percent", "minRTT jitter", Unit::None, "jitter: each next measurement comes up to this percentage of the interval later, at random.", num(0.0, 100.0, 1.0)).shown_if("product", ENVOY_ADAPTIVE),
+    f("min_concurrency", "Least limit", Unit::Requests, "min_concurrency: the limit while minRTT is measured, and never below it.", whole(1.0, 100.0, 1.0)).shown_if("product", ENVOY_ADAPTIVE),
+    f("min_rtt_buffer_percent", "minRTT buffer", Unit::None, "buffer: how far above minRTT latencies may go, as a percentage, before the limit shrinks.", num(0.0, 100.0, 1.0)).shown_if("product", ENVOY_ADAPTIVE),
+    f("status", "Refusal status", Unit::Status, "concurrency_limit_exceeded_status: 503 unless set.", whole(400.0, 599.0, 1.0)).shown_if("product", ENVOY_ADAPTIVE),
     f("window", "Window", Unit::Json, "WindowedLimit: {\"min_window_s\", \"max_window_s\", \"min_rtt_threshold_s\", \"window_size\", \"percentile\", \"capacity\"}: the limit hears one sample per window, the mean (or percentile) of its round trips (empty: every sample).", Control::Json).shown_if("product", NETFLIX),
 ];
 

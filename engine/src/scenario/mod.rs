@@ -174,7 +174,7 @@ pub use crate::blocks::{
 };
 pub use crate::blocks::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per, Protocol,
-    NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, NetflixWindowSpec, TowerLayer, TowerSpec,
+    EnvoyAdaptiveConcurrencySpec, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, NetflixWindowSpec, TowerLayer, TowerSpec,
 };
 pub use crate::buffer::Order;
 pub use crate::distribution::Distribution;

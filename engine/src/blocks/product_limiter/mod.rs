@@ -26,7 +26,9 @@
 //!   once), and refuses a message that waited past its deadline
 //!   (`expired`) or that the product refuses when its turn comes.
 
+mod course;
 mod envoy;
+mod envoy_adaptive;
 mod envoy_breaker;
 mod go;
 mod haproxy;
@@ -51,12 +53,14 @@ use crate::scheduler::EventKind;
 use crate::time::SimTime;
 
 pub use envoy::{Bucket, EnvoyLocalRateLimitSpec};
+pub use envoy_adaptive::EnvoyAdaptiveConcurrencySpec;
 pub use envoy_breaker::{EnvoyCircuitBreakerSpec, Protocol};
 pub use go::{GoCall, GoRateSpec};
 pub use haproxy::{duration_text, HaproxyReqRateSpec, MAX_MS as HAPROXY_MAX_MS};
 pub use haproxy_server::{Balance, HaproxyServerSpec};
 pub use nginx::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
-pub use netflix::{Course as AdaptiveCourse, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, NetflixWindowSpec};
+pub use course::Course as AdaptiveCourse;
+pub use netflix::{NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, NetflixWindowSpec};
 pub use nginx_conn::NginxLimitConnSpec;
 pub use tower::{TowerLayer, TowerSpec};
 
@@ -88,6 +92,8 @@ pub enum ProductLimiterSpec {
     NetflixVegas(NetflixVegasSpec),
     /// Netflix concurrency-limits' `Gradient2Limit` (v0.5.4).
     NetflixGradient2(NetflixGradient2Spec),
+    /// Envoy's adaptive concurrency filter and its gradient controller.
+    EnvoyAdaptiveConcurrency(EnvoyAdaptiveConcurrencySpec),
 }
 
 impl ProductLimiterSpec {
@@ -104,6 +110,7 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NetflixAimd(s) => s.validate(path, errors),
             ProductLimiterSpec::NetflixVegas(s) => s.validate(path, errors),
             ProductLimiterSpec::NetflixGradient2(s) => s.validate(path, errors),
+            ProductLimiterSpec::EnvoyAdaptiveConcurrency(s) => s.validate(path, errors),
         }
     }
 
@@ -120,6 +127,7 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NetflixAimd(s) => s.number_mut(steps),
             ProductLimiterSpec::NetflixVegas(s) => s.number_mut(steps),
             ProductLimiterSpec::NetflixGradient2(s) => s.number_mut(steps),
+            ProductLimiterSpec::EnvoyAdaptiveConcurrency(s) => s.number_mut(steps),
         }
     }
 
@@ -129,6 +137,7 @@ impl ProductLimiterSpec {
         match self {
             ProductLimiterSpec::NginxLimitConn(_) | ProductLimiterSpec::HaproxyServer(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) => true,
             ProductLimiterSpec::NetflixAimd(_) | ProductLimiterSpec::NetflixVegas(_) | ProductLimiterSpec::NetflixGradient2(_) => true,
+            ProductLimiterSpec::EnvoyAdaptiveConcurrency(_) => true,
             ProductLimiterSpec::Tower(s) => s.counts_in_progress(),
             _ => false,
         }
@@ -149,6 +158,7 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NetflixAimd(s) => s.summary(),
             ProductLimiterSpec::NetflixVegas(s) => s.summary(),
             ProductLimiterSpec::NetflixGradient2(s) => s.summary(),
+            ProductLimiterSpec::EnvoyAdaptiveConcurrency(s) => s.summary(),
         }
     }
 }
@@ -165,10 +175,13 @@ enum Running {
     Tower(TowerSpec, tower::State),
     /// Any of Netflix's: its settings are the limiter's.
     Netflix(netflix::Limiter),
+    /// Envoy's adaptive concurrency: its settings are the controller's.
+    EnvoyAdaptive(envoy_adaptive::Controller),
 }
 
 impl Running {
-    fn of(spec: ProductLimiterSpec) -> Running {
+    /// The product's state, fresh at `now`.
+    fn of(spec: ProductLimiterSpec, now: SimTime) -> Running {
         match spec {
             ProductLimiterSpec::NginxLimitReq(s) => Running::Nginx(s, nginx::Zone::default()),
             ProductLimiterSpec::GoRate(s) => Running::Go(s, go::Limiters::default()),
@@ -181,6 +194,7 @@ impl Running {
             ProductLimiterSpec::NetflixAimd(s) => Running::Netflix(netflix::Limiter::new(netflix::Settings::Aimd(s))),
             ProductLimiterSpec::NetflixVegas(s) => Running::Netflix(netflix::Limiter::new(netflix::Settings::Vegas(s))),
             ProductLimiterSpec::NetflixGradient2(s) => Running::Netflix(netflix::Limiter::new(netflix::Settings::Gradient2(s))),
+            ProductLimiterSpec::EnvoyAdaptiveConcurrency(s) => Running::EnvoyAdaptive(envoy_adaptive::Controller::new(s, nanos(now))),
         }
     }
 
@@ -188,7 +202,7 @@ impl Running {
     /// carries it as a gate).
     fn counts(&self) -> bool {
         match self {
-            Running::NginxConn(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Netflix(_) => true,
+            Running::NginxConn(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Netflix(_) | Running::EnvoyAdaptive(_) => true,
             Running::Tower(spec, _) => spec.counts_in_progress(),
             _ => false,
         }
@@ -214,6 +228,8 @@ impl Running {
         match self {
             Running::NginxConn(_, zone) => zone.finished(msg.key),
             Running::Netflix(limiter) => limiter.finished(msg.id, nanos(ctx.core.now), dropped, &mut || ctx.rng().uniform()),
+            // Envoy times a request that failed further on as any other.
+            Running::EnvoyAdaptive(controller) => controller.finished(msg.id, nanos(ctx.core.now), &mut || ctx.rng().uniform()),
             Running::HaproxyServer(_, server) => server.finished(),
             Running::EnvoyBreaker(spec, pool) => pool.finished(spec),
             Running::Tower(_, state) => state.finished(),
@@ -285,7 +301,7 @@ fn millisecond(t: SimTime) -> u64 {
 
 impl ProductLimiter {
     pub fn new(spec: ProductLimiterSpec) -> Self {
-        ProductLimiter { running: Running::of(spec), held: BTreeMap::new(), came: 0, armed: None, blocked: false, waiting: VecDeque::new(), counted: HashSet::new() }
+        ProductLimiter { running: Running::of(spec, SimTime::ZERO), held: BTreeMap::new(), came: 0, armed: None, blocked: false, waiting: VecDeque::new(), counted: HashSet::new() }
     }
 
     /// New settings take effect for the next request, as the product
@@ -324,11 +340,12 @@ impl ProductLimiter {
             (Running::Netflix(limiter), ProductLimiterSpec::NetflixAimd(new)) => limiter.reconfigure(netflix::Settings::Aimd(new), nanos(now)),
             (Running::Netflix(limiter), ProductLimiterSpec::NetflixVegas(new)) => limiter.reconfigure(netflix::Settings::Vegas(new), nanos(now)),
             (Running::Netflix(limiter), ProductLimiterSpec::NetflixGradient2(new)) => limiter.reconfigure(netflix::Settings::Gradient2(new), nanos(now)),
+            (Running::EnvoyAdaptive(controller), ProductLimiterSpec::EnvoyAdaptiveConcurrency(new)) => controller.reconfigure(new, nanos(now)),
             // Another product starts afresh: what waited goes at the next
             // pump, counted by nothing, and the ends of what the old one
             // counted are not the new one's to hear.
             (running, spec) => {
-                *running = Running::of(spec);
+                *running = Running::of(spec, now);
                 self.counted.clear();
             }
         }
@@ -352,7 +369,7 @@ impl ProductLimiter {
             Running::Haproxy(_, table) => table.keys(),
             Running::NginxConn(_, zone) => zone.keys(),
             // One bucket, one server, one pool for every key.
-            Running::Envoy(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Tower(..) | Running::Netflix(_) => 1,
+            Running::Envoy(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Tower(..) | Running::Netflix(_) | Running::EnvoyAdaptive(_) => 1,
         }
     }
 
@@ -364,15 +381,17 @@ impl ProductLimiter {
             Running::EnvoyBreaker(_, pool) => pool.requests(),
             Running::Tower(_, state) => state.in_use(),
             Running::Netflix(limiter) => limiter.in_flight(),
+            Running::EnvoyAdaptive(controller) => controller.outstanding(),
             _ => 0,
         }
     }
 
     /// The course of its limit and of what was in flight, if it adapts
     /// one.
-    pub fn adaptive_course(&self) -> Option<&netflix::Course> {
+    pub fn adaptive_course(&self) -> Option<&course::Course> {
         match &self.running {
             Running::Netflix(limiter) => Some(limiter.course()),
+            Running::EnvoyAdaptive(controller) => Some(controller.course()),
             _ => None,
         }
     }
@@ -381,6 +400,7 @@ impl ProductLimiter {
     pub fn adaptive_limit(&self) -> Option<u64> {
         match &self.running {
             Running::Netflix(limiter) => Some(limiter.limit().max(0) as u64),
+            Running::EnvoyAdaptive(controller) => Some(u64::from(controller.limit())),
             _ => None,
         }
     }
@@ -479,6 +499,16 @@ impl ProductLimiter {
                 } else {
                     if !msg.gates.push(ctx.node) {
                         limiter.forget(msg.id);
+                    }
+                    Decided::Go(Outcome::Admitted, now)
+                }
+            }
+            Running::EnvoyAdaptive(controller) => {
+                if !controller.decide(msg.id, nanos(now)) {
+                    Decided::Refuse(DropReason::RateLimited)
+                } else {
+                    if !msg.gates.push(ctx.node) {
+                        controller.forget(msg.id);
                     }
                     Decided::Go(Outcome::Admitted, now)
                 }

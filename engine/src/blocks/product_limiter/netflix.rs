@@ -30,9 +30,8 @@ use std::collections::HashMap;
 use serde::{Deserialize, Serialize};
 
 use super::netflix_limits::{Aimd, Gradient2, Sample, Vegas, Windowed};
-use crate::metrics::{Series, DEPTH_BUCKET_NS, DEPTH_SERIES_CAPACITY};
+use super::course::Course;
 use crate::plumbing::field_path::Step;
-use crate::time::SimTime;
 use crate::plumbing::number_field::NumberField;
 use crate::plumbing::validate::{check_range, push_error, FieldError};
 
@@ -417,17 +416,6 @@ pub struct Limiter {
     course: Box<Course>,
 }
 
-/// The limit and what was in flight, over the run.
-pub struct Course {
-    pub limit: Series,
-    pub in_flight: Series,
-}
-
-impl Course {
-    fn new() -> Course {
-        Course { limit: Series::new(DEPTH_BUCKET_NS, DEPTH_SERIES_CAPACITY), in_flight: Series::new(DEPTH_BUCKET_NS, DEPTH_SERIES_CAPACITY) }
-    }
-}
 
 impl Limiter {
     pub fn new(settings: Settings) -> Limiter {
@@ -471,9 +459,8 @@ impl Limiter {
 
     /// Records the limit and what is in flight at `now_ns`.
     fn note(&mut self, now_ns: i64) {
-        let now = SimTime::from_nanos(now_ns.max(0) as u64);
-        self.course.limit.record(now, self.limit().max(0) as u64);
-        self.course.in_flight.record(now, self.in_flight());
+        let (limit, in_flight) = (self.limit().max(0) as u64, self.in_flight());
+        self.course.note(now_ns, limit, in_flight);
     }
 
     /// The limit now.
@@ -604,7 +591,7 @@ mod tests {
         assert_eq!((l.limit(), l.in_flight()), (1, 0));
         // The charts' course: the limit went from 2 up to 3 and down to 1;
         // in flight, up to 3 and down to none.
-        let now = SimTime::from_nanos(6_000 * MS as u64);
+        let now = crate::time::SimTime::from_nanos(6_000 * MS as u64);
         let (limits, in_flight) = (l.course().limit.points(now), l.course().in_flight.points(now));
         assert_eq!(limits.iter().map(|p| p.max).max(), Some(3));
         assert_eq!((limits.first().map(|p| p.last), limits.last().map(|p| p.last)), (Some(2), Some(1)));
