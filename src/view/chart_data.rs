@@ -97,8 +97,12 @@ pub fn chart_lines(
                 Some(course) => {
                     let points = course.in_flight.points(sim.now()).iter().map(|p| (p.t_s, p.last as f64)).collect();
                     lines.push(line(format!("{name} in flight"), colour, points));
-                    let levels: Vec<(f64, u64)> = course.limit.points(sim.now()).iter().map(|p| (p.t_s, p.last)).collect();
-                    let now_level = levels.last().map_or(0, |&(_, v)| v);
+                    let mut levels: Vec<(f64, u64)> = course.limit.points(sim.now()).iter().map(|p| (p.t_s, p.last)).collect();
+                    // A limit its timers changed since its last request.
+                    let now_level = sim.adaptive_limit(node).unwrap_or(0);
+                    if levels.last().is_some_and(|&(_, v)| v != now_level) {
+                        levels.push((sim.now().as_secs_f64(), now_level));
+                    }
                     // Dashed in the hard limit's colour, as a queue's bound.
                     let (label, colour) = (format!("{name} limit ({now_level})"), state_colour(State::HardLimit));
                     lines.push(Line { label, colour, points: step_line(&levels, sim.now().as_secs_f64()), stroke: Stroke::Threshold });

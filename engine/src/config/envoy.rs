@@ -250,7 +250,9 @@ fn read_adaptive(config: &MarkedMappingNode, line: usize, notes: &mut Vec<Note>)
         sample_aggregate_percentile: percent_value(gradient, "sample_aggregate_percentile", defaults.sample_aggregate_percentile)?,
         max_concurrency_limit: whole(limits, "max_concurrency_limit", "max_concurrency_limit")?.unwrap_or(defaults.max_concurrency_limit),
         min_rtt_interval_s: seconds(min_rtt.get_node("interval"), "interval")?.filter(|&s| s > 0.0),
-        min_rtt_fixed_s: seconds(min_rtt.get_node("fixed_value"), "fixed_value")?,
+        // A fixed value of 0 is none: minRTT is measured (Envoy's
+        // `isMinRTTSamplingEnabled`).
+        min_rtt_fixed_s: seconds(min_rtt.get_node("fixed_value"), "fixed_value")?.filter(|&s| s > 0.0),
         min_rtt_request_count: whole(min_rtt, "request_count", "request_count")?.unwrap_or(defaults.min_rtt_request_count),
         min_rtt_jitter_percent: percent_value(min_rtt, "jitter", defaults.min_rtt_jitter_percent)?,
         min_concurrency: whole(min_rtt, "min_concurrency", "min_concurrency")?.unwrap_or(defaults.min_concurrency),
@@ -464,11 +466,8 @@ fn filter(id: &str, spec: &EnvoyLocalRateLimitSpec) -> String {
 /// The adaptive concurrency filter entry for node `id`.
 fn adaptive_filter(id: &str, spec: &EnvoyAdaptiveConcurrencySpec) -> String {
     let ms = |s: f64| duration((s * 1000.0).round() as u64);
-    let min_rtt = match (spec.min_rtt_fixed_s, spec.min_rtt_interval_s) {
-        (Some(fixed), _) => format!("        fixed_value: {}\n", ms(fixed)),
-        (None, Some(every)) => format!("        interval: {}\n", ms(every)),
-        (None, None) => String::new(),
-    };
+    let min_rtt = spec.min_rtt_interval_s.map_or(String::new(), |every| format!("        interval: {}\n", ms(every)))
+        + &spec.min_rtt_fixed_s.map_or(String::new(), |fixed| format!("        fixed_value: {}\n", ms(fixed)));
     let percent = |p: f64| crate::plumbing::numbers::readable(p);
     format!(
         "- name: envoy.filters.http.adaptive_concurrency   # Sluice's node \"{id}\"\n  typed_config:\n    \"@type\": type.googleapis.com/envoy.extensions.filters.http.adaptive_concurrency.v3.AdaptiveConcurrency\n    gradient_controller_config:\n      sample_aggregate_percentile: {{value: {}}}\n      concurrency_limit_params:\n        max_concurrency_limit: {}\n        concurrency_update_interval: {}\n      min_rtt_calc_params:\n{min_rtt}        request_count: {}\n        jitter: {{value: {}}}\n        min_concurrency: {}\n        buffer: {{value: {}}}\n    concurrency_limit_exceeded_status:\n      code: {}\n",
@@ -695,6 +694,7 @@ mod tests {
         for spec in [
             EnvoyAdaptiveConcurrencySpec::of(60.0),
             EnvoyAdaptiveConcurrencySpec { min_rtt_fixed_s: Some(0.025), min_rtt_interval_s: None, sample_aggregate_percentile: 90.0, status: 429, ..EnvoyAdaptiveConcurrencySpec::of(1.5) },
+            EnvoyAdaptiveConcurrencySpec { min_rtt_fixed_s: Some(0.025), ..EnvoyAdaptiveConcurrencySpec::of(1.5) },
             EnvoyAdaptiveConcurrencySpec { concurrency_update_interval_s: 0.25, max_concurrency_limit: 64, min_rtt_request_count: 20, min_rtt_jitter_percent: 0.0, min_concurrency: 5, min_rtt_buffer_percent: 12.5, ..EnvoyAdaptiveConcurrencySpec::of(0.5) },
         ] {
             let node = crate::scenario::NodeSpec { id: "api".into(), position: None, block: BlockSpec::ProductLimiter(ProductLimiterSpec::EnvoyAdaptiveConcurrency(spec.clone())) };
@@ -718,6 +718,8 @@ mod tests {
         let err = |t: &str| import(t).unwrap_err().to_string();
         let without = text.replace("        concurrency_update_interval: 0.1s\n", "        max_concurrency_limit: 9\n");
         assert_eq!(err(&without), "line 6: concurrency_limit_params: a concurrency_update_interval, which Envoy requires");
+        let measured = text.replace("        interval: 60s\n", "        interval: 60s\n        fixed_value: 0s\n");
+        assert_eq!(adaptive(&import(&measured).unwrap().scenario)[0].min_rtt_fixed_s, None, "a fixed value of 0 is none");
         let neither = text.replace("        interval: 60s\n", "        request_count: 9\n");
         assert!(err(&neither).contains("min_rtt_interval_s: set it (how often minRTT is measured), or min_rtt_fixed_s"), "{}", err(&neither));
     }

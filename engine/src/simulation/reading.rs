@@ -66,7 +66,7 @@ impl Simulation {
     /// limiter of Netflix's).
     pub fn adaptive_limit(&self, node: usize) -> Option<u64> {
         match self.nodes.get(node)? {
-            Node::ProductLimiter(l) => l.adaptive_limit(),
+            Node::ProductLimiter(l) => l.adaptive_limit(self.core.now),
             _ => None,
         }
     }

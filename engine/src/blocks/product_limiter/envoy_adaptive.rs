@@ -35,9 +35,13 @@
 //! - Percentiles are libcircllhist's: values binned to two significant
 //!   digits, interpolated within the bin (50 samples of 10 ms read p50
 //!   10.5 ms), as Envoy reads them.
-//! - The timers fire at their instants; what they change is taken up
-//!   before the next decision or sample at or after them, which nothing
-//!   between can tell apart.
+//! - The timers fire at their instants: what they change is taken up
+//!   before the next decision or sample at or after them, and a reading of
+//!   the limit in between (the block, the charts) fires them first.
+//! - Settings changed while it runs make a new controller, as a new
+//!   configuration does in Envoy: the requests let through before stay
+//!   with the old one (their ends unheard, not counted against the new
+//!   limit).
 //!
 //! Not modelled: runtime overrides, `enabled` (the filter is on),
 //! health checks passed through, the newer `min_concurrency_limit`, and a
@@ -269,11 +273,12 @@ pub fn new_limit(limit: u32, min_rtt_us: f64, sample_rtt_us: f64, spec: &EnvoyAd
     new.min(spec.max_concurrency_limit).max(spec.min_concurrency)
 }
 
-/// The controller, with its settings.
-pub struct Controller {
+/// The gradient controller's state, with its settings: what its timers
+/// and samples change.
+#[derive(Clone)]
+struct Gradient {
     spec: EnvoyAdaptiveConcurrencySpec,
     limit: u32,
-    outstanding: u32,
     /// The limit before the minRTT window open; 0: none is open.
     deferred: u32,
     min_rtt_us: f64,
@@ -285,77 +290,40 @@ pub struct Controller {
     /// The sample window's timer and the minRTT timer, when armed.
     sample_reset_at: Option<i64>,
     min_rtt_at: Option<i64>,
-    /// The requests outstanding, by id, with their admission.
-    sent: HashMap<u64, i64>,
-    course: Box<Course>,
+    /// The limits set, with their instants, not yet recorded for the
+    /// charts.
+    changes: Vec<(i64, u32)>,
 }
 
-impl Controller {
+impl Gradient {
     /// The controller as Envoy builds it at `now_ns` (l.56-95): the limit
     /// at `min_concurrency`, a minRTT window begun unless minRTT is fixed.
-    pub fn new(spec: EnvoyAdaptiveConcurrencySpec, now_ns: i64) -> Controller {
-        let limit = spec.min_concurrency;
-        let interval = millis(spec.concurrency_update_interval_s).max(1) * 1_000_000;
-        let mut c = Controller {
-            limit,
-            outstanding: 0,
+    fn new(spec: EnvoyAdaptiveConcurrencySpec, now_ns: i64) -> Gradient {
+        let mut g = Gradient {
+            limit: spec.min_concurrency,
             deferred: 0,
             min_rtt_us: 0.0,
             hist: Histogram::default(),
             consecutive_min: 0,
             epoch_ns: now_ns,
-            sample_reset_at: Some(now_ns + interval),
+            sample_reset_at: None,
             min_rtt_at: None,
-            sent: HashMap::new(),
-            course: Box::new(Course::new()),
+            changes: Vec::new(),
             spec,
         };
-        if c.spec.samples_min_rtt() {
-            c.enter_min_rtt_window(now_ns);
+        g.sample_reset_at = Some(now_ns + g.interval_ns());
+        if g.spec.samples_min_rtt() {
+            g.enter_min_rtt_window(now_ns);
         } else {
-            c.min_rtt_us = (millis(c.spec.min_rtt_fixed_s.unwrap_or(0.0)) * 1000) as f64;
-            c.update_limit(c.spec.min_concurrency, now_ns);
+            g.min_rtt_us = (millis(g.spec.min_rtt_fixed_s.unwrap_or(0.0)) * 1000) as f64;
+            g.update_limit(g.spec.min_concurrency, now_ns);
         }
-        c.note(now_ns);
-        c
-    }
-
-    /// New settings at `now_ns`: a new controller (Envoy builds one for a
-    /// new configuration), what is outstanding kept.
-    pub fn reconfigure(&mut self, spec: EnvoyAdaptiveConcurrencySpec, now_ns: i64) {
-        let (outstanding, sent) = (self.outstanding, std::mem::take(&mut self.sent));
-        let course = std::mem::replace(&mut self.course, Box::new(Course::new()));
-        *self = Controller::new(spec, now_ns);
-        (self.outstanding, self.sent, self.course) = (outstanding, sent, course);
-        self.note(now_ns);
-    }
-
-    pub fn limit(&self) -> u32 {
-        self.limit
-    }
-
-    pub fn outstanding(&self) -> u64 {
-        u64::from(self.outstanding)
-    }
-
-    /// minRTT as last measured (or fixed), in microseconds.
-    #[cfg(test)]
-    pub fn min_rtt_us(&self) -> f64 {
-        self.min_rtt_us
+        g
     }
 
     /// Whether a minRTT window is open.
-    pub fn in_min_rtt_window(&self) -> bool {
+    fn in_min_rtt_window(&self) -> bool {
         self.deferred > 0
-    }
-
-    pub fn course(&self) -> &Course {
-        &self.course
-    }
-
-    fn note(&mut self, now_ns: i64) {
-        let (limit, outstanding) = (u64::from(self.limit), self.outstanding());
-        self.course.note(now_ns, limit, outstanding);
     }
 
     /// The sample window's period, in nanoseconds.
@@ -369,7 +337,6 @@ impl Controller {
         loop {
             let reset = self.sample_reset_at.filter(|&t| t <= now_ns);
             let min_rtt = self.min_rtt_at.filter(|&t| t <= now_ns);
-            // The earlier fires first; the sample window's first at one instant.
             let reset = reset.filter(|&r| min_rtt.is_none_or(|m| r <= m));
             match (reset, min_rtt) {
                 (None, None) => break,
@@ -436,11 +403,13 @@ impl Controller {
         if self.consecutive_min >= 5 && self.spec.samples_min_rtt() {
             self.min_rtt_at = Some(now_ns);
         }
-        self.note(now_ns);
+        self.changes.push((now_ns, new));
     }
 
-    /// `updateMinRTT` (l.136-158), after a sample went in.
-    fn update_min_rtt(&mut self, now_ns: i64, draw: &mut impl FnMut() -> f64) {
+    /// A sample of `latency_us` at `now_ns` (the end of
+    /// `recordLatencySample`), then `updateMinRTT` (l.136-158).
+    fn sample(&mut self, latency_us: f64, now_ns: i64, draw: &mut impl FnMut() -> f64) {
+        self.hist.insert(latency_us);
         if !self.spec.samples_min_rtt() || !self.in_min_rtt_window() || self.hist.count() < u64::from(self.spec.min_rtt_request_count) {
             return;
         }
@@ -453,39 +422,111 @@ impl Controller {
         self.min_rtt_at = Some(now_ns + jittered_ms(interval_ms, self.spec.min_rtt_jitter_percent / 100.0, draw()) * 1_000_000);
         self.sample_reset_at = Some(now_ns + self.interval_ns());
     }
+}
+
+/// The filter's controller: the gradient controller, and the requests it
+/// let through.
+pub struct Controller {
+    gradient: Gradient,
+    outstanding: u32,
+    /// The requests outstanding, by id, with their admission.
+    sent: HashMap<u64, i64>,
+    course: Box<Course>,
+}
+
+impl Controller {
+    pub fn new(spec: EnvoyAdaptiveConcurrencySpec, now_ns: i64) -> Controller {
+        let mut c = Controller { gradient: Gradient::new(spec, now_ns), outstanding: 0, sent: HashMap::new(), course: Box::new(Course::new()) };
+        c.record(now_ns);
+        c
+    }
+
+    /// New settings at `now_ns`: a new controller, as Envoy builds for a
+    /// new configuration. The requests let through before stay with the
+    /// old one (Envoy's streams keep their filter): their ends are not
+    /// this one's to hear, and they do not count against its limit.
+    pub fn reconfigure(&mut self, spec: EnvoyAdaptiveConcurrencySpec, now_ns: i64) {
+        let course = std::mem::replace(&mut self.course, Box::new(Course::new()));
+        *self = Controller::new(spec, now_ns);
+        self.course = course;
+        self.record(now_ns);
+    }
+
+    /// The limit as it stands at `now_ns`, the timers due by then fired.
+    pub fn limit_at(&self, now_ns: i64) -> u32 {
+        let mut g = self.gradient.clone();
+        g.catch_up(now_ns);
+        g.limit
+    }
+
+    pub fn outstanding(&self) -> u64 {
+        u64::from(self.outstanding)
+    }
+
+    /// minRTT as last measured (or fixed), in microseconds.
+    #[cfg(test)]
+    pub fn min_rtt_us(&self) -> f64 {
+        self.gradient.min_rtt_us
+    }
+
+    /// Whether a minRTT window is open, as of the last decision or sample.
+    #[cfg(test)]
+    pub fn in_min_rtt_window(&self) -> bool {
+        self.gradient.in_min_rtt_window()
+    }
+
+    #[cfg(test)]
+    pub fn limit(&self) -> u32 {
+        self.gradient.limit
+    }
+
+    pub fn course(&self) -> &Course {
+        &self.course
+    }
+
+    /// Records the limits set since the last record, each at its instant,
+    /// and what is outstanding at `now_ns`.
+    fn record(&mut self, now_ns: i64) {
+        let outstanding = self.outstanding();
+        for (at, limit) in std::mem::take(&mut self.gradient.changes) {
+            self.course.note(at, u64::from(limit), outstanding);
+        }
+        self.course.note(now_ns, u64::from(self.gradient.limit), outstanding);
+    }
 
     /// `forwardingDecision` at `now_ns` for request `id`: let through and
     /// counted outstanding, or refused.
     pub fn decide(&mut self, id: u64, now_ns: i64) -> bool {
-        self.catch_up(now_ns);
-        if self.outstanding >= self.limit {
-            return false;
+        self.gradient.catch_up(now_ns);
+        let pass = self.outstanding < self.gradient.limit;
+        if pass {
+            self.outstanding += 1;
+            self.sent.insert(id, now_ns);
         }
-        self.outstanding += 1;
-        self.sent.insert(id, now_ns);
-        self.note(now_ns);
-        true
+        self.record(now_ns);
+        pass
     }
 
     /// Request `id` is not to be counted: its end will not be heard.
     pub fn forget(&mut self, id: u64) {
         if let Some(sent) = self.sent.remove(&id) {
             self.outstanding -= 1;
-            self.note(sent);
+            self.record(sent);
         }
     }
 
     /// Request `id` ended at `now_ns` (`recordLatencySample`, l.243-261).
     pub fn finished(&mut self, id: u64, now_ns: i64, draw: &mut impl FnMut() -> f64) {
-        self.catch_up(now_ns);
-        let Some(sent) = self.sent.remove(&id) else { return };
-        self.outstanding -= 1;
-        self.note(now_ns);
-        if sent < self.epoch_ns {
+        self.gradient.catch_up(now_ns);
+        let Some(sent) = self.sent.remove(&id) else {
+            self.record(now_ns);
             return;
+        };
+        self.outstanding -= 1;
+        if sent >= self.gradient.epoch_ns {
+            self.gradient.sample(((now_ns - sent) / 1000) as f64, now_ns, draw);
         }
-        self.hist.insert(((now_ns - sent) / 1000) as f64);
-        self.update_min_rtt(now_ns, draw);
+        self.record(now_ns);
     }
 }
 
@@ -587,8 +628,9 @@ mod tests {
         for id in 20..23 {
             c.finished(id, 40 * MS, &mut draw);
         }
-        assert_eq!(c.limit(), 3, "not until the window's end, 100 ms after the minRTT window's");
-        assert!(c.decide(30, 120 * MS), "the window ended at 120 ms, before this decision");
+        assert_eq!(c.limit_at(119 * MS), 3, "not until the window's end, 100 ms after the minRTT window's");
+        assert_eq!(c.limit_at(120 * MS), 5, "read at its end, the window is closed first");
+        assert!(c.decide(30, 120 * MS));
         assert_eq!(c.limit(), 5);
         // Nothing sampled in a window changes nothing.
         c.forget(30);
@@ -644,6 +686,22 @@ mod tests {
     }
 
     #[test]
+    fn new_settings_make_a_new_controller_and_the_requests_before_stay_with_the_old_one() {
+        let mut draw = || 0.0;
+        let mut c = Controller::new(spec(), 0);
+        admit(&mut c, 0, 3, 0);
+        c.reconfigure(EnvoyAdaptiveConcurrencySpec { min_concurrency: 2, ..spec() }, 5 * MS);
+        assert_eq!((c.outstanding(), c.limit()), (0, 2));
+        admit(&mut c, 10, 2, 5 * MS);
+        assert!(!c.decide(12, 5 * MS));
+        // An old request's end is not this controller's: no sample, nothing freed.
+        c.finished(0, 15 * MS, &mut draw);
+        assert_eq!(c.outstanding(), 2);
+        c.finished(10, 15 * MS, &mut draw);
+        assert_eq!(c.outstanding(), 1);
+    }
+
+    #[test]
     fn a_fixed_min_rtt_opens_no_window() {
         let mut draw = || 0.0;
         let mut c = Controller::new(EnvoyAdaptiveConcurrencySpec { min_rtt_fixed_s: Some(0.01), min_rtt_interval_s: None, ..spec() }, 0);
@@ -654,7 +712,7 @@ mod tests {
             c.finished(id, 5 * MS, &mut draw);
         }
         assert!(c.decide(9, 100 * MS));
-        // g = 12.5 / 5.25 (the bin [5000, 5100) at half way) kept at 2: 6 + 2.45.
+        // g = 12.5 / 5.05 (the bin [5000, 5100) at half way) kept at 2: 6 + 2.45.
         assert_eq!(c.limit(), 8);
     }
 

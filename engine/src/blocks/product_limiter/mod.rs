@@ -396,11 +396,11 @@ impl ProductLimiter {
         }
     }
 
-    /// The limit it decides by now, if it adapts one (Netflix's).
-    pub fn adaptive_limit(&self) -> Option<u64> {
+    /// The limit it decides by at `now`, if it adapts one.
+    pub fn adaptive_limit(&self, now: SimTime) -> Option<u64> {
         match &self.running {
             Running::Netflix(limiter) => Some(limiter.limit().max(0) as u64),
-            Running::EnvoyAdaptive(controller) => Some(u64::from(controller.limit())),
+            Running::EnvoyAdaptive(controller) => Some(u64::from(controller.limit_at(nanos(now)))),
             _ => None,
         }
     }

@@ -331,15 +331,15 @@ impl NetflixWindowSpec {
     }
 
     pub(crate) fn min_window_ns(&self) -> i64 {
-        (self.min_window_s * 1e9) as i64
+        (self.min_window_s * 1e9).round() as i64
     }
 
     pub(crate) fn max_window_ns(&self) -> i64 {
-        (self.max_window_s * 1e9) as i64
+        (self.max_window_s * 1e9).round() as i64
     }
 
     pub(crate) fn min_rtt_threshold_ns(&self) -> i64 {
-        (self.min_rtt_threshold_s * 1e9) as i64
+        (self.min_rtt_threshold_s * 1e9).round() as i64
     }
 }
 
@@ -381,6 +381,9 @@ fn check_window(window: &Option<NetflixWindowSpec>, path: &str, errors: &mut Vec
     if let Some(p) = w.percentile {
         if !(p.is_finite() && p > 0.0 && p < 1.0) {
             push_error(errors, format!("{path}.percentile"), "must be above 0 and below 1 (0.9 is the 90th percentile)");
+        }
+        if p * f64::from(w.window_size) < 0.5 {
+            push_error(errors, format!("{path}.percentile"), "must be at least 0.5 / window_size: the library reads sample round(n · p) − 1, which below that is none (it throws)");
         }
         if w.capacity < w.window_size || w.capacity > 1_000_000 {
             push_error(errors, format!("{path}.capacity"), "must be at least window_size (a window keeping fewer samples is never ready, and the limit never moves) and at most 1,000,000");
@@ -545,6 +548,10 @@ mod tests {
             refused(ProductLimiterSpecOf::Gradient2(g2)),
             ["n.window.min_window_s", "n.window.max_window_s", "n.window.min_window_s", "n.window.min_rtt_threshold_s", "n.window.window_size", "n.window.percentile", "n.window.capacity"]
         );
+        // The library's index round(n · p) − 1 is −1 below half a sample.
+        let tiny = |p: f64| NetflixAimdSpec { window: Some(NetflixWindowSpec { percentile: Some(p), ..NetflixWindowSpec::default() }), ..NetflixAimdSpec::default() };
+        assert_eq!(refused(ProductLimiterSpecOf::Aimd(tiny(0.04))), ["n.window.percentile"]);
+        assert_eq!(refused(ProductLimiterSpecOf::Aimd(tiny(0.05))), Vec::<String>::new());
     }
 
     /// The three specs, for the validation test.
@@ -609,9 +616,9 @@ mod tests {
         assert_eq!((l.limit(), l.in_flight()), (2, 5));
         assert!(!l.decide(9, 0), "five in flight, limit two: a limit lowered takes nothing back");
         // Their samples go to the new algorithm. Vegas's first sets its
-        // no-load time; at the same round trip no queue is seen, so the
-        // next two (2 and 3 in flight at admission, at least half the
-        // limit) add beta, 6, each; the fourth (4 of 14) is app-limited.
+        // no-load time; at the same round trip no queue is seen: the
+        // second (2 in flight at admission, 2 · 2 ≥ 2) adds beta, 6; the
+        // third (3: 6 < 8) is app-limited; the fourth (4: 8 ≥ 8) adds 6.
         for id in 0..4 {
             l.finished(id, 10 * MS, false, &mut draw);
         }

@@ -57,7 +57,7 @@ impl Aimd {
     /// `_update` (l.101-112).
     pub fn update(&mut self, spec: &NetflixAimdSpec, s: Sample) -> i32 {
         let mut limit = self.limit;
-        let timeout_ns = (spec.timeout_s * 1e9) as i64;
+        let timeout_ns = (spec.timeout_s * 1e9).round() as i64;
         if s.did_drop || s.rtt_ns > timeout_ns {
             limit = (f64::from(limit) * spec.backoff_ratio) as i32;
         } else if s.inflight.saturating_mul(2) >= limit {
@@ -111,10 +111,17 @@ impl Vegas {
     }
 
     /// `_update` (l.248-277) and `updateEstimatedLimit` (l.279-321). A
-    /// sample of no time is refused by the library (it throws): here it is
-    /// not counted.
+    /// sample of no time, which the library never sees (its clock always
+    /// moves; it would throw), comes of a request dropped the instant it
+    /// was let through (a full queue behind): its drop counts, its round
+    /// trip is not taken for a no-load time.
     pub fn update(&mut self, spec: &NetflixVegasSpec, s: Sample, draw: &mut impl FnMut() -> f64) -> i32 {
         if s.rtt_ns <= 0 {
+            if s.did_drop {
+                let estimated = self.estimated;
+                let step = f64::from(log10_root(estimated as i32));
+                self.settle(spec, estimated, estimated - step);
+            }
             return self.limit();
         }
         self.probe_count = self.probe_count.saturating_add(1);
@@ -152,9 +159,14 @@ impl Vegas {
                 return self.limit();
             }
         };
+        self.settle(spec, estimated, new_limit);
+        self.limit()
+    }
+
+    /// The new limit kept within 1 and the most, then smoothed (l.310-316).
+    fn settle(&mut self, spec: &NetflixVegasSpec, estimated: f64, new_limit: f64) {
         let clamped = new_limit.min(f64::from(spec.max_concurrency)).max(1.0);
         self.estimated = (1.0 - spec.smoothing) * estimated + spec.smoothing * clamped;
-        self.limit()
     }
 }
 
@@ -343,6 +355,25 @@ mod tests {
             .map(|s| a.update(&spec, s))
             .collect();
         assert_eq!(limits, [101, 90, 91, 81, 81]);
+        // AIMDLimitTest: initial 30, a drop: 27.
+        let spec = NetflixAimdSpec { initial_limit: 30, ..NetflixAimdSpec::default() };
+        assert_eq!(Aimd::new(&spec).update(&spec, at(MS, 10, true)), 27);
+        // A time-out of whole milliseconds is that many: 1.001 s is not over 1.001 s.
+        let spec = NetflixAimdSpec { timeout_s: 1.001, ..spec };
+        assert_eq!(Aimd::new(&spec).update(&spec, at(1_001 * MS, 10, false)), 30);
+        assert_eq!(Aimd::new(&spec).update(&spec, at(1_001 * MS + 1, 10, false)), 27);
+    }
+
+    #[test]
+    fn vegas_counts_the_drop_of_a_sample_of_no_time_but_not_its_round_trip() {
+        let spec = NetflixVegasSpec { initial_limit: 100, ..NetflixVegasSpec::default() };
+        let mut draw = never();
+        let mut v = Vegas::new(&spec);
+        assert_eq!(v.update(&spec, at(0, 60, true), &mut draw), 98, "100 - log10(100)");
+        assert_eq!(v.update(&spec, at(0, 60, false), &mut draw), 98);
+        assert_eq!(v.rtt_noload_ns(), 0);
+        v.update(&spec, at(5 * MS, 60, false), &mut draw);
+        assert_eq!(v.rtt_noload_ns(), 5 * MS);
     }
 
     #[test]
