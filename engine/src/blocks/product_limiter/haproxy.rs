@@ -303,6 +303,63 @@ mod tests {
     }
 
     #[test]
+    fn one_request_in_the_last_period_and_none_since_reads_one_whatever_the_time() {
+        // HAProxy's flapping correction: with nothing in the current period
+        // and at most one in the last, the last's count is read whole
+        // (`return past * period`, then divided by the period), not
+        // weighted by what is left of it.
+        let s = spec(10, 10.0);
+        let mut t = Table::default();
+        t.decide(&s, 1, 1_000);
+        // The next period began at 11 s: one in the last, none since.
+        assert_eq!(t.rate(&s, 1, 11_000), Some(1));
+        assert_eq!(t.rate(&s, 1, 20_999), Some(1), "near its end, the weighted read would be 0");
+        // Two in the last period: weighted, 2 · 1 / 10000 ms left: 0.
+        let mut t = Table::default();
+        t.decide(&s, 2, 1_000);
+        t.decide(&s, 2, 1_000);
+        assert_eq!(t.rate(&s, 2, 20_999), Some(0));
+        assert_eq!(t.rate(&s, 2, 16_000), Some(1), "two weighted by half the period");
+    }
+
+    #[test]
+    fn each_setting_outside_haproxys_range_is_refused_by_its_path() {
+        let refused = |s: HaproxyReqRateSpec| super::super::refused_fields(|path, errors| s.validate(path, errors));
+        let edges = HaproxyReqRateSpec { period_s: 0.001, expire_s: MAX_MS as f64 / 1000.0, limit: 1_000_000_000, size: 1 << 30, status: 200, key: "k".repeat(256) };
+        assert_eq!(refused(edges.clone()), Vec::<String>::new());
+        assert_eq!(refused(HaproxyReqRateSpec { status: 599, limit: 0, size: 1, ..edges.clone() }), Vec::<String>::new());
+        let past: Vec<(HaproxyReqRateSpec, &str)> = vec![
+            (HaproxyReqRateSpec { period_s: 0.0005, ..edges.clone() }, "n.period_s"),
+            (HaproxyReqRateSpec { period_s: 0.0015, ..edges.clone() }, "n.period_s"),
+            (HaproxyReqRateSpec { period_s: f64::NAN, ..edges.clone() }, "n.period_s"),
+            (HaproxyReqRateSpec { expire_s: (MAX_MS + 1) as f64 / 1000.0, ..edges.clone() }, "n.expire_s"),
+            (HaproxyReqRateSpec { expire_s: 1.0005, ..edges.clone() }, "n.expire_s"),
+            (HaproxyReqRateSpec { limit: 1_000_000_001, ..edges.clone() }, "n.limit"),
+            (HaproxyReqRateSpec { size: 0, ..edges.clone() }, "n.size"),
+            (HaproxyReqRateSpec { size: (1 << 30) + 1, ..edges.clone() }, "n.size"),
+            (HaproxyReqRateSpec { status: 199, ..edges.clone() }, "n.status"),
+            (HaproxyReqRateSpec { status: 600, ..edges.clone() }, "n.status"),
+            (HaproxyReqRateSpec { key: String::new(), ..edges.clone() }, "n.key"),
+            (HaproxyReqRateSpec { key: "k".repeat(257), ..edges.clone() }, "n.key"),
+            (HaproxyReqRateSpec { key: "a b".into(), ..edges.clone() }, "n.key"),
+            (HaproxyReqRateSpec { key: "a#".into(), ..edges.clone() }, "n.key"),
+            (HaproxyReqRateSpec { key: "a\u{1}".into(), ..edges.clone() }, "n.key"),
+        ];
+        for (spec, field) in past {
+            assert_eq!(refused(spec.clone()), [field], "{spec:?}");
+        }
+    }
+
+    #[test]
+    fn a_rate_read_from_a_file_takes_haproxys_defaults_and_says_itself_as_the_configuration_would() {
+        let read: super::super::ProductLimiterSpec = serde_json::from_value(serde_json::json!({"product": "haproxy_http_req_rate", "limit": 10, "period_s": 10})).unwrap();
+        let super::super::ProductLimiterSpec::HaproxyHttpReqRate(read) = read else { panic!("{read:?}") };
+        assert_eq!((read.size, read.key.as_str(), read.status, read.expire_s), (102_400, "src", 403, 30.0));
+        assert_eq!(read.summary(), "haproxy gt 10 per 10s");
+        assert_eq!([86_400_000, 7_200_000, 120_000, 1_000, 250, 90_000].map(duration_text), ["1d", "2h", "2m", "1s", "250ms", "90s"]);
+    }
+
+    #[test]
     fn the_limit_passes_and_the_next_is_denied_and_counted() {
         // gt 10 per 10 s: 11 at once, the 11th denied; one more at 10 s
         // reads 1 + 11 (the whole previous period still weighs): denied.
