@@ -54,6 +54,9 @@ pub struct NodeReport {
     /// Links: whether the link is up.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub link_up: Option<bool>,
+    /// Product limiters that adapt their limit: the limit now.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub limit: Option<u64>,
     /// Sinks: from creation to delivery; queues: the wait. Seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency_s: Option<Percentiles>,
@@ -117,6 +120,9 @@ impl Report {
             }
             if let Some(f) = n.in_flight {
                 notes.push(format!("{f} in flight"));
+            }
+            if let Some(l) = n.limit {
+                notes.push(format!("limit {l}"));
             }
             if let Some(c) = n.credits {
                 notes.push(format!("{c} credits"));

@@ -17,7 +17,7 @@ pub enum FigureError {
     #[error(
         "no figure \"{0}\" (figures: arrived, departed, dropped, dropped.REASON, drop_fraction, disconnects, retransmitted, \
          throughput_per_s, depth, max_depth, mean_depth, mean_wait_s, mean_sojourn_s, in_flight, \
-         credits, paused, entered.STATE, in.STATE)"
+         credits, limit, paused, entered.STATE, in.STATE)"
     )]
     NoFigure(String),
 }

@@ -46,6 +46,8 @@ pub enum Figure {
     InFlight,
     /// A credit link: credits held now.
     Credits,
+    /// A product limiter that adapts its limit: the limit now.
+    Limit,
     /// A producer: 1 when paused or blocked now, else 0.
     Paused,
     /// How often the node entered the named state.
@@ -78,7 +80,7 @@ impl Figure {
     /// Reads a figure's name: `arrived`, `departed`, `dropped`,
     /// `dropped.REASON`, `drop_fraction`, `disconnects`, `throughput_per_s`, `depth`,
     /// `max_depth`, `mean_depth`, `mean_wait_s`, `mean_sojourn_s`,
-    /// `in_flight`, `credits`, `paused`, `entered.STATE`, `in.STATE`.
+    /// `in_flight`, `credits`, `limit`, `paused`, `entered.STATE`, `in.STATE`.
     pub fn parse(name: &str) -> Result<Figure, FigureError> {
         let figure = match name {
             "arrived" => Figure::Arrived,
@@ -95,6 +97,7 @@ impl Figure {
             "mean_sojourn_s" => Figure::MeanSojourn,
             "in_flight" => Figure::InFlight,
             "credits" => Figure::Credits,
+            "limit" => Figure::Limit,
             "paused" => Figure::Paused,
             _ => {
                 if let Some(reason) = name.strip_prefix("dropped.") {
@@ -141,6 +144,7 @@ impl Figure {
             Figure::MeanSojourn => "mean_sojourn_s".into(),
             Figure::InFlight => "in_flight".into(),
             Figure::Credits => "credits".into(),
+            Figure::Limit => "limit".into(),
             Figure::Paused => "paused".into(),
             Figure::Entered(state) => format!("entered.{}", state.as_str()),
             Figure::In(state) => format!("in.{}", state.as_str()),
@@ -202,6 +206,7 @@ impl Figure {
             Figure::MeanSojourn => "mean time from made to left (s)".to_string(),
             Figure::InFlight => "in flight".to_string(),
             Figure::Credits => "credits left".to_string(),
+            Figure::Limit => "limit now".to_string(),
             Figure::Paused => "paused (1 yes, 0 no)".to_string(),
             Figure::In(state) => format!("in {state} (1 yes, 0 no)"),
             Figure::Entered(state) => format!("entered {state}"),
@@ -235,6 +240,7 @@ impl Figure {
             Figure::MeanSojourn => format!("a message took {} on average from being made to leaving {node}", self.amount(v)),
             Figure::InFlight => format!("{node} has {messages} in flight"),
             Figure::Credits => format!("{node} has {n} credits left"),
+            Figure::Limit => format!("{node}'s limit is {n}"),
             Figure::Paused if v >= 0.5 => format!("{node} is paused"),
             Figure::Paused => format!("{node} is not paused"),
             Figure::In(state) if v >= 0.5 => format!("{node} is in {state} now"),
@@ -249,6 +255,7 @@ pub(super) fn no_value_because(figure: Figure) -> &'static str {
     match figure {
         Figure::MeanWait | Figure::MeanSojourn => "nothing departed",
         Figure::DropFraction => "nothing arrived",
+        Figure::Limit => "it adapts no limit",
         _ => "no time passed",
     }
 }
@@ -290,6 +297,7 @@ pub(super) fn figure_since(sim: &Simulation, node: usize, figure: Figure, before
         Figure::MeanSojourn => return per_departure(change.sojourn_s),
         Figure::InFlight => sim.node_report(node).in_flight.unwrap_or(0) as f64,
         Figure::Credits => sim.node_report(node).credits.unwrap_or(0) as f64,
+        Figure::Limit => return sim.node_report(node).limit.map(|l| l as f64),
         Figure::Paused => f64::from(u8::from(sim.node_report(node).paused == Some(true))),
         Figure::In(state) => f64::from(u8::from(sim.node_report(node).state == Some(state))),
         Figure::Entered(state) => {

@@ -68,6 +68,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("real-limits.json", include_str!("../../../scenarios/real-limits.json")),
     ("in-progress.json", include_str!("../../../scenarios/in-progress.json")),
     ("envoy-refill.json", include_str!("../../../scenarios/envoy-refill.json")),
+    ("adaptive-knee.json", include_str!("../../../scenarios/adaptive-knee.json")),
 ];
 
 /// The lesson files, in order.
@@ -88,6 +89,7 @@ const LESSON_FILES: &[(&str, &str)] = &[
     ("14-real-limits.json", include_str!("../../../lessons/14-real-limits.json")),
     ("15-in-progress.json", include_str!("../../../lessons/15-in-progress.json")),
     ("16-envoy-refill.json", include_str!("../../../lessons/16-envoy-refill.json")),
+    ("17-adaptive-knee.json", include_str!("../../../lessons/17-adaptive-knee.json")),
 ];
 
 /// A lesson file.

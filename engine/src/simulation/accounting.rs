@@ -82,6 +82,7 @@ impl Simulation {
             credits: None,
             tokens: None,
             link_up: None,
+            limit: None,
             latency_s: stats.durations.as_ref().filter(|d| d.count() > 0).map(|d| d.percentiles()),
         };
         match &self.nodes[i] {
@@ -105,6 +106,7 @@ impl Simulation {
                 }
             }
             Node::ConcurrencyLimiter(l) => r.in_flight = Some(l.in_flight()),
+            Node::ProductLimiter(l) => r.limit = l.adaptive_limit(self.core.now),
             Node::ResourcePool(p) => r.in_flight = Some(p.counts().1 as u64),
             Node::Credit(c) => r.credits = Some(c.credits()),
             Node::RateLimiter(l) => r.tokens = l.tokens(),
