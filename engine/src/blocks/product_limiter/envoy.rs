@@ -273,6 +273,34 @@ mod tests {
     }
 
     #[test]
+    fn each_setting_outside_envoys_range_is_refused_by_its_path_and_a_file_takes_envoys_defaults() {
+        let refused = |s: EnvoyLocalRateLimitSpec| super::super::refused_fields(|path, errors| s.validate(path, errors));
+        let edges = EnvoyLocalRateLimitSpec { enabled_percent: 0.0, enforced_percent: 100.0, status: 200, ..EnvoyLocalRateLimitSpec::of(1, 1, 0.05) };
+        assert_eq!(refused(edges.clone()), Vec::<String>::new());
+        assert_eq!(refused(EnvoyLocalRateLimitSpec { fill_interval_s: 1e6, status: 599, ..edges.clone() }), Vec::<String>::new());
+        let past: Vec<(EnvoyLocalRateLimitSpec, &str)> = vec![
+            (EnvoyLocalRateLimitSpec { max_tokens: 0, ..edges.clone() }, "n.max_tokens"),
+            (EnvoyLocalRateLimitSpec { tokens_per_fill: 0, ..edges.clone() }, "n.tokens_per_fill"),
+            (EnvoyLocalRateLimitSpec { fill_interval_s: 0.049, ..edges.clone() }, "n.fill_interval_s"),
+            (EnvoyLocalRateLimitSpec { fill_interval_s: 1e6 + 0.001, ..edges.clone() }, "n.fill_interval_s"),
+            (EnvoyLocalRateLimitSpec { fill_interval_s: 0.0505, ..edges.clone() }, "n.fill_interval_s"),
+            (EnvoyLocalRateLimitSpec { fill_interval_s: f64::INFINITY, ..edges.clone() }, "n.fill_interval_s"),
+            (EnvoyLocalRateLimitSpec { enabled_percent: -0.5, ..edges.clone() }, "n.enabled_percent"),
+            (EnvoyLocalRateLimitSpec { enforced_percent: 100.5, ..edges.clone() }, "n.enforced_percent"),
+            (EnvoyLocalRateLimitSpec { enforced_percent: f64::NAN, ..edges.clone() }, "n.enforced_percent"),
+            (EnvoyLocalRateLimitSpec { status: 199, ..edges.clone() }, "n.status"),
+            (EnvoyLocalRateLimitSpec { status: 600, ..edges.clone() }, "n.status"),
+        ];
+        for (spec, field) in past {
+            assert_eq!(refused(spec.clone()), [field], "{spec:?}");
+        }
+        let read: super::super::ProductLimiterSpec =
+            serde_json::from_value(serde_json::json!({"product": "envoy_local_rate_limit", "max_tokens": 5, "fill_interval_s": 1})).unwrap();
+        let super::super::ProductLimiterSpec::EnvoyLocalRateLimit(read) = read else { panic!("{read:?}") };
+        assert_eq!((read.tokens_per_fill, read.enabled_percent, read.enforced_percent, read.status), (1, 0.0, 0.0, 429), "Envoy's defaults for what is left out");
+    }
+
+    #[test]
     fn the_timer_bucket_refills_whole_at_each_tick_and_the_atomic_one_continuously() {
         // Empty at 100 ms, then one request every 100 ms (a millisecond
         // after each token is due: exactly at it, the floating-point sum
@@ -298,6 +326,14 @@ mod tests {
         }
         assert_eq!(a.decide(&s, 99 * MS, 0.0, 0.0), Verdict::Reject);
         assert_eq!(a.decide(&s, 101 * MS, 0.0, 0.0), Verdict::Pass);
+        // Slower than a token a second: one token every 2 s comes back 2 s
+        // after it was taken, not sooner (the floor of a token a year never
+        // binds).
+        let slow = EnvoyLocalRateLimitSpec::of(1, 1, 2.0);
+        let mut a = State::default();
+        assert_eq!(a.decide(&slow, 0, 0.0, 0.0), Verdict::Pass);
+        assert_eq!(a.decide(&slow, 1_500 * MS, 0.0, 0.0), Verdict::Reject);
+        assert_eq!(a.decide(&slow, 2_001 * MS, 0.0, 0.0), Verdict::Pass);
     }
 
     #[test]
