@@ -365,6 +365,23 @@ mod tests {
     }
 
     #[test]
+    fn vegas_holds_its_limit_on_the_edges_of_its_bands() {
+        let mut draw = never();
+        // Limit 20: alpha 3, beta 6. A queue estimated at exactly alpha,
+        // ceil(20 · (1 − 8.8 / 10)) = 3, is not below it: no change.
+        let spec = NetflixVegasSpec::default();
+        let mut v = Vegas::new(&spec);
+        v.update(&spec, at(8_800_000, 20, false), &mut draw);
+        assert_eq!(v.update(&spec, at(10 * MS, 20, false), &mut draw), 20);
+        // Limit 100: alpha 3 · 2 = 6, beta 6 · 2 = 12. A queue of
+        // ceil(100 · (1 − 9.25 / 10)) = 8 lies between: no change.
+        let spec = NetflixVegasSpec { initial_limit: 100, ..NetflixVegasSpec::default() };
+        let mut v = Vegas::new(&spec);
+        v.update(&spec, at(9_250_000, 100, false), &mut draw);
+        assert_eq!(v.update(&spec, at(10 * MS, 100, false), &mut draw), 100);
+    }
+
+    #[test]
     fn vegas_counts_the_drop_of_a_sample_of_no_time_but_not_its_round_trip() {
         let spec = NetflixVegasSpec { initial_limit: 100, ..NetflixVegasSpec::default() };
         let mut draw = never();
