@@ -379,6 +379,23 @@ mod tests {
         let mut v = Vegas::new(&spec);
         v.update(&spec, at(9_250_000, 100, false), &mut draw);
         assert_eq!(v.update(&spec, at(10 * MS, 100, false), &mut draw), 100);
+        // Limit 20: a queue at exactly beta, ceil(20 · (1 − 7.2 / 10)) = 6,
+        // is not above it: no change.
+        let spec = NetflixVegasSpec::default();
+        let mut v = Vegas::new(&spec);
+        v.update(&spec, at(7_200_000, 20, false), &mut draw);
+        assert_eq!(v.update(&spec, at(10 * MS, 20, false), &mut draw), 20);
+    }
+
+    #[test]
+    fn vegas_smooths_its_new_limit_into_the_old() {
+        // Smoothing 0.5: no queue seen at limit 20, the new limit 26 is
+        // taken half: 0.5 · 20 + 0.5 · 26 = 23.
+        let spec = NetflixVegasSpec { smoothing: 0.5, ..NetflixVegasSpec::default() };
+        let mut draw = never();
+        let mut v = Vegas::new(&spec);
+        v.update(&spec, at(10 * MS, 20, false), &mut draw);
+        assert_eq!(v.update(&spec, at(10 * MS, 20, false), &mut draw), 23);
     }
 
     #[test]
