@@ -493,6 +493,22 @@ mod tests {
     }
 
     #[test]
+    fn gradient2_at_the_edges_of_its_rules() {
+        let spec = NetflixGradient2Spec::default();
+        // The long average exactly twice the sample ((30 + 10) / 2 = 20
+        // against 10) is not above twice: it is not lowered.
+        let mut g = Gradient2::new(&spec);
+        g.update(&spec, at(30 * MS, 20, false));
+        g.update(&spec, at(10 * MS, 20, false));
+        assert_eq!(g.long_rtt_ns(), 20.0 * MS as f64);
+        // In flight exactly half the limit (10 of 20) is not app-limited:
+        // each sample adds 0.8 (20.8, then 21.6).
+        let mut g = Gradient2::new(&spec);
+        g.update(&spec, at(10 * MS, 10, false));
+        assert_eq!(g.update(&spec, at(10 * MS, 10, false)), 21);
+    }
+
+    #[test]
     fn gradient2_counts_no_sample_of_no_time() {
         let spec = NetflixGradient2Spec { initial_limit: 50, ..NetflixGradient2Spec::default() };
         let mut g = Gradient2::new(&spec);
