@@ -502,10 +502,10 @@ mod tests {
         g.update(&spec, at(10 * MS, 20, false));
         assert_eq!(g.long_rtt_ns(), 20.0 * MS as f64);
         // In flight exactly half the limit (10 of 20) is not app-limited:
-        // each sample adds 0.8 (20.8, then 21.6).
+        // the sample adds 0.8 (20.8), and the next (11 of 20.8) 0.8 more.
         let mut g = Gradient2::new(&spec);
         g.update(&spec, at(10 * MS, 10, false));
-        assert_eq!(g.update(&spec, at(10 * MS, 10, false)), 21);
+        assert_eq!(g.update(&spec, at(10 * MS, 11, false)), 21);
     }
 
     #[test]
