@@ -67,6 +67,13 @@ pub(crate) fn check_periods(errors: &mut Vec<FieldError>, path: &str, periods: i
     }
 }
 
+/// Whether `s` seconds is finite and whole milliseconds, to within a
+/// millionth of one (what a decimal read from a file leaves over).
+pub(crate) fn is_whole_ms(s: f64) -> bool {
+    let ms = s * 1000.0;
+    s.is_finite() && (ms - ms.round()).abs() <= 1e-6
+}
+
 /// Checks that a number is finite and inside [min, max].
 pub(crate) fn check_range(errors: &mut Vec<FieldError>, path: String, value: f64, min: f64, max: f64) {
     if !value.is_finite() {

@@ -42,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::plumbing::field_path::Step;
 use crate::plumbing::number_field::NumberField;
-use crate::plumbing::validate::{push_error, FieldError};
+use crate::plumbing::validate::{is_whole_ms, push_error, FieldError};
 
 /// Which of Envoy's token buckets.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,8 +136,7 @@ impl EnvoyLocalRateLimitSpec {
         if self.tokens_per_fill == 0 {
             push_error(errors, format!("{path}.tokens_per_fill"), "must be above 0, as Envoy requires");
         }
-        let ms = self.fill_interval_s * 1000.0;
-        if !self.fill_interval_s.is_finite() || !(0.05..=1e6).contains(&self.fill_interval_s) || (ms - ms.round()).abs() > 1e-6 {
+        if !is_whole_ms(self.fill_interval_s) || !(0.05..=1e6).contains(&self.fill_interval_s) {
             push_error(errors, format!("{path}.fill_interval_s"), "must be whole milliseconds (as Envoy reads it), from 0.05 s (Envoy's least) to 1,000,000 s");
         }
         for (name, v) in [("enabled_percent", self.enabled_percent), ("enforced_percent", self.enforced_percent)] {

@@ -54,7 +54,7 @@ use serde::{Deserialize, Serialize};
 use super::course::Course;
 use crate::plumbing::field_path::Step;
 use crate::plumbing::number_field::NumberField;
-use crate::plumbing::validate::{check_range, push_error, FieldError};
+use crate::plumbing::validate::{check_range, is_whole_ms, push_error, FieldError};
 
 /// The filter's settings, in the proto's words (`AdaptiveConcurrency` with
 /// its `GradientControllerConfig`), flattened.
@@ -148,16 +148,15 @@ impl EnvoyAdaptiveConcurrencySpec {
     }
 
     pub(crate) fn validate(&self, path: &str, errors: &mut Vec<FieldError>) {
-        let whole_ms = |s: f64| s.is_finite() && (s * 1000.0 - (s * 1000.0).round()).abs() < 1e-6;
         let interval = self.concurrency_update_interval_s;
-        if !(whole_ms(interval) && (0.001..=3600.0).contains(&interval)) {
+        if !(is_whole_ms(interval) && (0.001..=3600.0).contains(&interval)) {
             push_error(errors, format!("{path}.concurrency_update_interval_s"), "must be whole milliseconds from 0.001 to 3,600 s (Envoy requires it above 0)");
         }
         match (self.min_rtt_interval_s, self.min_rtt_fixed_s) {
-            (_, Some(fixed)) if !(whole_ms(fixed) && (0.001..=3600.0).contains(&fixed)) => {
+            (_, Some(fixed)) if !(is_whole_ms(fixed) && (0.001..=3600.0).contains(&fixed)) => {
                 push_error(errors, format!("{path}.min_rtt_fixed_s"), "must be whole milliseconds from 0.001 to 3,600 s");
             }
-            (Some(every), None) if !(whole_ms(every) && (0.001..=86_400.0).contains(&every)) => {
+            (Some(every), None) if !(is_whole_ms(every) && (0.001..=86_400.0).contains(&every)) => {
                 push_error(errors, format!("{path}.min_rtt_interval_s"), "must be whole milliseconds from 0.001 to 86,400 s (below 1 ms, Envoy needs min_rtt_fixed_s)");
             }
             (None, None) => push_error(errors, format!("{path}.min_rtt_interval_s"), "set it (how often minRTT is measured), or min_rtt_fixed_s: Envoy refuses a configuration with neither"),

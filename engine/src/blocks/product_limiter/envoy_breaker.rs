@@ -41,7 +41,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::plumbing::field_path::Step;
 use crate::plumbing::number_field::NumberField;
-use crate::plumbing::validate::{push_error, FieldError};
+use crate::plumbing::validate::{is_whole_ms, push_error, FieldError};
 use crate::time::{SimDuration, SimTime};
 
 /// The upstream protocol, which decides what the thresholds mean.
@@ -105,8 +105,7 @@ impl EnvoyCircuitBreakerSpec {
                 push_error(errors, format!("{path}.{name}"), "must be at most 2^30");
             }
         }
-        let ms = self.timeout_s * 1000.0;
-        if !self.timeout_s.is_finite() || !(0.0..=1e6).contains(&self.timeout_s) || (ms - ms.round()).abs() > 1e-6 {
+        if !is_whole_ms(self.timeout_s) || !(0.0..=1e6).contains(&self.timeout_s) {
             push_error(errors, format!("{path}.timeout_s"), "must be whole milliseconds from 0 (no timeout) to 1,000,000 s");
         }
     }

@@ -40,7 +40,7 @@ use serde::{Deserialize, Serialize};
 use super::haproxy::{duration_text, MAX_MS};
 use crate::plumbing::field_path::Step;
 use crate::plumbing::number_field::NumberField;
-use crate::plumbing::validate::{push_error, FieldError};
+use crate::plumbing::validate::{is_whole_ms, push_error, FieldError};
 use crate::time::SimTime;
 
 /// How the backend chooses its server, as far as the queue goes.
@@ -106,8 +106,7 @@ impl HaproxyServerSpec {
             push_error(errors, format!("{path}.maxqueue"), "must be at most 2^30 (0: no bound)");
         }
         if let Some(s) = self.timeout_queue_s {
-            let ms = s * 1000.0;
-            if !s.is_finite() || !(0.001..=MAX_MS as f64 / 1000.0).contains(&s) || (ms - ms.round()).abs() > 1e-6 {
+            if !is_whole_ms(s) || !(0.001..=MAX_MS as f64 / 1000.0).contains(&s) {
                 push_error(errors, format!("{path}.timeout_queue_s"), "must be whole milliseconds, from 0.001 s to about 24 days (2^31 − 1 ms), or unset");
             }
         }
