@@ -251,6 +251,7 @@ mod tests {
                 size_bytes: 10,
                 created: SimTime::from_nanos(t),
                 attempts: 0,
+                resent: 0,
                 key: crate::message::NO_KEY,
                 gates: Default::default(),
             },

@@ -26,6 +26,16 @@ pub struct Core {
     /// queued again (a queueable class) rather than failed. Each is taken
     /// out of the flow where it next surfaces (see `Simulation`).
     pub failed_rpcs: std::collections::BTreeMap<u64, (usize, bool)>,
+    /// Copies of requests whose client gave up waiting for them
+    /// (`timeout_s`), still somewhere in the system, by message id and
+    /// `resent`: `true` where the client cancelled them (`on_timeout:
+    /// cancel`). A consumer counts the service it finishes on one as
+    /// wasted; a cancelled one is dropped where it next surfaces. Its
+    /// producer forgets each when it hears of the copy's end.
+    pub abandoned: std::collections::BTreeMap<(u64, u8), bool>,
+    /// Consumer service ends still scheduled for services a cancellation
+    /// stopped early: each is ignored when it comes.
+    pub stale_ends: u64,
     /// Every decision of a limiter that records them, oldest first, when
     /// asked for (`Simulation::record_decisions`).
     pub decisions: Option<Vec<Decision>>,
@@ -127,6 +137,8 @@ pub(crate) mod bench {
                 log: TransitionLog::new(1000),
                 outbox: Vec::new(),
                 failed_rpcs: Default::default(),
+                abandoned: Default::default(),
+                stale_ends: 0,
                 decisions: None,
                 tally: None,
             };
@@ -158,6 +170,7 @@ pub(crate) mod bench {
                 entered_priority: 0,
                 droppable: false,
                 attempts: 0,
+                resent: 0,
                 key: crate::message::NO_KEY,
                 gates: Default::default(),
             }

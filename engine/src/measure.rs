@@ -7,7 +7,7 @@
 //! the one place where two marks are subtracted (lesson checks, the theory
 //! panel since a change, sweeps).
 
-use crate::metrics::{DropReason, Durations};
+use crate::metrics::{ClientTally, DropReason, Durations};
 use crate::simulation::{Node, Simulation};
 use crate::state::State;
 
@@ -27,6 +27,8 @@ pub struct Mark {
     pub(crate) entered: Vec<(State, u64)>,
     /// The node's histogram of waits (or sojourns) as it stood.
     pub(crate) durations: Option<Box<Durations>>,
+    /// What its clients saw, or its workers spent for nobody.
+    pub(crate) client: ClientTally,
 }
 
 impl Mark {
@@ -59,6 +61,7 @@ impl Mark {
             sojourn_s: stats.sojourn_sum_s(),
             entered: stats.entered.clone(),
             durations: stats.durations.clone(),
+            client: stats.client(),
         }
     }
 
@@ -83,6 +86,13 @@ pub struct Change {
     pub depth_integral_s: f64,
     pub residence_s: f64,
     pub sojourn_s: f64,
+    /// Requests answered while their client waited (a producer's).
+    pub answered: u64,
+    /// Requests their client gave up waiting for.
+    pub timed_out: u64,
+    /// Service spent on requests nobody waited for, in seconds (a
+    /// consumer's).
+    pub wasted_s: f64,
 }
 
 impl Change {
@@ -115,6 +125,9 @@ impl Mark {
             depth_integral_s: self.depth_integral_s - before.depth_integral_s,
             residence_s: self.residence_s - before.residence_s,
             sojourn_s: self.sojourn_s - before.sojourn_s,
+            answered: self.client.answered.saturating_sub(before.client.answered),
+            timed_out: self.client.timed_out.saturating_sub(before.client.timed_out),
+            wasted_s: (self.client.wasted_ns.saturating_sub(before.client.wasted_ns)) as f64 / 1e9,
         }
     }
 }

@@ -46,6 +46,10 @@ pub struct Message {
     pub droppable: bool,
     /// How often an execution time-out sent it back to its job queue.
     pub attempts: u8,
+    /// How often its client sent it again (0: the first attempt). Each
+    /// copy is this one request, not a new one; a copy is told apart from
+    /// the others by this number alone.
+    pub resent: u8,
     /// What a keyed limiter keeps its state by (a client's address, a
     /// header's value), as the run's index of that text; `NO_KEY` for a
     /// message that carries none.

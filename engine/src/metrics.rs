@@ -47,6 +47,10 @@ pub enum DropReason {
     /// registered in a dispatcher's demand queue, with `register_once`: the
     /// run already waiting covers it, so no work is lost.
     Merged,
+    /// Its client gave up waiting (`timeout_s`): never sent (still with
+    /// the producer), or, with `on_timeout: cancel`, dropped where it next
+    /// surfaced or stopped in service, before more work was spent on it.
+    Cancelled,
 }
 
 /// What a limiter did with a request that met it, in the words a server's
@@ -93,7 +97,7 @@ pub struct Decision {
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 13] = [
+    pub const ALL: [DropReason; 14] = [
         DropReason::Thinned,
         DropReason::Disconnect,
         DropReason::Disconnected,
@@ -107,6 +111,7 @@ impl DropReason {
         DropReason::HostDown,
         DropReason::Unanswered,
         DropReason::Merged,
+        DropReason::Cancelled,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -132,6 +137,7 @@ impl DropReason {
             DropReason::HostDown => "host_down",
             DropReason::Unanswered => "unanswered",
             DropReason::Merged => "merged",
+            DropReason::Cancelled => "cancelled",
         }
     }
 }
@@ -577,6 +583,30 @@ pub struct NodeStats {
     /// Queues: the time spent in each send state, slot by slot (made at
     /// the first change of state).
     pub state_times: Option<Box<StateTimes>>,
+    /// Producers with a time-out and the consumers serving them: what the
+    /// clients saw and what was spent for nobody (made on first use).
+    pub client: Option<Box<ClientTally>>,
+}
+
+/// What a producer's clients saw of the requests they waited for
+/// (`timeout_s`), and what a consumer's workers spent on requests whose
+/// client no longer waited.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ClientTally {
+    /// Producer: requests answered (processed) while their client still
+    /// waited: the goodput.
+    pub answered: u64,
+    /// Producer: requests whose client gave up waiting for them.
+    pub timed_out: u64,
+    /// Producer: requests answered with an error (dropped or refused on
+    /// the way) while their client waited.
+    pub failed: u64,
+    /// Producer: answers that came after their client gave up.
+    pub late: u64,
+    /// Consumer: services finished for requests whose client had given up.
+    pub wasted: u64,
+    /// Consumer: the service time of those, in nanoseconds.
+    pub wasted_ns: u128,
 }
 
 /// How often a list of state entries (`NodeStats::entered`) says `state`
@@ -620,7 +650,18 @@ impl NodeStats {
             durations: None,
             entered: Vec::new(),
             state_times: None,
+            client: None,
         }
+    }
+
+    /// The client tally, made on first use.
+    pub fn client_mut(&mut self) -> &mut ClientTally {
+        self.client.get_or_insert_with(Default::default)
+    }
+
+    /// The client tally, or zeros where there is none.
+    pub fn client(&self) -> ClientTally {
+        self.client.as_deref().cloned().unwrap_or_default()
     }
 
     /// Sum of the sojourn times of delivered messages, in seconds.

@@ -138,6 +138,7 @@ mod tests {
             entered_priority: 9,
             droppable: false,
             attempts: 0,
+            resent: 0,
             key: crate::message::NO_KEY,
             gates: Default::default(),
         }

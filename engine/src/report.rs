@@ -57,9 +57,33 @@ pub struct NodeReport {
     /// Product limiters that adapt their limit: the limit now.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub limit: Option<u64>,
-    /// Sinks: from creation to delivery; queues: the wait. Seconds.
+    /// Producers whose clients wait with a time-out, and consumers that
+    /// served requests nobody waited for any more.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client: Option<ClientReport>,
+    /// Sinks: from creation to delivery; queues: the wait; producers with
+    /// a time-out: from made to answered, of the requests answered in
+    /// time. Seconds.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub latency_s: Option<Percentiles>,
+}
+
+/// What a producer's clients saw of the requests they waited for, and what
+/// a consumer's workers spent for clients that no longer waited.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClientReport {
+    /// Answered while the client waited: the goodput.
+    pub answered: u64,
+    /// Answered with an error (dropped or refused on the way) in time.
+    pub failed: u64,
+    /// Given up at the time-out.
+    pub timed_out: u64,
+    /// Answers that came after their client gave up.
+    pub late: u64,
+    /// Services a consumer spent on requests whose client had given up
+    /// (finished, or stopped by a cancellation), and their seconds.
+    pub wasted: u64,
+    pub wasted_s: f64,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -123,6 +147,13 @@ impl Report {
             }
             if let Some(l) = n.limit {
                 notes.push(format!("limit {l}"));
+            }
+            if let Some(c) = &n.client {
+                if n.kind == Kind::Producer {
+                    notes.push(format!("answered {} (failed {}, timed out {}, late {})", c.answered, c.failed, c.timed_out, c.late));
+                } else if c.wasted > 0 {
+                    notes.push(format!("wasted {} ({:.3} s)", c.wasted, c.wasted_s));
+                }
             }
             if let Some(c) = n.credits {
                 notes.push(format!("{c} credits"));

@@ -34,11 +34,13 @@ pub enum EventKind {
     ConsumerPhase,
     /// A product limiter's held message may leave.
     Release,
+    /// A producer's client gives up on the requests whose time-out came.
+    ClientTimer,
 }
 
 #[cfg(test)]
 impl EventKind {
-    const ALL: [EventKind; 12] = [
+    const ALL: [EventKind; 13] = [
         EventKind::Arrival,
         EventKind::Retry,
         EventKind::ServiceDone,
@@ -51,6 +53,7 @@ impl EventKind {
         EventKind::LinkState,
         EventKind::ConsumerPhase,
         EventKind::Release,
+        EventKind::ClientTimer,
     ];
 }
 
@@ -102,7 +105,8 @@ impl Event {
             8 => EventKind::Propagated,
             9 => EventKind::LinkState,
             10 => EventKind::ConsumerPhase,
-            _ => EventKind::Release,
+            11 => EventKind::Release,
+            _ => EventKind::ClientTimer,
         }
     }
 }

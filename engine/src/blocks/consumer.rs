@@ -202,6 +202,9 @@ struct Slot {
     attempts: u32,
     /// The running attempt ends by the time-out rather than by finishing.
     cut_off: bool,
+    /// When the running attempt ends: a service end at another instant is
+    /// one a cancellation made stale.
+    ends: SimTime,
 }
 
 pub struct Consumer {
@@ -460,7 +463,7 @@ impl Consumer {
     /// Puts `msg` on the free worker `slot`, taken off the free list.
     #[inline]
     fn occupy(&mut self, slot: u32, msg: Message, ctx: &mut Context) {
-        self.slots[slot as usize] = Slot { msg: Some(msg), started: ctx.core.now, attempts: 0, cut_off: false };
+        self.slots[slot as usize] = Slot { msg: Some(msg), started: ctx.core.now, attempts: 0, cut_off: false, ends: SimTime::MAX };
         self.busy += 1;
         ctx.stats.arrived += 1;
         ctx.stats.in_service = self.busy as u64;
@@ -494,8 +497,37 @@ impl Consumer {
 
     /// Schedules the end of the attempt begun in `slot`.
     #[inline]
-    pub fn schedule_end(&self, slot: u32, attempt: Attempt, ctx: &mut Context) {
+    pub fn schedule_end(&mut self, slot: u32, attempt: Attempt, ctx: &mut Context) {
+        if let Some(s) = self.slots.get_mut(slot as usize) {
+            s.ends = ctx.core.now + attempt.length;
+        }
         ctx.schedule_in(attempt.length, EventKind::ServiceDone, slot);
+    }
+
+    /// Whether a service end for `slot` now is the one its running attempt
+    /// scheduled (not one left by a service a cancellation stopped).
+    pub fn ends_now(&self, slot: u32, now: SimTime) -> bool {
+        self.slots.get(slot as usize).is_some_and(|s| s.msg.is_some() && s.ends == now)
+    }
+
+    /// The worker serving copy `resent` of message `id`, if one is (not
+    /// one holding it served, for a next block that refused it).
+    pub fn slot_serving(&self, id: u64, resent: u8) -> Option<u32> {
+        let slot = self.slots.iter().position(|s| s.msg.is_some_and(|m| m.id == id && m.resent == resent))? as u32;
+        (!self.blocked.contains(&slot)).then_some(slot)
+    }
+
+    /// Stops the service in `slot` (its client cancelled the request): the
+    /// worker is free, the time it spent is counted as wasted, and the
+    /// message is dropped as cancelled.
+    pub fn cancel(&mut self, slot: u32, ctx: &mut Context) {
+        let Some(msg) = self.message(slot).copied() else { return };
+        if let Some((_, started)) = self.free_slot(slot, ctx) {
+            let tally = ctx.stats.client_mut();
+            tally.wasted += 1;
+            tally.wasted_ns += ctx.core.now.since(started).as_nanos() as u128;
+        }
+        ctx.drop_message(msg, DropReason::Cancelled);
     }
 
     /// A worker's service (or its time-out) ended.
@@ -529,6 +561,12 @@ impl Consumer {
             return Served::GaveUp;
         }
         if !msg.gates.is_empty() {
+            if !ctx.core.abandoned.is_empty() && ctx.core.abandoned.contains_key(&(msg.id, msg.resent)) {
+                // Served for a client that no longer waits.
+                let tally = ctx.stats.client.get_or_insert_with(Default::default);
+                tally.wasted += 1;
+                tally.wasted_ns += ctx.core.now.since(s.started).as_nanos() as u128;
+            }
             ctx.core.outbox.push(Notice::Processed(*msg));
         }
         Served::Done

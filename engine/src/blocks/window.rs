@@ -386,6 +386,7 @@ impl Window {
                     entered_priority: 0,
                     droppable: false,
                     attempts: 0,
+                    resent: 0,
                     key: crate::message::NO_KEY,
                     gates,
                 });

@@ -17,7 +17,7 @@ pub enum FigureError {
     #[error(
         "no figure \"{0}\" (figures: arrived, departed, dropped, dropped.REASON, drop_fraction, disconnects, retransmitted, \
          throughput_per_s, depth, max_depth, mean_depth, mean_wait_s, mean_sojourn_s, in_flight, \
-         credits, limit, paused, entered.STATE, in.STATE)"
+         credits, limit, paused, answered, goodput_per_s, timed_out, wasted_share, entered.STATE, in.STATE)"
     )]
     NoFigure(String),
 }

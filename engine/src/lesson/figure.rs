@@ -50,6 +50,16 @@ pub enum Figure {
     Limit,
     /// A producer: 1 when paused or blocked now, else 0.
     Paused,
+    /// A producer with a time-out: requests answered while their client
+    /// still waited.
+    Answered,
+    /// A producer with a time-out: those per simulated second (goodput).
+    Goodput,
+    /// A producer with a time-out: requests its clients gave up waiting for.
+    TimedOut,
+    /// A consumer: the share of its workers' busy time spent on requests
+    /// whose client had given up.
+    WastedShare,
     /// How often the node entered the named state.
     Entered(State),
     /// 1 if the node is in the named state now, else 0.
@@ -73,14 +83,23 @@ impl Figure {
     pub(super) fn is_counter(self) -> bool {
         matches!(
             self,
-            Figure::Arrived | Figure::Departed | Figure::Dropped(_) | Figure::Disconnects | Figure::Retransmitted | Figure::Entered(_)
+            Figure::Arrived
+                | Figure::Departed
+                | Figure::Dropped(_)
+                | Figure::Disconnects
+                | Figure::Retransmitted
+                | Figure::Entered(_)
+                | Figure::Answered
+                | Figure::TimedOut
         )
     }
 
     /// Reads a figure's name: `arrived`, `departed`, `dropped`,
     /// `dropped.REASON`, `drop_fraction`, `disconnects`, `throughput_per_s`, `depth`,
     /// `max_depth`, `mean_depth`, `mean_wait_s`, `mean_sojourn_s`,
-    /// `in_flight`, `credits`, `limit`, `paused`, `entered.STATE`, `in.STATE`.
+    /// `in_flight`, `credits`, `limit`, `paused`, `answered`,
+    /// `goodput_per_s`, `timed_out`, `wasted_share`, `entered.STATE`,
+    /// `in.STATE`.
     pub fn parse(name: &str) -> Result<Figure, FigureError> {
         let figure = match name {
             "arrived" => Figure::Arrived,
@@ -99,6 +118,10 @@ impl Figure {
             "credits" => Figure::Credits,
             "limit" => Figure::Limit,
             "paused" => Figure::Paused,
+            "answered" => Figure::Answered,
+            "goodput_per_s" => Figure::Goodput,
+            "timed_out" => Figure::TimedOut,
+            "wasted_share" => Figure::WastedShare,
             _ => {
                 if let Some(reason) = name.strip_prefix("dropped.") {
                     let reason = DropReason::ALL.iter().find(|r| r.as_str() == reason).ok_or_else(|| {
@@ -146,6 +169,10 @@ impl Figure {
             Figure::Credits => "credits".into(),
             Figure::Limit => "limit".into(),
             Figure::Paused => "paused".into(),
+            Figure::Answered => "answered".into(),
+            Figure::Goodput => "goodput_per_s".into(),
+            Figure::TimedOut => "timed_out".into(),
+            Figure::WastedShare => "wasted_share".into(),
             Figure::Entered(state) => format!("entered.{}", state.as_str()),
             Figure::In(state) => format!("in.{}", state.as_str()),
         }
@@ -180,9 +207,9 @@ impl Figure {
     /// A value of this figure with its unit: "20 %", "0.4 s", "12".
     pub(super) fn amount(self, v: f64) -> String {
         match self {
-            Figure::DropFraction => format!("{} %", plain(v * 100.0)),
+            Figure::DropFraction | Figure::WastedShare => format!("{} %", plain(v * 100.0)),
             Figure::MeanWait | Figure::MeanSojourn => format!("{} s", plain(v)),
-            Figure::Throughput => format!("{} a second", plain(v)),
+            Figure::Throughput | Figure::Goodput => format!("{} a second", plain(v)),
             _ => plain(v),
         }
     }
@@ -208,6 +235,10 @@ impl Figure {
             Figure::Credits => "credits left".to_string(),
             Figure::Limit => "limit now".to_string(),
             Figure::Paused => "paused (1 yes, 0 no)".to_string(),
+            Figure::Answered => "answered in time".to_string(),
+            Figure::Goodput => "answered in time a second".to_string(),
+            Figure::TimedOut => "given up at the time-out".to_string(),
+            Figure::WastedShare => "share of work for nobody".to_string(),
             Figure::In(state) => format!("in {state} (1 yes, 0 no)"),
             Figure::Entered(state) => format!("entered {state}"),
         };
@@ -241,6 +272,10 @@ impl Figure {
             Figure::InFlight => format!("{node} has {messages} in flight"),
             Figure::Credits => format!("{node} has {n} credits left"),
             Figure::Limit => format!("{node}'s limit is {n}"),
+            Figure::Answered => format!("{node}'s clients had {messages} answered in time"),
+            Figure::Goodput => format!("{node}'s clients had {messages} a second answered in time"),
+            Figure::TimedOut => format!("{node}'s clients gave up on {messages}"),
+            Figure::WastedShare => format!("{node} spent {} of its work on requests nobody waited for", self.amount(v)),
             Figure::Paused if v >= 0.5 => format!("{node} is paused"),
             Figure::Paused => format!("{node} is not paused"),
             Figure::In(state) if v >= 0.5 => format!("{node} is in {state} now"),
@@ -255,6 +290,7 @@ pub(super) fn no_value_because(figure: Figure) -> &'static str {
     match figure {
         Figure::MeanWait | Figure::MeanSojourn => "nothing departed",
         Figure::DropFraction => "nothing arrived",
+        Figure::WastedShare => "no worker was busy",
         Figure::Limit => "it adapts no limit",
         _ => "no time passed",
     }
@@ -279,6 +315,10 @@ pub(super) fn figure_since(sim: &Simulation, node: usize, figure: Figure, before
         Figure::Disconnects => change.disconnects as f64,
         Figure::Retransmitted => change.retransmitted as f64,
         Figure::Throughput => return (span_s > 0.0).then(|| departed as f64 / span_s),
+        Figure::Answered => change.answered as f64,
+        Figure::Goodput => return (span_s > 0.0).then(|| change.answered as f64 / span_s),
+        Figure::TimedOut => change.timed_out as f64,
+        Figure::WastedShare => return (change.depth_integral_s > 0.0).then(|| change.wasted_s / change.depth_integral_s),
         Figure::Depth => stats.depth_messages.value() as f64,
         Figure::MaxDepth => {
             let since = before.t_s;

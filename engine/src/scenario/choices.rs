@@ -15,7 +15,7 @@ use crate::blocks::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
     EnvoyAdaptiveConcurrencySpec, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, ProductLimiterSpec, Protocol, TowerSpec,
 };
-use crate::blocks::{Backpressure, ServiceTimes, CreditScope, OnExcess, OnFull, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
+use crate::blocks::{Backpressure, ServiceTimes, CreditScope, OnExcess, OnFull, OnGiveUp, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
 use crate::buffer::Order;
 
 /// An enum a field holds, as a menu.
@@ -113,6 +113,11 @@ choice!(OnRefused {
     Pause => "hold it and wait to be woken",
     Drop => "drop it (counted as refused)",
     Retry => "retry after a delay",
+});
+
+choice!(OnGiveUp {
+    WorkOn => "work on: the answer goes nowhere",
+    Cancel => "cancel: dropped before more work",
 });
 
 choice!(ServiceTimes {
@@ -303,6 +308,7 @@ mod tests {
         reads_back::<OnFull>();
         reads_back::<Order>();
         reads_back::<OnTimeout>();
+        reads_back::<OnGiveUp>();
         reads_back::<Scope>();
         reads_back::<OpensOn>();
         reads_back::<CreditScope>();

@@ -12,7 +12,7 @@
 
 use super::choices::Menu;
 use crate::plumbing::units::Quantity;
-use super::{Arrivals, ServiceTimes, Backpressure, Balance, Bucket, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, Protocol, RateUnit, Reaction, Scheme, Scope};
+use super::{Arrivals, ServiceTimes, Backpressure, OnGiveUp, Balance, Bucket, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, Protocol, RateUnit, Reaction, Scheme, Scope};
 use super::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 
 /// What a parameter measures, as the inspector shows it beside the value.
@@ -183,6 +183,8 @@ const PRODUCER: &[Field] = &[
     f("classes", "Message classes", Unit::Json, "Each: name, weight, size (a distribution of bytes), droppable, priority (0 is served first: lower numbers first, as super-queue counts; SObjectizer's article counts the other way), destination.", Control::Json),
     f("linked_to", "Linked to", Unit::NodeId, "A consumer this producer is linked to (rotor): it sends nothing until the consumer is operational, and stops for good when it shuts down (empty: not linked).", Control::Text),
     f("keys", "Client keys", Unit::Keys, "How many clients its messages come from, each message's drawn at random (k1 to kN), for limiters that keep state per key (empty: no key, one shared state).", OPTIONAL),
+    f("timeout_s", "Client time-out", Unit::Seconds, "A client gives up on a request not answered this long after it was made; answers after that are late, and work spent on it is wasted (empty: clients wait for ever).", OPTIONAL),
+    f("on_timeout", "When a client gives up", Unit::None, "Whether the server hears of it: work on (it serves the request for nobody) or cancel (a waiting request is dropped before any work, one in service is stopped).", Control::Choice(Menu::or_default::<OnGiveUp>())),
 ];
 
 const QUEUE: &[Field] = &[

@@ -83,6 +83,14 @@ impl Simulation {
             tokens: None,
             link_up: None,
             limit: None,
+            client: stats.client.as_deref().map(|c| ClientReport {
+                answered: c.answered,
+                failed: c.failed,
+                timed_out: c.timed_out,
+                late: c.late,
+                wasted: c.wasted,
+                wasted_s: c.wasted_ns as f64 / 1e9,
+            }),
             latency_s: stats.durations.as_ref().filter(|d| d.count() > 0).map(|d| d.percentiles()),
         };
         match &self.nodes[i] {

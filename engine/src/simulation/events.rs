@@ -125,6 +125,13 @@ impl Simulation {
                     self.pump_limiter(i);
                 }
             }
+            EventKind::ClientTimer => {
+                if let Node::Producer(p) = &mut self.nodes[i] {
+                    for copy in p.on_client_timer(&mut ctx!(self, i)) {
+                        self.cancel_in_service(copy);
+                    }
+                }
+            }
             EventKind::ConsumerPhase => {
                 if let Node::Consumer(c) = &mut self.nodes[i] {
                     if c.on_phase(event.data, &mut ctx!(self, i)) {

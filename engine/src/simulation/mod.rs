@@ -49,7 +49,7 @@
 use std::collections::BTreeMap;
 
 use crate::blocks::consumer::{ReplayedService, Served};
-use crate::blocks::producer::{ClassMap, ProducerAction};
+use crate::blocks::producer::{ClassMap, CopyId, ProducerAction};
 use crate::blocks::queue::{Limits, PauseSignal, QueueOffer};
 use crate::blocks::rate_limiter::RateDecision;
 use crate::blocks::router::Choice;
@@ -64,7 +64,7 @@ use crate::message::{Message, NodeRef, NO_DESTINATION, NO_KEY};
 use crate::arrivals::{Arrivals, ServiceTimes};
 use crate::replay::Replay;
 use crate::metrics::{DropReason, NodeStats, TransitionLog};
-use crate::report::{NodeReport, Report, Totals};
+use crate::report::{ClientReport, NodeReport, Report, Totals};
 use crate::rng::SimRng;
 use crate::scenario::{BlockSpec, Kind, Scenario, ScenarioError};
 use crate::scheduler::{EventKind, Scheduler};
@@ -393,7 +393,7 @@ impl Simulation {
                         l.finished(&msg, !processed, &mut ctx!(self, gate));
                         self.pump_limiter(gate);
                     }
-                    Node::Producer(p) => p.on_request_done(&mut ctx!(self, gate)),
+                    Node::Producer(p) => p.on_answer(&msg, processed, &mut ctx!(self, gate)),
                     Node::Dispatcher { demands: d, .. } => {
                         d.replied(&msg);
                         self.dispatch(gate);

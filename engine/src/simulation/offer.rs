@@ -13,6 +13,14 @@ impl Simulation {
                 return true;
             }
         }
+        if !self.core.abandoned.is_empty() && self.core.abandoned.get(&(msg.id, msg.resent)) == Some(&true) {
+            // Its client gave up and cancelled it: the block it reaches
+            // drops it before any work is spent on it.
+            let ctx = &mut ctx!(self, to);
+            ctx.stats.arrived += 1;
+            ctx.drop_message(msg, DropReason::Cancelled);
+            return true;
+        }
         self.offer_depth += 1;
         let result = self.accept_here(from, to, msg);
         self.offer_depth -= 1;

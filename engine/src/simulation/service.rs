@@ -8,6 +8,11 @@ impl Simulation {
     /// A consumer's worker finished: the message is delivered or passed on,
     /// its gates hear of it, and the consumer asks for more.
     pub(super) fn service_done(&mut self, c: usize, slot: u32) {
+        if self.core.stale_ends > 0 && matches!(&self.nodes[c], Node::Consumer(consumer) if !consumer.ends_now(slot, self.core.now)) {
+            // The end of a service a cancellation stopped.
+            self.core.stale_ends -= 1;
+            return;
+        }
         if !self.core.failed_rpcs.is_empty() && self.fail_in_slot(c, slot) {
             return;
         }
@@ -48,6 +53,25 @@ impl Simulation {
                 self.after_worker_freed(c);
             }
             Served::Retried | Served::Nothing => {}
+        }
+    }
+
+    /// Stops a consumer's worker serving `copy`, whose client cancelled it
+    /// (`on_timeout: cancel`), if one is: the worker is free at once, and
+    /// the end its service scheduled is ignored when it comes. Every
+    /// consumer is looked at: a cancellation costs one look at each
+    /// consumer's workers.
+    pub(super) fn cancel_in_service(&mut self, (id, resent): CopyId) {
+        for c in 0..self.nodes.len() {
+            let Node::Consumer(consumer) = &mut self.nodes[c] else { continue };
+            let Some(slot) = consumer.slot_serving(id, resent) else { continue };
+            consumer.cancel(slot, &mut ctx!(self, c));
+            self.core.stale_ends += 1;
+            self.after_worker_freed(c);
+            if self.supervision.is_some() {
+                self.follow_phase(c);
+            }
+            return;
         }
     }
 

@@ -110,6 +110,8 @@ impl Simulation {
                 log: TransitionLog::new(TRANSITION_LOG_CAPACITY),
                 outbox: Vec::new(),
                 failed_rpcs: Default::default(),
+                abandoned: Default::default(),
+                stale_ends: 0,
                 decisions: None,
                 tally: None,
             },

@@ -57,8 +57,10 @@ use crate::metrics::DropReason;
 use crate::scheduler::{Event, EventKind};
 use crate::time::{SimDuration, SimTime};
 
+mod client;
 mod spec;
-pub use spec::{Backpressure, MessageClass, OnRefused, ProducerSpec, MAX_MESSAGE_BYTES};
+pub use client::{Client, CopyId, Heard};
+pub use spec::{Backpressure, MessageClass, OnGiveUp, OnRefused, ProducerSpec, MAX_MESSAGE_BYTES};
 
 /// An arrival event's `data` that offers the backlog's next message
 /// rather than making one.
@@ -135,6 +137,9 @@ pub struct Producer {
     /// Tags the current chain of retry events; older ones are ignored.
     retry_chain: u32,
     link: Link,
+    /// The requests its clients wait for (with `timeout_s`, or while any
+    /// made under one is still waited for).
+    client: Option<Box<Client>>,
 }
 
 /// Where a producer's link to its server stands.
@@ -191,6 +196,7 @@ impl Producer {
             next_id: 0,
             retry_chain: 0,
             link: Link::None,
+            client: None,
         };
         p.set_spec(spec);
         p
@@ -210,6 +216,11 @@ impl Producer {
             Arrivals::Poisson { rate_per_s } | Arrivals::OnOff { rate_per_s, .. } => 1.0 / rate_per_s,
             _ => 0.0,
         };
+        match (&mut self.client, spec.timeout_s) {
+            (None, Some(_)) => self.client = Some(Box::default()),
+            (Some(client), None) => client.wait_for_ever(),
+            _ => {}
+        }
         self.fixed_sizes = spec
             .classes
             .iter()
@@ -537,7 +548,7 @@ impl Producer {
             None => NO_KEY,
         };
         let mut gates = Gates::default();
-        if self.is_closed_loop() {
+        if self.is_closed_loop() || self.client.is_some() {
             // The producer hears when its request is processed or dropped.
             gates.push(ctx.node);
         }
@@ -555,12 +566,78 @@ impl Producer {
             size_bytes: size,
             created: ctx.core.now,
             attempts: 0,
+            resent: 0,
             key,
             gates,
         };
         self.next_id += 1;
         ctx.stats.arrived += 1;
+        if let Some(client) = &mut self.client {
+            client.wait_for(&msg, self.spec.timeout_s, ctx);
+        }
         msg
+    }
+
+    /// Its request `msg` was answered (`processed`) or dropped on the way:
+    /// a closed loop's client thinks and sends again, unless it had given
+    /// up on it already.
+    pub fn on_answer(&mut self, msg: &Message, processed: bool, ctx: &mut Context) {
+        let heard = match &mut self.client {
+            Some(client) => client.answer(msg, processed, ctx),
+            None => Heard::Over,
+        };
+        if heard == Heard::Over && self.is_closed_loop() {
+            self.on_request_done(ctx);
+        }
+    }
+
+    /// The client timer: its clients give up the requests whose time-out
+    /// came. One still here is dropped unsent; one on the way is left
+    /// abandoned where it is. Returns the copies on the way it cancels
+    /// (`on_timeout: cancel`), for the simulation to stop where a worker
+    /// serves one.
+    pub fn on_client_timer(&mut self, ctx: &mut Context) -> Vec<CopyId> {
+        let Some(client) = &mut self.client else { return Vec::new() };
+        let mut expired = client.on_timer(ctx);
+        if self.is_closed_loop() {
+            // Each client that gave up thinks and sends again.
+            for _ in 0..expired.len() {
+                self.on_request_done(ctx);
+            }
+        }
+        let cancel = self.spec.on_timeout == OnGiveUp::Cancel;
+        expired.retain(|&(id, resent)| {
+            if self.give_up_held(id, resent, ctx) {
+                return false;
+            }
+            ctx.core.abandoned.insert((id, resent), cancel);
+            cancel
+        });
+        expired
+    }
+
+    /// Drops the copy `(id, resent)` if it is still here (held after a
+    /// refusal, or in the backlog), unsent. Returns whether it was.
+    fn give_up_held(&mut self, id: u64, resent: u8, ctx: &mut Context) -> bool {
+        let is_it = |m: &Message| m.id == id && m.resent == resent;
+        let msg = if self.held.as_ref().is_some_and(is_it) {
+            self.held.take()
+        } else if let Some(i) = self.backlog.iter().position(is_it) {
+            let msg = self.backlog.remove(i);
+            if let Some(m) = &msg {
+                self.backlog_bytes -= m.size_bytes as u64;
+            }
+            msg
+        } else {
+            None
+        };
+        let Some(mut msg) = msg else { return false };
+        // Nothing more to hear of it: the client gave up.
+        msg.gates = Gates::default();
+        ctx.drop_message(msg, DropReason::Cancelled);
+        self.record_depth(ctx);
+        self.restart_if_idle(ctx);
+        true
     }
 
     /// Closed loop: a request was processed or dropped; its client thinks

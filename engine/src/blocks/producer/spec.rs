@@ -31,6 +31,32 @@ pub struct ProducerSpec {
     /// per key. Without it, every message carries no key.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keys: Option<u32>,
+    /// Seconds a client waits for the answer to a request, from the
+    /// instant the request is made, before it gives up on it. Without it,
+    /// a client waits for ever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_s: Option<f64>,
+    /// What the server does with a request whose client gave up.
+    #[serde(default, skip_serializing_if = "is_work_on")]
+    pub on_timeout: OnGiveUp,
+}
+
+/// What the server does with a request whose client gave up waiting.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnGiveUp {
+    /// Nobody tells it: it serves the request as if the client still
+    /// waited, and the answer goes nowhere (a plain HTTP/1.1 server).
+    #[default]
+    WorkOn,
+    /// The client's cancellation reaches it (a closed connection it
+    /// checks, gRPC's cancellation): a request still waiting is dropped
+    /// before any work is spent on it, one in service is stopped.
+    Cancel,
+}
+
+fn is_work_on(o: &OnGiveUp) -> bool {
+    *o == OnGiveUp::WorkOn
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -119,6 +145,9 @@ impl ProducerSpec {
             class.size.validate(&format!("{cpath}.size"), 1.0, MAX_MESSAGE_BYTES, errors);
         }
         check_range(errors, format!("{path}.retry_after_s"), self.retry_after_s, 1e-6, 3600.0);
+        if let Some(t) = self.timeout_s {
+            check_range(errors, format!("{path}.timeout_s"), t, 1e-6, 86_400.0);
+        }
         if let Some(keys) = self.keys {
             if !(1..=MAX_KEYS).contains(&keys) {
                 push_error(errors, format!("{path}.keys"), format!("must be from 1 to {}", crate::plumbing::numbers::thousands(f64::from(MAX_KEYS))));
@@ -138,6 +167,7 @@ impl ProducerSpec {
             [Step::Key("arrivals"), rest @ ..] => self.arrivals.number_mut(rest),
             [Step::Key("retry_after_s")] => Some(NumberField::Real(&mut self.retry_after_s)),
             [Step::Key("keys")] => Some(NumberField::MaybeWhole32(&mut self.keys)),
+            [Step::Key("timeout_s")] => Some(NumberField::MaybeReal(&mut self.timeout_s)),
             [Step::Key("classes"), Step::Index(i), rest @ ..] => {
                 let class = self.classes.get_mut(*i)?;
                 match rest {
