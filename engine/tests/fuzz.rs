@@ -258,8 +258,8 @@ fn middle_block() -> impl Strategy<Value = Value> {
 fn producer() -> impl Strategy<Value = Value> {
     (1.0f64..800.0, 0usize..7, prop::sample::select(vec!["pause", "drop", "retry"]),
      prop::sample::select(vec!["pause", "ignore", "drop"]), 1u32..20,
-     (0.013f64..0.7, 0.0f64..0.9, 0usize..3, 0.05f64..3.0, any::<bool>()))
-        .prop_map(|(rate, process, refused, bp, clients, (on, off, fall, over, thinks))| {
+     (0.013f64..0.7, 0.0f64..0.9, 0usize..3, 0.05f64..3.0, any::<bool>()), (0usize..3, 0.001f64..0.02))
+        .prop_map(|(rate, process, refused, bp, clients, (on, off, fall, over, thinks), (gives_up, timeout))| {
             let to = [0.0, 1e-6, rate * off][fall];
             let think = if thinks { json!({"dist": "exponential", "mean": 0.01}) } else { json!({"dist": "fixed", "value": 0}) };
             let arrivals = match process {
@@ -271,7 +271,7 @@ fn producer() -> impl Strategy<Value = Value> {
                 5 => json!({"process": "bursts", "size": clients, "every_s": on}),
                 _ => json!({"process": "closed_loop", "clients": clients, "think": think}),
             };
-            json!({"kind": "producer",
+            let mut p = json!({"kind": "producer",
                    "arrivals": arrivals,
                    "classes": [
                        {"name": "a", "weight": 3, "droppable": true, "priority": 2,
@@ -279,7 +279,14 @@ fn producer() -> impl Strategy<Value = Value> {
                        {"name": "b", "weight": 1, "priority": 0, "size": {"dist": "fixed", "value": 200}}
                    ],
                    "on_refused": refused, "retry_after_s": 0.01, "backpressure": bp,
-                   "keys": ([1, 3, 500])[clients as usize % 3]})
+                   "keys": ([1, 3, 500])[clients as usize % 3]});
+            // Clients that wait for ever, or give up after a time near the
+            // services' (the server working on, or cancelling).
+            if gives_up > 0 {
+                p["timeout_s"] = json!(timeout);
+                p["on_timeout"] = json!(["work_on", "cancel"][gives_up - 1]);
+            }
+            p
         })
 }
 

@@ -19,6 +19,9 @@ impl Simulation {
             let ctx = &mut ctx!(self, to);
             ctx.stats.arrived += 1;
             ctx.drop_message(msg, DropReason::Cancelled);
+            if let Some(flows) = &mut self.flows {
+                flows.count(from, to, msg.class);
+            }
             return true;
         }
         self.offer_depth += 1;

@@ -99,16 +99,18 @@ impl Measure {
     /// of theirs. The fuzz's random runs find no drop outside this table.
     pub fn drop_reasons(kind: Kind) -> &'static [DropReason] {
         use DropReason::*;
+        // A request whose client cancelled it is dropped by whichever block
+        // it is offered to next.
         match kind {
-            Kind::Producer => &[Refused, Unanswered],
-            Kind::Queue => &[Thinned, Disconnect, Disconnected, Overflow, Expired],
-            Kind::Dispatcher => &[Overflow, Expired, HostDown],
-            Kind::Consumer => &[TimedOut, HostDown],
-            Kind::Link => &[LinkDown],
-            Kind::Router => &[NoRoute],
-            Kind::RateLimiter => &[RateLimited],
-            Kind::ProductLimiter => &[RateLimited, Overflow, Expired],
-            _ => &[],
+            Kind::Producer => &[Refused, Unanswered, Cancelled],
+            Kind::Queue => &[Thinned, Disconnect, Disconnected, Overflow, Expired, Cancelled],
+            Kind::Dispatcher => &[Overflow, Expired, HostDown, Cancelled],
+            Kind::Consumer => &[TimedOut, HostDown, Cancelled],
+            Kind::Link => &[LinkDown, Cancelled],
+            Kind::Router => &[NoRoute, Cancelled],
+            Kind::RateLimiter => &[RateLimited, Cancelled],
+            Kind::ProductLimiter => &[RateLimited, Overflow, Expired, Cancelled],
+            _ => &[Cancelled],
         }
     }
 
