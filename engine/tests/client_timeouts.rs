@@ -166,3 +166,20 @@ fn a_live_change_of_the_time_out_applies_to_requests_made_after_it() {
     assert_eq!(c.timed_out, 3, "the request made at 4 s waits 2 s");
     assert_eq!(c.answered, 4, "those made at 4, 5, 6 and 7 s");
 }
+
+/// Switched live from working on to cancelling, the requests given up
+/// already are dropped as they surface: the line of them goes at once,
+/// not after the server has worked through it.
+#[test]
+fn a_live_switch_to_cancel_applies_to_requests_given_up_already() {
+    let scenario = pipeline(producer(json!({"process": "poisson", "rate_per_s": 15}), 1.0, "work_on"), json!({}), json!({"service_time": exp(0.1)}));
+    let mut sim = Simulation::new(scenario, 5).unwrap();
+    run_checked(&mut sim, 40.0);
+    let q = idx(&sim, "q");
+    assert!(sim.stats(q).depth_messages.value() > 150, "a long line of requests given up: {}", sim.stats(q).depth_messages.value());
+    let mut block = sim.scenario().nodes[idx(&sim, "p")].block.clone();
+    block = block.with_value(&sluice_engine::FieldPath::parse("on_timeout").unwrap(), json!("cancel")).unwrap();
+    sim.reconfigure("p", block).unwrap();
+    run_checked(&mut sim, 41.0);
+    assert!(sim.stats(q).depth_messages.value() < 30, "the line gone within a second: {}", sim.stats(q).depth_messages.value());
+}

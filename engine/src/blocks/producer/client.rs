@@ -21,6 +21,8 @@
 //!   it is offered to its next block, or at once if a consumer's worker is
 //!   serving it: the worker is freed, the time it spent counted as wasted).
 //!   A request in a dispatcher's pool is finished.
+//! - A live change of `on_timeout` applies to the requests given up
+//!   already, as they next surface (one in service finishes).
 //! - The time-out in force when a request is made is its own: a live
 //!   change applies to the requests made after it; a time-out removed live
 //!   lets the requests already waiting wait for ever.

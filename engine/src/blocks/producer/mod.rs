@@ -236,6 +236,15 @@ impl Producer {
     /// scheduled stands; a held message follows the new `on_refused`.
     pub fn reconfigure(&mut self, spec: ProducerSpec, classes: ClassMap, ctx: &mut Context) {
         self.classes = classes;
+        if spec.on_timeout != self.spec.on_timeout {
+            // Requests given up already follow the new word as they next
+            // surface (one in service finishes).
+            let cancel = spec.on_timeout == OnGiveUp::Cancel;
+            let node = ctx.node as u64;
+            for (_, cancels) in ctx.core.abandoned.range_mut((node << 40, 0)..((node + 1) << 40, 0)) {
+                *cancels = cancel;
+            }
+        }
         let old_policy = self.spec.on_refused;
         if spec.linked_to != self.spec.linked_to {
             // A new link is asked afresh (the simulation says where its
