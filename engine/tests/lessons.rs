@@ -120,6 +120,11 @@ fn lesson_17_an_adaptive_limit_finds_the_knee_and_pays_to_measure_it() {
     keeps_its_word(17);
 }
 
+#[test]
+fn lesson_18_time_outs_without_retries_waste_work() {
+    keeps_its_word(18);
+}
+
 /// On the page the run goes on while a learner reads a verdict, so the
 /// next step's change lands at whatever instant they press "Try it". Every
 /// step's claims hold for a learner who reads for a fraction of a second,

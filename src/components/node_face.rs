@@ -135,9 +135,19 @@ pub(crate) fn describe(node: &NodeView) -> (String, String, Option<String>) {
                 (true, 0) => "paused".to_string(),
                 (true, n) => format!("paused · {n} waiting"),
             };
-            (status, format!("{} made", node.arrived), None)
+            let figure = match &node.client {
+                Some(c) => format!("{} answered · {} gave up", c.answered, c.timed_out),
+                None => format!("{} made", node.arrived),
+            };
+            (status, figure, None)
         }
-        Kind::Consumer | Kind::Dispatcher => (format!("{}/{} busy", node.in_service, node.workers), format!("{} done", node.departed), None),
+        Kind::Consumer | Kind::Dispatcher => {
+            let figure = match &node.client {
+                Some(c) if c.wasted > 0 => format!("{} done · {} for nobody", node.departed, c.wasted),
+                _ => format!("{} done", node.departed),
+            };
+            (format!("{}/{} busy", node.in_service, node.workers), figure, None)
+        }
         // What it is configured as, then what it holds and let through.
         Kind::ProductLimiter => {
             let status = node.summary.clone().unwrap_or_default();

@@ -118,17 +118,25 @@ pub fn chart_lines(
                 // moment apart (a frame stopped at a lesson's judging time)
                 // would make a spike of noise.
                 let min_span = sim.now().as_secs_f64() / 200.0;
-                let mut rates = Vec::with_capacity(taken.len());
-                let mut from = taken.first();
-                for sample in taken.iter().skip(1) {
-                    let Some(start) = from else { break };
-                    let span = sample.t_s - start.t_s;
-                    if span >= min_span && span > 0.0 {
-                        rates.push((sample.t_s, (sample.departed - start.departed) as f64 / span));
-                        from = Some(sample);
+                let rates_of = |count: fn(&crate::view::observed::Sample) -> Option<u64>| {
+                    let mut rates = Vec::with_capacity(taken.len());
+                    let mut from = taken.iter().find(|s| count(s).is_some());
+                    for sample in taken.iter().skip(1) {
+                        let (Some(start), Some(n)) = (from, count(sample)) else { continue };
+                        let span = sample.t_s - start.t_s;
+                        if span >= min_span && span > 0.0 {
+                            rates.push((sample.t_s, n.saturating_sub(count(start).unwrap_or(0)) as f64 / span));
+                            from = Some(sample);
+                        }
                     }
+                    rates
+                };
+                lines.push(line(name.clone(), colour, rates_of(|s| Some(s.departed))));
+                // A producer whose clients give up: what they got, the
+                // goodput, beside what it sent.
+                if taken.iter().any(|s| s.answered.is_some()) {
+                    lines.push(line(format!("{name} answered in time"), NODE_COLOURS[(k + 1) % NODE_COLOURS.len()], rates_of(|s| s.answered)));
                 }
-                lines.push(line(name.clone(), colour, rates));
             }
             ChartKind::Latency => {
                 // One block: its mean beside three percentiles; several:
@@ -230,7 +238,7 @@ pub fn with_variant_b(a: ChartData, b: &Simulation, samples: &Sampler, kind: Cha
 /// The chart that shows a lesson's figure, where one does.
 pub fn chart_for(figure: Figure) -> Option<ChartKind> {
     match figure {
-        Figure::Throughput | Figure::Departed => Some(ChartKind::Throughput),
+        Figure::Throughput | Figure::Departed | Figure::Goodput | Figure::Answered => Some(ChartKind::Throughput),
         Figure::MeanWait | Figure::MeanSojourn => Some(ChartKind::Latency),
         Figure::MeanDepth | Figure::MaxDepth | Figure::Depth => Some(ChartKind::Depth),
         _ => None,
@@ -354,6 +362,31 @@ mod tests {
         assert_eq!(lines[1].points.last().map(|p| p.1), Some(limit as f64), "the limit line ends at the limit now");
         let most = lines[0].points.iter().map(|p| p.1).fold(0.0, f64::max);
         assert!(most > 10.0, "in flight followed the limit up: {most}");
+    }
+
+    /// A producer whose clients give up charts what they got (its
+    /// goodput) beside what it sent: under overload the one falls to
+    /// nothing while the other stays.
+    #[test]
+    fn a_producer_whose_clients_give_up_charts_its_goodput_beside_what_it_sent() {
+        let scenario = sluice_engine::Scenario::from_value(serde_json::json!({"version": 1, "nodes": [
+            {"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 20}, "timeout_s": 1},
+            {"id": "q", "kind": "queue"},
+            {"id": "c", "kind": "consumer", "service_time": {"dist": "fixed", "value": 0.1}}],
+            "edges": [{"from": "p", "to": "q"}, {"from": "q", "to": "c"}]}))
+        .unwrap();
+        let mut sim = Simulation::new(scenario, 1).unwrap();
+        let mut samples = Sampler::default();
+        for k in 1..=60 {
+            sim.run_until(sluice_engine::SimTime::from_secs_f64(f64::from(k) * 0.5)).unwrap();
+            samples.observe(&sim);
+        }
+        let (lines, _, _) = chart_lines(&sim, &samples, &[0], ChartKind::Throughput);
+        assert_eq!(lines.iter().map(|l| l.label.as_str()).collect::<Vec<_>>(), ["p", "p answered in time"]);
+        let last = |l: &Line| l.points.last().map(|p| p.1).unwrap();
+        assert!((last(&lines[0]) - 20.0).abs() < 1.0, "it sends 20 a second: {:?}", lines[0].points.last());
+        assert_eq!(last(&lines[1]), 0.0, "answered in time: none by the end");
+        assert!(lines[1].points.iter().any(|p| p.1 > 5.0), "at first its clients were answered: {:?}", lines[1].points);
     }
 
     use super::*;

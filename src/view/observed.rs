@@ -223,6 +223,9 @@ pub struct Sample {
     pub latency: Option<Percentiles>,
     /// The mean of the same waits (or sojourns), exact.
     pub mean_s: Option<f64>,
+    /// A producer whose clients wait with a time-out: the requests
+    /// answered while their client waited, so far.
+    pub answered: Option<u64>,
 }
 
 /// Samples taken at most this many per node; when full, every other one
@@ -251,7 +254,8 @@ impl Sampler {
             let stats = sim.stats(i);
             let durations = stats.durations.as_ref().filter(|d| d.count() > 0);
             let (latency, mean_s) = (durations.map(|d| d.percentiles()), durations.and_then(|d| d.mean_s()));
-            samples.push(Sample { t_s, departed: stats.departed, depth_bytes: stats.depth_bytes, latency, mean_s });
+            let answered = stats.client.as_ref().filter(|_| matches!(sim.nodes()[i], sluice_engine::Node::Producer(_))).map(|c| c.answered);
+            samples.push(Sample { t_s, departed: stats.departed, depth_bytes: stats.depth_bytes, latency, mean_s, answered });
         }
         if self.nodes.first().is_some_and(|s| s.len() >= SAMPLES) {
             for samples in &mut self.nodes {

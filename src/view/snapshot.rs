@@ -8,7 +8,7 @@ use sluice_engine::scenario::default_position;
 use sluice_engine::scenario::{Kind, Position};
 use sluice_engine::Mark;
 use sluice_engine::theory::{Measured, Model, Prediction, NoClosedForm};
-use sluice_engine::{BlockSpec, NodeSpec, Scenario, Simulation, State, Totals};
+use sluice_engine::{BlockSpec, ClientReport, NodeSpec, Scenario, Simulation, State, Totals};
 
 #[derive(Clone, Debug, PartialEq)]
 pub struct NodeView {
@@ -48,6 +48,9 @@ pub struct NodeView {
     pub limits_in_progress: bool,
     /// For a product limiter that adapts its limit: the limit now.
     pub adaptive_limit: Option<u64>,
+    /// For a producer whose clients wait with a time-out: what they got;
+    /// for a consumer: the work it spent for clients who had left.
+    pub client: Option<ClientReport>,
 }
 
 /// What queueing theory predicts for a queue beside what was measured:
@@ -141,6 +144,7 @@ impl NodeView {
             },
             limits_in_progress: matches!(&spec.block, sluice_engine::BlockSpec::ProductLimiter(p) if p.limits_in_progress()),
             adaptive_limit: None,
+            client: None,
         }
     }
 }
@@ -247,6 +251,7 @@ impl Snapshot {
                     depth_bytes: stats.depth_bytes,
                     in_service: stats.in_service,
                     paused: report.paused.unwrap_or(false),
+                    client: report.client.clone(),
                     arrived: stats.arrived,
                     departed: stats.departed,
                     dropped: report.dropped.into_iter().collect(),

@@ -39,11 +39,20 @@ pub struct Ask {
 }
 
 impl Ask {
-    /// The field's value in `scenario` now, if the node and field are there.
+    /// The field's value in `scenario` now, if the node and field are
+    /// there: a choice the file leaves out reads as its default.
     pub fn value_in(&self, scenario: &Scenario) -> Option<Value> {
         let i = scenario.node_index(&self.node)?;
-        let block = crate::plumbing::json_read::to_value(&scenario.nodes[i].block);
-        block.pointer(&self.field.pointer()).cloned()
+        let spec = &scenario.nodes[i].block;
+        let block = crate::plumbing::json_read::to_value(spec);
+        if let Some(value) = block.pointer(&self.field.pointer()) {
+            return Some(value.clone());
+        }
+        let field = crate::scenario::fields::fields(spec.kind()).iter().find(|f| f.path() == self.field)?;
+        match field.control {
+            crate::scenario::fields::Control::Choice(menu) => menu.default().map(Value::String),
+            _ => None,
+        }
     }
 
     /// Whether `value` is what the step asks for.

@@ -272,9 +272,9 @@ impl Figure {
             Figure::InFlight => format!("{node} has {messages} in flight"),
             Figure::Credits => format!("{node} has {n} credits left"),
             Figure::Limit => format!("{node}'s limit is {n}"),
-            Figure::Answered => format!("{node}'s clients had {messages} answered in time"),
-            Figure::Goodput => format!("{node}'s clients had {messages} a second answered in time"),
-            Figure::TimedOut => format!("{node}'s clients gave up on {messages}"),
+            Figure::Answered => format!("{node} had {} answered in time", requests(v)),
+            Figure::Goodput => format!("{node} had {} a second answered in time", requests(v)),
+            Figure::TimedOut => format!("{node} gave up on {}", requests(v)),
             Figure::WastedShare => format!("{node} spent {} of its work on requests nobody waited for", self.amount(v)),
             Figure::Paused if v >= 0.5 => format!("{node} is paused"),
             Figure::Paused => format!("{node} is not paused"),
@@ -283,6 +283,11 @@ impl Figure {
             Figure::Entered(state) => format!("{node} entered {state} {times}"),
         }
     }
+}
+
+/// A count of requests in words: "1 request", "12 requests".
+fn requests(v: f64) -> String {
+    if v == 1.0 { "1 request".to_string() } else { format!("{} requests", plain(v)) }
 }
 
 /// Why a figure has no value.

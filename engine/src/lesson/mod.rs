@@ -69,6 +69,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("in-progress.json", include_str!("../../../scenarios/in-progress.json")),
     ("envoy-refill.json", include_str!("../../../scenarios/envoy-refill.json")),
     ("adaptive-knee.json", include_str!("../../../scenarios/adaptive-knee.json")),
+    ("timeouts-waste.json", include_str!("../../../scenarios/timeouts-waste.json")),
 ];
 
 /// The lesson files, in order.
@@ -90,6 +91,7 @@ const LESSON_FILES: &[(&str, &str)] = &[
     ("15-in-progress.json", include_str!("../../../lessons/15-in-progress.json")),
     ("16-envoy-refill.json", include_str!("../../../lessons/16-envoy-refill.json")),
     ("17-adaptive-knee.json", include_str!("../../../lessons/17-adaptive-knee.json")),
+    ("18-timeouts-waste.json", include_str!("../../../lessons/18-timeouts-waste.json")),
 ];
 
 /// A lesson file.
