@@ -603,6 +603,9 @@ pub struct ClientTally {
     pub failed: u64,
     /// Producer: answers that came after their client gave up.
     pub late: u64,
+    /// Producer: attempts sent again (each a copy of its request, not a
+    /// new one).
+    pub resent: u64,
     /// Consumer: services finished for requests whose client had given up.
     pub wasted: u64,
     /// Consumer: the service time of those, in nanoseconds.

@@ -11,7 +11,12 @@ use crate::state::State;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Totals {
+    /// Messages made (a request sent again is the same message).
     pub produced: u64,
+    /// Attempts sent again: copies of requests made, each delivered,
+    /// dropped or in the system as a message is.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub resent: u64,
     pub delivered: u64,
     pub dropped: u64,
     pub in_system: u64,
@@ -68,6 +73,10 @@ pub struct NodeReport {
     pub latency_s: Option<Percentiles>,
 }
 
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
 /// What a producer's clients saw of the requests they waited for, and what
 /// a consumer's workers spent for clients that no longer waited.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -80,6 +89,8 @@ pub struct ClientReport {
     pub timed_out: u64,
     /// Answers that came after their client gave up.
     pub late: u64,
+    /// Attempts sent again.
+    pub resent: u64,
     /// Services a consumer spent on requests whose client had given up
     /// (finished, or stopped by a cancellation), and their seconds.
     pub wasted: u64,
@@ -113,9 +124,10 @@ impl Report {
         }
         let _ = writeln!(out, "seed       {}", self.seed);
         let _ = writeln!(out, "sim time   {:.3} s   ({} events, {} state transitions)", self.sim_time_s, self.events, self.transitions);
+        let resent = if t.resent > 0 { format!("   resent {}", t.resent) } else { String::new() };
         let _ = writeln!(
             out,
-            "totals     produced {}   delivered {}   dropped {}   in system {}",
+            "totals     produced {}{resent}   delivered {}   dropped {}   in system {}",
             t.produced, t.delivered, t.dropped, t.in_system
         );
         let _ = writeln!(out);
@@ -150,7 +162,7 @@ impl Report {
             }
             if let Some(c) = &n.client {
                 if n.kind == Kind::Producer {
-                    notes.push(format!("answered {} (failed {}, timed out {}, late {})", c.answered, c.failed, c.timed_out, c.late));
+                    notes.push(format!("answered {} (failed {}, timed out {}, late {}, resent {})", c.answered, c.failed, c.timed_out, c.late, c.resent));
                 } else if c.wasted > 0 {
                     notes.push(format!("wasted {} ({:.3} s)", c.wasted, c.wasted_s));
                 }

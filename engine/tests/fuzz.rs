@@ -286,6 +286,17 @@ fn producer() -> impl Strategy<Value = Value> {
                 p["timeout_s"] = json!(timeout);
                 p["on_timeout"] = json!(["work_on", "cancel"][gives_up - 1]);
             }
+            // Retries of every back-off and budget, on time-outs and errors.
+            if clients % 4 != 0 {
+                let budget = [json!(null), json!({"kind": "envoy"}), json!({"kind": "grpc", "max_tokens": 4, "token_ratio": 0.5})][clients as usize % 3].clone();
+                let backoff = ["none", "fixed", "exponential"][clients as usize % 3];
+                let jitter = ["none", "full", "equal", "decorrelated"][process % 4];
+                let mut retries = json!({"max_attempts": 1 + clients % 5, "backoff": backoff, "base_s": timeout / 3.0, "jitter": jitter});
+                if !budget.is_null() {
+                    retries["budget"] = budget;
+                }
+                p["retries"] = retries;
+            }
             p
         })
 }
@@ -391,7 +402,7 @@ proptest! {
         prop_assert!(sim.stopped().is_some() || sim.next_event_time().is_none_or(|t| t > until),
                      "{steps} steps got to {} of 2 s\n{}", sim.now(), sim.scenario().to_json_pretty());
         let report = sim.report();
-        prop_assert_eq!(report.totals.produced, report.totals.delivered + report.totals.dropped + report.totals.in_system);
+        prop_assert_eq!(report.totals.produced + report.totals.resent, report.totals.delivered + report.totals.dropped + report.totals.in_system);
         drops_have_their_kinds_reasons(&sim);
     }
 
@@ -435,7 +446,7 @@ proptest! {
         }
         prop_assert!(sim.stopped().is_some() || sim.next_event_time().is_none_or(|t| t > until));
         let report = sim.report();
-        prop_assert_eq!(report.totals.produced, report.totals.delivered + report.totals.dropped + report.totals.in_system);
+        prop_assert_eq!(report.totals.produced + report.totals.resent, report.totals.delivered + report.totals.dropped + report.totals.in_system);
         prop_assert_eq!(sim.nodes().len(), sim.scenario().nodes.len());
     }
 

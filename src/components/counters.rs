@@ -48,6 +48,10 @@ pub fn counters(props: &CountersProps) -> Html {
                 { figure("delivered", "delivered", t.delivered) }
                 { figure("dropped", "dropped", t.dropped) }
                 { figure("in-system", "in system", t.in_system) }
+                // Attempts sent again, once there are any: the same requests.
+                if t.resent > 0 {
+                    { figure("resent", "resent", t.resent) }
+                }
             </div>
             <h3>{"Drops by reason"}</h3>
             if drops.is_empty() {

@@ -225,7 +225,7 @@ impl Snapshot {
         Snapshot {
             time_s: 0.0,
             events: 0,
-            totals: Totals { produced: 0, delivered: 0, dropped: 0, in_system: 0 },
+            totals: Totals { produced: 0, resent: 0, delivered: 0, dropped: 0, in_system: 0 },
             nodes,
             edges: edges_of(scenario, &index),
             relations: relations_of(scenario, &index),

@@ -19,7 +19,7 @@ pub use consumer::{Consumer, ConsumerSpec};
 pub use credit::{Credit, CreditScope, CreditSpec};
 pub use dispatcher::{Dispatcher, DispatcherSpec};
 pub use link::{Link, LinkSpec};
-pub use producer::{Arrivals, ServiceTimes, TraceKeys, Backpressure, MessageClass, OnGiveUp, OnRefused, Producer, ProducerSpec};
+pub use producer::{Arrivals, ServiceTimes, TraceKeys, Backpressure, Backoff, Budget, Jitter, MessageClass, OnGiveUp, OnRefused, Producer, ProducerSpec, Retries, RetryOn};
 pub use product_limiter::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
     AdaptiveCourse, EnvoyAdaptiveConcurrencySpec, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, NetflixWindowSpec, ProductLimiter, ProductLimiterSpec, Protocol, TowerLayer, TowerSpec,

@@ -15,6 +15,7 @@ use crate::blocks::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
     EnvoyAdaptiveConcurrencySpec, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, ProductLimiterSpec, Protocol, TowerSpec,
 };
+use crate::blocks::{Backoff, Jitter, RetryOn};
 use crate::blocks::{Backpressure, ServiceTimes, CreditScope, OnExcess, OnFull, OnGiveUp, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
 use crate::buffer::Order;
 
@@ -118,6 +119,25 @@ choice!(OnRefused {
 choice!(OnGiveUp {
     WorkOn => "work on: the answer goes nowhere",
     Cancel => "cancel: dropped before more work",
+});
+
+choice!(RetryOn {
+    Timeout => "an attempt given up at the time-out",
+    Error => "an attempt answered with an error",
+    Both => "either",
+});
+
+choice!(Backoff {
+    None => "none: at once",
+    Fixed => "fixed: the base each time",
+    Exponential => "exponential: the base doubled each time, up to the cap",
+});
+
+choice!(Jitter {
+    None => "none",
+    Full => "full: anywhere from 0 to the wait",
+    Equal => "equal: half the wait, and up to half more",
+    Decorrelated => "decorrelated: from the base to 3 times the last wait",
 });
 
 choice!(ServiceTimes {
@@ -309,6 +329,9 @@ mod tests {
         reads_back::<Order>();
         reads_back::<OnTimeout>();
         reads_back::<OnGiveUp>();
+        reads_back::<RetryOn>();
+        reads_back::<Backoff>();
+        reads_back::<Jitter>();
         reads_back::<Scope>();
         reads_back::<OpensOn>();
         reads_back::<CreditScope>();

@@ -12,7 +12,7 @@
 
 use super::choices::Menu;
 use crate::plumbing::units::Quantity;
-use super::{Arrivals, ServiceTimes, Backpressure, OnGiveUp, Balance, Bucket, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, Protocol, RateUnit, Reaction, Scheme, Scope};
+use super::{Arrivals, ServiceTimes, Backpressure, OnGiveUp, Backoff, Jitter, RetryOn, Balance, Bucket, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, Protocol, RateUnit, Reaction, Scheme, Scope};
 use super::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
 
 /// What a parameter measures, as the inspector shows it beside the value.
@@ -185,6 +185,13 @@ const PRODUCER: &[Field] = &[
     f("keys", "Client keys", Unit::Keys, "How many clients its messages come from, each message's drawn at random (k1 to kN), for limiters that keep state per key (empty: no key, one shared state).", OPTIONAL),
     f("timeout_s", "Client time-out", Unit::Seconds, "A client gives up on a request not answered this long after it was made; answers after that are late, and work spent on it is wasted (empty: clients wait for ever).", OPTIONAL),
     f("on_timeout", "When a client gives up", Unit::None, "Whether the server hears of it: work on (it serves the request for nobody) or cancel (a waiting request is dropped before any work, one in service is stopped).", Control::Choice(Menu::or_default::<OnGiveUp>())),
+    f("retries.max_attempts", "Attempts", Unit::Times, "Attempts in all, the first included (gRPC's maxAttempts): 1 never retries. Setting any retry field turns retries on, with 3 attempts unless set here.", OPTIONAL),
+    f("retries.on", "Retry on", Unit::None, "What is tried again: an attempt given up at the time-out, one answered with an error, or either.", Control::Choice(Menu::or_default::<RetryOn>())),
+    f("retries.backoff", "Back-off", Unit::None, "The wait before each retry (AWS's definitions).", Control::Choice(Menu::or_default::<Backoff>())),
+    f("retries.base_s", "Back-off base", Unit::Seconds, "The first wait, doubled at each retry under exponential back-off.", num(0.0, 10.0, 0.005)),
+    f("retries.cap_s", "Back-off cap", Unit::Seconds, "The longest wait (empty: uncapped).", OPTIONAL),
+    f("retries.jitter", "Jitter", Unit::None, "How the wait is drawn at random around the back-off (AWS's definitions).", Control::Choice(Menu::or_default::<Jitter>())),
+    f("retries.budget", "Retry budget", Unit::Json, "{\"kind\": \"envoy\", \"budget_percent\", \"min_retry_concurrency\"}: retries at most that share of the attempts in flight (at least the minimum); {\"kind\": \"grpc\", \"max_tokens\", \"token_ratio\"}: gRPC's throttling, no retry once the tokens are at half or below (empty: none).", Control::Json),
 ];
 
 const QUEUE: &[Field] = &[

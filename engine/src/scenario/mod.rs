@@ -169,7 +169,7 @@ pub use crate::blocks::consumer::{Lifecycle, OnTimeout, Slowdown};
 pub use crate::blocks::dispatcher::{Agents, DemandOnFull, Discipline, HostDown, Iteration, QueueKey};
 pub use crate::blocks::window::Receipts;
 pub use crate::blocks::{
-    Arrivals, ServiceTimes, TraceKeys, Backpressure, CreditScope, Limits, MessageClass, OnExcess, OnFull, OnGiveUp, OnRefused, OpensOn, RateRule, RateUnit, Reaction,
+    Arrivals, ServiceTimes, TraceKeys, Backpressure, CreditScope, Limits, MessageClass, OnExcess, OnFull, OnGiveUp, OnRefused, Backoff, Budget, Jitter, Retries, RetryOn, OpensOn, RateRule, RateUnit, Reaction,
     Reactions, Scheme, Scope,
 };
 pub use crate::blocks::{

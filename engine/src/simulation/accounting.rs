@@ -10,10 +10,13 @@ impl Simulation {
     }
 
     pub fn totals(&self) -> Totals {
-        let mut t = Totals { produced: 0, delivered: 0, dropped: 0, in_system: self.in_system() };
+        let mut t = Totals { produced: 0, resent: 0, delivered: 0, dropped: 0, in_system: self.in_system() };
         for (i, (node, stats)) in self.nodes.iter().zip(&self.stats).enumerate() {
             match node {
-                Node::Producer(_) => t.produced += stats.arrived,
+                Node::Producer(_) => {
+                    t.produced += stats.arrived;
+                    t.resent += stats.client.as_ref().map_or(0, |c| c.resent);
+                }
                 // A window's receipts are messages too, made by it.
                 Node::Window(w) => t.produced += w.receipts_entered(),
                 Node::Consumer(_) | Node::Dispatcher { .. } if self.outputs[i].is_empty() => t.delivered += stats.departed,
@@ -24,15 +27,15 @@ impl Simulation {
         t
     }
 
-    /// Checks produced = delivered + dropped + in system.
+    /// Checks produced + resent = delivered + dropped + in system.
     pub fn check_conservation(&self) -> Result<(), String> {
         let t = self.totals();
-        if t.produced == t.delivered + t.dropped + t.in_system {
+        if t.produced + t.resent == t.delivered + t.dropped + t.in_system {
             Ok(())
         } else {
             Err(format!(
-                "at {}: produced {} != delivered {} + dropped {} + in system {}",
-                self.core.now, t.produced, t.delivered, t.dropped, t.in_system
+                "at {}: produced {} + resent {} != delivered {} + dropped {} + in system {}",
+                self.core.now, t.produced, t.resent, t.delivered, t.dropped, t.in_system
             ))
         }
     }
@@ -88,6 +91,7 @@ impl Simulation {
                 failed: c.failed,
                 timed_out: c.timed_out,
                 late: c.late,
+                resent: c.resent,
                 wasted: c.wasted,
                 wasted_s: c.wasted_ns as f64 / 1e9,
             }),

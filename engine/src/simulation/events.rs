@@ -127,8 +127,16 @@ impl Simulation {
             }
             EventKind::ClientTimer => {
                 if let Node::Producer(p) = &mut self.nodes[i] {
-                    for copy in p.on_client_timer(&mut ctx!(self, i)) {
+                    let (cancelled, resend) = p.on_client_timer(&mut ctx!(self, i));
+                    for copy in cancelled {
                         self.cancel_in_service(copy);
+                    }
+                    for msg in resend {
+                        if let Node::Producer(p) = &mut self.nodes[i] {
+                            if let ProducerAction::Offer(msg) = p.resend(msg, &mut ctx!(self, i)) {
+                                self.send_from_producer(i, msg);
+                            }
+                        }
                     }
                 }
             }

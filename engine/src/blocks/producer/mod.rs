@@ -58,8 +58,10 @@ use crate::scheduler::{Event, EventKind};
 use crate::time::{SimDuration, SimTime};
 
 mod client;
+mod retry;
 mod spec;
 pub use client::{Client, CopyId, Heard};
+pub use retry::{Backoff, Budget, Jitter, Retries, RetryOn};
 pub use spec::{Backpressure, MessageClass, OnGiveUp, OnRefused, ProducerSpec, MAX_MESSAGE_BYTES};
 
 /// An arrival event's `data` that offers the backlog's next message
@@ -216,9 +218,10 @@ impl Producer {
             Arrivals::Poisson { rate_per_s } | Arrivals::OnOff { rate_per_s, .. } => 1.0 / rate_per_s,
             _ => 0.0,
         };
-        match (&mut self.client, spec.timeout_s) {
-            (None, Some(_)) => self.client = Some(Box::default()),
-            (Some(client), None) => client.wait_for_ever(),
+        let waits = spec.timeout_s.is_some() || spec.retries.is_some();
+        match &mut self.client {
+            None if waits => self.client = Some(Box::default()),
+            Some(client) if spec.timeout_s.is_none() => client.wait_for_ever(),
             _ => {}
         }
         self.fixed_sizes = spec
@@ -582,7 +585,7 @@ impl Producer {
         self.next_id += 1;
         ctx.stats.arrived += 1;
         if let Some(client) = &mut self.client {
-            client.wait_for(&msg, self.spec.timeout_s, ctx);
+            client.wait_for(&msg, &self.spec, ctx);
         }
         msg
     }
@@ -592,7 +595,7 @@ impl Producer {
     /// up on it already.
     pub fn on_answer(&mut self, msg: &Message, processed: bool, ctx: &mut Context) {
         let heard = match &mut self.client {
-            Some(client) => client.answer(msg, processed, ctx),
+            Some(client) => client.answer(msg, processed, &self.spec, ctx),
             None => Heard::Over,
         };
         if heard == Heard::Over && self.is_closed_loop() {
@@ -600,20 +603,22 @@ impl Producer {
         }
     }
 
-    /// The client timer: its clients give up the requests whose time-out
-    /// came. One still here is dropped unsent; one on the way is left
-    /// abandoned where it is. Returns the copies on the way it cancels
-    /// (`on_timeout: cancel`), for the simulation to stop where a worker
-    /// serves one.
-    pub fn on_client_timer(&mut self, ctx: &mut Context) -> Vec<CopyId> {
-        let Some(client) = &mut self.client else { return Vec::new() };
-        let mut expired = client.on_timer(ctx);
+    /// The client timer: its clients give up the attempts whose time-out
+    /// came and send again those whose back-off is over. A copy given up
+    /// still here is dropped unsent; one on the way is left abandoned
+    /// where it is. Returns the copies on the way it cancels (`on_timeout:
+    /// cancel`), for the simulation to stop where a worker serves one, and
+    /// the copies to send again.
+    pub fn on_client_timer(&mut self, ctx: &mut Context) -> (Vec<CopyId>, Vec<Message>) {
+        let Some(client) = &mut self.client else { return (Vec::new(), Vec::new()) };
+        let timed = client.on_timer(&self.spec, ctx);
         if self.is_closed_loop() {
-            // Each client that gave up thinks and sends again.
-            for _ in 0..expired.len() {
+            // Each client whose request is over thinks and sends again.
+            for _ in 0..timed.over {
                 self.on_request_done(ctx);
             }
         }
+        let mut expired = timed.given_up;
         let cancel = self.spec.on_timeout == OnGiveUp::Cancel;
         expired.retain(|&(id, resent)| {
             if self.give_up_held(id, resent, ctx) {
@@ -622,7 +627,20 @@ impl Producer {
             ctx.core.abandoned.insert((id, resent), cancel);
             cancel
         });
-        expired
+        (expired, timed.resend)
+    }
+
+    /// A copy of a request sent again: offered now, or kept behind what
+    /// waits in the producer.
+    pub fn resend(&mut self, msg: Message, ctx: &mut Context) -> ProducerAction {
+        if self.may_send_made() && self.backlog.is_empty() {
+            return ProducerAction::Offer(msg);
+        }
+        self.backlog.push_back(msg);
+        self.backlog_bytes += msg.size_bytes as u64;
+        self.record_depth(ctx);
+        self.flush_if_free(ctx);
+        ProducerAction::Nothing
     }
 
     /// Drops the copy `(id, resent)` if it is still here (held after a

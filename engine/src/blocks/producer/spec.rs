@@ -10,6 +10,7 @@ use crate::distribution::Distribution;
 use crate::plumbing::validate::{check_range, push_error, FieldError};
 
 use crate::arrivals::Arrivals;
+use super::retry::Retries;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -39,6 +40,9 @@ pub struct ProducerSpec {
     /// What the server does with a request whose client gave up.
     #[serde(default, skip_serializing_if = "is_work_on")]
     pub on_timeout: OnGiveUp,
+    /// When its clients try a request again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retries: Option<Retries>,
 }
 
 /// What the server does with a request whose client gave up waiting.
@@ -148,6 +152,9 @@ impl ProducerSpec {
         if let Some(t) = self.timeout_s {
             check_range(errors, format!("{path}.timeout_s"), t, 1e-6, 86_400.0);
         }
+        if let Some(retries) = &self.retries {
+            retries.validate(&format!("{path}.retries"), errors);
+        }
         if let Some(keys) = self.keys {
             if !(1..=MAX_KEYS).contains(&keys) {
                 push_error(errors, format!("{path}.keys"), format!("must be from 1 to {}", crate::plumbing::numbers::thousands(f64::from(MAX_KEYS))));
@@ -168,6 +175,7 @@ impl ProducerSpec {
             [Step::Key("retry_after_s")] => Some(NumberField::Real(&mut self.retry_after_s)),
             [Step::Key("keys")] => Some(NumberField::MaybeWhole32(&mut self.keys)),
             [Step::Key("timeout_s")] => Some(NumberField::MaybeReal(&mut self.timeout_s)),
+            [Step::Key("retries"), rest @ ..] => self.retries.as_mut()?.number_mut(rest),
             [Step::Key("classes"), Step::Index(i), rest @ ..] => {
                 let class = self.classes.get_mut(*i)?;
                 match rest {
