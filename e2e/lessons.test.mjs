@@ -169,7 +169,7 @@ test('on a short screen, trying a step keeps the step, its verdict and the canva
 // The lessons of real servers' limiters, step after step as a learner on a
 // laptop presses them: each step's changes reach the product limiter live
 // through the page, and each verdict is the engine's.
-for (const l of lessons.filter((l) => [14, 15, 16, 17, 18].includes(l.number))) {
+for (const l of lessons.filter((l) => [14, 15, 16, 17, 18, 19].includes(l.number))) {
   test(`lesson ${l.number}: every step, pressed in turn at 1280 × 720, turns out as it says`, async () => {
     const page = await env.browser.newPage({ viewport: { width: 1280, height: 720 } });
     const errors = [];

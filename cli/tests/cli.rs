@@ -453,7 +453,7 @@ fn share_prints_links_to_a_scenario_and_to_a_lesson_at_a_step() {
     assert!(String::from_utf8_lossy(&out.stdout).ends_with("/#lesson=3\n"));
 
     for (args, said) in [
-        (vec!["share", "--lesson", "99"], "there is no lesson 99; lessons are numbered 1 to 18"),
+        (vec!["share", "--lesson", "99"], "there is no lesson 99; lessons are numbered 1 to 19"),
         (vec!["share", "--lesson", "3", "--step", "9"], "lesson 3 has 3 step(s); there is no step 9"),
     ] {
         let out = sluice().args(&args).output().unwrap();

@@ -125,6 +125,11 @@ fn lesson_18_time_outs_without_retries_waste_work() {
     keeps_its_word(18);
 }
 
+#[test]
+fn lesson_19_a_retry_storm_outlives_its_trigger() {
+    keeps_its_word(19);
+}
+
 /// On the page the run goes on while a learner reads a verdict, so the
 /// next step's change lands at whatever instant they press "Try it". Every
 /// step's claims hold for a learner who reads for a fraction of a second,
@@ -334,6 +339,36 @@ fn a_step_that_asks_what_it_cannot_have_is_refused_naming_the_field() {
     let mut compares = lesson(3);
     compares.text.steps[2].ask = Some(serde_json::from_value(serde_json::json!({"node": "window", "field": "scope", "is": "shared"})).unwrap());
     assert!(compares.verify().unwrap_err().to_string().contains("step 3: a step that asks"), "{:?}", compares.verify());
+}
+
+/// A step that starts again from time zero is judged from zero whenever
+/// it is pressed and whatever came before; it neither compares nor sweeps
+/// nor asks.
+#[test]
+fn a_step_from_time_zero_is_judged_from_zero_whenever_it_is_pressed() {
+    let storm = lesson(19);
+    let k = storm.text.steps.iter().position(|s| s.from_zero).expect("lesson 19 starts again from zero");
+    for pauses in [[0.0; 8], [97.5; 8]] {
+        let outcomes = sluice_engine::playground::follow_pausing(&storm, &pauses).unwrap();
+        assert_eq!(outcomes[k].began_s, 0.0, "reading {pauses:?}");
+        assert!(outcomes[k].verdict.passed, "{:?}", outcomes[k].verdict);
+    }
+    let mut compares = lesson(17);
+    compares.text.steps[1].from_zero = true;
+    assert!(compares.verify().unwrap_err().to_string().contains("step 2: a step that starts again from time zero neither compares"), "{:?}", compares.verify());
+    let mut asks = lesson(18);
+    asks.text.steps[2].from_zero = true;
+    assert!(asks.verify().unwrap_err().to_string().contains("step 3: a step that asks"), "{:?}", asks.verify());
+}
+
+/// A choice the scenario file leaves out at its default can be asked for:
+/// the ask reads the default.
+#[test]
+fn an_ask_reads_a_choice_left_out_at_its_default() {
+    let l = lesson(18);
+    let ask = l.text.steps[2].ask.clone().expect("lesson 18 asks for cancel");
+    assert_eq!(ask.value_in(&l.scenario), Some(serde_json::json!("work_on")));
+    assert!(!ask.made_in(&l.scenario));
 }
 
 #[test]

@@ -135,8 +135,8 @@ impl LessonDraft {
             }
             let changes = parse_changes(&s.changes).map_err(|why| at("changes", why.to_string()))?;
             let check = parse_checks(&s.checks).map_err(|why| at("checks", why.to_string()))?;
-            // What the editor does not show (an ask, a panel) is kept while
-            // the changes it goes with are.
+            // What the editor does not show (an ask, a panel, a start from
+            // time zero) is kept while the changes it goes with are.
             let kept = self.kept.get(k).cloned().flatten().filter(|old| old.changes == changes);
             steps.push(Step {
                 try_this: s.try_this.trim().to_string(),
@@ -144,6 +144,7 @@ impl LessonDraft {
                 changes,
                 ask: kept.as_ref().and_then(|old| old.ask.clone()),
                 compare: s.compare,
+                from_zero: kept.as_ref().is_some_and(|old| old.from_zero),
                 sweep: kept.as_ref().and_then(|old| old.sweep.clone()),
                 panel: kept.as_ref().and_then(|old| old.panel),
                 check,

@@ -80,8 +80,10 @@ pub enum StepError {
     SweepCheckForm(String),
     #[error("ask of {node}.{field}: {why}")]
     Ask { node: String, field: String, why: String },
-    #[error("a step that asks the learner for a change neither compares nor sweeps")]
+    #[error("a step that asks the learner for a change neither compares, sweeps nor starts again from time zero")]
     AskAndMore,
+    #[error("a step that starts again from time zero neither compares nor sweeps (both start from zero already)")]
+    FromZeroAndMore,
     #[error("the first step cannot ask the learner for its change: it starts the run from time zero when pressed")]
     AskFirst,
     #[error("no sweep check bounds a figure from below, so a sweep where nothing moves would pass it")]

@@ -70,6 +70,7 @@ pub const SCENARIOS: &[(&str, &str)] = &[
     ("envoy-refill.json", include_str!("../../../scenarios/envoy-refill.json")),
     ("adaptive-knee.json", include_str!("../../../scenarios/adaptive-knee.json")),
     ("timeouts-waste.json", include_str!("../../../scenarios/timeouts-waste.json")),
+    ("retry-storm.json", include_str!("../../../scenarios/retry-storm.json")),
 ];
 
 /// The lesson files, in order.
@@ -92,6 +93,7 @@ const LESSON_FILES: &[(&str, &str)] = &[
     ("16-envoy-refill.json", include_str!("../../../lessons/16-envoy-refill.json")),
     ("17-adaptive-knee.json", include_str!("../../../lessons/17-adaptive-knee.json")),
     ("18-timeouts-waste.json", include_str!("../../../lessons/18-timeouts-waste.json")),
+    ("19-retry-storm.json", include_str!("../../../lessons/19-retry-storm.json")),
 ];
 
 /// A lesson file.
@@ -165,6 +167,12 @@ pub struct Step {
     /// Whether the step opens the lesson's A/B comparison.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compare: bool,
+    /// Whether the run starts again from time zero, the step's changes
+    /// made at its start (as the first step's are): what it claims then
+    /// depends neither on when it was pressed nor on the steps before, and
+    /// what the scenario schedules (a slowdown at 30 s) comes again.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub from_zero: bool,
     /// A sweep of the scenario as it stands, judged by its own checks
     /// once done (instead of `check`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -205,7 +213,7 @@ impl Step {
     /// verdict before it (the first, from the lesson's start), so what it
     /// claims does not depend on when the learner reads it.
     pub fn only_watches(&self) -> bool {
-        self.changes.is_empty() && !self.compare && self.sweep.is_none()
+        self.changes.is_empty() && !self.compare && !self.from_zero && self.sweep.is_none()
     }
 }
 
@@ -480,8 +488,11 @@ impl Lesson {
             if !judged_in_time(step.within_s) {
                 return Err(at(StepError::Within(step.within_s)));
             }
+            if step.from_zero && (step.compare || step.sweep.is_some()) {
+                return Err(at(StepError::FromZeroAndMore));
+            }
             if let Some(ask) = &step.ask {
-                if step.compare || step.sweep.is_some() {
+                if step.compare || step.sweep.is_some() || step.from_zero {
                     return Err(at(StepError::AskAndMore));
                 }
                 // The first step starts from time zero when pressed; a

@@ -398,9 +398,9 @@ impl Playground {
         }
         let changes = step.changes.clone();
         let asks = step.ask.clone().filter(|_| !for_them);
-        if k == 0 {
-            // From time zero: what step 1 claims does not depend on when it
-            // was pressed.
+        if k == 0 || step.from_zero {
+            // From time zero: what step 1 (or a step that says so) claims
+            // does not depend on when it was pressed.
             self.restart();
         }
         if let Some(ask) = asks {
