@@ -90,7 +90,7 @@ fn full_jitter_spreads_the_retries_over_the_back_off() {
         run_checked(&mut sim, t);
         let refused = sim.stats(idx(&sim, "p")).dropped[DropReason::Refused as usize];
         if refused > seen {
-            if refused % 2 == 0 {
+            if refused.is_multiple_of(2) {
                 retry_delays.push(t - t.floor());
             }
             seen = refused;
