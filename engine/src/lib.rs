@@ -12,6 +12,7 @@
 //! read through `Simulation::nodes` and its `Node`s, and a block's
 //! parameters are the scenario format's (`scenario::QueueSpec` and the rest).
 
+pub(crate) mod answers;
 pub(crate) mod arrivals;
 pub mod bench_model;
 pub(crate) mod blocks;

@@ -22,7 +22,7 @@ const ENGINE: &[&[&str]] = &[
     &["plumbing"],
     &["time", "flows"],
     &["rng", "message", "state"],
-    &["distribution", "scheduler", "priorities", "buffer", "state_times"],
+    &["distribution", "scheduler", "priorities", "buffer", "state_times", "answers"],
     &["arrivals", "metrics", "replay"],
     &["tally"],
     &["context"],

@@ -158,7 +158,9 @@ impl Field {
     /// the field `when` names holds one of its values.
     pub fn shown_in(&self, block: &serde_json::Value) -> bool {
         match self.when() {
-            Some((path, values)) => block.pointer(&path.pointer()).and_then(serde_json::Value::as_str).is_some_and(|v| values.is_empty() || values.contains(&v)),
+            // No values listed: shown while the field is there at all (a
+            // setting inside an object the block may leave out).
+            Some((path, values)) => block.pointer(&path.pointer()).is_some_and(|v| values.is_empty() || v.as_str().is_some_and(|v| values.contains(&v))),
             None => true,
         }
     }
@@ -185,13 +187,13 @@ const PRODUCER: &[Field] = &[
     f("keys", "Client keys", Unit::Keys, "How many clients its messages come from, each message's drawn at random (k1 to kN), for limiters that keep state per key (empty: no key, one shared state).", OPTIONAL),
     f("timeout_s", "Client time-out", Unit::Seconds, "A client gives up on a request not answered this long after it was made; answers after that are late, and work spent on it is wasted (empty: clients wait for ever).", OPTIONAL),
     f("on_timeout", "When a client gives up", Unit::None, "Whether the server hears of it: work on (it serves the request for nobody) or cancel (a waiting request is dropped before any work, one in service is stopped).", Control::Choice(Menu::or_default::<OnGiveUp>())),
-    f("retries.max_attempts", "Attempts", Unit::Times, "Attempts in all, the first included (gRPC's maxAttempts): 1 never retries. Setting any retry field turns retries on, with 3 attempts unless set here.", OPTIONAL),
-    f("retries.on", "Retry on", Unit::None, "What is tried again: an attempt given up at the time-out, one answered with an error, or either.", Control::Choice(Menu::or_default::<RetryOn>())),
-    f("retries.backoff", "Back-off", Unit::None, "The wait before each retry (AWS's definitions).", Control::Choice(Menu::or_default::<Backoff>())),
-    f("retries.base_s", "Back-off base", Unit::Seconds, "The first wait, doubled at each retry under exponential back-off.", num(0.0, 10.0, 0.005)),
-    f("retries.cap_s", "Back-off cap", Unit::Seconds, "The longest wait (empty: uncapped).", OPTIONAL),
-    f("retries.jitter", "Jitter", Unit::None, "How the wait is drawn at random around the back-off (AWS's definitions).", Control::Choice(Menu::or_default::<Jitter>())),
-    f("retries.budget", "Retry budget", Unit::Json, "{\"kind\": \"envoy\", \"budget_percent\", \"min_retry_concurrency\"}: retries at most that share of the attempts in flight (at least the minimum); {\"kind\": \"grpc\", \"max_tokens\", \"token_ratio\"}: gRPC's throttling, no retry once the tokens are at half or below (empty: none).", Control::Json),
+    f("retries.max_attempts", "Attempts", Unit::Times, "Attempts in all, the first included (gRPC's maxAttempts): 1 never retries. Set, it turns retries on and shows their other settings.", OPTIONAL),
+    f("retries.on", "Retry on", Unit::None, "What is tried again: an attempt given up at the time-out, one answered with an error, or either.", Control::Choice(Menu::or_default::<RetryOn>())).shown_if("retries", &[]),
+    f("retries.backoff", "Back-off", Unit::None, "The wait before each retry (AWS's definitions).", Control::Choice(Menu::or_default::<Backoff>())).shown_if("retries", &[]),
+    f("retries.base_s", "Back-off base", Unit::Seconds, "The first wait, doubled at each retry under exponential back-off.", num(0.0, 10.0, 0.005)).shown_if("retries", &[]),
+    f("retries.cap_s", "Back-off cap", Unit::Seconds, "The longest wait (empty: uncapped).", OPTIONAL).shown_if("retries", &[]),
+    f("retries.jitter", "Jitter", Unit::None, "How the wait is drawn at random around the back-off (AWS's definitions).", Control::Choice(Menu::or_default::<Jitter>())).shown_if("retries", &[]),
+    f("retries.budget", "Retry budget", Unit::Json, "{\"kind\": \"envoy\", \"budget_percent\", \"min_retry_concurrency\"}: retries at most that share of the attempts in flight (at least the minimum); {\"kind\": \"grpc\", \"max_tokens\", \"token_ratio\"}: gRPC's throttling, no retry once the tokens are at half or below (empty: none).", Control::Json).shown_if("retries", &[]),
 ];
 
 const QUEUE: &[Field] = &[

@@ -32,6 +32,14 @@ pub enum Measure {
     DropProbability,
     DisconnectsPerS,
     ThroughputPerS,
+    /// A producer whose clients wait (a time-out or retries): requests
+    /// answered while their client waited, per second.
+    GoodputPerS,
+    /// The same producer after a trigger within the warm-up: 2 when its
+    /// goodput over the measured span held at 90% of the warm-up's or
+    /// more (stable), 1 when it fell lower but its last fifth came back to
+    /// 90% (recovered), 0 when the last fifth did not (collapsed).
+    Recovery,
 }
 
 /// A count of the whole run over a replication's measured span.
@@ -54,7 +62,7 @@ fn read<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {
 
 impl Measure {
     /// Every measure, in the order of the enum.
-    pub const ALL: [Measure; 10] = [
+    pub const ALL: [Measure; 12] = [
         Measure::MeanDepthMessages,
         Measure::MeanWaitS,
         Measure::P50WaitS,
@@ -65,6 +73,8 @@ impl Measure {
         Measure::DropProbability,
         Measure::DisconnectsPerS,
         Measure::ThroughputPerS,
+        Measure::GoodputPerS,
+        Measure::Recovery,
     ];
 
     /// What a sweep measures of a node of `kind`.
@@ -92,6 +102,18 @@ impl Measure {
             Kind::Consumer => &[MeanWaitS, P50WaitS, P90WaitS, P95WaitS, P99WaitS, P999WaitS, DropProbability, ThroughputPerS],
             _ => &[DropProbability, ThroughputPerS],
         }
+    }
+
+    /// What a sweep measures of node `block`: its kind's measures, and a
+    /// producer whose clients wait, its goodput and its recovery.
+    pub fn of_node(block: &crate::scenario::BlockSpec) -> Vec<Measure> {
+        let mut measures = Measure::of(block.kind()).to_vec();
+        if let crate::scenario::BlockSpec::Producer(p) = block {
+            if p.timeout_s.is_some() || p.retries.is_some() {
+                measures.extend([Measure::GoodputPerS, Measure::Recovery]);
+            }
+        }
+        measures
     }
 
     /// The reasons a node of `kind` drops a message for, losses only (a
@@ -141,6 +163,8 @@ impl Measure {
             Measure::DropProbability => "share dropped",
             Measure::DisconnectsPerS => "disconnects a second",
             Measure::ThroughputPerS => "throughput (a second)",
+            Measure::GoodputPerS => "answered in time (a second)",
+            Measure::Recovery => "after the trigger (2 stable, 1 recovered, 0 collapsed)",
         }
     }
 }

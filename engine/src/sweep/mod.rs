@@ -309,14 +309,22 @@ impl Plan {
         sim.run_until(SimTime::from_secs_f64(self.options.warmup_s)).map_err(|stall| at(stall.to_string()))?;
         let marks: Vec<Mark> = (0..scenario.nodes.len()).map(|i| Mark::of(&sim, i)).collect();
         let totals = sim.totals();
+        let span_s = self.options.until_s - self.options.warmup_s;
+        // Producers whose recovery is measured: their last fifth apart.
+        let recovering: Vec<usize> = (0..scenario.nodes.len()).filter(|&i| Measure::of_node(&scenario.nodes[i].block).contains(&Measure::Recovery)).collect();
+        let last_fifth = if recovering.is_empty() {
+            Vec::new()
+        } else {
+            sim.run_until(SimTime::from_secs_f64(self.options.until_s - span_s / 5.0)).map_err(|stall| at(stall.to_string()))?;
+            recovering.iter().map(|&i| (i, Mark::of(&sim, i))).collect()
+        };
         sim.run_until(SimTime::from_secs_f64(self.options.until_s)).map_err(|stall| at(stall.to_string()))?;
         let mut metrics = Replication::new();
-        let span_s = self.options.until_s - self.options.warmup_s;
         for (i, node) in scenario.nodes.iter().enumerate() {
             let change = Mark::of(&sim, i).since(&marks[i]);
             let (arrived, departed) = (change.arrived, change.departed);
             let per_departure = |sum: f64| (departed > 0).then(|| sum / departed as f64);
-            for &measure in Measure::of(node.block.kind()) {
+            for measure in Measure::of_node(&node.block) {
                 let value = match measure {
                     Measure::MeanDepthMessages => Some(change.depth_integral_s / span_s),
                     // A consumer's wait is its sojourn: from creation to the
@@ -329,6 +337,21 @@ impl Plan {
                     Measure::DropProbability => (arrived > 0).then(|| change.lost() as f64 / arrived as f64),
                     Measure::DisconnectsPerS => Some(change.disconnects as f64 / span_s),
                     Measure::ThroughputPerS => Some(departed as f64 / span_s),
+                    Measure::GoodputPerS => Some(change.answered as f64 / span_s),
+                    Measure::Recovery => {
+                        let before = marks[i].client.answered as f64 / self.options.warmup_s;
+                        let last = last_fifth.iter().find(|(j, _)| *j == i).map(|(_, m)| Mark::of(&sim, i).since(m));
+                        match last {
+                            Some(last) if before > 0.0 => Some(if change.answered as f64 / span_s >= 0.9 * before {
+                                2.0
+                            } else if last.answered as f64 / last.span_s >= 0.9 * before {
+                                1.0
+                            } else {
+                                0.0
+                            }),
+                            _ => None,
+                        }
+                    }
                 };
                 metrics.insert(Metric::Of { node: node.id.clone(), measure }, value);
             }
@@ -429,7 +452,7 @@ pub fn metrics(scenario: &Scenario) -> Vec<Metric> {
         .iter()
         .flat_map(|n| {
             let kind = n.block.kind();
-            let measures = Measure::of(kind).iter().map(move |&measure| Metric::Of { node: n.id.clone(), measure });
+            let measures = Measure::of_node(&n.block).into_iter().map(move |measure| Metric::Of { node: n.id.clone(), measure });
             measures.chain(Measure::drop_reasons(kind).iter().map(move |&reason| Metric::DropsFor { node: n.id.clone(), reason }))
         })
         .chain(Total::ALL.into_iter().map(Metric::Total))

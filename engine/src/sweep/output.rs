@@ -52,7 +52,7 @@ impl PointResult {
             Measure::P50WaitS | Measure::P90WaitS | Measure::P95WaitS | Measure::P99WaitS | Measure::P999WaitS => {
                 t.wait_percentiles_s.get(measure).copied()
             }
-            Measure::DisconnectsPerS | Measure::ThroughputPerS => None,
+            Measure::DisconnectsPerS | Measure::ThroughputPerS | Measure::GoodputPerS | Measure::Recovery => None,
         }
     }
 }

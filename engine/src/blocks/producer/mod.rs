@@ -60,7 +60,7 @@ use crate::time::{SimDuration, SimTime};
 mod client;
 mod retry;
 mod spec;
-pub use client::{Client, CopyId, Heard};
+pub use client::{Client, CopyId};
 pub use retry::{Backoff, Budget, Jitter, Retries, RetryOn};
 pub use spec::{Backpressure, MessageClass, OnGiveUp, OnRefused, ProducerSpec, MAX_MESSAGE_BYTES};
 
@@ -588,83 +588,6 @@ impl Producer {
             client.wait_for(&msg, &self.spec, ctx);
         }
         msg
-    }
-
-    /// Its request `msg` was answered (`processed`) or dropped on the way:
-    /// a closed loop's client thinks and sends again, unless it had given
-    /// up on it already.
-    pub fn on_answer(&mut self, msg: &Message, processed: bool, ctx: &mut Context) {
-        let heard = match &mut self.client {
-            Some(client) => client.answer(msg, processed, &self.spec, ctx),
-            None => Heard::Over,
-        };
-        if heard == Heard::Over && self.is_closed_loop() {
-            self.on_request_done(ctx);
-        }
-    }
-
-    /// The client timer: its clients give up the attempts whose time-out
-    /// came and send again those whose back-off is over. A copy given up
-    /// still here is dropped unsent; one on the way is left abandoned
-    /// where it is. Returns the copies on the way it cancels (`on_timeout:
-    /// cancel`), for the simulation to stop where a worker serves one, and
-    /// the copies to send again.
-    pub fn on_client_timer(&mut self, ctx: &mut Context) -> (Vec<CopyId>, Vec<Message>) {
-        let Some(client) = &mut self.client else { return (Vec::new(), Vec::new()) };
-        let timed = client.on_timer(&self.spec, ctx);
-        if self.is_closed_loop() {
-            // Each client whose request is over thinks and sends again.
-            for _ in 0..timed.over {
-                self.on_request_done(ctx);
-            }
-        }
-        let mut expired = timed.given_up;
-        let cancel = self.spec.on_timeout == OnGiveUp::Cancel;
-        expired.retain(|&(id, resent)| {
-            if self.give_up_held(id, resent, ctx) {
-                return false;
-            }
-            ctx.core.abandoned.insert((id, resent), cancel);
-            cancel
-        });
-        (expired, timed.resend)
-    }
-
-    /// A copy of a request sent again: offered now, or kept behind what
-    /// waits in the producer.
-    pub fn resend(&mut self, msg: Message, ctx: &mut Context) -> ProducerAction {
-        if self.may_send_made() && self.backlog.is_empty() {
-            return ProducerAction::Offer(msg);
-        }
-        self.backlog.push_back(msg);
-        self.backlog_bytes += msg.size_bytes as u64;
-        self.record_depth(ctx);
-        self.flush_if_free(ctx);
-        ProducerAction::Nothing
-    }
-
-    /// Drops the copy `(id, resent)` if it is still here (held after a
-    /// refusal, or in the backlog), unsent. Returns whether it was.
-    fn give_up_held(&mut self, id: u64, resent: u8, ctx: &mut Context) -> bool {
-        let is_it = |m: &Message| m.id == id && m.resent == resent;
-        let msg = if self.held.as_ref().is_some_and(is_it) {
-            self.held.take()
-        } else if let Some(i) = self.backlog.iter().position(is_it) {
-            let msg = self.backlog.remove(i);
-            if let Some(m) = &msg {
-                self.backlog_bytes -= m.size_bytes as u64;
-            }
-            msg
-        } else {
-            None
-        };
-        let Some(mut msg) = msg else { return false };
-        // Nothing more to hear of it: the client gave up.
-        msg.gates = Gates::default();
-        ctx.drop_message(msg, DropReason::Cancelled);
-        self.record_depth(ctx);
-        self.restart_if_idle(ctx);
-        true
     }
 
     /// Closed loop: a request was processed or dropped; its client thinks
