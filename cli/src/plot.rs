@@ -2,7 +2,8 @@
 //! varied parameter, drawn with plotters: the means joined by a line, their
 //! 95% intervals as whiskers, and queueing theory's prediction dashed where
 //! the queue has one. With a second varied parameter, one line per value of
-//! it.
+//! it; a recovery metric over two parameters is drawn as a phase map
+//! instead, each cell coloured stable, recovered, collapsed or mixed.
 //!
 //! Text is laid out with DejaVu Sans, built into the command, so a plot
 //! looks the same on every machine and needs no system font library (a
@@ -14,7 +15,7 @@ use std::sync::Once;
 use plotters::coord::Shift;
 use plotters::element::DashedPathElement;
 use plotters::prelude::*;
-use sluice_engine::sweep::{Metric, PointResult, SweepResult};
+use sluice_engine::sweep::{Measure, Metric, PointResult, Recovery, SweepResult};
 
 /// The plot's size in pixels (the SVG's in user units).
 const SIZE: (u32, u32) = (900, 560);
@@ -68,6 +69,9 @@ pub fn plot(result: &SweepResult, metric: &Metric, out: &str) -> Result<(), Stri
 }
 
 fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &SweepResult, metric: &Metric, out: &str) -> Result<(), String> {
+    if result.varied.len() == 2 && matches!(metric, Metric::Of { measure: Measure::Recovery, .. }) {
+        return draw_map(root, result, metric, out);
+    }
     let x_name = &result.varied[0];
     let series_name = result.varied.get(1);
     // Text from the file, drawn: a control character would make the SVG
@@ -152,5 +156,65 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &SweepResult, 
         .position(SeriesLabelPosition::UpperLeft)
         .draw()
         .map_err(|e| fail(&e))?;
+    root.present().map_err(|e| fail(&e))
+}
+
+/// The colour of a phase map's cell: green, amber, red, grey.
+fn recovery_colour(k: Recovery) -> RGBColor {
+    match k {
+        Recovery::Stable => RGBColor(0x2f, 0x9e, 0x44),
+        Recovery::Recovered => RGBColor(0xf0, 0x8c, 0x00),
+        Recovery::Collapsed => RGBColor(0xc9, 0x2a, 0x2a),
+        Recovery::Mixed => RGBColor(0xad, 0xb5, 0xbd),
+    }
+}
+
+/// A recovery metric over two varied fields: one cell per point, the first
+/// field across, the second up, each coloured by what its replications
+/// came to, and a key.
+fn draw_map<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &SweepResult, metric: &Metric, out: &str) -> Result<(), String> {
+    let shown = |text: &dyn std::fmt::Display| sluice_engine::printable(&text.to_string(), 120);
+    let fail = |e: &dyn std::fmt::Display| format!("cannot draw {out}: {e}");
+    let (xs_of, ys_of) = (&result.varied[0], &result.varied[1]);
+    let values = |field| {
+        let mut vs: Vec<f64> = result.points.iter().filter_map(|p: &PointResult| p.values.get(field).copied()).collect();
+        vs.sort_by(f64::total_cmp);
+        vs.dedup();
+        vs
+    };
+    let (xs, ys) = (values(xs_of), values(ys_of));
+    let index = |vs: &[f64], v: f64| vs.iter().position(|&w| w == v).unwrap_or(0) as f64;
+    root.fill(&WHITE).map_err(|e| fail(&e))?;
+    let (plot, key) = root.split_horizontally(SIZE.0 - 170);
+    let mut chart = ChartBuilder::on(&plot)
+        .caption(format!("{}: {}", shown(&result.scenario), shown(metric)), ("sans-serif", 20))
+        .margin(16)
+        .x_label_area_size(44)
+        .y_label_area_size(70)
+        .build_cartesian_2d(-0.5..(xs.len() as f64 - 0.5), -0.5..(ys.len() as f64 - 0.5))
+        .map_err(|e| fail(&e))?;
+    let label = |vs: Vec<f64>| move |v: &f64| vs.get(v.round().max(0.0) as usize).filter(|_| (v - v.round()).abs() < 1e-9).map_or(String::new(), |&x| sluice_engine::numbers::as_written(x));
+    chart
+        .configure_mesh()
+        .disable_mesh()
+        .x_labels(xs.len())
+        .y_labels(ys.len())
+        .x_label_formatter(&label(xs.clone()))
+        .y_label_formatter(&label(ys.clone()))
+        .x_desc(shown(xs_of))
+        .y_desc(shown(ys_of))
+        .draw()
+        .map_err(|e| fail(&e))?;
+    let cells = result.points.iter().filter_map(|p| {
+        let (x, y) = (index(&xs, *p.values.get(xs_of)?), index(&ys, *p.values.get(ys_of)?));
+        let k = Recovery::of(p.metrics.get(metric)?)?;
+        Some(Rectangle::new([(x - 0.48, y - 0.48), (x + 0.48, y + 0.48)], recovery_colour(k).filled()))
+    });
+    chart.draw_series(cells).map_err(|e| fail(&e))?;
+    for (row, k) in [Recovery::Stable, Recovery::Recovered, Recovery::Collapsed, Recovery::Mixed].into_iter().enumerate() {
+        let y = 80 + 34 * row as i32;
+        key.draw(&Rectangle::new([(10, y), (34, y + 24)], recovery_colour(k).filled())).map_err(|e| fail(&e))?;
+        key.draw(&Text::new(k.word(), (44, y + 4), ("sans-serif", 16))).map_err(|e| fail(&e))?;
+    }
     root.present().map_err(|e| fail(&e))
 }

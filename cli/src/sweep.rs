@@ -22,6 +22,8 @@ pub enum SweepFormat {
     Table,
     Csv,
     Json,
+    /// Two varied fields as rows and columns, one metric in the cells.
+    Map,
 }
 
 /// What `sluice sweep FILE ...` was asked.
@@ -87,7 +89,7 @@ pub fn run(request: Request) -> Result<String, String> {
     if let Some((out, metric)) = plotted {
         crate::plot::plot(&result, &metric, &out)?;
     }
-    Ok(print(&result, request.format, &metrics))
+    print(&result, request.format, &metrics)
 }
 
 /// The threads `--jobs` asks for (none: one per core).
@@ -100,12 +102,16 @@ pub fn pool(jobs: Option<usize>) -> Result<rayon::ThreadPool, String> {
     rayon::ThreadPoolBuilder::new().num_threads(jobs).build().map_err(|e| format!("cannot start {jobs} threads: {e}"))
 }
 
-fn print(result: &SweepResult, format: SweepFormat, metric: &[Metric]) -> String {
-    match format {
+fn print(result: &SweepResult, format: SweepFormat, metric: &[Metric]) -> Result<String, String> {
+    Ok(match format {
         SweepFormat::Table => result.to_table(metric),
         SweepFormat::Csv => result.to_csv(metric),
         SweepFormat::Json => result.to_json(),
-    }
+        SweepFormat::Map => match metric {
+            [one] => result.to_map(one)?,
+            _ => return Err("--format map draws one metric: name it with --metric, such as --metric clients.recovery".into()),
+        },
+    })
 }
 
 /// `sluice sweep merge PART.json ...`: the shards as the whole sweep.
@@ -126,5 +132,5 @@ pub fn merge_parts(parts: &[String], format: SweepFormat, metric: &[String]) -> 
         .collect::<Result<Vec<_>, _>>()?;
     let merged = merge(shards).map_err(|why| why.to_string())?;
     let metrics = metrics_named(metric, &merged.metrics(&[])).map_err(|why| why.to_string())?;
-    Ok(print(&merged, format, &metrics))
+    print(&merged, format, &metrics)
 }

@@ -233,6 +233,34 @@ fn a_sweep_draws_its_metric_with_intervals_and_theory_into_an_svg() {
     assert!(err.contains("name the file .svg or .png"), "{err}");
 }
 
+/// The phase map of a retry storm: load × attempts as a grid of words,
+/// and as a PNG of coloured cells (red where a storm outlived its trigger,
+/// green where the clients never felt it).
+#[test]
+fn a_sweep_of_load_and_attempts_prints_and_draws_a_phase_map() {
+    let dir = std::env::temp_dir().join(format!("sluice-cli-map-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let png_path = dir.join("phase.png");
+    let file = format!("{}/../scenarios/retry-storm.json", env!("CARGO_MANIFEST_DIR"));
+    let args = ["sweep", &file, "--vary", "clients.arrivals.rate_per_s=2,8", "--vary", "clients.retries.max_attempts=1,3", "--reps", "3",
+        "--until", "200", "--warmup", "30", "--metric", "clients.recovery", "--format", "map", "--plot", png_path.to_str().unwrap()];
+    let out = sluice().args(args).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8(out.stdout).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().skip(3).map(|l| l.split_whitespace().collect()).collect();
+    assert_eq!(rows[0], ["2", "stable", "stable"], "{text}");
+    assert_eq!(rows[1].last(), Some(&"collapsed"), "{text}");
+    let decoder = png::Decoder::new(std::fs::File::open(&png_path).unwrap());
+    let mut reader = decoder.read_info().unwrap();
+    let mut pixels = vec![0; reader.output_buffer_size()];
+    reader.next_frame(&mut pixels).unwrap();
+    let count = |colour: [u8; 3]| pixels.chunks(3).filter(|p| *p == colour).count();
+    assert!(count([0x2f, 0x9e, 0x44]) > 10_000, "the stable cells");
+    assert!(count([0xc9, 0x2a, 0x2a]) > 10_000, "the collapsed cell");
+    let err = sluice().args(["sweep", &file, "--vary", "clients.arrivals.rate_per_s=2,8", "--format", "map"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&err.stderr).contains("--format map draws one metric"));
+}
+
 #[test]
 fn a_sweep_draws_its_plot_into_a_png_with_its_own_font() {
     let dir = std::env::temp_dir().join(format!("sluice-cli-png-{}", std::process::id()));

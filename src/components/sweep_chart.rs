@@ -2,7 +2,9 @@
 //! the varied field, the theory's curve dashed, the value now dotted, a
 //! target level with where the band crosses it, the values a search tried,
 //! and, when asked, a second metric on its own axis at the right (drops
-//! and wait: the trade-off a setting makes).
+//! and wait: the trade-off a setting makes). A recovery metric's points
+//! are coloured by what their runs came to: stable, recovered, collapsed,
+//! or mixed (grey).
 //!
 //! Guarantee: one drawing routine for a plain and a logarithmic axis (the
 //! values drawn as their logarithms, labelled with the values): the page
@@ -10,7 +12,7 @@
 
 use plotters::prelude::*;
 use sluice_engine::numbers::axis;
-use sluice_engine::sweep::Metric;
+use sluice_engine::sweep::{Estimate, Measure, Metric, Recovery};
 use sluice_engine::tune::Tried;
 use web_sys::HtmlCanvasElement;
 
@@ -119,7 +121,19 @@ pub fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &Metric, current:
         chart.draw_series(std::iter::once(PathElement::new(vec![(p.0, y(p.1 - p.2)), (p.0, y(p.1 + p.2))], blue.mix(0.6).stroke_width(1))))?;
     }
     chart.draw_series(LineSeries::new(measured.iter().map(|p| (p.0, y(p.1))), blue.stroke_width(2)))?;
-    chart.draw_series(measured.iter().map(|p| Circle::new((p.0, y(p.1)), 4, blue.filled())))?;
+    if matches!(metric, Metric::Of { measure: Measure::Recovery, .. }) {
+        // Each point in the colour of what its runs came to after the
+        // trigger, as the command line's phase map colours its cells.
+        let colour = |p: &(f64, f64, f64)| match Recovery::of(&Estimate { mean: Some(p.1), ci95: Some(p.2), n: 0 }) {
+            Some(Recovery::Stable) => RGBColor(0x2f, 0x9e, 0x44),
+            Some(Recovery::Recovered) => RGBColor(0xf0, 0x8c, 0x00),
+            Some(Recovery::Collapsed) => RGBColor(0xc9, 0x2a, 0x2a),
+            _ => RGBColor(0x86, 0x8e, 0x96),
+        };
+        chart.draw_series(measured.iter().map(|p| Circle::new((p.0, y(p.1)), 7, colour(p).filled())))?;
+    } else {
+        chart.draw_series(measured.iter().map(|p| Circle::new((p.0, y(p.1)), 4, blue.filled())))?;
+    }
     if theory.len() > 1 {
         chart.draw_series(DashedLineSeries::new(theory.iter().map(|&(x, v)| (x, y(v))), 7, 5, orange.stroke_width(2)))?;
     } else if let Some(&(x, v)) = theory.first() {

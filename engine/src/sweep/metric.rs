@@ -35,10 +35,11 @@ pub enum Measure {
     /// A producer whose clients wait (a time-out or retries): requests
     /// answered while their client waited, per second.
     GoodputPerS,
-    /// The same producer after a trigger within the warm-up: 2 when its
-    /// goodput over the measured span held at 90% of the warm-up's or
-    /// more (stable), 1 when it fell lower but its last fifth came back to
-    /// 90% (recovered), 0 when the last fifth did not (collapsed).
+    /// The same producer after a trigger within the warm-up: 2 when the
+    /// share of its requests answered in time over the measured span held
+    /// at 90% of the warm-up's share or more (stable), 1 when it fell lower
+    /// but the last fifth's came back to 90% (recovered), 0 when the last
+    /// fifth's did not (collapsed).
     Recovery,
 }
 

@@ -18,6 +18,7 @@
 //!   order or number of threads gives the same bits.
 
 mod errors;
+mod map;
 mod metric;
 mod output;
 mod request;
@@ -32,6 +33,7 @@ use crate::simulation::Simulation;
 use crate::theory::Model;
 use crate::time::SimTime;
 
+pub use map::Recovery;
 pub use errors::{MergeError, PointError, SpreadError, SweepError, ValuesError, VaryError};
 pub use metric::{Measure, Metric, MetricError, NodeField, NodeFieldError, Total};
 pub use output::{merge, PointResult, SweepResult, Theory};
@@ -339,16 +341,24 @@ impl Plan {
                     Measure::ThroughputPerS => Some(departed as f64 / span_s),
                     Measure::GoodputPerS => Some(change.answered as f64 / span_s),
                     Measure::Recovery => {
-                        let before = marks[i].client.answered as f64 / self.options.warmup_s;
+                        // The share of the requests made that were answered
+                        // in time, against the warm-up's: a share, not a
+                        // rate, so that the noise of a short warm-up's
+                        // arrivals cancels out.
+                        let share = |answered: u64, made: u64| (made > 0).then(|| answered as f64 / made as f64);
+                        let before = share(marks[i].client.answered, marks[i].arrived);
                         let last = last_fifth.iter().find(|(j, _)| *j == i).map(|(_, m)| Mark::of(&sim, i).since(m));
-                        match last {
-                            Some(last) if before > 0.0 => Some(if change.answered as f64 / span_s >= 0.9 * before {
-                                2.0
-                            } else if last.answered as f64 / last.span_s >= 0.9 * before {
-                                1.0
-                            } else {
-                                0.0
-                            }),
+                        match (before, last) {
+                            (Some(before), Some(last)) if before > 0.0 => {
+                                let held = |s: Option<f64>| s.is_some_and(|s| s >= 0.9 * before);
+                                Some(if held(share(change.answered, change.arrived)) {
+                                    2.0
+                                } else if held(share(last.answered, last.arrived)) {
+                                    1.0
+                                } else {
+                                    0.0
+                                })
+                            }
                             _ => None,
                         }
                     }

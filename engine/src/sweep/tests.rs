@@ -343,3 +343,47 @@ fn a_varied_field_reads_in_the_inspectors_words() {
     // No label: the name as written.
     assert_eq!(words("srv.nothing"), "srv.nothing");
 }
+
+/// The phase map's cells: the retry storm's scenario (a 10-s slowdown
+/// from 30 s) swept over its retries. Without retries every run comes
+/// back or was never hurt; with three attempts at 6 a second, each comes
+/// out collapsed, its goodput near nothing. A producer whose clients do
+/// not wait has neither metric.
+#[test]
+fn recovery_tells_a_storm_that_outlives_its_trigger_from_one_that_passes() {
+    let s = Scenario::from_json(include_str!("../../../scenarios/retry-storm.json")).unwrap();
+    let varies = vec![parse_vary("clients.retries.max_attempts=1,3", &s).unwrap()];
+    let p = Plan::new(&s, varies, Options { reps: 3, until_s: 200.0, warmup_s: 30.0, seed: 1 }).unwrap();
+    let recovery = Metric::Of { node: "clients".into(), measure: Measure::Recovery };
+    let goodput = Metric::Of { node: "clients".into(), measure: Measure::GoodputPerS };
+    let result = run_all(&p);
+    let at = |k: usize, m: &Metric| result.points[k].metrics[m].mean.unwrap();
+    assert!(at(0, &recovery) >= 1.0, "one attempt: {}", at(0, &recovery));
+    assert!(at(0, &goodput) > 5.0, "one attempt: {}", at(0, &goodput));
+    assert_eq!(at(1, &recovery), 0.0, "three attempts: collapsed every time");
+    assert!(at(1, &goodput) < 0.5, "three attempts: {}", at(1, &goodput));
+    assert!(!metrics(&mm1()).contains(&Metric::Of { node: "src".into(), measure: Measure::Recovery }));
+}
+
+/// A sweep of two fields as a map: the first field's values down, the
+/// second's across; a recovery metric in words, `mixed` and the mean
+/// where replications differ; a sweep of one field refused.
+#[test]
+fn a_map_lays_two_fields_out_as_rows_and_columns() {
+    let p = plan(&["src.arrivals.rate_per_s=2,4", "srv.workers=1,2,3"], options(2, 20.0, 1)).unwrap();
+    let result = run_all(&p);
+    let depth = Metric::Of { node: "line".into(), measure: Measure::MeanDepthMessages };
+    let map = result.to_map(&depth).unwrap();
+    let lines: Vec<&str> = map.lines().skip(2).collect();
+    assert_eq!(lines.len(), 3, "{map}");
+    assert!(lines[0].contains("src.arrivals.rate_per_s \\ srv.workers") && lines[0].trim_end().ends_with('3'), "{map}");
+    assert!(lines[1].trim_start().starts_with('2') && lines[2].trim_start().starts_with('4'), "{map}");
+    let one = plan(&["srv.workers=1,2"], options(1, 20.0, 1)).unwrap();
+    assert!(run_all(&one).to_map(&depth).unwrap_err().contains("two varied fields"));
+    let e = |mean: f64, ci95: f64| Estimate { mean: Some(mean), ci95: Some(ci95), n: 3 };
+    assert_eq!(Recovery::of(&e(2.0, 0.0)), Some(Recovery::Stable));
+    assert_eq!(Recovery::of(&e(1.0, 0.0)), Some(Recovery::Recovered));
+    assert_eq!(Recovery::of(&e(0.0, 0.0)), Some(Recovery::Collapsed));
+    assert_eq!(Recovery::of(&e(1.0, 1.2)), Some(Recovery::Mixed), "a 2 and a 0 average to 1");
+    assert_eq!(Recovery::of(&Estimate { mean: None, ci95: None, n: 0 }), None);
+}
