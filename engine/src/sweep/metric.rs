@@ -165,7 +165,7 @@ impl Measure {
             Measure::DisconnectsPerS => "disconnects a second",
             Measure::ThroughputPerS => "throughput (a second)",
             Measure::GoodputPerS => "answered in time (a second)",
-            Measure::Recovery => "after the trigger (2 stable, 1 recovered, 0 collapsed)",
+            Measure::Recovery => "recovery (2 stable, 1 recovered, 0 down)",
         }
     }
 }
