@@ -88,6 +88,8 @@ pub struct Change {
     pub sojourn_s: f64,
     /// Requests answered while their client waited (a producer's).
     pub answered: u64,
+    /// Attempts sent again (a producer's).
+    pub resent: u64,
     /// Requests their client gave up waiting for.
     pub timed_out: u64,
     /// Service spent on requests nobody waited for, in seconds (a
@@ -99,6 +101,12 @@ impl Change {
     /// Drops of every reason.
     pub fn dropped_total(&self) -> u64 {
         self.dropped.iter().sum()
+    }
+
+    /// What the node was given to pass on or drop: its arrivals, and a
+    /// producer's copies sent again besides the messages it made.
+    pub fn offered(&self) -> u64 {
+        self.arrived + self.resent
     }
 
     /// Drops whose work is lost: every reason but a merge
@@ -126,6 +134,7 @@ impl Mark {
             residence_s: self.residence_s - before.residence_s,
             sojourn_s: self.sojourn_s - before.sojourn_s,
             answered: self.client.answered.saturating_sub(before.client.answered),
+            resent: self.client.resent.saturating_sub(before.client.resent),
             timed_out: self.client.timed_out.saturating_sub(before.client.timed_out),
             wasted_s: (self.client.wasted_ns.saturating_sub(before.client.wasted_ns)) as f64 / 1e9,
         }

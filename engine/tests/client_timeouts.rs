@@ -183,3 +183,4 @@ fn a_live_switch_to_cancel_applies_to_requests_given_up_already() {
     run_checked(&mut sim, 41.0);
     assert!(sim.stats(q).depth_messages.value() < 30, "the line gone within a second: {}", sim.stats(q).depth_messages.value());
 }
+

@@ -538,6 +538,9 @@ impl Consumer {
     #[inline]
     pub fn on_service_done(&mut self, slot: u32, ctx: &mut Context) -> Served {
         let Some(s) = self.slots.get_mut(slot as usize) else { return Served::Nothing };
+        // This end is had: another at this instant (one a cancellation left)
+        // is stale, even while the slot holds its message for a next block.
+        s.ends = SimTime::MAX;
         let Some(msg) = &s.msg else { return Served::Nothing };
         if s.cut_off {
             if self.spec.on_timeout == OnTimeout::Requeue {
@@ -910,6 +913,26 @@ mod tests {
         assert!(c.offer(m, &mut b.ctx()));
         let (slot, _) = next_end(&mut b);
         assert!(!c.ends_plainly(slot));
+    }
+
+    /// A service a cancellation stopped leaves its end scheduled. Should
+    /// the worker's next service end at that very instant, the first of
+    /// the two ends serves it and the other is stale, even while the
+    /// served message is held for a next block that refused it.
+    #[test]
+    fn once_a_service_end_is_had_another_at_that_instant_is_stale() {
+        let mut b = Bench::new();
+        let mut c = consumer(serde_json::json!({"service_time": {"dist": "fixed", "value": 0.0}}), &mut b);
+        let a = b.message(10, 0);
+        assert!(c.offer(a, &mut b.ctx()));
+        c.cancel(0, &mut b.ctx());
+        let next = b.message(10, 0);
+        assert!(c.offer(next, &mut b.ctx()));
+        assert!(c.ends_now(0, b.core.now), "the next service ends now too");
+        assert!(matches!(c.on_service_done(0, &mut b.ctx()), Served::Done));
+        c.hold(0);
+        assert!(!c.ends_now(0, b.core.now), "its end had, the slot holds its message: another end now is stale");
+        assert_eq!(c.message(0).map(|m| m.id), Some(next.id));
     }
 
     #[test]

@@ -315,7 +315,7 @@ pub(super) fn figure_since(sim: &Simulation, node: usize, figure: Figure, before
         Figure::Arrived => change.arrived as f64,
         Figure::Departed => departed as f64,
         Figure::Dropped(None) => change.dropped_total() as f64,
-        Figure::DropFraction => return (change.arrived > 0).then(|| change.lost() as f64 / change.arrived as f64),
+        Figure::DropFraction => return (change.offered() > 0).then(|| change.lost() as f64 / change.offered() as f64),
         Figure::Dropped(Some(reason)) => change.dropped[reason as usize] as f64,
         Figure::Disconnects => change.disconnects as f64,
         Figure::Retransmitted => change.retransmitted as f64,

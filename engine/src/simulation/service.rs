@@ -108,6 +108,10 @@ impl Simulation {
             st.in_service = pool.busy() as u64;
             st.sojourn_ns = ps.sojourn_ns;
             st.dropped[DropReason::TimedOut as usize] = ps.dropped[DropReason::TimedOut as usize];
+            if ps.client != st.client {
+                // Work its pool spent for clients who had left.
+                st.client = ps.client.clone();
+            }
         }
     }
 

@@ -324,7 +324,9 @@ impl Plan {
         let mut metrics = Replication::new();
         for (i, node) in scenario.nodes.iter().enumerate() {
             let change = Mark::of(&sim, i).since(&marks[i]);
-            let (arrived, departed) = (change.arrived, change.departed);
+            // Per message given to the node: a producer's copies sent again
+            // count, as its drops of them do.
+            let (arrived, departed) = (change.offered(), change.departed);
             let per_departure = |sum: f64| (departed > 0).then(|| sum / departed as f64);
             for measure in Measure::of_node(&node.block) {
                 let value = match measure {
