@@ -16,6 +16,8 @@ const MAX_JOBS: usize = 1024;
 /// every metric is well below it.
 const MAX_SHARD_BYTES: u64 = 256 * 1024 * 1024;
 
+const MAP_METRIC: &str = "--format map draws one metric: name it with --metric, such as --metric clients.recovery";
+
 /// How a sweep is printed.
 #[derive(Clone, Copy, clap::ValueEnum)]
 pub enum SweepFormat {
@@ -53,6 +55,15 @@ pub fn run(request: Request) -> Result<String, String> {
     let options = request.runs.options(request.reps);
     let plan = Plan::new(&scenario, varies, options).map_err(|why| why.to_string())?;
     let metrics = metrics_named(&request.metric, &plan.metrics()).map_err(|why| why.to_string())?;
+    if matches!(request.format, SweepFormat::Map) {
+        // Said before the sweep runs, not after.
+        if request.vary.len() != 2 {
+            return Err(format!("--format map lays two varied fields out as rows and columns; this sweep varies {}", request.vary.len()));
+        }
+        if metrics.len() != 1 {
+            return Err(MAP_METRIC.into());
+        }
+    }
     let plotted = match (&request.plot, metrics.first()) {
         (Some(_), None) => return Err("--plot needs the --metric to draw, such as --metric line.mean_wait_s".into()),
         (Some(out), Some(metric)) => {
@@ -109,7 +120,7 @@ fn print(result: &SweepResult, format: SweepFormat, metric: &[Metric]) -> Result
         SweepFormat::Json => result.to_json(),
         SweepFormat::Map => match metric {
             [one] => result.to_map(one)?,
-            _ => return Err("--format map draws one metric: name it with --metric, such as --metric clients.recovery".into()),
+            _ => return Err(MAP_METRIC.into()),
         },
     })
 }

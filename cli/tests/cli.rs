@@ -259,6 +259,8 @@ fn a_sweep_of_load_and_attempts_prints_and_draws_a_phase_map() {
     assert!(count([0xc9, 0x2a, 0x2a]) > 10_000, "the collapsed cell");
     let err = sluice().args(["sweep", &file, "--vary", "clients.arrivals.rate_per_s=2,8", "--format", "map"]).output().unwrap();
     assert!(String::from_utf8_lossy(&err.stderr).contains("--format map draws one metric"));
+    let err = sluice().args(["sweep", &file, "--vary", "clients.arrivals.rate_per_s=2,8", "--metric", "clients.recovery", "--format", "map"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&err.stderr).contains("this sweep varies 1"));
 }
 
 #[test]

@@ -167,10 +167,11 @@ pub struct Step {
     /// Whether the step opens the lesson's A/B comparison.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub compare: bool,
-    /// Whether the run starts again from time zero, the step's changes
-    /// made at its start (as the first step's are): what it claims then
-    /// depends neither on when it was pressed nor on the steps before, and
-    /// what the scenario schedules (a slowdown at 30 s) comes again.
+    /// Whether the run starts again from time zero (on the scenario as the
+    /// steps before left it), the step's changes made at its start (as the
+    /// first step's are): what it claims then does not depend on when it
+    /// was pressed, and what the scenario schedules (a slowdown at 30 s)
+    /// comes again.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub from_zero: bool,
     /// A sweep of the scenario as it stands, judged by its own checks

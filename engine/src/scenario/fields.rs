@@ -190,8 +190,8 @@ const PRODUCER: &[Field] = &[
     f("retries.max_attempts", "Attempts", Unit::Times, "Attempts in all, the first included (gRPC's maxAttempts): 1 never retries. Set, it turns retries on and shows their other settings.", OPTIONAL),
     f("retries.on", "Retry on", Unit::None, "What is tried again: an attempt given up at the time-out, one answered with an error, or either.", Control::Choice(Menu::or_default::<RetryOn>())).shown_if("retries", &[]),
     f("retries.backoff", "Back-off", Unit::None, "The wait before each retry (AWS's definitions).", Control::Choice(Menu::or_default::<Backoff>())).shown_if("retries", &[]),
-    f("retries.base_s", "Back-off base", Unit::Seconds, "The first wait, doubled at each retry under exponential back-off.", num(0.0, 10.0, 0.005)).shown_if("retries", &[]),
-    f("retries.cap_s", "Back-off cap", Unit::Seconds, "The longest wait (empty: uncapped).", OPTIONAL).shown_if("retries", &[]),
+    f("retries.base_s", "Back-off base", Unit::Seconds, "A fixed back-off's wait; an exponential one's first, doubled at each retry; decorrelated jitter's least.", num(0.0, 10.0, 0.005)).shown_if("retries", &[]),
+    f("retries.cap_s", "Back-off cap", Unit::Seconds, "The longest wait of an exponential back-off or decorrelated jitter (empty: uncapped).", OPTIONAL).shown_if("retries", &[]),
     f("retries.jitter", "Jitter", Unit::None, "How the wait is drawn at random around the back-off (AWS's definitions).", Control::Choice(Menu::or_default::<Jitter>())).shown_if("retries", &[]),
     f("retries.budget", "Retry budget", Unit::Json, "{\"kind\": \"envoy\", \"budget_percent\", \"min_retry_concurrency\"}: retries at most that share of the attempts in flight (at least the minimum); {\"kind\": \"grpc\", \"max_tokens\", \"token_ratio\"}: gRPC's throttling, no retry once the tokens are at half or below (empty: none).", Control::Json).shown_if("retries", &[]),
 ];

@@ -25,7 +25,8 @@
 //!   Under `cancel` it is dropped as `cancelled` where it next surfaces (as
 //!   it is offered to its next block, or at once if a consumer's worker is
 //!   serving it: the worker is freed, the time it spent counted as wasted).
-//!   A request in a dispatcher's pool is finished.
+//!   A request waiting in a dispatcher's demand queue or served by its
+//!   pool is finished.
 //! - A live change of `on_timeout` applies to the attempts given up
 //!   already, as they next surface (one in service finishes).
 //! - The time-out in force when an attempt is sent is its own: a live

@@ -9,7 +9,8 @@
 //!   the default).
 //! - The wait before retry n (n = 1 for the first) is the AWS Architecture
 //!   Blog's ("Exponential Backoff And Jitter", 2015), with base b and cap c:
-//!   `none` 0; `fixed` b; `exponential` min(c, b·2^(n−1)) (no cap: b·2^(n−1)).
+//!   `none` 0; `fixed` b (the cap aside); `exponential` min(c, b·2^(n−1))
+//!   (no cap: b·2^(n−1)).
 //!   Jitter draws from that wait w: `none` w; `full` uniform in [0, w];
 //!   `equal` w/2 + uniform in [0, w/2]; `decorrelated` min(c, uniform in
 //!   [b, 3·s]), s the wait before (b at first), whatever the back-off.
