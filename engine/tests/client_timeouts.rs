@@ -16,13 +16,7 @@ fn exp(mean: f64) -> Value {
     json!({"dist": "exponential", "mean": mean})
 }
 
-fn fixed(value: f64) -> Value {
-    json!({"dist": "fixed", "value": value})
-}
 
-fn client(sim: &Simulation, id: &str) -> sluice_engine::ClientReport {
-    sim.node_report(idx(sim, id)).client.unwrap_or_else(|| panic!("{id} has no client figures"))
-}
 
 /// M/M/1 FIFO whose clients give up at T and whose server works on: the
 /// server is untouched, so a request is answered in time exactly when its

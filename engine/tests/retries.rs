@@ -9,13 +9,7 @@ use serde_json::{json, Value};
 use sluice_engine::{DropReason, Simulation};
 use support::*;
 
-fn fixed(value: f64) -> Value {
-    json!({"dist": "fixed", "value": value})
-}
 
-fn client(sim: &Simulation, id: &str) -> sluice_engine::ClientReport {
-    sim.node_report(idx(sim, id)).client.unwrap_or_else(|| panic!("{id} has no client figures"))
-}
 
 /// A server that never answers in time: every request is tried
 /// `max_attempts` times, each attempt given up at the time-out.

@@ -79,16 +79,6 @@ impl SweepResult {
         for &r in &rows {
             grid.push(std::iter::once(as_written(r)).chain(columns.iter().map(|&c| cell(r, c))).collect());
         }
-        let widths: Vec<usize> = (0..grid[0].len()).map(|k| grid.iter().map(|row| row[k].chars().count()).max().unwrap_or(0)).collect();
-        let mut out = format!(
-            "{}: {metric}, {} replications of {} s each, warm-up {} s, seed {}\n\n",
-            self.scenario, self.reps, self.until_s, self.warmup_s, self.seed
-        );
-        for row in grid {
-            let cells: Vec<String> = row.iter().zip(&widths).map(|(c, &w)| format!("{c:>w$}")).collect();
-            out.push_str(cells.join("  ").trim_end());
-            out.push('\n');
-        }
-        Ok(out)
+        Ok(self.laid_out(&format!("{}: {metric}", self.scenario), grid))
     }
 }

@@ -151,12 +151,15 @@ impl SweepResult {
             }
             rows.push(row);
         }
+        self.laid_out(&self.scenario, rows)
+    }
+
+    /// `rows` under a head line of the sweep (`what` it is of, then its
+    /// replications, times and seed), each column right-aligned.
+    pub(super) fn laid_out(&self, what: &str, rows: Vec<Vec<String>>) -> String {
         let widths: Vec<usize> =
-            (0..rows[0].len()).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
-        let mut out = format!(
-            "{}: {} replications of {} s each, warm-up {} s, seed {}\n\n",
-            self.scenario, self.reps, self.until_s, self.warmup_s, self.seed
-        );
+            (0..rows.first().map_or(0, Vec::len)).map(|c| rows.iter().map(|r| r[c].chars().count()).max().unwrap_or(0)).collect();
+        let mut out = format!("{what}: {} replications of {} s each, warm-up {} s, seed {}\n\n", self.reps, self.until_s, self.warmup_s, self.seed);
         for row in rows {
             let cells: Vec<String> = row.iter().zip(&widths).map(|(c, &w)| format!("{c:>w$}")).collect();
             out.push_str(cells.join("  ").trim_end());

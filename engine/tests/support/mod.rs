@@ -84,3 +84,13 @@ pub fn idx(sim: &Simulation, id: &str) -> usize {
 pub fn max_depth(sim: &Simulation, id: &str) -> u64 {
     sim.stats(idx(sim, id)).depth_series.points(sim.now()).iter().map(|p| p.max).max().unwrap_or(0)
 }
+
+/// A fixed distribution of `value`.
+pub fn fixed(value: f64) -> Value {
+    json!({"dist": "fixed", "value": value})
+}
+
+/// What producer `id`'s clients saw (or consumer `id` spent for nobody).
+pub fn client(sim: &Simulation, id: &str) -> sluice_engine::ClientReport {
+    sim.node_report(idx(sim, id)).client.unwrap_or_else(|| panic!("{id} has no client figures"))
+}
