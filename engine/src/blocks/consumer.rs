@@ -510,8 +510,7 @@ impl Consumer {
         self.slots.get(slot as usize).is_some_and(|s| s.msg.is_some() && s.ends == now)
     }
 
-    /// The worker serving copy `resent` of message `id`, if one is (not
-    /// one holding it served, for a next block that refused it).
+    /// The worker serving copy `resent` of message `id` (not holding it).
     pub fn slot_serving(&self, id: u64, resent: u8) -> Option<u32> {
         let slot = self.slots.iter().position(|s| s.msg.is_some_and(|m| m.id == id && m.resent == resent))? as u32;
         (!self.blocked.contains(&slot)).then_some(slot)
@@ -538,8 +537,7 @@ impl Consumer {
     #[inline]
     pub fn on_service_done(&mut self, slot: u32, ctx: &mut Context) -> Served {
         let Some(s) = self.slots.get_mut(slot as usize) else { return Served::Nothing };
-        // This end is had: another at this instant (one a cancellation left)
-        // is stale, even while the slot holds its message for a next block.
+        // Had: another end now (a cancelled service's) is stale.
         s.ends = SimTime::MAX;
         let Some(msg) = &s.msg else { return Served::Nothing };
         if s.cut_off {
