@@ -125,18 +125,18 @@ test('a step that only watches goes on from the verdict before it, asking for a 
   await page.getByTestId('lesson-9').click();
   await page.getByTestId('lesson-panel').waitFor();
   // Step 1 watches until host_a goes down at 10 s; step 2 keeps watching
-  // 9 s more. Slowed to 0.25× some 3 s before step 1's verdict, step 2 would
+  // 9 s more. Slowed to 0.25× some 4 s before step 1's verdict, step 2 would
   // take 36 s: it begins on its own at that verdict, at 0.5×.
-  // Paused to slow down, so that a busy machine cannot let the verdict
-  // pass first.
-  await page.selectOption('[data-testid="speed"]', '2');
-  await clockPasses(page, 7, 30_000);
+  // Paused to slow down, at 1× some 4 s before the verdict, so that a busy
+  // machine cannot let the verdict pass first.
+  await page.selectOption('[data-testid="speed"]', '1');
+  await clockPasses(page, 6, 30_000);
   await page.click('[data-testid="play"]');
   await stands(page);
   assert.ok((await clock(page)).t < 9.5, 'paused before step 1\'s verdict');
   await page.selectOption('[data-testid="speed"]', '0.25');
   await page.click('[data-testid="play"]');
-  await page.waitForFunction(() => document.querySelector('[data-testid="step-1-verdict"]')?.dataset.state === 'passed', null, { timeout: 30000 });
+  await page.waitForFunction(() => document.querySelector('[data-testid="step-1-verdict"]')?.dataset.state === 'passed', null, { timeout: 60000 });
   await page.waitForFunction(() => /Watching…/.test(document.querySelector('[data-testid="step-2"]')?.textContent ?? ''));
   assert.ok(await page.getByTestId('step-2-try').isDisabled(), 'step 2 is being watched: its button waits for the verdict');
   await page.waitForFunction(() => document.querySelector('[data-testid="speed"]')?.value === '0.5');
