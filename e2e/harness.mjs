@@ -155,6 +155,30 @@ export async function clockPasses(page, seconds, timeout = 20000) {
   );
 }
 
+/**
+ * Pauses as soon as the clock reads more than `seconds`: the page itself
+ * watches the clock and presses Pause in the same task, so that no round
+ * trip of a busy machine lets the run go on past an instant a test needs
+ * to come before.
+ */
+export async function pauseAfter(page, seconds, timeout = 20000) {
+  await page.evaluate(([s, limit]) => new Promise((resolve, reject) => {
+    const started = Date.now();
+    const look = () => {
+      const t = Number(/t = ([\d.]+) s/.exec(document.querySelector('[data-testid="clock"]')?.textContent ?? '')?.[1]);
+      if (t > s) {
+        document.querySelector('[data-testid="play"]').click();
+        resolve();
+      } else if (Date.now() - started > limit) {
+        reject(new Error(`the clock did not pass ${s} s within ${limit} ms`));
+      } else {
+        setTimeout(look, 5);
+      }
+    };
+    look();
+  }), [seconds, timeout]);
+}
+
 /** Waits until the number shown by `selector` exceeds `value`. */
 export async function numberPasses(page, selector, value, timeout = 20000) {
   await page.waitForFunction(

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { withBrowser, open, screenshot, clockPasses, clock, stands, root, lessonFiles } from './harness.mjs';
+import { withBrowser, open, screenshot, clock, stands, pauseAfter, root, lessonFiles } from './harness.mjs';
 
 const env = withBrowser();
 const lessons = lessonFiles();
@@ -127,11 +127,10 @@ test('a step that only watches goes on from the verdict before it, asking for a 
   // Step 1 watches until host_a goes down at 10 s; step 2 keeps watching
   // 9 s more. Slowed to 0.25× some 4 s before step 1's verdict, step 2 would
   // take 36 s: it begins on its own at that verdict, at 0.5×.
-  // Paused to slow down, at 1× some 4 s before the verdict, so that a busy
-  // machine cannot let the verdict pass first.
+  // Paused to slow down, at 1× some 4 s before the verdict and by the page
+  // itself, so that a busy machine cannot let the verdict pass first.
   await page.selectOption('[data-testid="speed"]', '1');
-  await clockPasses(page, 6, 30_000);
-  await page.click('[data-testid="play"]');
+  await pauseAfter(page, 6, 30_000);
   await stands(page);
   assert.ok((await clock(page)).t < 9.5, 'paused before step 1\'s verdict');
   await page.selectOption('[data-testid="speed"]', '0.25');
