@@ -106,9 +106,12 @@ impl Context<'_> {
 
     pub fn log_transition(&mut self, from: State, to: State, cause: Cause) {
         self.stats.count_entry(to);
-        if let (Some(from), Some(to)) = (from.send_state(), to.send_state()) {
-            let now = self.core.now;
-            self.stats.state_times.get_or_insert_with(|| Box::new(StateTimes::new(from))).change(now, to);
+        if self.stats.state_times.is_none() {
+            // The state held since time zero is the one left first.
+            self.stats.state_times = StateTimes::new(from).map(Box::new);
+        }
+        if let Some(times) = &mut self.stats.state_times {
+            times.change(self.core.now, to);
         }
         self.core.log.push(Transition { time: self.core.now, node: self.node, from, to, cause });
     }

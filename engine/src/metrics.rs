@@ -52,6 +52,9 @@ pub enum DropReason {
     /// the producer), or, with `on_timeout: cancel`, dropped where it next
     /// surfaced or stopped in service, before more work was spent on it.
     Cancelled,
+    /// Refused by an open (or half-open and busy) circuit breaker:
+    /// resilience4j's `CallNotPermittedException`.
+    NotPermitted,
 }
 
 /// What a limiter did with a request that met it, in the words a server's
@@ -98,7 +101,7 @@ pub struct Decision {
 }
 
 impl DropReason {
-    pub const ALL: [DropReason; 14] = [
+    pub const ALL: [DropReason; 15] = [
         DropReason::Thinned,
         DropReason::Disconnect,
         DropReason::Disconnected,
@@ -113,6 +116,7 @@ impl DropReason {
         DropReason::Unanswered,
         DropReason::Merged,
         DropReason::Cancelled,
+        DropReason::NotPermitted,
     ];
     pub const COUNT: usize = Self::ALL.len();
 
@@ -139,6 +143,7 @@ impl DropReason {
             DropReason::Unanswered => "unanswered",
             DropReason::Merged => "merged",
             DropReason::Cancelled => "cancelled",
+            DropReason::NotPermitted => "not_permitted",
         }
     }
 }

@@ -1,6 +1,6 @@
 //! The states blocks pass through, as transitions, reports and lesson checks
 //! name them: a queue's send state, a consumer's phase, a schedule's up and
-//! down, a producer's link to its server.
+//! down, a producer's link to its server, a circuit breaker's state.
 //!
 //! Guarantee: each state is written exactly as it was when states were
 //! strings ("SoftLimit", "ShuttingDown", "up", "linked"), in reports, JSON
@@ -71,10 +71,14 @@ pub enum State {
     Unlinked,
     Linking,
     Linked,
+    // A circuit breaker's state (resilience4j's names), least severe first.
+    Closed,
+    HalfOpen,
+    Open,
 }
 
 impl State {
-    pub const ALL: [State; 15] = [
+    pub const ALL: [State; 18] = [
         State::Ready,
         State::Overloaded,
         State::SoftLimit,
@@ -90,6 +94,9 @@ impl State {
         State::Unlinked,
         State::Linking,
         State::Linked,
+        State::Closed,
+        State::HalfOpen,
+        State::Open,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -109,6 +116,9 @@ impl State {
             State::Unlinked => "unlinked",
             State::Linking => "linking",
             State::Linked => "linked",
+            State::Closed => "CLOSED",
+            State::HalfOpen => "HALF_OPEN",
+            State::Open => "OPEN",
         }
     }
 
@@ -125,6 +135,37 @@ impl State {
             State::SoftLimit => Some(SendState::SoftLimit),
             State::HardLimit => Some(SendState::HardLimit),
             _ => None,
+        }
+    }
+
+    /// The strip that draws this state over time, and its place there.
+    pub fn strip(self) -> Option<(Strip, usize)> {
+        [Strip::Send, Strip::Breaker].into_iter().find_map(|strip| strip.states().iter().position(|&s| s == self).map(|k| (strip, k)))
+    }
+}
+
+/// A family of states a state strip draws over time, least severe first:
+/// a queue's send states, or a circuit breaker's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Strip {
+    Send,
+    Breaker,
+}
+
+impl Strip {
+    /// Its states, least severe first (at most four).
+    pub fn states(self) -> &'static [State] {
+        match self {
+            Strip::Send => &[State::Ready, State::Overloaded, State::SoftLimit, State::HardLimit],
+            Strip::Breaker => &[State::Closed, State::HalfOpen, State::Open],
+        }
+    }
+
+    /// What it shows, for people: "Send state".
+    pub fn title(self) -> &'static str {
+        match self {
+            Strip::Send => "Send state",
+            Strip::Breaker => "Circuit breaker state",
         }
     }
 }
@@ -193,6 +234,12 @@ pub enum Cause {
     LinkConfirmed,
     ServerShuttingDown,
     LinkRemoved,
+    // A circuit breaker's state.
+    FailureRate,
+    SlowCallRate,
+    OpenWaitElapsed,
+    TrialCallsPassed,
+    HalfOpenWaitElapsed,
 }
 
 impl Cause {
@@ -219,6 +266,11 @@ impl Cause {
             Cause::LinkConfirmed => "link confirmed",
             Cause::ServerShuttingDown => "server shutting down",
             Cause::LinkRemoved => "link removed",
+            Cause::FailureRate => "failure rate at threshold",
+            Cause::SlowCallRate => "slow call rate at threshold",
+            Cause::OpenWaitElapsed => "open wait elapsed",
+            Cause::TrialCallsPassed => "trial calls passed",
+            Cause::HalfOpenWaitElapsed => "half-open wait elapsed",
         }
     }
 }
@@ -263,6 +315,11 @@ mod tests {
             (Cause::LinkConfirmed, "link confirmed"),
             (Cause::ServerShuttingDown, "server shutting down"),
             (Cause::LinkRemoved, "link removed"),
+            (Cause::FailureRate, "failure rate at threshold"),
+            (Cause::SlowCallRate, "slow call rate at threshold"),
+            (Cause::OpenWaitElapsed, "open wait elapsed"),
+            (Cause::TrialCallsPassed, "trial calls passed"),
+            (Cause::HalfOpenWaitElapsed, "half-open wait elapsed"),
         ];
         for (cause, text) in words {
             assert_eq!((cause.as_str(), cause.to_string()), (text, text.to_string()));
@@ -283,6 +340,18 @@ mod tests {
         for phase in [Phase::Initializing, Phase::Operational, Phase::ShuttingDown, Phase::ShutDown] {
             assert_eq!(State::from(phase).as_str(), phase.as_str());
         }
+    }
+
+    #[test]
+    fn each_strip_state_is_found_in_its_strip_and_no_other_state_is() {
+        for strip in [Strip::Send, Strip::Breaker] {
+            assert!(strip.states().len() <= 4);
+            for (k, &state) in strip.states().iter().enumerate() {
+                assert_eq!(state.strip(), Some((strip, k)));
+            }
+        }
+        assert_eq!(State::Up.strip(), None);
+        assert_eq!(State::HalfOpen.strip(), Some((Strip::Breaker, 1)));
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub use producer::{Arrivals, ServiceTimes, TraceKeys, Backpressure, Backoff, Bud
 pub use product_limiter::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
     AdaptiveCourse, EnvoyAdaptiveConcurrencySpec, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, NetflixWindowSpec, ProductLimiter, ProductLimiterSpec, Protocol, TowerLayer, TowerSpec,
+    AfterWait, Resilience4jCircuitBreakerSpec, SlidingWindowType,
 };
 pub use queue::{Limits, OnFull, Queue, QueueSpec, Reaction, Reactions};
 pub use rate_limiter::{OnExcess, RateLimiter, RateLimiterSpec, RateRule, RateUnit, Scheme};

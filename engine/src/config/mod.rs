@@ -16,6 +16,7 @@ mod haproxy;
 mod nginx;
 mod netflix;
 mod nginx_conf;
+mod resilience4j;
 mod tower;
 
 use crate::scenario::{default_block, BlockSpec, Distribution, EdgeSpec, Kind, NodeSpec, Position, ProductLimiterSpec, Scenario};
@@ -33,10 +34,11 @@ pub enum Product {
     Go,
     Tower,
     Netflix,
+    Resilience4j,
 }
 
 impl Product {
-    pub const ALL: [Product; 6] = [Product::Nginx, Product::Haproxy, Product::Envoy, Product::Go, Product::Tower, Product::Netflix];
+    pub const ALL: [Product; 7] = [Product::Nginx, Product::Haproxy, Product::Envoy, Product::Go, Product::Tower, Product::Netflix, Product::Resilience4j];
 
     /// Its name on the command line.
     pub fn name(self) -> &'static str {
@@ -47,6 +49,7 @@ impl Product {
             Product::Go => "go",
             Product::Tower => "tower",
             Product::Netflix => "netflix",
+            Product::Resilience4j => "resilience4j",
         }
     }
 
@@ -54,7 +57,7 @@ impl Product {
     pub fn imports(self) -> bool {
         match self {
             Product::Nginx | Product::Haproxy | Product::Envoy => true,
-            Product::Go | Product::Tower | Product::Netflix => false,
+            Product::Go | Product::Tower | Product::Netflix | Product::Resilience4j => false,
         }
     }
 
@@ -67,6 +70,7 @@ impl Product {
             Product::Go => "Go",
             Product::Tower => "tower",
             Product::Netflix => "Netflix concurrency-limits",
+            Product::Resilience4j => "resilience4j",
         }
     }
 
@@ -79,6 +83,7 @@ impl Product {
             Product::Go => "Go code",
             Product::Tower => "Rust code (tower)",
             Product::Netflix => "Java code (concurrency-limits)",
+            Product::Resilience4j => "Spring Boot configuration (application.yml)",
         }
     }
 
@@ -89,7 +94,7 @@ impl Product {
             Product::Nginx => "nginx: its limit_req_zone, limit_req, limit_req_status and limit_req_dry_run, and the same four of limit_conn, as nginx merges them across http, server and location. Each limited location becomes a row.",
             Product::Haproxy => "HAProxy: its stick tables storing http_req_rate, http-request track-sc0 and http-request deny if { sc_http_req_rate(0) gt L } (or an acl saying so); a server's maxconn and maxqueue, with its backend's timeout queue and balance. Each limited frontend becomes a row.",
             Product::Envoy => "Envoy (YAML): its envoy.filters.http.local_ratelimit filters, wherever they stand (token_bucket, filter_enabled, filter_enforced, status), its adaptive_concurrency filters (the gradient controller's settings), and its clusters' circuit_breakers with the timeout of the route to them. Each filter and each cluster becomes a row.",
-            Product::Go | Product::Tower | Product::Netflix => "",
+            Product::Go | Product::Tower | Product::Netflix | Product::Resilience4j => "",
         }
     }
 
@@ -103,6 +108,7 @@ impl Product {
             ProductLimiterSpec::HaproxyHttpReqRate(_) | ProductLimiterSpec::HaproxyServer(_) => Product::Haproxy,
             ProductLimiterSpec::EnvoyLocalRateLimit(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) | ProductLimiterSpec::EnvoyAdaptiveConcurrency(_) => Product::Envoy,
             ProductLimiterSpec::NetflixAimd(_) | ProductLimiterSpec::NetflixVegas(_) | ProductLimiterSpec::NetflixGradient2(_) => Product::Netflix,
+            ProductLimiterSpec::Resilience4jCircuitBreaker(_) => Product::Resilience4j,
         }
     }
 
@@ -142,6 +148,8 @@ pub enum ImportError {
     NothingLimited(&'static str),
     #[error("{0} has no configuration file to import: put its limiter on the canvas (a product limiter), then export it")]
     NoFile(&'static str),
+    #[error("Sluice writes {0} but does not read one: put the limiter on the canvas (a product limiter), then export it")]
+    WriteOnly(&'static str),
     /// The scenario made of it is not valid (a limit out of Sluice's range).
     #[error("{0}")]
     Invalid(String),
@@ -174,6 +182,7 @@ pub fn import(product: Product, text: &str) -> Result<Imported, ImportError> {
         Product::Go => Err(ImportError::NoFile("Go")),
         Product::Tower => Err(ImportError::NoFile("tower")),
         Product::Netflix => Err(ImportError::NoFile("Netflix concurrency-limits")),
+        Product::Resilience4j => Err(ImportError::WriteOnly("resilience4j's application.yml")),
         Product::Envoy => envoy::import(text),
     }
 }
@@ -228,6 +237,7 @@ pub fn export(product: Product, scenario: &Scenario, node: Option<&str>) -> Resu
         Product::Go => go::export(scenario, node),
         Product::Tower => tower::export(scenario, node),
         Product::Netflix => netflix::export(scenario, node),
+        Product::Resilience4j => resilience4j::export(scenario, node),
         Product::Envoy => envoy::export(scenario, node),
     }
 }

@@ -14,6 +14,7 @@ use crate::blocks::router::RouterSpec;
 use crate::blocks::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per,
     EnvoyAdaptiveConcurrencySpec, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, ProductLimiterSpec, Protocol, TowerSpec,
+    AfterWait, Resilience4jCircuitBreakerSpec, SlidingWindowType,
 };
 use crate::blocks::{Backoff, Jitter, RetryOn};
 use crate::blocks::{Backpressure, ServiceTimes, CreditScope, OnExcess, OnFull, OnGiveUp, OnRefused, OpensOn, RateUnit, Reaction, Scheme, Scope};
@@ -233,6 +234,16 @@ choice!(Protocol {
     Http2 => "HTTP/2: every request on one connection",
 });
 
+choice!(SlidingWindowType {
+    CountBased => "COUNT_BASED: the last calls",
+    TimeBased => "TIME_BASED: the calls of the last seconds",
+});
+
+choice!(AfterWait {
+    Open => "OPEN: open again",
+    Closed => "CLOSED: close",
+});
+
 choice!(GoCall {
     Allow => "Allow: refuse unless a token is there",
     Wait => "Wait: wait for a token (up to a deadline)",
@@ -299,6 +310,7 @@ pub fn product_examples() -> Vec<(ProductLimiterSpec, &'static str)> {
         (ProductLimiterSpec::NetflixVegas(NetflixVegasSpec::default()), "Netflix Vegas"),
         (ProductLimiterSpec::NetflixGradient2(NetflixGradient2Spec::default()), "Netflix Gradient2"),
         (ProductLimiterSpec::EnvoyAdaptiveConcurrency(EnvoyAdaptiveConcurrencySpec::of(60.0)), "Envoy adaptive concurrency"),
+        (ProductLimiterSpec::Resilience4jCircuitBreaker(Resilience4jCircuitBreakerSpec::default()), "resilience4j circuit breaker"),
     ]
 }
 
@@ -346,6 +358,8 @@ mod tests {
         reads_back::<Per>();
         reads_back::<Balance>();
         reads_back::<Protocol>();
+        reads_back::<SlidingWindowType>();
+        reads_back::<AfterWait>();
         assert_eq!(Menu::of::<Order>().entries()[2], ("priority".to_string(), "by priority, lower number first"));
     }
 
@@ -373,7 +387,8 @@ mod tests {
                 "netflix_aimd",
                 "netflix_vegas",
                 "netflix_gradient2",
-                "envoy_adaptive_concurrency"
+                "envoy_adaptive_concurrency",
+                "resilience4j_circuit_breaker"
             ]
         );
     }

@@ -13,7 +13,7 @@
 use super::choices::Menu;
 use crate::plumbing::units::Quantity;
 use super::{Arrivals, ServiceTimes, Backpressure, OnGiveUp, Backoff, Jitter, RetryOn, Balance, Bucket, CreditScope, Distribution, FieldPath, GoCall, Kind, OnExcess, OnFull, OnRefused, OnTimeout, OpensOn, Order, Per, Protocol, RateUnit, Reaction, Scheme, Scope};
-use super::{Agents, DemandOnFull, Discipline, Iteration, QueueKey};
+use super::{AfterWait, Agents, DemandOnFull, Discipline, Iteration, QueueKey, SlidingWindowType};
 
 /// What a parameter measures, as the inspector shows it beside the value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,6 +40,8 @@ pub enum Unit {
     Ratio,
     /// A probability, from 0 to 1.
     Share,
+    /// A share out of 100.
+    Percent,
     /// Requests, as a server counts them.
     Requests,
     /// Requests a second.
@@ -69,6 +71,7 @@ impl Unit {
             Unit::Demands => "demands",
             Unit::Ratio => "×",
             Unit::Share => "0 to 1",
+            Unit::Percent => "%",
             Unit::Requests => "requests",
             Unit::RequestsPerSecond => "requests/s",
             Unit::Status => "HTTP status",
@@ -289,6 +292,7 @@ const NETFLIX_GRADIENT2: &[&str] = &["netflix_gradient2"];
 const NETFLIX_FLOORED: &[&str] = &["netflix_aimd", "netflix_gradient2"];
 const NETFLIX_SMOOTHED: &[&str] = &["netflix_vegas", "netflix_gradient2"];
 const ENVOY_ADAPTIVE: &[&str] = &["envoy_adaptive_concurrency"];
+const RESILIENCE4J: &[&str] = &["resilience4j_circuit_breaker"];
 
 const PRODUCT_LIMITER: &[Field] = &[
     f("product", "Product", Unit::None, "Whose limiter it is: it decides as that product's own code does.", Control::Product),
@@ -359,6 +363,17 @@ const PRODUCT_LIMITER: &[Field] = &[
     f("min_concurrency", "Least limit", Unit::Requests, "min_concurrency: the limit while minRTT is measured, and never below it.", whole(1.0, 100.0, 1.0)).shown_if("product", ENVOY_ADAPTIVE),
     f("min_rtt_buffer_percent", "minRTT buffer", Unit::None, "buffer: how far above minRTT latencies may go, as a percentage, before the limit shrinks.", num(0.0, 100.0, 1.0)).shown_if("product", ENVOY_ADAPTIVE),
     f("status", "Refusal status", Unit::Status, "concurrency_limit_exceeded_status: 503 unless set.", whole(400.0, 599.0, 1.0)).shown_if("product", ENVOY_ADAPTIVE),
+    f("failure_rate_threshold", "Failure rate threshold", Unit::Percent, "failureRateThreshold: once the window holds its minimum of calls, this share failed or more opens the breaker (a call dropped further on, or given up at its client's time-out, failed).", num(1.0, 100.0, 1.0)).shown_if("product", RESILIENCE4J),
+    f("sliding_window_type", "Window counts", Unit::None, "slidingWindowType: the last calls, or the calls of the last seconds.", Control::Choice(Menu::or_default::<SlidingWindowType>())).shown_if("product", RESILIENCE4J),
+    f("sliding_window_size", "Window size", Unit::None, "slidingWindowSize: calls (COUNT_BASED) or seconds (TIME_BASED) the rates are taken over.", whole(1.0, 500.0, 1.0)).shown_if("product", RESILIENCE4J),
+    f("minimum_number_of_calls", "Minimum of calls", Unit::Requests, "minimumNumberOfCalls: no rate is judged before the window holds this many (a count window: at most its size).", whole(1.0, 500.0, 1.0)).shown_if("product", RESILIENCE4J),
+    f("wait_duration_in_open_state_s", "Open for", Unit::Seconds, "waitDurationInOpenState: every call is refused this long; then the next call turns it half-open.", num(0.001, 120.0, 0.5)).shown_if("product", RESILIENCE4J),
+    f("automatic_transition_from_open_to_half_open_enabled", "Half-open by itself", Unit::None, "automaticTransitionFromOpenToHalfOpenEnabled: turn half-open when the wait is over, without waiting for a call.", Control::Toggle).shown_if("product", RESILIENCE4J),
+    f("permitted_number_of_calls_in_half_open_state", "Trial calls", Unit::Requests, "permittedNumberOfCallsInHalfOpenState: calls let through half-open; their failure rate closes the breaker or opens it again.", whole(1.0, 100.0, 1.0)).shown_if("product", RESILIENCE4J),
+    f("max_wait_duration_in_half_open_state_s", "Half-open for at most", Unit::Seconds, "maxWaitDurationInHalfOpenState: half-open this long undecided, it goes to the state below (0: waits for its trial calls).", num(0.0, 120.0, 0.5)).shown_if("product", RESILIENCE4J),
+    f("transition_to_state_after_wait_duration", "Then", Unit::None, "transitionToStateAfterWaitDuration: where a half-open wait that ran out goes.", Control::Choice(Menu::or_default::<AfterWait>())).shown_if("product", RESILIENCE4J),
+    f("slow_call_duration_threshold_s", "Slow call after", Unit::Seconds, "slowCallDurationThreshold: a call longer than this, from its permission to its outcome, is slow.", num(0.001, 120.0, 0.1)).shown_if("product", RESILIENCE4J),
+    f("slow_call_rate_threshold", "Slow call rate threshold", Unit::Percent, "slowCallRateThreshold: this share of slow calls or more opens the breaker too.", num(1.0, 100.0, 1.0)).shown_if("product", RESILIENCE4J),
     f("window", "Window", Unit::Json, "WindowedLimit: {\"min_window_s\", \"max_window_s\", \"min_rtt_threshold_s\", \"window_size\", \"percentile\", \"capacity\"}: the limit hears one sample per window, the mean (or percentile) of its round trips (empty: every sample).", Control::Json).shown_if("product", NETFLIX),
 ];
 

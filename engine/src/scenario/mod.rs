@@ -175,6 +175,7 @@ pub use crate::blocks::{
 pub use crate::blocks::{
     Balance, Bucket, EnvoyCircuitBreakerSpec, EnvoyLocalRateLimitSpec, GoCall, GoRateSpec, HaproxyReqRateSpec, HaproxyServerSpec, NginxLimitConnSpec, NginxLimitReqSpec, Per, Protocol,
     EnvoyAdaptiveConcurrencySpec, NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, NetflixWindowSpec, TowerLayer, TowerSpec,
+    AfterWait, Resilience4jCircuitBreakerSpec, SlidingWindowType,
 };
 pub use crate::buffer::Order;
 pub use crate::distribution::Distribution;

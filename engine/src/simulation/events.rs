@@ -127,11 +127,16 @@ impl Simulation {
             }
             EventKind::ClientTimer => {
                 if let Node::Producer(p) = &mut self.nodes[i] {
-                    let (cancelled, resend) = p.on_client_timer(&mut ctx!(self, i));
-                    for copy in cancelled {
-                        self.cancel_in_service(copy);
+                    let given_up = p.on_client_timer(&mut ctx!(self, i));
+                    if !given_up.sent.is_empty() {
+                        self.tell_breakers(&given_up.sent);
                     }
-                    for msg in resend {
+                    if given_up.cancel {
+                        for &copy in &given_up.sent {
+                            self.cancel_in_service(copy);
+                        }
+                    }
+                    for msg in given_up.resend {
                         if let Node::Producer(p) = &mut self.nodes[i] {
                             if let ProducerAction::Offer(msg) = p.resend(msg, &mut ctx!(self, i)) {
                                 self.send_from_producer(i, msg);

@@ -71,6 +71,15 @@ impl Simulation {
         }
     }
 
+    /// Node `node`'s circuit breaker, if it is one: its state now, and the
+    /// calls in its window, in all and failed.
+    pub fn breaker(&self, node: usize) -> Option<(crate::state::State, u32, u32)> {
+        match self.nodes.get(node)? {
+            Node::ProductLimiter(l) => l.breaker(),
+            _ => None,
+        }
+    }
+
     /// Whether node `node` is held back: a run of a draft's connected part
     /// leaves out the blocks still lacking an edge and those joined to them.
     pub fn is_held(&self, node: usize) -> bool {

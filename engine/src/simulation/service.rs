@@ -75,6 +75,21 @@ impl Simulation {
         }
     }
 
+    /// Circuit breakers hear of copies their clients gave up on: each
+    /// breaker that let one through counts an error now.
+    pub(super) fn tell_breakers(&mut self, copies: &[CopyId]) {
+        for b in 0..self.nodes.len() {
+            let Node::ProductLimiter(l) = &mut self.nodes[b] else { continue };
+            if !l.hears_give_ups() {
+                continue;
+            }
+            for &copy in copies {
+                l.gave_up(copy, &mut ctx!(self, b));
+            }
+            l.arm(&mut ctx!(self, b));
+        }
+    }
+
     /// A worker of consumer or dispatcher `c` may be free: a dispatcher
     /// picks its next demand; both ask their inputs for more.
     pub(super) fn after_worker_freed(&mut self, c: usize) {

@@ -132,7 +132,7 @@ impl Measure {
             Kind::Link => &[LinkDown, Cancelled],
             Kind::Router => &[NoRoute, Cancelled],
             Kind::RateLimiter => &[RateLimited, Cancelled],
-            Kind::ProductLimiter => &[RateLimited, Overflow, Expired, Cancelled],
+            Kind::ProductLimiter => &[RateLimited, Overflow, Expired, NotPermitted, Cancelled],
             _ => &[Cancelled],
         }
     }

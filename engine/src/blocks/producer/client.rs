@@ -96,6 +96,18 @@ pub enum Heard {
     Late,
 }
 
+/// What a producer's time-outs gave up, for the simulation to pass on.
+#[derive(Debug, Default)]
+pub struct GivenUp {
+    /// The copies given up that had left the producer, the earliest
+    /// deadline first.
+    pub sent: Vec<CopyId>,
+    /// Whether their server is told (`on_timeout: cancel`).
+    pub cancel: bool,
+    /// Copies to send again now.
+    pub resend: Vec<Message>,
+}
+
 /// What the timer did.
 #[derive(Debug, Default)]
 pub struct Timed {
@@ -283,8 +295,8 @@ impl Producer {
     /// where it is. Returns the copies on the way it cancels (`on_timeout:
     /// cancel`), for the simulation to stop where a worker serves one, and
     /// the copies to send again.
-    pub fn on_client_timer(&mut self, ctx: &mut Context) -> (Vec<CopyId>, Vec<Message>) {
-        let Some(client) = &mut self.client else { return (Vec::new(), Vec::new()) };
+    pub fn on_client_timer(&mut self, ctx: &mut Context) -> GivenUp {
+        let Some(client) = &mut self.client else { return GivenUp::default() };
         let timed = client.on_timer(&self.spec, ctx);
         if self.is_closed_loop() {
             // Each client whose request is over thinks and sends again.
@@ -292,16 +304,16 @@ impl Producer {
                 self.on_request_done(ctx);
             }
         }
-        let mut expired = timed.given_up;
+        let mut sent = timed.given_up;
         let cancel = self.spec.on_timeout == OnGiveUp::Cancel;
-        expired.retain(|&(id, resent)| {
+        sent.retain(|&(id, resent)| {
             if self.give_up_held(id, resent, ctx) {
                 return false;
             }
             ctx.core.abandoned.insert((id, resent), cancel);
-            cancel
+            true
         });
-        (expired, timed.resend)
+        GivenUp { sent, cancel, resend: timed.resend }
     }
 
     /// A copy of a request sent again: offered now, or kept behind what

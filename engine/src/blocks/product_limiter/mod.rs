@@ -37,9 +37,13 @@ mod nginx;
 mod netflix;
 mod netflix_limits;
 mod nginx_conn;
+mod resilience4j;
+mod running;
 mod tower;
 
 use std::collections::{BTreeMap, HashSet, VecDeque};
+
+use running::{Decided, Running};
 
 use serde::{Deserialize, Serialize};
 
@@ -62,6 +66,7 @@ pub use nginx::{NginxLimitReqSpec, Per, MAX_ZONE_BYTES, MIN_ZONE_BYTES};
 pub use course::Course as AdaptiveCourse;
 pub use netflix::{NetflixAimdSpec, NetflixGradient2Spec, NetflixVegasSpec, NetflixWindowSpec};
 pub use nginx_conn::NginxLimitConnSpec;
+pub use resilience4j::{AfterWait, Resilience4jCircuitBreakerSpec, SlidingWindowType};
 pub use tower::{TowerLayer, TowerSpec};
 
 /// Which product's limiter, and its settings in the product's own terms.
@@ -94,6 +99,8 @@ pub enum ProductLimiterSpec {
     NetflixGradient2(NetflixGradient2Spec),
     /// Envoy's adaptive concurrency filter and its gradient controller.
     EnvoyAdaptiveConcurrency(EnvoyAdaptiveConcurrencySpec),
+    /// resilience4j's `CircuitBreaker` (resilience4j 2.4.0).
+    Resilience4jCircuitBreaker(Resilience4jCircuitBreakerSpec),
 }
 
 impl ProductLimiterSpec {
@@ -111,6 +118,7 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NetflixVegas(s) => s.validate(path, errors),
             ProductLimiterSpec::NetflixGradient2(s) => s.validate(path, errors),
             ProductLimiterSpec::EnvoyAdaptiveConcurrency(s) => s.validate(path, errors),
+            ProductLimiterSpec::Resilience4jCircuitBreaker(s) => s.validate(path, errors),
         }
     }
 
@@ -128,6 +136,7 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NetflixVegas(s) => s.number_mut(steps),
             ProductLimiterSpec::NetflixGradient2(s) => s.number_mut(steps),
             ProductLimiterSpec::EnvoyAdaptiveConcurrency(s) => s.number_mut(steps),
+            ProductLimiterSpec::Resilience4jCircuitBreaker(s) => s.number_mut(steps),
         }
     }
 
@@ -137,7 +146,7 @@ impl ProductLimiterSpec {
         match self {
             ProductLimiterSpec::NginxLimitConn(_) | ProductLimiterSpec::HaproxyServer(_) | ProductLimiterSpec::EnvoyCircuitBreaker(_) => true,
             ProductLimiterSpec::NetflixAimd(_) | ProductLimiterSpec::NetflixVegas(_) | ProductLimiterSpec::NetflixGradient2(_) => true,
-            ProductLimiterSpec::EnvoyAdaptiveConcurrency(_) => true,
+            ProductLimiterSpec::EnvoyAdaptiveConcurrency(_) | ProductLimiterSpec::Resilience4jCircuitBreaker(_) => true,
             ProductLimiterSpec::Tower(s) => s.counts_in_progress(),
             _ => false,
         }
@@ -159,117 +168,11 @@ impl ProductLimiterSpec {
             ProductLimiterSpec::NetflixVegas(s) => s.summary(),
             ProductLimiterSpec::NetflixGradient2(s) => s.summary(),
             ProductLimiterSpec::EnvoyAdaptiveConcurrency(s) => s.summary(),
+            ProductLimiterSpec::Resilience4jCircuitBreaker(s) => s.summary(),
         }
     }
 }
 
-/// A product's settings and the state it keeps, together.
-enum Running {
-    Nginx(NginxLimitReqSpec, nginx::Zone),
-    Go(GoRateSpec, go::Limiters),
-    Haproxy(HaproxyReqRateSpec, haproxy::Table),
-    Envoy(EnvoyLocalRateLimitSpec, envoy::State),
-    NginxConn(NginxLimitConnSpec, nginx_conn::Zone),
-    HaproxyServer(HaproxyServerSpec, haproxy_server::Server),
-    EnvoyBreaker(EnvoyCircuitBreakerSpec, envoy_breaker::Pool),
-    Tower(TowerSpec, tower::State),
-    /// Any of Netflix's: its settings are the limiter's.
-    Netflix(netflix::Limiter),
-    /// Envoy's adaptive concurrency: its settings are the controller's.
-    EnvoyAdaptive(envoy_adaptive::Controller),
-}
-
-impl Running {
-    /// The product's state, fresh at `now`.
-    fn of(spec: ProductLimiterSpec, now: SimTime) -> Running {
-        match spec {
-            ProductLimiterSpec::NginxLimitReq(s) => Running::Nginx(s, nginx::Zone::default()),
-            ProductLimiterSpec::GoRate(s) => Running::Go(s, go::Limiters::default()),
-            ProductLimiterSpec::HaproxyHttpReqRate(s) => Running::Haproxy(s, haproxy::Table::default()),
-            ProductLimiterSpec::EnvoyLocalRateLimit(s) => Running::Envoy(s, envoy::State::default()),
-            ProductLimiterSpec::NginxLimitConn(s) => Running::NginxConn(s, nginx_conn::Zone::default()),
-            ProductLimiterSpec::HaproxyServer(s) => Running::HaproxyServer(s, haproxy_server::Server::default()),
-            ProductLimiterSpec::EnvoyCircuitBreaker(s) => Running::EnvoyBreaker(s, envoy_breaker::Pool::default()),
-            ProductLimiterSpec::Tower(s) => Running::Tower(s, tower::State::default()),
-            ProductLimiterSpec::NetflixAimd(s) => Running::Netflix(netflix::Limiter::new(netflix::Settings::Aimd(s))),
-            ProductLimiterSpec::NetflixVegas(s) => Running::Netflix(netflix::Limiter::new(netflix::Settings::Vegas(s))),
-            ProductLimiterSpec::NetflixGradient2(s) => Running::Netflix(netflix::Limiter::new(netflix::Settings::Gradient2(s))),
-            ProductLimiterSpec::EnvoyAdaptiveConcurrency(s) => Running::EnvoyAdaptive(envoy_adaptive::Controller::new(s, nanos(now))),
-        }
-    }
-
-    /// Whether it counts what it lets through until finished (the message
-    /// carries it as a gate).
-    fn counts(&self) -> bool {
-        match self {
-            Running::NginxConn(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Netflix(_) | Running::EnvoyAdaptive(_) => true,
-            Running::Tower(spec, _) => spec.counts_in_progress(),
-            _ => false,
-        }
-    }
-
-    /// Whether it lets messages wait for a place (its `grant` counts what
-    /// it gives).
-    fn queues(&self) -> bool {
-        matches!(self, Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Tower(..))
-    }
-
-    /// When a waiting message may go without another finishing first.
-    fn wakes_at(&self) -> Option<SimTime> {
-        match self {
-            Running::Tower(spec, state) => state.wakes_at(spec).map(SimTime::from_nanos),
-            _ => None,
-        }
-    }
-
-    /// A message it counted in progress finished now, `dropped` or
-    /// completed.
-    fn finished(&mut self, msg: &Message, dropped: bool, ctx: &mut Context) {
-        match self {
-            Running::NginxConn(_, zone) => zone.finished(msg.key),
-            Running::Netflix(limiter) => limiter.finished(msg.id, nanos(ctx.core.now), dropped, &mut || ctx.rng().uniform()),
-            // Envoy times a request that failed further on as any other.
-            Running::EnvoyAdaptive(controller) => controller.finished(msg.id, nanos(ctx.core.now), &mut || ctx.rng().uniform()),
-            Running::HaproxyServer(_, server) => server.finished(),
-            Running::EnvoyBreaker(spec, pool) => pool.finished(spec),
-            Running::Tower(_, state) => state.finished(),
-            _ => {}
-        }
-    }
-
-    /// When a message that began to wait at `met` is refused for waiting
-    /// too long, if ever.
-    fn deadline(&self, met: SimTime) -> Option<SimTime> {
-        match self {
-            Running::HaproxyServer(spec, _) => spec.deadline(met),
-            Running::EnvoyBreaker(spec, _) => spec.deadline(met),
-            _ => None,
-        }
-    }
-
-    /// Whether the first waiting message may go now (`Some(true)`), is
-    /// refused now (`Some(false)`), or waits on (`None`). A product that
-    /// does not queue (one chosen while messages waited) lets it go,
-    /// counting nothing.
-    fn grant(&mut self, now: SimTime) -> Option<bool> {
-        match self {
-            Running::HaproxyServer(spec, server) => server.grant(spec).then_some(true),
-            Running::EnvoyBreaker(spec, pool) => pool.grant(spec).map(|v| v == envoy_breaker::Verdict::Pass),
-            Running::Tower(spec, state) => state.grant(spec, now.as_nanos()).then_some(true),
-            _ => Some(true),
-        }
-    }
-}
-
-/// What the limiter does with a message it met.
-enum Decided {
-    /// Recorded with this outcome; goes on at the instant.
-    Go(Outcome, SimTime),
-    /// Refused now, for this reason.
-    Refuse(DropReason),
-    /// Waits for a place.
-    Wait,
-}
 
 pub struct ProductLimiter {
     running: Running,
@@ -286,7 +189,7 @@ pub struct ProductLimiter {
     /// The messages the running product counts in progress, by id: only
     /// their end is its to hear (not that of one counted by a product
     /// chosen before, nor of one let through uncounted).
-    counted: HashSet<u64>,
+    counted: HashSet<(u64, u8)>,
 }
 
 /// `t` in nanoseconds, as Go's clock reads it.
@@ -341,6 +244,11 @@ impl ProductLimiter {
             (Running::Netflix(limiter), ProductLimiterSpec::NetflixVegas(new)) => limiter.reconfigure(netflix::Settings::Vegas(new), nanos(now)),
             (Running::Netflix(limiter), ProductLimiterSpec::NetflixGradient2(new)) => limiter.reconfigure(netflix::Settings::Gradient2(new), nanos(now)),
             (Running::EnvoyAdaptive(controller), ProductLimiterSpec::EnvoyAdaptiveConcurrency(new)) => controller.reconfigure(new, nanos(now)),
+            // A breaker keeps its state and the calls it waits to hear of.
+            (Running::Breaker(old, breaker), ProductLimiterSpec::Resilience4jCircuitBreaker(new)) => {
+                breaker.reconfigure(old, &new);
+                *old = new;
+            }
             // Another product starts afresh: what waited goes at the next
             // pump, counted by nothing, and the ends of what the old one
             // counted are not the new one's to hear.
@@ -369,7 +277,7 @@ impl ProductLimiter {
             Running::Haproxy(_, table) => table.keys(),
             Running::NginxConn(_, zone) => zone.keys(),
             // One bucket, one server, one pool for every key.
-            Running::Envoy(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Tower(..) | Running::Netflix(_) | Running::EnvoyAdaptive(_) => 1,
+            Running::Envoy(..) | Running::HaproxyServer(..) | Running::EnvoyBreaker(..) | Running::Tower(..) | Running::Netflix(_) | Running::EnvoyAdaptive(_) | Running::Breaker(..) => 1,
         }
     }
 
@@ -382,7 +290,20 @@ impl ProductLimiter {
             Running::Tower(_, state) => state.in_use(),
             Running::Netflix(limiter) => limiter.in_flight(),
             Running::EnvoyAdaptive(controller) => controller.outstanding(),
+            Running::Breaker(_, breaker) => breaker.in_flight(),
             _ => 0,
+        }
+    }
+
+    /// A circuit breaker's state now, and its window's calls: in all,
+    /// and failed.
+    pub fn breaker(&self) -> Option<(crate::state::State, u32, u32)> {
+        match &self.running {
+            Running::Breaker(_, breaker) => {
+                let (calls, failed, _) = breaker.window_counts();
+                Some((breaker.state(), calls, failed))
+            }
+            _ => None,
         }
     }
 
@@ -418,104 +339,9 @@ impl ProductLimiter {
         ctx.stats.arrived += 1;
         let mut msg = msg;
         let waiting = self.waiting.len();
-        let decided = match &mut self.running {
-            Running::Nginx(spec, zone) => {
-                let ms = millisecond(now);
-                match (zone.decide(spec, msg.key, ms), spec.dry_run) {
-                    (nginx::Verdict::Pass, _) => Decided::Go(Outcome::Admitted, now),
-                    (nginx::Verdict::Delay(_), true) => Decided::Go(Outcome::DelayedDryRun, now),
-                    (nginx::Verdict::Delay(d), false) => Decided::Go(Outcome::Delayed, SimTime::from_nanos((ms + d) * 1_000_000).max(now)),
-                    (nginx::Verdict::Reject, true) => Decided::Go(Outcome::RejectedDryRun, now),
-                    (nginx::Verdict::Reject, false) => Decided::Refuse(DropReason::RateLimited),
-                }
-            }
-            Running::Go(spec, limiters) => match limiters.decide(spec, msg.key, nanos(now)) {
-                go::Verdict::Pass => Decided::Go(Outcome::Admitted, now),
-                go::Verdict::At(at) => Decided::Go(Outcome::Delayed, SimTime::from_nanos(at.max(0) as u64)),
-                go::Verdict::Reject => Decided::Refuse(DropReason::RateLimited),
-            },
-            Running::Haproxy(spec, table) => match table.decide(spec, msg.key, millisecond(now)) {
-                haproxy::Verdict::Pass => Decided::Go(Outcome::Admitted, now),
-                haproxy::Verdict::Deny => Decided::Refuse(DropReason::RateLimited),
-            },
-            Running::Envoy(spec, state) => {
-                // A draw only where the percentage leaves a chance.
-                let mut draw = |percent: f64| if percent >= 100.0 { 0.0 } else if percent <= 0.0 { 1.0 } else { ctx.rng().uniform() };
-                let enabled = draw(spec.enabled_percent);
-                let enforced = if enabled * 100.0 < spec.enabled_percent { draw(spec.enforced_percent) } else { 1.0 };
-                match state.decide(spec, now.as_nanos(), enabled, enforced) {
-                    envoy::Verdict::Pass => Decided::Go(Outcome::Admitted, now),
-                    envoy::Verdict::Shadow => Decided::Go(Outcome::RejectedDryRun, now),
-                    envoy::Verdict::Reject => Decided::Refuse(DropReason::RateLimited),
-                }
-            }
-            Running::NginxConn(spec, zone) => match zone.decide(spec, msg.key) {
-                nginx_conn::Verdict::Pass => {
-                    if !msg.gates.push(ctx.node) {
-                        // Past the gates a message can be counted against,
-                        // its end would go unheard: not counted.
-                        zone.finished(msg.key);
-                    }
-                    Decided::Go(Outcome::Admitted, now)
-                }
-                nginx_conn::Verdict::DryRun => Decided::Go(Outcome::RejectedDryRun, now),
-                nginx_conn::Verdict::Reject => Decided::Refuse(DropReason::RateLimited),
-            },
-            Running::HaproxyServer(spec, server) => match server.decide(spec, waiting) {
-                haproxy_server::Verdict::Pass => {
-                    if !msg.gates.push(ctx.node) {
-                        server.finished();
-                    }
-                    Decided::Go(Outcome::Admitted, now)
-                }
-                haproxy_server::Verdict::Queue => Decided::Wait,
-                haproxy_server::Verdict::Full => Decided::Refuse(DropReason::Overflow),
-            },
-            Running::EnvoyBreaker(spec, pool) => match pool.decide(spec, waiting) {
-                envoy_breaker::Verdict::Pass => {
-                    if !msg.gates.push(ctx.node) {
-                        pool.finished(spec);
-                    }
-                    Decided::Go(Outcome::Admitted, now)
-                }
-                envoy_breaker::Verdict::Queue => Decided::Wait,
-                envoy_breaker::Verdict::Overflow => Decided::Refuse(DropReason::Overflow),
-            },
-            Running::Tower(spec, state) => match state.decide(spec, waiting, now.as_nanos()) {
-                tower::Verdict::Pass => {
-                    if spec.counts_in_progress() && !msg.gates.push(ctx.node) {
-                        state.finished();
-                    }
-                    Decided::Go(Outcome::Admitted, now)
-                }
-                tower::Verdict::Wait => Decided::Wait,
-                // Overloaded: beyond the buffer's room, or at the limit.
-                tower::Verdict::Refuse if waiting > 0 => Decided::Refuse(DropReason::Overflow),
-                tower::Verdict::Refuse => Decided::Refuse(DropReason::RateLimited),
-            },
-            Running::Netflix(limiter) => {
-                if !limiter.decide(msg.id, nanos(now)) {
-                    Decided::Refuse(DropReason::RateLimited)
-                } else {
-                    if !msg.gates.push(ctx.node) {
-                        limiter.forget(msg.id);
-                    }
-                    Decided::Go(Outcome::Admitted, now)
-                }
-            }
-            Running::EnvoyAdaptive(controller) => {
-                if !controller.decide(msg.id, nanos(now)) {
-                    Decided::Refuse(DropReason::RateLimited)
-                } else {
-                    if !msg.gates.push(ctx.node) {
-                        controller.forget(msg.id);
-                    }
-                    Decided::Go(Outcome::Admitted, now)
-                }
-            }
-        };
+        let decided = self.running.decide(&mut msg, waiting, ctx);
         if matches!(decided, Decided::Go(..)) && msg.gates.iter().any(|g| g == ctx.node) {
-            self.counted.insert(msg.id);
+            self.counted.insert((msg.id, msg.resent));
         }
         ctx.stats.in_service = self.in_progress();
         match decided {
@@ -556,7 +382,7 @@ impl ProductLimiter {
                 let mut msg = msg;
                 if queues && self.running.counts() {
                     if msg.gates.push(ctx.node) {
-                        self.counted.insert(msg.id);
+                        self.counted.insert((msg.id, msg.resent));
                     } else {
                         self.running.finished(&msg, false, ctx);
                     }
@@ -577,6 +403,7 @@ impl ProductLimiter {
     /// Refuses the waiting messages whose deadline has come, then gives
     /// the places free now: the limiter's first act when it is pumped.
     pub fn expire_and_grant(&mut self, ctx: &mut Context) {
+        self.running.tick(ctx);
         if self.waiting.is_empty() {
             return;
         }
@@ -597,10 +424,29 @@ impl ProductLimiter {
     /// A message it let through and counted finished: completed, or
     /// `dropped` further on.
     pub fn finished(&mut self, msg: &Message, dropped: bool, ctx: &mut Context) {
-        if self.counted.remove(&msg.id) {
+        if self.counted.remove(&(msg.id, msg.resent)) {
             self.running.finished(msg, dropped, ctx);
         }
         self.grant(ctx);
+    }
+
+    /// The client of a copy `(id, resent)` it let through gave up on it
+    /// now: a circuit breaker hears an error (the copy's later end is not
+    /// its to hear).
+    pub fn gave_up(&mut self, copy: (u64, u8), ctx: &mut Context) {
+        if let Running::Breaker(spec, breaker) = &mut self.running {
+            if self.counted.remove(&copy) {
+                if let Some(turn) = breaker.heard(spec, copy, true, nanos(ctx.core.now)) {
+                    ctx.log_transition(turn.from, turn.to, turn.cause);
+                }
+                ctx.stats.in_service = breaker.in_flight();
+            }
+        }
+    }
+
+    /// Whether it hears of clients giving up (a circuit breaker).
+    pub fn hears_give_ups(&self) -> bool {
+        matches!(self.running, Running::Breaker(..))
     }
 
     /// Holds `msg` until `at`.
@@ -654,9 +500,10 @@ impl ProductLimiter {
         let held = self.held.keys().next().map(|&(t, _)| t);
         let deadline = self.waiting.front().and_then(|&(met, _)| self.running.deadline(met));
         let wake = if self.waiting.is_empty() { None } else { self.running.wakes_at() };
+        let timer = self.running.timer_at();
         // Only what is ahead: a held message due now waits for the next
         // block to wake it.
-        let Some(first) = held.into_iter().chain(deadline).chain(wake).filter(|&t| t > now).min() else { return };
+        let Some(first) = held.into_iter().chain(deadline).chain(wake).chain(timer).filter(|&t| t > now).min() else { return };
         if first > now && self.armed.is_none_or(|t| first < t) {
             ctx.core.scheduler.schedule(first, ctx.node, EventKind::Release, 0);
             self.armed = Some(first);
