@@ -99,7 +99,7 @@ enum Command {
     /// enforce, with warnings on standard error where the meaning depends
     /// on deployment.
     Export {
-        /// The product: nginx, haproxy, envoy, go, tower or netflix.
+        /// The product: nginx, haproxy, envoy, go, tower, netflix or resilience4j.
         product: String,
         /// The scenario file.
         file: String,

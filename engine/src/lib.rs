@@ -63,6 +63,6 @@ pub use report::{ClientReport, NodeReport, Report, Totals};
 pub use rng::SimRng;
 pub use scenario::{set_at, BlockSpec, FieldError, FieldPath, SetError, NodeSpec, Scenario, ScenarioError, DEFAULT_SCENARIO, SCENARIO_VERSION};
 pub use simulation::{Node, Overflow, ReplayUseError, Simulation, Stall, Stop, MAX_EVENTS_AT_ONE_INSTANT, MAX_MESSAGES_HELD};
-pub use state::{Cause, Phase, SendState, State};
+pub use state::{Cause, Phase, SendState, State, Strip};
 pub use state_times::{StateSlot, STATE_SLOTS};
 pub use time::{SimDuration, SimTime};

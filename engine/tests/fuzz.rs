@@ -238,6 +238,20 @@ fn middle_block() -> impl Strategy<Value = Value> {
             }
             d
         }),
+        // resilience4j's breaker: small windows of either type, short waits,
+        // slow calls, timers on and off, so that it opens and closes often.
+        (1u32..8, 1u32..10, 1u32..4, 1u32..2000, 1u32..500, any::<bool>(), 0u32..3, 1u32..100).prop_map(
+            |(size, least, trials, open_ms, slow_ms, time_based, half_open, threshold)| {
+                json!({"kind": "product_limiter", "product": "resilience4j_circuit_breaker", "sliding_window_size": size,
+                       "minimum_number_of_calls": least, "permitted_number_of_calls_in_half_open_state": trials,
+                       "wait_duration_in_open_state_s": f64::from(open_ms) / 1000.0, "slow_call_duration_threshold_s": f64::from(slow_ms) / 1000.0,
+                       "slow_call_rate_threshold": threshold, "failure_rate_threshold": threshold,
+                       "sliding_window_type": if time_based { "time_based" } else { "count_based" },
+                       "automatic_transition_from_open_to_half_open_enabled": half_open > 0,
+                       "max_wait_duration_in_half_open_state_s": f64::from(half_open) * 0.3,
+                       "transition_to_state_after_wait_duration": if half_open == 2 { "closed" } else { "open" }})
+            },
+        ),
         // Go's limiter, of a limit of 0 too (the burst spent for good).
         (0.0f64..300.0, 0u32..10, 0usize..4, any::<bool>(), 0.0f64..0.5).prop_map(|(limit, burst, call, per_key, timeout)| {
             let limit = if limit < 10.0 { 0.0 } else { limit };

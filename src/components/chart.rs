@@ -14,9 +14,8 @@ use yew::prelude::*;
 
 use crate::components::glossary::Term;
 
-use sluice_engine::SendState;
 
-use sluice_engine::{StateSlot, SEND_STATES};
+use sluice_engine::{State, StateSlot, Strip};
 
 use crate::browser::keep;
 use crate::view::chart_data::{lines_csv, running_mean, ChartKind, Line, Stroke, TimeAxis};
@@ -185,9 +184,10 @@ pub fn charts(props: &ChartsProps) -> Html {
 /// with the time spent in each state across them.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Band {
+    strip: Strip,
     from_s: f64,
     to_s: f64,
-    worst: SendState,
+    worst: State,
     seconds: [f64; 4],
 }
 
@@ -205,17 +205,18 @@ fn bands(slots: &[StateSlot]) -> Vec<Band> {
                     *sum += s;
                 }
             }
-            _ => out.push(Band { from_s: slot.from_s, to_s: slot.to_s, worst, seconds: slot.seconds }),
+            _ => out.push(Band { strip: slot.strip, from_s: slot.from_s, to_s: slot.to_s, worst, seconds: slot.seconds }),
         }
     }
     out
 }
 
 /// "Ready 3.2 s (16 %), SoftLimit 16.8 s (84 %)": the time in each state
-/// held, of `seconds`.
-fn time_in_states(seconds: &[f64; 4]) -> String {
+/// of `strip` held, of `seconds`.
+fn time_in_states(strip: Strip, seconds: &[f64; 4]) -> String {
     let total: f64 = seconds.iter().sum();
-    SEND_STATES
+    strip
+        .states()
         .iter()
         .zip(seconds)
         .filter(|(_, &s)| s > 0.0)
@@ -230,15 +231,17 @@ struct StripsProps {
     now_s: f64,
 }
 
-/// Each queue's send state over time: a band per run of slots of the same
-/// worst state, the time in every state in its tooltip and, for the whole
-/// run, in the strip's name.
+/// Each queue's send state (or circuit breaker's state) over time: a band
+/// per run of slots of the same worst state, the time in every state in its
+/// tooltip and, for the whole run, in the strip's name.
 #[function_component(StateStrips)]
 fn state_strips(props: &StripsProps) -> Html {
     let end = props.now_s.max(1e-9);
+    let strip_of = |slots: &[StateSlot]| slots.first().map_or(Strip::Send, |s| s.strip);
     // The chart's plotting area spans the same width as the canvas above,
     // less its axis: the strips use the full width with their own scale.
     let rows = props.strips.iter().map(|(node, slots)| {
+        let strip = strip_of(slots);
         let bands = bands(slots);
         let mut whole = [0.0; 4];
         for band in &bands {
@@ -248,8 +251,8 @@ fn state_strips(props: &StripsProps) -> Html {
         }
         let rects = bands.into_iter().map(|b| {
             html! {
-                <rect x={format!("{:.3}", b.from_s / end * 1000.0)} y="0" width={format!("{:.3}", (b.to_s - b.from_s) / end * 1000.0)} height="14" fill={state_colour(b.worst.into())}>
-                    <title>{ format!("{} s to {} s: {}", numbers::axis(b.from_s), numbers::axis(b.to_s), time_in_states(&b.seconds)) }</title>
+                <rect x={format!("{:.3}", b.from_s / end * 1000.0)} y="0" width={format!("{:.3}", (b.to_s - b.from_s) / end * 1000.0)} height="14" fill={state_colour(b.worst)}>
+                    <title>{ format!("{} s to {} s: {}", numbers::axis(b.from_s), numbers::axis(b.to_s), time_in_states(b.strip, &b.seconds)) }</title>
                 </rect>
             }
         });
@@ -257,15 +260,23 @@ fn state_strips(props: &StripsProps) -> Html {
             <div class="strip" data-testid={format!("strip-{node}")}>
                 <span class="strip-name">{ node }</span>
                 <svg viewBox="0 0 1000 14" preserveAspectRatio="none" role="img"
-                    aria-label={format!("Send state of {node} over time: {}", time_in_states(&whole))}>{ for rects }</svg>
+                    aria-label={format!("{} of {node} over time: {}", strip.title(), time_in_states(strip, &whole))}>{ for rects }</svg>
             </div>
         }
     });
-    let legend = [SendState::Ready, SendState::Overloaded, SendState::SoftLimit, SendState::HardLimit].map(|s| {
-        html! { <span class="legend-item"><span class="swatch" style={format!("background: {}", state_colour(s.into()))}></span><Term word={s.as_str()} /></span> }
+    // A legend for each kind of strip shown: send states, breaker states.
+    let mut shown: Vec<Strip> = Vec::new();
+    for (_, slots) in props.strips.iter() {
+        let strip = strip_of(slots);
+        if !shown.contains(&strip) {
+            shown.push(strip);
+        }
+    }
+    let legend = shown.into_iter().flat_map(|strip| strip.states().iter()).map(|&s| {
+        html! { <span class="legend-item"><span class="swatch" style={format!("background: {}", state_colour(s))}></span><Term word={s.as_str()} /></span> }
     });
     html! {
-        <div class="strips" aria-label="Send states over time">
+        <div class="strips" aria-label="States over time">
             { for rows }
             <div class="legend">{ for legend }<span class="legend-item muted">{ format!("0 → {:.1} s · each band drawn in the worst state within it", props.now_s) }</span></div>
         </div>
@@ -275,10 +286,10 @@ fn state_strips(props: &StripsProps) -> Html {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use SendState::*;
+    use State::*;
 
     fn slot(from_s: f64, to_s: f64, seconds: [f64; 4]) -> StateSlot {
-        StateSlot { from_s, to_s, seconds }
+        StateSlot { strip: Strip::Send, from_s, to_s, seconds }
     }
 
     #[test]
@@ -289,7 +300,14 @@ mod tests {
         assert_eq!((out[0].from_s, out[0].to_s, out[0].worst), (0.0, 1.0, Ready));
         assert_eq!((out[1].from_s, out[1].to_s, out[1].worst), (1.0, 3.0, SoftLimit));
         assert_eq!(out[1].seconds, [0.5, 0.0, 1.5, 0.0]);
-        assert_eq!(time_in_states(&out[1].seconds), "Ready 0.500 s (25 %), SoftLimit 1.5 s (75 %)");
+        assert_eq!(time_in_states(Strip::Send, &out[1].seconds), "Ready 0.500 s (25 %), SoftLimit 1.5 s (75 %)");
+    }
+
+    #[test]
+    fn a_breaker_strip_names_its_own_states() {
+        let out = bands(&[StateSlot { strip: Strip::Breaker, from_s: 0.0, to_s: 10.0, seconds: [6.0, 1.0, 3.0, 0.0] }]);
+        assert_eq!(out[0].worst, Open);
+        assert_eq!(time_in_states(Strip::Breaker, &out[0].seconds), "CLOSED 6 s (60 %), HALF_OPEN 1 s (10 %), OPEN 3 s (30 %)");
     }
 
     #[test]

@@ -440,6 +440,7 @@ pub fn graph(props: &GraphProps) -> Html {
         let is_selected = props.selected.contains(&index);
         let colour = match node.kind {
             Kind::Queue => state_colour(node.state.unwrap_or(State::Ready)),
+            Kind::ProductLimiter if node.state.is_some() => state_colour(node.state.unwrap_or(State::Closed)),
             Kind::Producer if node.paused => state_colour(State::SoftLimit),
             _ => "#495057",
         };

@@ -151,7 +151,9 @@ pub(crate) fn describe(node: &NodeView) -> (String, String, Option<String>) {
         // What it is configured as, then what it holds and let through.
         Kind::ProductLimiter => {
             let status = node.summary.clone().unwrap_or_default();
-            let figure = if let Some(limit) = node.adaptive_limit {
+            let figure = if let (Some(state), Some((calls, failed))) = (node.state, node.breaker_window) {
+                format!("{state} · {failed}/{calls} failed")
+            } else if let Some(limit) = node.adaptive_limit {
                 format!("{}/{limit} in flight", node.in_service)
             } else if node.limits_in_progress {
                 format!("{} in progress · {} waiting", node.in_service, node.depth)

@@ -7,7 +7,7 @@ use std::rc::Rc;
 
 use sluice_engine::lesson::Figure;
 use sluice_engine::scenario::Limits;
-use sluice_engine::StateSlot;
+use sluice_engine::{StateSlot, Strip};
 use sluice_engine::{BlockSpec, Simulation, State};
 
 use crate::view::colours::{state_colour, NODE_COLOURS};
@@ -69,6 +69,15 @@ impl ChartKind {
 
 /// Reads one percentile.
 type PercentileOf = fn(&sluice_engine::Percentiles) -> f64;
+
+/// Node `node`'s time in each state of `strip`, slot by slot: wholly in
+/// the strip's first state if it never left it.
+fn strip_of(sim: &Simulation, node: usize, strip: Strip) -> Vec<StateSlot> {
+    match sim.state_times(node).filter(|t| t.strip() == strip) {
+        Some(times) => times.slots(sim.now()),
+        None => vec![StateSlot::calm(strip, 0.0, sim.now().as_secs_f64())],
+    }
+}
 
 /// A chart's lines, the charted nodes' names, and their state strips.
 pub type ChartData = (Rc<Vec<Line>>, Vec<String>, Rc<Vec<(String, Vec<StateSlot>)>>);
@@ -174,11 +183,11 @@ pub fn chart_lines(
                 let label = if now_level > 0 { format!("{who}{label} ({now_level})") } else { format!("{who}{label} (none now)") };
                 lines.push(Line { label, colour: state_colour(state), points: step_line(&levels, sim.now().as_secs_f64()), stroke: Stroke::Threshold });
             }
-            let slots = match sim.state_times(node) {
-                Some(times) => times.slots(sim.now()),
-                None => vec![StateSlot { from_s: 0.0, to_s: sim.now().as_secs_f64(), seconds: [sim.now().as_secs_f64(), 0.0, 0.0, 0.0] }],
-            };
-            strips.push((name.clone(), slots));
+            strips.push((name.clone(), strip_of(sim, node, Strip::Send)));
+        }
+        // A circuit breaker's states over time, as a queue's.
+        if sim.breaker(node).is_some() {
+            strips.push((name.clone(), strip_of(sim, node, Strip::Breaker)));
         }
     }
     (Rc::new(lines), names, Rc::new(strips))

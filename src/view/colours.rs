@@ -1,5 +1,5 @@
 //! The page's colours that carry meaning, in one place: a send-queue state
-//! is the same colour on the canvas, in the log, on the state strips and in
+//! (or a circuit breaker's) is the same colour on the canvas, in the log, on the state strips and in
 //! the chart's thresholds; a charted node keeps its colour across charts.
 
 use sluice_engine::State;
@@ -11,6 +11,10 @@ pub fn state_colour(state: State) -> &'static str {
         State::Overloaded => "#e6a700",
         State::SoftLimit => "#e8590c",
         State::HardLimit => "#c92a2a",
+        // A circuit breaker: closed lets through, open refuses.
+        State::Closed => "#2f9e44",
+        State::HalfOpen => "#e6a700",
+        State::Open => "#c92a2a",
         _ => "#868e96",
     }
 }

@@ -17,7 +17,7 @@ pub struct NodeView {
     pub kind: Kind,
     pub x: f64,
     pub y: f64,
-    /// The send-queue state, for queues.
+    /// The send-queue state, for queues; a circuit breaker's state.
     pub state: Option<State>,
     pub depth: u64,
     pub depth_bytes: u64,
@@ -48,6 +48,9 @@ pub struct NodeView {
     pub limits_in_progress: bool,
     /// For a product limiter that adapts its limit: the limit now.
     pub adaptive_limit: Option<u64>,
+    /// For a circuit breaker: the calls in its window, in all and failed
+    /// (its state is `state`).
+    pub breaker_window: Option<(u32, u32)>,
     /// For a producer whose clients wait with a time-out: what they got;
     /// for a consumer: the work it spent for clients who had left.
     pub client: Option<ClientReport>,
@@ -144,6 +147,7 @@ impl NodeView {
             },
             limits_in_progress: matches!(&spec.block, sluice_engine::BlockSpec::ProductLimiter(p) if p.limits_in_progress()),
             adaptive_limit: None,
+            breaker_window: None,
             client: None,
         }
     }
@@ -258,6 +262,7 @@ impl Snapshot {
                     retransmitted: report.retransmitted.unwrap_or(0),
                     held: sim.is_held(i),
                     adaptive_limit: sim.adaptive_limit(i),
+                    breaker_window: sim.breaker(i).map(|(_, calls, failed)| (calls, failed)),
                     ..NodeView::blank(i, spec, position)
                 };
                 // Limits and workers as the scenario sets them.

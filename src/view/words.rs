@@ -20,7 +20,7 @@ pub fn describe_kind(kind: Kind) -> &'static str {
         Kind::Link => "A wire: bandwidth, latency and a send buffer",
         Kind::Dispatcher => "Workers serving many queues: round-robin, priority, per host",
         Kind::ResourcePool => "Workers created and retired between a minimum and a maximum",
-        Kind::ProductLimiter => "A real server's limiter, deciding as its own code does (nginx, HAProxy, Envoy, Go, tower, Netflix)",
+        Kind::ProductLimiter => "A real server's limiter, deciding as its own code does (nginx, HAProxy, Envoy, Go, tower, Netflix, resilience4j)",
     }
 }
 

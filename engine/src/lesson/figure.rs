@@ -66,8 +66,9 @@ pub enum Figure {
     In(State),
 }
 
-/// The state names checks may use (queue send states, consumer phases).
-const STATES: [State; 8] = [
+/// The state names checks may use (queue send states, consumer phases,
+/// circuit breaker states).
+const STATES: [State; 11] = [
     State::Ready,
     State::Overloaded,
     State::SoftLimit,
@@ -76,6 +77,9 @@ const STATES: [State; 8] = [
     State::Operational,
     State::ShuttingDown,
     State::ShutDown,
+    State::Closed,
+    State::HalfOpen,
+    State::Open,
 ];
 
 impl Figure {

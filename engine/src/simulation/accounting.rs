@@ -118,7 +118,10 @@ impl Simulation {
                 }
             }
             Node::ConcurrencyLimiter(l) => r.in_flight = Some(l.in_flight()),
-            Node::ProductLimiter(l) => r.limit = l.adaptive_limit(self.core.now),
+            Node::ProductLimiter(l) => {
+                r.limit = l.adaptive_limit(self.core.now);
+                r.state = l.breaker().map(|(state, _, _)| state);
+            }
             Node::ResourcePool(p) => r.in_flight = Some(p.counts().1 as u64),
             Node::Credit(c) => r.credits = Some(c.credits()),
             Node::RateLimiter(l) => r.tokens = l.tokens(),
