@@ -63,7 +63,7 @@ fn a_breaker_over_a_dead_server_lets_through_only_its_trial_calls() {
     assert!(half > 0.2 * 11.0 - 1e-6 && half < 0.3 * 11.0 + 1e-6, "half-open {half} s");
     assert!((open + half + 1.1 - 60.0).abs() < 1e-6, "open {open} s");
     // The log says why.
-    let causes: Vec<String> = sim.transitions().entries().filter(|t| t.node as usize == b).map(|t| format!("{}>{} {}", t.from, t.to, t.cause)).collect();
+    let causes: Vec<String> = sim.transitions().entries().filter(|t| t.node == b).map(|t| format!("{}>{} {}", t.from, t.to, t.cause)).collect();
     assert_eq!(causes[0], "CLOSED>OPEN failure rate at threshold");
     assert_eq!(causes[1], "OPEN>HALF_OPEN open wait elapsed");
     assert_eq!(causes[2], "HALF_OPEN>OPEN failure rate at threshold");
@@ -91,7 +91,7 @@ fn the_first_call_after_the_wait_turns_it_half_open_and_good_trials_close_it() {
     assert_eq!(sim.breaker(idx(&sim, "b")).map(|b| b.0), Some(State::Open), "still open at 15 s: no call asked");
     run_checked(&mut sim, 30.0);
     let log: Vec<(f64, State, State)> =
-        sim.transitions().entries().filter(|t| t.node as usize == idx(&sim, "b")).map(|t| (t.time.as_secs_f64(), t.from, t.to)).collect();
+        sim.transitions().entries().filter(|t| t.node == idx(&sim, "b")).map(|t| (t.time.as_secs_f64(), t.from, t.to)).collect();
     // Open at the 5th call (0.5 s: the first is held, four fail); half-open
     // at the call made at 20 s; closed when its two trials are answered.
     assert_eq!(log.len(), 3, "{log:?}");
@@ -116,7 +116,7 @@ fn a_client_giving_up_is_a_failure_heard_at_its_time_out() {
     );
     let mut sim = Simulation::new(scenario, 1).unwrap();
     run_checked(&mut sim, 10.0);
-    let log: Vec<(f64, State)> = sim.transitions().entries().filter(|t| t.node as usize == idx(&sim, "b")).map(|t| (t.time.as_secs_f64(), t.to)).collect();
+    let log: Vec<(f64, State)> = sim.transitions().entries().filter(|t| t.node == idx(&sim, "b")).map(|t| (t.time.as_secs_f64(), t.to)).collect();
     // Calls at 0.1 … 0.5 s given up 0.45 s later: the fifth, at 0.95 s,
     // opens it, after the calls made up to 0.9 s.
     assert_eq!(log.len(), 1, "{log:?}");

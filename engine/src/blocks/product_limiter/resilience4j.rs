@@ -411,21 +411,21 @@ impl Breaker {
         (self.window.total.calls, self.window.total.failed, self.window.total.slow)
     }
 
-    fn to_open(&mut self, spec: &Resilience4jCircuitBreakerSpec, now: i64, cause: Cause) -> Turn {
+    fn turn_open(&mut self, spec: &Resilience4jCircuitBreakerSpec, now: i64, cause: Cause) -> Turn {
         let from = self.state();
         // The window is kept: outcomes heard while open go into it.
         self.phase = Phase::Open { retry_after: now.saturating_add(ns(spec.wait_duration_in_open_state_s)) };
         Turn { from, to: State::Open, cause }
     }
 
-    fn to_half_open(&mut self, spec: &Resilience4jCircuitBreakerSpec, now: i64, cause: Cause) -> Turn {
+    fn turn_half_open(&mut self, spec: &Resilience4jCircuitBreakerSpec, now: i64, cause: Cause) -> Turn {
         let from = self.state();
         self.window = spec.half_open_window();
         self.phase = Phase::HalfOpen { since: now, permits: spec.permitted_number_of_calls_in_half_open_state.max(1) };
         Turn { from, to: State::HalfOpen, cause }
     }
 
-    fn to_closed(&mut self, spec: &Resilience4jCircuitBreakerSpec, cause: Cause) -> Turn {
+    fn turn_closed(&mut self, spec: &Resilience4jCircuitBreakerSpec, cause: Cause) -> Turn {
         let from = self.state();
         self.window = spec.closed_window();
         self.phase = Phase::Closed;
@@ -438,7 +438,7 @@ impl Breaker {
         let mut turn = None;
         if let Phase::Open { retry_after } = self.phase {
             if now > retry_after {
-                turn = Some(self.to_half_open(spec, now, Cause::OpenWaitElapsed));
+                turn = Some(self.turn_half_open(spec, now, Cause::OpenWaitElapsed));
             }
         }
         let permitted = match &mut self.phase {
@@ -472,8 +472,8 @@ impl Breaker {
             Judged::Below | Judged::BelowMinimumCalls => None,
         };
         match (self.phase, cause) {
-            (Phase::Closed | Phase::HalfOpen { .. }, Some(cause)) => Some(self.to_open(spec, now, cause)),
-            (Phase::HalfOpen { .. }, None) if judged == Judged::Below => Some(self.to_closed(spec, Cause::TrialCallsPassed)),
+            (Phase::Closed | Phase::HalfOpen { .. }, Some(cause)) => Some(self.turn_open(spec, now, cause)),
+            (Phase::HalfOpen { .. }, None) if judged == Judged::Below => Some(self.turn_closed(spec, Cause::TrialCallsPassed)),
             // Open: recorded, judging nothing.
             _ => None,
         }
@@ -496,9 +496,9 @@ impl Breaker {
             return None;
         }
         match (self.phase, spec.transition_to_state_after_wait_duration) {
-            (Phase::Open { .. }, _) => Some(self.to_half_open(spec, now, Cause::OpenWaitElapsed)),
-            (Phase::HalfOpen { .. }, AfterWait::Open) => Some(self.to_open(spec, now, Cause::HalfOpenWaitElapsed)),
-            (Phase::HalfOpen { .. }, AfterWait::Closed) => Some(self.to_closed(spec, Cause::HalfOpenWaitElapsed)),
+            (Phase::Open { .. }, _) => Some(self.turn_half_open(spec, now, Cause::OpenWaitElapsed)),
+            (Phase::HalfOpen { .. }, AfterWait::Open) => Some(self.turn_open(spec, now, Cause::HalfOpenWaitElapsed)),
+            (Phase::HalfOpen { .. }, AfterWait::Closed) => Some(self.turn_closed(spec, Cause::HalfOpenWaitElapsed)),
             (Phase::Closed, _) => None,
         }
     }
