@@ -5,6 +5,7 @@
 // made Go's, as Go code. The dialog works from the keyboard alone.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { deflateSync } from 'node:zlib';
 import { withBrowser, open, screenshot, accessibilityProblems } from './harness.mjs';
 
 const env = withBrowser();
@@ -178,6 +179,45 @@ test("a server's maxconn imports as a limit of requests in progress, and a break
   assert.match(exported, /circuit_breakers:\n    thresholds:\n    - priority: DEFAULT\n      max_connections: 10\n      max_pending_requests: 10/);
   assert.match(exported, /route: \{cluster: "app", timeout: 15s\}/);
   await screenshot(page, 'config-export-envoy-breaker');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test("resilience4j's circuit breaker over a dead server opens: its face, its state strip and its application.yml say so", async () => {
+  const scenario = {
+    version: 1,
+    name: 'A breaker before a dead server',
+    nodes: [
+      { id: 'clients', kind: 'producer', arrivals: { process: 'constant', rate_per_s: 10 } },
+      { id: 'guard', kind: 'product_limiter', product: 'resilience4j_circuit_breaker', sliding_window_size: 10, minimum_number_of_calls: 10,
+        wait_duration_in_open_state_s: 2, permitted_number_of_calls_in_half_open_state: 3 },
+      { id: 'line', kind: 'queue', capacity: { messages: 1 } },
+      { id: 'server', kind: 'consumer', outages: [{ from_s: 0, to_s: 1000 }] },
+    ],
+    edges: [{ from: 'clients', to: 'guard' }, { from: 'guard', to: 'line' }, { from: 'line', to: 'server' }],
+  };
+  const link = `${env.url}#s=2.${deflateSync(Buffer.from(JSON.stringify(scenario))).toString('base64url')}`;
+  const { page, errors } = await open(env.browser, link);
+  await page.click('[data-node="guard"] .body');
+  await page.selectOption('[data-testid="speed"]', '10');
+  // Every call fails (the line is full, the server out): the breaker opens
+  // after its window of 10, and its face says how many of them failed.
+  await page.waitForFunction(() => document.querySelector('[data-node="guard"]')?.dataset.state === 'OPEN', null, { timeout: 20_000 });
+  assert.match(await page.getAttribute('[data-node="guard"]', 'aria-label'), /OPEN · \d+\/\d+ failed/);
+  // Its strip draws CLOSED, then OPEN and HALF_OPEN as it cycles.
+  await page.waitForFunction(() => /HALF_OPEN/.test(document.querySelector('[data-testid="strip-guard"] svg')?.getAttribute('aria-label') ?? ''), null, { timeout: 20_000 });
+  const strip = await page.getAttribute('[data-testid="strip-guard"] svg', 'aria-label');
+  assert.match(strip, /^Circuit breaker state of guard over time: CLOSED [\d.]+ s \(\d+ %\), HALF_OPEN .*OPEN /);
+  assert.match(await page.textContent('.strips .legend'), /CLOSED.*HALF_OPEN.*OPEN/);
+  // Refusals are counted under their own reason.
+  assert.match(await page.getAttribute('[data-node="guard"]', 'aria-label') + await page.textContent('body'), /not_permitted|not permitted/i);
+  await page.click('[data-testid="config-export"]');
+  await page.waitForSelector('[data-testid="config-out"]', { timeout: 20_000 });
+  const yml = await page.inputValue('[data-testid="config-out"]');
+  assert.match(yml, /resilience4j:\n  circuitbreaker:\n    instances:\n/);
+  assert.match(yml, /      guard:\n        failure-rate-threshold: 50\n/);
+  assert.match(yml, /wait-duration-in-open-state: 2s/);
+  await screenshot(page, 'breaker-open');
   assert.deepEqual(errors, []);
   await page.close();
 });
