@@ -125,3 +125,63 @@ fn a_client_giving_up_is_a_failure_heard_at_its_time_out() {
     assert_eq!(sim.stats(b).departed, 9, "calls until it opened");
     assert_eq!(client(&sim, "p").answered, 0);
 }
+
+/// Trials that never end: the breaker opens on drops at a full queue; then
+/// the queue is given room, so the trial calls wait in it for ever behind
+/// a server that is out, no outcome comes, no client gives up, and only the
+/// half-open wait ends the state, on time.
+#[test]
+fn trials_that_never_end_are_cut_off_by_the_half_open_wait() {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 10}}),
+            breaker(json!({"sliding_window_size": 2, "minimum_number_of_calls": 2, "wait_duration_in_open_state_s": 1,
+                           "permitted_number_of_calls_in_half_open_state": 2, "max_wait_duration_in_half_open_state_s": 3})),
+            json!({"id": "q", "kind": "queue", "capacity": {"messages": 1}}),
+            json!({"id": "c", "kind": "consumer", "service_time": fixed(0.01), "outages": [{"from_s": 0.0, "to_s": 1000.0}]}),
+        ],
+        &[("p", "b"), ("b", "q"), ("q", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    run_checked(&mut sim, 3.05);
+    let b = idx(&sim, "b");
+    assert!(sim.stats(b).entered.iter().any(|(s, _)| *s == State::Open));
+    let roomy = serde_json::from_value(json!({"kind": "queue", "capacity": {"messages": 1000}})).unwrap();
+    sim.reconfigure("q", roomy).unwrap();
+    run_checked(&mut sim, 20.0);
+    let log: Vec<(f64, State, String)> =
+        sim.transitions().entries().filter(|t| t.node == b).map(|t| (t.time.as_secs_f64(), t.to, t.cause.to_string())).collect();
+    let cut: Vec<&(f64, State, String)> = log.iter().filter(|(_, to, cause)| *to == State::Open && cause == "half-open wait elapsed").collect();
+    assert!(!cut.is_empty(), "{log:?}");
+    // Each such half-open state lasted exactly its 3 s.
+    for w in log.windows(2) {
+        if w[0].1 == State::HalfOpen && w[1].2 == "half-open wait elapsed" {
+            assert!((w[1].0 - w[0].0 - 3.0).abs() < 1e-9, "{log:?}");
+        }
+    }
+}
+
+/// A breaker replaced by another product while open is closed from then:
+/// its strip and the log say so.
+#[test]
+fn a_breaker_replaced_while_open_is_logged_closed() {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 10}}),
+            breaker(json!({"sliding_window_size": 5, "minimum_number_of_calls": 5})),
+            json!({"id": "q", "kind": "queue", "capacity": {"messages": 1}}),
+            json!({"id": "c", "kind": "consumer", "service_time": fixed(0.01), "outages": [{"from_s": 0.0, "to_s": 1000.0}]}),
+        ],
+        &[("p", "b"), ("b", "q"), ("q", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    run_checked(&mut sim, 5.0);
+    let b = idx(&sim, "b");
+    assert_eq!(sim.breaker(b).map(|x| x.0), Some(State::Open));
+    let nginx = serde_json::from_value(json!({"kind": "product_limiter", "product": "nginx_limit_conn", "conn": 5})).unwrap();
+    sim.reconfigure("b", nginx).unwrap();
+    run_checked(&mut sim, 10.0);
+    let last = sim.transitions().entries().filter(|t| t.node == b).next_back().unwrap();
+    assert_eq!((last.from, last.to), (State::Open, State::Closed));
+    assert_eq!(sim.state_times(b).unwrap().state(), State::Closed);
+}

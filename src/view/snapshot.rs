@@ -50,7 +50,7 @@ pub struct NodeView {
     pub adaptive_limit: Option<u64>,
     /// For a circuit breaker: the calls in its window, in all and failed
     /// (its state is `state`).
-    pub breaker_window: Option<(u32, u32)>,
+    pub breaker_window: Option<(u64, u64)>,
     /// For a producer whose clients wait with a time-out: what they got;
     /// for a consumer: the work it spent for clients who had left.
     pub client: Option<ClientReport>,

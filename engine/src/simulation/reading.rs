@@ -73,7 +73,7 @@ impl Simulation {
 
     /// Node `node`'s circuit breaker, if it is one: its state now, and the
     /// calls in its window, in all and failed.
-    pub fn breaker(&self, node: usize) -> Option<(crate::state::State, u32, u32)> {
+    pub fn breaker(&self, node: usize) -> Option<(crate::state::State, u64, u64)> {
         match self.nodes.get(node)? {
             Node::ProductLimiter(l) => l.breaker(),
             _ => None,

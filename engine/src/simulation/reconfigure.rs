@@ -149,7 +149,7 @@ impl Simulation {
                 self.pump(i);
             }
             (Node::ProductLimiter(l), BlockSpec::ProductLimiter(spec)) => {
-                l.reconfigure(spec, self.core.now);
+                l.reconfigure(spec, &mut ctx!(self, i));
                 self.pump(i);
             }
             (Node::ResourcePool(r), BlockSpec::ResourcePool(spec)) => {

@@ -210,7 +210,9 @@ impl ProductLimiter {
     /// New settings take effect for the next request, as the product
     /// takes them at `now`; a change of product starts its state afresh
     /// (the held messages keep their instants).
-    pub fn reconfigure(&mut self, spec: ProductLimiterSpec, now: SimTime) {
+    pub fn reconfigure(&mut self, spec: ProductLimiterSpec, ctx: &mut Context) {
+        let now = ctx.core.now;
+        let was = self.breaker().map(|(state, _, _)| state);
         match (&mut self.running, spec) {
             (Running::Nginx(old, zone), ProductLimiterSpec::NginxLimitReq(new)) => {
                 // A zone made smaller forgets its least recently used keys.
@@ -246,15 +248,22 @@ impl ProductLimiter {
             (Running::EnvoyAdaptive(controller), ProductLimiterSpec::EnvoyAdaptiveConcurrency(new)) => controller.reconfigure(new, nanos(now)),
             // A breaker keeps its state and the calls it waits to hear of.
             (Running::Breaker(old, breaker), ProductLimiterSpec::Resilience4jCircuitBreaker(new)) => {
-                breaker.reconfigure(old, &new);
+                let turn = breaker.reconfigure(old, &new, nanos(now));
                 *old = new;
+                if let Some(turn) = turn {
+                    ctx.log_transition(turn.from, turn.to, turn.cause);
+                }
             }
             // Another product starts afresh: what waited goes at the next
             // pump, counted by nothing, and the ends of what the old one
             // counted are not the new one's to hear.
             (running, spec) => {
+                // A breaker replaced (or made afresh) is closed from now.
                 *running = Running::of(spec, now);
                 self.counted.clear();
+                if let Some(state) = was.filter(|&s| s != crate::state::State::Closed) {
+                    ctx.log_transition(state, crate::state::State::Closed, crate::state::Cause::ThresholdsChanged);
+                }
             }
         }
     }
@@ -297,7 +306,7 @@ impl ProductLimiter {
 
     /// A circuit breaker's state now, and its window's calls: in all,
     /// and failed.
-    pub fn breaker(&self) -> Option<(crate::state::State, u32, u32)> {
+    pub fn breaker(&self) -> Option<(crate::state::State, u64, u64)> {
         match &self.running {
             Running::Breaker(_, breaker) => {
                 let (calls, failed, _) = breaker.window_counts();
@@ -340,6 +349,11 @@ impl ProductLimiter {
         let mut msg = msg;
         let waiting = self.waiting.len();
         let decided = self.running.decide(&mut msg, waiting, ctx);
+        if self.running.timer_at().is_some() {
+            // A breaker the call turned half-open may end that state by a
+            // timer.
+            self.arm(ctx);
+        }
         if matches!(decided, Decided::Go(..)) && msg.gates.iter().any(|g| g == ctx.node) {
             self.counted.insert((msg.id, msg.resent));
         }

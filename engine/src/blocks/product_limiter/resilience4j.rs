@@ -41,7 +41,12 @@
 //!   With `max_wait_duration_in_half_open_state_s` above 0, it goes to
 //!   `transition_to_state_after_wait_duration` when that has passed
 //!   undecided.
-//! - Every change of state is logged with its cause.
+//! - Every change of state is logged with its cause. Both waits are whole
+//!   milliseconds (`Duration.toMillis()`, truncated).
+//! - Changed while running, it keeps its state and the calls it waits for:
+//!   a closed window of another type or size starts empty, an open wait
+//!   counts from when it opened, and half-open the trial calls left follow
+//!   the permitted number while what was heard is judged again.
 //!
 //! Not modelled: an open wait that grows with each opening
 //! (`waitIntervalFunctionInOpenState`; the default is the constant wait
@@ -174,6 +179,12 @@ fn ns(s: f64) -> i64 {
     (s * 1e9).round().clamp(0.0, i64::MAX as f64) as i64
 }
 
+/// A wait as resilience4j takes it: `Duration.toMillis()`, whole
+/// milliseconds (truncated), in nanoseconds.
+fn wait_ns(s: f64) -> i64 {
+    ns(s) / 1_000_000 * 1_000_000
+}
+
 impl Resilience4jCircuitBreakerSpec {
     /// As the configuration says it: `resilience4j breaker 50% of 100 calls, open 60 s`.
     pub fn summary(&self) -> String {
@@ -250,16 +261,16 @@ pub enum Judged {
 /// Calls in a window: in all, failed, slow.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 struct Counts {
-    calls: u32,
-    failed: u32,
-    slow: u32,
+    calls: u64,
+    failed: u64,
+    slow: u64,
 }
 
 impl Counts {
     fn add(&mut self, failed: bool, slow: bool) {
         self.calls += 1;
-        self.failed += u32::from(failed);
-        self.slow += u32::from(slow);
+        self.failed += u64::from(failed);
+        self.slow += u64::from(slow);
     }
 
     fn take(&mut self, other: Counts) {
@@ -311,7 +322,7 @@ impl Window {
             SlidingWindowType::CountBased => {
                 if self.calls.len() >= self.size as usize {
                     if let Some((f, s)) = self.calls.pop_front() {
-                        self.total.take(Counts { calls: 1, failed: u32::from(f), slow: u32::from(s) });
+                        self.total.take(Counts { calls: 1, failed: u64::from(f), slow: u64::from(s) });
                     }
                 }
                 self.calls.push_back((failed, slow));
@@ -336,7 +347,7 @@ impl Window {
     /// floats), each judged at or above its threshold.
     fn judge(&self, spec: &Resilience4jCircuitBreakerSpec) -> Judged {
         let Counts { calls, failed, slow } = self.total;
-        if calls == 0 || calls < self.minimum {
+        if calls == 0 || calls < u64::from(self.minimum) {
             return Judged::BelowMinimumCalls;
         }
         let failure_rate = failed as f32 * 100.0 / calls as f32;
@@ -407,14 +418,19 @@ impl Breaker {
     }
 
     /// The window's calls now: in all, failed, slow.
-    pub fn window_counts(&self) -> (u32, u32, u32) {
+    pub fn window_counts(&self) -> (u64, u64, u64) {
         (self.window.total.calls, self.window.total.failed, self.window.total.slow)
+    }
+
+    /// Stops waiting for `call`, recording nothing.
+    pub fn forget(&mut self, call: Call) {
+        self.calls.remove(&call);
     }
 
     fn turn_open(&mut self, spec: &Resilience4jCircuitBreakerSpec, now: i64, cause: Cause) -> Turn {
         let from = self.state();
         // The window is kept: outcomes heard while open go into it.
-        self.phase = Phase::Open { retry_after: now.saturating_add(ns(spec.wait_duration_in_open_state_s)) };
+        self.phase = Phase::Open { retry_after: now.saturating_add(wait_ns(spec.wait_duration_in_open_state_s)) };
         Turn { from, to: State::Open, cause }
     }
 
@@ -484,7 +500,7 @@ impl Breaker {
         match self.phase {
             Phase::Open { retry_after } if spec.automatic_transition_from_open_to_half_open_enabled => Some(retry_after),
             Phase::HalfOpen { since, .. } if spec.max_wait_duration_in_half_open_state_s >= 0.001 => {
-                Some(since.saturating_add(ns(spec.max_wait_duration_in_half_open_state_s)))
+                Some(since.saturating_add(wait_ns(spec.max_wait_duration_in_half_open_state_s)))
             }
             _ => None,
         }
@@ -503,30 +519,39 @@ impl Breaker {
         }
     }
 
-    /// New settings: the state and what it waits to hear are kept; a
-    /// window of another kind or size starts afresh, and an open wait is
-    /// counted again from its start.
-    pub fn reconfigure(&mut self, old: &Resilience4jCircuitBreakerSpec, new: &Resilience4jCircuitBreakerSpec) {
-        if let Phase::Open { retry_after } = &mut self.phase {
-            *retry_after = retry_after.saturating_sub(ns(old.wait_duration_in_open_state_s)).saturating_add(ns(new.wait_duration_in_open_state_s));
-        }
-        match self.phase {
-            Phase::HalfOpen { .. } => {
-                if old.permitted_number_of_calls_in_half_open_state != new.permitted_number_of_calls_in_half_open_state || old.minimum_number_of_calls != new.minimum_number_of_calls {
-                    let mut window = new.half_open_window();
-                    for &(f, s) in &self.window.calls {
-                        window.record(f, s, 0);
-                    }
-                    self.window = window;
+    /// New settings at `now`: the state and what it waits to hear are
+    /// kept; a closed window of another type or size starts afresh; an
+    /// open wait counts from when it opened; half-open, the trial calls
+    /// left grow or shrink with the permitted ones, and what was heard is
+    /// judged again by the new settings (the change of state it makes).
+    pub fn reconfigure(&mut self, old: &Resilience4jCircuitBreakerSpec, new: &Resilience4jCircuitBreakerSpec, now: i64) -> Option<Turn> {
+        match &mut self.phase {
+            Phase::Open { retry_after } => {
+                *retry_after = retry_after.saturating_sub(wait_ns(old.wait_duration_in_open_state_s)).saturating_add(wait_ns(new.wait_duration_in_open_state_s));
+                None
+            }
+            Phase::HalfOpen { permits, .. } => {
+                let (was, is) = (old.permitted_number_of_calls_in_half_open_state, new.permitted_number_of_calls_in_half_open_state);
+                *permits = if is >= was { permits.saturating_add(is - was) } else { permits.saturating_sub(was - is) };
+                let mut window = new.half_open_window();
+                for &(f, s) in &self.window.calls {
+                    window.record(f, s, 0);
+                }
+                self.window = window;
+                match self.window.judge(new) {
+                    Judged::FailureRate => Some(self.turn_open(new, now, Cause::FailureRate)),
+                    Judged::SlowCallRate => Some(self.turn_open(new, now, Cause::SlowCallRate)),
+                    Judged::Below => Some(self.turn_closed(new, Cause::TrialCallsPassed)),
+                    Judged::BelowMinimumCalls => None,
                 }
             }
-            _ => {
-                let same = old.sliding_window_type == new.sliding_window_type && old.sliding_window_size == new.sliding_window_size;
-                if !same {
+            Phase::Closed => {
+                if old.sliding_window_type != new.sliding_window_type || old.sliding_window_size != new.sliding_window_size {
                     self.window = new.closed_window();
                 } else {
                     self.window.minimum = new.closed_window().minimum;
                 }
+                None
             }
         }
     }
@@ -739,6 +764,43 @@ mod tests {
         sp.transition_to_state_after_wait_duration = AfterWait::Closed;
         b.tick(&sp, 8 * S);
         assert_eq!(b.tick(&sp, 11 * S).map(|t| (t.to, t.cause)), Some((State::Closed, Cause::HalfOpenWaitElapsed)));
+    }
+
+    /// Raised while half-open with every trial taken, the trial calls left
+    /// grow with it (else the window would wait for ever for outcomes no
+    /// call can bring); lowered to what was heard, it decides at once.
+    #[test]
+    fn trial_calls_changed_while_half_open_let_more_through_or_decide_at_once() {
+        let mut sp = spec(2, 2, 50.0);
+        sp.wait_duration_in_open_state_s = 1.0;
+        sp.permitted_number_of_calls_in_half_open_state = 3;
+        let mut b = Breaker::new(&sp);
+        call(&mut b, &sp, 0, true, 0);
+        call(&mut b, &sp, 1, true, 0);
+        for id in 2..5 {
+            assert!(b.acquire(&sp, (id, 0), 2 * S).0);
+        }
+        assert!(!b.acquire(&sp, (5, 0), 2 * S).0, "its three trials taken");
+        assert_eq!(b.heard(&sp, (2, 0), false, 2 * S), None);
+        let more = Resilience4jCircuitBreakerSpec { permitted_number_of_calls_in_half_open_state: 5, ..sp.clone() };
+        assert_eq!(b.reconfigure(&sp, &more, 2 * S), None);
+        assert!(b.acquire(&sp, (6, 0), 2 * S).0, "two more trials");
+        assert!(b.acquire(&sp, (7, 0), 2 * S).0);
+        assert!(!b.acquire(&sp, (8, 0), 2 * S).0);
+        let fewer = Resilience4jCircuitBreakerSpec { permitted_number_of_calls_in_half_open_state: 1, ..sp.clone() };
+        let turn = b.reconfigure(&more, &fewer, 3 * S);
+        assert_eq!(turn.map(|t| (t.to, t.cause)), Some((State::Closed, Cause::TrialCallsPassed)), "one trial heard, and it passed");
+    }
+
+    /// `Duration.toMillis()`: a wait of 1.5 ms is 1 ms.
+    #[test]
+    fn waits_are_whole_milliseconds_as_java_takes_them() {
+        let mut sp = spec(1, 1, 50.0);
+        sp.wait_duration_in_open_state_s = 0.0015;
+        let mut b = Breaker::new(&sp);
+        call(&mut b, &sp, 0, true, 0);
+        assert!(!b.acquire(&sp, (1, 0), 1_000_000).0, "at 1 ms, still open");
+        assert!(b.acquire(&sp, (2, 0), 1_000_001).0, "just after 1 ms, half-open");
     }
 
     #[test]

@@ -4,6 +4,13 @@
 
 use super::*;
 
+/// One key for each copy of a request (its id and how often it was sent
+/// again): a copy and its retry may be in flight together, and each has
+/// its own round trip.
+fn copy_key(msg: &Message) -> u64 {
+    (msg.id << 8) | u64::from(msg.resent)
+}
+
 /// A product's settings and the state it keeps, together.
 pub(super) enum Running {
     Nginx(NginxLimitReqSpec, nginx::Zone),
@@ -74,9 +81,9 @@ impl Running {
     pub(super) fn finished(&mut self, msg: &Message, dropped: bool, ctx: &mut Context) {
         match self {
             Running::NginxConn(_, zone) => zone.finished(msg.key),
-            Running::Netflix(limiter) => limiter.finished(msg.id, nanos(ctx.core.now), dropped, &mut || ctx.rng().uniform()),
+            Running::Netflix(limiter) => limiter.finished(copy_key(msg), nanos(ctx.core.now), dropped, &mut || ctx.rng().uniform()),
             // Envoy times a request that failed further on as any other.
-            Running::EnvoyAdaptive(controller) => controller.finished(msg.id, nanos(ctx.core.now), &mut || ctx.rng().uniform()),
+            Running::EnvoyAdaptive(controller) => controller.finished(copy_key(msg), nanos(ctx.core.now), &mut || ctx.rng().uniform()),
             Running::HaproxyServer(_, server) => server.finished(),
             Running::EnvoyBreaker(spec, pool) => pool.finished(spec),
             Running::Tower(_, state) => state.finished(),
@@ -209,11 +216,11 @@ impl Running {
                 tower::Verdict::Refuse => Decided::Refuse(DropReason::RateLimited),
             },
             Running::Netflix(limiter) => {
-                if !limiter.decide(msg.id, nanos(now)) {
+                if !limiter.decide(copy_key(msg), nanos(now)) {
                     Decided::Refuse(DropReason::RateLimited)
                 } else {
                     if !msg.gates.push(ctx.node) {
-                        limiter.forget(msg.id);
+                        limiter.forget(copy_key(msg));
                     }
                     Decided::Go(Outcome::Admitted, now)
                 }
@@ -228,17 +235,19 @@ impl Running {
                     Decided::Refuse(DropReason::NotPermitted)
                 } else {
                     if !msg.gates.push(ctx.node) {
-                        breaker.heard(spec, call, false, nanos(now));
+                        // Past the gates a message can be counted against,
+                        // its outcome would go unheard: not waited for.
+                        breaker.forget(call);
                     }
                     Decided::Go(Outcome::Admitted, now)
                 }
             }
             Running::EnvoyAdaptive(controller) => {
-                if !controller.decide(msg.id, nanos(now)) {
+                if !controller.decide(copy_key(msg), nanos(now)) {
                     Decided::Refuse(DropReason::RateLimited)
                 } else {
                     if !msg.gates.push(ctx.node) {
-                        controller.forget(msg.id);
+                        controller.forget(copy_key(msg));
                     }
                     Decided::Go(Outcome::Admitted, now)
                 }
