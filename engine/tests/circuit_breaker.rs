@@ -181,7 +181,7 @@ fn a_breaker_replaced_while_open_is_logged_closed() {
     let nginx = serde_json::from_value(json!({"kind": "product_limiter", "product": "nginx_limit_conn", "conn": 5})).unwrap();
     sim.reconfigure("b", nginx).unwrap();
     run_checked(&mut sim, 10.0);
-    let last = sim.transitions().entries().filter(|t| t.node == b).next_back().unwrap();
+    let last = sim.transitions().entries().rfind(|t| t.node == b).unwrap();
     assert_eq!((last.from, last.to), (State::Open, State::Closed));
     assert_eq!(sim.state_times(b).unwrap().state(), State::Closed);
 }
