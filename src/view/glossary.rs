@@ -47,9 +47,11 @@ fn read() -> Vec<Entry> {
         .collect()
 }
 
-/// The entry for `word` (any case).
+/// The entry for `word` (any case; a drop reason's `_` read as a space:
+/// `not_permitted` is "Not permitted").
 pub fn find(word: &str) -> Option<&'static Entry> {
-    entries().iter().find(|e| e.word.eq_ignore_ascii_case(word) || e.word == word)
+    let spaced = word.replace('_', " ");
+    entries().iter().find(|e| e.word.eq_ignore_ascii_case(word) || e.word == word || e.word.eq_ignore_ascii_case(&spaced))
 }
 
 #[cfg(test)]
@@ -59,7 +61,7 @@ mod tests {
     #[test]
     fn the_glossary_defines_every_word_the_page_underlines() {
         // The words `Term` is given across the page.
-        for word in ["Backpressure", "Ready", "Overloaded", "SoftLimit", "HardLimit", "Thinned", "Disconnect", "Disconnected", "ρ", "Lq", "Wq"] {
+        for word in ["Backpressure", "Ready", "Overloaded", "SoftLimit", "HardLimit", "Thinned", "Disconnect", "Disconnected", "ρ", "Lq", "Wq", "CLOSED", "HALF_OPEN", "OPEN", "not_permitted"] {
             assert!(find(word).is_some(), "{word} is not in docs/glossary.md");
         }
         assert!(find("overloaded").unwrap().definition.contains("would block"));
