@@ -192,7 +192,7 @@ test("resilience4j's circuit breaker over a dead server opens: its face, its sta
       { id: 'guard', kind: 'product_limiter', product: 'resilience4j_circuit_breaker', sliding_window_size: 10, minimum_number_of_calls: 10,
         wait_duration_in_open_state_s: 2, permitted_number_of_calls_in_half_open_state: 3 },
       { id: 'line', kind: 'queue', capacity: { messages: 1 } },
-      { id: 'server', kind: 'consumer', outages: [{ from_s: 0, to_s: 1000 }] },
+      { id: 'server', kind: 'consumer', service_time: { dist: 'fixed', value: 0.01 }, outages: [{ from_s: 0, to_s: 1000 }] },
     ],
     edges: [{ from: 'clients', to: 'guard' }, { from: 'guard', to: 'line' }, { from: 'line', to: 'server' }],
   };
@@ -203,7 +203,7 @@ test("resilience4j's circuit breaker over a dead server opens: its face, its sta
   // Every call fails (the line is full, the server out): the breaker opens
   // after its window of 10, and its face says how many of them failed.
   await page.waitForFunction(() => document.querySelector('[data-node="guard"]')?.dataset.state === 'OPEN', null, { timeout: 20_000 });
-  assert.match(await page.getAttribute('[data-node="guard"]', 'aria-label'), /OPEN · \d+\/\d+ failed/);
+  assert.match(await page.getAttribute('[data-node="guard"]', 'aria-label'), /state: OPEN, \d+ of \d+ failed/);
   // Its strip draws CLOSED, then OPEN and HALF_OPEN as it cycles.
   await page.waitForFunction(() => /HALF_OPEN/.test(document.querySelector('[data-testid="strip-guard"] svg')?.getAttribute('aria-label') ?? ''), null, { timeout: 20_000 });
   const strip = await page.getAttribute('[data-testid="strip-guard"] svg', 'aria-label');

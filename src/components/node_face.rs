@@ -150,10 +150,13 @@ pub(crate) fn describe(node: &NodeView) -> (String, String, Option<String>) {
         }
         // What it is configured as, then what it holds and let through.
         Kind::ProductLimiter => {
+            // A circuit breaker: its state first, as a queue's, and what
+            // its window holds (the settings are in its name and inspector).
+            if let (Some(state), Some((calls, failed))) = (node.state, node.breaker_window) {
+                return (format!("state: {state}"), format!("{failed} of {calls} failed"), node.summary.clone());
+            }
             let status = node.summary.clone().unwrap_or_default();
-            let figure = if let (Some(state), Some((calls, failed))) = (node.state, node.breaker_window) {
-                format!("{state} · {failed}/{calls} failed")
-            } else if let Some(limit) = node.adaptive_limit {
+            let figure = if let Some(limit) = node.adaptive_limit {
                 format!("{}/{limit} in flight", node.in_service)
             } else if node.limits_in_progress {
                 format!("{} in progress · {} waiting", node.in_service, node.depth)
