@@ -159,14 +159,10 @@ fn draw<DB: DrawingBackend>(root: DrawingArea<DB, Shift>, result: &SweepResult, 
     root.present().map_err(|e| fail(&e))
 }
 
-/// The colour of a phase map's cell: green, amber, red, grey.
+/// The colour of a phase map's cell (`Recovery::rgb`).
 fn recovery_colour(k: Recovery) -> RGBColor {
-    match k {
-        Recovery::Stable => RGBColor(0x2f, 0x9e, 0x44),
-        Recovery::Recovered => RGBColor(0xf0, 0x8c, 0x00),
-        Recovery::Collapsed => RGBColor(0xc9, 0x2a, 0x2a),
-        Recovery::Mixed => RGBColor(0xad, 0xb5, 0xbd),
-    }
+    let (r, g, b) = k.rgb();
+    RGBColor(r, g, b)
 }
 
 /// A recovery metric over two varied fields: one cell per point, the first

@@ -22,6 +22,7 @@ pub mod measured_canvas;
 pub mod messages;
 pub mod node_face;
 pub mod palette;
+pub mod phase_map;
 pub mod panic_panel;
 pub mod scenario_details;
 pub mod shadow_panel;

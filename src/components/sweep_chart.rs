@@ -124,11 +124,9 @@ pub fn draw(canvas: HtmlCanvasElement, run: &SweepRun, metric: &Metric, current:
     if matches!(metric, Metric::Of { measure: Measure::Recovery, .. }) {
         // Each point in the colour of what its runs came to after the
         // trigger, as the command line's phase map colours its cells.
-        let colour = |p: &(f64, f64, f64)| match Recovery::of(&Estimate { mean: Some(p.1), ci95: Some(p.2), n: 0 }) {
-            Some(Recovery::Stable) => RGBColor(0x2f, 0x9e, 0x44),
-            Some(Recovery::Recovered) => RGBColor(0xf0, 0x8c, 0x00),
-            Some(Recovery::Collapsed) => RGBColor(0xc9, 0x2a, 0x2a),
-            _ => RGBColor(0x86, 0x8e, 0x96),
+        let colour = |p: &(f64, f64, f64)| match Recovery::of(&Estimate { mean: Some(p.1), ci95: Some(p.2), n: 0 }).map(Recovery::rgb) {
+            Some((r, g, b)) => RGBColor(r, g, b),
+            None => RGBColor(0x86, 0x8e, 0x96),
         };
         chart.draw_series(measured.iter().map(|p| Circle::new((p.0, y(p.1)), 7, colour(p).filled())))?;
     } else {

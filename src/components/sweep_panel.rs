@@ -22,6 +22,9 @@
 //!   (`sluice tune`), in the worker, with progress and Cancel; the values
 //!   it tried are marked on the chart, and "Use" loads its answer as one
 //!   undoable edit.
+//! - A second field named under "Across" makes the sweep a map: every pair
+//!   of values run, each cell coloured by the metric (`PhaseMap`), a
+//!   recovery metric's by stable, recovered or collapsed.
 
 use std::rc::Rc;
 
@@ -39,6 +42,7 @@ use crate::browser::keep;
 use crate::browser::worker::{SweepWorker, TuneWorker};
 use crate::view::tune::{answer_words, TunePhase, TuneRun};
 use sluice_engine::tune::{Goal, Tried};
+use crate::components::phase_map::PhaseMap;
 use crate::components::sweep_chart::{draw, Look, XMap};
 use crate::view::sweep::{crossing_words, Phase, SweepForm, SweepOrder, SweepRun, MOST_POINTS, MOST_REPS};
 
@@ -250,6 +254,14 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             </label>
         }
     };
+    let across_field = {
+        let form = form.clone();
+        Callback::from(move |e: InputEvent| {
+            let mut next = (*form).clone();
+            next.across.field = e.target_unchecked_into::<HtmlInputElement>().value();
+            form.set(next);
+        })
+    };
     let on_metric = {
         let (form, scenario) = (form.clone(), props.scenario.clone());
         Callback::from(move |e: Event| {
@@ -438,9 +450,11 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             </div>
         }
     });
+    let across_words = run.as_ref().and_then(|r| r.across.as_ref()).map_or_else(String::new, |(f, _)| field_words(&props.scenario, f));
     let table = run.as_ref().filter(|r| !r.points.is_empty()).map(|r| {
         let rows = r.points.iter().map(|p| {
             let x = p.values.get(&r.name).copied().unwrap_or(f64::NAN);
+            let up = r.across.as_ref().map(|(f, _)| html! { <td>{ p.values.get(f).map_or_else(String::new, |v| as_written(*v)) }</td> });
             let e = p.metrics.get(&metric);
             let measured = match e.and_then(|e| e.mean) {
                 Some(mean) => format!("{} ± {}", four_figures(mean), e.and_then(|e| e.ci95).map_or("—".into(), four_figures)),
@@ -462,7 +476,7 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             let now = current == Some(x);
             html! {
                 <tr class={classes!(now.then_some("now"))}>
-                    <td>{ as_written(x) }</td><td>{ measured }</td><td>{ theory }</td>{ for second }
+                    <td>{ as_written(x) }</td>{ for up }<td>{ measured }</td><td>{ theory }</td>{ for second }
                     <td><button class="small" data-testid={format!("sweep-use-{}", as_written(x))} onclick={on_use}
                         aria-label={format!("{} {} = {}", if now { "In use:" } else { "Use" }, r.name, as_written(x))}>{ if now { "In use" } else { "Use" } }</button></td>
                 </tr>
@@ -472,6 +486,9 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
             <div class="sweep-table-wrap"><table class="sweep-table" data-testid="sweep-table">
                 <thead><tr>
                     <th scope="col" title={r.name.to_string()}>{ name_words.clone() }</th>
+                    if let Some((f, _)) = &r.across {
+                        <th scope="col" title={f.to_string()}>{ across_words.clone() }</th>
+                    }
                     <th scope="col" title={metric.to_string()}>{ metric.words() }{ " (95%)" }</th>
                     <th scope="col">{"theory"}</th>
                     if let Some(m) = &also {
@@ -484,6 +501,8 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
         }
     });
     let has_points = run.as_ref().is_some_and(|r| !r.points.is_empty());
+    // A sweep of two fields: a map in place of the chart.
+    let map = run.as_ref().and_then(|r| r.grid(&metric)).map(Rc::new);
     let on_close = props.on_close.reform(|_: MouseEvent| ());
     html! {
         <section ref={section} id="sweep-panel" class="panel sweep-panel" aria-label="Sweep" data-testid="sweep-panel">
@@ -498,6 +517,16 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 { field("Points", "points", form.points.clone(), "How many values, evenly spread", |f, v| f.points = v) }
                 { field("Replications", "reps", form.reps.clone(), "Runs per value", |f, v| f.reps = v) }
                 { field("Duration (s)", "until", form.until_s.clone(), "Simulated seconds per run", |f, v| f.until_s = v) }
+                <label class="sweep-field across">
+                    <span>{ "Across" }</span>
+                    <input type="text" id="sweep-across" data-testid="sweep-across" value={form.across.field.clone()} oninput={across_field}
+                        placeholder="none (NODE.FIELD)" title="A second field to vary, such as clients.retries.max_attempts: every pair of values runs, and the result is a map" />
+                </label>
+                if !form.across.field.trim().is_empty() {
+                    { field("Across from", "across-from", form.across.from.clone(), "The second field's first value", |f, v| f.across.from = v) }
+                    { field("Across to", "across-to", form.across.to.clone(), "The second field's last value", |f, v| f.across.to = v) }
+                    { field("Across points", "across-points", form.across.points.clone(), "How many values of the second field", |f, v| f.across.points = v) }
+                }
                 <label class="sweep-field metric">
                     <span>{ "Metric" }</span>
                     <select data-testid="sweep-metric" onchange={on_metric} title={metric.to_string()}>{ for options }</select>
@@ -541,7 +570,9 @@ pub fn sweep_panel(props: &SweepPanelProps) -> Html {
                 <p class="param-error" role="alert" data-testid="sweep-error">{ why }</p>
             }
             { for progress }
-            if run.is_some() {
+            if let Some(grid) = map.clone() {
+                <PhaseMap {grid} metric={metric.clone()} across={name_words.clone()} up={across_words.clone()} />
+            } else if run.is_some() {
                 <canvas ref={canvas} class="sweep-chart" width="720" height="300" data-testid="sweep-chart" onclick={on_chart_click}
                     role="img" aria-label={format!("{}{} against {name_words}; the table below lists every point", metric.words(), also.as_ref().map(|m| format!(" and {} (right axis)", m.words())).unwrap_or_default())}></canvas>
                 <div class="legend sweep-legend">

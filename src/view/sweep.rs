@@ -11,7 +11,7 @@
 
 use sluice_engine::numbers::{as_written, typed};
 use sluice_engine::tune::{Goal, TuneRequest};
-use sluice_engine::sweep::{field_value, metrics, Measure, Metric, NodeField, PointResult, Report, Request, SweepResult, Total};
+use sluice_engine::sweep::{field_value, metrics, spread, Estimate, Measure, Metric, NodeField, PointResult, Report, Request, SweepResult, Total, Varied};
 use sluice_engine::playground::SweepTicket;
 use sluice_engine::Scenario;
 
@@ -42,7 +42,23 @@ pub struct SweepForm {
     pub log_y: bool,
     /// A second metric, charted on its own axis; none unless chosen.
     pub also: Option<Metric>,
+    /// A second field varied across the first, as typed: the sweep then
+    /// runs every pair and shows a map. Its field empty: none.
+    pub across: Across,
 }
+
+/// A second field to vary, as typed (`clients.retries.max_attempts`, from,
+/// to, points).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Across {
+    pub field: String,
+    pub from: String,
+    pub to: String,
+    pub points: String,
+}
+
+/// The most points a map may have in all (both fields' values multiplied).
+pub const MOST_MAP_POINTS: usize = 400;
 
 impl SweepForm {
     /// Half to one and a half times the value now (whole numbers for a
@@ -62,6 +78,7 @@ impl SweepForm {
             target: String::new(),
             log_y: false,
             also: None,
+            across: Across::default(),
         }
     }
 
@@ -78,6 +95,7 @@ impl SweepForm {
             target: String::new(),
             log_y: false,
             also: None,
+            across: Across::default(),
         }
     }
 
@@ -95,7 +113,14 @@ impl SweepForm {
         let points = count("Points", &self.points, MOST_POINTS)?;
         let reps = count("Replications", &self.reps, MOST_REPS)?;
         let until_s = duration(&self.until_s)?;
-        let request = Request::over(scenario, name, (from, to, points), reps, until_s).map_err(|why| why.to_string())?;
+        let mut request = Request::over(scenario, name, (from, to, points), reps, until_s).map_err(|why| why.to_string())?;
+        if let Some(varied) = self.across.varied(name, scenario)? {
+            let total = request.vary[0].values.len() * varied.values.len();
+            if total > MOST_MAP_POINTS {
+                return Err(format!("Points: {total} pairs of values; a map takes at most {MOST_MAP_POINTS}"));
+            }
+            request.vary.push(varied);
+        }
         // Every point checked before anything runs.
         request.plan().map_err(|why| why.to_string())?;
         Ok(request)
@@ -140,6 +165,30 @@ impl SweepForm {
 }
 
 /// A form's number, or what is wrong with it, naming its field.
+impl Across {
+    /// The second field's values, if one is named; or what is wrong,
+    /// naming the field of the form.
+    pub fn varied(&self, first: &NodeField, scenario: &Scenario) -> Result<Option<Varied>, String> {
+        let typed_name = self.field.trim();
+        if typed_name.is_empty() {
+            return Ok(None);
+        }
+        let name = NodeField::parse(typed_name).map_err(|why| format!("Across: {why}"))?;
+        if name == *first {
+            return Err(format!("Across: {name} is the field swept already; name another"));
+        }
+        let (_, whole) = field_value(scenario, &name).ok_or_else(|| format!("Across: no number {name} in the scenario (NODE.FIELD, such as clients.retries.max_attempts)"))?;
+        let from = number("Across from", &self.from)?;
+        let to = number("Across to", &self.to)?;
+        let points = match self.points.trim().parse::<usize>() {
+            Ok(n) if (1..=MOST_POINTS).contains(&n) => n,
+            _ => return Err(format!("Across points: a whole number from 1 to {MOST_POINTS}, not \"{}\"", self.points.trim())),
+        };
+        let values = spread(from, to, points, whole).map_err(|why| format!("Across: {why}"))?;
+        Ok(Some(Varied { name, values }))
+    }
+}
+
 fn number(label: &str, text: &str) -> Result<f64, String> {
     match text.trim().parse::<f64>() {
         Ok(v) if v.is_finite() => Ok(v),
@@ -192,6 +241,8 @@ pub type Series = (Vec<(f64, f64, f64)>, Vec<(f64, f64)>);
 pub struct SweepRun {
     pub name: NodeField,
     pub values: Vec<f64>,
+    /// The second field varied across the first, and its values: a map.
+    pub across: Option<(NodeField, Vec<f64>)>,
     pub reps: usize,
     /// The finished points, in grid order.
     pub points: Vec<PointResult>,
@@ -210,9 +261,11 @@ impl SweepRun {
     /// A sweep of `name` as `request` asks for it.
     pub fn new(name: NodeField, request: &Request, started_ms: f64, lesson_step: Option<SweepTicket>) -> SweepRun {
         let values = request.vary.iter().find(|v| v.name == name).map(|v| v.values.clone()).unwrap_or_default();
+        let across = request.vary.iter().find(|v| v.name != name).map(|v| (v.name.clone(), v.values.clone()));
         SweepRun {
             name,
             values,
+            across,
             reps: request.reps,
             points: Vec::new(),
             done_reps: 0,
@@ -316,6 +369,27 @@ impl SweepRun {
         (measured, theory)
     }
 
+    /// For a map: per value of the second field (rows, from the largest
+    /// down, as a plot's axis goes), per value of the first (columns), the
+    /// estimate of `metric` once its point has finished.
+    pub fn grid(&self, metric: &Metric) -> Option<Grid> {
+        let (across, rows) = self.across.as_ref()?;
+        let rows: Vec<f64> = rows.iter().rev().copied().collect();
+        let cells = rows
+            .iter()
+            .map(|&r| {
+                self.values
+                    .iter()
+                    .map(|&c| {
+                        let point = self.points.iter().find(|p| p.values.get(&self.name) == Some(&c) && p.values.get(across) == Some(&r));
+                        point.and_then(|p| p.metrics.get(metric)).cloned()
+                    })
+                    .collect()
+            })
+            .collect();
+        Some(Grid { columns: self.values.clone(), rows, cells })
+    }
+
     /// The finished point nearest `x`, by its value.
     pub fn nearest(&self, x: f64) -> Option<f64> {
         self.points
@@ -323,6 +397,15 @@ impl SweepRun {
             .filter_map(|p| p.values.get(&self.name).copied())
             .min_by(|a, b| (a - x).abs().total_cmp(&(b - x).abs()))
     }
+}
+
+/// A map's cells: `cells[row][column]`, none where the point has not
+/// finished.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Grid {
+    pub columns: Vec<f64>,
+    pub rows: Vec<f64>,
+    pub cells: Vec<Vec<Option<Estimate>>>,
 }
 
 /// Where a measured series meets a target level, by straight lines

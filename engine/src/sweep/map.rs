@@ -47,6 +47,17 @@ impl Recovery {
             Recovery::Mixed => "mixed",
         }
     }
+
+    /// Its colour wherever a map or a chart draws it (red, green, blue):
+    /// green, amber, red, grey.
+    pub fn rgb(self) -> (u8, u8, u8) {
+        match self {
+            Recovery::Stable => (0x2f, 0x9e, 0x44),
+            Recovery::Recovered => (0xf0, 0x8c, 0x00),
+            Recovery::Collapsed => (0xc9, 0x2a, 0x2a),
+            Recovery::Mixed => (0xad, 0xb5, 0xbd),
+        }
+    }
 }
 
 impl SweepResult {
