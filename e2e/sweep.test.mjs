@@ -201,6 +201,44 @@ test('a second metric goes on its own axis and beside the first in the table: th
   await page.close();
 });
 
+test('a second field across makes the sweep a phase map: load against retry attempts, each cell stable, recovered or collapsed', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.setInputFiles('[data-testid="import-file"]', join(root, 'scenarios', 'retry-storm.json'));
+  await page.waitForFunction(() => document.querySelector('[data-testid="status"]')?.textContent.includes('retry-storm.json'));
+  await page.click('[data-node="clients"] .body');
+  await page.getByTestId('param-arrivals-rate_per_s-sweep').click();
+  await fill(page, { from: 2, to: 8, points: 3, reps: 2, until: 120 });
+  // The second field's range appears once it is named; a wrong one is said.
+  await page.getByTestId('sweep-across').fill('clients.nothing');
+  await fill(page, { 'across-from': 1, 'across-to': 3, 'across-points': 2 });
+  await page.getByTestId('sweep-metric').selectOption('clients.recovery');
+  await page.getByTestId('sweep-start').click();
+  assert.match(await page.getByTestId('sweep-error').textContent(), /^Across: no number clients\.nothing/);
+  await page.getByTestId('sweep-across').fill('clients.retries.max_attempts');
+  await page.getByTestId('sweep-start').click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="sweep-status"]')?.textContent === 'Done', null, { timeout: 120000 });
+  // A map, not a chart: 3 rates across, attempts 3 and 1 up the side.
+  assert.equal(await page.locator('[data-testid="sweep-chart"]').count(), 0);
+  const map = page.getByTestId('phase-map');
+  assert.match(await map.locator('figcaption').textContent(), /clients: recovery .* over clients: Arrivals, Rate .* \(across\) and clients: .*Attempts.* \(up\)/i);
+  const heads = await map.locator('thead th').allTextContents();
+  assert.deepEqual(heads.slice(1), ['2', '5', '8']);
+  assert.deepEqual(await map.locator('tbody th').allTextContents(), ['3', '1']);
+  const cells = await map.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
+  // Light load without retries holds; heavy load with three attempts
+  // collapses after the slowdown (the storm of lesson 19).
+  assert.equal(cells[1][0], 'stable', JSON.stringify(cells));
+  assert.equal(cells[0][2], 'collapsed', JSON.stringify(cells));
+  assert.match(await map.locator('.legend').textContent(), /stable.*recovered.*collapsed.*mixed/);
+  // The table lists both fields of each point.
+  const head = await page.locator('[data-testid="sweep-table"] thead th').allTextContents();
+  assert.match(head[1], /Attempts/i);
+  assert.equal(await page.locator('[data-testid="sweep-table"] tbody tr').count(), 6);
+  await screenshot(page, 'sweep-phase-map');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('Find the setting answers the fewest servers an M/M/c needs for its mean wait, marks what it tried, and Use loads it', async () => {
   const { page, errors } = await open(env.browser, env.url);
   await page.setInputFiles('[data-testid="import-file"]', join(root, 'scenarios', 'queueing-theory.json'));

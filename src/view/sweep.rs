@@ -316,7 +316,7 @@ impl SweepRun {
     }
 
     pub fn total_reps(&self) -> usize {
-        self.values.len() * self.reps
+        self.point_count() * self.reps
     }
 
     /// Replications per second of wall-clock time so far.
@@ -331,7 +331,7 @@ impl SweepRun {
         let mut text = format!(
             "{} of {} points, {} of {} replications",
             self.points.len(),
-            self.values.len(),
+            self.point_count(),
             self.done_reps,
             self.total_reps()
         );
@@ -343,6 +343,12 @@ impl SweepRun {
             }
         }
         text
+    }
+
+    /// Points in all: the first field's values, times the second's for a
+    /// map.
+    pub fn point_count(&self) -> usize {
+        self.values.len() * self.across.as_ref().map_or(1, |(_, values)| values.len())
     }
 
     /// The result so far: every finished point.
@@ -519,10 +525,48 @@ mod tests {
         assert!(bad(&|f| f.from = "-4".into()).starts_with("at arrivals.arrivals.rate_per_s = -4"));
     }
 
+    /// A second field makes a map: every pair runs, the grid's rows the
+    /// second field's values from the largest down, each cell its point's
+    /// estimate; a bad second field is named.
+    #[test]
+    fn a_second_field_across_makes_a_map_of_every_pair() {
+        let s = mm1();
+        let rate = field("arrivals.arrivals.rate_per_s");
+        let mut form = SweepForm::around(&rate, &s);
+        (form.from, form.to, form.points, form.reps, form.until_s) = ("2".into(), "8".into(), "2".into(), "2".into(), "50".into());
+        form.across = Across { field: "server.workers".into(), from: "1".into(), to: "2".into(), points: "2".into() };
+        form.metric = metric("line.mean_depth_messages");
+        let request = form.request(&rate, &s).unwrap();
+        assert_eq!(request.vary.len(), 2);
+        let mut run = SweepRun::new(rate.clone(), &request, 0.0, None);
+        let mut runner = Runner::new(request.plan().unwrap());
+        while let Some(report) = runner.step() {
+            run.take(report, 1.0);
+        }
+        assert!(run.progress_text(1.0).starts_with("4 of 4 points, 8 of 8 replications"), "{}", run.progress_text(1.0));
+        let grid = run.grid(&form.metric).unwrap();
+        assert_eq!((grid.columns.clone(), grid.rows.clone()), (vec![2.0, 8.0], vec![2.0, 1.0]));
+        let depth = |r: usize, c: usize| grid.cells[r][c].as_ref().and_then(|e| e.mean).unwrap();
+        // More load, longer line; more workers, shorter.
+        assert!(depth(1, 1) > depth(1, 0) && depth(1, 1) > depth(0, 1), "{grid:?}");
+        let bad = |across: Across| {
+            let mut f = form.clone();
+            f.across = across;
+            f.request(&rate, &s).unwrap_err()
+        };
+        let with = |field: &str, points: &str| Across { field: field.into(), from: "1".into(), to: "2".into(), points: points.into() };
+        assert!(bad(with("server.nothing", "2")).starts_with("Across: no number server.nothing"), "{}", bad(with("server.nothing", "2")));
+        assert!(bad(with("arrivals.arrivals.rate_per_s", "2")).starts_with("Across: arrivals.arrivals.rate_per_s is the field swept already"));
+        assert!(bad(with("server.workers", "0")).starts_with("Across points:"));
+        form.points = "200".into();
+        form.across = Across { field: "server.workers".into(), from: "1".into(), to: "4".into(), points: "3".into() };
+        assert!(form.request(&rate, &s).unwrap_err().starts_with("Points: 600 pairs"), "a map is bounded");
+    }
+
     #[test]
     fn reports_build_the_result_the_command_line_prints() {
         let s = mm1();
-        let form = SweepForm { from: "2".into(), to: "8".into(), points: "3".into(), reps: "2".into(), until_s: "100".into(), metric: metric("line.mean_depth_messages"), target: String::new(), log_y: false, also: None };
+        let form = SweepForm { from: "2".into(), to: "8".into(), points: "3".into(), reps: "2".into(), until_s: "100".into(), metric: metric("line.mean_depth_messages"), target: String::new(), log_y: false, also: None, across: Across::default() };
         let rate = field("arrivals.arrivals.rate_per_s");
         let request = form.request(&rate, &s).unwrap();
         let mut run = SweepRun::new(rate, &request, 0.0, None);
