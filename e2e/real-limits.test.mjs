@@ -209,6 +209,13 @@ test("resilience4j's circuit breaker over a dead server opens: its face, its sta
   const strip = await page.getAttribute('[data-testid="strip-guard"] svg', 'aria-label');
   assert.match(strip, /^Circuit breaker state of guard over time: CLOSED [\d.]+ s \(\d+ %\), HALF_OPEN .*OPEN /);
   assert.match(await page.textContent('.strips .legend'), /CLOSED.*HALF_OPEN.*OPEN/);
+  // Its inspector (the breaker's eleven settings) passes axe, and each
+  // setting is reached from the keyboard.
+  assert.deepEqual(await accessibilityProblems(page, '[data-testid="inspector"]'), []);
+  await page.focus('[data-testid="param-failure_rate_threshold-number"]');
+  await page.keyboard.press('Tab');
+  await page.keyboard.press('Tab');
+  assert.ok(await page.evaluate(() => document.querySelector('[data-testid="inspector"]').contains(document.activeElement)), 'Tab moves on within the inspector');
   // Refusals are counted under their own reason.
   assert.match(await page.getAttribute('[data-node="guard"]', 'aria-label') + await page.textContent('body'), /not_permitted|not permitted/i);
   await page.click('[data-testid="config-export"]');

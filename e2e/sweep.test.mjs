@@ -234,6 +234,7 @@ test('a second field across makes the sweep a phase map: load against retry atte
   const head = await page.locator('[data-testid="sweep-table"] thead th').allTextContents();
   assert.match(head[1], /Attempts/i);
   assert.equal(await page.locator('[data-testid="sweep-table"] tbody tr').count(), 6);
+  assert.deepEqual(await accessibilityProblems(page, '[data-testid="phase-map"]'), []);
   await screenshot(page, 'sweep-phase-map');
   assert.deepEqual(errors, []);
   await page.close();

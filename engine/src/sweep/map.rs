@@ -49,10 +49,12 @@ impl Recovery {
     }
 
     /// Its colour wherever a map or a chart draws it (red, green, blue):
-    /// green, amber, red, grey.
+    /// green, amber, red, grey, each light or dark enough for its words to
+    /// read at 4.5 : 1 (dark words on the green, amber and grey, white on
+    /// the red).
     pub fn rgb(self) -> (u8, u8, u8) {
         match self {
-            Recovery::Stable => (0x2f, 0x9e, 0x44),
+            Recovery::Stable => (0x37, 0xb2, 0x4d),
             Recovery::Recovered => (0xf0, 0x8c, 0x00),
             Recovery::Collapsed => (0xc9, 0x2a, 0x2a),
             Recovery::Mixed => (0xad, 0xb5, 0xbd),
