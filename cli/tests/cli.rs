@@ -255,8 +255,9 @@ fn a_sweep_of_load_and_attempts_prints_and_draws_a_phase_map() {
     let mut pixels = vec![0; reader.output_buffer_size()];
     reader.next_frame(&mut pixels).unwrap();
     let count = |colour: [u8; 3]| pixels.chunks(3).filter(|p| *p == colour).count();
-    assert!(count([0x2f, 0x9e, 0x44]) > 10_000, "the stable cells");
-    assert!(count([0xc9, 0x2a, 0x2a]) > 10_000, "the collapsed cell");
+    let rgb = |k: sluice_engine::sweep::Recovery| <[u8; 3]>::from(k.rgb());
+    assert!(count(rgb(sluice_engine::sweep::Recovery::Stable)) > 10_000, "the stable cells");
+    assert!(count(rgb(sluice_engine::sweep::Recovery::Collapsed)) > 10_000, "the collapsed cell");
     let err = sluice().args(["sweep", &file, "--vary", "clients.arrivals.rate_per_s=2,8", "--vary", "clients.retries.max_attempts=1,3", "--format", "map"]).output().unwrap();
     assert!(String::from_utf8_lossy(&err.stderr).contains("--format map draws one metric"));
     let err = sluice().args(["sweep", &file, "--vary", "clients.arrivals.rate_per_s=2,8", "--metric", "clients.recovery", "--format", "map"]).output().unwrap();
