@@ -17,6 +17,21 @@ fn breaker(settings: Value) -> Value {
     b
 }
 
+/// Clients `p` (10 a second, evenly) calling through breaker `b` a
+/// server `c` that is out, behind a queue `q` of one place: the first call
+/// waits there for ever, every later one is dropped (a failure).
+fn dead_server(settings: Value) -> sluice_engine::Scenario {
+    graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 10}}),
+            breaker(settings),
+            json!({"id": "q", "kind": "queue", "capacity": {"messages": 1}}),
+            json!({"id": "c", "kind": "consumer", "service_time": fixed(0.01), "outages": [{"from_s": 0.0, "to_s": 1000.0}]}),
+        ],
+        &[("p", "b"), ("b", "q"), ("q", "c")],
+    )
+}
+
 /// Entries into `state` of node `id`.
 fn entered(sim: &Simulation, id: &str, state: State) -> u64 {
     sim.stats(idx(sim, id)).entered.iter().find(|(s, _)| *s == state).map_or(0, |(_, n)| *n)
@@ -30,16 +45,8 @@ fn entered(sim: &Simulation, id: &str, state: State) -> u64 {
 /// window's 10) plus 3 per half-open, and the rest was refused.
 #[test]
 fn a_breaker_over_a_dead_server_lets_through_only_its_trial_calls() {
-    let scenario = graph(
-        vec![
-            json!({"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 10}}),
-            breaker(json!({"sliding_window_size": 10, "minimum_number_of_calls": 10, "wait_duration_in_open_state_s": 5,
-                           "automatic_transition_from_open_to_half_open_enabled": true, "permitted_number_of_calls_in_half_open_state": 3})),
-            json!({"id": "q", "kind": "queue", "capacity": {"messages": 1}}),
-            json!({"id": "c", "kind": "consumer", "service_time": fixed(0.01), "outages": [{"from_s": 0.0, "to_s": 1000.0}]}),
-        ],
-        &[("p", "b"), ("b", "q"), ("q", "c")],
-    );
+    let scenario = dead_server(json!({"sliding_window_size": 10, "minimum_number_of_calls": 10, "wait_duration_in_open_state_s": 5,
+        "automatic_transition_from_open_to_half_open_enabled": true, "permitted_number_of_calls_in_half_open_state": 3}));
     let mut sim = Simulation::new(scenario, 1).unwrap();
     run_checked(&mut sim, 60.0);
     let b = idx(&sim, "b");
@@ -132,16 +139,8 @@ fn a_client_giving_up_is_a_failure_heard_at_its_time_out() {
 /// half-open wait ends the state, on time.
 #[test]
 fn trials_that_never_end_are_cut_off_by_the_half_open_wait() {
-    let scenario = graph(
-        vec![
-            json!({"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 10}}),
-            breaker(json!({"sliding_window_size": 2, "minimum_number_of_calls": 2, "wait_duration_in_open_state_s": 1,
-                           "permitted_number_of_calls_in_half_open_state": 2, "max_wait_duration_in_half_open_state_s": 3})),
-            json!({"id": "q", "kind": "queue", "capacity": {"messages": 1}}),
-            json!({"id": "c", "kind": "consumer", "service_time": fixed(0.01), "outages": [{"from_s": 0.0, "to_s": 1000.0}]}),
-        ],
-        &[("p", "b"), ("b", "q"), ("q", "c")],
-    );
+    let scenario = dead_server(json!({"sliding_window_size": 2, "minimum_number_of_calls": 2, "wait_duration_in_open_state_s": 1,
+        "permitted_number_of_calls_in_half_open_state": 2, "max_wait_duration_in_half_open_state_s": 3}));
     let mut sim = Simulation::new(scenario, 1).unwrap();
     run_checked(&mut sim, 3.05);
     let b = idx(&sim, "b");
@@ -165,15 +164,7 @@ fn trials_that_never_end_are_cut_off_by_the_half_open_wait() {
 /// its strip and the log say so.
 #[test]
 fn a_breaker_replaced_while_open_is_logged_closed() {
-    let scenario = graph(
-        vec![
-            json!({"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 10}}),
-            breaker(json!({"sliding_window_size": 5, "minimum_number_of_calls": 5})),
-            json!({"id": "q", "kind": "queue", "capacity": {"messages": 1}}),
-            json!({"id": "c", "kind": "consumer", "service_time": fixed(0.01), "outages": [{"from_s": 0.0, "to_s": 1000.0}]}),
-        ],
-        &[("p", "b"), ("b", "q"), ("q", "c")],
-    );
+    let scenario = dead_server(json!({"sliding_window_size": 5, "minimum_number_of_calls": 5}));
     let mut sim = Simulation::new(scenario, 1).unwrap();
     run_checked(&mut sim, 5.0);
     let b = idx(&sim, "b");

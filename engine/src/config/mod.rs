@@ -352,3 +352,9 @@ pub(crate) fn chosen<'a, T>(
     }
     Ok(picked)
 }
+
+/// A node of one product limiter, for the exports' tests.
+#[cfg(test)]
+pub(crate) fn limiter_node(id: &str, spec: ProductLimiterSpec) -> NodeSpec {
+    NodeSpec { id: id.into(), position: None, block: BlockSpec::ProductLimiter(spec) }
+}

@@ -96,11 +96,7 @@ pub fn export(scenario: &Scenario, node: Option<&str>) -> Result<Exported, Expor
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::{BlockSpec, NodeSpec};
-
-    fn node(id: &str, spec: ProductLimiterSpec) -> NodeSpec {
-        NodeSpec { id: id.into(), position: None, block: BlockSpec::ProductLimiter(spec) }
-    }
+    use super::super::limiter_node as node;
 
     #[test]
     fn every_setting_is_written_with_its_spring_property() {
