@@ -266,7 +266,7 @@ fn the_catalogue_is_whole_and_every_lesson_sound() {
         assert_eq!(l.text.number as usize, k + 1, "lessons are numbered in order");
         assert!(file.starts_with(&format!("{:02}-", k + 1)), "{file} is lesson {}", k + 1);
         l.verify().unwrap_or_else(|why| panic!("{file}: {why}"));
-        assert!((2..=8).contains(&l.text.steps.len()), "{file}: two to eight steps");
+        assert!((2..=9).contains(&l.text.steps.len()), "{file}: two to nine steps");
         assert!(l.scenario.seed.is_some(), "{file}: its scenario names its seed, so the lesson runs the same for everyone");
         for id in &l.text.focus {
             assert!(l.scenario.node_index(id).is_some());
@@ -359,6 +359,26 @@ fn a_step_from_time_zero_is_judged_from_zero_whenever_it_is_pressed() {
     let mut asks = lesson(18);
     asks.text.steps[2].from_zero = true;
     assert!(asks.verify().unwrap_err().to_string().contains("step 3: a step that asks"), "{:?}", asks.verify());
+}
+
+/// A step from time zero runs its changes from the start: a schedule it
+/// changes (here the server's slowdown, taken away) is the run's, not
+/// ignored as a schedule changed live would be.
+#[test]
+fn a_step_from_time_zero_runs_the_schedules_it_changes() {
+    let mut calm = lesson(19);
+    let k = calm.text.steps.iter().position(|s| s.from_zero).expect("lesson 19 starts again from zero");
+    let step: sluice_engine::lesson::Step = serde_json::from_value(serde_json::json!({
+        "try": "Start again without the slowdown.", "expect": "No storm.", "from_zero": true,
+        "changes": [{"node": "server", "field": "slowdowns", "value": []}, {"node": "clients", "field": "arrivals.rate_per_s", "value": 6}],
+        "check": [{"node": "clients", "figure": "goodput_per_s", "at_least": 5}, {"node": "server", "figure": "wasted_share", "at_most": 0.05}],
+        "within_s": 100
+    }))
+    .unwrap();
+    calm.text.steps[k] = step;
+    calm.verify().unwrap();
+    let outcomes = sluice_engine::playground::follow_pausing(&calm, &[0.0; 10]).unwrap();
+    assert!(outcomes[k].verdict.passed, "{:?}", outcomes[k].verdict);
 }
 
 /// A choice the scenario file leaves out at its default can be asked for:

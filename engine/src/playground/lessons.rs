@@ -398,7 +398,8 @@ impl Playground {
         }
         let changes = step.changes.clone();
         let asks = step.ask.clone().filter(|_| !for_them);
-        if k == 0 || step.from_zero {
+        let from_zero = k == 0 || step.from_zero;
+        if from_zero && (asks.is_some() || changes.is_empty()) {
             // From time zero: what step 1 (or a step that says so) claims
             // does not depend on when it was pressed.
             self.restart();
@@ -437,6 +438,12 @@ impl Playground {
                 .collect();
             self.edit(|e| e.set_blocks(blocks))?;
             edited = self.editor.touched().is_some();
+            if from_zero {
+                // From time zero with the changes in place: a schedule
+                // they change (`slowdowns`, `outages`…) is read as the run
+                // starts, as it would not be if taken live.
+                self.restart();
+            }
         }
         self.watch_step(k, false);
         Ok(Applied { edited, ..Applied::default() })
