@@ -381,18 +381,13 @@ impl SweepRun {
     pub fn grid(&self, metric: &Metric) -> Option<Grid> {
         let (across, rows) = self.across.as_ref()?;
         let rows: Vec<f64> = rows.iter().rev().copied().collect();
-        let cells = rows
+        // Each finished point's estimate by its pair of values, once.
+        let by_pair: std::collections::HashMap<(u64, u64), &Estimate> = self
+            .points
             .iter()
-            .map(|&r| {
-                self.values
-                    .iter()
-                    .map(|&c| {
-                        let point = self.points.iter().find(|p| p.values.get(&self.name) == Some(&c) && p.values.get(across) == Some(&r));
-                        point.and_then(|p| p.metrics.get(metric)).cloned()
-                    })
-                    .collect()
-            })
+            .filter_map(|p| Some(((p.values.get(&self.name)?.to_bits(), p.values.get(across)?.to_bits()), p.metrics.get(metric)?)))
             .collect();
+        let cells = rows.iter().map(|r| self.values.iter().map(|c| by_pair.get(&(c.to_bits(), r.to_bits())).map(|e| (*e).clone())).collect()).collect();
         Some(Grid { columns: self.values.clone(), rows, cells })
     }
 
