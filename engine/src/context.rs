@@ -12,6 +12,7 @@ use crate::time::{SimDuration, SimTime};
 
 /// What every block shares: the clock, the random streams, the scheduler,
 /// the transition log and the outbox of notices.
+#[derive(Clone)]
 pub struct Core {
     pub now: SimTime,
     /// One random stream per node, by node index.

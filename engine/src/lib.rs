@@ -43,6 +43,7 @@ pub(crate) mod supervision;
 pub mod sweep;
 pub mod tally;
 pub mod theory;
+pub mod timeline;
 pub mod tune;
 pub(crate) mod time;
 
@@ -53,6 +54,7 @@ pub use editor::Editor;
 pub use measure::Mark;
 pub use metrics::{Decision, DropReason, Outcome, Percentiles, SeriesPoint, Transition, DEPTH_SERIES_CAPACITY};
 pub use playground::{Command, Playground};
+pub use plumbing::heap;
 pub use plumbing::json_read::{from_value, to_value};
 pub use plumbing::pairs::merge_pairs;
 pub use plumbing::numbers;

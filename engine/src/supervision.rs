@@ -13,6 +13,7 @@
 use crate::state::Phase;
 use crate::scenario::{BlockSpec, Scenario};
 
+#[derive(Clone)]
 pub struct Supervision {
     /// Each consumer's phase as last seen (`None` for other blocks).
     pub seen: Vec<Option<Phase>>,

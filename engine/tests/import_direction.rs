@@ -30,7 +30,7 @@ const ENGINE: &[&[&str]] = &[
     &["scenario"],
     &["supervision", "report", "share", "editor", "config"],
     &["simulation"],
-    &["measure", "bench_model", "shadow"],
+    &["measure", "bench_model", "shadow", "timeline"],
     &["theory"],
     &["sweep"],
     &["tune", "lesson"],

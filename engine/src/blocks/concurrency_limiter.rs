@@ -30,6 +30,7 @@ impl ConcurrencyLimiterSpec {
     }
 }
 
+#[derive(Clone)]
 pub struct ConcurrencyLimiter {
     spec: ConcurrencyLimiterSpec,
     in_flight: u64,

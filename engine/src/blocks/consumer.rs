@@ -207,6 +207,7 @@ struct Slot {
     ends: SimTime,
 }
 
+#[derive(Clone)]
 pub struct Consumer {
     spec: ConsumerSpec,
     slots: Vec<Slot>,

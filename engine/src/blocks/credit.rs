@@ -121,6 +121,7 @@ struct Peer {
     activity: u64,
 }
 
+#[derive(Clone)]
 pub struct Credit {
     spec: CreditSpec,
     peers: Vec<Peer>,

@@ -104,6 +104,7 @@ impl LinkSpec {
     }
 }
 
+#[derive(Clone)]
 pub struct Link {
     spec: LinkSpec,
     /// Waiting to go on the wire.

@@ -275,6 +275,7 @@ pub enum QueueOffer {
     Refused,
 }
 
+#[derive(Clone)]
 pub struct Queue {
     spec: QueueSpec,
     priorities: PriorityTable,

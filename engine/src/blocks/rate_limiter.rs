@@ -363,6 +363,7 @@ impl RuleState {
     }
 }
 
+#[derive(Clone)]
 pub struct RateLimiter {
     spec: RateLimiterSpec,
     rules: Vec<RuleState>,

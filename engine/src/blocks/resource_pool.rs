@@ -57,6 +57,7 @@ impl ResourcePoolSpec {
     }
 }
 
+#[derive(Clone)]
 pub struct ResourcePool {
     spec: ResourcePoolSpec,
     idle: u32,

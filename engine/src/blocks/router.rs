@@ -57,6 +57,7 @@ impl RouterSpec {
 }
 
 /// How the router picks among its outputs, resolved to output positions.
+#[derive(Clone)]
 pub enum Choice {
     RoundRobin { next: usize },
     ByWeight { weights: Vec<f64>, total: f64 },
@@ -66,6 +67,7 @@ pub enum Choice {
     ByDestination { by_node: Vec<Option<usize>> },
 }
 
+#[derive(Clone)]
 pub struct Router {
     spec: RouterSpec,
     choice: Choice,

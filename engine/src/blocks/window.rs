@@ -203,6 +203,7 @@ impl<T> PendingAcks<T> {
 /// together, per destination, per class), so that a change of scope while
 /// running finds each new scope's count exact, and each acknowledgement
 /// releases the scopes its message was counted in.
+#[derive(Clone)]
 pub struct Window {
     spec: WindowSpec,
     /// By `scope_key(PerDestination, _)`.

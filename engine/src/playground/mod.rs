@@ -29,6 +29,7 @@ use crate::scenario::free_spot;
 use crate::lesson::{Lesson, LessonError};
 use crate::scenario::{BlockSpec, FieldPath, Kind, Position, Scenario};
 use crate::simulation::Simulation;
+use crate::timeline::Run;
 use crate::sweep::SweepResult;
 
 pub use follow::{follow, follow_alone, follow_pausing, FollowError, FollowStep, SKIP_EVENTS};
@@ -207,7 +208,7 @@ impl std::error::Error for PlayError {}
 pub struct Variant {
     /// What A and B are, for people.
     pub labels: (String, String),
-    pub sim: Simulation,
+    pub sim: Run,
 }
 
 impl Variant {
@@ -216,7 +217,7 @@ impl Variant {
         if flows {
             sim.count_flows();
         }
-        Ok(Variant { labels, sim })
+        Ok(Variant { labels, sim: Run::new(sim) })
     }
 }
 
@@ -225,7 +226,7 @@ pub struct Playground {
     lessons: Vec<Lesson>,
     /// The run of the edited scenario's connected part (none while no part
     /// of it can run).
-    a: Option<Simulation>,
+    a: Option<Run>,
     b: Option<Variant>,
     lesson: Option<LessonRun>,
     /// Where the lesson of one's own is among `lessons`, and how many were
@@ -268,7 +269,7 @@ impl Playground {
 
     /// The run of the edited scenario; none while it lacks an edge.
     pub fn run(&self) -> Option<&Simulation> {
-        self.a.as_ref()
+        self.a.as_ref().map(Run::sim)
     }
 
     /// Variant B, with a comparison open.
@@ -465,14 +466,16 @@ impl Playground {
         // A run with product limiters counts what they do to each key: the
         // page's shadow panel.
         let limits = scenario.nodes.iter().any(|n| n.block.kind() == Kind::ProductLimiter);
-        self.a = Simulation::new_in_part(scenario, seed).ok();
-        if let Some(sim) = self.a.as_mut().filter(|_| limits) {
-            sim.tally_decisions();
-        }
-        if let Some(sim) = self.a.as_mut().filter(|_| self.flows) {
-            sim.count_flows();
-        }
         let flows = self.flows;
+        self.a = Simulation::new_in_part(scenario, seed).ok().map(|mut sim| {
+            if limits {
+                sim.tally_decisions();
+            }
+            if flows {
+                sim.count_flows();
+            }
+            Run::new(sim)
+        });
         self.b = self.b.take().and_then(|b| Variant::start(b.sim.scenario().clone(), seed, b.labels, flows).ok());
         self.starts += 1;
         if let Some(run) = &mut self.lesson {
@@ -505,7 +508,7 @@ impl Playground {
 
     /// Why the watchdog stopped A or B, if it did, as a sentence.
     pub fn stall(&self) -> Option<String> {
-        let a = self.a.as_ref().and_then(Simulation::stopped).map(|stall| {
+        let a = self.a.as_ref().and_then(|run| run.stopped()).map(|stall| {
             let why = stall.to_string();
             let mut chars = why.chars();
             chars.next().map(|first| first.to_uppercase().chain(chars).collect()).unwrap_or(why)
@@ -517,7 +520,7 @@ impl Playground {
     /// (when the comparison is open).
     fn runs(&self, compare: bool) -> Vec<&Simulation> {
         let b = self.b.as_ref().filter(|_| compare).map(|b| &b.sim);
-        self.a.iter().chain(b).collect()
+        self.a.iter().map(Run::sim).chain(b.map(Run::sim)).collect()
     }
 }
 

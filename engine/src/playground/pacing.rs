@@ -15,7 +15,7 @@
 
 use crate::lesson::LessonText;
 use crate::time::{SimDuration, SimTime};
-use crate::simulation::Simulation;
+use crate::timeline::Run;
 
 use super::{LessonRun, Playground};
 
@@ -152,7 +152,7 @@ impl Playground {
 
 /// Simulates until `clock` reaches `deadline`, nothing is left to happen,
 /// or the run reaches `until`, reading the clock every few thousand events.
-fn run_for(sim: &mut Simulation, deadline: f64, until: Option<SimTime>, clock: &dyn Fn() -> f64) {
+fn run_for(sim: &mut Run, deadline: f64, until: Option<SimTime>, clock: &dyn Fn() -> f64) {
     while clock() < deadline {
         match until {
             // Reached, or stopped by the watchdog (its panel says why).

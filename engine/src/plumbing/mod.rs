@@ -2,10 +2,12 @@
 //! type error (`json_read`), numbers written with unit suffixes (`units`),
 //! text made safe to show (`printable`), the words and checks of
 //! validation (`validate`), halving a bounded history (`pairs`), numbers written for people (`numbers`), a field's
-//! place in a block (`field_path`) and a number field set in place
-//! (`number_field`). None of it knows a block, a scenario or a run.
+//! place in a block (`field_path`), a number field set in place
+//! (`number_field`) and the heap a value takes (`heap`). None of it knows a
+//! block, a scenario or a run.
 
 pub mod field_path;
+pub mod heap;
 pub mod json_read;
 pub mod numbers;
 pub mod pairs;

@@ -111,6 +111,7 @@ pub const CREEP_WINDOW: u64 = 1 << 23;
 /// rate a file may ask, 10⁹ a second, still gain about a millisecond.
 pub const MIN_PROGRESS_PER_WINDOW: SimDuration = SimDuration::from_nanos(100_000);
 
+#[derive(Clone)]
 pub enum Node {
     Producer(Producer),
     Queue(Queue),
@@ -154,6 +155,7 @@ impl Node {
     }
 }
 
+#[derive(Clone)]
 pub struct Simulation {
     scenario: Scenario,
     seed: u64,

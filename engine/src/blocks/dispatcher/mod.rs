@@ -108,6 +108,7 @@ struct DemandQueue {
     budget: u64,
 }
 
+#[derive(Clone)]
 pub struct Dispatcher {
     spec: DispatcherSpec,
     map: DispatcherMap,

@@ -70,7 +70,7 @@ struct Request {
     retry_active: bool,
 }
 
-#[derive(Debug, Default)]
+#[derive(Clone, Debug, Default)]
 pub struct Client {
     requests: BTreeMap<u64, Request>,
     /// Deadlines and retries with the request they are for; one whose

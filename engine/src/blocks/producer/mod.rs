@@ -87,6 +87,7 @@ pub struct ClassMap {
     pub destinations: Vec<NodeRef>,
 }
 
+#[derive(Clone)]
 pub struct Producer {
     spec: ProducerSpec,
     classes: ClassMap,

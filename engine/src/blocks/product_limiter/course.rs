@@ -6,6 +6,7 @@ use crate::metrics::{Series, DEPTH_BUCKET_NS, DEPTH_SERIES_CAPACITY};
 use crate::time::SimTime;
 
 /// The limit and what was in flight, over the run.
+#[derive(Clone)]
 pub struct Course {
     pub limit: Series,
     pub in_flight: Series,

@@ -425,6 +425,7 @@ impl Gradient {
 
 /// The filter's controller: the gradient controller, and the requests it
 /// let through.
+#[derive(Clone)]
 pub struct Controller {
     gradient: Gradient,
     outstanding: u32,

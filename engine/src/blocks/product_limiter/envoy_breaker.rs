@@ -138,7 +138,7 @@ pub enum Verdict {
 }
 
 /// The pool's connections and the requests in progress.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Pool {
     /// Connections open.
     cx: u64,

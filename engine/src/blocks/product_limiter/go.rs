@@ -261,7 +261,7 @@ pub enum Verdict {
 }
 
 /// The limiters, one or one per key.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Limiters {
     by_key: HashMap<u32, Limiter>,
 }

@@ -219,7 +219,7 @@ pub enum Verdict {
 }
 
 /// A stick table.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Table {
     entries: HashMap<u32, Entry>,
     /// Keys by expiry, soonest first.

@@ -141,7 +141,7 @@ pub enum Verdict {
 }
 
 /// The requests the server serves.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Server {
     served: u64,
 }

@@ -174,6 +174,7 @@ impl ProductLimiterSpec {
 }
 
 
+#[derive(Clone)]
 pub struct ProductLimiter {
     running: Running,
     /// Messages held, by the instant they may leave and the order they came.

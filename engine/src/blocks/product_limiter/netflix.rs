@@ -392,6 +392,7 @@ fn check_window(window: &Option<NetflixWindowSpec>, path: &str, errors: &mut Vec
 }
 
 /// One of the three algorithms with its settings and its state.
+#[derive(Clone)]
 enum Algorithm {
     Aimd(NetflixAimdSpec, Aimd),
     Vegas(NetflixVegasSpec, Vegas),
@@ -406,6 +407,7 @@ pub enum Settings {
 }
 
 /// The limiter: the algorithm fed by `SimpleLimiter`.
+#[derive(Clone)]
 pub struct Limiter {
     algorithm: Algorithm,
     window: Option<(NetflixWindowSpec, Windowed)>,

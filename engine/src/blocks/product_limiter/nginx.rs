@@ -239,7 +239,7 @@ struct Entry {
 }
 
 /// A `limit_req_zone`'s keys.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Zone {
     entries: HashMap<u32, Entry>,
     /// Keys by last use, least recent first.

@@ -105,7 +105,7 @@ pub enum Verdict {
 }
 
 /// A `limit_conn_zone`'s keys and their requests in progress.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Zone {
     conn: HashMap<u32, u32>,
     /// Requests counted, over every key.

@@ -12,6 +12,7 @@ fn copy_key(msg: &Message) -> u64 {
 }
 
 /// A product's settings and the state it keeps, together.
+#[derive(Clone)]
 pub(super) enum Running {
     Nginx(NginxLimitReqSpec, nginx::Zone),
     Go(GoRateSpec, go::Limiters),

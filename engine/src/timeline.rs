@@ -1,0 +1,370 @@
+//! A run that can be seen again at any earlier instant, in bounded memory.
+//!
+//! The simulation is deterministic, so an earlier instant need not be
+//! stored: it can be run again. A `Run` keeps, beside the live
+//! simulation, whole copies of it (checkpoints) every `every` events and
+//! the live changes it took (a block's parameters set while running, a
+//! block put on an edge), each with the event count and the instant it was
+//! taken at. `Run::at(t)` copies the last checkpoint before `t` and runs it
+//! on to `t`, taking the changes again where they were taken.
+//!
+//! Guarantees:
+//! - Exact: the run `at(t)` gives is the one a run stopped at `t` would
+//!   be (`run_until(t)`), every counter, series, transition and message
+//!   where it was, live changes included, and then goes on the same.
+//! - Bounded time: reaching an instant runs at most `every` events from
+//!   its checkpoint (`CHECKPOINT_EVERY`, doubled each time the checkpoints
+//!   are thinned).
+//! - Bounded memory: the checkpoints and the changes kept take at most
+//!   `budget` bytes (`TIMELINE_BUDGET`), or one checkpoint alone when it
+//!   takes more, counted by the allocator where the
+//!   program installed `plumbing::heap::Counting`, estimated otherwise.
+//!   Over the budget, every other checkpoint goes (the spacing doubles);
+//!   when two are left and still too many bytes, the oldest goes with the
+//!   changes before the next, and the run can be seen again only from
+//!   there (`earliest`).
+//! - The live run is not disturbed: checkpoints are copies, taken between
+//!   events at exact multiples of `every`.
+
+use crate::plumbing::heap;
+use crate::scenario::{BlockSpec, Scenario, ScenarioError};
+use crate::simulation::{Simulation, Stop};
+use crate::time::SimTime;
+
+/// Events between checkpoints at first: about 50 ms of the engine's time
+/// natively on a scenario of a few blocks, some 5 ms to copy.
+pub const CHECKPOINT_EVERY: u64 = 1 << 17;
+
+/// The memory the checkpoints and changes of one run may take: 64 MiB.
+pub const TIMELINE_BUDGET: usize = 64 << 20;
+
+/// A live change a run took, as it can be taken again.
+#[derive(Clone, Debug)]
+pub enum LiveChange {
+    /// New parameters for nodes `changed` (by index), `blocks` in order.
+    Blocks { changed: Vec<usize>, blocks: Vec<BlockSpec> },
+    /// Node `node` put on the edge from `from` to `to`: `edited` is the
+    /// scenario after it.
+    Inserted { edited: Box<Scenario>, node: usize, from: usize, to: usize },
+}
+
+impl LiveChange {
+    /// Takes the change in `sim`, as the live run took it.
+    fn take(&self, sim: &mut Simulation) {
+        // The live run took it: a copy at the same point takes it the same.
+        let _ = match self {
+            LiveChange::Blocks { changed, blocks } => {
+                let mut edited = sim.scenario().clone();
+                for (&i, block) in changed.iter().zip(blocks) {
+                    if let Some(node) = edited.nodes.get_mut(i) {
+                        node.block = block.clone();
+                    }
+                }
+                sim.take_blocks(&edited, changed)
+            }
+            LiveChange::Inserted { edited, node, from, to } => sim.take_insertion(edited, *node, *from, *to),
+        };
+    }
+}
+
+/// A live change with where it was taken.
+#[derive(Clone)]
+struct Change {
+    events: u64,
+    now: SimTime,
+    change: LiveChange,
+    bytes: usize,
+}
+
+/// What came after an instant a run forked at: where the run had got to
+/// and the changes it took on the way, enough to run there again.
+#[derive(Clone)]
+pub struct Future {
+    events: u64,
+    now: SimTime,
+    changes: Vec<Change>,
+    /// Where the fork left the live run: its events and changes taken.
+    fork_events: u64,
+    fork_changes: usize,
+}
+
+impl Future {
+    /// The instant the run had reached.
+    pub fn now(&self) -> SimTime {
+        self.now
+    }
+}
+
+/// A copy of the run, and how many of the changes it had taken.
+#[derive(Clone)]
+struct Checkpoint {
+    sim: Simulation,
+    changes: usize,
+    bytes: usize,
+}
+
+/// The live simulation with its checkpoints and changes.
+#[derive(Clone)]
+pub struct Run {
+    sim: Simulation,
+    checkpoints: Vec<Checkpoint>,
+    changes: Vec<Change>,
+    /// Changes dropped with the oldest checkpoints: `changes[0]` is change
+    /// number `forgotten` of the run.
+    forgotten: usize,
+    every: u64,
+    budget: usize,
+    bytes: usize,
+}
+
+impl std::ops::Deref for Run {
+    type Target = Simulation;
+    fn deref(&self) -> &Simulation {
+        &self.sim
+    }
+}
+
+impl Run {
+    /// Keeps `sim` (at its start) with the default spacing and budget.
+    pub fn new(sim: Simulation) -> Run {
+        Run::with(sim, CHECKPOINT_EVERY, TIMELINE_BUDGET)
+    }
+
+    /// Keeps `sim` with checkpoints every `every` events (at least 1) and
+    /// at most `budget` bytes of them.
+    pub fn with(sim: Simulation, every: u64, budget: usize) -> Run {
+        let mut run = Run { sim, checkpoints: Vec::new(), changes: Vec::new(), forgotten: 0, every: every.max(1), budget, bytes: 0 };
+        run.checkpoint();
+        run
+    }
+
+    /// Sets up the live simulation at its start (what it counts from its
+    /// start: flows, decisions) and checkpoints it again; nothing once it
+    /// has begun.
+    pub fn set_up(&mut self, f: impl FnOnce(&mut Simulation)) {
+        if self.sim.events() == 0 && self.changes.is_empty() {
+            f(&mut self.sim);
+            self.checkpoints.clear();
+            self.bytes = 0;
+            self.checkpoint();
+        }
+    }
+
+    /// The live simulation.
+    pub fn sim(&self) -> &Simulation {
+        &self.sim
+    }
+
+    /// Handles one event, as `Simulation::step`.
+    pub fn step(&mut self) -> bool {
+        let stepped = self.sim.step();
+        self.checkpoint_if_due();
+        stepped
+    }
+
+    /// `Simulation::run_until`, checkpointing on the way.
+    pub fn run_until(&mut self, until: SimTime) -> Result<(), Stop> {
+        while !self.run_until_bounded(until, u64::MAX)? {}
+        Ok(())
+    }
+
+    /// `Simulation::run_until_bounded`, checkpointing on the way.
+    pub fn run_until_bounded(&mut self, until: SimTime, max_events: u64) -> Result<bool, Stop> {
+        let mut left = max_events;
+        loop {
+            let due = self.every - self.sim.events() % self.every;
+            let chunk = left.min(due);
+            let reached = self.sim.run_until_bounded(until, chunk);
+            self.checkpoint_if_due();
+            match reached {
+                Ok(true) => return Ok(true),
+                Ok(false) if chunk == left => return Ok(false),
+                Ok(false) => left -= chunk,
+                Err(stop) => return Err(stop),
+            }
+        }
+    }
+
+    /// `Simulation::take_blocks`, kept to be taken again where it was.
+    pub fn take_blocks(&mut self, edited: &Scenario, changed: &[usize]) -> Result<(), ScenarioError> {
+        self.sim.take_blocks(edited, changed)?;
+        self.took(|| {
+            let blocks = changed.iter().filter_map(|&i| edited.nodes.get(i).map(|n| n.block.clone())).collect();
+            LiveChange::Blocks { changed: changed.to_vec(), blocks }
+        });
+        Ok(())
+    }
+
+    /// `Simulation::take_insertion`, kept to be taken again where it was.
+    pub fn take_insertion(&mut self, edited: &Scenario, node: usize, from: usize, to: usize) -> Result<(), ScenarioError> {
+        self.sim.take_insertion(edited, node, from, to)?;
+        self.took(|| LiveChange::Inserted { edited: Box::new(edited.clone()), node, from, to });
+        Ok(())
+    }
+
+    /// Keeps the change `make` copies, and the bytes the copy took.
+    fn took(&mut self, make: impl FnOnce() -> LiveChange) {
+        let (change, bytes) = heap::measured(make);
+        let bytes = bytes.unwrap_or_else(|| estimate_change(&change));
+        self.changes.push(Change { events: self.sim.events(), now: self.sim.now(), change, bytes });
+        self.bytes += bytes;
+        self.keep_within_budget();
+    }
+
+    /// The run as it stood at `t` (the live instant at most, the earliest
+    /// kept at least).
+    pub fn at(&self, t: SimTime) -> Simulation {
+        let t = t.min(self.sim.now()).max(self.earliest());
+        let k = self.checkpoints.partition_point(|c| c.sim.now() <= t).max(1) - 1;
+        let from = &self.checkpoints[k];
+        let mut sim = from.sim.clone();
+        self.replay(&mut sim, from.changes, t);
+        sim
+    }
+
+    /// Moves `copy`, the run as it stood at `from`, on to `to` (later),
+    /// taking the changes between: a copy being scrubbed forward need not
+    /// start again from a checkpoint. From a checkpoint when that is
+    /// nearer.
+    pub fn onward(&self, copy: &mut Simulation, from: SimTime, to: SimTime) {
+        let to = to.min(self.sim.now());
+        let k = self.checkpoints.partition_point(|c| c.sim.now() <= to).max(1) - 1;
+        if to < from || self.checkpoints[k].sim.events() > copy.events() {
+            *copy = self.at(to);
+            return;
+        }
+        // The changes the copy took: those up to `from`.
+        let taken = self.forgotten + self.changes.partition_point(|c| c.now <= from);
+        self.replay(copy, taken, to);
+    }
+
+    /// Runs `sim` on to `t`, taking the changes from number `taken` on.
+    fn replay(&self, sim: &mut Simulation, taken: usize, t: SimTime) {
+        let first = taken.saturating_sub(self.forgotten);
+        for change in self.changes[first.min(self.changes.len())..].iter().take_while(|c| c.now <= t) {
+            let left = change.events.saturating_sub(sim.events());
+            if left > 0 && sim.run_until_bounded(change.now, left).is_err() {
+                return;
+            }
+            change.change.take(sim);
+        }
+        let _ = sim.run_until(t);
+    }
+
+    /// The earliest instant the run can be seen at.
+    pub fn earliest(&self) -> SimTime {
+        self.checkpoints.first().map_or(SimTime::ZERO, |c| c.sim.now())
+    }
+
+    /// The bytes the checkpoints and changes take.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// How many checkpoints are kept, and the events between them.
+    pub fn checkpoints(&self) -> (usize, u64) {
+        (self.checkpoints.len(), self.every)
+    }
+
+    /// Makes the run as it stood at `t` the live one: what came after is
+    /// forgotten (a new future forks there). Returns what `restore` needs
+    /// to bring the old future back.
+    pub fn fork_at(&mut self, t: SimTime) -> Future {
+        let (events, now) = (self.sim.events(), self.sim.now());
+        let sim = self.at(t);
+        let t = sim.now();
+        // A checkpoint at `t` itself may have events still to come at `t`:
+        // keep only those the new live run has passed.
+        let fork_events = sim.events();
+        self.checkpoints.retain(|c| c.sim.events() <= fork_events);
+        let taken = self.changes.partition_point(|c| c.now <= t);
+        let changes = self.changes.split_off(taken);
+        self.bytes = self.checkpoints.iter().map(|c| c.bytes).sum::<usize>() + self.changes.iter().map(|c| c.bytes).sum::<usize>();
+        self.sim = sim;
+        Future { events, now, changes, fork_events, fork_changes: self.forgotten + self.changes.len() }
+    }
+
+    /// Brings back the future `fork_at` forgot, when the live run is still
+    /// where the fork left it: runs on to where it was, taking its changes
+    /// again and checkpointing on the way. Returns whether it did.
+    pub fn restore(&mut self, future: Future) -> bool {
+        if self.sim.events() != future.fork_events || self.forgotten + self.changes.len() != future.fork_changes {
+            return false;
+        }
+        for change in future.changes {
+            let left = change.events.saturating_sub(self.sim.events());
+            if left > 0 && self.run_until_bounded(change.now, left).is_err() {
+                return true;
+            }
+            change.change.take(&mut self.sim);
+            self.bytes += change.bytes;
+            self.changes.push(change);
+            self.keep_within_budget();
+        }
+        let left = future.events.saturating_sub(self.sim.events());
+        if left > 0 {
+            let _ = self.run_until_bounded(future.now, left);
+        }
+        let _ = self.run_until_bounded(future.now, 0);
+        true
+    }
+
+    fn checkpoint_if_due(&mut self) {
+        let events = self.sim.events();
+        if events.is_multiple_of(self.every) && self.checkpoints.last().is_none_or(|c| c.sim.events() < events) {
+            self.checkpoint();
+        }
+    }
+
+    fn checkpoint(&mut self) {
+        let (sim, bytes) = heap::measured(|| self.sim.clone());
+        let bytes = bytes.unwrap_or_else(|| estimate(&sim));
+        self.checkpoints.push(Checkpoint { sim, changes: self.forgotten + self.changes.len(), bytes });
+        self.bytes += bytes;
+        self.keep_within_budget();
+    }
+
+    /// Thins the checkpoints, then forgets the oldest, until the budget
+    /// holds (the live run's latest checkpoint always stays).
+    fn keep_within_budget(&mut self) {
+        while self.bytes > self.budget && self.checkpoints.len() > 2 {
+            self.every = self.every.saturating_mul(2);
+            let every = self.every;
+            let first = self.checkpoints[0].sim.events();
+            let mut freed = 0;
+            self.checkpoints.retain(|c| {
+                let keep = c.sim.events() == first || c.sim.events().is_multiple_of(every);
+                if !keep {
+                    freed += c.bytes;
+                }
+                keep
+            });
+            self.bytes -= freed;
+        }
+        while self.bytes > self.budget && self.checkpoints.len() > 1 {
+            let gone = self.checkpoints.remove(0);
+            self.bytes -= gone.bytes;
+            let keep_from = self.checkpoints[0].changes - self.forgotten;
+            for change in self.changes.drain(..keep_from) {
+                self.bytes -= change.bytes;
+            }
+            self.forgotten += keep_from;
+        }
+    }
+}
+
+/// A checkpoint's bytes where the allocator does not count them: the
+/// messages held (each at most twice over, as a buffer grows), and a
+/// node's counters and depth series.
+fn estimate(sim: &Simulation) -> usize {
+    let messages = sim.in_system() as usize * 2 * std::mem::size_of::<crate::message::Message>();
+    let nodes = sim.nodes().len() * 16 * 1024;
+    std::mem::size_of::<Simulation>() + messages + nodes
+}
+
+fn estimate_change(change: &LiveChange) -> usize {
+    match change {
+        LiveChange::Blocks { blocks, .. } => blocks.len() * 1024,
+        LiveChange::Inserted { edited, .. } => edited.nodes.len() * 1024,
+    }
+}

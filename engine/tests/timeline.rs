@@ -1,0 +1,227 @@
+//! A run seen again at an earlier instant is the run as it stood then:
+//! against a run stopped at that instant, for every ready-made scenario,
+//! with live changes taken on the way, and within its memory budget.
+
+mod support;
+
+use std::path::Path;
+
+use sluice_engine::timeline::Run;
+use sluice_engine::heap::{measured, Counting};
+use sluice_engine::{Scenario, SimTime, Simulation};
+use serde_json::json;
+use support::pipeline;
+
+#[global_allocator]
+static ALLOC: Counting<std::alloc::System> = Counting(std::alloc::System);
+
+/// Everything a run shows of itself: its report, every node's counters and
+/// series, its transitions, its clock and what comes next.
+fn fingerprint(sim: &Simulation) -> String {
+    let stats: Vec<_> = (0..sim.nodes().len()).map(|i| format!("{:?}", sim.stats(i))).collect();
+    let transitions: Vec<_> = sim.transitions().entries().map(|t| format!("{t:?}")).collect();
+    format!(
+        "{}\n{stats:?}\n{transitions:?}\n{} events at {:?}, next {:?}, in system {}",
+        sim.report().to_json_pretty(),
+        sim.events(),
+        sim.now(),
+        sim.next_event_time(),
+        sim.in_system()
+    )
+}
+
+/// Asserts two fingerprints are the same, showing the first line that is
+/// not.
+#[track_caller]
+fn same(seen: &str, reference: &str, what: &str) {
+    if seen != reference {
+        let (line, (a, b)) = seen.lines().zip(reference.lines()).enumerate().find(|(_, (a, b))| a != b).unwrap_or((0, ("(shorter)", "(longer)")));
+        panic!("{what}: line {line} differs:\n  seen:      {a}\n  reference: {b}");
+    }
+}
+
+fn at(s: f64) -> SimTime {
+    SimTime::from_secs_f64(s)
+}
+
+fn scenarios() -> Vec<(String, Scenario)> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios");
+    let mut found: Vec<_> = std::fs::read_dir(&dir).expect("the scenarios folder").map(|e| e.expect("an entry").path()).collect();
+    found.sort();
+    found
+        .into_iter()
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .map(|p| {
+            let text = std::fs::read_to_string(&p).expect("a scenario file");
+            let name = p.file_name().unwrap().to_string_lossy().into_owned();
+            let scenario = Scenario::from_json(&text).unwrap_or_else(|e| panic!("{name}: {e}"));
+            (name, scenario)
+        })
+        .collect()
+}
+
+/// A fresh run of `scenario` on `seed` stopped at `t`.
+fn stopped_at(scenario: &Scenario, seed: u64, t: SimTime) -> Simulation {
+    let mut sim = Simulation::new(scenario.clone(), seed).expect("it runs");
+    let _ = sim.run_until(t);
+    sim
+}
+
+#[test]
+fn every_ready_made_scenario_seen_again_is_the_run_stopped_there_and_goes_on_the_same() {
+    for (name, scenario) in scenarios() {
+        let sim = Simulation::new(scenario.clone(), scenario.seed_or_default()).expect("it runs");
+        // Checkpoints every 2,000 events, so that most instants lie between two.
+        let mut run = Run::with(sim, 2_000, usize::MAX);
+        let end = at(40.0);
+        // Played in uneven slices, as a page plays it.
+        let mut t = 0.0;
+        while SimTime::from_secs_f64(t) < end {
+            t += 0.37;
+            let _ = run.run_until_bounded(at(t).min(end), 777);
+        }
+        let _ = run.run_until(end);
+        let (kept, _) = run.checkpoints();
+        assert!(kept > 1 || run.events() < 2_000, "{name}: {kept} checkpoints over {} events", run.events());
+        for s in [0.0, 0.001, 3.3, 12.5, 27.0, 39.999, 40.0] {
+            let seen = run.at(at(s));
+            same(&fingerprint(&seen), &fingerprint(&stopped_at(&scenario, scenario.seed_or_default(), at(s))), &format!("{name} at {s} s"));
+        }
+        // A copy seen at 12.5 s and run on to the end is the live run.
+        let mut seen = run.at(at(12.5));
+        let _ = seen.run_until(end);
+        same(&fingerprint(&seen), &fingerprint(&run), &format!("{name}: seen at 12.5 s, then run on"));
+        // Scrubbed forward from 3.3 s to 27 s without a checkpoint.
+        let mut copy = run.at(at(3.3));
+        run.onward(&mut copy, at(3.3), at(27.0));
+        same(&fingerprint(&copy), &fingerprint(&stopped_at(&scenario, scenario.seed_or_default(), at(27.0))), &format!("{name}: onward to 27 s"));
+    }
+}
+
+/// A queue of `capacity` before `workers` serving in 20 ms on average,
+/// fed 60 a second.
+fn served_by(workers: u32, capacity: u32) -> Scenario {
+    pipeline(
+        json!({"arrivals": {"process": "poisson", "rate_per_s": 60}}),
+        json!({"capacity": {"messages": capacity}}),
+        json!({"workers": workers, "service_time": {"dist": "exponential", "mean": 0.02}}),
+    )
+}
+
+/// Live changes are taken again where they were: one at an instant the
+/// run was paused at, one between two events (a slice that ran out of
+/// events), each against the same changes made by hand on a run alone.
+#[test]
+fn live_changes_are_taken_again_where_they_were() {
+    let scenario = served_by(1, 50);
+    let smaller = served_by(1, 5).nodes[1].block.clone();
+    let doubled = served_by(2, 5).nodes[2].block.clone();
+    let mut edited = scenario.clone();
+    let mut run = Run::with(Simulation::new(scenario.clone(), 9).unwrap(), 500, usize::MAX);
+    let mut by_hand = Simulation::new(scenario.clone(), 9).unwrap();
+
+    run.run_until(at(5.0)).unwrap();
+    by_hand.run_until(at(5.0)).unwrap();
+    edited.nodes[1].block = smaller.clone();
+    run.take_blocks(&edited, &[1]).unwrap();
+    by_hand.reconfigure("q", smaller).unwrap();
+    let mut at_six = by_hand.clone();
+    at_six.run_until(at(6.0)).unwrap();
+
+    assert!(!run.run_until_bounded(at(30.0), 1_234).unwrap());
+    assert!(!by_hand.run_until_bounded(at(30.0), 1_234).unwrap());
+    let second = run.now();
+    edited.nodes[2].block = doubled.clone();
+    run.take_blocks(&edited, &[2]).unwrap();
+    by_hand.reconfigure("c", doubled).unwrap();
+    let at_second = fingerprint(&by_hand);
+
+    run.run_until(at(30.0)).unwrap();
+    by_hand.run_until(at(30.0)).unwrap();
+    same(&fingerprint(&run), &fingerprint(&by_hand), "the live run is the run by hand");
+
+    same(&fingerprint(&run.at(at(3.0))), &fingerprint(&stopped_at(&scenario, 9, at(3.0))), "before any change");
+    same(&fingerprint(&run.at(at(6.0))), &fingerprint(&at_six), "after the first change");
+    same(&fingerprint(&run.at(second)), &at_second, "at the second change, made");
+    let mut on = run.at(second);
+    on.run_until(at(30.0)).unwrap();
+    same(&fingerprint(&on), &fingerprint(&run), "seen at the second change and run on");
+    let mut copy = run.at(at(4.0));
+    run.onward(&mut copy, at(4.0), at(30.0));
+    same(&fingerprint(&copy), &fingerprint(&run), "scrubbed forward over both changes");
+}
+
+/// A fork makes an earlier instant the live one: the run goes on from it
+/// as a run stopped there would, changes after it forgotten.
+#[test]
+fn a_fork_goes_on_from_the_instant_and_forgets_what_came_after() {
+    let scenario = served_by(1, 50);
+    let mut edited = scenario.clone();
+    edited.nodes[1].block = served_by(1, 5).nodes[1].block.clone();
+    let mut run = Run::with(Simulation::new(scenario.clone(), 4).unwrap(), 1_000, usize::MAX);
+    run.run_until(at(20.0)).unwrap();
+    run.take_blocks(&edited, &[1]).unwrap();
+    run.run_until(at(30.0)).unwrap();
+    let before = fingerprint(&run);
+    let before_at_25 = fingerprint(&run.at(at(25.0)));
+    let old = run.fork_at(at(12.0));
+    assert_eq!(old.now(), at(30.0), "what the old future had reached");
+    assert_eq!(run.now(), at(12.0));
+    // The old future comes back, its change taken again.
+    let mut back = run.clone();
+    assert!(back.restore(old.clone()));
+    same(&fingerprint(&back), &before, "the old future restored");
+    same(&fingerprint(&back.at(at(25.0))), &before_at_25, "the old future restored, at 25 s");
+    // The new one goes on without it.
+    run.run_until(at(30.0)).unwrap();
+    same(&fingerprint(&run), &fingerprint(&stopped_at(&scenario, 4, at(30.0))), "no change at 20 s in the new future");
+    same(&fingerprint(&run.at(at(25.0))), &fingerprint(&stopped_at(&scenario, 4, at(25.0))), "at 25 s in the new future");
+    assert!(!run.restore(old), "a run gone on past the fork cannot take the old future back");
+}
+
+/// Over its budget, the checkpoints thin and then the oldest go; what is
+/// kept never takes more than the budget, as the allocator counts it.
+#[test]
+fn checkpoints_stay_within_their_budget_as_the_allocator_counts_them() {
+    let scenario = support::slowed_default_scenario();
+    let budget = 3 << 20;
+    let mut run = Run::with(Simulation::new(scenario.clone(), 2).unwrap(), 1_000, budget);
+    let mut most = 0;
+    for s in 1..=300 {
+        run.run_until(at(s as f64)).unwrap();
+        most = most.max(run.bytes());
+    }
+    let (kept, every) = run.checkpoints();
+    assert!(most <= budget, "{most} bytes kept, over {budget}");
+    assert!(every > 1_000 && kept > 2, "thinned to every {every} events, {kept} kept");
+    // The run's own count against the allocator's: a copy of the whole
+    // run less a copy of the live simulation alone.
+    let whole = measured(|| run.clone()).1.expect("the allocator counts");
+    let live = measured(|| run.sim().clone()).1.expect("the allocator counts");
+    let counted = run.bytes() as f64;
+    let actual = (whole - live) as f64;
+    assert!((actual - counted).abs() <= 0.05 * actual + 4096.0, "counted {counted}, the allocator {actual}");
+    // Every instant kept is still exact.
+    for s in [0.0, 77.7, 150.0, 299.0] {
+        same(&fingerprint(&run.at(at(s))), &fingerprint(&stopped_at(&scenario, 2, at(s))), &format!("at {s} s"));
+    }
+}
+
+/// A budget of one checkpoint keeps the latest one: the
+/// run can be seen again from the oldest kept, not before.
+#[test]
+fn a_small_budget_forgets_the_oldest_instants() {
+    let scenario = support::slowed_default_scenario();
+    let mut sim = Simulation::new(scenario.clone(), 2).unwrap();
+    sim.run_until(at(60.0)).unwrap();
+    let one = measured(|| sim.clone()).1.expect("the allocator counts");
+    let budget = one;
+    let mut run = Run::with(Simulation::new(scenario.clone(), 2).unwrap(), 1_000, budget);
+    run.run_until(at(120.0)).unwrap();
+    let earliest = run.earliest();
+    assert!(earliest > at(1.0), "seen again from {earliest:?} with {budget} bytes, one checkpoint {one}, {:?} kept, {} bytes", run.checkpoints(), run.bytes());
+    assert!(run.bytes() <= budget, "{} bytes", run.bytes());
+    assert_eq!(run.at(SimTime::ZERO).now(), earliest, "an instant forgotten is seen at the earliest kept");
+    let t = earliest.max(at(100.0));
+    same(&fingerprint(&run.at(t)), &fingerprint(&stopped_at(&scenario, 2, t)), "the latest instants");
+}
