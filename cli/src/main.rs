@@ -46,6 +46,11 @@ enum Command {
         /// how many more it would need.
         #[arg(long)]
         max_events: Option<u64>,
+        /// Also report every node as it stood at this instant, in seconds
+        /// (at most --until): the report's `at`, as a run stopped then
+        /// gives it.
+        #[arg(long, value_name = "T")]
+        at: Option<f64>,
         /// Replays a file's traffic in place of the producer's arrivals: a
         /// CSV (time_s[,key][,service_s]), an nginx access log, Envoy's
         /// default access log or a HAR (docs/traffic.md).
@@ -397,6 +402,8 @@ struct Replaying {
     producer: Option<String>,
     shadow: Option<String>,
     decisions: Option<String>,
+    /// `--at`: the instant to report every node at.
+    at: Option<f64>,
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -435,7 +442,10 @@ fn run(file: &str, until: Option<f64>, seed: Option<u64>, format: Format, transi
     if out.is_some() || shadow.is_some() {
         sim.record_decisions();
     }
-    run_with_progress(&mut sim, until, max_events, &mut |sim| {
+    if let Some(at) = replaying.at.filter(|at| !(0.0..=until).contains(at)) {
+        return Err(format!("--at must be between 0 and --until ({until} s), got {at}"));
+    }
+    let mut after_slice = |sim: &mut Simulation| {
         let decisions = sim.take_decisions();
         if let Some(shadow) = &mut shadow {
             shadow.add(&decisions);
@@ -444,7 +454,13 @@ fn run(file: &str, until: Option<f64>, seed: Option<u64>, format: Format, transi
             Some(out) => out.write(&decisions, sim, origin_s),
             None => Ok(()),
         }
-    })?;
+    };
+    let mut at = None;
+    if let Some(t_s) = replaying.at {
+        run_with_progress(&mut sim, t_s, max_events, &mut after_slice)?;
+        at = Some(sluice_engine::At { t_s, nodes: sim.report().nodes });
+    }
+    run_with_progress(&mut sim, until, max_events, &mut after_slice)?;
     let mut to_stdout = false;
     if let Some(out) = out {
         to_stdout |= out.finish()?;
@@ -455,7 +471,7 @@ fn run(file: &str, until: Option<f64>, seed: Option<u64>, format: Format, transi
     if to_stdout {
         return Ok(String::new());
     }
-    let report = sim.report();
+    let report = sluice_engine::Report { at, ..sim.report() };
     Ok(match format {
         Format::Text => {
             let mut out = report.to_text();
@@ -615,8 +631,8 @@ fn main() -> ExitCode {
         _ => false,
     };
     let result = match cli.command {
-        Command::Run { file, until, seed, format, transitions, theory, max_events, arrivals, log_format, key, service_times, producer, decisions, shadow } => {
-            let replay = Replaying { arrivals, log_format, key, service_times, producer, decisions, shadow };
+        Command::Run { file, until, seed, format, transitions, theory, max_events, at, arrivals, log_format, key, service_times, producer, decisions, shadow } => {
+            let replay = Replaying { arrivals, log_format, key, service_times, producer, decisions, shadow, at };
             run(&file, until, seed, format, transitions, theory, max_events, replay)
         }
         Command::Bench { scale, .. } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),

@@ -575,3 +575,30 @@ fn lesson_judges_a_lesson_file_from_disk_and_names_what_is_wrong_in_it() {
     assert!(said.contains("slow-client.json is not UTF-8 text"), "{said}");
     std::fs::remove_file(beside).unwrap();
 }
+
+/// `--at T` reports every node as a run stopped at T does, beside the
+/// whole run's report; an instant outside the run is refused, naming it.
+#[test]
+fn a_run_reports_every_node_at_an_instant_as_a_run_stopped_there() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let out = sluice().args(args).output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let file = every_block();
+    for t in ["0", "7.25", "20"] {
+        let whole = json(&["run", &file, "--until", "20", "--at", t, "--format", "json"]);
+        let stopped = json(&["run", &file, "--until", t, "--format", "json"]);
+        assert_eq!(whole["at"]["t_s"].as_f64(), t.parse::<f64>().ok());
+        assert_eq!(whole["at"]["nodes"], stopped["nodes"], "at {t} s");
+        assert_eq!(whole["sim_time_s"].as_f64(), Some(20.0), "the whole run is reported too");
+    }
+    let plain = json(&["run", &file, "--until", "20", "--format", "json"]);
+    assert!(plain.get("at").is_none(), "no `at` unless asked for");
+    for t in ["21", "-1", "nan"] {
+        let out = sluice().args(["run", &file, "--until", "20", &format!("--at={t}")]).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "--at {t}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("--at must be between 0 and --until (20 s)"), "{err}");
+    }
+}

@@ -61,7 +61,7 @@ pub use plumbing::numbers;
 pub use plumbing::printable::{printable, printable_lines};
 pub use plumbing::numbers::thousands;
 pub use plumbing::units;
-pub use report::{ClientReport, NodeReport, Report, Totals};
+pub use report::{At, ClientReport, NodeReport, Report, Totals};
 pub use rng::SimRng;
 pub use scenario::{set_at, BlockSpec, FieldError, FieldPath, SetError, NodeSpec, Scenario, ScenarioError, DEFAULT_SCENARIO, SCENARIO_VERSION};
 pub use simulation::{Node, Overflow, ReplayUseError, Simulation, Stall, Stop, MAX_EVENTS_AT_ONE_INSTANT, MAX_MESSAGES_HELD};

@@ -108,6 +108,18 @@ pub struct Report {
     /// State transitions over the whole run.
     pub transitions: u64,
     pub nodes: BTreeMap<String, NodeReport>,
+    /// Every node as it stood at an earlier instant, when asked for
+    /// (`sluice run --at`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub at: Option<At>,
+}
+
+/// Every node as it stood at an instant: the fields of the report's
+/// `nodes`, as a run stopped then gives them.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct At {
+    pub t_s: f64,
+    pub nodes: BTreeMap<String, NodeReport>,
 }
 
 impl Report {
@@ -131,68 +143,77 @@ impl Report {
             t.produced, t.delivered, t.dropped, t.in_system
         );
         let _ = writeln!(out);
-        let _ = writeln!(
-            out,
-            "{:<16} {:<19} {:>10} {:>10} {:>9} {:>7} {:>10}  state / drops",
-            "node", "kind", "arrived", "departed", "dropped", "depth", "mean depth"
-        );
-        for (id, n) in &self.nodes {
-            let mut notes: Vec<String> = Vec::new();
-            if let Some(state) = n.state {
-                notes.push(state.to_string());
-            }
-            if n.paused == Some(true) {
-                notes.push("paused".into());
-            }
-            if let Some(d) = n.disconnects.filter(|d| *d > 0) {
-                notes.push(format!("{d} disconnect(s)"));
-            }
-            if let Some(d) = n.retransmitted.filter(|d| *d > 0) {
-                notes.push(format!("{d} retransmitted"));
-            }
-            notes.extend(n.dropped.iter().map(|(reason, count)| format!("{reason} {count}")));
-            if let Some(s) = n.mean_sojourn_s {
-                notes.push(format!("mean sojourn {:.4} s", s));
-            }
-            if let Some(f) = n.in_flight {
-                notes.push(format!("{f} in flight"));
-            }
-            if let Some(l) = n.limit {
-                notes.push(format!("limit {l}"));
-            }
-            if let Some(c) = &n.client {
-                if n.kind == Kind::Producer {
-                    notes.push(format!("answered {} (failed {}, timed out {}, late {}, resent {})", c.answered, c.failed, c.timed_out, c.late, c.resent));
-                } else if c.wasted > 0 {
-                    notes.push(format!("wasted {} ({:.3} s)", c.wasted, c.wasted_s));
-                }
-            }
-            if let Some(c) = n.credits {
-                notes.push(format!("{c} credits"));
-            }
-            if let Some(t) = n.tokens {
-                notes.push(format!("{t:.1} tokens"));
-            }
-            if n.link_up == Some(false) {
-                notes.push("down".into());
-            }
-            if let Some(p) = n.latency_s {
-                let what = if n.kind == Kind::Queue { "wait" } else { "latency" };
-                notes.push(format!("{what} p50 {:.4} p99 {:.4} s", p.p50, p.p99));
-            }
-            let _ = writeln!(
-                out,
-                "{:<16} {:<19} {:>10} {:>10} {:>9} {:>7} {:>10.2}  {}",
-                id,
-                n.kind,
-                n.arrived,
-                n.departed,
-                n.dropped_total,
-                n.depth_messages,
-                n.mean_depth_messages,
-                notes.join(", ")
-            );
+        node_table(&mut out, &self.nodes);
+        if let Some(at) = &self.at {
+            let _ = writeln!(out, "\nat {:.3} s", at.t_s);
+            node_table(&mut out, &at.nodes);
         }
         out
+    }
+}
+
+/// The nodes' lines of a summary, under their heading.
+fn node_table(out: &mut String, nodes: &BTreeMap<String, NodeReport>) {
+    let _ = writeln!(
+        out,
+        "{:<16} {:<19} {:>10} {:>10} {:>9} {:>7} {:>10}  state / drops",
+        "node", "kind", "arrived", "departed", "dropped", "depth", "mean depth"
+    );
+    for (id, n) in nodes {
+        let mut notes: Vec<String> = Vec::new();
+        if let Some(state) = n.state {
+            notes.push(state.to_string());
+        }
+        if n.paused == Some(true) {
+            notes.push("paused".into());
+        }
+        if let Some(d) = n.disconnects.filter(|d| *d > 0) {
+            notes.push(format!("{d} disconnect(s)"));
+        }
+        if let Some(d) = n.retransmitted.filter(|d| *d > 0) {
+            notes.push(format!("{d} retransmitted"));
+        }
+        notes.extend(n.dropped.iter().map(|(reason, count)| format!("{reason} {count}")));
+        if let Some(s) = n.mean_sojourn_s {
+            notes.push(format!("mean sojourn {:.4} s", s));
+        }
+        if let Some(f) = n.in_flight {
+            notes.push(format!("{f} in flight"));
+        }
+        if let Some(l) = n.limit {
+            notes.push(format!("limit {l}"));
+        }
+        if let Some(c) = &n.client {
+            if n.kind == Kind::Producer {
+                notes.push(format!("answered {} (failed {}, timed out {}, late {}, resent {})", c.answered, c.failed, c.timed_out, c.late, c.resent));
+            } else if c.wasted > 0 {
+                notes.push(format!("wasted {} ({:.3} s)", c.wasted, c.wasted_s));
+            }
+        }
+        if let Some(c) = n.credits {
+            notes.push(format!("{c} credits"));
+        }
+        if let Some(t) = n.tokens {
+            notes.push(format!("{t:.1} tokens"));
+        }
+        if n.link_up == Some(false) {
+            notes.push("down".into());
+        }
+        if let Some(p) = n.latency_s {
+            let what = if n.kind == Kind::Queue { "wait" } else { "latency" };
+            notes.push(format!("{what} p50 {:.4} p99 {:.4} s", p.p50, p.p99));
+        }
+        let _ = writeln!(
+            out,
+            "{:<16} {:<19} {:>10} {:>10} {:>9} {:>7} {:>10.2}  {}",
+            id,
+            n.kind,
+            n.arrived,
+            n.departed,
+            n.dropped_total,
+            n.depth_messages,
+            n.mean_depth_messages,
+            notes.join(", ")
+        );
     }
 }

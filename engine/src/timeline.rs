@@ -83,7 +83,9 @@ pub struct Future {
     events: u64,
     now: SimTime,
     changes: Vec<Change>,
-    /// Where the fork left the live run: its events and changes taken.
+    /// Where the fork left the live run: its instant, events and changes
+    /// taken.
+    fork_at: SimTime,
     fork_events: u64,
     fork_changes: usize,
 }
@@ -281,14 +283,21 @@ impl Run {
         let changes = self.changes.split_off(taken);
         self.bytes = self.checkpoints.iter().map(|c| c.bytes).sum::<usize>() + self.changes.iter().map(|c| c.bytes).sum::<usize>();
         self.sim = sim;
-        Future { events, now, changes, fork_events, fork_changes: self.forgotten + self.changes.len() }
+        Future { events, now, changes, fork_at: t, fork_events, fork_changes: self.forgotten + self.changes.len() }
     }
 
-    /// Brings back the future `fork_at` forgot, when the live run is still
-    /// where the fork left it: runs on to where it was, taking its changes
-    /// again and checkpointing on the way. Returns whether it did.
+    /// Brings back the future `fork_at` forgot, when the live run took no
+    /// change since the fork (it may have run on: that goes): runs on from
+    /// the fork to where the old future was, taking its changes again and
+    /// checkpointing on the way. Returns whether it did.
     pub fn restore(&mut self, future: Future) -> bool {
-        if self.sim.events() != future.fork_events || self.forgotten + self.changes.len() != future.fork_changes {
+        if self.forgotten + self.changes.len() != future.fork_changes || self.sim.events() < future.fork_events {
+            return false;
+        }
+        if self.sim.events() > future.fork_events {
+            self.fork_at(future.fork_at);
+        }
+        if self.sim.events() != future.fork_events {
             return false;
         }
         for change in future.changes {

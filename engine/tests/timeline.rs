@@ -176,7 +176,8 @@ fn a_fork_goes_on_from_the_instant_and_forgets_what_came_after() {
     run.run_until(at(30.0)).unwrap();
     same(&fingerprint(&run), &fingerprint(&stopped_at(&scenario, 4, at(30.0))), "no change at 20 s in the new future");
     same(&fingerprint(&run.at(at(25.0))), &fingerprint(&stopped_at(&scenario, 4, at(25.0))), "at 25 s in the new future");
-    assert!(!run.restore(old), "a run gone on past the fork cannot take the old future back");
+    assert!(run.restore(old), "a run gone on from the fork, with no change taken, goes back to the old future");
+    same(&fingerprint(&run), &before, "the old future restored after the new one ran on");
 }
 
 /// Over its budget, the checkpoints thin and then the oldest go; what is
@@ -224,4 +225,56 @@ fn a_small_budget_forgets_the_oldest_instants() {
     assert_eq!(run.at(SimTime::ZERO).now(), earliest, "an instant forgotten is seen at the earliest kept");
     let t = earliest.max(at(100.0));
     same(&fingerprint(&run.at(t)), &fingerprint(&stopped_at(&scenario, 2, t)), "the latest instants");
+}
+
+/// The playground as the page drives it: played to 20 s, seen again at
+/// 7.5 s while the live run waits, stepped, played on from there, and
+/// the fork undone.
+#[test]
+fn the_playground_shows_an_earlier_instant_forks_there_and_undoes_the_fork() {
+    use sluice_engine::playground::Speed;
+    use sluice_engine::{Command, Playground};
+    let scenario = support::slowed_default_scenario();
+    let seed = scenario.seed_or_default();
+    let mut p = Playground::new(scenario.clone(), Vec::new()).unwrap();
+    while p.run().unwrap().now() < at(20.0) {
+        p.advance(0.25, Speed::Times(4.0), &|| 0.0);
+    }
+    let live = fingerprint(p.run().unwrap());
+    let live_at = p.run().unwrap().now();
+
+    p.apply(Command::Scrub { at_s: Some(7.5) }).unwrap();
+    assert_eq!(p.scrubbed(), Some(at(7.5)));
+    same(&fingerprint(p.shown().unwrap()), &fingerprint(&stopped_at(&scenario, seed, at(7.5))), "shown at 7.5 s");
+    p.advance(0.25, Speed::Times(4.0), &|| 0.0);
+    same(&fingerprint(p.run().unwrap()), &live, "the live run waits while an earlier instant is shown");
+    // Dragged on to 9 s, then stepped by one event.
+    p.apply(Command::Scrub { at_s: Some(9.0) }).unwrap();
+    same(&fingerprint(p.shown().unwrap()), &fingerprint(&stopped_at(&scenario, seed, at(9.0))), "dragged on to 9 s");
+    let events = p.shown().unwrap().events();
+    p.apply(Command::Step { speed: Speed::Times(1.0) }).unwrap();
+    assert_eq!(p.shown().unwrap().events(), events + 1, "a step moves the instant shown by one event");
+    let stepped = p.scrubbed().unwrap();
+    assert!(stepped > at(9.0));
+
+    // Played on from there: the live run is the run stopped there.
+    p.apply(Command::PlayFrom).unwrap();
+    assert_eq!(p.scrubbed(), None);
+    assert_eq!(p.run().unwrap().events(), events + 1);
+    assert_eq!(p.run().unwrap().now(), stepped);
+    for _ in 0..10 {
+        p.advance(0.25, Speed::Times(4.0), &|| 0.0);
+    }
+    assert!(p.run().unwrap().now() > stepped);
+    // Undo before any edit brings the old future back, though the new one
+    // ran on.
+    p.apply(Command::Undo).unwrap();
+    assert_eq!(p.run().unwrap().now(), live_at);
+    same(&fingerprint(p.run().unwrap()), &live, "the old future, back");
+    assert!(p.apply(Command::PlayFrom).is_err(), "nothing shown at an earlier instant to play from");
+    // Past the live instant: live.
+    p.apply(Command::Scrub { at_s: Some(5.0) }).unwrap();
+    p.apply(Command::Scrub { at_s: Some(1e9) }).unwrap();
+    assert_eq!(p.scrubbed(), None);
+    assert!(p.apply(Command::Scrub { at_s: Some(f64::NAN) }).is_err());
 }

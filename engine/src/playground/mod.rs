@@ -23,6 +23,7 @@
 mod follow;
 mod lessons;
 mod pacing;
+mod scrub;
 
 use crate::editor::{EditError, Editor, Touched};
 use crate::scenario::free_spot;
@@ -120,6 +121,13 @@ pub enum Command {
     /// so before, beside the catalogue, and opens as `PickLesson` does.
     OpenLesson { lesson: Box<Lesson>, speed: Speed },
     CloseLesson,
+    /// Shows the runs as they stood at `at_s` seconds (clamped to what is
+    /// kept), or live again (`None`, or an instant at or past the live
+    /// one). The live runs wait meanwhile.
+    Scrub { at_s: Option<f64> },
+    /// Plays on from the instant shown: it becomes the live one and what
+    /// came after is gone (Undo, before any edit, brings it back).
+    PlayFrom,
 }
 
 impl Command {
@@ -136,6 +144,8 @@ impl Command {
                 | Command::JudgeSweep { .. }
                 | Command::AbandonSweep { .. }
                 | Command::SkipToVerdict { .. }
+                | Command::Scrub { .. }
+                | Command::PlayFrom
         )
     }
 }
@@ -179,6 +189,10 @@ pub enum PlayError {
     NothingAsked,
     /// The run stopped before the watched step's verdict.
     Skip(String),
+    /// Play from an instant, but the runs are shown live.
+    NotScrubbed,
+    /// An instant to show that is not a number of seconds.
+    NotAnInstant,
 }
 
 impl std::fmt::Display for PlayError {
@@ -194,6 +208,8 @@ impl std::fmt::Display for PlayError {
             PlayError::NothingWatched => f.write_str("No step is being watched."),
             PlayError::NothingAsked => f.write_str("No step is waiting for a change."),
             PlayError::Skip(why) => write!(f, "The run could not go on to the verdict: {why}"),
+            PlayError::NotScrubbed => f.write_str("The run is shown live: drag the time line back to play on from an earlier instant."),
+            PlayError::NotAnInstant => f.write_str("An instant is a number of seconds."),
             PlayError::SetUp { step, before, why } => {
                 write!(f, "Step {} builds on step {}, which could not be played first: {why}", step + 1, before + 1)
             }
@@ -241,13 +257,17 @@ pub struct Playground {
     /// Counts accepted edits and lesson verdicts: what a view catches up
     /// with at once.
     revision: u64,
+    /// The runs as they stood at an earlier instant, while shown so.
+    scrub: Option<scrub::Scrubbed>,
+    /// The last fork, until the next edit.
+    forked: Option<scrub::Forked>,
 }
 
 impl Playground {
     /// Opens `scenario` (a sound draft) with `lessons` to pick from.
     pub fn new(scenario: Scenario, lessons: Vec<Lesson>) -> Result<Playground, PlayError> {
         let editor = Editor::new(scenario).map_err(PlayError::Refused)?;
-        let mut playground = Playground { editor, lessons, a: None, b: None, lesson: None, written: None, writings: 0, flows: false, starts: 0, revision: 0 };
+        let mut playground = Playground { editor, lessons, a: None, b: None, lesson: None, written: None, writings: 0, flows: false, starts: 0, revision: 0, scrub: None, forked: None };
         playground.restart();
         Ok(playground)
     }
@@ -314,6 +334,10 @@ impl Playground {
 
     /// Does `command`.
     pub fn apply(&mut self, command: Command) -> Result<Applied, PlayError> {
+        // Anything else is done to the live runs: they are shown live.
+        if !matches!(command, Command::Scrub { .. } | Command::Step { .. } | Command::PlayFrom | Command::Undo) {
+            self.scrub = None;
+        }
         // Edits: what they leave worth selecting.
         let select = match command {
             Command::Add { kind, at } => {
@@ -352,12 +376,30 @@ impl Playground {
                 self.lesson = None;
                 None
             }
+            Command::Undo if self.undo_fork() => {
+                self.starts += 1;
+                return Ok(Applied::default());
+            }
             Command::Undo => self.edit(|e| Ok(e.undo())).map(|_| None)?,
             Command::Redo => self.edit(|e| Ok(e.redo())).map(|_| None)?,
             // The rest are not edits.
             Command::Reset => {
                 self.restart();
                 return Ok(Applied::default());
+            }
+            Command::Step { .. } if self.scrub.is_some() => {
+                self.step_seen();
+                return Ok(Applied::default());
+            }
+            Command::Scrub { at_s } => return self.scrub(at_s),
+            Command::PlayFrom => {
+                let applied = self.play_from()?;
+                self.starts += 1;
+                self.revision += 1;
+                if let Some(forked) = &mut self.forked {
+                    forked.revision = self.revision;
+                }
+                return Ok(applied);
             }
             Command::Step { speed } => {
                 let judge_at = self.judge_at();
@@ -430,6 +472,7 @@ impl Playground {
 
     /// Edits the scenario with `change`; the run then follows the edit.
     fn edit<T>(&mut self, change: impl FnOnce(&mut Editor) -> Result<T, EditError>) -> Result<T, PlayError> {
+        self.scrub = None;
         let result = change(&mut self.editor).map_err(PlayError::Refused)?;
         self.revision += 1;
         self.follow_editor();
@@ -478,6 +521,8 @@ impl Playground {
         });
         self.b = self.b.take().and_then(|b| Variant::start(b.sim.scenario().clone(), seed, b.labels, flows).ok());
         self.starts += 1;
+        self.scrub = None;
+        self.forked = None;
         if let Some(run) = &mut self.lesson {
             run.forget_watch();
             run.forget_compared();

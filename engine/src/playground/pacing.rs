@@ -120,7 +120,8 @@ impl Playground {
         let real_s = if elapsed_s.is_finite() { elapsed_s.clamp(0.0, MAX_SLICE_S) } else { 0.0 };
         let judge_at = self.judge_at();
         let budget_s = if self.b.is_some() { FASTEST_BUDGET_S / 2.0 } else { FASTEST_BUDGET_S };
-        let Some(a) = self.a.as_mut() else { return Advanced { kept_up: true, ..Advanced::default() } };
+        // Shown at an earlier instant, the live runs wait.
+        let Some(a) = self.a.as_mut().filter(|_| self.scrub.is_none()) else { return Advanced { kept_up: true, ..Advanced::default() } };
         let b_behind = self.b.as_ref().is_some_and(|b| b.sim.now() < a.now());
         let mut kept_up = match speed {
             // A waits for B (at `Fastest` there is no pace to fall behind).

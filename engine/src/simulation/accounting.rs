@@ -147,6 +147,7 @@ impl Simulation {
             totals: self.totals(),
             transitions: self.core.log.total(),
             nodes: (0..self.nodes.len()).map(|i| (self.node_id(i).to_string(), self.node_report(i))).collect(),
+            at: None,
         }
     }
 }
