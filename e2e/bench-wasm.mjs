@@ -1,4 +1,5 @@
-// The engine as WebAssembly against the engine natively, in one run
+// The engine as WebAssembly against the engine natively, in one run, and
+// scrubbing a long run in the page
 // (`make bench` runs it after the native benchmark; not a test). Run after
 // `make web` and `cargo build --release -p sluice-cli`:
 //
@@ -69,6 +70,16 @@ try {
   console.log(`  native (${bin.replace(root + '/', '')}): ${f(bestNative.arrivals_per_s)} arrivals/s`);
   console.log(`  WebAssembly in Chromium (the page's module): ${f(bestWasm.arrivals_per_s)} arrivals/s`);
   console.log(`WebAssembly / native: ${(bestWasm.arrivals_per_s / bestNative.arrivals_per_s).toFixed(3)} (goal at least 0.5); round by round: ${rounds.map((x) => x.toFixed(3)).join(' ')}`);
+
+  // Scrubbing in the page: ten million events of the opening scenario
+  // (times the scale), kept as the page keeps a run, then forty instants
+  // over it reached one by one (src/bench.rs, `bench_scrub`).
+  const scrub = JSON.parse(await page.evaluate(({ events }) => window.wasmBindings.bench_scrub(events, 40), { events: Math.round(1e7 * scale) }));
+  const reach = [...scrub.reach_ms].sort((a, b) => a - b);
+  const mib = (b) => (b / 2 ** 20).toFixed(1);
+  console.log(`Scrubbing in Chromium: ${f(scrub.events)} events (${f(scrub.simulated_s)} simulated s) run and kept in ${(scrub.run_ms / 1000).toFixed(2)} s:`);
+  console.log(`  ${scrub.checkpoints} checkpoints every ${f(scrub.every)} events, ${mib(scrub.bytes)} MiB of ${mib(scrub.budget)} MiB`);
+  console.log(`  an instant reached in ${reach[reach.length >> 1].toFixed(1)} ms at the median, ${reach[reach.length - 1].toFixed(1)} ms at the slowest of ${reach.length} (goal at most 250 ms)`);
 } finally {
   await browser.close();
   server.close();

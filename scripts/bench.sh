@@ -64,6 +64,7 @@ done
 say "optimised build"
 RUSTFLAGS="-Cprofile-use=$work/sluice.profdata" cargo build --release -q -p sluice-cli --target-dir "$target/pgo"
 "$target/pgo/release/sluice" bench "$@"
+"$target/pgo/release/sluice" bench --scrub "$@"
 
 echo
 say "the engine as WebAssembly in Chromium against the optimised build"

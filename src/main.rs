@@ -9,6 +9,11 @@ mod browser;
 mod components;
 mod view;
 
+/// The allocator, counting what the page holds: the run kept for
+/// scrubbing measures its checkpoints by it, to keep within their budget.
+#[global_allocator]
+static ALLOC: sluice_engine::heap::Counting<std::alloc::System> = sluice_engine::heap::Counting(std::alloc::System);
+
 fn main() {
     components::panic_panel::install();
     yew::Renderer::<app::App>::new().render();

@@ -48,18 +48,18 @@ pub struct Measure {
 }
 
 /// Starts both clocks.
-struct Stopwatch {
+pub(crate) struct Stopwatch {
     wall: Instant,
     thread: Option<ThreadTime>,
 }
 
 impl Stopwatch {
-    fn start() -> Self {
+    pub(crate) fn start() -> Self {
         Stopwatch { thread: ThreadTime::try_now().ok(), wall: Instant::now() }
     }
 
     /// (processor seconds, wall seconds) since the start.
-    fn read(&self) -> (f64, f64) {
+    pub(crate) fn read(&self) -> (f64, f64) {
         let wall = self.wall.elapsed();
         let thread = self.thread.as_ref().and_then(|t| t.try_elapsed().ok());
         (thread.unwrap_or(wall).max(Duration::from_nanos(1)).as_secs_f64(), wall.as_secs_f64())

@@ -6,6 +6,8 @@ use std::process::ExitCode;
 mod bench;
 mod plot;
 mod replay;
+mod scrub_bench;
+mod share;
 mod sweep;
 mod tune;
 
@@ -125,6 +127,9 @@ enum Command {
         /// The step of the lesson to open at, counted from 1.
         #[arg(long, value_name = "K")]
         step: Option<u32>,
+        /// The instant of the scenario's run to open at, paused (seconds).
+        #[arg(long, value_name = "T", conflicts_with = "lesson")]
+        at: Option<f64>,
         /// Where the page is served.
         #[arg(long, default_value = "http://127.0.0.1:8080/")]
         page: String,
@@ -180,8 +185,12 @@ enum Command {
         /// Only the engine on M/M/1/K, fastest of its turns by the wall
         /// clock, as one JSON line (what the WebAssembly build is compared
         /// with: a browser has no clock of a thread's time).
-        #[arg(long)]
+        #[arg(long, conflicts_with = "scrub")]
         mm1k: bool,
+        /// How fast a run of ten million events is seen again at any
+        /// instant, and what keeping it for that costs.
+        #[arg(long)]
+        scrub: bool,
     },
 }
 
@@ -528,26 +537,6 @@ fn export(name: &str, file: &str, node: Option<&str>) -> Result<String, String> 
     Ok(exported.text)
 }
 
-/// The link that opens a scenario file, or a lesson at a step, in the page
-/// served at `page`. A link longer than a QR code holds is said on
-/// standard error (the link is printed all the same).
-fn share(file: Option<&str>, lesson: Option<u32>, step: Option<u32>, page: &str) -> Result<String, String> {
-    use sluice_engine::share::{Link, QR_CODE_CHARS};
-    let link = match (file, lesson) {
-        (_, Some(number)) => {
-            sluice_engine::lesson::linked(&sluice_engine::lesson::catalogue(), number, step).map_err(|e| e.to_string())?;
-            Link::Lesson { number, step }
-        }
-        (Some(_), None) if step.is_some() => return Err("--step opens a step of a lesson: give --lesson N too".into()),
-        (Some(file), None) => Link::scenario(&load(file)?),
-        (None, None) => return Err("give a scenario file or --lesson N".into()),
-    };
-    let link = format!("{page}{}", link.fragment());
-    if link.len() > QR_CODE_CHARS {
-        let _ = writeln!(io::stderr(), "sluice: the link is {} characters, more than a QR code holds ({QR_CODE_CHARS})", link.len());
-    }
-    Ok(format!("{link}\n"))
-}
 
 /// A lesson file from disk, checked whole; a scenario it names is looked
 /// for beside it first, then among the built-in ones.
@@ -636,9 +625,10 @@ fn main() -> ExitCode {
             run(&file, until, seed, format, transitions, theory, max_events, replay)
         }
         Command::Bench { scale, .. } if !(1e-4..=1e3).contains(&scale) => Err(format!("--scale must be between 0.0001 and 1000, got {scale}")),
-        Command::Bench { scale, mm1k: true } => Ok(bench::mm1k_only(scale)),
-        Command::Bench { scale, mm1k: false } => Ok(bench::run(scale)),
-        Command::Share { file, lesson, step, page } => share(file.as_deref(), lesson, step, &page),
+        Command::Bench { scale, scrub: true, .. } => Ok(scrub_bench::run(scale)),
+        Command::Bench { scale, mm1k: true, .. } => Ok(bench::mm1k_only(scale)),
+        Command::Bench { scale, .. } => Ok(bench::run(scale)),
+        Command::Share { file, lesson, step, at, page } => share::link(file.as_deref(), lesson, step, at, &page),
         Command::Lesson { lesson: which } => lesson(which.as_deref()),
         Command::Sweep(SweepArgs { merge: Some(SweepCommand::Merge { parts, format, metric }), .. }) => sweep::merge_parts(&parts, format, &metric),
         Command::Sweep(a) => sweep::run(sweep::Request {

@@ -474,9 +474,15 @@ fn share_prints_links_to_a_scenario_and_to_a_lesson_at_a_step() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let link = String::from_utf8(out.stdout).unwrap();
     let fragment = link.trim().strip_prefix("https://example.org/course/sluice/").expect("the page's address first");
-    let Some(Ok(Link::Scenario(code))) = Link::read(fragment) else { panic!("{link}") };
+    let Some(Ok(Link::Scenario { code, at: None })) = Link::read(fragment) else { panic!("{link}") };
     let text = std::fs::read_to_string(every_block()).unwrap();
     assert_eq!(decode(&code).unwrap(), sluice_engine::Scenario::from_json(&text).unwrap());
+    // At an instant of its run: the page opens there, paused.
+    let out = sluice().args(["share", &every_block(), "--at", "41.25", "--page", "http://h/"]).output().unwrap();
+    let link = String::from_utf8(out.stdout).unwrap();
+    assert!(link.trim().ends_with("&t=41.25"), "{link}");
+    let Some(Ok(Link::Scenario { at: Some(at), .. })) = Link::read(link.trim().trim_start_matches("http://h/")) else { panic!("{link}") };
+    assert_eq!(at, sluice_engine::SimTime::from_secs_f64(41.25));
 
     let out = sluice().args(["share", "--lesson", "3", "--step", "2", "--page", "http://h/"]).output().unwrap();
     assert_eq!(String::from_utf8_lossy(&out.stdout), "http://h/#lesson=3&step=2\n");

@@ -29,6 +29,7 @@ use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use base64::Engine as _;
 
 use crate::scenario::{Scenario, ScenarioError, MAX_SCENARIO_BYTES};
+use crate::time::SimTime;
 
 /// The code format, written before the first `.`.
 pub const SHARE_FORMAT: &str = "2";
@@ -116,6 +117,8 @@ pub enum ShareError {
     /// words, the path of the field at fault first).
     #[error("the shared lesson does not hold together: {0}")]
     Lesson(String),
+    #[error("the instant in the link \"{}\" does not read: it should be &t=SECONDS, a number from 0 to 1e9", crate::plumbing::printable::printable(.0, 60))]
+    InstantLink(String),
     #[error("the lesson link \"{}\" does not read: it should be #lesson=N or #lesson=N&step=K, with N and K whole numbers from 1", crate::plumbing::printable::printable(.0, 60))]
     LessonLink(String),
 }
@@ -130,8 +133,10 @@ const WRITTEN_LESSON_PREFIX: &str = "l=";
 /// What a link to the page opens, as its fragment (after `#`) says.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Link {
-    /// A scenario, by its share code (not yet decoded).
-    Scenario(String),
+    /// A scenario, by its share code (not yet decoded), opened paused at
+    /// an instant of its run when `at` says (`&t=SECONDS`, to the
+    /// millisecond).
+    Scenario { code: String, at: Option<SimTime> },
     /// A lesson by its number, at its start or at a step (counted from 1).
     Lesson { number: u32, step: Option<u32> },
     /// A lesson written by its reader, by its code (not yet read).
@@ -141,13 +146,24 @@ pub enum Link {
 impl Link {
     /// The link to `scenario`.
     pub fn scenario(scenario: &Scenario) -> Link {
-        Link::Scenario(encode(scenario))
+        Link::Scenario { code: encode(scenario), at: None }
+    }
+
+    /// The link to `scenario` opened paused at `at` of its run (to the
+    /// millisecond).
+    pub fn scenario_at(scenario: &Scenario, at: SimTime) -> Link {
+        Link::Scenario { code: encode(scenario), at: Some(SimTime::from_nanos(at.as_nanos() / 1_000_000 * 1_000_000)) }
     }
 
     /// The fragment, `#` included, to put after the page's address.
     pub fn fragment(&self) -> String {
         match self {
-            Link::Scenario(code) => format!("#{SCENARIO_PREFIX}{code}"),
+            Link::Scenario { code, at: None } => format!("#{SCENARIO_PREFIX}{code}"),
+            Link::Scenario { code, at: Some(at) } => {
+                let ms = at.as_nanos() / 1_000_000;
+                let seconds = format!("{}.{:03}", ms / 1000, ms % 1000);
+                format!("#{SCENARIO_PREFIX}{code}&t={}", seconds.trim_end_matches('0').trim_end_matches('.'))
+            }
             Link::WrittenLesson(code) => format!("#{WRITTEN_LESSON_PREFIX}{code}"),
             Link::Lesson { number, step: None } => format!("#{LESSON_PREFIX}{number}"),
             Link::Lesson { number, step: Some(k) } => format!("#{LESSON_PREFIX}{number}&step={k}"),
@@ -159,8 +175,13 @@ impl Link {
     /// a share code escaped by a mail program is the caller's to unescape.
     pub fn read(fragment: &str) -> Option<Result<Link, ShareError>> {
         let fragment = fragment.strip_prefix('#').unwrap_or(fragment);
-        if let Some(code) = fragment.strip_prefix(SCENARIO_PREFIX) {
-            return Some(Ok(Link::Scenario(code.to_string())));
+        if let Some(rest) = fragment.strip_prefix(SCENARIO_PREFIX) {
+            let Some((code, instant)) = rest.split_once('&') else { return Some(Ok(Link::Scenario { code: rest.to_string(), at: None })) };
+            let at = instant.strip_prefix("t=").and_then(seconds_written);
+            return Some(match at {
+                Some(at) => Ok(Link::Scenario { code: code.to_string(), at: Some(at) }),
+                None => Err(ShareError::InstantLink(format!("&{instant}"))),
+            });
         }
         if let Some(code) = fragment.strip_prefix(WRITTEN_LESSON_PREFIX) {
             return Some(Ok(Link::WrittenLesson(code.to_string())));
@@ -181,6 +202,19 @@ impl Link {
             Some(k) => whole(k).map(|k| Link::Lesson { number, step: Some(k) }).ok_or_else(refused),
         }))
     }
+}
+
+/// Seconds written plainly (digits, one point at most, from 0 to 10⁹), to
+/// the nanosecond: read exactly, not through a float.
+fn seconds_written(text: &str) -> Option<SimTime> {
+    let (whole, fraction) = text.split_once('.').unwrap_or((text, ""));
+    let digits = |t: &str| t.bytes().all(|b| b.is_ascii_digit());
+    if whole.is_empty() || whole.len() > 10 || !digits(whole) || !digits(fraction) {
+        return None;
+    }
+    let whole: u64 = whole.parse().ok().filter(|&s| s <= 1_000_000_000)?;
+    let nanos: u64 = format!("{:0<9}", &fraction[..fraction.len().min(9)]).parse().ok()?;
+    Some(SimTime::from_nanos(whole * 1_000_000_000 + nanos)).filter(|t| t.as_nanos() <= 1_000_000_000 * 1_000_000_000)
 }
 
 /// The scenario a share code carries. It may be a draft (lacking outgoing
@@ -336,6 +370,9 @@ mod tests {
     fn links_read_back_what_they_wrote() {
         let links = [
             Link::scenario(&every_block()),
+            Link::scenario_at(&every_block(), SimTime::from_secs_f64(12.5)),
+            Link::scenario_at(&every_block(), SimTime::ZERO),
+            Link::scenario_at(&every_block(), SimTime::from_nanos(999_999_999_999_999_999)),
             Link::Lesson { number: 3, step: None },
             Link::Lesson { number: 16, step: Some(2) },
             Link::Lesson { number: u32::MAX, step: Some(u32::MAX) },
@@ -348,6 +385,22 @@ mod tests {
         // Another page's anchor, or nothing, is not a link of Sluice's.
         for other in ["", "#", "#top", "#lessons", "#S=2.abc"] {
             assert_eq!(Link::read(other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn a_link_to_an_instant_says_it_in_seconds_to_the_millisecond() {
+        let at = |s: f64| Link::scenario_at(&every_block(), SimTime::from_secs_f64(s)).fragment();
+        assert!(at(12.5).ends_with("&t=12.5"), "{}", at(12.5));
+        assert!(at(0.0).ends_with("&t=0"));
+        assert!(at(7.0).ends_with("&t=7"));
+        assert!(at(5.43219).ends_with("&t=5.432"), "cut to the millisecond: {}", at(5.43219));
+        let Some(Ok(Link::Scenario { at: Some(read), .. })) = Link::read(&at(41.2)) else { panic!() };
+        assert_eq!(read, SimTime::from_secs_f64(41.2));
+        for bad in ["&t=", "&t=-1", "&t=1e3", "&t=1.2.3", "&t=nan", "&t=inf", "&t= 4", "&time=4", "&t=2000000000", "&"] {
+            let e = Link::read(&format!("#s=2.abc{bad}")).unwrap().unwrap_err();
+            assert_eq!(e, ShareError::InstantLink(bad.to_string()), "{bad}");
+            assert!(e.to_string().contains("it should be &t=SECONDS"), "{e}");
         }
     }
 

@@ -162,7 +162,12 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
                 let n = |v: usize| sluice_engine::thousands(v as f64);
                 return notice.set(Some(format!("No link made: the scenario replays {} instants, more than a link carries ({}). Export it instead.", n(instants), n(keep::KEPT_INSTANTS))));
             }
-            let link = keep::share_link(session.borrow().play.scenario());
+            // The instant shown goes with the link once the run has begun:
+            // it opens there, paused.
+            let s = session.borrow();
+            let at = s.play.shown().map(|sim| sim.now()).filter(|t| *t > sluice_engine::SimTime::ZERO);
+            let link = keep::share_link(s.play.scenario(), at);
+            drop(s);
             keep::copy_to_clipboard(&link);
             shared.set(Some(link));
         })
@@ -214,9 +219,12 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
                 match keep::pasted_link() {
                     // (A lesson's link is the lessons' to open: `lessons.rs`.)
                     None => {}
-                    Some(Ok(scenario)) => {
+                    Some(Ok((scenario, at))) => {
                         let text = sluice_engine::to_value(&scenario).to_string();
                         if let Ok((_, closed)) = import(&page, &dispatch, text) {
+                            if let Some(at) = at {
+                                page.open_at(&dispatch, at);
+                            }
                             page.selected.set(Vec::new());
                             page.earlier.set(keep::earlier_work().is_some());
                             page.banner.set(keep::banner(&scenario));

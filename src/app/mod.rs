@@ -13,6 +13,7 @@ mod dispatch;
 mod editing;
 mod keeping;
 mod lessons;
+mod scrubbing;
 mod sweeps;
 
 use std::cell::RefCell;
@@ -44,12 +45,13 @@ use crate::components::messages::Messages;
 use crate::components::palette::Palette;
 use crate::components::sweep_panel::SweepPanel;
 use crate::components::theory_panel::TheoryPanel;
+use crate::components::time_line::TimeLine;
 use crate::components::toolbar::Toolbar;
 use crate::view::chart_data::ChartKind;
 use crate::view::motion::Motion;
 use crate::view::observed::Session;
 use crate::view::panels::PanelCache;
-use crate::view::player::{use_player, ClockReading, Player};
+use crate::view::player::{show_paused, use_player, ClockReading, Player};
 use crate::view::selection::Select;
 use crate::view::sweep::SweepOrder;
 
@@ -57,6 +59,7 @@ use dispatch::use_dispatch;
 use editing::use_editing;
 use keeping::use_keeping;
 use lessons::use_lessons;
+use scrubbing::use_scrubbing;
 use sweeps::use_sweeps;
 
 fn default_scenario() -> Scenario {
@@ -98,7 +101,7 @@ pub(crate) struct Page {
 #[function_component(App)]
 pub fn app() -> Html {
     let opening = use_memo((), |_| {
-        let keep::Opening { scenario, origin, problem, lesson } = keep::opening(default_scenario());
+        let keep::Opening { scenario, origin, problem, lesson, at } = keep::opening(default_scenario());
         let welcome = match origin {
             keep::Origin::Shared if scenario.name.trim().is_empty() => Some("Opened the scenario from the share link.".to_string()),
             keep::Origin::Shared => Some(format!("Opened \"{}\" from the share link.", scenario.name)),
@@ -108,7 +111,7 @@ pub fn app() -> Html {
         let first_visit = matches!(origin, keep::Origin::BuiltIn);
         let earlier = (matches!(origin, keep::Origin::Shared) || lesson.is_some()) && keep::earlier_work().is_some();
         let banner = matches!(origin, keep::Origin::Shared).then(|| keep::banner(&scenario)).flatten();
-        (RefCell::new(Some(scenario)), problem, welcome, first_visit, earlier, lesson, banner)
+        (RefCell::new(Some(scenario)), problem, welcome, first_visit, earlier, lesson, banner, at)
     });
     let session = use_mut_ref(|| Session::new(opening.0.borrow_mut().take().unwrap_or_else(default_scenario), default_scenario));
     let page = Page {
@@ -164,10 +167,15 @@ pub fn app() -> Html {
     let keeping = use_keeping(&page, &dispatch);
     let lessons = use_lessons(&page, &dispatch, opening.3, opening.5.clone());
     let sweeps = use_sweeps(&page, &dispatch);
+    let scrubbing = use_scrubbing(&page, &dispatch, opening.7);
 
     let on_play = {
-        let (playing, session) = (playing.clone(), session.clone());
+        let (playing, session, play_from) = (playing.clone(), session.clone(), scrubbing.on_play_from.clone());
         Callback::from(move |_| {
+            if session.borrow().play.scrubbed().is_some() {
+                // Shown at an earlier instant: Play plays on from there.
+                return play_from.emit(());
+            }
             if *playing {
                 // Paused, A and B are read at one instant.
                 session.borrow_mut().play.catch_up();
@@ -272,13 +280,10 @@ pub fn app() -> Html {
     // After a step, a reset or an edit as after a frame. While playing,
     // the frame loop keeps them, at its own pace.
     if !*playing {
-        let time_s = s.play.run().map_or(0.0, |sim| sim.now().as_secs_f64());
-        clock.set(ClockReading { time_s, events: s.events() });
-        motion_live.set(s.a.motion.clone());
-        if let Some(b) = &s.b {
-            b_motion_live.set(b.motion.clone());
-        }
+        show_paused(&s, &clock, &motion_live, &b_motion_live);
     }
+    let scrubbed = s.play.scrubbed().map(|t| t.as_secs_f64());
+    let (earliest_s, live_s) = (s.play.earliest().as_secs_f64(), s.play.run().map_or(0.0, |sim| sim.now().as_secs_f64()));
     let open_lesson = s.play.lesson().map(|run| (run.index, run.states.clone(), run.tries.clone()));
     // A step waiting for the learner's change: the field asked for, in
     // words and as it stands, and the field the inspector points out.
@@ -359,8 +364,11 @@ pub fn app() -> Html {
                         on_forget_earlier={keeping.on_forget_earlier} />
                     <Canvases snapshot={shown.snapshot.clone()} motion={motion_live.clone()} {dropping} selected={selection.clone()} on_select={edit.on_select.clone()}
                         present={*present} drop_edge={edit.drop_edge} on_move={edit.on_move} on_connect={edit.on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} on_log={keeping.on_log.clone()} />
+                    if running {
+                        <TimeLine {earliest_s} {live_s} shown_s={scrubbed} on_scrub={scrubbing.on_scrub} on_live={scrubbing.on_live} on_play_from={scrubbing.on_play_from} />
+                    }
                     if let Some((lines, nodes, strips)) = shown.charts {
-                        <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={shown.chart_now_s} />
+                        <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={shown.chart_now_s} cursor_s={shown.cursor_s} />
                     }
                     if let Some((order, scenario)) = sweep {
                         <SweepPanel {order} {scenario} on_use_value={sweeps.on_use_value} on_finished={sweeps.on_finished} on_abandoned={sweeps.on_abandoned}

@@ -16,7 +16,7 @@
 use gloo_file::callbacks::FileReader;
 use sluice_engine::scenario::MAX_SCENARIO_BYTES;
 use sluice_engine::share::{self, Link};
-use sluice_engine::Scenario;
+use sluice_engine::{Scenario, SimTime};
 use wasm_bindgen::{JsCast, JsValue};
 
 /// Where the autosaved scenario lives in local storage. The suffix is the
@@ -197,6 +197,8 @@ pub struct Opening {
     /// The lesson a link opens. The link stays in the address bar, so
     /// that a reload opens it again.
     pub lesson: Option<LessonLink>,
+    /// The instant a link to a scenario opens its run at, paused.
+    pub at: Option<SimTime>,
 }
 
 /// A lesson a link opens: one of the catalogue, by its number and its
@@ -216,14 +218,14 @@ pub fn opening(built_in: Scenario) -> Opening {
     match fragment_link() {
         None => {}
         Some(Ok(link @ (Link::Lesson { .. } | Link::WrittenLesson(_)))) => lesson = opened_lesson(link),
-        Some(Ok(Link::Scenario(code))) => {
+        Some(Ok(Link::Scenario { code, at })) => {
             // The fragment has done its job: later edits are saved, and a
             // reload must show them rather than the link's original.
             clear_fragment();
             match share::decode(&code) {
                 Ok(s) => {
                     keep_saved_as_earlier();
-                    return Opening { scenario: s, origin: Origin::Shared, problem: None, lesson: None };
+                    return Opening { scenario: s, origin: Origin::Shared, problem: None, lesson: None, at };
                 }
                 Err(e) => problem = Some(format!("The share link could not be opened: {e}")),
             }
@@ -235,25 +237,26 @@ pub fn opening(built_in: Scenario) -> Opening {
     }
     if let Some(text) = storage().and_then(|s| s.get_item(STORAGE_KEY).ok().flatten()) {
         match Scenario::from_json_draft(&text) {
-            Ok(s) => return Opening { scenario: s, origin: Origin::Saved, problem, lesson },
+            Ok(s) => return Opening { scenario: s, origin: Origin::Saved, problem, lesson, at: None },
             Err(e) => {
                 problem.get_or_insert_with(|| format!("The saved scenario could not be restored ({e}); the built-in one is open instead."));
             }
         }
     }
-    Opening { scenario: built_in, origin: Origin::BuiltIn, problem, lesson }
+    Opening { scenario: built_in, origin: Origin::BuiltIn, problem, lesson, at: None }
 }
 
 /// A share link pasted into a tab already showing the page (only the
 /// fragment changes, so the page is not loaded again): the scenario it
-/// carries, kept from the link after the work on the page is set aside,
-/// or why the link does not open. A lesson's link is `lesson_link`'s.
-pub fn pasted_link() -> Option<Result<Scenario, share::ShareError>> {
+/// carries (and the instant it opens its run at), kept from the link after
+/// the work on the page is set aside, or why the link does not open. A
+/// lesson's link is `lesson_link`'s.
+pub fn pasted_link() -> Option<Result<(Scenario, Option<SimTime>), share::ShareError>> {
     match fragment_link()? {
         Ok(Link::Lesson { .. } | Link::WrittenLesson(_)) => None,
-        Ok(Link::Scenario(code)) => {
+        Ok(Link::Scenario { code, at }) => {
             clear_fragment();
-            Some(share::decode(&code).inspect(|_| keep_saved_as_earlier()))
+            Some(share::decode(&code).inspect(|_| keep_saved_as_earlier()).map(|s| (s, at)))
         }
         Err(e) => {
             clear_fragment();
@@ -283,7 +286,7 @@ fn opened_lesson(link: Link) -> Option<LessonLink> {
     let lesson = match &link {
         Link::Lesson { number, step } => LessonLink::Numbered(*number, *step),
         Link::WrittenLesson(code) => LessonLink::Written(code.clone()),
-        Link::Scenario(_) => return None,
+        Link::Scenario { .. } => return None,
     };
     keep_saved_aside_for_a_lesson(&link);
     Some(lesson)
@@ -328,9 +331,14 @@ fn set_fragment(fragment: &str) {
     }
 }
 
-/// A link to this page that opens `scenario`.
-pub fn share_link(scenario: &Scenario) -> String {
-    format!("{}{}", page_address(), Link::scenario(scenario).fragment())
+/// A link to this page that opens `scenario`, paused at `at` of its run
+/// when given.
+pub fn share_link(scenario: &Scenario, at: Option<SimTime>) -> String {
+    let link = match at {
+        Some(at) => Link::scenario_at(scenario, at),
+        None => Link::scenario(scenario),
+    };
+    format!("{}{}", page_address(), link.fragment())
 }
 
 /// This page's address without its fragment: a link's beginning.

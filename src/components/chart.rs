@@ -26,7 +26,10 @@ fn rgb(hex: &str) -> RGBColor {
     RGBColor((v >> 16) as u8, (v >> 8) as u8, v as u8)
 }
 
-fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), Box<dyn std::error::Error>> {
+/// The colour of the mark of the instant shown (the time line's).
+const CURSOR: &str = "#1c7ed6";
+
+fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str, cursor_s: Option<f64>) -> Result<(), Box<dyn std::error::Error>> {
     let backend = MeasuredCanvas::new(canvas).ok_or("no 2d context")?;
     let root = backend.into_drawing_area();
     root.fill(&WHITE)?;
@@ -69,6 +72,10 @@ fn draw(canvas: HtmlCanvasElement, lines: &[Line], y_label: &str) -> Result<(), 
             }
         }
     }
+    // The instant the canvas shows, when the time line was dragged back.
+    if let Some(t) = cursor_s.filter(|t| (0.0..=t_max).contains(t)) {
+        chart.draw_series(LineSeries::new([(t, 0.0), (t, y_max)], rgb(CURSOR).stroke_width(2)))?;
+    }
     root.present()?;
     Ok(())
 }
@@ -86,6 +93,9 @@ pub struct ChartsProps {
     /// and the time now.
     pub strips: Rc<Vec<(String, Vec<StateSlot>)>>,
     pub now_s: f64,
+    /// The instant the canvas shows, when earlier than the live one.
+    #[prop_or_default]
+    pub cursor_s: Option<f64>,
 }
 
 #[function_component(Charts)]
@@ -111,9 +121,9 @@ pub fn charts(props: &ChartsProps) -> Html {
     {
         let canvas = canvas.clone();
         let y_label = kind.y_label();
-        use_effect_with((lines.clone(), kind), move |(lines, _)| {
+        use_effect_with((lines.clone(), kind, props.cursor_s.map(f64::to_bits)), move |(lines, _, cursor)| {
             if let Some(element) = canvas.cast::<HtmlCanvasElement>() {
-                if let Err(e) = draw(element, lines, y_label) {
+                if let Err(e) = draw(element, lines, y_label, cursor.map(f64::from_bits)) {
                     web_sys::console::warn_1(&format!("chart: {e}").into());
                 }
             }
@@ -162,9 +172,14 @@ pub fn charts(props: &ChartsProps) -> Html {
             </div>
             <canvas ref={canvas} width="780" height="260" data-testid="depth-chart" role="img" data-time-unit={axis.unit}
                 aria-label={format!("Chart of the {} of {who} over simulation time ({})", kind.tab().to_lowercase(), axis.unit)} />
-            <div class="legend chart-legend" data-testid="chart-legend">{ for key }</div>
+            <div class="legend chart-legend" data-testid="chart-legend">
+                { for key }
+                if let Some(t) = props.cursor_s {
+                    <span class="legend-item"><span class="line-swatch" style={format!("border-top: 3px solid {CURSOR}")}></span>{ format!("shown: {} s", numbers::axis(t)) }</span>
+                }
+            </div>
             if !props.strips.is_empty() {
-                <StateStrips strips={props.strips.clone()} now_s={props.now_s} />
+                <StateStrips strips={props.strips.clone()} now_s={props.now_s} cursor_s={props.cursor_s} />
             }
             <div class="chart-actions">
                 <button class="small secondary-small" data-testid="chart-mean" aria-pressed={averaged.to_string()} onclick={on_average}
@@ -229,6 +244,7 @@ fn time_in_states(strip: Strip, seconds: &[f64; 4]) -> String {
 struct StripsProps {
     strips: Rc<Vec<(String, Vec<StateSlot>)>>,
     now_s: f64,
+    cursor_s: Option<f64>,
 }
 
 /// Each queue's send state (or circuit breaker's state) over time: a band
@@ -237,6 +253,7 @@ struct StripsProps {
 #[function_component(StateStrips)]
 fn state_strips(props: &StripsProps) -> Html {
     let end = props.now_s.max(1e-9);
+    let cursor_x = props.cursor_s.filter(|t| (0.0..=end).contains(t)).map(|t| format!("{:.3}", t / end * 1000.0));
     let strip_of = |slots: &[StateSlot]| slots.first().map_or(Strip::Send, |s| s.strip);
     // The chart's plotting area spans the same width as the canvas above,
     // less its axis: the strips use the full width with their own scale.
@@ -260,7 +277,12 @@ fn state_strips(props: &StripsProps) -> Html {
             <div class="strip" data-testid={format!("strip-{node}")}>
                 <span class="strip-name">{ node }</span>
                 <svg viewBox="0 0 1000 14" preserveAspectRatio="none" role="img"
-                    aria-label={format!("{} of {node} over time: {}", strip.title(), time_in_states(strip, &whole))}>{ for rects }</svg>
+                    aria-label={format!("{} of {node} over time: {}", strip.title(), time_in_states(strip, &whole))}>
+                    { for rects }
+                    if let Some(x) = cursor_x.clone() {
+                        <line class="strip-cursor" x1={x.clone()} x2={x} y1="0" y2="14" stroke={CURSOR} stroke-width="3" vector-effect="non-scaling-stroke" />
+                    }
+                </svg>
             </div>
         }
     });

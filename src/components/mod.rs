@@ -29,5 +29,6 @@ pub mod shadow_panel;
 pub mod sweep_chart;
 pub mod sweep_panel;
 pub mod theory_panel;
+pub mod time_line;
 pub mod toolbar;
 pub mod view_box;

@@ -9,7 +9,7 @@ use std::rc::Rc;
 
 use sluice_engine::Percentiles;
 use sluice_engine::editor::Touched;
-use sluice_engine::playground::{Applied, Command, PlayError, Playground};
+use sluice_engine::playground::{Applied, Command, PlayError, Playground, Rewound};
 use sluice_engine::{DropReason, Scenario, Simulation};
 
 use crate::browser::clock::now_ms;
@@ -29,6 +29,9 @@ pub struct Observed {
     pub motion: Rc<Motion>,
     /// What queueing theory says of each queue of the run's scenario.
     pub theories: Theories,
+    /// The samples a fork cut off, until the fork is undone or another
+    /// run starts.
+    cut: Option<Sampler>,
 }
 
 impl Observed {
@@ -40,6 +43,28 @@ impl Observed {
             theories: theories(sim, &Vec::new(), None),
             ..Observed::default()
         }
+    }
+
+    /// The run went back in time to `sim`: forked at `at_s` (the notes
+    /// after it go, kept aside), or a fork undone (`None`: what was kept
+    /// aside comes back). Counts are read afresh from `sim`.
+    fn rewind(&mut self, sim: &Simulation, at_s: Option<f64>, starts: u64) {
+        match at_s {
+            Some(at_s) => {
+                let mut kept = self.samples.clone();
+                kept.truncate_after(at_s);
+                self.cut = Some(std::mem::replace(&mut self.samples, kept));
+                self.drops.truncate_after(at_s);
+            }
+            None => {
+                if let Some(cut) = self.cut.take() {
+                    self.samples = cut;
+                }
+            }
+        }
+        self.drops.rebase(sim);
+        self.motion_tracker = MotionTracker::new(sim);
+        self.starts = starts;
     }
 
     /// Notes what `sim` did since the last frame.
@@ -80,6 +105,19 @@ impl Session {
     /// Does `command`, then notes where the runs stand (as after a frame).
     pub fn apply(&mut self, command: Command) -> Result<Applied, PlayError> {
         let result = self.play.apply(command);
+        if let Some(rewound) = result.as_ref().ok().and_then(|applied| applied.rewound) {
+            let at_s = match rewound {
+                Rewound::Forked(at) => Some(at.as_secs_f64()),
+                Rewound::Restored => None,
+            };
+            let starts = self.play.starts();
+            if let Some(sim) = self.play.run() {
+                self.a.rewind(sim, at_s, starts);
+            }
+            if let (Some(b), Some(notes)) = (self.play.variant_b(), &mut self.b) {
+                notes.rewind(&b.sim, at_s, starts);
+            }
+        }
         self.observe();
         result
     }
@@ -201,6 +239,18 @@ impl DropLog {
         }
     }
 
+    /// Forgets the entries after `at_s` (a fork there).
+    fn truncate_after(&mut self, at_s: f64) {
+        self.entries.retain(|e| e.time_s <= at_s);
+    }
+
+    /// Takes `sim`'s drop counts as seen: a run gone back in time counts
+    /// on from them.
+    fn rebase(&mut self, sim: &Simulation) {
+        self.seen = (0..sim.nodes().len()).map(|i| sim.stats(i).dropped).collect();
+        self.last_drop_ms.resize(sim.nodes().len(), f64::NEG_INFINITY);
+    }
+
     /// Per node, whether it dropped something within `within_ms` of
     /// `now_ms`.
     pub fn dropping(&self, now_ms: f64, within_ms: f64) -> Vec<bool> {
@@ -234,7 +284,7 @@ const SAMPLES: usize = 512;
 
 /// Every node's samples, taken as the page draws (the engine keeps counts
 /// and histograms, not their history).
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct Sampler {
     nodes: Vec<Vec<Sample>>,
     /// Simulated seconds between samples at least.
@@ -262,6 +312,13 @@ impl Sampler {
                 *samples = sluice_engine::merge_pairs(samples, |first, _| first);
             }
             self.gap_s = (self.gap_s * 2.0).max(t_s / SAMPLES as f64);
+        }
+    }
+
+    /// Forgets the samples after `at_s` (a fork there).
+    fn truncate_after(&mut self, at_s: f64) {
+        for samples in &mut self.nodes {
+            samples.retain(|s| s.t_s <= at_s);
         }
     }
 

@@ -105,6 +105,9 @@ pub struct Panels {
     pub drops: Rc<Vec<DropEntry>>,
     pub charts: Option<ChartData>,
     pub chart_now_s: f64,
+    /// The instant the canvas shows, when earlier than the live one: the
+    /// charts mark it.
+    pub cursor_s: Option<f64>,
     /// What the run's limiters did to each key, once they decided
     /// something.
     pub shadow: Option<Rc<ShadowView>>,
@@ -129,11 +132,13 @@ impl PanelCache {
         if figures {
             self.key = key;
             self.at_ms = now_ms;
-            self.snapshot = Rc::new(match run {
+            // The canvas and counters show the instant seen (live unless
+            // the time line was dragged back).
+            self.snapshot = Rc::new(match s.play.shown() {
                 Some(sim) => Snapshot::of(sim, scenario, &s.a.theories),
                 None => Snapshot::draft(scenario),
             });
-            self.b_snapshot = s.play.variant_b().zip(s.b.as_ref()).map(|(b, notes)| Rc::new(Snapshot::of(&b.sim, b.sim.scenario(), &notes.theories)));
+            self.b_snapshot = s.play.shown_b().zip(s.b.as_ref()).map(|(b, notes)| Rc::new(Snapshot::of(b, b.scenario(), &notes.theories)));
         }
         if chart {
             self.chart_at_ms = now_ms;
@@ -169,6 +174,7 @@ impl PanelCache {
             drops: self.drops.clone(),
             charts: self.charts.clone(),
             chart_now_s: self.chart_now_s,
+            cursor_s: s.play.scrubbed().map(|t| t.as_secs_f64()),
             shadow: self.shadow.clone(),
         }
     }

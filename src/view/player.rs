@@ -47,6 +47,19 @@ pub struct Player {
     pub begin: Callback<StepBegun>,
 }
 
+/// What a paused page shows of the clock and the dots: the instant shown,
+/// with no dots when it is earlier than the live one (the time line was
+/// dragged back), else the live run's.
+pub fn show_paused(s: &Session, clock: &Live<ClockReading>, a: &Live<Rc<Motion>>, b: &Live<Rc<Motion>>) {
+    let shown = s.play.shown();
+    clock.set(ClockReading { time_s: shown.map_or(0.0, |sim| sim.now().as_secs_f64()), events: shown.map_or(0, |sim| sim.events()) });
+    let moving = |motion: &Rc<Motion>| if s.play.scrubbed().is_some() { Rc::default() } else { motion.clone() };
+    a.set(moving(&s.a.motion));
+    if let Some(notes) = &s.b {
+        b.set(moving(&notes.motion));
+    }
+}
+
 /// Runs the frame loop while `player.playing` holds, at `player.speed`.
 #[hook]
 pub fn use_player(player: Player) {

@@ -202,8 +202,7 @@ struct Slot {
     attempts: u32,
     /// The running attempt ends by the time-out rather than by finishing.
     cut_off: bool,
-    /// When the running attempt ends: a service end at another instant is
-    /// one a cancellation made stale.
+    /// When the running attempt ends (a service end at another is stale).
     ends: SimTime,
 }
 

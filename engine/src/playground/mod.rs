@@ -30,6 +30,7 @@ use crate::scenario::free_spot;
 use crate::lesson::{Lesson, LessonError};
 use crate::scenario::{BlockSpec, FieldPath, Kind, Position, Scenario};
 use crate::simulation::Simulation;
+use crate::time::SimTime;
 use crate::timeline::Run;
 use crate::sweep::SweepResult;
 
@@ -128,6 +129,10 @@ pub enum Command {
     /// Plays on from the instant shown: it becomes the live one and what
     /// came after is gone (Undo, before any edit, brings it back).
     PlayFrom,
+    /// Runs A (and B) on to `at_s` seconds at once, as a link to an instant
+    /// opens (a run stopped by the watchdog stops earlier; an instant
+    /// already passed changes nothing).
+    RunTo { at_s: f64 },
 }
 
 impl Command {
@@ -146,6 +151,7 @@ impl Command {
                 | Command::SkipToVerdict { .. }
                 | Command::Scrub { .. }
                 | Command::PlayFrom
+                | Command::RunTo { .. }
         )
     }
 }
@@ -163,6 +169,19 @@ pub struct Applied {
     /// A configuration imported: what it holds that is not modelled, each
     /// with its line.
     pub notes: Vec<crate::config::Note>,
+    /// The runs went back in time: forked at an earlier instant, or the
+    /// fork undone (what a page noted of them after that instant goes, or
+    /// comes back).
+    pub rewound: Option<Rewound>,
+}
+
+/// How the runs went back in time.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Rewound {
+    /// Played on from this instant: what came after it is gone.
+    Forked(SimTime),
+    /// The last fork undone: the old future is back.
+    Restored,
 }
 
 /// Why a command changed nothing.
@@ -378,7 +397,7 @@ impl Playground {
             }
             Command::Undo if self.undo_fork() => {
                 self.starts += 1;
-                return Ok(Applied::default());
+                return Ok(Applied { rewound: Some(Rewound::Restored), ..Applied::default() });
             }
             Command::Undo => self.edit(|e| Ok(e.undo())).map(|_| None)?,
             Command::Redo => self.edit(|e| Ok(e.redo())).map(|_| None)?,
@@ -392,6 +411,17 @@ impl Playground {
                 return Ok(Applied::default());
             }
             Command::Scrub { at_s } => return self.scrub(at_s),
+            Command::RunTo { at_s } => {
+                if !(at_s.is_finite() && (0.0..=1e9).contains(&at_s)) {
+                    return Err(PlayError::NotAnInstant);
+                }
+                if let Some(a) = &mut self.a {
+                    let _ = a.run_until(SimTime::from_secs_f64(at_s));
+                }
+                self.catch_up();
+                let judged = self.judge();
+                return Ok(Applied { step: judged.then(|| self.begun_alone(Speed::Times(1.0))).flatten(), ..Applied::default() });
+            }
             Command::PlayFrom => {
                 let applied = self.play_from()?;
                 self.starts += 1;
@@ -467,7 +497,7 @@ impl Playground {
 
     /// What an edit did: `select` is worth selecting.
     fn edited(&self, select: Option<Vec<String>>) -> Applied {
-        Applied { edited: self.editor.touched().is_some(), select, step: None, notes: Vec::new() }
+        Applied { edited: self.editor.touched().is_some(), select, step: None, notes: Vec::new(), rewound: None }
     }
 
     /// Edits the scenario with `change`; the run then follows the edit.

@@ -16,7 +16,7 @@ use crate::simulation::Simulation;
 use crate::time::SimTime;
 use crate::timeline::Future;
 
-use super::{Applied, PlayError, Playground};
+use super::{Applied, PlayError, Playground, Rewound};
 
 /// The runs as they stood at an earlier instant.
 pub(super) struct Scrubbed {
@@ -109,6 +109,7 @@ impl Playground {
     /// Plays on from the instant seen: it becomes the live one.
     pub(super) fn play_from(&mut self) -> Result<Applied, PlayError> {
         let (Some(seen), Some(a)) = (self.scrub.take(), &mut self.a) else { return Err(PlayError::NotScrubbed) };
+        let at = seen.at;
         let old_a = a.fork_at(seen.at);
         let old_b = self.b.as_mut().map(|b| b.sim.fork_at(seen.at));
         self.forked = Some(Forked { revision: self.revision, a: old_a, b: old_b });
@@ -116,7 +117,7 @@ impl Playground {
             run.forget_watch();
             run.forget_compared();
         }
-        Ok(Applied::default())
+        Ok(Applied { rewound: Some(Rewound::Forked(at)), ..Applied::default() })
     }
 
     /// Undoes the last fork, if nothing was edited since: the old future

@@ -235,20 +235,6 @@ pub struct Simulation {
     replayed_keys: Option<Box<crate::replay::Keys>>,
 }
 
-/// A queue's thresholds changed while it ran: what they were before.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct LimitChange {
-    pub at: SimTime,
-    pub node: usize,
-    /// The soft and hard limits in force until `at`.
-    pub before: [Limits; 2],
-}
-
-/// How many threshold changes a run keeps: far more than a person makes,
-/// while a slider dragged over a running queue for minutes stays bounded
-/// (the oldest go first; the thresholds before the oldest kept are then
-/// taken to be those it replaced).
-const LIMIT_CHANGES_KEPT: usize = 4096;
 
 /// Two different elements of `items`, both mutable; `None` if `a == b` or
 /// either is out of range.
@@ -292,6 +278,7 @@ mod shortcuts;
 mod watchdog;
 mod wiring;
 
+pub use reconfigure::LimitChange;
 pub use watchdog::{Creep, Overflow, Stall, Stop};
 
 /// Why a file's traffic cannot be replayed through a scenario.

@@ -6,6 +6,21 @@
 use super::*;
 use super::wiring::{build_node, class_maps, class_names, priority_table, router_choice};
 
+/// A queue's thresholds changed while it ran: what they were before.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LimitChange {
+    pub at: SimTime,
+    pub node: usize,
+    /// The soft and hard limits in force until `at`.
+    pub before: [Limits; 2],
+}
+
+/// How many threshold changes a run keeps: far more than a person makes,
+/// while a slider dragged over a running queue for minutes stays bounded
+/// (the oldest go first; the thresholds before the oldest kept are then
+/// taken to be those it replaced).
+pub(super) const LIMIT_CHANGES_KEPT: usize = 4096;
+
 impl Simulation {
     /// Changes the parameters of node `id` while running. The new block must
     /// be of the same kind and valid in the scenario; otherwise nothing
