@@ -76,9 +76,9 @@ try {
   // over it reached one by one (src/bench.rs, `bench_scrub`).
   const scrub = JSON.parse(await page.evaluate(({ events }) => window.wasmBindings.bench_scrub(events, 40), { events: Math.round(1e7 * scale) }));
   const reach = [...scrub.reach_ms].sort((a, b) => a - b);
-  const mib = (b) => (b / 2 ** 20).toFixed(1);
+  const mb = (b) => (b / 1e6).toFixed(1);
   console.log(`Scrubbing in Chromium: ${f(scrub.events)} events (${f(scrub.simulated_s)} simulated s) run and kept in ${(scrub.run_ms / 1000).toFixed(2)} s:`);
-  console.log(`  ${scrub.checkpoints} checkpoints every ${f(scrub.every)} events, ${mib(scrub.bytes)} MiB of ${mib(scrub.budget)} MiB`);
+  console.log(`  ${scrub.checkpoints} checkpoints at most ${f(scrub.widest)} events apart, ${mb(scrub.bytes)} MB of ${mb(scrub.budget)} MB`);
   console.log(`  an instant reached in ${reach[reach.length >> 1].toFixed(1)} ms at the median, ${reach[reach.length - 1].toFixed(1)} ms at the slowest of ${reach.length} (goal at most 250 ms)`);
 } finally {
   await browser.close();

@@ -16,14 +16,15 @@ pub fn bench_mm1k(until_s: f64) -> f64 {
 /// Runs the page's opening scenario for `events` events, kept for
 /// scrubbing as the page keeps a run, then reaches `instants` instants
 /// over it (`bench_model::scrub_instants`), each timed by the page's clock.
-/// Returns JSON: `{"events", "simulated_s", "checkpoints", "every",
-/// "bytes", "budget", "run_ms", "reach_ms": [...]}`.
+/// Returns JSON: `{"events", "simulated_s", "checkpoints", "widest" (the
+/// most events between two), "bytes", "budget", "run_ms", "reach_ms":
+/// [...]}`.
 #[wasm_bindgen]
 pub fn bench_scrub(events: f64, instants: u32) -> String {
     use sluice_engine::bench_model::{scrub_instants, scrub_run};
     let clock = || web_sys::window().and_then(|w| w.performance()).map_or(0.0, |p| p.now());
     let start = clock();
-    let run = scrub_run(events.clamp(1.0, 1e9) as u64);
+    let run = scrub_run(None, events.clamp(1.0, 1e9) as u64).expect("the opening scenario runs");
     let run_ms = clock() - start;
     let reach_ms: Vec<f64> = scrub_instants(&run, instants.min(1000) as usize)
         .into_iter()
@@ -33,12 +34,12 @@ pub fn bench_scrub(events: f64, instants: u32) -> String {
             clock() - start
         })
         .collect();
-    let (checkpoints, every) = run.checkpoints();
+    let (checkpoints, widest) = run.checkpoints();
     serde_json::json!({
         "events": run.events(),
         "simulated_s": run.now().as_secs_f64(),
         "checkpoints": checkpoints,
-        "every": every,
+        "widest": widest,
         "bytes": run.bytes(),
         "budget": sluice_engine::timeline::TIMELINE_BUDGET,
         "run_ms": run_ms,

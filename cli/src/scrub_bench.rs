@@ -1,8 +1,8 @@
 //! `sluice bench --scrub`: how fast a long run is seen again at any
 //! instant, and what keeping it for that costs.
 //!
-//! The page's opening scenario is run for ten million events (times the
-//! scale) twice: alone, and kept for scrubbing (`timeline::Run`, with the
+//! The page's opening scenario, then the ready-made one with a block of
+//! every kind, is each run for ten million events (times the scale) twice: alone, and kept for scrubbing (`timeline::Run`, with the
 //! page's spacing of checkpoints and budget); the ratio of the two is what
 //! keeping costs. Then forty instants spread over the run, in an order
 //! that jumps back and forth, are each reached from scratch (`Run::at`),
@@ -32,17 +32,27 @@ const INSTANTS: usize = 40;
 /// The slowest an instant may take to reach natively, in seconds.
 const TARGET_S: f64 = 0.1;
 
+/// The ready-made scenario with a block of every kind, measured after the
+/// page's opening one.
+const EVERY_BLOCK: &str = include_str!("../../scenarios/every-block.json");
+
 pub fn run(scale: f64) -> String {
     let events = (EVENTS * scale).round().max(1.0) as u64;
-    let scenario = Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).expect("the default scenario is valid");
-    let mut alone = Simulation::new(scenario.clone(), scenario.seed_or_default()).expect("the default scenario builds");
+    let opening = Scenario::from_json(sluice_engine::DEFAULT_SCENARIO).expect("the default scenario is valid");
+    let every_block = Scenario::from_json(EVERY_BLOCK).expect("every-block.json is valid");
+    [opening, every_block].into_iter().map(|scenario| measure(scenario, events)).collect()
+}
+
+/// The figures of one scenario run for `events` events.
+fn measure(scenario: Scenario, events: u64) -> String {
+    let mut alone = Simulation::new(scenario.clone(), scenario.seed_or_default()).expect("a ready-made scenario builds");
     let watch = Stopwatch::start();
     let _ = alone.run_until_bounded(SimTime::from_secs_f64(1e9), events);
     let (alone_s, _) = watch.read();
     let watch = Stopwatch::start();
-    let run = scrub_run(events);
+    let run = scrub_run(Some(scenario.clone()), events).expect("a ready-made scenario builds");
     let (kept_s, _) = watch.read();
-    let (checkpoints, every) = run.checkpoints();
+    let (checkpoints, widest) = run.checkpoints();
     let mut times: Vec<f64> = scrub_instants(&run, INSTANTS)
         .into_iter()
         .map(|t| {
@@ -59,15 +69,15 @@ pub fn run(scale: f64) -> String {
     let verdict = if slowest <= TARGET_S { "within" } else { "OVER" };
     format!(
         "scrubbing: {}, {} events ({:.0} simulated s)\n\
-         \x20 run alone {alone_s:.2} s, kept for scrubbing {kept_s:.2} s ({:.2}x): {checkpoints} checkpoints every {} events, {:.1} MiB of {:.0} MiB\n\
+         \x20 run alone {alone_s:.2} s, kept for scrubbing {kept_s:.2} s ({:.2}x): {checkpoints} checkpoints at most {} events apart, {:.1} MB of {:.0} MB\n\
          \x20 an instant reached in {:.1} ms at the median, {:.1} ms at the slowest of {INSTANTS} ({verdict} the target of {:.0} ms)\n",
         scenario.name,
         thousands(run.events() as f64),
         run.now().as_secs_f64(),
         kept_s / alone_s,
-        thousands(every as f64),
-        run.bytes() as f64 / f64::from(1 << 20),
-        TIMELINE_BUDGET as f64 / f64::from(1 << 20),
+        thousands(widest as f64),
+        run.bytes() as f64 / 1e6,
+        TIMELINE_BUDGET as f64 / 1e6,
         median * 1e3,
         slowest * 1e3,
         TARGET_S * 1e3,

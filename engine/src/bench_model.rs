@@ -39,18 +39,19 @@ pub fn run_mm1k(until_s: f64) -> (u64, u64) {
     (sim.events(), sim.totals().produced)
 }
 
-/// A run of the page's opening scenario (the slow client,
-/// `scenario::DEFAULT_SCENARIO`) of `events` events, kept to be seen again
-/// at any instant with the page's spacing of checkpoints and budget: what
-/// the benchmark of scrubbing reaches into, natively and in the page.
-pub fn scrub_run(events: u64) -> Run {
-    let scenario = Scenario::from_json(crate::scenario::DEFAULT_SCENARIO).expect("the default scenario is valid");
+/// A run of `scenario` (by default the page's opening one, the slow
+/// client, `scenario::DEFAULT_SCENARIO`) of `events` events on its seed,
+/// kept to be seen again at any instant with the page's spacing of
+/// checkpoints and budget: what the benchmark of scrubbing reaches into,
+/// natively and in the page. None if the scenario cannot run.
+pub fn scrub_run(scenario: Option<Scenario>, events: u64) -> Option<Run> {
+    let scenario = scenario.unwrap_or_else(|| Scenario::from_json(crate::scenario::DEFAULT_SCENARIO).expect("the default scenario is valid"));
     let seed = scenario.seed_or_default();
-    let mut run = Run::new(Simulation::new(scenario, seed).expect("the default scenario builds"));
+    let mut run = Run::new(Simulation::new(scenario, seed).ok()?);
     // The default scenario never stops; were it to, the run so far is
     // still what is reached into.
     let _ = run.run_until_bounded(SimTime::from_secs_f64(1e9), events);
-    run
+    Some(run)
 }
 
 /// `count` instants over `run`, from its earliest kept to its live one, in

@@ -12,17 +12,18 @@
 //! - Exact: the run `at(t)` gives is the one a run stopped at `t` would
 //!   be (`run_until(t)`), every counter, series, transition and message
 //!   where it was, live changes included, and then goes on the same.
-//! - Bounded time: reaching an instant runs at most `every` events from
-//!   its checkpoint (`CHECKPOINT_EVERY`, doubled each time the checkpoints
-//!   are thinned).
+//! - Bounded time: reaching an instant runs at most the events between
+//!   two checkpoints (`every`, `CHECKPOINT_EVERY`, until the checkpoints
+//!   are thinned; `checkpoints()` says the widest gap).
 //! - Bounded memory: the checkpoints and the changes kept take at most
 //!   `budget` bytes (`TIMELINE_BUDGET`), or one checkpoint alone when it
 //!   takes more, counted by the allocator where the
 //!   program installed `plumbing::heap::Counting`, estimated otherwise.
-//!   Over the budget, every other checkpoint goes (the spacing doubles);
-//!   when two are left and still too many bytes, the oldest goes with the
-//!   changes before the next, and the run can be seen again only from
-//!   there (`earliest`).
+//!   Over the budget, the checkpoint whose two neighbours are nearest goes
+//!   (never the first or the latest), so the gaps stay as even as the
+//!   budget allows and it is used whole; when two are left and still too
+//!   many bytes, the oldest goes with the changes before the next, and the
+//!   run can be seen again only from there (`earliest`).
 //! - The live run is not disturbed: checkpoints are copies, taken between
 //!   events at exact multiples of `every`.
 
@@ -35,8 +36,8 @@ use crate::time::SimTime;
 /// natively on a scenario of a few blocks, some 5 ms to copy.
 pub const CHECKPOINT_EVERY: u64 = 1 << 17;
 
-/// The memory the checkpoints and changes of one run may take: 64 MiB.
-pub const TIMELINE_BUDGET: usize = 64 << 20;
+/// The memory the checkpoints and changes of one run may take: 64 MB.
+pub const TIMELINE_BUDGET: usize = 64_000_000;
 
 /// A live change a run took, as it can be taken again.
 #[derive(Clone, Debug)]
@@ -263,9 +264,11 @@ impl Run {
         self.bytes
     }
 
-    /// How many checkpoints are kept, and the events between them.
+    /// How many checkpoints are kept, and the most events between two of
+    /// them (or since the latest): the most an instant costs to reach.
     pub fn checkpoints(&self) -> (usize, u64) {
-        (self.checkpoints.len(), self.every)
+        let events: Vec<u64> = self.checkpoints.iter().map(|c| c.sim.events()).chain([self.sim.events()]).collect();
+        (self.checkpoints.len(), events.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0))
     }
 
     /// Makes the run as it stood at `t` the live one: what came after is
@@ -337,18 +340,12 @@ impl Run {
     /// holds (the live run's latest checkpoint always stays).
     fn keep_within_budget(&mut self) {
         while self.bytes > self.budget && self.checkpoints.len() > 2 {
-            self.every = self.every.saturating_mul(2);
-            let every = self.every;
-            let first = self.checkpoints[0].sim.events();
-            let mut freed = 0;
-            self.checkpoints.retain(|c| {
-                let keep = c.sim.events() == first || c.sim.events().is_multiple_of(every);
-                if !keep {
-                    freed += c.bytes;
-                }
-                keep
-            });
-            self.bytes -= freed;
+            // The one whose going leaves the narrowest gap (the oldest of
+            // equals): the gaps stay even.
+            let events = |i: usize| self.checkpoints[i].sim.events();
+            let Some(i) = (1..self.checkpoints.len() - 1).min_by_key(|&i| events(i + 1) - events(i - 1)) else { break };
+            let gone = self.checkpoints.remove(i);
+            self.bytes -= gone.bytes;
         }
         while self.bytes > self.budget && self.checkpoints.len() > 1 {
             let gone = self.checkpoints.remove(0);

@@ -2,7 +2,7 @@
 //! the frame loop, and the layout. Every component gets plain data as
 //! props and reports input as callbacks; beside this file, `dispatch` is
 //! the one way a command reaches the engine, and `editing`, `keeping`,
-//! `lessons` and `sweeps` turn each kind of input into commands.
+//! `lessons`, `scrubbing` and `sweeps` turn each kind of input into commands.
 //!
 //! The model is the engine's `Playground` (in `view::observed::Session`,
 //! beside what the page noted of its runs): it decides whether an edit
@@ -116,7 +116,7 @@ pub fn app() -> Html {
     let session = use_mut_ref(|| Session::new(opening.0.borrow_mut().take().unwrap_or_else(default_scenario), default_scenario));
     let page = Page {
         session: session.clone(),
-        playing: use_state(|| true),
+        playing: use_state(|| opening.7.is_none()),
         speed: use_state(|| Speed::Times(1.0)),
         selected: use_state(|| {
             let s = session.borrow();
@@ -269,7 +269,7 @@ pub fn app() -> Html {
         let compared = s.ids_of(&selection);
         let selected = compared.iter().filter_map(|id| b.sim.scenario().node_index(id)).collect();
         let judged = s.play.compared_figures();
-        VariantView { labels: b.labels.clone(), snapshot, motion: b_motion_live.clone(), dropping: notes.motion.dropping.clone(), selected, compared, judged }
+        VariantView { labels: b.labels.clone(), snapshot, motion: b_motion_live.clone(), dropping: s.dropping_shown(notes), selected, compared, judged }
     });
     let selected_theory = selected_index.and_then(|i| shown.snapshot.nodes.get(i)).and_then(|n| Some((n.id.clone(), n.theory.clone()?)));
     let selected_spec = selected_index.and_then(|i| scenario.nodes.get(i).cloned());
@@ -298,9 +298,9 @@ pub fn app() -> Html {
     let asked_field = asked_here.map(|ask| ask.field);
     let sweep = (*page.sweep_order).clone().map(|order| (order, sweep_scenario.clone()));
     let editor = s.play.editor();
-    let (can_undo, can_redo, seed) = (editor.can_undo(), editor.can_redo(), scenario.seed_or_default());
+    let (can_undo, can_redo, seed) = (editor.can_undo() || s.play.can_undo_fork(), editor.can_redo(), scenario.seed_or_default());
     let (name, description) = (AttrValue::from(scenario.name.clone()), AttrValue::from(scenario.description.clone()));
-    let (comparing, stall, missing, dropping) = (s.play.variant_b().is_some(), s.play.stall(), s.play.missing(), s.a.motion.dropping.clone());
+    let (comparing, stall, missing, dropping) = (s.play.variant_b().is_some(), s.play.stall(), s.play.missing(), s.dropping_shown(&s.a));
     // The link's banner describes its scenario while that is the one open
     // (a lesson or another scenario opened since puts it away).
     let banner = (*page.banner).clone().filter(|b| Some(b) == keep::banner(s.play.scenario()).as_ref()).map(|(n, d)| (AttrValue::from(n), AttrValue::from(d)));

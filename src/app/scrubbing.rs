@@ -17,10 +17,12 @@ pub(super) struct Scrubbing {
 }
 
 impl Page {
-    /// Opens the run at `at`, paused, as a link to an instant asks.
+    /// Opens the run at `at`, paused, as a link to an instant asks: once
+    /// the page has drawn itself paused, so that no frame plays on past it.
     pub(super) fn open_at(&self, dispatch: &Dispatch, at: SimTime) {
         self.playing.set(false);
-        drop(dispatch(Command::RunTo { at_s: at.as_secs_f64() }));
+        let dispatch = dispatch.clone();
+        gloo_timers::callback::Timeout::new(0, move || drop(dispatch(Command::RunTo { at_s: at.as_secs_f64() }))).forget();
     }
 }
 

@@ -280,6 +280,7 @@ fn state_strips(props: &StripsProps) -> Html {
                     aria-label={format!("{} of {node} over time: {}", strip.title(), time_in_states(strip, &whole))}>
                     { for rects }
                     if let Some(x) = cursor_x.clone() {
+                        <line x1={x.clone()} x2={x.clone()} y1="0" y2="14" stroke="white" stroke-width="7" vector-effect="non-scaling-stroke" />
                         <line class="strip-cursor" x1={x.clone()} x2={x} y1="0" y2="14" stroke={CURSOR} stroke-width="3" vector-effect="non-scaling-stroke" />
                     }
                 </svg>

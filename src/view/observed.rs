@@ -167,6 +167,15 @@ impl Session {
         resume
     }
 
+    /// The blocks that dropped a moment ago by `notes`, as the canvas
+    /// flashes them: none while an earlier instant is shown.
+    pub fn dropping_shown(&self, notes: &Observed) -> Rc<Vec<bool>> {
+        if self.play.scrubbed().is_some() {
+            return Rc::default();
+        }
+        notes.motion.dropping.clone()
+    }
+
     /// Events processed by the run (none without one).
     pub fn events(&self) -> u64 {
         self.play.run().map_or(0, Simulation::events)

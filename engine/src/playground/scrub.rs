@@ -120,6 +120,11 @@ impl Playground {
         Ok(Applied { rewound: Some(Rewound::Forked(at)), ..Applied::default() })
     }
 
+    /// Whether Undo would undo a fork (nothing was edited since it).
+    pub fn can_undo_fork(&self) -> bool {
+        self.forked.as_ref().is_some_and(|f| f.revision == self.revision)
+    }
+
     /// Undoes the last fork, if nothing was edited since: the old future
     /// runs again to where it was. Returns whether it did.
     pub(super) fn undo_fork(&mut self) -> bool {
