@@ -661,6 +661,13 @@ mod tests {
         // Second 3: second 0 has left it: 0 of 2, below the minimum.
         assert_eq!(call(&mut b, &sp, 3, false, 3 * S).1, None);
         assert_eq!(b.window_counts(), (2, 0, 0));
+        // Second 6: seconds 0 to 3 have left; what they counted goes from
+        // the total (calls as well as failures): 2 failed of 4 is 50%.
+        call(&mut b, &sp, 10, true, 6 * S);
+        call(&mut b, &sp, 11, false, 6 * S);
+        call(&mut b, &sp, 12, false, 6 * S);
+        assert_eq!(b.window_counts(), (3, 1, 0), "only second 6's calls");
+        assert_eq!(call(&mut b, &sp, 13, true, 6 * S).1.map(|t| t.to), Some(State::Open));
     }
 
     /// `OpenState.tryAcquirePermission`: `clock.instant().isAfter(
@@ -745,6 +752,21 @@ mod tests {
         assert_eq!(b.window_counts(), (3, 0, 2));
         let turn = b.heard(&sp, (3, 0), false, 2 * S);
         assert_eq!(turn.map(|t| t.cause), Some(Cause::SlowCallRate), "3 of 4 slow: 75%");
+        // One slow of four is 25%, below 75%: it stays closed.
+        let mut b = Breaker::new(&sp);
+        for id in 0..4 {
+            assert!(b.acquire(&sp, (id, 0), 0).0);
+        }
+        for id in 0..3 {
+            assert_eq!(b.heard(&sp, (id, 0), false, S / 2), None);
+        }
+        assert_eq!(b.heard(&sp, (3, 0), false, 2 * S), None, "1 of 4 slow: 25%");
+        assert_eq!(b.window_counts(), (4, 0, 1));
+        // Four quick calls more: the slow one slides out of the window.
+        for id in 4..8 {
+            assert_eq!(call(&mut b, &sp, id, false, 3 * S), (true, None));
+        }
+        assert_eq!(b.window_counts(), (4, 0, 0), "the slow call has left the count");
     }
 
     #[test]
@@ -830,5 +852,18 @@ mod tests {
             assert!(fields.contains(&format!("n.{name}")), "{name}: {fields:?}");
         }
         assert!(super::super::refused_fields(|p, e| Resilience4jCircuitBreakerSpec::default().validate(p, e)).is_empty());
+    }
+
+    /// Each bound of the slow calls' duration alone: 0 and 2e9 s refused,
+    /// 1 ns and 1e9 s taken.
+    #[test]
+    fn a_slow_call_lasts_from_a_nanosecond_to_a_billion_seconds() {
+        let with = |s: f64| Resilience4jCircuitBreakerSpec { slow_call_duration_threshold_s: s, ..Default::default() };
+        for s in [0.0, 2e9] {
+            assert_eq!(super::super::refused_fields(|p, e| with(s).validate(p, e)), vec!["n.slow_call_duration_threshold_s".to_string()], "{s}");
+        }
+        for s in [1e-9, 1e9] {
+            assert!(super::super::refused_fields(|p, e| with(s).validate(p, e)).is_empty(), "{s}");
+        }
     }
 }
