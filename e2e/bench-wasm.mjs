@@ -1,6 +1,6 @@
-// The engine as WebAssembly against the engine natively, in one run, and
-// scrubbing a long run in the page
-// (`make bench` runs it after the native benchmark; not a test). Run after
+// The engine as WebAssembly against the engine natively, in one run, then
+// a long run seen again at instants spread over it, in the page (`make
+// bench` runs it after the native benchmark; not a test). Run after
 // `make web` and `cargo build --release -p sluice-cli`:
 //
 //   node e2e/bench-wasm.mjs [SLUICE_BIN] [SCALE]

@@ -746,6 +746,7 @@ mod tests {
         for id in 0..4 {
             assert!(b.acquire(&sp, (id, 0), 0).0);
         }
+        assert_eq!(b.in_flight(), 4, "four calls let through, none heard yet");
         assert_eq!(b.heard(&sp, (0, 0), false, S), None, "exactly 1 s is not slow");
         assert_eq!(b.heard(&sp, (1, 0), false, S + 1), None);
         assert_eq!(b.heard(&sp, (2, 0), false, S + 1), None);
@@ -767,6 +768,14 @@ mod tests {
             assert_eq!(call(&mut b, &sp, id, false, 3 * S), (true, None));
         }
         assert_eq!(b.window_counts(), (4, 0, 0), "the slow call has left the count");
+        // A call forgotten (its request gone another way) is heard of no
+        // more: it leaves nothing in flight and records nothing.
+        assert!(b.acquire(&sp, (8, 0), 3 * S).0);
+        assert_eq!(b.in_flight(), 1);
+        b.forget((8, 0));
+        assert_eq!(b.in_flight(), 0);
+        assert_eq!(b.heard(&sp, (8, 0), true, 3 * S), None);
+        assert_eq!(b.window_counts(), (4, 0, 0), "a forgotten call records nothing");
     }
 
     #[test]
