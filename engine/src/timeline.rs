@@ -217,7 +217,11 @@ impl Run {
     /// The run as it stood at `t` (the live instant at most, the earliest
     /// kept at least).
     pub fn at(&self, t: SimTime) -> Simulation {
-        let t = t.min(self.sim.now()).max(self.earliest());
+        if t >= self.sim.now() {
+            // The live run itself (it may have stopped within an instant).
+            return self.sim.clone();
+        }
+        let t = t.max(self.earliest());
         let k = self.checkpoints.partition_point(|c| c.sim.now() <= t).max(1) - 1;
         let from = &self.checkpoints[k];
         let mut sim = from.sim.clone();
@@ -236,19 +240,42 @@ impl Run {
             *copy = self.at(to);
             return;
         }
-        // The changes the copy took: those up to `from`.
-        let taken = self.forgotten + self.changes.partition_point(|c| c.now <= from);
+        // The changes the copy took: those before its events, and those at
+        // its events up to `from`.
+        let taken = self.forgotten + self.changes.partition_point(|c| (c.events, c.now) <= (copy.events(), from));
         self.replay(copy, taken, to);
+    }
+
+    /// Moves `copy` on by one event, taking the changes made before it
+    /// (while the clock stood between the two events) and right after it
+    /// at its instant, as the live run took them.
+    pub fn step_copy(&self, copy: &mut Simulation) {
+        let (events, now, next) = (copy.events(), copy.now(), copy.next_event_time());
+        for change in self.changes.iter().filter(|c| c.events == events && c.now > now && next.is_none_or(|t| c.now <= t)) {
+            let _ = copy.run_until_bounded(change.now, 0);
+            change.change.take(copy);
+        }
+        copy.step();
+        let (events, now) = (copy.events(), copy.now());
+        for change in self.changes.iter().filter(|c| c.events == events && c.now <= now) {
+            change.change.take(copy);
+        }
+    }
+
+    /// How many live changes the run took (those forgotten with the oldest
+    /// checkpoints too).
+    pub fn changes_taken(&self) -> usize {
+        self.forgotten + self.changes.len()
     }
 
     /// Runs `sim` on to `t`, taking the changes from number `taken` on.
     fn replay(&self, sim: &mut Simulation, taken: usize, t: SimTime) {
         let first = taken.saturating_sub(self.forgotten);
         for change in self.changes[first.min(self.changes.len())..].iter().take_while(|c| c.now <= t) {
+            // On to its event, and its instant (the clock may have moved on
+            // with no event since); a run the watchdog stopped stays so.
             let left = change.events.saturating_sub(sim.events());
-            if left > 0 && sim.run_until_bounded(change.now, left).is_err() {
-                return;
-            }
+            let _ = sim.run_until_bounded(change.now, left);
             change.change.take(sim);
         }
         let _ = sim.run_until(t);
@@ -281,7 +308,7 @@ impl Run {
         // A checkpoint at `t` itself may have events still to come at `t`:
         // keep only those the new live run has passed.
         let fork_events = sim.events();
-        self.checkpoints.retain(|c| c.sim.events() <= fork_events);
+        self.checkpoints.retain(|c| c.sim.events() <= fork_events && c.sim.now() <= t);
         let taken = self.changes.partition_point(|c| c.now <= t);
         let changes = self.changes.split_off(taken);
         self.bytes = self.checkpoints.iter().map(|c| c.bytes).sum::<usize>() + self.changes.iter().map(|c| c.bytes).sum::<usize>();
@@ -289,12 +316,18 @@ impl Run {
         Future { events, now, changes, fork_at: t, fork_events, fork_changes: self.forgotten + self.changes.len() }
     }
 
+    /// Whether `restore` can bring `future` back: the live run took no
+    /// change since the fork, and the fork's instant is still kept.
+    pub fn can_restore(&self, future: &Future) -> bool {
+        self.forgotten + self.changes.len() == future.fork_changes && self.sim.events() >= future.fork_events && future.fork_at >= self.earliest()
+    }
+
     /// Brings back the future `fork_at` forgot, when the live run took no
     /// change since the fork (it may have run on: that goes): runs on from
     /// the fork to where the old future was, taking its changes again and
     /// checkpointing on the way. Returns whether it did.
     pub fn restore(&mut self, future: Future) -> bool {
-        if self.forgotten + self.changes.len() != future.fork_changes || self.sim.events() < future.fork_events {
+        if !self.can_restore(&future) {
             return false;
         }
         if self.sim.events() > future.fork_events {
@@ -305,9 +338,7 @@ impl Run {
         }
         for change in future.changes {
             let left = change.events.saturating_sub(self.sim.events());
-            if left > 0 && self.run_until_bounded(change.now, left).is_err() {
-                return true;
-            }
+            let _ = self.run_until_bounded(change.now, left);
             change.change.take(&mut self.sim);
             self.bytes += change.bytes;
             self.changes.push(change);

@@ -284,3 +284,38 @@ fn the_playground_shows_an_earlier_instant_forks_there_and_undoes_the_fork() {
     assert_eq!(p.scrubbed(), None);
     assert!(p.apply(Command::Scrub { at_s: Some(f64::NAN) }).is_err());
 }
+
+/// A live change after the instant played on from is made again at it: the
+/// run, the canvas and the inspector agree; stepping the view over a live
+/// change takes it; a link's instant already passed is shown.
+#[test]
+fn playing_on_from_before_a_live_change_keeps_the_parameters_the_editor_has() {
+    use sluice_engine::playground::Speed;
+    use sluice_engine::{Command, FieldPath, Playground};
+    let scenario = served_by(1, 50);
+    let mut p = Playground::new(scenario.clone(), Vec::new()).unwrap();
+    p.apply(Command::RunTo { at_s: 10.0 }).unwrap();
+    let field = FieldPath::parse("capacity.messages").unwrap();
+    p.apply(Command::SetNumber { id: "q".into(), field, value: 5.0 }).unwrap();
+    let changed_at = p.run().unwrap().events();
+    p.apply(Command::RunTo { at_s: 20.0 }).unwrap();
+    // Stepped over the change: the view takes it, as the live run did.
+    p.apply(Command::Scrub { at_s: Some(9.999) }).unwrap();
+    while p.shown().unwrap().events() <= changed_at {
+        p.apply(Command::Step { speed: Speed::Times(1.0) }).unwrap();
+    }
+    assert_eq!(p.shown().unwrap().scenario().nodes[1].block, p.scenario().nodes[1].block, "the change, taken in the view");
+    // Played on from 5 s: the queue holds 5 from there, as the editor says.
+    p.apply(Command::Scrub { at_s: Some(5.0) }).unwrap();
+    p.apply(Command::PlayFrom).unwrap();
+    assert_eq!(p.run().unwrap().scenario().nodes[1].block, p.scenario().nodes[1].block);
+    p.apply(Command::RunTo { at_s: 30.0 }).unwrap();
+    let mut by_hand = Simulation::new(scenario.clone(), scenario.seed_or_default()).unwrap();
+    by_hand.run_until(at(5.0)).unwrap();
+    by_hand.reconfigure("q", p.scenario().nodes[1].block.clone()).unwrap();
+    by_hand.run_until(at(30.0)).unwrap();
+    same(&fingerprint(p.run().unwrap()), &fingerprint(&by_hand), "played on from 5 s with a queue of 5");
+    // An instant already passed is shown rather than run to.
+    p.apply(Command::RunTo { at_s: 12.0 }).unwrap();
+    assert_eq!(p.scrubbed(), Some(at(12.0)));
+}

@@ -162,10 +162,11 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
                 let n = |v: usize| sluice_engine::thousands(v as f64);
                 return notice.set(Some(format!("No link made: the scenario replays {} instants, more than a link carries ({}). Export it instead.", n(instants), n(keep::KEPT_INSTANTS))));
             }
-            // The instant shown goes with the link once the run has begun:
-            // it opens there, paused.
+            // The instant shown goes with the link once the run has begun
+            // (it opens there, paused), unless the run took live changes,
+            // which the file does not replay.
             let s = session.borrow();
-            let at = s.play.shown().map(|sim| sim.now()).filter(|t| *t > sluice_engine::SimTime::ZERO);
+            let at = s.play.shown().map(|sim| sim.now()).filter(|t| *t > sluice_engine::SimTime::ZERO && !s.play.changed_live());
             let link = keep::share_link(s.play.scenario(), at);
             drop(s);
             keep::copy_to_clipboard(&link);

@@ -38,11 +38,13 @@ fn instant(s: f64) -> String {
 #[function_component(TimeLine)]
 pub fn time_line(props: &TimeLineProps) -> Html {
     let span = (props.live_s - props.earliest_s).max(0.0);
-    let (live, step) = (props.live_s, step_of(span));
+    let step = step_of(span);
+    // The slider stops on whole steps from its start: its last stop is the
+    // live instant.
+    let last = props.earliest_s + (span / step).floor() * step;
     let on_input = props.on_scrub.reform(move |e: InputEvent| {
         let input: HtmlInputElement = e.target_unchecked_into();
-        // The last step of the slider is the live instant.
-        Some(input.value_as_number()).filter(|&v| v < live - step / 2.0)
+        Some(input.value_as_number()).filter(|&v| v < last - step / 2.0)
     });
     let at = props.shown_s.unwrap_or(props.live_s);
     let said = match props.shown_s {

@@ -29,9 +29,9 @@ pub struct Observed {
     pub motion: Rc<Motion>,
     /// What queueing theory says of each queue of the run's scenario.
     pub theories: Theories,
-    /// The samples a fork cut off, until the fork is undone or another
-    /// run starts.
-    cut: Option<Sampler>,
+    /// The samples and drop entries a fork cut off, until the fork is
+    /// undone or another run starts.
+    cut: Option<(Sampler, DropLog)>,
 }
 
 impl Observed {
@@ -51,14 +51,14 @@ impl Observed {
     fn rewind(&mut self, sim: &Simulation, at_s: Option<f64>, starts: u64) {
         match at_s {
             Some(at_s) => {
-                let mut kept = self.samples.clone();
-                kept.truncate_after(at_s);
-                self.cut = Some(std::mem::replace(&mut self.samples, kept));
-                self.drops.truncate_after(at_s);
+                let (mut samples, mut drops) = (self.samples.clone(), self.drops.clone());
+                samples.truncate_after(at_s);
+                drops.truncate_after(at_s);
+                self.cut = Some((std::mem::replace(&mut self.samples, samples), std::mem::replace(&mut self.drops, drops)));
             }
             None => {
-                if let Some(cut) = self.cut.take() {
-                    self.samples = cut;
+                if let Some((samples, drops)) = self.cut.take() {
+                    (self.samples, self.drops) = (samples, drops);
                 }
             }
         }
@@ -216,7 +216,7 @@ pub struct DropEntry {
 
 /// The latest drop entries, the counts they were worked out from, and when
 /// (in real milliseconds) each node last dropped, for the canvas's flash.
-#[derive(Default)]
+#[derive(Clone, Default)]
 pub struct DropLog {
     seen: Vec<[u64; DropReason::COUNT]>,
     last_drop_ms: Vec<f64>,
@@ -257,7 +257,8 @@ impl DropLog {
     /// on from them.
     fn rebase(&mut self, sim: &Simulation) {
         self.seen = (0..sim.nodes().len()).map(|i| sim.stats(i).dropped).collect();
-        self.last_drop_ms.resize(sim.nodes().len(), f64::NEG_INFINITY);
+        // No flash of drops from another future.
+        self.last_drop_ms = vec![f64::NEG_INFINITY; sim.nodes().len()];
     }
 
     /// Per node, whether it dropped something within `within_ms` of

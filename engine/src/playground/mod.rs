@@ -210,6 +210,9 @@ pub enum PlayError {
     Skip(String),
     /// Play from an instant, but the runs are shown live.
     NotScrubbed,
+    /// Play from an instant before a block was put on an edge: the run
+    /// from there would not have it.
+    ForkBeforeInsertion,
     /// An instant to show that is not a number of seconds.
     NotAnInstant,
 }
@@ -228,6 +231,9 @@ impl std::fmt::Display for PlayError {
             PlayError::NothingAsked => f.write_str("No step is waiting for a change."),
             PlayError::Skip(why) => write!(f, "The run could not go on to the verdict: {why}"),
             PlayError::NotScrubbed => f.write_str("The run is shown live: drag the time line back to play on from an earlier instant."),
+            PlayError::ForkBeforeInsertion => {
+                f.write_str("A block was put on an edge after this instant: playing on from here would lose it. Play on from after it, or Reset.")
+            }
             PlayError::NotAnInstant => f.write_str("An instant is a number of seconds."),
             PlayError::SetUp { step, before, why } => {
                 write!(f, "Step {} builds on step {}, which could not be played first: {why}", step + 1, before + 1)
@@ -280,13 +286,16 @@ pub struct Playground {
     scrub: Option<scrub::Scrubbed>,
     /// The last fork, until the next edit.
     forked: Option<scrub::Forked>,
+    /// Counts accepted edits alone (not verdicts): a fork is undone only
+    /// until the next.
+    edits: u64,
 }
 
 impl Playground {
     /// Opens `scenario` (a sound draft) with `lessons` to pick from.
     pub fn new(scenario: Scenario, lessons: Vec<Lesson>) -> Result<Playground, PlayError> {
         let editor = Editor::new(scenario).map_err(PlayError::Refused)?;
-        let mut playground = Playground { editor, lessons, a: None, b: None, lesson: None, written: None, writings: 0, flows: false, starts: 0, revision: 0, scrub: None, forked: None };
+        let mut playground = Playground { editor, lessons, a: None, b: None, lesson: None, written: None, writings: 0, flows: false, starts: 0, revision: 0, scrub: None, forked: None, edits: 0 };
         playground.restart();
         Ok(playground)
     }
@@ -354,7 +363,8 @@ impl Playground {
     /// Does `command`.
     pub fn apply(&mut self, command: Command) -> Result<Applied, PlayError> {
         // Anything else is done to the live runs: they are shown live.
-        if !matches!(command, Command::Scrub { .. } | Command::Step { .. } | Command::PlayFrom | Command::Undo) {
+        // (A sweep's answer comes from the worker, whenever it is done.)
+        if !matches!(command, Command::Scrub { .. } | Command::Step { .. } | Command::PlayFrom | Command::Undo | Command::JudgeSweep { .. } | Command::AbandonSweep { .. }) {
             self.scrub = None;
         }
         // Edits: what they leave worth selecting.
@@ -406,17 +416,22 @@ impl Playground {
                 self.restart();
                 return Ok(Applied::default());
             }
-            Command::Step { .. } if self.scrub.is_some() => {
-                self.step_seen();
-                return Ok(Applied::default());
-            }
+            Command::Step { .. } if self.scrub.is_some() && self.step_seen() => return Ok(Applied::default()),
             Command::Scrub { at_s } => return self.scrub(at_s),
             Command::RunTo { at_s } => {
                 if !(at_s.is_finite() && (0.0..=1e9).contains(&at_s)) {
                     return Err(PlayError::NotAnInstant);
                 }
+                let at = SimTime::from_secs_f64(at_s);
+                if self.a.as_ref().is_some_and(|a| a.now() > at) {
+                    // Passed already: shown, as the time line would.
+                    return self.scrub(Some(at_s));
+                }
+                // As far as a skip goes at once, and no further than a
+                // watched step's verdict.
+                let until = self.judge_at().map_or(at, |j| j.min(at));
                 if let Some(a) = &mut self.a {
-                    let _ = a.run_until(SimTime::from_secs_f64(at_s));
+                    let _ = a.run_until_bounded(until, SKIP_EVENTS);
                 }
                 self.catch_up();
                 let judged = self.judge();
@@ -426,9 +441,6 @@ impl Playground {
                 let applied = self.play_from()?;
                 self.starts += 1;
                 self.revision += 1;
-                if let Some(forked) = &mut self.forked {
-                    forked.revision = self.revision;
-                }
                 return Ok(applied);
             }
             Command::Step { speed } => {
@@ -505,6 +517,7 @@ impl Playground {
         self.scrub = None;
         let result = change(&mut self.editor).map_err(PlayError::Refused)?;
         self.revision += 1;
+        self.edits += 1;
         self.follow_editor();
         Ok(result)
     }

@@ -8,9 +8,11 @@
 //! - Any edit, a restart or a lesson's command brings the view back to the
 //!   live instant first: an edit is made to the live run.
 //! - `Command::PlayFrom` forks: the instant seen becomes the live one and
-//!   what came after is gone, A's and B's alike; a step being watched is
-//!   no longer. `Command::Undo` before any edit brings the old future back
-//!   (run again to where it was).
+//!   what came after is gone, A's and B's alike; the run goes on with the
+//!   blocks' parameters as the editor has them (refused before a block put
+//!   on an edge, which the run would lose); a step being watched is no
+//!   longer. `Command::Undo` before any edit brings the old future back
+//!   (run again to where it was), while its instant is still kept.
 
 use crate::simulation::Simulation;
 use crate::time::SimTime;
@@ -27,7 +29,7 @@ pub(super) struct Scrubbed {
 
 /// A fork, to be undone until the next edit.
 pub(super) struct Forked {
-    pub(super) revision: u64,
+    edits: u64,
     a: Future,
     b: Option<Future>,
 }
@@ -92,10 +94,17 @@ impl Playground {
     }
 
     /// Moves the view seen at an earlier instant on by one event of A (B
-    /// to A's instant); at the live run's last event, the view is live.
-    pub(super) fn step_seen(&mut self) {
-        let (Some(seen), Some(a)) = (&mut self.scrub, &self.a) else { return };
-        seen.a.step();
+    /// to A's instant), taking the live changes made there; at the live
+    /// run's last event, the view is live. Returns false, the view made
+    /// live, when it was at the live run's events already (the step is then
+    /// the live run's).
+    pub(super) fn step_seen(&mut self) -> bool {
+        let (Some(seen), Some(a)) = (&mut self.scrub, &self.a) else { return false };
+        if seen.a.events() >= a.events() {
+            self.scrub = None;
+            return false;
+        }
+        a.step_copy(&mut seen.a);
         let t = seen.a.now();
         if let (Some(copy), Some(b)) = (&mut seen.b, &self.b) {
             b.sim.onward(copy, seen.at, t);
@@ -104,15 +113,30 @@ impl Playground {
         if seen.a.events() >= a.events() {
             self.scrub = None;
         }
+        true
     }
 
-    /// Plays on from the instant seen: it becomes the live one.
+    /// Plays on from the instant seen: it becomes the live one, with the
+    /// blocks' parameters as the editor has them now (a change made after
+    /// that instant is made again at it), so that the run, the canvas and
+    /// the inspector agree.
     pub(super) fn play_from(&mut self) -> Result<Applied, PlayError> {
         let (Some(seen), Some(a)) = (self.scrub.take(), &mut self.a) else { return Err(PlayError::NotScrubbed) };
+        let editor = self.editor.scenario();
+        if seen.a.scenario().nodes.len() != editor.nodes.len() {
+            self.scrub = Some(seen);
+            return Err(PlayError::ForkBeforeInsertion);
+        }
         let at = seen.at;
         let old_a = a.fork_at(seen.at);
+        let changed: Vec<usize> = (0..editor.nodes.len()).filter(|&i| a.scenario().nodes[i].block != editor.nodes[i].block).collect();
+        if !changed.is_empty() {
+            // A run that cannot take them (receipts turned on since) goes
+            // on with its own.
+            let _ = a.take_blocks(editor, &changed);
+        }
         let old_b = self.b.as_mut().map(|b| b.sim.fork_at(seen.at));
-        self.forked = Some(Forked { revision: self.revision, a: old_a, b: old_b });
+        self.forked = Some(Forked { edits: self.edits, a: old_a, b: old_b });
         if let Some(run) = &mut self.lesson {
             run.forget_watch();
             run.forget_compared();
@@ -122,13 +146,23 @@ impl Playground {
 
     /// Whether Undo would undo a fork (nothing was edited since it).
     pub fn can_undo_fork(&self) -> bool {
-        self.forked.as_ref().is_some_and(|f| f.revision == self.revision)
+        self.forked.as_ref().is_some_and(|f| f.edits == self.edits && self.a.as_ref().is_some_and(|a| a.can_restore(&f.a)))
+    }
+
+    /// Whether run A took live changes: a link to one of its instants
+    /// would not show the same run (the file carries the parameters as
+    /// they are now, from time zero).
+    pub fn changed_live(&self) -> bool {
+        self.a.as_ref().is_some_and(|a| a.changes_taken() > 0)
     }
 
     /// Undoes the last fork, if nothing was edited since: the old future
     /// runs again to where it was. Returns whether it did.
     pub(super) fn undo_fork(&mut self) -> bool {
-        let Some(forked) = self.forked.take().filter(|f| f.revision == self.revision) else { return false };
+        if !self.can_undo_fork() {
+            return false;
+        }
+        let Some(forked) = self.forked.take() else { return false };
         self.scrub = None;
         let Some(a) = &mut self.a else { return false };
         if !a.restore(forked.a) {
