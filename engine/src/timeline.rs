@@ -16,8 +16,10 @@
 //!   two checkpoints (`every`, `CHECKPOINT_EVERY`, until the checkpoints
 //!   are thinned; `checkpoints()` says the widest gap).
 //! - Bounded memory: the checkpoints and the changes kept take at most
-//!   `budget` bytes (`TIMELINE_BUDGET`), or one checkpoint alone when it
-//!   takes more, counted by the allocator where the
+//!   `budget` bytes (`TIMELINE_BUDGET`) once each new checkpoint is thinned
+//!   in (it is copied first: for that moment, one more), or one checkpoint
+//!   and the changes since it when that alone takes more; a comparison's
+//!   two runs have a budget each. Bytes are counted by the allocator where the
 //!   program installed `plumbing::heap::Counting`, estimated otherwise.
 //!   Over the budget, the checkpoint whose two neighbours are nearest goes
 //!   (never the first or the latest), so the gaps stay as even as the

@@ -31,13 +31,19 @@ pub struct Counting<A>(pub A);
 // nothing.
 unsafe impl<A: GlobalAlloc> GlobalAlloc for Counting<A> {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        count(layout.size() as isize);
-        unsafe { self.0.alloc(layout) }
+        let ptr = unsafe { self.0.alloc(layout) };
+        if !ptr.is_null() {
+            count(layout.size() as isize);
+        }
+        ptr
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        count(layout.size() as isize);
-        unsafe { self.0.alloc_zeroed(layout) }
+        let ptr = unsafe { self.0.alloc_zeroed(layout) };
+        if !ptr.is_null() {
+            count(layout.size() as isize);
+        }
+        ptr
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
@@ -46,8 +52,12 @@ unsafe impl<A: GlobalAlloc> GlobalAlloc for Counting<A> {
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        count(new_size as isize - layout.size() as isize);
-        unsafe { self.0.realloc(ptr, layout, new_size) }
+        let moved = unsafe { self.0.realloc(ptr, layout, new_size) };
+        // A failed reallocation leaves the block as it was.
+        if !moved.is_null() {
+            count(new_size as isize - layout.size() as isize);
+        }
+        moved
     }
 }
 

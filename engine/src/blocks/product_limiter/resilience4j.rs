@@ -776,6 +776,11 @@ mod tests {
         assert_eq!(b.in_flight(), 0);
         assert_eq!(b.heard(&sp, (8, 0), true, 3 * S), None);
         assert_eq!(b.window_counts(), (4, 0, 0), "a forgotten call records nothing");
+        // A call's duration runs from its own start: let through at 3 s and
+        // heard at 3.5 s, it is not slow.
+        assert!(b.acquire(&sp, (9, 0), 3 * S).0);
+        assert_eq!(b.heard(&sp, (9, 0), false, 3 * S + S / 2), None);
+        assert_eq!(b.window_counts(), (4, 0, 0), "half a second is not slow");
     }
 
     #[test]
