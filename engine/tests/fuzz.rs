@@ -396,7 +396,7 @@ proptest! {
         let mut changed = false;
         let mut steps = 0u64;
         let mut bounds = Bounds::default();
-        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 400_000 {
+        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 2_000_000 {
             sim.step();
             steps += 1;
             if let Err(e) = sim.check_invariants().and_then(|()| bounds.check(&sim)) {
@@ -453,7 +453,7 @@ proptest! {
         sim.check_invariants().map_err(|e| TestCaseError::fail(format!("{e}\n{}", sim.scenario().to_json_pretty())))?;
         let until = SimTime::from_secs_f64(3.0);
         let mut steps = 0u64;
-        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 400_000 {
+        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 2_000_000 {
             sim.step();
             steps += 1;
             sim.check_invariants().map_err(|e| TestCaseError::fail(format!("{e}\n{}", sim.scenario().to_json_pretty())))?;
@@ -538,7 +538,7 @@ proptest! {
         sim.set_stall_bound(50_000);
         let until = SimTime::from_secs_f64(2.0);
         let mut steps = 0u64;
-        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 400_000 {
+        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 2_000_000 {
             sim.step();
             steps += 1;
             if let Err(e) = sim.check_invariants() {
@@ -597,7 +597,7 @@ proptest! {
         let mut since = vec![SimTime::ZERO; n];
         let mut held = vec![false; n];
         let mut steps = 0u64;
-        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 3_000_000 {
+        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 8_000_000 {
             sim.step();
             steps += 1;
             let now = sim.now();
@@ -653,7 +653,7 @@ proptest! {
         let (until, change) = (SimTime::from_secs_f64(2.0), SimTime::from_secs_f64(change_at));
         let (mut changed, mut steps) = (false, 0u64);
         let mut bounds = Bounds::default();
-        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 400_000 {
+        while sim.next_event_time().is_some_and(|t| t <= until) && steps < 2_000_000 {
             sim.step();
             steps += 1;
             if let Err(e) = held_by_the_edges(&sim).and_then(|()| bounds.check(&sim)) {
