@@ -154,7 +154,7 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
         })
     };
     let on_share = {
-        let (session, shared) = (page.session.clone(), shared.clone());
+        let (session, shared, playing) = (page.session.clone(), shared.clone(), page.playing.clone());
         let notice = page.notice.clone();
         Callback::from(move |_: ()| {
             let instants = keep::replayed_instants(session.borrow().play.scenario());
@@ -162,11 +162,11 @@ pub(crate) fn use_keeping(page: &Page, dispatch: &Dispatch) -> Keeping {
                 let n = |v: usize| sluice_engine::thousands(v as f64);
                 return notice.set(Some(format!("No link made: the scenario replays {} instants, more than a link carries ({}). Export it instead.", n(instants), n(keep::KEPT_INSTANTS))));
             }
-            // The instant shown goes with the link once the run has begun
-            // (it opens there, paused), unless the run took live changes,
-            // which the file does not replay.
+            // Paused, the instant shown goes with the link (it opens there,
+            // paused), unless the run took live changes, which the file
+            // does not replay; playing, the scenario alone.
             let s = session.borrow();
-            let at = s.play.shown().map(|sim| sim.now()).filter(|t| *t > sluice_engine::SimTime::ZERO && !s.play.changed_live());
+            let at = s.play.shown().map(|sim| sim.now()).filter(|t| !*playing && *t > sluice_engine::SimTime::ZERO && !s.play.changed_live());
             let link = keep::share_link(s.play.scenario(), at);
             drop(s);
             keep::copy_to_clipboard(&link);
