@@ -143,18 +143,6 @@ impl Run {
         run
     }
 
-    /// Sets up the live simulation at its start (what it counts from its
-    /// start: flows, decisions) and checkpoints it again; nothing once it
-    /// has begun.
-    pub fn set_up(&mut self, f: impl FnOnce(&mut Simulation)) {
-        if self.sim.events() == 0 && self.changes.is_empty() {
-            f(&mut self.sim);
-            self.checkpoints.clear();
-            self.bytes = 0;
-            self.checkpoint();
-        }
-    }
-
     /// The live simulation.
     pub fn sim(&self) -> &Simulation {
         &self.sim
