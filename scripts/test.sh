@@ -115,7 +115,7 @@ else
   # Golden files are rewritten by hand only (SLUICE_BLESS=1), never here.
   unset SLUICE_BLESS
   # The stages whose tests are listed (scripts/tests/STAGE.txt).
-  LISTED="native fuzz wasm e2e real slurm"
+  LISTED="native fuzz explain wasm e2e real slurm"
   # The runner's own rules first: a runner that passes on nothing would
   # make every figure below meaningless.
   stage runner 9 300 scripts/test-runner.sh
@@ -128,6 +128,9 @@ else
   # The fuzz targets again, in release and for longer: random graphs of
   # every block and damaged scenario files.
   stage fuzz 5 900 env PROPTEST_CASES="${FUZZ_CASES:-20000}" cargo test --release --no-fail-fast -p sluice-engine --test fuzz
+  # The cause chains of every drop and state change of every shipped
+  # scenario and lesson, each fact checked: too slow for a debug build.
+  stage explain 1 600 cargo test --release -p sluice-engine --test explain
   stage wasm 4 900 bash -c 'cd engine && cargo test --target wasm32-unknown-unknown --test wasm'
   # The real servers (Debian's nginx), fed traffic at its instants: what
   # each logged it saw, replayed through sluice run, decision by decision;

@@ -4,6 +4,7 @@ use std::io::{self, IsTerminal, Read, Write};
 use std::process::ExitCode;
 
 mod bench;
+mod explain;
 mod plot;
 mod replay;
 mod scrub_bench;
@@ -133,6 +134,24 @@ enum Command {
         /// Where the page is served.
         #[arg(long, default_value = "http://127.0.0.1:8080/")]
         page: String,
+    },
+    /// Says why the last drop or state change at or before an instant
+    /// happened, at one node or every node: a chain of causes, each a
+    /// fact of the run at its instant.
+    Explain {
+        /// The scenario file.
+        file: String,
+        /// The instant, in simulated seconds.
+        #[arg(long, value_name = "T")]
+        at: f64,
+        /// The node (by id); default: every node where something happened.
+        #[arg(long, value_name = "ID")]
+        node: Option<String>,
+        /// The random seed (default: the scenario's own, else 1).
+        #[arg(long)]
+        seed: Option<u64>,
+        #[arg(long, value_enum, default_value_t = Format::Text)]
+        format: Format,
     },
     /// Lists the lessons, or follows every step of one and says whether
     /// what its text promises happened.
@@ -629,6 +648,7 @@ fn main() -> ExitCode {
         Command::Bench { scale, mm1k: true, .. } => Ok(bench::mm1k_only(scale)),
         Command::Bench { scale, .. } => Ok(bench::run(scale)),
         Command::Share { file, lesson, step, at, page } => share::link(file.as_deref(), lesson, step, at, &page),
+        Command::Explain { file, at, node, seed, format } => explain::run(&file, at, node.as_deref(), seed, format),
         Command::Lesson { lesson: which } => lesson(which.as_deref()),
         Command::Sweep(SweepArgs { merge: Some(SweepCommand::Merge { parts, format, metric }), .. }) => sweep::merge_parts(&parts, format, &metric),
         Command::Sweep(a) => sweep::run(sweep::Request {

@@ -608,3 +608,49 @@ fn a_run_reports_every_node_at_an_instant_as_a_run_stopped_there() {
         assert!(err.contains("--at must be between 0 and --until (20 s)"), "{err}");
     }
 }
+
+/// `sluice explain`: the slow client of lesson 1 reading slowly, its
+/// sender's last thinned frame traced back to the client's one busy
+/// worker, in text and in JSON (every node by its id); a node that is not
+/// there and an instant that is not one are refused, naming them.
+#[test]
+fn explain_traces_a_thinned_frame_back_to_the_slow_reader() {
+    let path = format!("{}/../scenarios/slow-client.json", env!("CARGO_MANIFEST_DIR"));
+    let mut scenario: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for node in scenario["nodes"].as_array_mut().unwrap() {
+        if node["id"] == "client" {
+            node["workers"] = 1.into();
+            node["service_time"] = serde_json::json!({"dist": "fixed", "value": 0.01});
+        }
+    }
+    let file = scenario_file("slow-reader.json", &scenario.to_string());
+    let file = file.to_str().unwrap();
+    let out = sluice().args(["explain", file, "--at", "9.9", "--node", "sender"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "sender:");
+    assert!(lines[1].contains("thinned a droppable video message"), "{text}");
+    assert!(lines[2].contains("to Overloaded") && lines[2].contains("a write would block, as socket refused"), "{text}");
+    assert!(lines[3].contains("socket refused sender's messages") && lines[3].contains("its send buffer was full"), "{text}");
+    assert!(lines[4].contains("client refused socket's messages") && lines[4].contains("all its workers were busy"), "{text}");
+    assert!(lines[5].contains("entered client") && lines[5].contains("workers 1"), "{text}");
+
+    let out = sluice().args(["explain", file, "--at", "9.9", "--format", "json"]).output().unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let links = json["nodes"]["sender"]["links"].as_array().unwrap();
+    assert_eq!(links.len(), 5);
+    assert!(links.iter().all(|l| l["at"].as_f64().is_some_and(|t| t <= 9.9)));
+    let cited: Vec<&str> = links.iter().flat_map(|l| l["facts"].as_array().unwrap()).map(|f| f["node"].as_str().unwrap()).collect();
+    assert!(cited.contains(&"client") && cited.contains(&"socket"), "{cited:?}");
+    assert!(links[3]["facts"].as_array().unwrap().iter().any(|f| f["fact"] == "setting" && f["path"] == "/workers" && f["value"] == 1));
+
+    let out = sluice().args(["explain", file, "--at", "9.9", "--node", "nosuch"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--node: no node \"nosuch\""));
+    let out = sluice().args(["explain", file, "--at=-1"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--at must be between 0 and 1e9 seconds, got -1"));
+    let out = sluice().args(["explain", file, "--at", "0"]).output().unwrap();
+    assert_eq!(String::from_utf8_lossy(&out.stdout), "Nothing was dropped and no state changed by 0 s.\n");
+}

@@ -9,6 +9,7 @@ use crate::metrics::{Decision, DropReason, NodeStats, Outcome, Transition, Trans
 use crate::rng::SimRng;
 use crate::scheduler::{EventKind, Scheduler};
 use crate::time::{SimDuration, SimTime};
+use crate::why::{Holding, What, Whys};
 
 /// What every block shares: the clock, the random streams, the scheduler,
 /// the transition log and the outbox of notices.
@@ -43,6 +44,11 @@ pub struct Core {
     /// Every decision counted by key, when asked for
     /// (`Simulation::tally_decisions`).
     pub tally: Option<Box<crate::tally::Tally>>,
+    /// The number of the event being handled.
+    pub event: u64,
+    /// What each drop and state change found at its node
+    /// (`crate::why`), and who refuses each node's offers.
+    pub whys: Whys,
 }
 
 /// Three words, built for every call into a block: the shared core by one
@@ -95,6 +101,8 @@ impl Context<'_> {
     /// counted against know.
     pub fn drop_message(&mut self, msg: Message, reason: DropReason) {
         self.stats.drop(reason, 1);
+        let what = What::Dropped { reason, class: msg.class, droppable: msg.droppable, bytes: msg.size_bytes };
+        self.record_why(what);
         if !self.core.failed_rpcs.is_empty() {
             // A failed RPC dropped for another reason before it surfaced
             // will never surface: forget it.
@@ -115,6 +123,13 @@ impl Context<'_> {
             times.change(self.core.now, to);
         }
         self.core.log.push(Transition { time: self.core.now, node: self.node, from, to, cause });
+        self.record_why(What::Changed { from, to, cause });
+    }
+
+    /// Writes down what holds at this node as `what` happens.
+    fn record_why(&mut self, what: What) {
+        let holding = Holding { messages: self.stats.depth_messages.value(), bytes: self.stats.depth_bytes, in_service: self.stats.in_service };
+        self.core.whys.record(self.core.now, self.core.event, self.node, what, holding);
     }
 }
 
@@ -145,6 +160,8 @@ pub(crate) mod bench {
                 stale_ends: 0,
                 decisions: None,
                 tally: None,
+                event: 0,
+                whys: Default::default(),
             };
             Bench { core, stats: NodeStats::new(), made: 0 }
         }

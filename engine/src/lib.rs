@@ -21,6 +21,7 @@ pub mod config;
 pub(crate) mod context;
 pub(crate) mod distribution;
 pub mod editor;
+pub mod explain;
 pub(crate) mod flows;
 pub mod lesson;
 pub(crate) mod measure;
@@ -45,6 +46,7 @@ pub mod tally;
 pub mod theory;
 pub mod timeline;
 pub mod tune;
+pub mod why;
 pub(crate) mod time;
 
 // The API: the modules above that are `pub` (the playground, the scenario

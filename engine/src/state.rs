@@ -144,6 +144,30 @@ impl State {
     }
 }
 
+/// The families of states: a block is in one state of each family it has
+/// at a time (a consumer has a life and may have a schedule).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
+    Send,
+    Life,
+    Schedule,
+    Link,
+    Breaker,
+}
+
+impl State {
+    /// The family it belongs to.
+    pub fn family(self) -> Family {
+        match self {
+            State::Ready | State::Overloaded | State::SoftLimit | State::HardLimit => Family::Send,
+            State::New | State::Initializing | State::Operational | State::ShuttingDown | State::ShutDown => Family::Life,
+            State::Up | State::Down | State::Outage => Family::Schedule,
+            State::Unlinked | State::Linking | State::Linked => Family::Link,
+            State::Closed | State::HalfOpen | State::Open => Family::Breaker,
+        }
+    }
+}
+
 /// A family of states a state strip draws over time, least severe first:
 /// a queue's send states, or a circuit breaker's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

@@ -23,6 +23,7 @@ impl Simulation {
             return false;
         }
         self.core.now = event.time();
+        self.core.event = self.events;
         let i = event.node();
         match event.kind() {
             EventKind::Arrival => {

@@ -181,6 +181,9 @@ pub struct Simulation {
     offer_depth: u32,
     /// A link's send buffer refused the last offer: the socket would block.
     socket_refused: bool,
+    /// The block that refused the offer under way, once one has (behind
+    /// blocks that pass it through); `usize::MAX` before.
+    refuser: usize,
     /// The offer under way comes from a link's far end and no block that
     /// holds messages has taken it yet.
     offer_from_link: bool,
@@ -484,7 +487,11 @@ impl Simulation {
             let full = to.is_some_and(|to| matches!(&self.nodes[to], Node::Consumer(c) if !c.has_room()));
             let Node::Queue(queue) = &mut self.nodes[q] else { return (false, false) };
             if full {
-                return (!queue.is_empty(), false);
+                let refused = !queue.is_empty();
+                if let (true, Some(to)) = (refused, to) {
+                    self.core.whys.refused(q, to, self.core.now);
+                }
+                return (refused, false);
             }
             let Some(entry) = queue.take_head() else { return (false, false) };
             self.socket_refused = false;

@@ -25,12 +25,20 @@ impl Simulation {
             return true;
         }
         self.offer_depth += 1;
+        self.refuser = usize::MAX;
         let result = self.accept_here(from, to, msg);
         self.offer_depth -= 1;
         if result {
             if let Some(flows) = &mut self.flows {
                 flows.count(from, to, msg.class);
             }
+            self.core.whys.taken(from);
+        } else {
+            // The deepest block that refused is the one that decided.
+            if self.refuser == usize::MAX {
+                self.refuser = to;
+            }
+            self.core.whys.refused(from, self.refuser, self.core.now);
         }
         result
     }

@@ -86,6 +86,23 @@ impl Simulation {
         self.held.as_ref().is_some_and(|held| held.get(node).copied().unwrap_or(false))
     }
 
+    /// What each drop and state change found at its node, and who refuses
+    /// each node's offers now (`crate::why`).
+    pub fn whys(&self) -> &crate::why::Whys {
+        &self.core.whys
+    }
+
+    /// Keeps the record of every drop and state change from now on (for
+    /// tests that check them all).
+    pub fn record_whys(&mut self) {
+        self.core.whys.keep_all();
+    }
+
+    /// Whether node `node` is a queue asking its inputs to pause now.
+    pub fn pauses(&self, node: usize) -> bool {
+        matches!(self.nodes.get(node), Some(Node::Queue(q)) if q.asks_pause())
+    }
+
     pub fn transitions(&self) -> &TransitionLog {
         &self.core.log
     }

@@ -37,6 +37,7 @@ impl Simulation {
         // option once the draw is made.
         let core = &mut self.core;
         let attempt = consumer.draw_attempt(&mut core.rngs[c], &entry.msg);
+        core.whys.taken(q);
         queue.on_wake();
         consumer.serve_next(slot, entry.msg, attempt, &mut Context { core, node: c, stats: consumer_stats });
         queue.sent(entry, &mut Context { core, node: q, stats: queue_stats });
@@ -59,7 +60,11 @@ impl Simulation {
         loop {
             if !consumer.has_room() {
                 // A busy consumer refuses any message: no offer is built.
-                return Some(!queue.is_empty());
+                let refused = !queue.is_empty();
+                if refused {
+                    core.whys.refused(q, to, core.now);
+                }
+                return Some(refused);
             }
             let Some(entry) = queue.take_head() else { return Some(false) };
             if !entry.msg.gates.is_empty() {
@@ -68,8 +73,10 @@ impl Simulation {
             }
             if !consumer.offer(entry.msg, &mut Context { core, node: to, stats: consumer_stats }) {
                 queue.put_back(entry);
+                core.whys.refused(q, to, core.now);
                 return Some(true);
             }
+            core.whys.taken(q);
             queue.sent(entry, &mut Context { core, node: q, stats: queue_stats });
             *sent += 1;
         }

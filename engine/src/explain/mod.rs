@@ -1,0 +1,283 @@
+//! Why it happened: a drop or a state change explained as a chain of
+//! causes, each built from what the run recorded or held at that instant.
+//!
+//! A chain starts from a `Why` (what the block wrote down as it dropped the
+//! message or changed state, `crate::why`) and follows it back:
+//! - to the state change that put the block in the state it acted in (the
+//!   block's own record of that change, read from the run at its instant);
+//! - to the block that refused its offers (`HeldBack`) and what that block
+//!   held then (its counters as the report reads them), and on to the block
+//!   that was refusing *its* offers;
+//! - to the flow at a block that refused on its own account: what it took
+//!   and passed on in the second before, beside the setting that bounds it.
+//!
+//! Guarantees:
+//! - Every fact a link cites is a `Fact`: a report field of a node at an
+//!   instant, a setting of the scenario in force then, a count over a
+//!   second, a state held since an instant, or a value the block recorded
+//!   in the event itself. None is made up from text: each can be checked
+//!   against a run stopped at its instant (`engine/tests/explain.rs`).
+//! - A chain ends: at most `MAX_LINKS` links, and no block is visited twice
+//!   for the same reason; when a cause is older than what the run keeps, the
+//!   last link says so.
+//! - The sentences live in `words.rs`, one home for each drop reason, each
+//!   cause of a state change and each kind of block refusing.
+
+mod words;
+
+use serde::Serialize;
+
+use crate::metrics::DropReason;
+use crate::scenario::Kind;
+use crate::simulation::Simulation;
+use crate::state::State;
+use crate::time::{SimDuration, SimTime};
+use crate::timeline::Run;
+use crate::why::{HeldBack, What, Why};
+
+/// Links a chain has at most.
+pub const MAX_LINKS: usize = 8;
+
+/// The span a flow is counted over: the second before.
+pub const FLOW_SPAN: SimDuration = SimDuration::from_nanos(1_000_000_000);
+
+/// A cause chain, the event first, each next link the cause of the one
+/// before.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Chain {
+    pub links: Vec<Link>,
+}
+
+/// One step of a chain: something that held at a block at an instant.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Link {
+    #[serde(serialize_with = "seconds")]
+    pub at: SimTime,
+    /// The block it is about, by index (`node` in JSON: its id).
+    #[serde(skip)]
+    pub node: usize,
+    #[serde(rename = "node")]
+    pub node_id: String,
+    /// One sentence, for people.
+    pub text: String,
+    /// The facts the sentence cites.
+    pub facts: Vec<Fact>,
+}
+
+/// A fact of the run, each checkable against a run stopped at its instant.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(tag = "fact", rename_all = "snake_case")]
+pub enum Fact {
+    /// A field of the node's report (`NodeReport`) as it stood at `at`.
+    Reading {
+        node: usize,
+        #[serde(serialize_with = "seconds")]
+        at: SimTime,
+        field: &'static str,
+        value: serde_json::Value,
+    },
+    /// A field of the node's settings in force at `at`, by its path in the
+    /// node's object of the scenario file (`/hard_limit/messages`).
+    Setting {
+        node: usize,
+        #[serde(serialize_with = "seconds")]
+        at: SimTime,
+        path: &'static str,
+        value: serde_json::Value,
+    },
+    /// The node was in `state` from `since` on, still at `at`.
+    InState {
+        node: usize,
+        state: State,
+        #[serde(serialize_with = "seconds")]
+        since: SimTime,
+        #[serde(serialize_with = "seconds")]
+        at: SimTime,
+    },
+    /// The node held `messages` (and `bytes`) as it acted in event number
+    /// `event`, at `at`.
+    Held {
+        node: usize,
+        #[serde(serialize_with = "seconds")]
+        at: SimTime,
+        event: u64,
+        messages: u64,
+        bytes: u64,
+    },
+    /// Over `from` to `to`, `arrived` messages entered the node and
+    /// `departed` left it passed on.
+    Flow {
+        node: usize,
+        #[serde(serialize_with = "seconds")]
+        from: SimTime,
+        #[serde(serialize_with = "seconds")]
+        to: SimTime,
+        arrived: u64,
+        departed: u64,
+    },
+    /// The node's offers were refused by `by` from `since` on, still at `at`.
+    RefusedBy {
+        node: usize,
+        by: usize,
+        #[serde(serialize_with = "seconds")]
+        since: SimTime,
+        #[serde(serialize_with = "seconds")]
+        at: SimTime,
+    },
+}
+
+fn seconds<S: serde::Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(t.as_secs_f64())
+}
+
+/// What to explain next.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Next {
+    /// The change that put `node` in `state` at `since`.
+    Change { node: usize, state: State, since: SimTime },
+    /// Why `by` refused `node`'s offers at `since`.
+    Refusal { node: usize, held: HeldBack },
+    /// The flow through `node` in the second before `at`.
+    Flow { node: usize, at: SimTime },
+}
+
+/// Builds chains from a run, keeping the last instants it looked at.
+pub struct Explainer<'a> {
+    run: &'a Run,
+    seen: Vec<(SimTime, Simulation)>,
+}
+
+/// Instants an explainer keeps a copy of the run at.
+const KEPT_INSTANTS: usize = 4;
+
+impl<'a> Explainer<'a> {
+    pub fn new(run: &'a Run) -> Explainer<'a> {
+        Explainer { run, seen: Vec::new() }
+    }
+
+    /// The run as it stood at `t` (the end of the instant).
+    fn sim_at(&mut self, t: SimTime) -> &Simulation {
+        let k = match self.seen.iter().position(|(at, _)| *at == t) {
+            Some(k) => k,
+            None => {
+                if self.seen.len() == KEPT_INSTANTS {
+                    self.seen.remove(0);
+                }
+                self.seen.push((t, self.run.at(t)));
+                self.seen.len() - 1
+            }
+        };
+        &self.seen[k].1
+    }
+
+    /// The chain of `why`, recorded in this run.
+    pub fn chain(&mut self, why: &Why) -> Chain {
+        let mut links = Vec::new();
+        let (first, mut next) = {
+            let sim = self.sim_at(why.at);
+            words::event(sim, why)
+        };
+        links.push(first);
+        let mut visited: Vec<Next> = Vec::new();
+        while let Some(n) = next {
+            if links.len() >= MAX_LINKS || visited.contains(&n) {
+                break;
+            }
+            visited.push(n);
+            let (link, after) = self.follow(n);
+            links.push(link);
+            next = after;
+        }
+        Chain { links }
+    }
+
+    fn follow(&mut self, next: Next) -> (Link, Option<Next>) {
+        let earliest = self.run.earliest();
+        match next {
+            Next::Change { node, state, since } => {
+                let sim = self.sim_at(since);
+                let change = (since >= earliest)
+                    .then(|| sim.whys().changes(node).rev().find(|w| w.at == since && matches!(w.what, What::Changed { to, .. } if to == state)).copied())
+                    .flatten();
+                match change {
+                    Some(why) => words::event(sim, &why),
+                    None => (words::forgotten(sim, node, since, state), None),
+                }
+            }
+            Next::Refusal { node, held } => {
+                let sim = self.sim_at(held.since);
+                words::refusal(sim, node, held)
+            }
+            Next::Flow { node, at } => {
+                let from = SimTime::from_nanos(at.as_nanos().saturating_sub(FLOW_SPAN.as_nanos())).max(earliest);
+                let before = flow_counts(self.sim_at(from), node);
+                let sim = self.sim_at(at);
+                let after = flow_counts(sim, node);
+                let fact = Fact::Flow { node, from, to: at, arrived: after.0 - before.0, departed: after.1 - before.1 };
+                (words::flow(sim, node, fact), None)
+            }
+        }
+    }
+}
+
+/// What entered `node` and what it passed on, in all, as its counters say.
+fn flow_counts(sim: &Simulation, node: usize) -> (u64, u64) {
+    let s = sim.stats(node);
+    (s.arrived, s.departed)
+}
+
+/// The last drop or state change at `node` at or before `t`, if the run
+/// keeps it.
+pub fn last_at(run: &Run, t: SimTime, node: usize) -> Option<Why> {
+    let sim = run.at(t);
+    let whys = sim.whys();
+    let drop = whys.drops(node).next_back().copied();
+    let change = whys.changes(node).next_back().copied();
+    match (drop, change) {
+        (Some(d), Some(c)) => Some(if (c.at, c.event) > (d.at, d.event) { c } else { d }),
+        (d, c) => d.or(c),
+    }
+}
+
+/// The drop reason of a record, if it is a drop.
+pub fn dropped(why: &Why) -> Option<DropReason> {
+    match why.what {
+        What::Dropped { reason, .. } => Some(reason),
+        What::Changed { .. } => None,
+    }
+}
+
+/// The kind of node `node`.
+fn kind(sim: &Simulation, node: usize) -> Kind {
+    sim.nodes()[node].kind()
+}
+
+impl Chain {
+    /// The chain as JSON, every node by its id: `{"links": [{"at", "node",
+    /// "text", "facts": [{"fact": "reading", "node", ...}]}]}`.
+    pub fn to_json(&self, sim: &Simulation) -> serde_json::Value {
+        let mut value = serde_json::to_value(self).unwrap_or_default();
+        let name = |v: &mut serde_json::Value| {
+            if let Some(i) = v.as_u64() {
+                *v = serde_json::Value::from(sim.scenario().nodes.get(i as usize).map_or("?", |n| n.id.as_str()));
+            }
+        };
+        if let Some(links) = value.get_mut("links").and_then(|l| l.as_array_mut()) {
+            for link in links {
+                for fact in link.get_mut("facts").and_then(|f| f.as_array_mut()).into_iter().flatten() {
+                    for key in ["node", "by"] {
+                        if let Some(v) = fact.get_mut(key) {
+                            name(v);
+                        }
+                    }
+                }
+            }
+        }
+        value
+    }
+
+    /// The chain as lines of text, numbered.
+    pub fn to_text(&self) -> String {
+        self.links.iter().enumerate().map(|(k, l)| format!("{:>2}. {}\n", k + 1, l.text)).collect()
+    }
+}

@@ -1,0 +1,206 @@
+//! What a block knew when it dropped a message or changed state, written
+//! down at that moment: the record an explanation starts from.
+//!
+//! Guarantees:
+//! - Every drop (`Context::drop_message`) and every state change
+//!   (`Context::log_transition`) makes one `Why`, at the instant and in the
+//!   event it happened, with what held then at its node: the messages and
+//!   bytes it held, the state of each of its families of states and since
+//!   when, and, if its last offer was refused, the block that refused it
+//!   and since when its offers have been refused (`HeldBack`).
+//! - Bounded: each node keeps its last `KEPT_DROPS` drops and its last
+//!   `KEPT_CHANGES` state changes; `Whys::keep_all` (for tests) keeps every
+//!   one besides. The counts of all of them are kept in full.
+//! - Nothing here decides anything: recording changes no counter, draw or
+//!   event of the run.
+
+use std::collections::VecDeque;
+
+use crate::metrics::DropReason;
+use crate::state::{Cause, State};
+use crate::time::SimTime;
+
+/// Drops each node keeps the record of.
+pub const KEPT_DROPS: usize = 16;
+/// State changes each node keeps the record of.
+pub const KEPT_CHANGES: usize = 16;
+/// Families of states one node can be in at once (a consumer's life and
+/// its schedule, a producer's link and its own).
+const FAMILIES: usize = 3;
+
+/// What happened.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum What {
+    /// A message (of class `class`, `droppable` or not) left the system
+    /// here, undelivered.
+    Dropped { reason: DropReason, class: u16, droppable: bool, bytes: u32 },
+    /// The node changed state.
+    Changed { from: State, to: State, cause: Cause },
+}
+
+/// A node's offers refused: by which block (the one that held or
+/// decided, behind blocks that pass messages through), since when.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeldBack {
+    pub by: u32,
+    pub since: SimTime,
+}
+
+/// One drop or state change, with what held at its node at that moment.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Why {
+    pub at: SimTime,
+    /// The number of the event it happened in (the simulation's count
+    /// of events when it happened).
+    pub event: u64,
+    pub node: u32,
+    pub what: What,
+    /// Messages the node held (waiting, on the wire, being served).
+    pub held: u64,
+    /// Bytes the node held waiting.
+    pub held_bytes: u64,
+    /// Its messages being served.
+    pub in_service: u64,
+    /// The state of each of its families of states it has left its first
+    /// state in, and since when (for a change: the states after it).
+    pub states: [Option<(State, SimTime)>; FAMILIES],
+    /// Who was refusing its offers, if its last offer was refused.
+    pub held_back: Option<HeldBack>,
+}
+
+impl Why {
+    /// The state of `state`'s family it was in then, and since when, if
+    /// it had left that family's first state.
+    pub fn state_like(&self, state: State) -> Option<(State, SimTime)> {
+        self.states.iter().flatten().copied().find(|(s, _)| s.family() == state.family())
+    }
+}
+
+/// One node's records.
+#[derive(Clone, Debug, Default)]
+struct NodeWhys {
+    drops: VecDeque<Why>,
+    changes: VecDeque<Why>,
+    states: [Option<(State, SimTime)>; FAMILIES],
+    held_back: Option<HeldBack>,
+}
+
+/// Every node's records.
+#[derive(Clone, Debug, Default)]
+pub struct Whys {
+    nodes: Vec<NodeWhys>,
+    /// Every record, when a test asks for them.
+    all: Option<Vec<Why>>,
+    drops: u64,
+    changes: u64,
+}
+
+/// What a node holds, as its counters say, for a record.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Holding {
+    pub messages: u64,
+    pub bytes: u64,
+    pub in_service: u64,
+}
+
+impl Whys {
+    fn node(&mut self, node: usize) -> &mut NodeWhys {
+        if node >= self.nodes.len() {
+            self.nodes.resize_with(node + 1, NodeWhys::default);
+        }
+        &mut self.nodes[node]
+    }
+
+    /// Keeps every record from now on, beside each node's last ones,
+    /// starting with those the nodes keep already (a run's first instant
+    /// may have changed states as it was built).
+    pub fn keep_all(&mut self) {
+        if self.all.is_none() {
+            let mut kept: Vec<Why> = self.nodes.iter().flat_map(|n| n.drops.iter().chain(&n.changes)).copied().collect();
+            kept.sort_by_key(|w| (w.event, w.at));
+            self.all = Some(kept);
+        }
+    }
+
+    /// Every record kept since `keep_all`, oldest first.
+    pub fn all(&self) -> &[Why] {
+        self.all.as_deref().unwrap_or(&[])
+    }
+
+    /// Drops and state changes recorded in all.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.drops, self.changes)
+    }
+
+    /// `node`'s last drops, oldest first.
+    pub fn drops(&self, node: usize) -> impl DoubleEndedIterator<Item = &Why> {
+        self.nodes.get(node).into_iter().flat_map(|n| n.drops.iter())
+    }
+
+    /// `node`'s last state changes, oldest first.
+    pub fn changes(&self, node: usize) -> impl DoubleEndedIterator<Item = &Why> {
+        self.nodes.get(node).into_iter().flat_map(|n| n.changes.iter())
+    }
+
+    /// Who refuses `node`'s offers now, and since when.
+    pub fn held_back(&self, node: usize) -> Option<HeldBack> {
+        self.nodes.get(node).and_then(|n| n.held_back)
+    }
+
+    /// `node`'s offer was refused by `by` at `now`: held back since now
+    /// unless it already was.
+    #[inline]
+    pub fn refused(&mut self, node: usize, by: usize, now: SimTime) {
+        let n = self.node(node);
+        match &mut n.held_back {
+            Some(h) if h.by == by as u32 => {}
+            held => *held = Some(HeldBack { by: by as u32, since: now }),
+        }
+    }
+
+    /// `node`'s offer was taken: no longer held back.
+    #[inline]
+    pub fn taken(&mut self, node: usize) {
+        if let Some(n) = self.nodes.get_mut(node) {
+            n.held_back = None;
+        }
+    }
+
+    /// Records a drop or a change at `node`.
+    pub fn record(&mut self, at: SimTime, event: u64, node: usize, what: What, holding: Holding) {
+        let n = self.node(node);
+        if let What::Changed { to, .. } = what {
+            let family = to.family();
+            let slot = n.states.iter().position(|s| s.is_some_and(|(s, _)| s.family() == family)).or_else(|| n.states.iter().position(Option::is_none));
+            if let Some(k) = slot {
+                n.states[k] = Some((to, at));
+            }
+        }
+        let why = Why {
+            at,
+            event,
+            node: node as u32,
+            what,
+            held: holding.messages,
+            held_bytes: holding.bytes,
+            in_service: holding.in_service,
+            states: n.states,
+            held_back: n.held_back,
+        };
+        let (kept, cap) = match what {
+            What::Dropped { .. } => (&mut n.drops, KEPT_DROPS),
+            What::Changed { .. } => (&mut n.changes, KEPT_CHANGES),
+        };
+        if kept.len() == cap {
+            kept.pop_front();
+        }
+        kept.push_back(why);
+        match what {
+            What::Dropped { .. } => self.drops += 1,
+            What::Changed { .. } => self.changes += 1,
+        }
+        if let Some(all) = &mut self.all {
+            all.push(why);
+        }
+    }
+}
