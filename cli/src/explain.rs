@@ -30,7 +30,7 @@ pub fn run(file: &str, at: f64, node: Option<&str>, seed: Option<u64>, format: F
     let mut chains = Vec::new();
     for i in nodes {
         if let Some(why) = last_at(&run, t, i) {
-            chains.push((i, explainer.chain(&why)));
+            chains.push((i, explainer.chain_of(&why)));
         }
     }
     let sim = run.sim();
@@ -45,7 +45,7 @@ pub fn run(file: &str, at: f64, node: Option<&str>, seed: Option<u64>, format: F
         }
         Format::Text => {
             if chains.is_empty() {
-                return Ok(format!("Nothing was dropped and no state changed{} by {at} s.\n", node.map(|n| format!(" at {n}")).unwrap_or_default()));
+                return Ok(format!("Nothing was dropped, refused or changed state{} by {at} s.\n", node.map(|n| format!(" at {n}")).unwrap_or_default()));
             }
             chains.iter().map(|(i, chain)| format!("{}:\n{}", sim.node_id(*i), chain.to_text())).collect::<Vec<_>>().join("\n")
         }

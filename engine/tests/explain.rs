@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use sluice_engine::explain::{Chain, Explainer, Fact};
+use sluice_engine::explain::{last_at, Chain, Explainer, Fact, Subject};
 use sluice_engine::lesson::{apply, catalogue};
 use sluice_engine::timeline::Run;
 use sluice_engine::why::{What, Why};
@@ -59,8 +59,18 @@ fn recorded(scenario: &Scenario) -> Run {
     run
 }
 
-/// Whether `to` is reached from `from` along the scenario's edges (or
-/// the paths beside them a block's settings name: a window's receipts).
+/// Whether `from` offers messages to `to`: along the scenario's edges, or
+/// the paths beside them a block's settings name (a window's receipts to
+/// its receipt queue, a consumer's requeued jobs to the queue before it).
+fn offers_to(scenario: &Scenario, from: usize, to: usize) -> bool {
+    let spec = serde_json::to_value(&scenario.nodes[from]).unwrap();
+    let receipts = spec.pointer("/receipts/to").and_then(|v| v.as_str()) == Some(scenario.nodes[to].id.as_str());
+    let requeue = spec.get("on_timeout").and_then(|v| v.as_str()) == Some("requeue")
+        && scenario.edges.iter().any(|e| e.to == scenario.nodes[from].id && e.from == scenario.nodes[to].id);
+    receipts || requeue || downstream(scenario, from, to)
+}
+
+/// Whether `to` is reached from `from` along the scenario's edges.
 fn downstream(scenario: &Scenario, from: usize, to: usize) -> bool {
     let mut todo = vec![from];
     let mut seen = vec![from];
@@ -111,6 +121,16 @@ fn check_facts(name: &str, scenario: &Scenario, mut facts: ToCheck, events: u64)
                 Fact::Setting { node, path, value, .. } => {
                     let spec = serde_json::to_value(&sim.scenario().nodes[*node]).unwrap();
                     assert_eq!(spec.pointer(path), Some(value), "{name}: {fact:?}");
+                }
+                Fact::Sources { node, counts, .. } => {
+                    let held: Vec<(usize, u64)> = counts.iter().map(|s| (s.node, s.messages)).collect();
+                    assert_eq!(held, sim.held_by_source(*node), "{name}: {fact:?}");
+                    assert_eq!(held.iter().map(|s| s.1).sum::<u64>(), sim.stats(*node).depth_messages.value(), "{name}: {fact:?}: every message it held");
+                }
+                Fact::Where { gate, counts, .. } => {
+                    let seen: Vec<(usize, u64)> = counts.iter().map(|s| (s.node, s.messages)).collect();
+                    assert_eq!(seen, sim.gated_where(*gate), "{name}: {fact:?}");
+                    assert!(seen.iter().map(|s| s.1).sum::<u64>() <= sim.stats(*gate).depth_messages.value(), "{name}: {fact:?}: more than it counts in flight");
                 }
                 _ => unreachable!(),
             }
@@ -179,6 +199,7 @@ fn check_facts(name: &str, scenario: &Scenario, mut facts: ToCheck, events: u64)
 #[cfg_attr(debug_assertions, ignore = "run in release by the explain stage")]
 fn every_drop_and_state_change_of_every_shipped_scenario_and_lesson_has_a_true_chain() {
     let mut whys_in_all = 0;
+    let mut refusals_in_all = 0;
     for (name, scenario) in cases() {
         let run = recorded(&scenario);
         let sim = run.sim();
@@ -190,15 +211,33 @@ fn every_drop_and_state_change_of_every_shipped_scenario_and_lesson_has_a_true_c
         assert_eq!((drops, all.len() as u64 - drops), (dropped, changed), "{name}: records of drops and changes");
         let mut explainer = Explainer::new(&run);
         let mut facts = ToCheck::default();
-        for why in &all {
-            let chain: Chain = explainer.chain(why);
+        // And every block held back at each whole second: what refuses it.
+        let mut subjects: Vec<Subject> = all.iter().map(|w| Subject::Event(*w)).collect();
+        let mut s = 1.0;
+        while SimTime::from_secs_f64(s) <= run.now() {
+            for node in 0..sim.nodes().len() {
+                if let Some(held @ Subject::HeldBack { .. }) = last_at(&run, SimTime::from_secs_f64(s), node) {
+                    subjects.push(held);
+                }
+            }
+            s += 1.0;
+        }
+        let held_back = subjects.len() - all.len();
+        refusals_in_all += held_back;
+        for subject in &subjects {
+            let chain: Chain = explainer.chain_of(subject);
             let first = &chain.links[0];
-            assert_eq!((first.node, first.at), (why.node as usize, why.at), "{name}: a chain starts at its event");
+            match subject {
+                Subject::Event(why) => assert_eq!((first.node, first.at), (why.node as usize, why.at), "{name}: a chain starts at its event"),
+                Subject::HeldBack { held, .. } => assert_eq!((first.node, first.at), (held.by as usize, held.since), "{name}: a refusal's chain starts at the refuser"),
+            }
             for link in &chain.links {
                 assert!(!link.text.is_empty() && !link.text.contains("{") && link.text.ends_with('.'), "{name}: {:?}", link.text);
                 for fact in &link.facts {
                     match fact {
-                        Fact::Reading { at, .. } | Fact::Setting { at, .. } => facts.at.entry(*at).or_default().push(fact.clone()),
+                        Fact::Reading { at, .. } | Fact::Setting { at, .. } | Fact::Sources { at, .. } | Fact::Where { at, .. } => {
+                            facts.at.entry(*at).or_default().push(fact.clone())
+                        }
                         Fact::Flow { from, to, node, .. } => {
                             facts.counted.entry(*from).or_default().push(*node);
                             facts.counted.entry(*to).or_default().push(*node);
@@ -208,7 +247,7 @@ fn every_drop_and_state_change_of_every_shipped_scenario_and_lesson_has_a_true_c
                         Fact::InState { .. } => facts.states.push(fact.clone()),
                         Fact::RefusedBy { node, by, since, at } => {
                             assert!(since <= at, "{name}: {fact:?}");
-                            assert!(downstream(&scenario, *node, *by), "{name}: {fact:?}: the refuser is not downstream");
+                            assert!(offers_to(&scenario, *node, *by), "{name}: {fact:?}: the refuser is not offered anything by it");
                         }
                     }
                 }
@@ -217,6 +256,7 @@ fn every_drop_and_state_change_of_every_shipped_scenario_and_lesson_has_a_true_c
         whys_in_all += all.len();
         check_facts(&name, &scenario, facts, sim.events());
     }
-    eprintln!("{whys_in_all} drops and state changes explained");
+    eprintln!("{whys_in_all} drops and state changes explained, and {refusals_in_all} blocks held back");
+    assert!(refusals_in_all > 100, "only {refusals_in_all} blocks held back in all");
     assert!(whys_in_all > 10_000, "only {whys_in_all} drops and changes in all: the cases hardly exercise the chains");
 }

@@ -287,6 +287,11 @@ impl Consumer {
         &self.spec
     }
 
+    /// The messages its workers hold.
+    pub fn messages(&self) -> impl Iterator<Item = &Message> {
+        self.slots.iter().filter_map(|s| s.msg.as_ref())
+    }
+
     pub fn busy(&self) -> u32 {
         self.busy
     }

@@ -335,6 +335,11 @@ impl Queue {
         self.state
     }
 
+    /// The messages it holds, in no promised order.
+    pub fn messages(&self) -> impl Iterator<Item = &Message> {
+        self.buffer.iter().map(|e| &e.msg)
+    }
+
     pub fn len(&self) -> usize {
         self.buffer.len()
     }

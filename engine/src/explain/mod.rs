@@ -115,6 +115,22 @@ pub enum Fact {
         arrived: u64,
         departed: u64,
     },
+    /// Of the messages `node` held at `at`, how many came from each
+    /// producer, most first.
+    Sources {
+        node: usize,
+        #[serde(serialize_with = "seconds")]
+        at: SimTime,
+        counts: Vec<Share>,
+    },
+    /// Where the messages gate `gate` counted in flight were at `at`, by
+    /// node, most first.
+    Where {
+        gate: usize,
+        #[serde(serialize_with = "seconds")]
+        at: SimTime,
+        counts: Vec<Share>,
+    },
     /// The node's offers were refused by `by` from `since` on, still at `at`.
     RefusedBy {
         node: usize,
@@ -124,6 +140,19 @@ pub enum Fact {
         #[serde(serialize_with = "seconds")]
         at: SimTime,
     },
+}
+
+/// So many messages at (or from) one node.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Share {
+    pub node: usize,
+    pub messages: u64,
+}
+
+impl Share {
+    pub(crate) fn list(counts: Vec<(usize, u64)>) -> Vec<Share> {
+        counts.into_iter().map(|(node, messages)| Share { node, messages }).collect()
+    }
 }
 
 fn seconds<S: serde::Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
@@ -172,10 +201,18 @@ impl<'a> Explainer<'a> {
 
     /// The chain of `why`, recorded in this run.
     pub fn chain(&mut self, why: &Why) -> Chain {
+        self.chain_of(&Subject::Event(*why))
+    }
+
+    /// The chain of a subject of this run.
+    pub fn chain_of(&mut self, subject: &Subject) -> Chain {
         let mut links = Vec::new();
-        let (first, mut next) = {
-            let sim = self.sim_at(why.at);
-            words::event(sim, why)
+        let (first, mut next) = match subject {
+            Subject::Event(why) => {
+                let sim = self.sim_at(why.at);
+                words::event(sim, why)
+            }
+            Subject::HeldBack { node, held, .. } => self.follow(Next::Refusal { node: *node, held: *held }),
         };
         links.push(first);
         let mut visited: Vec<Next> = Vec::new();
@@ -226,16 +263,49 @@ fn flow_counts(sim: &Simulation, node: usize) -> (u64, u64) {
     (s.arrived, s.departed)
 }
 
-/// The last drop or state change at `node` at or before `t`, if the run
-/// keeps it.
-pub fn last_at(run: &Run, t: SimTime, node: usize) -> Option<Why> {
+/// What a chain explains: a drop or a state change as recorded, or a
+/// block whose offers are being refused.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Subject {
+    Event(Why),
+    /// `node`'s offers refused, as they still were at `at`.
+    HeldBack { node: usize, held: HeldBack, at: SimTime },
+}
+
+impl Subject {
+    /// The block it is about.
+    pub fn node(&self) -> usize {
+        match self {
+            Subject::Event(why) => why.node as usize,
+            Subject::HeldBack { node, .. } => *node,
+        }
+    }
+
+    /// When it began.
+    pub fn at(&self) -> SimTime {
+        match self {
+            Subject::Event(why) => why.at,
+            Subject::HeldBack { held, .. } => held.since,
+        }
+    }
+}
+
+/// The last thing that happened at `node` at or before `t`: its last drop
+/// or state change, or, if its last offer before `t` was refused and its
+/// offers were refused since later than that, the refusal.
+pub fn last_at(run: &Run, t: SimTime, node: usize) -> Option<Subject> {
     let sim = run.at(t);
     let whys = sim.whys();
     let drop = whys.drops(node).next_back().copied();
     let change = whys.changes(node).next_back().copied();
-    match (drop, change) {
+    let event = match (drop, change) {
         (Some(d), Some(c)) => Some(if (c.at, c.event) > (d.at, d.event) { c } else { d }),
         (d, c) => d.or(c),
+    };
+    match (event, whys.held_back(node)) {
+        (Some(e), Some(h)) if h.since <= e.at => Some(Subject::Event(e)),
+        (_, Some(held)) => Some(Subject::HeldBack { node, held, at: t }),
+        (e, _) => e.map(Subject::Event),
     }
 }
 
@@ -265,8 +335,13 @@ impl Chain {
         if let Some(links) = value.get_mut("links").and_then(|l| l.as_array_mut()) {
             for link in links {
                 for fact in link.get_mut("facts").and_then(|f| f.as_array_mut()).into_iter().flatten() {
-                    for key in ["node", "by"] {
+                    for key in ["node", "by", "gate"] {
                         if let Some(v) = fact.get_mut(key) {
+                            name(v);
+                        }
+                    }
+                    for share in fact.get_mut("counts").and_then(|c| c.as_array_mut()).into_iter().flatten() {
+                        if let Some(v) = share.get_mut("node") {
                             name(v);
                         }
                     }

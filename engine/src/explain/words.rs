@@ -67,7 +67,9 @@ impl<'s> Cited<'s> {
     /// block.
     /// A limit of 0 (no limit in that dimension) is left out.
     fn settings(&mut self, node: usize, paths: &[(&'static str, &str)]) -> String {
-        let unlimited = |path: &str, v: &Value| (path.ends_with("/messages") || path.ends_with("/bytes")) && v.as_f64() == Some(0.0);
+        // Settings where 0 means no bound at all.
+        const NONE_AT_ZERO: [&str; 5] = ["/messages", "/bytes", "/max_messages", "/max_bytes", "/bandwidth_bytes_per_s"];
+        let unlimited = |path: &str, v: &Value| NONE_AT_ZERO.iter().any(|end| path.ends_with(end)) && v.as_f64() == Some(0.0);
         let mut parts = Vec::new();
         for &(path, name) in paths {
             let spec = serde_json::to_value(&self.sim.scenario().nodes[node]).ok();
@@ -82,6 +84,35 @@ impl<'s> Cited<'s> {
             }
         }
         parts.join(", ")
+    }
+
+    /// ", 97 from fast_sender, 3 from slow_sender": where what `node`
+    /// holds came from, cited (nothing when it holds nothing listed).
+    fn sources(&mut self, node: usize) -> String {
+        let counts = self.sim.held_by_source(node);
+        if counts.is_empty() {
+            return String::new();
+        }
+        let words: Vec<String> = counts.iter().map(|&(s, n)| format!("{} from {}", thousands(n as f64), self.sim.node_id(s))).collect();
+        self.facts.push(Fact::Sources { node, at: self.at, counts: super::Share::list(counts) });
+        format!(", {}", words.join(", "))
+    }
+
+    /// ": 9 of them in far_link, 1 in fast_queue": where gate `gate`'s
+    /// messages in flight are, cited, and the node holding the most.
+    fn gated(&mut self, gate: usize) -> (String, Option<usize>) {
+        let counts = self.sim.gated_where(gate);
+        if counts.is_empty() {
+            return (String::new(), None);
+        }
+        let most = counts.first().map(|&(n, _)| n);
+        let words: Vec<String> = counts
+            .iter()
+            .enumerate()
+            .map(|(k, &(n, m))| format!("{}{} in {}", thousands(m as f64), if k == 0 { " of them" } else { "" }, self.sim.node_id(n)))
+            .collect();
+        self.facts.push(Fact::Where { gate, at: self.at, counts: super::Share::list(counts) });
+        (format!(": {}", words.join(", ")), most)
     }
 
     fn link(self, node: usize, text: String) -> Link {
@@ -393,14 +424,17 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack) -> (Link, O
                 (format!("{who} refused {sender}'s messages from {at}: at {state} it asks its inputs to pause and stops reading its links ({depth} messages queued)."), change)
             } else {
                 let cap = c.settings(by, &[("/capacity/messages", "capacity (messages)"), ("/capacity/bytes", "capacity (bytes)"), ("/on_full", "on full")]);
+                let from = c.sources(by);
                 let next = onward(&mut c);
-                (format!("{who} refused {sender}'s messages from {at}: it was full ({depth} messages; {cap})."), Some(next))
+                (format!("{who} refused {sender}'s messages from {at}: it was full ({depth} messages; {cap}){from}."), Some(next))
             }
         }
         Kind::Window => {
             let n = c.reading(by, "in_flight").map(|v| shown(&v)).unwrap_or_default();
-            let cap = c.settings(by, &[("/max_messages", "window (messages)"), ("/max_bytes", "window (bytes)"), ("/opens_on", "opens on")]);
-            (format!("{who} refused {sender}'s messages from {at}: its window was closed ({n} in flight; {cap}): it opens only as the far end acknowledges."), Some(Next::Flow { node: by, at: held.since }))
+            let cap = c.settings(by, &[("/max_messages", "window (messages)"), ("/max_bytes", "window (bytes)"), ("/scope", "scope"), ("/opens_on", "opens on")]);
+            let (place, most) = c.gated(by);
+            let next = most.map_or(Next::Flow { node: by, at: held.since }, |m| Next::Flow { node: m, at: held.since });
+            (format!("{who} refused {sender}'s messages from {at}: its window was closed ({n} in flight; {cap}){place}; it opens only as they are acknowledged."), Some(next))
         }
         Kind::Credit => {
             let n = c.reading(by, "credits").map(|v| shown(&v)).unwrap_or_default();

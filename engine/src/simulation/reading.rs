@@ -98,6 +98,48 @@ impl Simulation {
         self.core.whys.keep_all();
     }
 
+    /// The messages node `node` holds now, where they can be listed (a
+    /// queue's, a link's, a consumer's workers'; none elsewhere).
+    pub fn held_messages(&self, node: usize) -> Vec<Message> {
+        match self.nodes.get(node) {
+            Some(Node::Queue(q)) => q.messages().copied().collect(),
+            Some(Node::Link(l)) => l.messages().copied().collect(),
+            Some(Node::Consumer(c)) => c.messages().copied().collect(),
+            Some(Node::Dispatcher { pool, .. }) => pool.messages().copied().collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// How many of the messages `node` holds came from each producer, most
+    /// first (ties by node).
+    pub fn held_by_source(&self, node: usize) -> Vec<(usize, u64)> {
+        let mut counts: Vec<(usize, u64)> = Vec::new();
+        for m in self.held_messages(node) {
+            let source = m.source as usize;
+            match counts.iter_mut().find(|(s, _)| *s == source) {
+                Some((_, n)) => *n += 1,
+                None => counts.push((source, 1)),
+            }
+        }
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        counts
+    }
+
+    /// Where the messages gate `gate` counts in flight are now, by node,
+    /// most first (ties by node); messages not listed anywhere (acknowledged
+    /// and not yet heard of) are left out.
+    pub fn gated_where(&self, gate: usize) -> Vec<(usize, u64)> {
+        let mut counts = Vec::new();
+        for node in 0..self.nodes.len() {
+            let n = self.held_messages(node).iter().filter(|m| m.gates.iter().any(|g| g == gate)).count() as u64;
+            if n > 0 {
+                counts.push((node, n));
+            }
+        }
+        counts.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        counts
+    }
+
     /// Whether node `node` is a queue asking its inputs to pause now.
     pub fn pauses(&self, node: usize) -> bool {
         matches!(self.nodes.get(node), Some(Node::Queue(q)) if q.asks_pause())
