@@ -5,19 +5,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withBrowser, open, clockPasses, stands, root } from './harness.mjs';
+import { withBrowser, open, clockPasses, stands, root, sluice } from './harness.mjs';
 
 const env = withBrowser();
-
-/** The `sluice` command, built if it is not there yet. */
-function sluice() {
-  const path = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'debug', 'sluice');
-  if (!existsSync(path)) execFileSync('cargo', ['build', '-q', '-p', 'sluice-cli'], { cwd: root, stdio: 'inherit' });
-  return path;
-}
 
 /** What the Counters panel shows: the totals and the drops by node and reason. */
 async function counters(page) {

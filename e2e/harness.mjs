@@ -2,7 +2,8 @@
 // Debian's Chromium through playwright-core.
 import { createServer } from 'node:http';
 import { readFile, mkdir } from 'node:fs/promises';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, existsSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
 import { extname, join, normalize, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
@@ -125,6 +126,13 @@ export async function drag(page, from, to) {
  * Serves the bundle and launches Chromium once for a test file: call at its
  * top level; `browser` and `url` are set before the first test runs.
  */
+/** The `sluice` command (a debug build), built if it is not there yet. */
+export function sluice() {
+  const path = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'debug', 'sluice');
+  if (!existsSync(path)) execFileSync('cargo', ['build', '-q', '-p', 'sluice-cli'], { cwd: root, stdio: 'inherit' });
+  return path;
+}
+
 export function withBrowser() {
   const env = { browser: null, url: null, server: null };
   before(async () => {

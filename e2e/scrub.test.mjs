@@ -6,18 +6,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { withBrowser, clockPasses, stands, accessibilityProblems, screenshot, root } from './harness.mjs';
+import { withBrowser, clockPasses, stands, accessibilityProblems, screenshot, root, sluice } from './harness.mjs';
 
 const env = withBrowser();
-
-/** The `sluice` command, built if it is not there yet. */
-function sluice() {
-  const path = join(process.env.CARGO_TARGET_DIR || join(root, 'target'), 'debug', 'sluice');
-  if (!existsSync(path)) execFileSync('cargo', ['build', '-q', '-p', 'sluice-cli'], { cwd: root, stdio: 'inherit' });
-  return path;
-}
 
 const file = join(root, 'scenarios', 'every-block.json');
 

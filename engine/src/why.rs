@@ -93,6 +93,9 @@ pub struct Whys {
     all: Option<Vec<Why>>,
     drops: u64,
     changes: u64,
+    /// Nodes held back now: while none is, a taken offer has nothing to
+    /// clear (the common case, checked on every offer).
+    held: usize,
 }
 
 /// What a node holds, as its counters say, for a record.
@@ -154,15 +157,24 @@ impl Whys {
         let n = self.node(node);
         match &mut n.held_back {
             Some(h) if h.by == by as u32 => {}
-            held => *held = Some(HeldBack { by: by as u32, since: now }),
+            Some(h) => *h = HeldBack { by: by as u32, since: now },
+            none => {
+                *none = Some(HeldBack { by: by as u32, since: now });
+                self.held += 1;
+            }
         }
     }
 
     /// `node`'s offer was taken: no longer held back.
     #[inline]
     pub fn taken(&mut self, node: usize) {
+        if self.held == 0 {
+            return;
+        }
         if let Some(n) = self.nodes.get_mut(node) {
-            n.held_back = None;
+            if n.held_back.take().is_some() {
+                self.held -= 1;
+            }
         }
     }
 

@@ -2,7 +2,7 @@
 //! the frame loop, and the layout. Every component gets plain data as
 //! props and reports input as callbacks; beside this file, `dispatch` is
 //! the one way a command reaches the engine, and `editing`, `keeping`,
-//! `lessons`, `scrubbing` and `sweeps` turn each kind of input into commands.
+//! `lessons`, `scrubbing`, `explaining` and `sweeps` turn each kind of input into commands.
 //!
 //! The model is the engine's `Playground` (in `view::observed::Session`,
 //! beside what the page noted of its runs): it decides whether an edit
@@ -11,6 +11,7 @@
 
 mod dispatch;
 mod editing;
+mod explaining;
 mod keeping;
 mod lessons;
 mod scrubbing;
@@ -57,6 +58,7 @@ use crate::view::sweep::SweepOrder;
 
 use dispatch::use_dispatch;
 use editing::use_editing;
+use explaining::use_explaining;
 use keeping::use_keeping;
 use lessons::use_lessons;
 use scrubbing::use_scrubbing;
@@ -168,6 +170,7 @@ pub fn app() -> Html {
     let lessons = use_lessons(&page, &dispatch, opening.3, opening.5.clone());
     let sweeps = use_sweeps(&page, &dispatch);
     let scrubbing = use_scrubbing(&page, &dispatch, opening.7);
+    let explaining = use_explaining(&page, &scrubbing.on_scrub, &edit.on_select);
 
     let on_play = {
         let (playing, session, play_from) = (playing.clone(), session.clone(), scrubbing.on_play_from.clone());
@@ -352,7 +355,7 @@ pub fn app() -> Html {
                         if let Some(view) = shown.shadow.clone() {
                             <ShadowPanel {view} />
                         }
-                        <EventLog log={shown.log} drops={shown.drops} selected={selection.clone()} on_select={edit.on_select.clone()} playing={*playing} />
+                        <EventLog log={shown.log} drops={shown.drops} selected={selection.clone()} on_select={edit.on_select.clone()} playing={*playing} on_why={explaining.on_why} />
                     </aside>
                 </div>
                 <section class="stage">
@@ -365,7 +368,8 @@ pub fn app() -> Html {
                     <Canvases snapshot={shown.snapshot.clone()} motion={motion_live.clone()} {dropping} selected={selection.clone()} on_select={edit.on_select.clone()}
                         present={*present} drop_edge={edit.drop_edge} on_move={edit.on_move} on_connect={edit.on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} on_log={keeping.on_log.clone()} />
                     if running {
-                        <TimeLine {earliest_s} {live_s} shown_s={scrubbed} on_scrub={scrubbing.on_scrub} on_live={scrubbing.on_live} on_play_from={scrubbing.on_play_from} />
+                        <TimeLine {earliest_s} {live_s} shown_s={scrubbed} on_scrub={scrubbing.on_scrub} on_live={scrubbing.on_live} on_play_from={scrubbing.on_play_from}
+                            why={explaining.why} on_why_link={explaining.on_link} on_why_close={explaining.on_close} />
                     }
                     if let Some((lines, nodes, strips)) = shown.charts {
                         <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={shown.chart_now_s} cursor_s={shown.cursor_s} />

@@ -1,6 +1,8 @@
 //! The event log: state transitions, limits and disconnects, links and
 //! hosts going down and up, consumer lifecycles, and drops, newest first,
-//! with filters. Clicking an entry selects its node.
+//! with filters. Clicking an entry selects its node; its Why? button asks
+//! for its cause chain (shown under the time line), as does the Why? of
+//! the selected block.
 
 use std::collections::BTreeSet;
 use std::rc::Rc;
@@ -8,7 +10,9 @@ use std::rc::Rc;
 use yew::prelude::*;
 
 use crate::view::selection::Select;
-use sluice_engine::{Cause, State};
+use sluice_engine::explain::Asked;
+use sluice_engine::{Cause, DropReason, SimTime, State};
+
 
 use crate::view::colours::state_colour;
 use crate::view::observed::DropEntry;
@@ -93,6 +97,9 @@ pub struct EventLogProps {
     /// Whether the simulation is playing (fewer entries are shown).
     #[prop_or_default]
     pub playing: bool,
+    /// Why? pressed: at a block, about what.
+    #[prop_or_default]
+    pub on_why: Callback<(usize, Asked)>,
 }
 
 #[function_component(EventLog)]
@@ -161,6 +168,14 @@ pub fn event_log(props: &EventLogProps) -> Html {
             Entry::Transition(t) => ("transition", format!("t{}", t.seq)),
             Entry::Drop(d) => ("drop", format!("d{}", d.seq)),
         };
+        let asked = match entry {
+            Entry::Transition(t) => Some(Asked::Change { to: t.to, at: SimTime::from_secs_f64(t.time_s) }),
+            Entry::Drop(d) => DropReason::ALL.into_iter().find(|r| r.as_str() == d.reason).map(|reason| Asked::Drop { reason }),
+        };
+        let why = asked.map(|asked| {
+            let onclick = props.on_why.reform(move |_: MouseEvent| (index, asked));
+            html! { <button class="why-ask" title="Why did this happen?" aria-label="Why did this happen?" {onclick} data-testid="why-ask">{"Why?"}</button> }
+        });
         // Keyed, so that a new entry at the top adds one row rather than
         // rewriting every row below it.
         html! {
@@ -169,6 +184,7 @@ pub fn event_log(props: &EventLogProps) -> Html {
                     <span class="time">{ format!("{:.3} s", entry.time_s()) }</span>
                     { body }
                 </button>
+                { for why }
             </li>
         }
     };
@@ -179,6 +195,10 @@ pub fn event_log(props: &EventLogProps) -> Html {
                 {"Events "}
                 <span class="muted" title="State changes since the start" data-testid="transitions-total">{ log.total }</span>
             </h2>
+            if let [node] = props.selected[..] {
+                <button class="why-selected" data-testid="why-selected" onclick={props.on_why.reform(move |_: MouseEvent| (node, Asked::Last))}
+                    title="What happened last at the selected block, and why">{"Why? (the selected block)"}</button>
+            }
             <div class="filters" role="group" aria-label="Show in the log">
                 { for filters }
                 <label class="filter">

@@ -32,3 +32,4 @@ pub mod theory_panel;
 pub mod time_line;
 pub mod toolbar;
 pub mod view_box;
+pub mod why_panel;

@@ -3,10 +3,16 @@
 //! from there, play on (what came after is gone; Undo brings it back) or
 //! go back to the live instant. Its slider is a range input: arrow keys
 //! move it by one step of a two-hundredth of the run, Home and End to its
-//! ends.
+//! ends. Under it, the cause chain asked for (`WhyPanel`): its lines move
+//! the time line to their instants.
+
+use std::rc::Rc;
 
 use web_sys::HtmlInputElement;
 use yew::prelude::*;
+
+use crate::components::why_panel::WhyPanel;
+use crate::view::why::WhyView;
 
 #[derive(Properties, PartialEq)]
 pub struct TimeLineProps {
@@ -20,6 +26,14 @@ pub struct TimeLineProps {
     pub on_scrub: Callback<Option<f64>>,
     pub on_live: Callback<()>,
     pub on_play_from: Callback<()>,
+    /// The cause chain asked for, if any, and its lines' and close's
+    /// callbacks.
+    #[prop_or_default]
+    pub why: Option<Rc<WhyView>>,
+    #[prop_or_default]
+    pub on_why_link: Callback<(f64, usize)>,
+    #[prop_or_default]
+    pub on_why_close: Callback<()>,
 }
 
 /// A step of the slider: about a two-hundredth of `span_s`, rounded to 1,
@@ -52,6 +66,7 @@ pub fn time_line(props: &TimeLineProps) -> Html {
         None => format!("live, {}", instant(props.live_s)),
     };
     html! {
+        <>
         <div class={classes!("time-line", props.shown_s.is_some().then_some("back"))} data-testid="time-line" role="group" aria-label="Time line">
             <label for="time-line-range" class="time-line-label">{"Time"}</label>
             <input id="time-line-range" type="range" data-testid="time-line-range" min={props.earliest_s.to_string()} max={props.live_s.to_string()}
@@ -64,6 +79,10 @@ pub fn time_line(props: &TimeLineProps) -> Html {
                 <button class="small secondary-small" data-testid="time-line-live" onclick={props.on_live.reform(|_: MouseEvent| ())}>{"Back to live"}</button>
             }
         </div>
+        if let Some(why) = props.why.clone() {
+            <WhyPanel {why} on_link={props.on_why_link.clone()} on_close={props.on_why_close.clone()} />
+        }
+        </>
     }
 }
 

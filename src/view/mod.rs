@@ -16,4 +16,5 @@ pub mod shadow;
 pub mod snapshot;
 pub mod sweep;
 pub mod tune;
+pub mod why;
 pub mod words;

@@ -356,3 +356,34 @@ impl Chain {
         self.links.iter().enumerate().map(|(k, l)| format!("{:>2}. {}\n", k + 1, l.text)).collect()
     }
 }
+
+/// What is asked about a block.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Asked {
+    /// Whatever happened there last (`last_at`).
+    Last,
+    /// Its change into `to` at `at` (to the microsecond: the page's log
+    /// writes instants as seconds).
+    Change { to: State, at: SimTime },
+    /// Its last drop for `reason`.
+    Drop { reason: DropReason },
+}
+
+/// What `asked` names at `node`, as the run stood at `t`, if the run keeps
+/// it.
+pub fn find(run: &Run, t: SimTime, node: usize, asked: Asked) -> Option<Subject> {
+    match asked {
+        Asked::Last => last_at(run, t, node),
+        Asked::Change { to, at } => {
+            let sim = run.at(at.min(t));
+            let near = |w: &&Why| w.at.as_nanos().abs_diff(at.as_nanos()) <= 1_000;
+            let why = sim.whys().changes(node).rev().filter(near).find(|w| matches!(w.what, What::Changed { to: s, .. } if s == to)).copied();
+            why.map(Subject::Event)
+        }
+        Asked::Drop { reason } => {
+            let sim = run.at(t);
+            let why = sim.whys().drops(node).rev().find(|w| dropped(w) == Some(reason)).copied();
+            why.map(Subject::Event)
+        }
+    }
+}

@@ -20,6 +20,7 @@
 //! - Pure: no clock is read here. The caller says how much real time passed
 //!   (`pacing.rs`).
 
+mod explaining;
 mod follow;
 mod lessons;
 mod pacing;

@@ -1,0 +1,96 @@
+// Why?: the cause chain of what happened at a block, in the page as the
+// command line prints it. Lesson 1's slow reader, opened at 9.9 s: the
+// sender's last thinned frame traced to the socket's full buffer and the
+// client's one busy worker, each line the engine's own (`sluice explain`);
+// a line pressed shows the run at its instant with its block selected; a
+// drop in the event log asked about; no accessibility problem; a phone.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { withBrowser, accessibilityProblems, screenshot, root, sluice } from './harness.mjs';
+
+const env = withBrowser();
+
+/** Lesson 1's slow reader: the client's one worker takes 10 ms a message. */
+function slowReader() {
+  const scenario = JSON.parse(readFileSync(join(root, 'scenarios', 'slow-client.json'), 'utf8'));
+  const client = scenario.nodes.find((n) => n.id === 'client');
+  client.workers = 1;
+  client.service_time = { dist: 'fixed', value: 0.01 };
+  const file = join(mkdtempSync(join(tmpdir(), 'sluice-why-')), 'slow-reader.json');
+  writeFileSync(file, JSON.stringify(scenario));
+  return file;
+}
+
+const file = slowReader();
+
+async function openAt(t, viewport) {
+  const link = execFileSync(sluice(), ['share', file, '--at', String(t), '--page', env.url], { encoding: 'utf8' }).trim();
+  const page = await env.browser.newPage({ viewport });
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(String(err)));
+  page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
+  await page.goto(link);
+  await page.waitForSelector('[data-node]');
+  const close = page.getByTestId('picker-close');
+  if ((await close.count()) > 0) await close.click();
+  await page.waitForFunction((at) => document.querySelector('[data-testid="clock"]')?.dataset.timeS === at, String(t));
+  return { page, errors };
+}
+
+/** The lines of the Why panel. */
+async function lines(page) {
+  await page.waitForSelector('[data-testid="why"]');
+  return page.$$eval('[data-testid="why-link"] .why-text', (els) => els.map((e) => e.textContent));
+}
+
+test('Why? at the selected block shows the chain sluice explain prints, and a line pressed shows its instant', async () => {
+  const { page, errors } = await openAt(9.9, { width: 1440, height: 900 });
+  await page.click('[data-node="sender"] .body');
+  await page.getByTestId('why-selected').click();
+  const shown = await lines(page);
+  const engine = JSON.parse(execFileSync(sluice(), ['explain', file, '--at', '9.9', '--node', 'sender', '--format', 'json'], { encoding: 'utf8' }));
+  const links = engine.nodes.sender.links;
+  assert.deepEqual(shown, links.map((l) => l.text), 'the page shows the engine\'s chain');
+  assert.match(shown[0], /sender thinned a droppable video message/);
+  assert.match(shown[2], /socket refused sender's messages/);
+  assert.match(shown[3], /client refused socket's messages .* all its workers were busy/);
+  await screenshot(page, 'why-desktop');
+  assert.deepEqual(await accessibilityProblems(page, '[data-testid="why"]'), []);
+
+  // The client's line: the run at its instant, the client selected.
+  await page.locator('[data-testid="why-link"]').nth(3).click();
+  const at = links[3].at.toFixed(2);
+  await page.waitForFunction((s) => document.querySelector('[data-testid="time-line-at"]')?.textContent.includes(`${s} s of`), at);
+  await page.waitForSelector('[data-node="client"].selected');
+  assert.deepEqual(await lines(page), shown, 'the chain stays while its lines are visited');
+
+  // A drop in the log asked about: the last thinned frame's chain.
+  await page.getByTestId('time-line-live').click();
+  await page.getByTestId('why-ask').first().waitFor();
+  const drop = page.locator('li.entry.drop [data-testid="why-ask"]').first();
+  await drop.click();
+  const asked = await lines(page);
+  assert.match(asked[0], /thinned|dropped|refused|overflowed/);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('Why? on a phone: the panel and its lines are a finger wide', async () => {
+  const { page, errors } = await openAt(9.9, { width: 390, height: 844 });
+  await page.click('[data-node="sender"] .body');
+  await page.getByTestId('why-selected').scrollIntoViewIfNeeded();
+  await page.getByTestId('why-selected').click();
+  const shown = await lines(page);
+  assert.ok(shown.length >= 4, `${shown.length} lines`);
+  for (const box of await page.locator('[data-testid="why-link"]').evaluateAll((els) => els.map((e) => e.getBoundingClientRect().height))) {
+    assert.ok(box >= 44, `a line ${box} px high`);
+  }
+  await page.getByTestId('why').scrollIntoViewIfNeeded();
+  await screenshot(page, 'why-phone');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -1,0 +1,53 @@
+//! Why? as commands: asked at a block (an entry of the log, the selected
+//! block), the page pauses and shows the cause chain of run A at the
+//! instant shown; a link pressed shows the run at its instant with its
+//! block selected.
+
+use std::rc::Rc;
+
+use sluice_engine::explain::Asked;
+use yew::prelude::*;
+
+use super::Page;
+use crate::view::selection::Select;
+use crate::view::why::WhyView;
+
+pub(super) struct Explaining {
+    pub why: Option<Rc<WhyView>>,
+    pub on_why: Callback<(usize, Asked)>,
+    pub on_link: Callback<(f64, usize)>,
+    pub on_close: Callback<()>,
+}
+
+#[hook]
+pub(super) fn use_explaining(page: &Page, on_scrub: &Callback<Option<f64>>, on_select: &Callback<Select>) -> Explaining {
+    let why = use_state(|| None::<Rc<WhyView>>);
+    let on_why = {
+        let (page, why) = (page.clone(), why.clone());
+        Callback::from(move |(node, asked): (usize, Asked)| {
+            if *page.playing {
+                // The chain speaks of one instant: the run waits on it.
+                page.playing.set(false);
+                page.session.borrow_mut().play.catch_up();
+            }
+            let s = page.session.borrow();
+            let id = s.play.scenario().nodes.get(node).map_or(String::new(), |n| n.id.clone());
+            match s.play.explain(node, asked) {
+                Some((subject, chain)) => why.set(Some(Rc::new(WhyView::of(&subject, &chain, &id)))),
+                None => page.status.set(Some(format!("Nothing to explain at {id} yet: nothing was dropped, refused or changed there, or it is older than the run keeps."))),
+            }
+        })
+    };
+    let on_link = {
+        let (on_scrub, on_select) = (on_scrub.clone(), on_select.clone());
+        Callback::from(move |(at_s, node): (f64, usize)| {
+            on_scrub.emit(Some(at_s));
+            on_select.emit(Select::Only(node));
+        })
+    };
+    let on_close = {
+        let why = why.clone();
+        Callback::from(move |_: ()| why.set(None))
+    };
+    Explaining { why: (*why).clone(), on_why, on_link, on_close }
+}
