@@ -1,7 +1,8 @@
 // A/B comparison and the theory overlay in Chromium: a lesson's comparing
 // step opens two live canvases on the same seed, overlays their charts and
 // totals them in one table, and judges them; the playground's A/B button
-// compares an edit with the scenario as it was; a queue the formulas know
+// compares an edit with the scenario as it was; where A and B first part,
+// and why; a queue the formulas know
 // shows the theory's figures beside the measured ones.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -69,6 +70,15 @@ test('a comparing step runs A and B side by side, overlays their charts and tota
   );
   assert.ok(dashed.some((s) => /solid/.test(s)) && dashed.some((s) => /dashed/.test(s)), dashed.join(' | '));
   await screenshot(page, 'ab-lesson-3');
+
+  // Where A and B part: the shared window, refusing what B's window per
+  // destination let through to the fast receiver.
+  await page.getByTestId('why-diverge').click();
+  await page.getByTestId('why').waitFor();
+  assert.match(await page.locator('[data-testid="why"] h3').textContent(), /A and B part at \d+\.\d{3} s, at window: in A window /);
+  const lines = await page.$$eval('[data-testid="why-link"] .why-text', (els) => els.map((e) => e.textContent));
+  assert.ok(lines.some((l) => /^A: window refused to_fast's messages .* in far_link/.test(l)), lines.join('\n'));
+  await screenshot(page, 'ab-why');
 
   // Closing A/B leaves A, the editable one, alone on the canvas.
   await page.getByRole('button', { name: 'Close the A/B comparison' }).click();

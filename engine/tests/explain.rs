@@ -260,3 +260,34 @@ fn every_drop_and_state_change_of_every_shipped_scenario_and_lesson_has_a_true_c
     assert!(refusals_in_all > 100, "only {refusals_in_all} blocks held back in all");
     assert!(whys_in_all > 10_000, "only {whys_in_all} drops and changes in all: the cases hardly exercise the chains");
 }
+
+/// Lesson 3's two variants (one window shared by both destinations, one
+/// per destination) part first at the window, the block that decided
+/// otherwise, and A's chain then is the shared window refusing what the
+/// fast receiver was sent, its messages in flight on the far link.
+#[test]
+fn a_and_b_part_first_at_the_block_that_decided_otherwise() {
+    use sluice_engine::explain::diverge;
+    let lesson = catalogue().into_iter().find(|l| l.text.number == 3).unwrap();
+    let (a, b) = (lesson.variant(0).unwrap(), lesson.variant(1).unwrap());
+    let run = |s: &Scenario| {
+        let mut run = Run::new(Simulation::new(s.clone(), s.seed_or_default()).unwrap());
+        run.run_until(SimTime::from_secs_f64(5.0)).unwrap();
+        run
+    };
+    let (ra, rb) = (run(&a), run(&b));
+    let parted = diverge(&ra, &rb, SimTime::from_secs_f64(5.0)).expect("they part");
+    assert_eq!(parted.id, "window", "{parted:?}");
+    assert!(parted.says.starts_with("in A window "), "{}", parted.says);
+    // Nothing differed before: the runs stopped just before stand alike.
+    let before = SimTime::from_nanos(parted.at.as_nanos() - 1);
+    let (sa, sb) = (ra.at(before), rb.at(before));
+    for (i, n) in sa.scenario().nodes.iter().enumerate() {
+        let j = sb.scenario().node_index(&n.id).unwrap();
+        assert_eq!((sa.stats(i).arrived, sa.stats(i).departed), (sb.stats(j).arrived, sb.stats(j).departed), "{} before {:?}", n.id, parted.at);
+    }
+    let a_says: Vec<&str> = parted.a.as_ref().expect("a chain in A").links.iter().map(|l| l.text.as_str()).collect();
+    assert!(a_says[0].contains("window refused") && a_says[0].contains("in far_link"), "{a_says:?}");
+    // The same scenario against itself never parts.
+    assert_eq!(diverge(&ra, &run(&a), SimTime::from_secs_f64(5.0)), None);
+}

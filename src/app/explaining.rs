@@ -1,7 +1,8 @@
 //! Why? as commands: asked at a block (an entry of the log, the selected
 //! block), the page pauses and shows the cause chain of run A at the
-//! instant shown; a link pressed shows the run at its instant with its
-//! block selected.
+//! instant shown; asked where A and B part, the first instant they differ
+//! and both runs' chains there; a link pressed shows the run at its
+//! instant with its block selected.
 
 use std::rc::Rc;
 
@@ -17,6 +18,7 @@ pub(super) struct Explaining {
     pub on_why: Callback<(usize, Asked)>,
     pub on_link: Callback<(f64, usize)>,
     pub on_close: Callback<()>,
+    pub on_diverge: Callback<()>,
 }
 
 #[hook]
@@ -38,6 +40,20 @@ pub(super) fn use_explaining(page: &Page, on_scrub: &Callback<Option<f64>>, on_s
             }
         })
     };
+    let on_diverge = {
+        let (page, why) = (page.clone(), why.clone());
+        Callback::from(move |_: ()| {
+            if *page.playing {
+                page.playing.set(false);
+                page.session.borrow_mut().play.catch_up();
+            }
+            let s = page.session.borrow();
+            match s.play.diverge() {
+                Some(d) => why.set(Some(Rc::new(WhyView::parted(&d, |id| s.play.index_of(id))))),
+                None => page.status.set(Some("A and B have not parted yet: every block stands alike in both so far.".to_string())),
+            }
+        })
+    };
     let on_link = {
         let (on_scrub, on_select) = (on_scrub.clone(), on_select.clone());
         Callback::from(move |(at_s, node): (f64, usize)| {
@@ -49,5 +65,5 @@ pub(super) fn use_explaining(page: &Page, on_scrub: &Callback<Option<f64>>, on_s
         let why = why.clone();
         Callback::from(move |_: ()| why.set(None))
     };
-    Explaining { why: (*why).clone(), on_why, on_link, on_close }
+    Explaining { why: (*why).clone(), on_why, on_link, on_close, on_diverge }
 }

@@ -366,7 +366,7 @@ pub fn app() -> Html {
                         {stall} {missing} {running} earlier={*page.earlier} on_restore_earlier={keeping.on_restore_earlier}
                         on_forget_earlier={keeping.on_forget_earlier} />
                     <Canvases snapshot={shown.snapshot.clone()} motion={motion_live.clone()} {dropping} selected={selection.clone()} on_select={edit.on_select.clone()}
-                        present={*present} drop_edge={edit.drop_edge} on_move={edit.on_move} on_connect={edit.on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} on_log={keeping.on_log.clone()} />
+                        present={*present} drop_edge={edit.drop_edge} on_move={edit.on_move} on_connect={edit.on_connect} b={b_view} {on_select_b} on_close_compare={on_compare} on_log={keeping.on_log.clone()} on_diverge={explaining.on_diverge} />
                     if running {
                         <TimeLine {earliest_s} {live_s} shown_s={scrubbed} on_scrub={scrubbing.on_scrub} on_live={scrubbing.on_live} on_play_from={scrubbing.on_play_from}
                             why={explaining.why} on_why_link={explaining.on_link} on_why_close={explaining.on_close} />

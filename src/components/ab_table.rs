@@ -22,6 +22,9 @@ pub struct AbTableProps {
     pub judged: Option<(usize, Vec<Compared>)>,
     /// Closes the comparison.
     pub on_close: Callback<()>,
+    /// Asks where A and B first part, and why.
+    #[prop_or_default]
+    pub on_diverge: Callback<()>,
 }
 
 #[function_component(AbTable)]
@@ -93,6 +96,8 @@ pub fn ab_table(props: &AbTableProps) -> Html {
             if b.time_s + 1e-9 < a.time_s {
                 <p class="hint">{ format!("B is catching up: at {:.1} s.", b.time_s) }</p>
             }
+            <button class="why-selected" data-testid="why-diverge" onclick={props.on_diverge.reform(|_: MouseEvent| ())}
+                title="The first instant at which A and B differ, the block that decided otherwise, and why">{"Where do A and B part?"}</button>
         </section>
     }
 }

@@ -51,6 +51,9 @@ pub struct CanvasesProps {
     /// A pick on B's canvas, in B's indices.
     pub on_select_b: Callback<Select>,
     pub on_close_compare: Callback<()>,
+    /// Asks where A and B first part.
+    #[prop_or_default]
+    pub on_diverge: Callback<()>,
     /// A file dropped on A's canvas: an access log to replay.
     pub on_log: Callback<web_sys::File>,
 }
@@ -105,7 +108,7 @@ pub fn canvases(p: &CanvasesProps) -> Html {
                     </MotionContext>
                 </section>
             </div>
-            <AbTable labels={(label_a, label_b)} a={p.snapshot.clone()} b={b.snapshot.clone()} nodes={b.compared.clone()} judged={b.judged.clone()} on_close={p.on_close_compare.clone()} />
+            <AbTable labels={(label_a, label_b)} a={p.snapshot.clone()} b={b.snapshot.clone()} nodes={b.compared.clone()} judged={b.judged.clone()} on_close={p.on_close_compare.clone()} on_diverge={p.on_diverge.clone()} />
         </>
     }
 }

@@ -23,7 +23,10 @@
 //! - The sentences live in `words.rs`, one home for each drop reason, each
 //!   cause of a state change and each kind of block refusing.
 
+mod diverge;
 mod words;
+
+pub use diverge::{diverge, Divergence};
 
 use serde::Serialize;
 

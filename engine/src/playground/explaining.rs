@@ -4,7 +4,7 @@
 //! Guarantee: asking changes nothing; the chain is built from run A's
 //! records and its instants as `timeline::Run::at` gives them.
 
-use crate::explain::{find, Asked, Chain, Explainer, Subject};
+use crate::explain::{diverge, find, Asked, Chain, Divergence, Explainer, Subject};
 
 use super::Playground;
 
@@ -18,5 +18,12 @@ impl Playground {
         let subject = find(a, t, node, asked)?;
         let chain = Explainer::new(a).chain_of(&subject);
         Some((subject, chain))
+    }
+
+    /// With a comparison open, where A and B first part up to the instant
+    /// both reached (from time zero, as their scenarios start), and why.
+    pub fn diverge(&self) -> Option<Divergence> {
+        let (a, b) = (self.a.as_ref()?, &self.b.as_ref()?.sim);
+        diverge(a, b, a.now().min(b.now()))
     }
 }
