@@ -96,6 +96,13 @@ export async function open(browser, url, { picker = false, width = 1440, height 
   return { page, errors };
 }
 
+/** Scenario `file`'s run opened at instant `t`, paused, by the link
+ * `sluice share --at` prints. */
+export async function openAt(env, file, t, { width = 1440, height = 900 } = {}) {
+  const link = execFileSync(sluice(), ['share', file, '--at', String(t), '--page', env.url], { encoding: 'utf8' }).trim();
+  return open(env.browser, link, { width, height });
+}
+
 export async function screenshot(page, name) {
   await mkdir(artifacts, { recursive: true });
   await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage: true });

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
-import { withBrowser, clockPasses, stands, accessibilityProblems, screenshot, root, sluice } from './harness.mjs';
+import { withBrowser, clockPasses, stands, accessibilityProblems, screenshot, root, sluice, openAt } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -28,21 +28,8 @@ function engineTotals(t) {
   return JSON.parse(execFileSync(sluice(), ['run', file, '--until', String(t), '--format', 'json'], { encoding: 'utf8' })).totals;
 }
 
-async function openAt(t, viewport = { width: 1440, height: 900 }) {
-  const link = execFileSync(sluice(), ['share', file, '--at', String(t), '--page', env.url], { encoding: 'utf8' }).trim();
-  const page = await env.browser.newPage({ viewport });
-  const errors = [];
-  page.on('pageerror', (err) => errors.push(String(err)));
-  page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
-  await page.goto(link);
-  await page.waitForSelector('[data-node]');
-  const close = page.getByTestId('picker-close');
-  if ((await close.count()) > 0) await close.click();
-  return { page, errors };
-}
-
 test('a link to an instant opens there paused; dragged back the page is the run stopped then; a fork plays on and Undo brings the old future back', async () => {
-  const { page, errors } = await openAt(30);
+  const { page, errors } = await openAt(env, file, 30);
   await page.waitForFunction(() => document.querySelector('[data-testid="clock"]')?.dataset.timeS === '30');
   assert.equal(await page.getAttribute('[data-testid="play"]', 'aria-pressed'), 'false', 'opened paused');
   assert.match(await page.textContent('[data-testid="time-line-at"]'), /live, 30\.00 s/);
@@ -84,7 +71,7 @@ test('a link to an instant opens there paused; dragged back the page is the run 
 });
 
 test('on a phone the time line fits the screen and its slider is large enough to touch', async () => {
-  const { page, errors } = await openAt(20, { width: 390, height: 844 });
+  const { page, errors } = await openAt(env, file, 20, { width: 390, height: 844 });
   await page.waitForFunction(() => document.querySelector('[data-testid="clock"]')?.dataset.timeS === '20');
   await page.getByTestId('time-line-range').fill('5');
   await totalsAt(page, 5);

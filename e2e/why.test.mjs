@@ -10,7 +10,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withBrowser, accessibilityProblems, screenshot, root, sluice } from './harness.mjs';
+import { withBrowser, accessibilityProblems, screenshot, root, sluice, openAt as openAtInstant } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -28,17 +28,9 @@ function slowReader() {
 const file = slowReader();
 
 async function openAt(t, viewport) {
-  const link = execFileSync(sluice(), ['share', file, '--at', String(t), '--page', env.url], { encoding: 'utf8' }).trim();
-  const page = await env.browser.newPage({ viewport });
-  const errors = [];
-  page.on('pageerror', (err) => errors.push(String(err)));
-  page.on('console', (msg) => msg.type() === 'error' && errors.push(msg.text()));
-  await page.goto(link);
-  await page.waitForSelector('[data-node]');
-  const close = page.getByTestId('picker-close');
-  if ((await close.count()) > 0) await close.click();
-  await page.waitForFunction((at) => document.querySelector('[data-testid="clock"]')?.dataset.timeS === at, String(t));
-  return { page, errors };
+  const opened = await openAtInstant(env, file, t, viewport);
+  await opened.page.waitForFunction((at) => document.querySelector('[data-testid="clock"]')?.dataset.timeS === at, String(t));
+  return opened;
 }
 
 /** The lines of the Why panel. */

@@ -130,7 +130,7 @@ else
   stage fuzz 5 900 env PROPTEST_CASES="${FUZZ_CASES:-20000}" cargo test --release --no-fail-fast -p sluice-engine --test fuzz
   # The cause chains of every drop and state change of every shipped
   # scenario and lesson, each fact checked: too slow for a debug build.
-  stage explain 1 600 cargo test --release -p sluice-engine --test explain
+  stage explain 2 600 cargo test --release -p sluice-engine --test explain
   stage wasm 4 900 bash -c 'cd engine && cargo test --target wasm32-unknown-unknown --test wasm'
   # The real servers (Debian's nginx), fed traffic at its instants: what
   # each logged it saw, replayed through sluice run, decision by decision;

@@ -135,9 +135,8 @@ enum Command {
         #[arg(long, default_value = "http://127.0.0.1:8080/")]
         page: String,
     },
-    /// Says why the last drop or state change at or before an instant
-    /// happened, at one node or every node: a chain of causes, each a
-    /// fact of the run at its instant.
+    /// Why the last drop, refusal or state change at or before an instant
+    /// happened, at one node or every node: a chain of causes.
     Explain {
         /// The scenario file.
         file: String,
