@@ -1,7 +1,7 @@
 //! `sluice explain`: why the last drop or state change at or before an
 //! instant happened, at one node or every node, as a chain of causes.
 
-use sluice_engine::explain::{last_at, Explainer};
+use sluice_engine::explain::{last_in, Explainer};
 use sluice_engine::timeline::Run;
 use sluice_engine::{SimTime, Simulation};
 
@@ -28,8 +28,9 @@ pub fn run(file: &str, at: f64, node: Option<&str>, seed: Option<u64>, format: F
     run.run_until(t).map_err(|stop| stop.to_string())?;
     let mut explainer = Explainer::new(&run);
     let mut chains = Vec::new();
+    let seen = run.at(t);
     for i in nodes {
-        if let Some(why) = last_at(&run, t, i) {
+        if let Some(why) = last_in(&seen, i) {
             chains.push((i, explainer.chain_of(&why)));
         }
     }

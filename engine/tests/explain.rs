@@ -233,6 +233,10 @@ fn every_drop_and_state_change_of_every_shipped_scenario_and_lesson_has_a_true_c
             }
             for link in &chain.links {
                 assert!(!link.text.is_empty() && !link.text.contains("{") && link.text.ends_with('.'), "{name}: {:?}", link.text);
+                // No setting left out of its sentence: "its ." or "( held;".
+                for gap in [" .", "( ", "(;", " ,", "; )", "its ,"] {
+                    assert!(!link.text.contains(gap), "{name}: {:?} has a gap ({gap:?})", link.text);
+                }
                 for fact in &link.facts {
                     match fact {
                         Fact::Reading { at, .. } | Fact::Setting { at, .. } | Fact::Sources { at, .. } | Fact::Where { at, .. } => {

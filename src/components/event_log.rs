@@ -170,7 +170,7 @@ pub fn event_log(props: &EventLogProps) -> Html {
         };
         let asked = match entry {
             Entry::Transition(t) => Some(Asked::Change { to: t.to, at: SimTime::from_secs_f64(t.time_s) }),
-            Entry::Drop(d) => DropReason::ALL.into_iter().find(|r| r.as_str() == d.reason).map(|reason| Asked::Drop { reason }),
+            Entry::Drop(d) => DropReason::ALL.into_iter().find(|r| r.as_str() == d.reason).map(|reason| Asked::Drop { reason, at: SimTime::from_secs_f64(d.time_s) }),
         };
         let why = asked.map(|asked| {
             let onclick = props.on_why.reform(move |_: MouseEvent| (index, asked));

@@ -179,12 +179,12 @@ impl Link {
         self.up
     }
 
-    /// Messages in the send buffer and on the wire.
     /// The messages it holds: waiting for the wire, then on it.
     pub fn messages(&self) -> impl Iterator<Item = &Message> {
         self.buffer.iter().chain(self.flying.iter().map(|(_, m)| m))
     }
 
+    /// Messages in the send buffer and on the wire.
     pub fn holds(&self) -> u64 {
         (self.buffer.len() + self.flying.len()) as u64
     }

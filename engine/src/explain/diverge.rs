@@ -14,6 +14,9 @@
 //!   decided otherwise, not one that was merely handed or refused
 //!   something else.
 //! - Bounded: at most `until` and `MAX_EVENTS` events of each run.
+//! - From time zero as the runs' scenarios start: live changes the runs
+//!   took are not made again here (a comparison is started from its
+//!   files); `None` once time zero is no longer kept.
 
 use crate::simulation::Simulation;
 use crate::state::State;
@@ -43,9 +46,9 @@ pub struct Divergence {
 
 /// What a block shows of itself, compared between the runs: its counts,
 /// and the states it has left its first ones for.
-fn standing(sim: &Simulation, node: usize) -> ([u64; 5], Vec<State>) {
+fn standing(sim: &Simulation, node: usize) -> ([u64; 5], [Option<State>; 3]) {
     let s = sim.stats(node);
-    let states = sim.whys().changes(node).next_back().map_or(Vec::new(), |w| w.states.iter().flatten().map(|(st, _)| *st).collect());
+    let states = sim.whys().changes(node).next_back().map_or([None; 3], |w| w.states.map(|st| st.map(|(st, _)| st)));
     ([s.arrived, s.departed, s.dropped_total(), s.depth_messages.value(), s.in_service], states)
 }
 
@@ -54,14 +57,18 @@ const NAMES: [&str; 5] = ["had taken in", "had passed on", "had dropped", "held"
 /// Where runs `a` and `b` first part, up to `until`, or `None` if they do
 /// not by then.
 pub fn diverge(a: &Run, b: &Run, until: SimTime) -> Option<Divergence> {
+    if a.earliest() > SimTime::ZERO || b.earliest() > SimTime::ZERO {
+        // Time zero is no longer kept.
+        return None;
+    }
     let (mut sa, mut sb) = (a.at(SimTime::ZERO), b.at(SimTime::ZERO));
     let pairs: Vec<(usize, usize)> =
         sa.scenario().nodes.iter().enumerate().filter_map(|(i, n)| sb.scenario().node_index(&n.id).map(|j| (i, j))).collect();
     let start = (sa.events(), sb.events());
     let mut t = SimTime::ZERO;
     loop {
-        let differing: Vec<(usize, usize)> = pairs.iter().copied().filter(|&(i, j)| standing(&sa, i) != standing(&sb, j)).collect();
-        if !differing.is_empty() {
+        if pairs.iter().any(|&(i, j)| standing(&sa, i) != standing(&sb, j)) {
+            let differing: Vec<(usize, usize)> = pairs.iter().copied().filter(|&(i, j)| standing(&sa, i) != standing(&sb, j)).collect();
             return Some(parted(a, b, &sa, &sb, &differing, t));
         }
         let next = match (sa.next_event_time(), sb.next_event_time()) {
@@ -101,7 +108,10 @@ fn parted(a: &Run, b: &Run, sa: &Simulation, sb: &Simulation, differing: &[(usiz
     }
     let id = scenario.nodes[i].id.clone();
     let (x, y) = (standing(sa, i), standing(sb, j));
-    let words = |states: &[State]| if states.is_empty() { "as it began".to_string() } else { states.iter().map(|s| s.as_str()).collect::<Vec<_>>().join(" and ") };
+    let words = |states: &[Option<State>; 3]| {
+        let named: Vec<&str> = states.iter().flatten().map(|s| s.as_str()).collect();
+        if named.is_empty() { "as it began".to_string() } else { named.join(" and ") }
+    };
     let says = match (0..x.0.len()).find(|&k| x.0[k] != y.0[k]) {
         Some(k) => format!("in A {id} {} {} messages, in B {}", NAMES[k], x.0[k], y.0[k]),
         None => format!("in A {id} was {}, in B {}", words(&x.1), words(&y.1)),

@@ -244,6 +244,9 @@ impl<'a> Explainer<'a> {
                     None => (words::forgotten(sim, node, since, state), None),
                 }
             }
+            // An instant the run no longer keeps cannot be read again.
+            Next::Refusal { node, held } if held.since < earliest => (words::older(self.sim_at(earliest), node, held.since), None),
+            Next::Flow { node, at } if at < earliest => (words::older(self.sim_at(earliest), node, at), None),
             Next::Refusal { node, held } => {
                 let sim = self.sim_at(held.since);
                 words::refusal(sim, node, held)
@@ -253,7 +256,7 @@ impl<'a> Explainer<'a> {
                 let before = flow_counts(self.sim_at(from), node);
                 let sim = self.sim_at(at);
                 let after = flow_counts(sim, node);
-                let fact = Fact::Flow { node, from, to: at, arrived: after.0 - before.0, departed: after.1 - before.1 };
+                let fact = Fact::Flow { node, from, to: at, arrived: after.0.saturating_sub(before.0), departed: after.1.saturating_sub(before.1) };
                 (words::flow(sim, node, fact), None)
             }
         }
@@ -261,7 +264,11 @@ impl<'a> Explainer<'a> {
 }
 
 /// What entered `node` and what it passed on, in all, as its counters say.
+/// (A block put on an edge later was not there: nothing.)
 fn flow_counts(sim: &Simulation, node: usize) -> (u64, u64) {
+    if node >= sim.nodes().len() {
+        return (0, 0);
+    }
     let s = sim.stats(node);
     (s.arrived, s.departed)
 }
@@ -297,7 +304,13 @@ impl Subject {
 /// or state change, or, if its last offer before `t` was refused and its
 /// offers were refused since later than that, the refusal.
 pub fn last_at(run: &Run, t: SimTime, node: usize) -> Option<Subject> {
-    let sim = run.at(t);
+    last_in(&run.at(t), node)
+}
+
+/// `last_at` of a run as it stands (`sim`, seen at its instant): one copy
+/// of the run serves every node.
+pub fn last_in(sim: &Simulation, node: usize) -> Option<Subject> {
+    let t = sim.now();
     let whys = sim.whys();
     let drop = whys.drops(node).next_back().copied();
     let change = whys.changes(node).next_back().copied();
@@ -368,8 +381,8 @@ pub enum Asked {
     /// Its change into `to` at `at` (to the microsecond: the page's log
     /// writes instants as seconds).
     Change { to: State, at: SimTime },
-    /// Its last drop for `reason`.
-    Drop { reason: DropReason },
+    /// Its last drop for `reason` at or before `at`.
+    Drop { reason: DropReason, at: SimTime },
 }
 
 /// What `asked` names at `node`, as the run stood at `t`, if the run keeps
@@ -383,8 +396,8 @@ pub fn find(run: &Run, t: SimTime, node: usize, asked: Asked) -> Option<Subject>
             let why = sim.whys().changes(node).rev().filter(near).find(|w| matches!(w.what, What::Changed { to: s, .. } if s == to)).copied();
             why.map(Subject::Event)
         }
-        Asked::Drop { reason } => {
-            let sim = run.at(t);
+        Asked::Drop { reason, at } => {
+            let sim = run.at(at.min(t));
             let why = sim.whys().drops(node).rev().find(|w| dropped(w) == Some(reason)).copied();
             why.map(Subject::Event)
         }

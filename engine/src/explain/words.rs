@@ -49,6 +49,9 @@ impl<'s> Cited<'s> {
 
     /// A field of `node`'s report now, cited.
     fn reading(&mut self, node: usize, field: &'static str) -> Option<Value> {
+        if node >= self.sim.nodes().len() {
+            return None;
+        }
         let report = serde_json::to_value(self.sim.node_report(node)).ok()?;
         let value = report.get(field)?.clone();
         self.facts.push(Fact::Reading { node, at: self.at, field, value: value.clone() });
@@ -57,7 +60,7 @@ impl<'s> Cited<'s> {
 
     /// A setting of `node` in force now, by its path, cited.
     fn setting(&mut self, node: usize, path: &'static str) -> Option<Value> {
-        let spec = serde_json::to_value(&self.sim.scenario().nodes[node]).ok()?;
+        let spec = serde_json::to_value(self.sim.scenario().nodes.get(node)?).ok()?;
         let value = spec.pointer(path)?.clone();
         self.facts.push(Fact::Setting { node, at: self.at, path, value: value.clone() });
         Some(value)
@@ -72,7 +75,7 @@ impl<'s> Cited<'s> {
         let unlimited = |path: &str, v: &Value| NONE_AT_ZERO.iter().any(|end| path.ends_with(end)) && v.as_f64() == Some(0.0);
         let mut parts = Vec::new();
         for &(path, name) in paths {
-            let spec = serde_json::to_value(&self.sim.scenario().nodes[node]).ok();
+            let spec = self.sim.scenario().nodes.get(node).and_then(|n| serde_json::to_value(n).ok());
             match spec.as_ref().and_then(|s| s.pointer(path)) {
                 Some(v) if unlimited(path, v) => {}
                 Some(_) => {
@@ -161,30 +164,34 @@ pub(super) fn event(sim: &Simulation, why: &Why) -> (Link, Option<Next>) {
                 }
                 DropReason::Disconnect => {
                     let state = in_state(&mut c, State::Ready);
-                    let limits = c.settings(node, threshold_paths(State::HardLimit));
-                    (format!("{name} dropped {what} at {at} as it disconnected its client: at the hard limit ({limits}) a queue drops everything it holds."), state.map(|s| s.1))
+                    let entered = state.map_or(State::HardLimit, |s| s.0);
+                    let limits = c.settings(node, threshold_paths(entered));
+                    let limits = if limits.is_empty() { String::new() } else { format!(" ({limits})") };
+                    (format!("{name} dropped {what} at {at} as it disconnected its client: at {entered}{limits} its reaction is to disconnect, dropping everything it holds."), state.map(|s| s.1))
                 }
                 DropReason::Disconnected => {
                     let state = in_state(&mut c, State::Ready);
                     let after = c.settings(node, &[("/reconnect_after_s", "reconnect after (s)")]);
-                    (format!("{name} dropped {what} at {at}: its client was disconnected at the hard limit, and a new one connects only later ({after})."), state.map(|s| s.1))
+                    (format!("{name} dropped {what} at {at}: its client was disconnected, and a new one connects only later ({after})."), state.map(|s| s.1))
                 }
                 DropReason::Refused => {
                     let by = refused(&mut c);
-                    let policy = c.settings(node, &[("/backpressure", "backpressure")]);
+                    let policy = c.settings(node, &[("/on_refused", "on refused")]);
                     let who = by.as_ref().map_or("the next block".to_string(), |b| b.0.clone());
-                    (format!("{name} dropped {what} at {at}: {who} refused it, and a producer whose {policy} drops what is refused."), by.map(|b| b.1))
+                    (format!("{name} dropped {what} at {at}: {who} refused it, and a producer set so ({policy}) drops what is refused."), by.map(|b| b.1))
                 }
                 DropReason::Overflow => {
                     c.facts.push(held);
-                    let cap = c.settings(node, &[("/capacity/messages", "capacity (messages)"), ("/capacity/bytes", "capacity (bytes)"), ("/capacity", "capacity"), ("/on_full", "on full")]);
+                    let cap = c.settings(node, &[("/capacity/messages", "capacity (messages)"), ("/capacity/bytes", "capacity (bytes)"), ("/capacity", "capacity"), ("/on_full", "on full"), ("/queue", "queue")]);
+                    let cap = if cap.is_empty() { "its bound".to_string() } else { format!("its {cap}") };
                     let next = refused(&mut c).map(|b| b.1).unwrap_or(Next::Flow { node, at: why.at });
-                    (format!("{what} overflowed {name} at {at}: it held {} messages ({} bytes) against its {cap}.", thousands(why.held as f64), thousands(why.held_bytes as f64)), Some(next))
+                    (format!("{what} overflowed {name} at {at}: it held {} messages ({} bytes) against {cap}.", thousands(why.held as f64), thousands(why.held_bytes as f64)), Some(next))
                 }
                 DropReason::Expired => {
-                    let ttl = c.settings(node, &[("/ttl_s", "time to live (s)"), ("/queue_timeout_s", "queue time-out (s)")]);
+                    let ttl = c.settings(node, &[("/ttl_s", "time to live (s)"), ("/queue_timeout_s", "queue time-out (s)"), ("/timeout_queue_s", "queue time-out (s)")]);
+                    let ttl = if ttl.is_empty() { "the time it may wait".to_string() } else { format!("its {ttl}") };
                     let next = refused(&mut c).map(|b| b.1).unwrap_or(Next::Flow { node, at: why.at });
-                    (format!("{what} expired in {name} at {at}: it waited longer than its {ttl}, unsent."), Some(next))
+                    (format!("{what} expired in {name} at {at}: it waited longer than {ttl}, unsent."), Some(next))
                 }
                 DropReason::RateLimited => {
                     let rule = limiter_settings(&mut c, node);
@@ -251,13 +258,21 @@ fn change(
 ) -> (String, Option<Next>) {
     let turned = format!("{name} went from {from} to {to} at {at}");
     let holds = format!("it held {} messages ({} bytes)", thousands(why.held as f64), thousands(why.held_bytes as f64));
+    // A send loop that sent something and then found the socket full, or
+    // took the queue to a threshold, logs `send` though the state got worse.
+    let worse = matches!((from.send_state(), to.send_state()), (Some(f), Some(t)) if t > f);
+    let cause = match cause {
+        Cause::Send if worse && to == State::Overloaded => Cause::WouldBlock,
+        Cause::Send if worse => Cause::Enqueue,
+        cause => cause,
+    };
     match cause {
         Cause::Enqueue | Cause::Overflow => {
             c.facts.push(held);
             let limits = c.settings(node, threshold_paths(to));
             let next = refused(c).map(|b| b.1).unwrap_or(Next::Flow { node, at: why.at });
             let against = if limits.is_empty() { String::new() } else { format!(", reaching its {limits}") };
-            (format!("{turned} after an enqueue: {holds}{against}; a queue's state gets worse after an enqueue and better only after a send."), Some(next))
+            (format!("{turned}: {holds}{against}; a queue's state gets worse after an enqueue or a write and better only after a send."), Some(next))
         }
         Cause::WouldBlock => match refused(c) {
             Some((by, next)) => (format!("{turned}: a write would block, as {by} refused what it sent (the socket's send buffer is full)."), Some(next)),
@@ -265,7 +280,8 @@ fn change(
         },
         Cause::Send => {
             c.facts.push(held);
-            (format!("{turned} after a send: {holds}, below the thresholds of {from}; only a send makes a queue's state better."), None)
+            let below = if from == State::Overloaded { "and its writes no longer block".to_string() } else { format!("below the thresholds of {from}") };
+            (format!("{turned} after a send: {holds}, {below}; only a send makes a queue's state better."), None)
         }
         Cause::ThresholdsChanged => {
             c.facts.push(held);
@@ -345,6 +361,13 @@ fn limiter_settings(c: &mut Cited, node: usize) -> String {
     }
 }
 
+/// The state a consumer takes no work in, if it was in one (not yet or no
+/// longer operational, or in an outage), and since when.
+fn not_taking(sim: &Simulation, node: usize) -> Option<(State, SimTime)> {
+    let why = sim.whys().changes(node).next_back()?;
+    why.states.iter().flatten().copied().find(|(s, _)| matches!(s, State::Initializing | State::ShuttingDown | State::ShutDown | State::Outage | State::Down))
+}
+
 /// A queue fed by `producer` (behind blocks that hold nothing) that asks
 /// its producers to pause now, its state and since when.
 fn pausing_queue(sim: &Simulation, producer: usize) -> Option<(usize, State, SimTime)> {
@@ -405,7 +428,18 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack) -> (Link, O
                 (format!("{who} refused {sender}'s messages from {at}: its send buffer was full ({bytes} bytes waiting; {cap}){behind}."), Some(next))
             }
         }
-        Kind::Consumer | Kind::Dispatcher => {
+        Kind::Consumer if not_taking(sim, by).is_some() => {
+            let (state, since) = not_taking(sim, by).unwrap_or((State::Initializing, held.since));
+            c.facts.push(Fact::InState { node: by, state, since, at: held.since });
+            (format!("{who} refused {sender}'s messages from {at}: it takes no work while {state} (since {}).", secs(since)), Some(Next::Change { node: by, state, since }))
+        }
+        Kind::Dispatcher => {
+            let cap = c.settings(by, &[("/capacity", "capacity of each demand queue"), ("/on_full", "on full"), ("/workers", "workers")]);
+            let depth = c.reading(by, "depth_messages").map(|v| shown(&v)).unwrap_or_default();
+            let next = onward(&mut c);
+            (format!("{who} refused {sender}'s messages from {at}: a demand queue of its was full ({depth} waiting in all; {cap})."), Some(next))
+        }
+        Kind::Consumer => {
             let busy = c.reading(by, "in_service").map(|v| shown(&v)).unwrap_or_default();
             let bound = c.settings(by, &[("/workers", "workers"), ("/service_time", "service time")]);
             let next = onward(&mut c);
@@ -414,7 +448,8 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack) -> (Link, O
         Kind::Queue => {
             let state = c.reading(by, "state");
             let depth = c.reading(by, "depth_messages").map(|v| shown(&v)).unwrap_or_default();
-            let paused = sim.pauses(by);
+            // A queue asking for a pause refuses only what a link brings.
+            let paused = sim.pauses(by) && kind(sim, node) == Kind::Link;
             if paused {
                 let change = sim.whys().changes(by).next_back().and_then(|w| w.state_like(State::Ready)).map(|(s, since)| {
                     c.facts.push(Fact::InState { node: by, state: s, since, at: held.since });
@@ -507,4 +542,11 @@ pub(super) fn forgotten(sim: &Simulation, node: usize, since: SimTime, state: St
         Family::Breaker => "breaker",
     };
     c.link(node, format!("{who} entered {state} ({family}) at {}; what caused it is older than the run keeps.", secs(since)))
+}
+
+/// The last link of a chain whose next instant the run no longer keeps.
+pub(super) fn older(sim: &Simulation, node: usize, at: SimTime) -> Link {
+    let c = Cited::new(sim, sim.now());
+    let who = sim.node_id(node).to_string();
+    c.link(node, format!("What held at {who} at {} is older than the run keeps (it keeps from {} on).", secs(at), secs(sim.now())))
 }
