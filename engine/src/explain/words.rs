@@ -416,7 +416,10 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack) -> (Link, O
     let (text, next) = match kind(sim, by) {
         Kind::Link => {
             if c.reading(by, "link_up") == Some(Value::Bool(false)) {
-                (format!("{who} refused {sender}'s messages from {at}: the link was down."), None)
+                // A link refuses only with its send buffer full, down or up.
+                let bytes = c.reading(by, "depth_bytes").map(|v| shown(&v)).unwrap_or_default();
+                let cap = c.settings(by, &[("/buffer/bytes", "send buffer (bytes)"), ("/buffer/messages", "send buffer (messages)"), ("/down", "down")]);
+                (format!("{who} refused {sender}'s messages from {at}: the link was down and its send buffer full ({bytes} bytes waiting; {cap})."), None)
             } else {
                 let bytes = c.reading(by, "depth_bytes").map(|v| shown(&v)).unwrap_or_default();
                 let cap = c.settings(by, &[("/buffer/bytes", "send buffer (bytes)"), ("/buffer/messages", "send buffer (messages)"), ("/receive_buffer/bytes", "receive window (bytes)")]);
