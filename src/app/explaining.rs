@@ -27,11 +27,8 @@ pub(super) fn use_explaining(page: &Page, on_scrub: &Callback<Option<f64>>, on_s
     let on_why = {
         let (page, why) = (page.clone(), why.clone());
         Callback::from(move |(node, asked): (usize, Asked)| {
-            if *page.playing {
-                // The chain speaks of one instant: the run waits on it.
-                page.playing.set(false);
-                page.session.borrow_mut().play.catch_up();
-            }
+            // The chain speaks of one instant: the run waits on it.
+            page.pause_to_read();
             let s = page.session.borrow();
             let id = s.play.scenario().nodes.get(node).map_or(String::new(), |n| n.id.clone());
             match s.play.explain(node, asked) {
@@ -43,10 +40,7 @@ pub(super) fn use_explaining(page: &Page, on_scrub: &Callback<Option<f64>>, on_s
     let on_diverge = {
         let (page, why) = (page.clone(), why.clone());
         Callback::from(move |_: ()| {
-            if *page.playing {
-                page.playing.set(false);
-                page.session.borrow_mut().play.catch_up();
-            }
+            page.pause_to_read();
             let s = page.session.borrow();
             match s.play.diverge() {
                 Some(d) => why.set(Some(Rc::new(WhyView::parted(&d, |id| s.play.index_of(id))))),

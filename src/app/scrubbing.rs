@@ -17,6 +17,15 @@ pub(super) struct Scrubbing {
 }
 
 impl Page {
+    /// Pauses a playing run to read it at one instant, A and B caught up
+    /// with each other.
+    pub(super) fn pause_to_read(&self) {
+        if *self.playing {
+            self.playing.set(false);
+            self.session.borrow_mut().play.catch_up();
+        }
+    }
+
     /// Opens the run at `at`, paused, as a link to an instant asks: once
     /// the page has drawn itself paused, so that no frame plays on past it.
     pub(super) fn open_at(&self, dispatch: &Dispatch, at: SimTime) {
@@ -40,10 +49,9 @@ pub(super) fn use_scrubbing(page: &Page, dispatch: &Dispatch, opened_at: Option<
     let on_scrub = {
         let (page, dispatch) = (page.clone(), dispatch.clone());
         Callback::from(move |at_s: Option<f64>| {
-            if *page.playing && at_s.is_some() {
+            if at_s.is_some() {
                 // The live runs wait while the past is shown.
-                page.playing.set(false);
-                page.session.borrow_mut().play.catch_up();
+                page.pause_to_read();
             }
             drop(dispatch(Command::Scrub { at_s }));
         })

@@ -58,32 +58,19 @@ impl<'s> Cited<'s> {
         Some(value)
     }
 
-    /// A setting of `node` in force now, by its path, cited.
-    fn setting(&mut self, node: usize, path: &'static str) -> Option<Value> {
-        let spec = serde_json::to_value(self.sim.scenario().nodes.get(node)?).ok()?;
-        let value = spec.pointer(path)?.clone();
-        self.facts.push(Fact::Setting { node, at: self.at, path, value: value.clone() });
-        Some(value)
-    }
-
-    /// "name 12" for each setting found, joined: the settings that bound a
-    /// block.
-    /// A limit of 0 (no limit in that dimension) is left out.
+    /// "name 12" for each setting found, joined and cited: the settings that
+    /// bound a block. A limit of 0 (no limit in that dimension) is left out.
     fn settings(&mut self, node: usize, paths: &[(&'static str, &str)]) -> String {
         // Settings where 0 means no bound at all.
         const NONE_AT_ZERO: [&str; 5] = ["/messages", "/bytes", "/max_messages", "/max_bytes", "/bandwidth_bytes_per_s"];
         let unlimited = |path: &str, v: &Value| NONE_AT_ZERO.iter().any(|end| path.ends_with(end)) && v.as_f64() == Some(0.0);
+        // The node's settings as the file writes them, read once.
+        let Some(spec) = self.sim.scenario().nodes.get(node).and_then(|n| serde_json::to_value(n).ok()) else { return String::new() };
         let mut parts = Vec::new();
         for &(path, name) in paths {
-            let spec = self.sim.scenario().nodes.get(node).and_then(|n| serde_json::to_value(n).ok());
-            match spec.as_ref().and_then(|s| s.pointer(path)) {
-                Some(v) if unlimited(path, v) => {}
-                Some(_) => {
-                    if let Some(v) = self.setting(node, path) {
-                        parts.push(format!("{name} {}", shown(&v)));
-                    }
-                }
-                None => {}
+            if let Some(value) = spec.pointer(path).filter(|v| !unlimited(path, v)) {
+                parts.push(format!("{name} {}", shown(value)));
+                self.facts.push(Fact::Setting { node, at: self.at, path, value: value.clone() });
             }
         }
         parts.join(", ")
