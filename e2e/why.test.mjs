@@ -4,13 +4,16 @@
 // client's one busy worker, each line the engine's own (`sluice explain`);
 // a line pressed shows the run at its instant with its block selected; a
 // drop in the event log asked about; no accessibility problem; a phone.
+// A band of a state strip pressed explains how its state began there.
+// Lessons' steps that explain open their chain at their verdict, the one
+// `sluice lesson` prints.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { withBrowser, accessibilityProblems, screenshot, root, sluice, openAt as openAtInstant } from './harness.mjs';
+import { withBrowser, accessibilityProblems, screenshot, root, sluice, open, stands, openAt as openAtInstant } from './harness.mjs';
 
 const env = withBrowser();
 
@@ -83,6 +86,70 @@ test('Why? on a phone: the panel and its lines are a finger wide', async () => {
   }
   await page.getByTestId('why').scrollIntoViewIfNeeded();
   await screenshot(page, 'why-phone');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+/** The chain `sluice lesson N` prints under step `step`'s verdict. */
+function lessonChain(n, step) {
+  const out = execFileSync(sluice(), ['lesson', String(n)], { encoding: 'utf8' });
+  const part = out.split(/\nstep /).find((p) => p.startsWith(`${step},`));
+  return part.split('\n').filter((l) => /^ {7}\d+\.\d{3} s /.test(l)).map((l) => l.replace(/^ {7}\d+\.\d{3} s /, ''));
+}
+
+test('a lesson step that explains opens its chain at its verdict: lesson 3, the fast receiver held back by the shared window', async () => {
+  const { page, errors } = await open(env.browser, `${env.url}#lesson=3`, { width: 1440, height: 900 });
+  await page.getByTestId('step-1-skip').click();
+  await page.waitForSelector('[data-testid="step-1-verdict"][data-state="passed"]');
+  const shown = await lines(page);
+  assert.deepEqual(shown, lessonChain(3, 1), 'the chain sluice lesson prints');
+  assert.match(shown[0], /window refused to_fast's messages .*10 of them in far_link/);
+  assert.match(await page.getByTestId('step-1-verdict').textContent(), /its chain names window refusing to_fast, window's messages in flight mostly at far_link/);
+  await stands(page);
+  await screenshot(page, 'why-lesson-desktop');
+  assert.deepEqual(await accessibilityProblems(page, '[data-testid="lesson-panel"]'), []);
+  // Closed, and shown again from the verdict.
+  await page.getByRole('button', { name: 'Close the explanation' }).click();
+  await page.waitForSelector('[data-testid="why"]', { state: 'detached' });
+  await page.getByTestId('step-1-why').click();
+  assert.deepEqual(await lines(page), shown);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('on a phone, lesson 6\'s first verdict brings into view why the slow sender was held back', async () => {
+  const { page, errors } = await open(env.browser, `${env.url}#lesson=6`, { width: 390, height: 844 });
+  await page.getByTestId('step-1-skip').scrollIntoViewIfNeeded();
+  await page.getByTestId('step-1-skip').click();
+  const shown = await lines(page);
+  assert.deepEqual(shown, lessonChain(6, 1));
+  assert.match(shown[0], /inbound refused window_slow's messages .* full .* from fast_sender/);
+  await page.waitForFunction(() => {
+    const r = document.querySelector('[data-testid="why"]').getBoundingClientRect();
+    return r.top < innerHeight && r.bottom > 0;
+  });
+  await screenshot(page, 'why-lesson-phone');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a band of a state strip pressed explains how its state began there', async () => {
+  const { page, errors } = await openAt(9.9, { width: 1440, height: 900 });
+  await page.click('[data-node="sender"] .body');
+  const bands = page.locator('[data-testid="strip-sender"] rect.band[data-state="Overloaded"]');
+  await bands.first().waitFor();
+  // The widest Overloaded band, and the span its tooltip gives.
+  const widths = await bands.evaluateAll((els) => els.map((e) => e.getBoundingClientRect().width));
+  const widest = bands.nth(widths.indexOf(Math.max(...widths)));
+  const [from, to] = (await widest.locator('title').textContent()).match(/[\d.]+/g).map(Number);
+  await widest.click();
+  const shown = await lines(page);
+  assert.match(shown[0], /^sender went from \w+ to Overloaded at ([\d.]+) s: a write would block, as socket refused what it sent/);
+  const at = Number(shown[0].match(/Overloaded at ([\d.]+) s/)[1]);
+  // Entered within the band, or, held from before it, the entry it began in.
+  assert.ok(at <= to + 0.001, `entered at ${at}, band ${from} to ${to}`);
+  assert.match(shown[1], /socket refused sender's messages/);
+  await stands(page);
   assert.deepEqual(errors, []);
   await page.close();
 });

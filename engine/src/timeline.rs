@@ -252,6 +252,36 @@ impl Run {
         }
     }
 
+    /// The run as it stood just after the first event since `from` at
+    /// which `holds` (a test that stays true once true, such as a counter
+    /// past a mark) held; none if it does not hold live, or held already
+    /// at the earliest instant kept. Costs at most the events between two
+    /// checkpoints, run one at a time.
+    pub fn first_where(&self, from: SimTime, holds: impl Fn(&Simulation) -> bool) -> Option<Simulation> {
+        if !holds(&self.sim) {
+            return None;
+        }
+        // The first checkpoint at which it holds; the search starts at the
+        // one before it, or at `from` if that is later.
+        let k = self.checkpoints.partition_point(|c| !holds(&c.sim));
+        let before = k.checked_sub(1)?;
+        let start = self.checkpoints[before].sim.now().max(from.min(self.sim.now()));
+        let mut copy = self.at(start);
+        let end = self.checkpoints.get(k).map_or(self.sim.events(), |c| c.sim.events());
+        while !holds(&copy) {
+            let events = copy.events();
+            if events >= end {
+                return None;
+            }
+            self.step_copy(&mut copy);
+            if copy.events() == events {
+                // Nothing left to happen.
+                return None;
+            }
+        }
+        Some(copy)
+    }
+
     /// How many live changes the run took (those forgotten with the oldest
     /// checkpoints too).
     pub fn changes_taken(&self) -> usize {

@@ -83,6 +83,8 @@ struct NodeWhys {
     changes: VecDeque<Why>,
     states: [Option<(State, SimTime)>; FAMILIES],
     held_back: Option<HeldBack>,
+    /// How many times its offers began to be refused.
+    holds: u64,
 }
 
 /// Every node's records.
@@ -150,6 +152,12 @@ impl Whys {
         self.nodes.get(node).and_then(|n| n.held_back)
     }
 
+    /// How many times `node`'s offers began to be refused (a count that
+    /// only grows: the first hold after a mark is where it passes it).
+    pub fn times_held_back(&self, node: usize) -> u64 {
+        self.nodes.get(node).map_or(0, |n| n.holds)
+    }
+
     /// `node`'s offer was refused by `by` at `now`: held back since now
     /// unless it already was.
     #[inline]
@@ -160,6 +168,7 @@ impl Whys {
             Some(h) => *h = HeldBack { by: by as u32, since: now },
             none => {
                 *none = Some(HeldBack { by: by as u32, since: now });
+                n.holds += 1;
                 self.held += 1;
             }
         }

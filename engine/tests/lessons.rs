@@ -522,3 +522,63 @@ fn lesson_02_tells_the_rates_and_the_load_its_scenario_runs() {
     assert_eq!(io, 2.0, "the story says I/O events come twice a second");
     assert!(story.contains(&format!("busy {busy}% of the time")), "{busy}%: {story}");
 }
+
+/// A step that explains names the lesson's cause, and its check can fail:
+/// lesson 1's first thinned frame, caused by a slow reader, is explained
+/// through the client's busy worker; caused by a slow network instead, the
+/// chain names no client refusing, and the step says so. A moment that
+/// never comes explains nothing, and fails too.
+#[test]
+fn a_step_that_explains_names_its_cause_and_fails_on_another() {
+    let mut l = lesson(1);
+    l.text.steps.truncate(2);
+    let explain = l.text.steps[1].explain.clone().expect("lesson 1's second step explains its first thinned frame");
+    let outcomes = sluice_engine::playground::follow(&l).unwrap();
+    let verdict = &outcomes[1].verdict;
+    assert!(verdict.passed, "{:?}", verdict.results);
+    let explained = verdict.explained.as_ref().expect("the chain the page opens");
+    let sender = l.scenario.node_index("sender").unwrap();
+    assert_eq!(explained.subject.node(), sender);
+    let at = explained.subject.at().as_secs_f64();
+    assert!(at >= outcomes[1].began_s && at <= outcomes[1].judged_s, "the moment is within the step: {at}");
+    assert_eq!(explained.chain.links[0].node, sender);
+
+    // The same frames thinned, but by a slow network: the client reads at
+    // once, so nothing names it refusing the socket.
+    let mut network = l.clone();
+    network.text.steps[1].changes = vec![serde_json::from_value(serde_json::json!({"node": "socket", "field": "bandwidth_bytes_per_s", "value": 120000})).unwrap()];
+    let outcomes = sluice_engine::playground::follow(&network).unwrap();
+    let why = outcomes[1].verdict.results.last().unwrap();
+    assert!(!why.passed && why.text.contains("does not name client refusing socket"), "{}", why.text);
+    assert!(outcomes[1].verdict.explained.is_some(), "the chain is still shown");
+
+    // Step 1 thins nothing: nothing to explain.
+    let mut silent = l.clone();
+    silent.text.steps[0].explain = Some(explain);
+    let outcomes = sluice_engine::playground::follow(&silent).unwrap();
+    let why = outcomes[0].verdict.results.last().unwrap();
+    assert!(!why.passed && why.text.contains("did not happen"), "{}", why.text);
+    assert!(!outcomes[0].verdict.passed);
+}
+
+#[test]
+fn a_step_that_explains_what_it_cannot_is_refused_naming_what() {
+    let refused = |step: usize, explain: serde_json::Value| {
+        let mut l = lesson(3);
+        l.text.steps[step].explain = Some(serde_json::from_value(explain).unwrap());
+        l.verify().unwrap_err().to_string()
+    };
+    let named = |names: serde_json::Value| refused(0, serde_json::json!({"node": "to_fast", "first": "held_back", "names": names}));
+    assert!(named(serde_json::json!([])).contains("names nothing"));
+    assert!(named(serde_json::json!([{"node": "nobody"}])).contains("no node \"nobody\""));
+    assert!(named(serde_json::json!([{"node": "window", "refusing": "nobody"}])).contains("no node \"nobody\""));
+    assert!(named(serde_json::json!([{"node": "window", "state": "Sleepy"}])).contains("no state \"Sleepy\""));
+    assert!(named(serde_json::json!([{"node": "window", "setting": "colour"}])).contains("window has no setting colour"));
+    assert!(named(serde_json::json!([{"node": "window", "state": "Ready", "most_at": "far_link"}])).contains("name one of"));
+    let compares = refused(2, serde_json::json!({"node": "to_fast", "first": "held_back", "names": [{"node": "window"}]}));
+    assert!(compares.contains("step 3") && compares.contains("neither compares nor sweeps"), "{compares}");
+    // A moment that is not one is refused as the file is read.
+    let good = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../lessons/03-shared-window.json")).unwrap();
+    let bad = Lesson::from_json(&good.replacen("\"held_back\"", "\"throughput_per_s\"", 1)).unwrap_err().to_string();
+    assert!(bad.contains("steps[0].explain.first") && bad.contains("not a moment to explain"), "{bad}");
+}

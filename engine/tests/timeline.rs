@@ -319,3 +319,45 @@ fn playing_on_from_before_a_live_change_keeps_the_parameters_the_editor_has() {
     p.apply(Command::RunTo { at_s: 12.0 }).unwrap();
     assert_eq!(p.scrubbed(), Some(at(12.0)));
 }
+
+/// The first event at which a count passes a mark, found in the kept run,
+/// is the one a run stepped event by event finds: with live changes on
+/// the way, checkpoints on either side, and a mark the run never passes.
+#[test]
+fn the_first_event_past_a_mark_is_the_one_a_run_stepped_alone_finds() {
+    // Two workers at 50 a second each, fed 60: nothing overflows 50
+    // places, some overflow 5.
+    let scenario = served_by(2, 50);
+    let smaller = served_by(2, 5).nodes[1].block.clone();
+    let mut edited = scenario.clone();
+    let mut run = Run::with(Simulation::new(scenario.clone(), 4).unwrap(), 300, usize::MAX);
+    let mut by_hand = Simulation::new(scenario.clone(), 4).unwrap();
+    run.run_until(at(5.0)).unwrap();
+    by_hand.run_until(at(5.0)).unwrap();
+    // Overflows begin once the queue is made small.
+    edited.nodes[1].block = smaller.clone();
+    run.take_blocks(&edited, &[1]).unwrap();
+    by_hand.reconfigure("q", smaller).unwrap();
+    let dropped = |sim: &Simulation| sim.stats(1).dropped.iter().sum::<u64>();
+    assert_eq!(dropped(&by_hand), 0, "none before the change");
+    run.run_until(at(40.0)).unwrap();
+    let total = dropped(&run);
+    assert!(total > 20, "the small queue overflows: {total}");
+    for mark in [0, 1, total / 3, total - 1] {
+        let found = run.first_where(at(2.0), |sim| dropped(sim) > mark).expect("it happened");
+        let mut alone = by_hand.clone();
+        while dropped(&alone) <= mark {
+            assert!(alone.step());
+        }
+        assert_eq!((found.events(), found.now()), (alone.events(), alone.now()), "drop number {}", mark + 1);
+        same(&fingerprint(&found), &fingerprint(&alone), "the run just past the mark");
+    }
+    assert!(run.first_where(at(2.0), |sim| dropped(sim) > total).is_none(), "a mark never passed");
+    // Passed already at the earliest instant a small budget keeps: older
+    // than the run keeps, not found.
+    let one = measured(|| by_hand.clone()).1.expect("the allocator counts");
+    let mut short = Run::with(Simulation::new(scenario.clone(), 4).unwrap(), 300, one);
+    short.run_until(at(40.0)).unwrap();
+    assert!(short.earliest() > at(1.0));
+    assert!(short.first_where(SimTime::ZERO, |sim| sim.events() > 0).is_none());
+}

@@ -341,7 +341,7 @@ pub fn app() -> Html {
                         <div class="lesson-area">
                             <LessonPanel lessons={lessons.texts.clone()} {index} {states} {tries} now_s={shown.snapshot.time_s} on_try={lessons.on_try}
                                 on_skip={lessons.on_skip} on_all={lessons.on_all} on_close={lessons.on_close} {asked_words} {asked_now} on_do_it={lessons.on_do_it.clone()}
-                                on_edit={lessons.on_write.reform(|_: ()| true)} />
+                                on_edit={lessons.on_write.reform(|_: ()| true)} on_why={explaining.on_explained} />
                         </div>
                     }
                     <aside class="sidebar">
@@ -372,7 +372,7 @@ pub fn app() -> Html {
                             why={explaining.why} on_why_link={explaining.on_link} on_why_close={explaining.on_close} />
                     }
                     if let Some((lines, nodes, strips)) = shown.charts {
-                        <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={shown.chart_now_s} cursor_s={shown.cursor_s} />
+                        <Charts kind={*chart_kind} {on_kind} {lines} {nodes} {strips} now_s={shown.chart_now_s} cursor_s={shown.cursor_s} on_band={explaining.on_band} />
                     }
                     if let Some((order, scenario)) = sweep {
                         <SweepPanel {order} {scenario} on_use_value={sweeps.on_use_value} on_finished={sweeps.on_finished} on_abandoned={sweeps.on_abandoned}

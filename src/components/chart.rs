@@ -96,6 +96,9 @@ pub struct ChartsProps {
     /// The instant the canvas shows, when earlier than the live one.
     #[prop_or_default]
     pub cursor_s: Option<f64>,
+    /// A band of a strip pressed: its node, state, and span (s).
+    #[prop_or_default]
+    pub on_band: Callback<(String, State, f64, f64)>,
 }
 
 #[function_component(Charts)]
@@ -179,7 +182,7 @@ pub fn charts(props: &ChartsProps) -> Html {
                 }
             </div>
             if !props.strips.is_empty() {
-                <StateStrips strips={props.strips.clone()} now_s={props.now_s} cursor_s={props.cursor_s} />
+                <StateStrips strips={props.strips.clone()} now_s={props.now_s} cursor_s={props.cursor_s} on_band={props.on_band.clone()} />
             }
             <div class="chart-actions">
                 <button class="small secondary-small" data-testid="chart-mean" aria-pressed={averaged.to_string()} onclick={on_average}
@@ -245,6 +248,7 @@ struct StripsProps {
     strips: Rc<Vec<(String, Vec<StateSlot>)>>,
     now_s: f64,
     cursor_s: Option<f64>,
+    on_band: Callback<(String, State, f64, f64)>,
 }
 
 /// Each queue's send state (or circuit breaker's state) over time: a band
@@ -266,10 +270,17 @@ fn state_strips(props: &StripsProps) -> Html {
                 *sum += s;
             }
         }
+        // A band pressed asks why its node entered the band's state there
+        // (the keyboard's way is the log's Why? on each change).
         let rects = bands.into_iter().map(|b| {
+            let onclick = props.on_band.reform({
+                let node = node.clone();
+                move |_: MouseEvent| (node.clone(), b.worst, b.from_s, b.to_s)
+            });
             html! {
-                <rect x={format!("{:.3}", b.from_s / end * 1000.0)} y="0" width={format!("{:.3}", (b.to_s - b.from_s) / end * 1000.0)} height="14" fill={state_colour(b.worst)}>
-                    <title>{ format!("{} s to {} s: {}", numbers::axis(b.from_s), numbers::axis(b.to_s), time_in_states(b.strip, &b.seconds)) }</title>
+                <rect x={format!("{:.3}", b.from_s / end * 1000.0)} y="0" width={format!("{:.3}", (b.to_s - b.from_s) / end * 1000.0)} height="14" fill={state_colour(b.worst)}
+                    class="band" data-state={b.worst.as_str()} {onclick}>
+                    <title>{ format!("{} s to {} s: {} (press: why {}?)", numbers::axis(b.from_s), numbers::axis(b.to_s), time_in_states(b.strip, &b.seconds), b.worst.as_str()) }</title>
                 </rect>
             }
         });

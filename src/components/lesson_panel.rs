@@ -8,7 +8,7 @@
 
 use std::rc::Rc;
 
-use sluice_engine::lesson::LessonText;
+use sluice_engine::lesson::{Explained, LessonText};
 use sluice_engine::playground::StepState;
 use yew::prelude::*;
 
@@ -41,6 +41,10 @@ pub struct LessonPanelProps {
     pub on_edit: Callback<()>,
     pub on_all: Callback<()>,
     pub on_close: Callback<()>,
+    /// Shows a step's explanation (the Why panel): at the verdict of a
+    /// step that explains, and from its Why? button.
+    #[prop_or_default]
+    pub on_why: Callback<Explained>,
 }
 
 /// Whether the page is as narrow as a phone (the layout's breakpoint).
@@ -105,7 +109,9 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
         });
     }
     {
-        let (announced, last_states, panel) = (announced.clone(), last_states.clone(), panel.clone());
+        let (announced, last_states, panel, on_why) = (announced.clone(), last_states.clone(), panel.clone(), props.on_why.clone());
+        let (lessons, open) = (props.lessons.clone(), props.index);
+        let only_watches = move |j: usize| lessons.get(open).and_then(|l| l.steps.get(j)).is_some_and(sluice_engine::lesson::Step::only_watches);
         use_effect_with((props.index, props.states.clone()), move |(index, states)| {
             let (was, before) = std::mem::replace(&mut *last_states.borrow_mut(), (*index, states.clone()));
             if was != *index {
@@ -139,6 +145,14 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                 let figures: Vec<&str> = v.results.iter().map(|r| r.text.as_str()).collect();
                 let outcome = if v.passed { "as the lesson says" } else { "not as the lesson says" };
                 announced.set(format!("Step {}: {outcome}. {}", k + 1, figures.join("; ")));
+                // A step that explains opens its explanation at its
+                // verdict, unless a later step was pressed meanwhile (this
+                // one was played first for it); one that began of itself
+                // at this verdict, only watching, does not count.
+                let later = fresh().filter(|(j, state)| *j > k && !(*j == k + 1 && matches!(state, StepState::Watching { .. }) && only_watches(*j))).count();
+                if let Some(explained) = v.explained.as_ref().filter(|_| later == 0) {
+                    on_why.emit((**explained).clone());
+                }
             }
         });
     }
@@ -206,6 +220,10 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                     <ul class="verdict-figures">
                         { for v.results.iter().map(|r| html! { <li class={if r.passed { "ok" } else { "off" }}>{ &r.text }</li> }) }
                     </ul>
+                    if let Some(explained) = v.explained.clone() {
+                        <button class="small why-step" data-testid={format!("step-{n}-why")} title="Show its cause chain again, under the time line"
+                            onclick={props.on_why.reform(move |_: MouseEvent| (*explained).clone())}>{"Why? The explanation"}</button>
+                    }
                 </div>
             },
         };

@@ -30,7 +30,7 @@ pub use diverge::{diverge, Divergence};
 
 use serde::Serialize;
 
-use crate::metrics::DropReason;
+use crate::metrics::{entries_into, DropReason};
 use crate::scenario::Kind;
 use crate::simulation::Simulation;
 use crate::state::State;
@@ -383,6 +383,10 @@ pub enum Asked {
     Change { to: State, at: SimTime },
     /// Its last drop for `reason` at or before `at`.
     Drop { reason: DropReason, at: SimTime },
+    /// Its first change into `to` from `from` to `until` (a band of a
+    /// state strip); if none, the last into `to` before `from`, which
+    /// the band began in.
+    Entered { to: State, from: SimTime, until: SimTime },
 }
 
 /// What `asked` names at `node`, as the run stood at `t`, if the run keeps
@@ -399,6 +403,18 @@ pub fn find(run: &Run, t: SimTime, node: usize, asked: Asked) -> Option<Subject>
         Asked::Drop { reason, at } => {
             let sim = run.at(at.min(t));
             let why = sim.whys().drops(node).rev().find(|w| dropped(w) == Some(reason)).copied();
+            why.map(Subject::Event)
+        }
+        Asked::Entered { to, from, until } => {
+            let entries = |sim: &Simulation| if node < sim.nodes().len() { entries_into(&sim.stats(node).entered, to) } else { 0 };
+            let into = |w: &&Why| matches!(w.what, What::Changed { to: s, .. } if s == to);
+            let before = run.at(from.min(t));
+            let mark = entries(&before);
+            let within = run.first_where(before.now(), |sim| entries(sim) > mark).filter(|sim| sim.now() <= until.min(t));
+            let why = match within {
+                Some(sim) => sim.whys().changes(node).rev().find(into).copied(),
+                None => before.whys().changes(node).rev().find(into).copied(),
+            };
             why.map(Subject::Event)
         }
     }

@@ -136,7 +136,8 @@ impl LessonDraft {
             let changes = parse_changes(&s.changes).map_err(|why| at("changes", why.to_string()))?;
             let check = parse_checks(&s.checks).map_err(|why| at("checks", why.to_string()))?;
             // What the editor does not show (an ask, a panel, a start from
-            // time zero) is kept while the changes it goes with are.
+            // time zero, what it explains) is kept while the changes it
+            // goes with are.
             let kept = self.kept.get(k).cloned().flatten().filter(|old| old.changes == changes);
             steps.push(Step {
                 try_this: s.try_this.trim().to_string(),
@@ -148,6 +149,7 @@ impl LessonDraft {
                 sweep: kept.as_ref().and_then(|old| old.sweep.clone()),
                 panel: kept.as_ref().and_then(|old| old.panel),
                 check,
+                explain: kept.as_ref().and_then(|old| old.explain.clone()),
                 within_s,
             });
         }

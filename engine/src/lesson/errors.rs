@@ -86,6 +86,10 @@ pub enum StepError {
     FromZeroAndMore,
     #[error("the first step cannot ask the learner for its change: it starts the run from time zero when pressed")]
     AskFirst,
+    #[error("explain: {0}")]
+    Explain(String),
+    #[error("a step that explains neither compares nor sweeps: its chain is of the one run")]
+    ExplainAndMore,
     #[error("no sweep check bounds a figure from below, so a sweep where nothing moves would pass it")]
     NoSweepCheckFromBelow,
 }

@@ -29,6 +29,7 @@ use crate::time::SimTime;
 mod ask;
 mod draft;
 mod errors;
+mod explain_step;
 mod figure;
 pub mod lines;
 mod read;
@@ -37,6 +38,7 @@ mod sweep_step;
 pub use ask::Ask;
 pub use draft::{LessonDraft, StepDraft};
 pub use errors::{FigureError, LessonError, LinkError, StepError};
+pub use explain_step::{ExplainStep, Explained, Moment, Named};
 pub use figure::Figure;
 pub use read::{LessonScenario, MAX_LESSON_BYTES};
 use figure::figure_since;
@@ -186,6 +188,11 @@ pub struct Step {
     /// What must hold `within_s` simulated seconds after the step began.
     #[serde(default)]
     pub check: Vec<Check>,
+    /// The moment the step opens the explanation of at its verdict (the
+    /// first of its kind since the step began), and what the chain must
+    /// name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub explain: Option<ExplainStep>,
     #[serde(default = "default_within_s")]
     pub within_s: f64,
 }
@@ -301,6 +308,21 @@ pub struct CheckResult {
 pub struct Verdict {
     pub passed: bool,
     pub results: Vec<CheckResult>,
+    /// A step that explains: the moment and its chain, as the Why panel
+    /// shows it.
+    pub explained: Option<Box<Explained>>,
+}
+
+impl Verdict {
+    /// A verdict on `results`: passed if every one did.
+    pub fn of(results: Vec<CheckResult>) -> Verdict {
+        Verdict { passed: results.iter().all(|r| r.passed), results, explained: None }
+    }
+
+    /// Failed, for the reason given.
+    pub fn failed(why: String) -> Verdict {
+        Verdict::of(vec![CheckResult { text: why, figure: None, passed: false }])
+    }
 }
 
 /// A figure a comparing step holds B to A on, as it stands in both runs
@@ -317,6 +339,8 @@ pub struct Compared {
 #[derive(Clone, Debug)]
 pub struct Watch {
     checks: Vec<Judged>,
+    /// What the step explains, and the count of its moments when it began.
+    explain: Option<(ExplainStep, u64)>,
     /// Per run, per node: the reading when the step began.
     start: Vec<Vec<Mark>>,
     pub started: SimTime,
@@ -336,7 +360,11 @@ impl Watch {
         let start = runs.iter().map(|sim| (0..sim.nodes().len()).map(|i| Mark::of(sim, i)).collect()).collect();
         let started = first.now();
         let judge_at = started + crate::time::SimDuration::from_secs_f64(step.within_s.max(0.0));
-        Ok(Watch { checks, start, started, judge_at })
+        let explain = step.explain.clone().map(|e| {
+            let mark = e.mark(first);
+            (e, mark)
+        });
+        Ok(Watch { checks, explain, start, started, judge_at })
     }
 
     /// Whether the runs have reached the time to judge.
@@ -344,10 +372,20 @@ impl Watch {
         runs.first().is_some_and(|sim| sim.now() >= self.judge_at)
     }
 
-    /// Judges every check on the runs as they are now.
-    pub fn verdict(&self, runs: &[&Simulation]) -> Verdict {
-        let results: Vec<CheckResult> = self.checks.iter().map(|j| self.judge(j, runs)).collect();
-        Verdict { passed: results.iter().all(|r| r.passed), results }
+    /// Judges every check on the runs as they are now, and explains what
+    /// the step explains in `kept` (run A as kept, seen at its instant).
+    pub fn verdict(&self, runs: &[&Simulation], kept: Option<&crate::timeline::Run>) -> Verdict {
+        let mut results: Vec<CheckResult> = self.checks.iter().map(|j| self.judge(j, runs)).collect();
+        let mut explained = None;
+        if let Some((explain, mark)) = &self.explain {
+            let (result, chain) = match kept {
+                Some(run) => explain.judge(run, self.started, *mark),
+                None => (CheckResult { text: format!("Why at {}: the run is not kept", explain.node), figure: None, passed: false }, None),
+            };
+            results.push(result);
+            explained = chain.map(Box::new);
+        }
+        Verdict { explained, ..Verdict::of(results) }
     }
 
     /// The figures the step holds B to A on (its checks with a bound on
@@ -506,6 +544,13 @@ impl Lesson {
             if !step.changes.is_empty() {
                 scenario = apply(&scenario, &step.changes).map_err(at)?;
             }
+            if let Some(explain) = &step.explain {
+                // The chain is run A's as the page keeps it: one run.
+                if step.compare || step.sweep.is_some() {
+                    return Err(at(StepError::ExplainAndMore));
+                }
+                explain.verify(&scenario).map_err(at)?;
+            }
             if let Some(sweep) = &step.sweep {
                 if step.compare || !step.check.is_empty() || !step.changes.is_empty() {
                     return Err(at(StepError::SweepAndMore));
@@ -647,14 +692,14 @@ mod tests {
         let step = step(serde_json::json!([{"node": "c", "figure": "mean_sojourn_s", "at_most": 1.0}]), false);
         let watch = Watch::start(&step, &[&sim]).unwrap();
         sim.run_until(watch.judge_at).unwrap();
-        let verdict = watch.verdict(&[&sim]);
+        let verdict = watch.verdict(&[&sim], None);
         assert!(!verdict.passed);
         assert_eq!(verdict.results[0].text, "c: no figure yet (nothing departed) (expected: at most 1 s)");
         // When something departs, the same check reads its mean.
         let mut sim = served_in(0.5);
         let watch = Watch::start(&step, &[&sim]).unwrap();
         sim.run_until(watch.judge_at).unwrap();
-        assert!(watch.verdict(&[&sim]).passed);
+        assert!(watch.verdict(&[&sim], None).passed);
     }
 
     #[test]
@@ -665,7 +710,7 @@ mod tests {
         let watch = Watch::start(&step, &[&a, &b]).unwrap();
         a.run_until(watch.judge_at).unwrap();
         b.run_until(watch.judge_at).unwrap();
-        let verdict = watch.verdict(&[&a, &b]);
+        let verdict = watch.verdict(&[&a, &b], None);
         assert!(!verdict.passed, "{verdict:?}");
         assert!(verdict.results[0].text.contains("B/A = no value (A gives nothing to compare with)"), "{verdict:?}");
     }

@@ -107,7 +107,8 @@ impl SweepStep {
     /// Judges the checks on a finished sweep.
     pub fn judge(&self, result: &SweepResult) -> Verdict {
         let results: Vec<CheckResult> = self.check.iter().map(|c| judge(c, result)).collect();
-        Verdict { passed: !results.is_empty() && results.iter().all(|r| r.passed), results }
+        let passed = !results.is_empty() && results.iter().all(|r| r.passed);
+        Verdict { passed, ..Verdict::of(results) }
     }
 }
 

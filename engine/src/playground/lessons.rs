@@ -28,7 +28,7 @@
 //!   its result or abandoned with why (failed, cancelled, its panel closed,
 //!   another sweep step's sweep taking its place), never left sweeping.
 
-use crate::lesson::{apply, CheckResult, Compared, Figure, Lesson, LessonError, Panel, Step, StepError, Verdict, Watch};
+use crate::lesson::{apply, Compared, Figure, Lesson, LessonError, Panel, Step, StepError, Verdict, Watch};
 use crate::scenario::{BlockSpec, FieldPath};
 use crate::sweep::{Metric, Request, SweepResult};
 
@@ -375,8 +375,7 @@ impl Playground {
                     if run.sweeping.as_ref().is_some_and(|(ticket, _)| ticket.step == k) {
                         run.sweeping = None;
                     }
-                    let failed = CheckResult { text: why.to_string(), figure: None, passed: false };
-                    run.states[k] = StepState::Judged(Verdict { passed: false, results: vec![failed] });
+                    run.states[k] = StepState::Judged(Verdict::failed(why.to_string()));
                 }
             }
             self.revision += 1;
@@ -485,8 +484,7 @@ impl Playground {
                 run.alone = alone;
             }
             Err(why) => {
-                let failed = CheckResult { text: why.to_string(), figure: None, passed: false };
-                run.states[k] = StepState::Judged(Verdict { passed: false, results: vec![failed] });
+                run.states[k] = StepState::Judged(Verdict::failed(why.to_string()));
             }
         }
     }
@@ -499,7 +497,7 @@ impl Playground {
             return Err(PlayError::Lesson(LessonError::NoSweepOut(k + 1)));
         }
         let sweep = self.lessons.get(run.index).and_then(|l| l.text.steps.get(k)).and_then(|step| step.sweep.as_ref());
-        let verdict = sweep.map_or_else(|| Verdict { passed: false, results: Vec::new() }, |sweep| sweep.judge(result));
+        let verdict = sweep.map_or_else(|| Verdict { passed: false, ..Verdict::of(Vec::new()) }, |sweep| sweep.judge(result));
         run.states[k] = StepState::Judged(verdict);
         run.sweeping = None;
         self.revision += 1;
@@ -555,7 +553,7 @@ impl Playground {
         if runs.is_empty() || !runs.iter().all(|sim| watch.due(&[sim])) {
             return false;
         }
-        let verdict = watch.verdict(&runs);
+        let verdict = watch.verdict(&runs, self.a.as_ref());
         let k = *k;
         let compares = self.watching_compares();
         let Some(run) = &mut self.lesson else { return false };
