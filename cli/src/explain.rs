@@ -11,7 +11,7 @@ use crate::{load, Format};
 /// where something happened.
 pub fn run(file: &str, at: f64, node: Option<&str>, seed: Option<u64>, format: Format) -> Result<String, String> {
     if !(0.0..=1e9).contains(&at) {
-        return Err(format!("--at must be between 0 and 1e9 seconds, got {at}"));
+        return Err(format!("--at must be between 0 and 1e9 seconds, got {}", crate::given(at)));
     }
     let scenario = load(file)?;
     let nodes: Vec<usize> = match node {

@@ -297,6 +297,16 @@ enum Format {
 
 /// Reads a scenario file, never more than one byte past the largest
 /// scenario accepted (the file may be endless, as `/dev/zero` is).
+/// A number given on the command line, as an error quotes it: a huge one
+/// in exponent form rather than three hundred digits.
+fn given(v: f64) -> String {
+    if v.abs() < 1e12 {
+        v.to_string()
+    } else {
+        format!("{v:e}")
+    }
+}
+
 fn read_scenario_text(file: &str) -> Result<String, String> {
     read_text(file, MAX_SCENARIO_BYTES, "scenario")
 }
@@ -437,7 +447,7 @@ struct Replaying {
 #[allow(clippy::too_many_arguments)]
 fn run(file: &str, until: Option<f64>, seed: Option<u64>, format: Format, transitions: bool, theory: bool, max_events: Option<u64>, replaying: Replaying) -> Result<String, String> {
     if let Some(until) = until.filter(|u| !(0.0..=1e9).contains(u)) {
-        return Err(format!("--until must be between 0 and 1e9 seconds, got {until}"));
+        return Err(format!("--until must be between 0 and 1e9 seconds, got {}", given(until)));
     }
     let scenario = load(file)?;
     let seed = seed.unwrap_or(scenario.seed_or_default());
@@ -471,7 +481,7 @@ fn run(file: &str, until: Option<f64>, seed: Option<u64>, format: Format, transi
         sim.record_decisions();
     }
     if let Some(at) = replaying.at.filter(|at| !(0.0..=until).contains(at)) {
-        return Err(format!("--at must be between 0 and --until ({until} s), got {at}"));
+        return Err(format!("--at must be between 0 and --until ({until} s), got {}", given(at)));
     }
     let mut after_slice = |sim: &mut Simulation| {
         let decisions = sim.take_decisions();

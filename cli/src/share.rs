@@ -19,7 +19,7 @@ pub fn link(file: Option<&str>, lesson: Option<u32>, step: Option<u32>, at: Opti
         }
         (Some(_), None) if step.is_some() => return Err("--step opens a step of a lesson: give --lesson N too".into()),
         (Some(file), None) => match at {
-            Some(t) if !(0.0..=1e9).contains(&t) => return Err(format!("--at must be between 0 and 1e9 seconds, got {t}")),
+            Some(t) if !(0.0..=1e9).contains(&t) => return Err(format!("--at must be between 0 and 1e9 seconds, got {}", crate::given(t))),
             Some(t) => Link::scenario_at(&load(file)?, SimTime::from_secs_f64(t)),
             None => Link::scenario(&load(file)?),
         },
