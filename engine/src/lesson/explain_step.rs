@@ -249,8 +249,10 @@ impl ExplainStep {
         let whys = sim.whys();
         let subject = match moment {
             Moment::HeldBack => whys.held_back(node).map(|held| Subject::HeldBack { node, held, at: held.since }),
-            Moment::Dropped(reason) => whys.drops(node).next_back().filter(|w| reason.is_none_or(|r| matches!(w.what, What::Dropped { reason, .. } if reason == r))).copied().map(Subject::Event),
-            Moment::Entered(state) => whys.changes(node).next_back().filter(|w| matches!(w.what, What::Changed { to, .. } if to == state)).copied().map(Subject::Event),
+            // The event may have dropped others after it (a disconnect
+            // empties a queue): the last of its kind, at this instant.
+            Moment::Dropped(reason) => whys.drops(node).rev().take_while(|w| w.at == sim.now()).find(|w| reason.is_none_or(|r| matches!(w.what, What::Dropped { reason, .. } if reason == r))).copied().map(Subject::Event),
+            Moment::Entered(state) => whys.changes(node).rev().take_while(|w| w.at == sim.now()).find(|w| matches!(w.what, What::Changed { to, .. } if to == state)).copied().map(Subject::Event),
         };
         let Some(subject) = subject else { return fail(format!("Why {what}: the run recorded nothing to explain it")) };
         let chain = Explainer::new(run).chain_of(&subject);
