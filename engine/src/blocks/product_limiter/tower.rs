@@ -354,6 +354,7 @@ mod tests {
         assert_eq!(conc(vec![b.clone(), TowerLayer::LoadShed, c.clone()]), (Limit::Concurrency(1), Shed::AtLimit), "a buffer above load_shed changes nothing");
         assert_eq!(conc(vec![c.clone(), TowerLayer::LoadShed]), (Limit::Concurrency(1), Shed::Never), "load_shed over the bare service never refuses");
         assert_eq!(conc(vec![c.clone()]), (Limit::Concurrency(1), Shed::Never));
+        assert_eq!(conc(vec![c.clone(), TowerLayer::LoadShed, b.clone()]), (Limit::Concurrency(1), Shed::Never), "a buffer beneath a load_shed beneath the limit: nothing refuses");
         let spec = TowerSpec::shed_buffered(2, 1);
         let mut s = State::default();
         // One called; then, with 0, 1, 2 and 3 waiting already.
@@ -379,5 +380,55 @@ mod tests {
         assert_eq!(errors(&zero)[0], "nodes[1].layers[0].bound: must be from 1 to 2^20 (tower's buffer panics at 0)");
         assert!(errors(&zero)[1].starts_with("nodes[1].layers[1]: each layer once"));
         assert_eq!(TowerSpec::shed_buffered(2, 1).summary(), "tower load_shed buffer(2) concurrency_limit(1)");
+    }
+
+    /// Each bound alone, at its edges, names its own field.
+    #[test]
+    fn every_bound_is_checked_alone_at_its_edges() {
+        let fields = |layer: TowerLayer, status: u16| {
+            let spec = TowerSpec { layers: vec![TowerLayer::Buffer { bound: 1 }, layer], status };
+            let mut e = Vec::new();
+            spec.validate("n", &mut e);
+            e.into_iter().map(|e| e.path).collect::<Vec<_>>()
+        };
+        let limit = |max| TowerLayer::ConcurrencyLimit { max };
+        let per = |num, per_s| TowerLayer::RateLimit { num, per_s };
+        for (layer, status, wrong) in [
+            (limit(1), 503, None),
+            (limit(1 << 30), 503, None),
+            (limit(0), 503, Some("n.layers[1].max")),
+            (limit((1 << 30) + 1), 503, Some("n.layers[1].max")),
+            (per(1, 1.0), 503, None),
+            (per(1 << 30, 1e-6), 503, None),
+            (per(1, MAX_PER_S), 503, None),
+            (per(0, 1.0), 503, Some("n.layers[1].num")),
+            (per((1 << 30) + 1, 1.0), 503, Some("n.layers[1].num")),
+            (per(1, 0.0), 503, Some("n.layers[1].per_s")),
+            (per(1, f64::NAN), 503, Some("n.layers[1].per_s")),
+            (per(1, 1e-7), 503, Some("n.layers[1].per_s")),
+            (per(1, MAX_PER_S * 2.0), 503, Some("n.layers[1].per_s")),
+            (per(1, 1.000_000_000_5), 503, Some("n.layers[1].per_s")),
+            (limit(1), 400, None),
+            (limit(1), 599, None),
+            (limit(1), 399, Some("n.status")),
+            (limit(1), 600, Some("n.status")),
+        ] {
+            let found = fields(layer.clone(), status);
+            assert_eq!(found, wrong.into_iter().map(String::from).collect::<Vec<_>>(), "{layer:?} answering {status}");
+        }
+        let bound = |bound| TowerSpec { layers: vec![TowerLayer::Buffer { bound }], status: 503 };
+        for (b, ok) in [(1, true), (1 << 20, true), ((1 << 20) + 1, false)] {
+            let mut e = Vec::new();
+            bound(b).validate("n", &mut e);
+            assert_eq!(e.is_empty(), ok, "buffer({b})");
+        }
+    }
+
+    /// Only a concurrency limit counts requests in progress.
+    #[test]
+    fn only_a_concurrency_limit_counts_requests_in_progress() {
+        assert!(TowerSpec::shed_buffered(2, 1).counts_in_progress());
+        assert!(!rate(2, 1.0, &[TowerLayer::Buffer { bound: 2 }]).counts_in_progress());
+        assert!(!TowerSpec { layers: vec![TowerLayer::LoadShed], status: 503 }.counts_in_progress());
     }
 }
