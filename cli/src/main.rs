@@ -295,8 +295,6 @@ enum Format {
     Json,
 }
 
-/// Reads a scenario file, never more than one byte past the largest
-/// scenario accepted (the file may be endless, as `/dev/zero` is).
 /// A number given on the command line, as an error quotes it: a huge one
 /// in exponent form rather than three hundred digits.
 fn given(v: f64) -> String {
@@ -307,6 +305,8 @@ fn given(v: f64) -> String {
     }
 }
 
+/// Reads a scenario file, never more than one byte past the largest
+/// scenario accepted (the file may be endless, as `/dev/zero` is).
 fn read_scenario_text(file: &str) -> Result<String, String> {
     read_text(file, MAX_SCENARIO_BYTES, "scenario")
 }

@@ -241,36 +241,44 @@ impl Run {
     /// at its instant, as the live run took them.
     pub fn step_copy(&self, copy: &mut Simulation) {
         let (events, now, next) = (copy.events(), copy.now(), copy.next_event_time());
-        for change in self.changes.iter().filter(|c| c.events == events && c.now > now && next.is_none_or(|t| c.now <= t)) {
+        for change in self.changes_at(events).iter().filter(|c| c.now > now && next.is_none_or(|t| c.now <= t)) {
             let _ = copy.run_until_bounded(change.now, 0);
             change.change.take(copy);
         }
         copy.step();
         let (events, now) = (copy.events(), copy.now());
-        for change in self.changes.iter().filter(|c| c.events == events && c.now <= now) {
+        for change in self.changes_at(events).iter().filter(|c| c.now <= now) {
             change.change.take(copy);
         }
     }
 
-    /// The run as it stood just after the first event since `from` at
-    /// which `holds` (a test that stays true once true, such as a counter
-    /// past a mark) held; none if it does not hold live, or held already
-    /// at the earliest instant kept. Costs at most the events between two
-    /// checkpoints, run one at a time.
-    pub fn first_where(&self, from: SimTime, holds: impl Fn(&Simulation) -> bool) -> Option<Simulation> {
+    /// The run as it stood just after the first event at which `holds`
+    /// (a test that stays true once true, such as a counter past a mark)
+    /// held, if it did by `until`; none if it does not
+    /// hold live, or held already at the earliest checkpoint kept. Runs
+    /// one event at a time from the checkpoint before, so at most the
+    /// events between two checkpoints, and never past `until`.
+    pub fn first_where(&self, until: SimTime, holds: impl Fn(&Simulation) -> bool) -> Option<Simulation> {
         if !holds(&self.sim) {
             return None;
         }
-        // The first checkpoint at which it holds; the search starts at the
-        // one before it, or at `from` if that is later.
+        // The first checkpoint at which it holds: the search starts at the
+        // one before it (which may share its instant: checkpoints fall
+        // between events, not between instants).
         let k = self.checkpoints.partition_point(|c| !holds(&c.sim));
-        let before = k.checked_sub(1)?;
-        let start = self.checkpoints[before].sim.now().max(from.min(self.sim.now()));
-        let mut copy = self.at(start);
+        let from_checkpoint = &self.checkpoints[k.checked_sub(1)?];
+        let mut copy = from_checkpoint.sim.clone();
+        // The changes taken at the checkpoint's very event, after it.
+        let taken = from_checkpoint.changes.saturating_sub(self.forgotten);
+        let (events, now) = (copy.events(), copy.now());
+        let first = self.changes.partition_point(|c| c.events < events).max(taken);
+        for change in self.changes.get(first..).unwrap_or_default().iter().take_while(|c| c.events == events && c.now <= now) {
+            change.change.take(&mut copy);
+        }
         let end = self.checkpoints.get(k).map_or(self.sim.events(), |c| c.sim.events());
         while !holds(&copy) {
             let events = copy.events();
-            if events >= end {
+            if events >= end || copy.now() > until {
                 return None;
             }
             self.step_copy(&mut copy);
@@ -279,7 +287,14 @@ impl Run {
                 return None;
             }
         }
-        Some(copy)
+        (copy.now() <= until).then_some(copy)
+    }
+
+    /// The changes taken at event count `events`, in order.
+    fn changes_at(&self, events: u64) -> &[Change] {
+        let first = self.changes.partition_point(|c| c.events < events);
+        let last = self.changes.partition_point(|c| c.events <= events);
+        &self.changes[first..last]
     }
 
     /// How many live changes the run took (those forgotten with the oldest

@@ -83,8 +83,9 @@ struct NodeWhys {
     changes: VecDeque<Why>,
     states: [Option<(State, SimTime)>; FAMILIES],
     held_back: Option<HeldBack>,
-    /// How many times its offers began to be refused.
+    /// How many times its offers began to be refused, and the last time.
     holds: u64,
+    onset: Option<HeldBack>,
 }
 
 /// Every node's records.
@@ -158,6 +159,12 @@ impl Whys {
         self.nodes.get(node).map_or(0, |n| n.holds)
     }
 
+    /// The last time `node`'s offers began to be refused, by whom: kept
+    /// after it is taken again.
+    pub fn last_held_back(&self, node: usize) -> Option<HeldBack> {
+        self.nodes.get(node).and_then(|n| n.onset)
+    }
+
     /// `node`'s offer was refused by `by` at `now`: held back since now
     /// unless it already was.
     #[inline]
@@ -167,8 +174,10 @@ impl Whys {
             Some(h) if h.by == by as u32 => {}
             Some(h) => *h = HeldBack { by: by as u32, since: now },
             none => {
-                *none = Some(HeldBack { by: by as u32, since: now });
+                let held = HeldBack { by: by as u32, since: now };
+                *none = Some(held);
                 n.holds += 1;
+                n.onset = Some(held);
                 self.held += 1;
             }
         }

@@ -344,7 +344,7 @@ fn the_first_event_past_a_mark_is_the_one_a_run_stepped_alone_finds() {
     let total = dropped(&run);
     assert!(total > 20, "the small queue overflows: {total}");
     for mark in [0, 1, total / 3, total - 1] {
-        let found = run.first_where(at(2.0), |sim| dropped(sim) > mark).expect("it happened");
+        let found = run.first_where(run.now(), |sim| dropped(sim) > mark).expect("it happened");
         let mut alone = by_hand.clone();
         while dropped(&alone) <= mark {
             assert!(alone.step());
@@ -352,12 +352,52 @@ fn the_first_event_past_a_mark_is_the_one_a_run_stepped_alone_finds() {
         assert_eq!((found.events(), found.now()), (alone.events(), alone.now()), "drop number {}", mark + 1);
         same(&fingerprint(&found), &fingerprint(&alone), "the run just past the mark");
     }
-    assert!(run.first_where(at(2.0), |sim| dropped(sim) > total).is_none(), "a mark never passed");
+    assert!(run.first_where(run.now(), |sim| dropped(sim) > total).is_none(), "a mark never passed");
+    let last_instant = {
+        let mut alone = by_hand.clone();
+        while dropped(&alone) < total {
+            assert!(alone.step());
+        }
+        alone.now()
+    };
+    let earlier = SimTime::from_nanos(last_instant.as_nanos() - 1);
+    assert!(run.first_where(earlier, |sim| dropped(sim) > total - 1).is_none(), "not by the instant given");
     // Passed already at the earliest instant a small budget keeps: older
     // than the run keeps, not found.
     let one = measured(|| by_hand.clone()).1.expect("the allocator counts");
     let mut short = Run::with(Simulation::new(scenario.clone(), 4).unwrap(), 300, one);
     short.run_until(at(40.0)).unwrap();
     assert!(short.earliest() > at(1.0));
-    assert!(short.first_where(SimTime::ZERO, |sim| sim.events() > 0).is_none());
+    assert!(short.first_where(short.now(), |sim| sim.events() > 0).is_none());
+}
+
+/// Many events share an instant (producers at fixed intervals), and
+/// checkpoints fall between them: the first event past a mark (messages
+/// come to the sender, and thinned there) is still the very one, not the
+/// end of its instant.
+#[test]
+fn the_first_event_past_a_mark_is_found_within_its_instant() {
+    let text = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/slow-client.json")).unwrap();
+    let mut scenario = Scenario::from_json(&text).unwrap();
+    let socket = scenario.node_index("socket").unwrap();
+    scenario.nodes[socket].block = scenario.nodes[socket].block.with_value(&sluice_engine::FieldPath::of("bandwidth_bytes_per_s"), json!(120000)).unwrap();
+    let sender = scenario.node_index("sender").unwrap();
+    let thinned = |sim: &Simulation| sim.stats(sender).dropped.iter().sum::<u64>() + sim.stats(sender).arrived;
+    for every in [7, 97, 1_000] {
+        let mut run = Run::with(Simulation::new(scenario.clone(), 3).unwrap(), every, usize::MAX);
+        run.run_until(at(12.0)).unwrap();
+        let total = thinned(&run);
+        assert!(total > 1000, "messages came and the slow network thinned: {total}");
+        let mut alone = Simulation::new(scenario.clone(), 3).unwrap();
+        let mut shared = 0;
+        for mark in (0..total).step_by(7) {
+            while thinned(&alone) <= mark {
+                assert!(alone.step());
+            }
+            let found = run.first_where(run.now(), |sim| thinned(sim) > mark).expect("it happened");
+            assert_eq!((found.events(), found.now()), (alone.events(), alone.now()), "every {every}: drop number {}", mark + 1);
+            shared += usize::from(alone.next_event_time() == Some(alone.now()));
+        }
+        assert!(shared > 0, "some found events share their instant with the next");
+    }
 }

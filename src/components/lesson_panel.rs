@@ -110,8 +110,6 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
     }
     {
         let (announced, last_states, panel, on_why) = (announced.clone(), last_states.clone(), panel.clone(), props.on_why.clone());
-        let (lessons, open) = (props.lessons.clone(), props.index);
-        let only_watches = move |j: usize| lessons.get(open).and_then(|l| l.steps.get(j)).is_some_and(sluice_engine::lesson::Step::only_watches);
         use_effect_with((props.index, props.states.clone()), move |(index, states)| {
             let (was, before) = std::mem::replace(&mut *last_states.borrow_mut(), (*index, states.clone()));
             if was != *index {
@@ -148,8 +146,8 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
                 // A step that explains opens its explanation at its
                 // verdict, unless a later step was pressed meanwhile (this
                 // one was played first for it); one that began of itself
-                // at this verdict, only watching, does not count.
-                let later = fresh().filter(|(j, state)| *j > k && !(*j == k + 1 && matches!(state, StepState::Watching { .. }) && only_watches(*j))).count();
+                // at this verdict does not count.
+                let later = fresh().filter(|(j, state)| *j > k && !matches!(state, StepState::Watching { alone: true, .. })).count();
                 if let Some(explained) = v.explained.as_ref().filter(|_| later == 0) {
                     on_why.emit((**explained).clone());
                 }
@@ -176,7 +174,7 @@ pub fn lesson_panel(props: &LessonPanelProps) -> Html {
         };
         let verdict = match &state {
             StepState::NotTried => html! {},
-            StepState::Watching { until_s } => {
+            StepState::Watching { until_s, .. } => {
                 let on_skip = props.on_skip.reform(move |_: MouseEvent| refocus(n));
                 html! {
                     <p class="verdict watching" data-testid={format!("step-{n}-verdict")} data-state="watching">

@@ -383,9 +383,10 @@ pub enum Asked {
     Change { to: State, at: SimTime },
     /// Its last drop for `reason` at or before `at`.
     Drop { reason: DropReason, at: SimTime },
-    /// Its first change into `to` from `from` to `until` (a band of a
-    /// state strip); if none, the last into `to` before `from`, which
-    /// the band began in.
+    /// How it came to be in `to` over `from` to `until` (a band of a
+    /// state strip): the change into `to` it was in as the band began, or
+    /// else its first change into `to` within the band. Nothing for a
+    /// band after the instant shown.
     Entered { to: State, from: SimTime, until: SimTime },
 }
 
@@ -406,14 +407,25 @@ pub fn find(run: &Run, t: SimTime, node: usize, asked: Asked) -> Option<Subject>
             why.map(Subject::Event)
         }
         Asked::Entered { to, from, until } => {
+            // A band after the instant shown has not happened there.
+            if from > t {
+                return None;
+            }
             let entries = |sim: &Simulation| if node < sim.nodes().len() { entries_into(&sim.stats(node).entered, to) } else { 0 };
             let into = |w: &&Why| matches!(w.what, What::Changed { to: s, .. } if s == to);
-            let before = run.at(from.min(t));
-            let mark = entries(&before);
-            let within = run.first_where(before.now(), |sim| entries(sim) > mark).filter(|sim| sim.now() <= until.min(t));
-            let why = match within {
-                Some(sim) => sim.whys().changes(node).rev().find(into).copied(),
-                None => before.whys().changes(node).rev().find(into).copied(),
+            let before = run.at(from);
+            // In `to` as the band began: how it got there. Else its first
+            // entry into `to` within the band.
+            let last = before.whys().changes(node).rev().find(|w| matches!(w.what, What::Changed { to: s, .. } if s.family() == to.family())).copied();
+            let why = match last.filter(|w| into(&w)) {
+                Some(w) => Some(w),
+                None => {
+                    let mark = entries(&before);
+                    let within = run.first_where(until.min(t), |sim| entries(sim) > mark)?;
+                    let back = (entries(&within) - mark - 1) as usize;
+                    let found = within.whys().changes(node).rev().filter(into).nth(back).copied();
+                    found
+                }
             };
             why.map(Subject::Event)
         }

@@ -463,12 +463,12 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack) -> (Link, O
         }
         Kind::Credit => {
             let n = c.reading(by, "credits").map(|v| shown(&v)).unwrap_or_default();
-            let cap = c.settings(by, &[("/initial_credit", "initial credit"), ("/grant_batch", "grant batch"), ("/implicit_single_credit", "implicit single credit")]);
             // Credit is held per peer: the peer of these messages had none,
             // whatever the others held, until a grant (or, at a first
             // contact without the implicit credit, the handshake's CONNACK).
             let handshake = matches!(sim.scenario().nodes.get(by).map(|n| &n.block), Some(crate::scenario::BlockSpec::Credit(spec)) if !spec.implicit_single_credit);
-            let first = if handshake { ", and a first contact waits for its handshake" } else { "" };
+            let cap = c.settings(by, &[("/initial_credit", "initial credit"), ("/grant_batch", "grant batch")]);
+            let first = if handshake { ", and a first contact waits for its handshake's CONNACK" } else { "" };
             (format!("{who} refused {sender}'s messages from {at}: their peer held no credit ({n} held by all peers; {cap}): the receiver grants more as it processes{first}."), Some(Next::Flow { node: by, at: held.since }))
         }
         Kind::ConcurrencyLimiter => {

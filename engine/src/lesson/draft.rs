@@ -149,7 +149,9 @@ impl LessonDraft {
                 sweep: kept.as_ref().and_then(|old| old.sweep.clone()),
                 panel: kept.as_ref().and_then(|old| old.panel),
                 check,
-                explain: kept.as_ref().and_then(|old| old.explain.clone()),
+                // (A step made to compare explains nothing: its chain
+                // would be of the one run.)
+                explain: kept.as_ref().and_then(|old| old.explain.clone()).filter(|_| !s.compare),
                 within_s,
             });
         }

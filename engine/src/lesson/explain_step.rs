@@ -4,11 +4,12 @@
 //!
 //! Guarantees:
 //! - The moment explained is the first of its kind at its block after the
-//!   step began, found in the kept run (`timeline::Run::first_where`), not
-//!   the last before the verdict: the onset the lesson teaches.
-//! - The chain is the one the Why panel and `sluice explain` give for that
-//!   moment (`explain::Explainer`), so the lesson checks what a learner
-//!   reads.
+//!   step began, found in the kept run (`timeline::Run::first_where`: the
+//!   event at which its count passed the count when the step began, and of
+//!   what that event brought, the first), not the last before the verdict:
+//!   the onset the lesson teaches.
+//! - The chain is built as the Why panel's and `sluice explain`'s are (one
+//!   `explain::Explainer`), so the lesson checks what a learner reads.
 //! - Each thing the lesson says the chain names is matched against the
 //!   chain's typed facts (a state held, a refusal and who refused, a
 //!   setting's path, where the messages came from or were), never against
@@ -22,7 +23,6 @@ use crate::metrics::{entries_into, DropReason};
 use crate::scenario::{FieldPath, Scenario};
 use crate::simulation::Simulation;
 use crate::state::State;
-use crate::time::SimTime;
 use crate::timeline::Run;
 use crate::why::What;
 
@@ -127,7 +127,8 @@ pub struct Named {
     /// The block refused this one's offers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refusing: Option<String>,
-    /// This setting of the block, as a change names it.
+    /// This setting of the block, as a change names it (cited whole, or
+    /// a part of it, or the setting that holds it).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub setting: Option<FieldPath>,
     /// Of the messages the block held, this producer's were the most.
@@ -180,8 +181,10 @@ impl Named {
         } else if self.refusing.is_some() {
             facts().any(|f| matches!(f, Fact::RefusedBy { node: n, by, .. } if Some(*n) == other && *by == node))
         } else if let Some(path) = &self.setting {
-            let pointer = path.pointer();
-            facts().any(|f| matches!(f, Fact::Setting { node: n, path: p, .. } if *n == node && *p == pointer))
+            // A setting cited whole (`service_time`) names its parts, and
+            // a part cited (`capacity.messages`) names what holds it.
+            let near = |cited: &str| FieldPath::parse(cited).is_ok_and(|cited| cited.is_within(path) || path.is_within(&cited));
+            facts().any(|f| matches!(f, Fact::Setting { node: n, path: p, .. } if *n == node && near(p)))
         } else if self.most_from.is_some() {
             facts().any(|f| matches!(f, Fact::Sources { node: n, counts, .. } if *n == node && first(counts) == other))
         } else if self.most_at.is_some() {
@@ -235,26 +238,28 @@ impl ExplainStep {
         sim.scenario().node_index(&self.node).map_or(0, |node| self.first.count(sim, node))
     }
 
-    /// Finds the first such moment in `run` after `started` (when its
-    /// count stood at `mark`), explains it and judges whether the chain
-    /// names all it must.
-    pub fn judge(&self, run: &Run, started: SimTime, mark: u64) -> (CheckResult, Option<Explained>) {
+    /// Finds the first such moment in `run` since its count stood at
+    /// `mark` (when the step began), explains it and judges whether the
+    /// chain names all it must.
+    pub fn judge(&self, run: &Run, mark: u64) -> (CheckResult, Option<Explained>) {
         let what = self.first.in_words(&self.node);
         let fail = |text: String| (CheckResult { text, figure: None, passed: false }, None);
         let Some(node) = run.scenario().node_index(&self.node) else { return fail(format!("Why {what}: no node \"{}\"", self.node)) };
         let moment = self.first;
-        let Some(sim) = run.first_where(started, |sim| moment.count(sim, node) > mark) else {
+        let Some(sim) = run.first_where(run.now(), |sim| moment.count(sim, node) > mark) else {
             return fail(format!("Why {what}: it did not happen since the step began (or it is older than the run keeps), so there is nothing to explain"));
         };
+        // The count stood at `mark` before this event: of the moments it
+        // brought (a disconnect drops a whole queue), the first, counted
+        // back from the last of its kind.
+        let back = (moment.count(&sim, node) - mark - 1) as usize;
         let whys = sim.whys();
         let subject = match moment {
-            Moment::HeldBack => whys.held_back(node).map(|held| Subject::HeldBack { node, held, at: held.since }),
-            // The event may have dropped others after it (a disconnect
-            // empties a queue): the last of its kind, at this instant.
-            Moment::Dropped(reason) => whys.drops(node).rev().take_while(|w| w.at == sim.now()).find(|w| reason.is_none_or(|r| matches!(w.what, What::Dropped { reason, .. } if reason == r))).copied().map(Subject::Event),
-            Moment::Entered(state) => whys.changes(node).rev().take_while(|w| w.at == sim.now()).find(|w| matches!(w.what, What::Changed { to, .. } if to == state)).copied().map(Subject::Event),
+            Moment::HeldBack => whys.last_held_back(node).map(|held| Subject::HeldBack { node, held, at: held.since }),
+            Moment::Dropped(reason) => whys.drops(node).rev().filter(|w| reason.is_none_or(|r| matches!(w.what, What::Dropped { reason, .. } if reason == r))).nth(back).copied().map(Subject::Event),
+            Moment::Entered(state) => whys.changes(node).rev().filter(|w| matches!(w.what, What::Changed { to, .. } if to == state)).nth(back).copied().map(Subject::Event),
         };
-        let Some(subject) = subject else { return fail(format!("Why {what}: the run recorded nothing to explain it")) };
+        let Some(subject) = subject else { return fail(format!("Why {what}: more happened at that instant than the run keeps of it, so it cannot be explained")) };
         let chain = Explainer::new(run).chain_of(&subject);
         let missing: Vec<String> = self.names.iter().filter(|n| !n.named_in(&chain, run.scenario())).map(Named::in_words).collect();
         let named = self.names.len() - missing.len();

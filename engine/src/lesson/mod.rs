@@ -379,7 +379,7 @@ impl Watch {
         let mut explained = None;
         if let Some((explain, mark)) = &self.explain {
             let (result, chain) = match kept {
-                Some(run) => explain.judge(run, self.started, *mark),
+                Some(run) => explain.judge(run, *mark),
                 None => (CheckResult { text: format!("Why at {}: the run is not kept", explain.node), figure: None, passed: false }, None),
             };
             results.push(result);

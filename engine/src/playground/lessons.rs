@@ -42,8 +42,10 @@ pub enum StepState {
     /// A step that asks the learner for a change, waiting for it: the
     /// block and field asked for (the inspector shows them).
     Asking { node: String, field: FieldPath },
-    /// Being watched until this simulated time.
-    Watching { until_s: f64 },
+    /// Being watched until this simulated time; `alone`: it began of
+    /// itself (it only watches, at the verdict before it or with the
+    /// lesson), not at the learner's press.
+    Watching { until_s: f64, alone: bool },
     /// A sweep step whose sweep is being run (`Playground::lesson_sweep`).
     Sweeping,
     Judged(Verdict),
@@ -145,6 +147,16 @@ impl LessonRun {
         self.compared = None;
     }
 
+    /// The run the verdicts' chains were read from has ended (started
+    /// again, or forked before their instants): they are not shown again.
+    pub(super) fn forget_explained(&mut self) {
+        for state in &mut self.states {
+            if let StepState::Judged(verdict) = state {
+                verdict.explained = None;
+            }
+        }
+    }
+
     pub(super) fn forget_watch(&mut self) {
         if let Some((k, _)) = self.watching.take() {
             self.states[k] = StepState::NotTried;
@@ -215,6 +227,9 @@ impl Playground {
             // it: an edit now is theirs to be judged on.
             if let Some(run) = &mut self.lesson {
                 run.alone = false;
+                if let Some(StepState::Watching { alone, .. }) = run.states.get_mut(k) {
+                    *alone = false;
+                }
             }
         }
         let mut applied = if began_alone { Applied { edited: true, ..Applied::default() } } else { self.begin_step(k, speed, false)? };
@@ -479,7 +494,7 @@ impl Playground {
         }
         match started {
             Ok(watch) => {
-                run.states[k] = StepState::Watching { until_s: watch.judge_at.as_secs_f64() };
+                run.states[k] = StepState::Watching { until_s: watch.judge_at.as_secs_f64(), alone };
                 run.watching = Some((k, watch));
                 run.alone = alone;
             }

@@ -570,6 +570,7 @@ impl Playground {
         if let Some(run) = &mut self.lesson {
             run.forget_watch();
             run.forget_compared();
+            run.forget_explained();
         }
     }
 

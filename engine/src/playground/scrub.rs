@@ -140,6 +140,7 @@ impl Playground {
         if let Some(run) = &mut self.lesson {
             run.forget_watch();
             run.forget_compared();
+            run.forget_explained();
         }
         Ok(Applied { rewound: Some(Rewound::Forked(at)), ..Applied::default() })
     }

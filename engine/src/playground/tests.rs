@@ -168,7 +168,7 @@ fn a_lesson_step_is_judged_at_its_time_and_untried_when_its_run_ends() {
     let applied = p.apply(Command::PickLesson { index: first, speed: Speed::Fastest }).unwrap();
     assert!(applied.select.is_some_and(|ids| !ids.is_empty()), "the lesson's focus is selected");
     let run = p.lesson().unwrap();
-    let StepState::Watching { until_s } = run.states[0] else { panic!("step 1 only watches: it begins with the lesson") };
+    let StepState::Watching { until_s, .. } = run.states[0] else { panic!("step 1 only watches: it begins with the lesson") };
     assert_eq!(run.tries[0], 1);
     // Fast enough to pass the judging time in one slice: it stops there.
     let mut judged = false;
@@ -226,12 +226,12 @@ fn skip_ahead_runs_the_watched_step_to_its_verdict_and_begins_a_step_that_only_w
     let mut p = playground();
     let n = p.lessons().iter().position(|l| l.text.number == 9).unwrap();
     p.apply(Command::PickLesson { index: n, speed: Speed::Times(1.0) }).unwrap();
-    let StepState::Watching { until_s } = p.lesson().unwrap().states[0] else { panic!("step 1 watches from the start") };
+    let StepState::Watching { until_s, .. } = p.lesson().unwrap().states[0] else { panic!("step 1 watches from the start") };
     let applied = p.apply(Command::SkipToVerdict { speed: Speed::Times(1.0) }).unwrap();
     assert_eq!(at(&p), until_s, "judged at its own time, not later");
     assert!(matches!(&p.lesson().unwrap().states[0], StepState::Judged(v) if v.passed));
     assert_eq!(applied.step.map(|b| b.step), Some(1), "step 2, which only watches, began at the verdict");
-    let StepState::Watching { until_s } = p.lesson().unwrap().states[1] else { panic!("step 2 is watched") };
+    let StepState::Watching { until_s, .. } = p.lesson().unwrap().states[1] else { panic!("step 2 is watched") };
     assert_eq!(p.apply(Command::SkipToVerdict { speed: Speed::Fastest }).unwrap().step.map(|b| b.step), Some(2), "step 3 only watches too");
     assert_eq!(at(&p), until_s);
     assert!(matches!(&p.lesson().unwrap().states[1], StepState::Judged(v) if v.passed));
@@ -259,7 +259,7 @@ fn skip_ahead_refuses_a_step_too_heavy_to_run_at_once_and_leaves_it_watched() {
     assert!(why.to_string().contains("more than 5,000,000 events to the verdict"), "{why}");
     // Not judged: still watched, the run stopped short of the verdict
     // after at most that many events, and it plays on from there.
-    let StepState::Watching { until_s } = p.lesson().unwrap().states[0] else { panic!("still watched") };
+    let StepState::Watching { until_s, .. } = p.lesson().unwrap().states[0] else { panic!("still watched") };
     let events = p.run().unwrap().events();
     assert!(events <= SKIP_EVENTS + 10 && at(&p) < until_s, "{events} events, at {} s", at(&p));
     let before = at(&p);
@@ -337,7 +337,7 @@ fn a_step_that_only_watches_goes_on_from_the_verdict_before_it_whenever_it_is_re
     assert_eq!(verdict_s, p.lessons()[n].text.steps[0].within_s, "step 1 is judged when host_a goes down");
     let run = p.lesson().unwrap();
     assert!(matches!(run.states[0], StepState::Judged(_)));
-    let StepState::Watching { until_s } = run.states[1] else { panic!("step 2 goes on from step 1's verdict: {:?}", run.states[1]) };
+    let StepState::Watching { until_s, .. } = run.states[1] else { panic!("step 2 goes on from step 1's verdict: {:?}", run.states[1]) };
     assert_eq!(until_s, verdict_s + p.lessons()[n].text.steps[1].within_s);
     while at(&p) < verdict_s + 5.0 {
         p.advance(0.01, Speed::Times(100.0), &still);
@@ -367,7 +367,7 @@ fn a_step_stepped_event_by_event_is_judged_at_its_instant_not_at_the_next_event(
     let mut p = playground();
     let first = p.lessons().iter().position(|l| l.text.number == 1).unwrap();
     p.apply(Command::PickLesson { index: first, speed: Speed::Fastest }).unwrap();
-    let StepState::Watching { until_s } = p.lesson().unwrap().states[0] else { panic!("step 1 begins with the lesson") };
+    let StepState::Watching { until_s, .. } = p.lesson().unwrap().states[0] else { panic!("step 1 begins with the lesson") };
     while at(&p) < until_s - 0.05 {
         p.advance(0.0001, Speed::Times(100.0), &still);
     }
@@ -392,7 +392,7 @@ fn a_comparing_step_stepped_event_by_event_is_judged_at_its_instant_with_b_besid
     assert!(p.lessons()[n].text.steps[2].compare);
     p.apply(Command::PickLesson { index: n, speed: Speed::Fastest }).unwrap();
     p.apply(Command::TryStep { step: 2, speed: Speed::Fastest }).unwrap();
-    let StepState::Watching { until_s } = p.lesson().unwrap().states[2] else { panic!("the comparison is watched") };
+    let StepState::Watching { until_s, .. } = p.lesson().unwrap().states[2] else { panic!("the comparison is watched") };
     while at(&p) < until_s - 0.05 {
         p.advance(0.0001, Speed::Times(100.0), &still);
     }
@@ -481,7 +481,7 @@ fn trying_a_step_while_another_is_watched_judges_the_other_first() {
     // begins there.
     let begun = p.apply(Command::TryStep { step: 1, speed: Speed::Fastest }).unwrap().step.unwrap();
     assert_eq!(begun.set_up, vec![0]);
-    let StepState::Watching { until_s } = p.lesson().unwrap().states[1] else { panic!("step 2 is watched") };
+    let StepState::Watching { until_s, .. } = p.lesson().unwrap().states[1] else { panic!("step 2 is watched") };
     assert_eq!(at(&p), 20.0, "step 1 judged at 20 s");
     p.apply(Command::TryStep { step: 2, speed: Speed::Fastest }).unwrap();
     let run = p.lesson().unwrap();
@@ -935,7 +935,7 @@ fn a_step_that_asks_waits_for_the_learners_change_and_is_watched_once_it_is_made
     let made = p.apply(Command::SetBlock { id: "loop".into(), block: with(&block(&p, "loop"), "iteration", json!("snapshot")) }).unwrap();
     let begun = made.step.expect("the step began");
     assert_eq!((begun.step, begun.panel), (1, None));
-    assert!(matches!(state(&p), StepState::Watching { until_s } if (until_s - now - 120.0).abs() < 1e-9), "{:?}", state(&p));
+    assert!(matches!(state(&p), StepState::Watching { until_s, .. } if (until_s - now - 120.0).abs() < 1e-9), "{:?}", state(&p));
     assert_eq!(p.lesson().unwrap().asking(), None);
     // Taken out again (an undo), the step waits for it again; made again,
     // it is watched from then.
@@ -944,7 +944,7 @@ fn a_step_that_asks_waits_for_the_learners_change_and_is_watched_once_it_is_made
     p.apply(Command::Step { speed: Speed::Fastest }).unwrap();
     let again = at(&p);
     assert!(p.apply(Command::Redo).unwrap().step.is_some());
-    assert!(matches!(state(&p), StepState::Watching { until_s } if (until_s - again - 120.0).abs() < 1e-9), "{:?}", state(&p));
+    assert!(matches!(state(&p), StepState::Watching { until_s, .. } if (until_s - again - 120.0).abs() < 1e-9), "{:?}", state(&p));
     p.apply(Command::SkipToVerdict { speed: Speed::Fastest }).unwrap();
     assert!(matches!(state(&p), StepState::Judged(v) if v.passed), "{:?}", state(&p));
     assert_eq!(block(&p, "loop"), with(&lp, "iteration", json!("snapshot")));
