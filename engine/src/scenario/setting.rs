@@ -230,10 +230,27 @@ mod tests {
         all
     }
 
+    /// Every kind's new block, every block of the shipped scenarios, and
+    /// what the inspector's menus turn a block into: each product, each
+    /// router policy, each arrival process and each service distribution.
     fn shipped_blocks() -> Vec<BlockSpec> {
+        use crate::scenario::choices::{product_examples, router_examples};
+        use crate::scenario::fields::{arrival_examples, distribution_examples};
         let mut blocks: Vec<BlockSpec> = Kind::ALL.iter().map(|&k| default_block(k)).collect();
         for (_, text) in shipped_scenarios() {
             blocks.extend(Scenario::from_json(text).unwrap().nodes.into_iter().map(|n| n.block));
+        }
+        blocks.extend(product_examples().into_iter().map(|(p, _)| BlockSpec::ProductLimiter(p)));
+        blocks.extend(router_examples(&["a".into(), "b".into()]).into_iter().map(|(r, _)| BlockSpec::Router(r)));
+        for (arrivals, _) in arrival_examples(20.0) {
+            let BlockSpec::Producer(mut p) = default_block(Kind::Producer) else { unreachable!() };
+            p.arrivals = arrivals;
+            blocks.push(BlockSpec::Producer(p));
+        }
+        for (service_time, _) in distribution_examples(0.05) {
+            let BlockSpec::Consumer(mut c) = default_block(Kind::Consumer) else { unreachable!() };
+            c.service_time = service_time;
+            blocks.push(BlockSpec::Consumer(c));
         }
         blocks
     }
