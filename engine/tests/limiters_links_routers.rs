@@ -606,3 +606,33 @@ fn a_limiter_changed_while_requests_are_in_progress_keeps_its_counts_its_own() {
     set(&mut sim, json!({"product": "haproxy_server", "maxconn": 2}));
     assert!((19.0..=20.5).contains(&rate(&mut sim, 14.0, 18.0)), "HAProxy after nginx: two at a time");
 }
+
+/// Every product that limits requests in progress shows as in service
+/// what it let through and has not seen finish, which the consumer right
+/// behind it counts on its own as in service, at every tenth of a second.
+#[test]
+fn a_products_requests_in_progress_are_the_ones_the_consumer_behind_it_serves() {
+    let mut checked = Vec::new();
+    for (product, name) in sluice_engine::scenario::choices::product_examples() {
+        if !product.limits_in_progress() {
+            continue;
+        }
+        let mut limiter = sluice_engine::to_value(&BlockSpec::ProductLimiter(product));
+        limiter["id"] = json!("limit");
+        let scenario = graph(
+            vec![json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 80}}), limiter, consumer("c", 0.1, 1000)],
+            &[("p", "limit"), ("limit", "c")],
+        );
+        let mut sim = Simulation::new(scenario, 5).unwrap();
+        let (l, c) = (idx(&sim, "limit"), idx(&sim, "c"));
+        let mut most = 0;
+        for i in 1..=300 {
+            run_checked(&mut sim, i as f64 * 0.1);
+            assert_eq!(sim.stats(l).in_service, sim.stats(c).in_service, "{name} at {:.1} s", i as f64 * 0.1);
+            most = most.max(sim.stats(c).in_service);
+        }
+        assert!(most > 2, "{name}: at most {most} in service");
+        checked.push(name);
+    }
+    assert_eq!(checked.len(), 9, "{checked:?}");
+}
