@@ -153,3 +153,41 @@ test('a band of a state strip pressed explains how its state began there', async
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('the keyboard walks a state strip band by band and asks why with Enter', async () => {
+  const { page, errors } = await openAt(9.9, { width: 1440, height: 900 });
+  await page.click('[data-node="sender"] .body');
+  const strip = page.locator('[data-testid="strip-sender"]');
+  await strip.locator('rect.band').first().waitFor();
+  // One tab stop a strip: its latest band.
+  const stops = await strip.locator('rect.band').evaluateAll((els) => els.map((e) => e.getAttribute('tabindex')));
+  assert.ok(stops.length > 2, `${stops.length} bands`);
+  assert.deepEqual(stops.map((t, i) => [i, t]).filter(([, t]) => t === '0'), [[stops.length - 1, '0']]);
+  // The band the focus is on: its place along the strip and its state.
+  const focused = () =>
+    page.evaluate(() => {
+      const e = document.activeElement;
+      return e?.matches('rect.band') ? [[...e.parentNode.querySelectorAll('rect.band')].indexOf(e), e.dataset.state] : null;
+    });
+  await strip.locator('rect.band[tabindex="0"]').focus();
+  await page.keyboard.press('Home');
+  assert.deepEqual((await focused())[0], 0);
+  await page.keyboard.press('End');
+  assert.deepEqual((await focused())[0], stops.length - 1);
+  await page.keyboard.press('Home');
+  while ((await focused())[1] !== 'Overloaded') {
+    const [at] = await focused();
+    await page.keyboard.press('ArrowRight');
+    assert.equal((await focused())[0], at + 1, 'ArrowRight moves one band on');
+  }
+  const [at] = await focused();
+  await page.keyboard.press('ArrowLeft');
+  assert.equal((await focused())[0], at - 1, 'ArrowLeft moves one band back');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('Enter');
+  const shown = await lines(page);
+  assert.match(shown[0], /^sender went from \w+ to Overloaded at [\d.]+ s: a write would block, as socket refused what it sent/);
+  assert.deepEqual(await accessibilityProblems(page, '[data-testid="strip-sender"]'), []);
+  assert.deepEqual(errors, []);
+  await page.close();
+});

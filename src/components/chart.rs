@@ -229,6 +229,25 @@ fn bands(slots: &[StateSlot]) -> Vec<Band> {
     out
 }
 
+/// Moves the focus along a strip from the band `e` came from: to the band
+/// before or after it, or to its first or last; whether `key` was one of
+/// those.
+fn move_along(e: &KeyboardEvent, key: &str) -> bool {
+    use wasm_bindgen::JsCast;
+    let Some(band) = e.target().and_then(|t| t.dyn_into::<web_sys::Element>().ok()) else { return false };
+    let to = match key {
+        "ArrowLeft" => band.previous_element_sibling(),
+        "ArrowRight" => band.next_element_sibling(),
+        "Home" => band.parent_element().and_then(|svg| svg.first_element_child()),
+        "End" => band.parent_element().and_then(|svg| svg.query_selector("rect:last-of-type").ok().flatten()),
+        _ => return false,
+    };
+    if let Some(to) = to.filter(|el| el.tag_name() == "rect").and_then(|el| el.dyn_into::<web_sys::SvgElement>().ok()) {
+        let _ = to.focus();
+    }
+    true
+}
+
 /// "Ready 3.2 s (16 %), SoftLimit 16.8 s (84 %)": the time in each state
 /// of `strip` held, of `seconds`.
 fn time_in_states(strip: Strip, seconds: &[f64; 4]) -> String {
@@ -270,24 +289,47 @@ fn state_strips(props: &StripsProps) -> Html {
                 *sum += s;
             }
         }
-        // A band pressed asks why its node entered the band's state there
-        // (the keyboard's way is the log's Why? on each change).
-        let rects = bands.into_iter().map(|b| {
-            let onclick = props.on_band.reform({
+        // A band pressed asks why its node entered the band's state there.
+        // The keyboard reaches a strip once (its last band, the latest,
+        // is its one tab stop), moves along it with the arrows, Home and
+        // End, and asks with Enter or Space.
+        let last = bands.len().saturating_sub(1);
+        let rects = bands.into_iter().enumerate().map(|(i, b)| {
+            let ask = {
                 let node = node.clone();
-                move |_: MouseEvent| (node.clone(), b.worst, b.from_s, b.to_s)
+                move || (node.clone(), b.worst, b.from_s, b.to_s)
+            };
+            let onclick = props.on_band.reform({
+                let ask = ask.clone();
+                move |_: MouseEvent| ask()
             });
+            let onkeydown = {
+                let on_band = props.on_band.clone();
+                move |e: KeyboardEvent| match e.key().as_str() {
+                    "Enter" | " " => {
+                        e.prevent_default();
+                        on_band.emit(ask());
+                    }
+                    key => {
+                        if move_along(&e, key) {
+                            e.prevent_default();
+                        }
+                    }
+                }
+            };
+            let words = format!("{} s to {} s: {}", numbers::axis(b.from_s), numbers::axis(b.to_s), time_in_states(b.strip, &b.seconds));
             html! {
                 <rect x={format!("{:.3}", b.from_s / end * 1000.0)} y="0" width={format!("{:.3}", (b.to_s - b.from_s) / end * 1000.0)} height="14" fill={state_colour(b.worst)}
-                    class="band" data-state={b.worst.as_str()} {onclick}>
-                    <title>{ format!("{} s to {} s: {} (press: why {}?)", numbers::axis(b.from_s), numbers::axis(b.to_s), time_in_states(b.strip, &b.seconds), b.worst.as_str()) }</title>
+                    class="band" data-state={b.worst.as_str()} role="button" tabindex={if i == last { "0" } else { "-1" }}
+                    aria-label={format!("{node}, {words}: why {}?", b.worst.as_str())} {onclick} {onkeydown}>
+                    <title>{ format!("{words} (press: why {}?)", b.worst.as_str()) }</title>
                 </rect>
             }
         });
         html! {
             <div class="strip" data-testid={format!("strip-{node}")}>
                 <span class="strip-name">{ node }</span>
-                <svg viewBox="0 0 1000 14" preserveAspectRatio="none" role="img"
+                <svg viewBox="0 0 1000 14" preserveAspectRatio="none" role="group"
                     aria-label={format!("{} of {node} over time: {}", strip.title(), time_in_states(strip, &whole))}>
                     { for rects }
                     if let Some(x) = cursor_x.clone() {
