@@ -109,6 +109,15 @@ pub struct Holding {
     pub in_service: u64,
 }
 
+/// Of records of one kind kept oldest first (`kept`), whose count went
+/// from `mark` to `count` at one event, the first that event brought: the
+/// newest are what it brought, so it is counted back from the newest.
+/// None when the count did not pass the mark, or fewer are kept.
+pub fn first_brought<'a>(kept: impl DoubleEndedIterator<Item = &'a Why>, mark: u64, count: u64) -> Option<Why> {
+    let back = usize::try_from(count.checked_sub(mark)?.checked_sub(1)?).ok()?;
+    kept.rev().nth(back).copied()
+}
+
 impl Whys {
     fn node(&mut self, node: usize) -> &mut NodeWhys {
         if node >= self.nodes.len() {

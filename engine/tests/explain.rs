@@ -295,3 +295,61 @@ fn a_and_b_part_first_at_the_block_that_decided_otherwise() {
     // The same scenario against itself never parts.
     assert_eq!(diverge(&ra, &run(&a), SimTime::from_secs_f64(5.0)), None);
 }
+
+/// A band of a state strip asked about (`Asked::Entered`) is explained by
+/// what a run stepped alone finds, event by event, with every record kept:
+/// the change the block was last in as the band began, if that is into
+/// the band's state; else the first change into that state an event
+/// within the band brought; else nothing.
+#[test]
+fn a_band_asked_about_finds_how_its_state_began_as_a_run_stepped_alone_does() {
+    use sluice_engine::explain::{find, Asked};
+    // Lesson 1's slow reader: the client's one worker takes 10 ms a message.
+    let mut file: serde_json::Value = serde_json::from_str(sluice_engine::DEFAULT_SCENARIO).unwrap();
+    let client = file["nodes"].as_array_mut().unwrap().iter_mut().find(|n| n["id"] == "client").unwrap();
+    client["workers"] = 1.into();
+    client["service_time"] = serde_json::json!({"dist": "fixed", "value": 0.01});
+    let scenario = Scenario::from_value(file).unwrap();
+    let seed = scenario.seed_or_default();
+    let node = scenario.node_index("sender").unwrap();
+    let end = SimTime::from_secs_f64(20.0);
+    let mut run = Run::with(Simulation::new(scenario.clone(), seed).unwrap(), 4_096, usize::MAX);
+    run.run_until(end).unwrap();
+    let into = |w: &Why, to: State| w.node as usize == node && matches!(w.what, What::Changed { to: s, .. } if s == to);
+    let (mut held, mut entered, mut none) = (0, 0, 0);
+    for k in 0..26 {
+        let from = SimTime::from_secs_f64(0.25 + 0.75 * k as f64);
+        let until = SimTime::from_secs_f64((from.as_secs_f64() + 1.5).min(20.0));
+        for &to in sluice_engine::Strip::Send.states() {
+            let mut alone = Simulation::new(scenario.clone(), seed).unwrap();
+            alone.record_whys();
+            alone.run_until(from).unwrap();
+            let last = alone.whys().all().iter().rev().find(|w| w.node as usize == node && matches!(w.what, What::Changed { .. })).copied();
+            let expected = match last.filter(|w| into(w, to)) {
+                Some(w) => {
+                    assert_eq!(alone.state_times(node).map(|s| s.state()), Some(to), "the last change is the state it is in");
+                    held += 1;
+                    Some(w)
+                }
+                None => {
+                    let mut first = None;
+                    while first.is_none() && alone.now() <= until {
+                        let kept = alone.whys().all().len();
+                        if !alone.step() || alone.now() > until {
+                            break;
+                        }
+                        first = alone.whys().all()[kept..].iter().find(|w| into(w, to)).copied();
+                    }
+                    if first.is_some() { entered += 1 } else { none += 1 }
+                    first
+                }
+            };
+            let found = find(&run, end, node, Asked::Entered { to, from, until });
+            assert_eq!(found, expected.map(Subject::Event), "{to:?} from {:.2} s to {:.2} s", from.as_secs_f64(), until.as_secs_f64());
+        }
+    }
+    assert!(held > 5 && entered > 5 && none > 5, "{held} held from before, {entered} entered within, {none} with none");
+    // A band after the instant shown has not happened there.
+    let later = SimTime::from_secs_f64(10.0);
+    assert_eq!(find(&run, later, node, Asked::Entered { to: State::Overloaded, from: SimTime::from_secs_f64(11.0), until: end }), None);
+}

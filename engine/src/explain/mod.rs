@@ -30,13 +30,13 @@ pub use diverge::{diverge, Divergence};
 
 use serde::Serialize;
 
-use crate::metrics::{entries_into, DropReason};
+use crate::metrics::DropReason;
 use crate::scenario::Kind;
 use crate::simulation::Simulation;
 use crate::state::State;
 use crate::time::{SimDuration, SimTime};
 use crate::timeline::Run;
-use crate::why::{HeldBack, What, Why};
+use crate::why::{first_brought, HeldBack, What, Why};
 
 /// Links a chain has at most.
 pub const MAX_LINKS: usize = 8;
@@ -411,7 +411,7 @@ pub fn find(run: &Run, t: SimTime, node: usize, asked: Asked) -> Option<Subject>
             if from > t {
                 return None;
             }
-            let entries = |sim: &Simulation| if node < sim.nodes().len() { entries_into(&sim.stats(node).entered, to) } else { 0 };
+            let entries = |sim: &Simulation| if node < sim.nodes().len() { sim.stats(node).entered(to) } else { 0 };
             let into = |w: &&Why| matches!(w.what, What::Changed { to: s, .. } if s == to);
             let before = run.at(from);
             // In `to` as the band began: how it got there. Else its first
@@ -422,9 +422,7 @@ pub fn find(run: &Run, t: SimTime, node: usize, asked: Asked) -> Option<Subject>
                 None => {
                     let mark = entries(&before);
                     let within = run.first_where(until.min(t), |sim| entries(sim) > mark)?;
-                    let back = (entries(&within) - mark - 1) as usize;
-                    let found = within.whys().changes(node).rev().filter(into).nth(back).copied();
-                    found
+                    first_brought(within.whys().changes(node).filter(into), mark, entries(&within))
                 }
             };
             why.map(Subject::Event)

@@ -19,12 +19,12 @@
 use serde::{Deserialize, Serialize};
 
 use crate::explain::{Chain, Explainer, Fact, Subject};
-use crate::metrics::{entries_into, DropReason};
+use crate::metrics::DropReason;
 use crate::scenario::{FieldPath, Scenario};
 use crate::simulation::Simulation;
 use crate::state::State;
 use crate::timeline::Run;
-use crate::why::What;
+use crate::why::{first_brought, What};
 
 use super::{CheckResult, Figure, StepError};
 
@@ -85,7 +85,7 @@ impl Moment {
         match self {
             Moment::Dropped(None) => stats.dropped.iter().sum(),
             Moment::Dropped(Some(reason)) => stats.dropped[reason as usize],
-            Moment::Entered(state) => entries_into(&stats.entered, state),
+            Moment::Entered(state) => stats.entered(state),
             Moment::HeldBack => sim.whys().times_held_back(node),
         }
     }
@@ -250,14 +250,13 @@ impl ExplainStep {
             return fail(format!("Why {what}: it did not happen since the step began (or it is older than the run keeps), so there is nothing to explain"));
         };
         // The count stood at `mark` before this event: of the moments it
-        // brought (a disconnect drops a whole queue), the first, counted
-        // back from the last of its kind.
-        let back = (moment.count(&sim, node) - mark - 1) as usize;
+        // brought (a disconnect drops a whole queue), the first.
+        let count = moment.count(&sim, node);
         let whys = sim.whys();
         let subject = match moment {
             Moment::HeldBack => whys.last_held_back(node).map(|held| Subject::HeldBack { node, held, at: held.since }),
-            Moment::Dropped(reason) => whys.drops(node).rev().filter(|w| reason.is_none_or(|r| matches!(w.what, What::Dropped { reason, .. } if reason == r))).nth(back).copied().map(Subject::Event),
-            Moment::Entered(state) => whys.changes(node).rev().filter(|w| matches!(w.what, What::Changed { to, .. } if to == state)).nth(back).copied().map(Subject::Event),
+            Moment::Dropped(reason) => first_brought(whys.drops(node).filter(|w| reason.is_none_or(|r| matches!(w.what, What::Dropped { reason, .. } if reason == r))), mark, count).map(Subject::Event),
+            Moment::Entered(state) => first_brought(whys.changes(node).filter(|w| matches!(w.what, What::Changed { to, .. } if to == state)), mark, count).map(Subject::Event),
         };
         let Some(subject) = subject else { return fail(format!("Why {what}: more happened at that instant than the run keeps of it, so it cannot be explained")) };
         let chain = Explainer::new(run).chain_of(&subject);
