@@ -405,4 +405,41 @@ mod tests {
         let w = GoRateSpec { timeout_s: Some(0.5), per_key: true, ..spec(2.5, 1, GoCall::Wait) };
         assert_eq!(w.summary(), "go 2.5/s burst=1 Wait");
     }
+
+    /// Each bound alone, at its edges, names its own field: the limit
+    /// (0, or 0.001 to 1e9 a second), the burst (at most 10^9), a deadline
+    /// (Wait's only, above 0 and at most 10^6 s) and the status.
+    #[test]
+    fn every_bound_is_checked_alone_at_its_edges() {
+        let refused = |s: GoRateSpec| super::super::refused_fields(|path, errors| s.validate(path, errors));
+        let wait = |t: f64| GoRateSpec { timeout_s: Some(t), ..spec(10.0, 5, GoCall::Wait) };
+        let cases: Vec<(GoRateSpec, Option<&str>)> = vec![
+            (spec(0.0, 5, GoCall::Allow), None),
+            (spec(MIN_LIMIT, 5, GoCall::Allow), None),
+            (spec(MAX_LIMIT, 5, GoCall::Allow), None),
+            (spec(MIN_LIMIT / 2.0, 5, GoCall::Allow), Some("n.limit")),
+            (spec(MAX_LIMIT * 1.5, 5, GoCall::Allow), Some("n.limit")),
+            (spec(-1.0, 5, GoCall::Allow), Some("n.limit")),
+            (spec(f64::NAN, 5, GoCall::Allow), Some("n.limit")),
+            (spec(f64::INFINITY, 5, GoCall::Allow), Some("n.limit")),
+            (spec(10.0, 0, GoCall::Allow), None),
+            (spec(10.0, 1_000_000_000, GoCall::Allow), None),
+            (spec(10.0, 1_000_000_001, GoCall::Allow), Some("n.burst")),
+            (wait(1e-9), None),
+            (wait(1e6), None),
+            (wait(0.0), Some("n.timeout_s")),
+            (wait(1e6 + 1.0), Some("n.timeout_s")),
+            (wait(f64::NAN), Some("n.timeout_s")),
+            (GoRateSpec { timeout_s: Some(1.0), ..spec(10.0, 5, GoCall::Allow) }, Some("n.timeout_s")),
+            (GoRateSpec { timeout_s: Some(1.0), ..spec(10.0, 5, GoCall::Reserve) }, Some("n.timeout_s")),
+            (GoRateSpec { status: 400, ..spec(10.0, 5, GoCall::Allow) }, None),
+            (GoRateSpec { status: 599, ..spec(10.0, 5, GoCall::Allow) }, None),
+            (GoRateSpec { status: 399, ..spec(10.0, 5, GoCall::Allow) }, Some("n.status")),
+            (GoRateSpec { status: 600, ..spec(10.0, 5, GoCall::Allow) }, Some("n.status")),
+        ];
+        for (s, wrong) in cases {
+            let said = format!("{s:?}");
+            assert_eq!(refused(s), wrong.into_iter().map(String::from).collect::<Vec<_>>(), "{said}");
+        }
+    }
 }
