@@ -191,3 +191,33 @@ test('the keyboard walks a state strip band by band and asks why with Enter', as
   assert.deepEqual(errors, []);
   await page.close();
 });
+
+test('at 1280 × 720 a lesson step pressed alone brings its chain up to be read, its canvas and verdict still in view', async () => {
+  const { page, errors } = await open(env.browser, `${env.url}#lesson=1`, { width: 1280, height: 720 });
+  // Step 2 builds on step 1: both are played to their verdicts.
+  await page.getByTestId('step-2-try').click();
+  // Each step watched is skipped ahead to its verdict.
+  const judged = () => page.evaluate(() => ['passed', 'failed'].includes(document.querySelector('[data-testid="step-2-verdict"]')?.dataset.state));
+  for (const started = Date.now(); !(await judged()); ) {
+    assert.ok(Date.now() - started < 60_000, 'step 2 judged within a minute');
+    const skip = page.locator('[data-testid$="-skip"]');
+    if (await skip.count()) await skip.first().click().catch(() => {});
+    await page.waitForTimeout(100);
+  }
+  assert.match(await page.getByTestId('step-2-verdict').textContent(), /Why the first drop at sender .* its chain names sender Overloaded/);
+  await page.waitForSelector('[data-testid="why"]');
+  await page.waitForTimeout(400);
+  const box = (selector) =>
+    page.evaluate((selector) => {
+      const r = document.querySelector(selector).getBoundingClientRect();
+      return { top: r.top, bottom: r.bottom, height: r.height, shown: Math.min(r.bottom, innerHeight) - Math.max(r.top, 0) };
+    }, selector);
+  const why = await box('[data-testid="why"]');
+  assert.ok(why.shown >= Math.min(why.height, 160), `${why.shown} px of the chain's ${why.height} show`);
+  assert.ok((await box('svg.graph')).top >= 0, 'the canvas\'s top is in view');
+  const verdict = await box('[data-testid="step-2-verdict"]');
+  assert.ok(verdict.top >= 0 && verdict.bottom <= 720, `the verdict is in view (${verdict.top} to ${verdict.bottom})`);
+  await screenshot(page, 'why-lesson-1280x720');
+  assert.deepEqual(errors, []);
+  await page.close();
+});

@@ -110,7 +110,7 @@ impl Page {
                 Panel::Sweep => "#sweep-panel",
                 Panel::Chart => ".chart",
                 Panel::Inspector => ".param.asked",
-            });
+            }, 0.0);
         }
         if let Some((sweep, varied)) = begun.sweep.as_ref().and_then(|s| Some((s, s.request.vary.first()?))) {
             *self.sweep_serial.borrow_mut() += 1;

@@ -6,7 +6,7 @@ use std::rc::Rc;
 
 use yew::prelude::*;
 
-use crate::browser::scroll::bring_into_view;
+use crate::browser::scroll::{bring_into_view, A_FEW_LINES};
 use crate::view::why::WhyView;
 
 #[derive(Properties, PartialEq)]
@@ -20,8 +20,9 @@ pub struct WhyPanelProps {
 #[function_component(WhyPanel)]
 pub fn why_panel(props: &WhyPanelProps) -> Html {
     // A new chain is brought into view (asked from the log, it may open
-    // off screen on a phone); the same chain, its lines visited, is not.
-    use_effect_with(props.why.asked.clone(), |_| bring_into_view("[data-testid=\"why\"]"));
+    // off screen on a phone; at a lesson's verdict, it may only peek in
+    // under the time line); the same chain, its lines visited, is not.
+    use_effect_with(props.why.asked.clone(), |_| bring_into_view("[data-testid=\"why\"]", A_FEW_LINES));
     let links = props.why.links.iter().enumerate().map(|(k, link)| {
         let (at_s, node) = (link.at_s, link.node);
         let onclick = props.on_link.reform(move |_: MouseEvent| (at_s, node));
