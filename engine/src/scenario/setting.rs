@@ -159,6 +159,7 @@ pub fn set_at(doc: &mut Value, path: &FieldPath, new: Option<Value>) -> Result<(
 mod tests {
     use super::*;
     use crate::scenario::{default_block, Kind, Scenario};
+    use crate::scenario::fields::{fields, Control};
     use serde_json::json;
 
     /// A number as a file writes it: a whole one as an integer.
@@ -252,7 +253,65 @@ mod tests {
             c.service_time = service_time;
             blocks.push(BlockSpec::Consumer(c));
         }
+        // And each of those with every other choice of each of its menus,
+        // where that shows or holds other fields (a Go limiter's Wait,
+        // whose deadline Allow does not show).
+        let shape = |block: &BlockSpec| {
+            let json = crate::plumbing::json_read::to_value(block);
+            let mut found = Vec::new();
+            numbers_of(&json, &mut Vec::new(), &mut found);
+            let shown = fields(block.kind()).iter().filter(|f| f.shown_in(&json)).map(|f| f.path().to_string());
+            (block.kind(), found.into_iter().map(|(path, _)| path.to_string()).chain(shown).collect::<std::collections::BTreeSet<String>>())
+        };
+        let mut shapes: std::collections::HashSet<_> = blocks.iter().map(shape).collect();
+        let mut chosen = Vec::new();
+        for block in &blocks {
+            for field in fields(block.kind()) {
+                if let Control::Choice(menu) = field.control {
+                    for (name, _) in menu.entries() {
+                        if let Ok(other) = block.with_value(&field.path(), Value::from(name)) {
+                            if shapes.insert(shape(&other)) {
+                                chosen.push(other);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        blocks.extend(chosen);
         blocks
+    }
+
+    /// Every number field the inspector's table shows for each of those
+    /// blocks has its typed slot, an empty optional one too; set there
+    /// and written in the file, it gives the same block.
+    #[test]
+    fn every_number_the_table_shows_has_its_typed_slot() {
+        let mut checked = 0;
+        for block in shipped_blocks() {
+            let json = crate::plumbing::json_read::to_value(&block);
+            for field in fields(block.kind()).iter().filter(|f| f.shown_in(&json)) {
+                let value = match field.control {
+                    Control::Number { max, .. } | Control::Whole { max, .. } => max,
+                    Control::Optional { .. } => 1.0,
+                    _ => continue,
+                };
+                let path = field.path();
+                let mut typed = block.clone();
+                if typed.number_mut(&path).is_none() {
+                    // Only a field of a part the block leaves out (a
+                    // producer's `retries`, which setting it turns on).
+                    let pointer = path.pointer();
+                    let part = pointer.rsplit_once('/').map_or("", |(part, _)| part);
+                    assert!(!part.is_empty() && json.pointer(part).is_none(), "{} {path}: shown as a number, with no typed slot", block.kind());
+                    continue;
+                }
+                typed.set_number(&path, value).unwrap_or_else(|e| panic!("{} {path} = {value}: {e}", block.kind()));
+                assert_eq!(Ok(typed), block.with_value(&path, as_json(value)), "{} {path} = {value}", block.kind());
+                checked += 1;
+            }
+        }
+        assert!(checked > 300, "{checked} fields checked");
     }
 
     /// The typed set and the JSON path agree on every number field of every

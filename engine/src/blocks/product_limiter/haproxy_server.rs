@@ -116,7 +116,7 @@ impl HaproxyServerSpec {
         match steps {
             [Step::Key("maxconn")] => Some(NumberField::Whole32(&mut self.maxconn)),
             [Step::Key("maxqueue")] => Some(NumberField::Whole32(&mut self.maxqueue)),
-            [Step::Key("timeout_queue_s")] => self.timeout_queue_s.as_mut().map(NumberField::Real),
+            [Step::Key("timeout_queue_s")] => Some(NumberField::MaybeReal(&mut self.timeout_queue_s)),
             _ => None,
         }
     }
@@ -237,10 +237,14 @@ mod tests {
     }
 
     #[test]
-    fn its_numbers_are_set_in_place_the_timeout_only_when_set() {
+    fn its_numbers_are_set_in_place_the_timeout_too_when_unset() {
         let mut spec = HaproxyServerSpec::of(3);
-        assert!(spec.number_mut(&[Step::Key("timeout_queue_s")]).is_none(), "unset: no number to slide");
-        spec.timeout_queue_s = Some(2.0);
+        // Unset, like every optional number: it reads none, and a value
+        // set there sets it (a sweep of it from a server without one).
+        let field = spec.number_mut(&[Step::Key("timeout_queue_s")]).expect("the timeout, unset");
+        assert_eq!(field.get(), None);
+        field.set(2.0).unwrap();
+        assert_eq!(spec.timeout_queue_s, Some(2.0));
         let field = spec.number_mut(&[Step::Key("timeout_queue_s")]).expect("the timeout, set");
         assert_eq!(field.get(), Some(2.0));
         field.set(0.25).unwrap();
