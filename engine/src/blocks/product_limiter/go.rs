@@ -385,6 +385,22 @@ mod tests {
         assert_eq!(l.keys(), 2);
     }
 
+    /// `SetBurstAt`: what the bucket held is counted under the old burst
+    /// up to the change, then it fills to the new one.
+    #[test]
+    fn a_burst_changed_while_running_fills_to_the_new_size_from_what_the_old_held() {
+        let old = spec(1.0, 1, GoCall::Allow);
+        let mut l = Limiters::default();
+        assert_eq!(l.decide(&old, 0, 0), Verdict::Pass);
+        // Ten idle seconds at 1/s fill only the old bucket of one.
+        let new = spec(1.0, 5, GoCall::Allow);
+        l.reconfigure(&old, &new, 10 * S);
+        // Three seconds on, 1 + 3 tokens: four back to back, not five.
+        assert_eq!((0..6).filter(|_| l.decide(&new, 0, 13 * S) == Verdict::Pass).count(), 4);
+        // Given time, the new bucket of five fills.
+        assert_eq!((0..6).filter(|_| l.decide(&new, 0, 30 * S) == Verdict::Pass).count(), 5);
+    }
+
     #[test]
     fn a_limit_changed_while_running_counts_the_time_before_under_the_old_one() {
         let old = spec(1.0, 10, GoCall::Allow);
