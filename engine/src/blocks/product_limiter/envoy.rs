@@ -368,4 +368,20 @@ mod tests {
         assert_eq!(EnvoyLocalRateLimitSpec { status: 200, ..s.clone() }.sent_status(), 429);
         assert_eq!(s.summary(), "envoy 2/3 per 0.5s timer");
     }
+
+    /// Each tick adds its fill once, however many ticks came before:
+    /// emptied at every tick, a bucket of ten filled by one a second lets
+    /// one through a second, second after second.
+    #[test]
+    fn each_tick_adds_one_fill_counted_from_the_last_tick_seen() {
+        let s = EnvoyLocalRateLimitSpec { bucket: Bucket::Timer, ..EnvoyLocalRateLimitSpec::of(10, 1, 1.0) };
+        let mut state = State::default();
+        let mut passed = Vec::new();
+        for second in 0..6 {
+            passed.push((0..12).filter(|_| state.decide(&s, second * 1_000 * MS + 10 * MS, 0.0, 0.0) == Verdict::Pass).count());
+        }
+        assert_eq!(passed, [10, 1, 1, 1, 1, 1]);
+        // Four ticks on (three of them seen by no request), four.
+        assert_eq!((0..12).filter(|_| state.decide(&s, 9_010 * MS, 0.0, 0.0) == Verdict::Pass).count(), 4);
+    }
 }
