@@ -4,9 +4,10 @@
 // client's one busy worker, each line the engine's own (`sluice explain`);
 // a line pressed shows the run at its instant with its block selected; a
 // drop in the event log asked about; no accessibility problem; a phone.
-// A band of a state strip pressed explains how its state began there.
-// Lessons' steps that explain open their chain at their verdict, the one
-// `sluice lesson` prints.
+// A band of a state strip pressed explains how its state began there, and
+// the keyboard walks a strip band by band. Lessons' steps that explain
+// open their chain at their verdict, the one `sluice lesson` prints, and
+// bring it up to be read at 1280 × 720.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -184,6 +185,14 @@ test('the keyboard walks a state strip band by band and asks why with Enter', as
   await page.keyboard.press('ArrowLeft');
   assert.equal((await focused())[0], at - 1, 'ArrowLeft moves one band back');
   await page.keyboard.press('ArrowRight');
+  // The strip's one tab stop moved with the focus: Tab leaves the strip,
+  // Shift+Tab comes back to the band it left.
+  const zero = await strip.locator('rect.band').evaluateAll((els) => els.flatMap((e, i) => (e.getAttribute('tabindex') === '0' ? [i] : [])));
+  assert.deepEqual(zero, [at], 'the tab stop is the band the focus is on');
+  await page.keyboard.press('Tab');
+  assert.equal(await focused(), null, 'Tab leaves the strip');
+  await page.keyboard.press('Shift+Tab');
+  assert.deepEqual(await focused(), [at, 'Overloaded'], 'Shift+Tab comes back to it');
   await page.keyboard.press('Enter');
   const shown = await lines(page);
   assert.match(shown[0], /^sender went from \w+ to Overloaded at [\d.]+ s: a write would block, as socket refused what it sent/);

@@ -229,6 +229,99 @@ fn bands(slots: &[StateSlot]) -> Vec<Band> {
     out
 }
 
+#[derive(Properties, PartialEq)]
+struct RowProps {
+    strips: Rc<Vec<(String, Vec<StateSlot>)>>,
+    row: usize,
+    now_s: f64,
+    cursor_s: Option<f64>,
+    on_band: Callback<(String, State, f64, f64)>,
+}
+
+/// One block's strip. A band pressed asks why the block entered the
+/// band's state there. The keyboard reaches a strip once: its tab stop is
+/// the band the focus was last on (the latest, at first, which stays the
+/// latest as the run goes on); the arrows, Home and End move along it,
+/// Enter or Space asks.
+#[function_component(StripRow)]
+fn strip_row(props: &RowProps) -> Html {
+    // The band the focus was last on, by its place; none: the latest.
+    let stop = use_state(|| None::<usize>);
+    let Some((node, slots)) = props.strips.get(props.row) else { return html! {} };
+    let end = props.now_s.max(1e-9);
+    let cursor_x = props.cursor_s.filter(|t| (0.0..=end).contains(t)).map(|t| format!("{:.3}", t / end * 1000.0));
+    let strip = slots.first().map_or(Strip::Send, |s| s.strip);
+    let bands = bands(slots);
+    let mut whole = [0.0; 4];
+    for band in &bands {
+        for (sum, s) in whole.iter_mut().zip(band.seconds) {
+            *sum += s;
+        }
+    }
+    let last = bands.len().saturating_sub(1);
+    let stop_at = stop.filter(|&i| i < last).unwrap_or(last);
+    let rects = bands.into_iter().enumerate().map(|(i, b)| {
+        let ask = {
+            let node = node.clone();
+            move || (node.clone(), b.worst, b.from_s, b.to_s)
+        };
+        let onclick = props.on_band.reform({
+            let ask = ask.clone();
+            move |_: MouseEvent| ask()
+        });
+        let onkeydown = {
+            let on_band = props.on_band.clone();
+            move |e: KeyboardEvent| {
+                if e.alt_key() || e.ctrl_key() || e.meta_key() {
+                    return;
+                }
+                match e.key().as_str() {
+                    "Enter" | " " => {
+                        e.prevent_default();
+                        on_band.emit(ask());
+                    }
+                    key => {
+                        if move_along(&e, key) {
+                            e.prevent_default();
+                        }
+                    }
+                }
+            }
+        };
+        let onfocus = {
+            let stop = stop.clone();
+            move |_: FocusEvent| stop.set((i < last).then_some(i))
+        };
+        // The latest band's end is now: its name does not change with
+        // every frame while the run plays.
+        let until = if i == last { "now".to_string() } else { format!("{} s", numbers::axis(b.to_s)) };
+        html! {
+            // Keyed by place, the latest band by its own key: as bands
+            // merge at the end while playing, the latest (and the focus on
+            // it) stays.
+            <rect key={if i == last { "latest".to_string() } else { i.to_string() }}
+                x={format!("{:.3}", b.from_s / end * 1000.0)} y="0" width={format!("{:.3}", (b.to_s - b.from_s) / end * 1000.0)} height="14" fill={state_colour(b.worst)}
+                class="band" data-state={b.worst.as_str()} role="button" tabindex={if i == stop_at { "0" } else { "-1" }}
+                aria-label={format!("{node}: {} from {} s to {until}: why?", b.worst.as_str(), numbers::axis(b.from_s))} {onclick} {onkeydown} {onfocus}>
+                <title>{ format!("{} s to {} s: {} (press: why {}?)", numbers::axis(b.from_s), numbers::axis(b.to_s), time_in_states(b.strip, &b.seconds), b.worst.as_str()) }</title>
+            </rect>
+        }
+    });
+    html! {
+        <div class="strip" data-testid={format!("strip-{node}")}>
+            <span class="strip-name">{ node }</span>
+            <svg viewBox="0 0 1000 14" preserveAspectRatio="none" role="group"
+                aria-label={format!("{} of {node} over time: {}", strip.title(), time_in_states(strip, &whole))}>
+                { for rects }
+                if let Some(x) = cursor_x.clone() {
+                    <line x1={x.clone()} x2={x.clone()} y1="0" y2="14" stroke="white" stroke-width="7" vector-effect="non-scaling-stroke" />
+                    <line class="strip-cursor" x1={x.clone()} x2={x} y1="0" y2="14" stroke={CURSOR} stroke-width="3" vector-effect="non-scaling-stroke" />
+                }
+            </svg>
+        </div>
+    }
+}
+
 /// Moves the focus along a strip from the band `e` came from: to the band
 /// before or after it, or to its first or last; whether `key` was one of
 /// those.
@@ -238,8 +331,8 @@ fn move_along(e: &KeyboardEvent, key: &str) -> bool {
     let to = match key {
         "ArrowLeft" => band.previous_element_sibling(),
         "ArrowRight" => band.next_element_sibling(),
-        "Home" => band.parent_element().and_then(|svg| svg.first_element_child()),
-        "End" => band.parent_element().and_then(|svg| svg.query_selector("rect:last-of-type").ok().flatten()),
+        "Home" => band.parent_element().and_then(|svg| svg.query_selector("rect.band").ok().flatten()),
+        "End" => band.parent_element().and_then(|svg| svg.query_selector_all("rect.band").ok()).and_then(|all| all.get(all.length().checked_sub(1)?)).and_then(|n| n.dyn_into().ok()),
         _ => return false,
     };
     if let Some(to) = to.filter(|el| el.tag_name() == "rect").and_then(|el| el.dyn_into::<web_sys::SvgElement>().ok()) {
@@ -275,70 +368,11 @@ struct StripsProps {
 /// tooltip and, for the whole run, in the strip's name.
 #[function_component(StateStrips)]
 fn state_strips(props: &StripsProps) -> Html {
-    let end = props.now_s.max(1e-9);
-    let cursor_x = props.cursor_s.filter(|t| (0.0..=end).contains(t)).map(|t| format!("{:.3}", t / end * 1000.0));
     let strip_of = |slots: &[StateSlot]| slots.first().map_or(Strip::Send, |s| s.strip);
     // The chart's plotting area spans the same width as the canvas above,
     // less its axis: the strips use the full width with their own scale.
-    let rows = props.strips.iter().map(|(node, slots)| {
-        let strip = strip_of(slots);
-        let bands = bands(slots);
-        let mut whole = [0.0; 4];
-        for band in &bands {
-            for (sum, s) in whole.iter_mut().zip(band.seconds) {
-                *sum += s;
-            }
-        }
-        // A band pressed asks why its node entered the band's state there.
-        // The keyboard reaches a strip once (its last band, the latest,
-        // is its one tab stop), moves along it with the arrows, Home and
-        // End, and asks with Enter or Space.
-        let last = bands.len().saturating_sub(1);
-        let rects = bands.into_iter().enumerate().map(|(i, b)| {
-            let ask = {
-                let node = node.clone();
-                move || (node.clone(), b.worst, b.from_s, b.to_s)
-            };
-            let onclick = props.on_band.reform({
-                let ask = ask.clone();
-                move |_: MouseEvent| ask()
-            });
-            let onkeydown = {
-                let on_band = props.on_band.clone();
-                move |e: KeyboardEvent| match e.key().as_str() {
-                    "Enter" | " " => {
-                        e.prevent_default();
-                        on_band.emit(ask());
-                    }
-                    key => {
-                        if move_along(&e, key) {
-                            e.prevent_default();
-                        }
-                    }
-                }
-            };
-            let words = format!("{} s to {} s: {}", numbers::axis(b.from_s), numbers::axis(b.to_s), time_in_states(b.strip, &b.seconds));
-            html! {
-                <rect x={format!("{:.3}", b.from_s / end * 1000.0)} y="0" width={format!("{:.3}", (b.to_s - b.from_s) / end * 1000.0)} height="14" fill={state_colour(b.worst)}
-                    class="band" data-state={b.worst.as_str()} role="button" tabindex={if i == last { "0" } else { "-1" }}
-                    aria-label={format!("{node}, {words}: why {}?", b.worst.as_str())} {onclick} {onkeydown}>
-                    <title>{ format!("{words} (press: why {}?)", b.worst.as_str()) }</title>
-                </rect>
-            }
-        });
-        html! {
-            <div class="strip" data-testid={format!("strip-{node}")}>
-                <span class="strip-name">{ node }</span>
-                <svg viewBox="0 0 1000 14" preserveAspectRatio="none" role="group"
-                    aria-label={format!("{} of {node} over time: {}", strip.title(), time_in_states(strip, &whole))}>
-                    { for rects }
-                    if let Some(x) = cursor_x.clone() {
-                        <line x1={x.clone()} x2={x.clone()} y1="0" y2="14" stroke="white" stroke-width="7" vector-effect="non-scaling-stroke" />
-                        <line class="strip-cursor" x1={x.clone()} x2={x} y1="0" y2="14" stroke={CURSOR} stroke-width="3" vector-effect="non-scaling-stroke" />
-                    }
-                </svg>
-            </div>
-        }
+    let rows = (0..props.strips.len()).map(|row| {
+        html! { <StripRow key={props.strips[row].0.clone()} strips={props.strips.clone()} {row} now_s={props.now_s} cursor_s={props.cursor_s} on_band={props.on_band.clone()} /> }
     });
     // A legend for each kind of strip shown: send states, breaker states.
     let mut shown: Vec<Strip> = Vec::new();
