@@ -573,4 +573,24 @@ mod tests {
         }
         assert_eq!(w.offer(&spec, Sample { start_ns: 3_000 * MS, rtt_ns: 8 * MS, inflight: 4, did_drop: false }), None, "eight samples: lost");
     }
+
+    /// `rtt < minRttThreshold` is left out: a sample of exactly the
+    /// threshold (100 µs) counts, a nanosecond less does not.
+    #[test]
+    fn a_sample_of_exactly_the_least_rtt_counts_and_one_below_does_not() {
+        let spec = NetflixWindowSpec::default();
+        let threshold = spec.min_rtt_threshold_ns();
+        assert_eq!(threshold, 100_000);
+        // A window opened, then nine samples of `rtt` and one to close it.
+        let closes = |rtt: i64| {
+            let mut w = Windowed::default();
+            w.offer(&spec, Sample { start_ns: 0, rtt_ns: MS, inflight: 1, did_drop: false });
+            for k in 0..9 {
+                w.offer(&spec, Sample { start_ns: 10 * MS + k * MS, rtt_ns: rtt, inflight: 1, did_drop: false });
+            }
+            w.offer(&spec, Sample { start_ns: 2_000 * MS, rtt_ns: MS, inflight: 1, did_drop: false })
+        };
+        assert!(closes(threshold).is_some(), "ten samples with the nine at the threshold");
+        assert_eq!(closes(threshold - 1), None, "one sample and the closing one: too few");
+    }
 }
