@@ -636,3 +636,32 @@ fn a_products_requests_in_progress_are_the_ones_the_consumer_behind_it_serves() 
     }
     assert_eq!(checked.len(), 9, "{checked:?}");
 }
+
+/// tower's `buffer` in front of `rate_limit(2, 1s)`, eight requests at
+/// once and nothing after: two go at once and two more at each window's
+/// end, woken by the window itself (no arrival or finish comes to wake
+/// them); a rate limit counts nothing in progress, so what it let through
+/// carries no place of it to give back.
+#[test]
+fn tower_buffered_rate_limit_lets_two_through_at_each_window_end_with_nothing_else_to_wake_it() {
+    let scenario = graph(
+        vec![
+            json!({"id": "p", "kind": "producer", "arrivals": {"process": "trace", "times_s": vec![0.1; 8]}}),
+            json!({"id": "limit", "kind": "product_limiter", "product": "tower",
+                   "layers": [{"layer": "buffer", "bound": 8}, {"layer": "rate_limit", "num": 2, "per_s": 1.0}]}),
+            consumer("c", 0.5, 100),
+        ],
+        &[("p", "limit"), ("limit", "c")],
+    );
+    let mut sim = Simulation::new(scenario, 1).unwrap();
+    let (l, c) = (idx(&sim, "limit"), idx(&sim, "c"));
+    let mut through = Vec::new();
+    for t in [0.3, 1.3, 2.3, 3.3, 6.0] {
+        run_checked(&mut sim, t);
+        through.push(sim.stats(c).arrived);
+        let served = sim.held_messages(c);
+        assert_eq!(served.len(), if t < 6.0 { 2 } else { 0 }, "at {t} s, two in service");
+        assert!(served.iter().all(|m| !m.gates.iter().any(|g| g == l)), "at {t} s, a message carries the rate limit as a place");
+    }
+    assert_eq!(through, [2, 4, 6, 8, 8]);
+}
