@@ -691,3 +691,28 @@ fn envoy_enabled_and_enforced_percents_limit_that_share_of_requests() {
         assert!((share - expected).abs() < 0.04, "enabled {enabled} %, enforced {enforced} %: {share:.3} let through, expected about {expected:.2}");
     }
 }
+
+/// tower's refusals say why: `load_shed` right above the limit refuses at
+/// the limit itself (rate limited); with a buffer between them, only a
+/// full buffer refuses (an overflow).
+#[test]
+fn tower_refuses_at_its_limit_as_rate_limited_and_past_a_full_buffer_as_overflow() {
+    for (layers, reason) in [
+        (json!([{"layer": "load_shed"}, {"layer": "concurrency_limit", "max": 1}]), "rate_limited"),
+        (json!([{"layer": "load_shed"}, {"layer": "buffer", "bound": 2}, {"layer": "concurrency_limit", "max": 1}]), "overflow"),
+    ] {
+        let scenario = graph(
+            vec![
+                json!({"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 50}}),
+                json!({"id": "limit", "kind": "product_limiter", "product": "tower", "layers": layers}),
+                consumer("c", 0.05, 10),
+            ],
+            &[("p", "limit"), ("limit", "c")],
+        );
+        let mut sim = Simulation::new(scenario, 2).unwrap();
+        run_checked(&mut sim, 20.0);
+        let dropped = &sim.report().nodes["limit"].dropped;
+        assert!(dropped.get(reason).copied().unwrap_or(0) > 100, "{layers}: {dropped:?}");
+        assert_eq!(dropped.values().sum::<u64>(), dropped[reason], "{layers}: all {reason}: {dropped:?}");
+    }
+}
