@@ -245,8 +245,9 @@ struct RowProps {
 /// Enter or Space asks.
 #[function_component(StripRow)]
 fn strip_row(props: &RowProps) -> Html {
-    // The band the focus was last on, by its place; none: the latest.
-    let stop = use_state(|| None::<usize>);
+    // The band the focus was last on, by the instant it begins (its place
+    // may move as slots are halved); none: the latest.
+    let stop = use_state_eq(|| None::<f64>);
     let Some((node, slots)) = props.strips.get(props.row) else { return html! {} };
     let end = props.now_s.max(1e-9);
     let cursor_x = props.cursor_s.filter(|t| (0.0..=end).contains(t)).map(|t| format!("{:.3}", t / end * 1000.0));
@@ -259,7 +260,7 @@ fn strip_row(props: &RowProps) -> Html {
         }
     }
     let last = bands.len().saturating_sub(1);
-    let stop_at = stop.filter(|&i| i < last).unwrap_or(last);
+    let stop_at = stop.and_then(|from| bands.iter().position(|b| b.from_s <= from && from < b.to_s)).filter(|&i| i < last).unwrap_or(last);
     let rects = bands.into_iter().enumerate().map(|(i, b)| {
         let ask = {
             let node = node.clone();
@@ -290,7 +291,7 @@ fn strip_row(props: &RowProps) -> Html {
         };
         let onfocus = {
             let stop = stop.clone();
-            move |_: FocusEvent| stop.set((i < last).then_some(i))
+            move |_: FocusEvent| stop.set((i < last).then_some(b.from_s))
         };
         // The latest band's end is now: its name does not change with
         // every frame while the run plays.
@@ -312,7 +313,9 @@ fn strip_row(props: &RowProps) -> Html {
             <span class="strip-name">{ node }</span>
             <svg viewBox="0 0 1000 14" preserveAspectRatio="none" role="group"
                 aria-label={format!("{} of {node} over time: {}", strip.title(), time_in_states(strip, &whole))}>
-                { for rects }
+                // A list of their own: their keys count only among
+                // themselves, not beside the cursor's lines.
+                <>{ for rects }</>
                 if let Some(x) = cursor_x.clone() {
                     <line x1={x.clone()} x2={x.clone()} y1="0" y2="14" stroke="white" stroke-width="7" vector-effect="non-scaling-stroke" />
                     <line class="strip-cursor" x1={x.clone()} x2={x} y1="0" y2="14" stroke={CURSOR} stroke-width="3" vector-effect="non-scaling-stroke" />
@@ -387,7 +390,7 @@ fn state_strips(props: &StripsProps) -> Html {
     });
     html! {
         <div class="strips" aria-label="States over time">
-            { for rows }
+            <>{ for rows }</>
             <div class="legend">{ for legend }<span class="legend-item muted">{ format!("0 → {:.1} s · each band drawn in the worst state within it", props.now_s) }</span></div>
         </div>
     }

@@ -581,7 +581,8 @@ mod tests {
         let spec = NetflixWindowSpec::default();
         let threshold = spec.min_rtt_threshold_ns();
         assert_eq!(threshold, 100_000);
-        // A window opened, then nine samples of `rtt` and one to close it.
+        // A first sample closes a window of one by itself; then nine
+        // samples of `rtt` and one to close the next window.
         let closes = |rtt: i64| {
             let mut w = Windowed::default();
             w.offer(&spec, Sample { start_ns: 0, rtt_ns: MS, inflight: 1, did_drop: false });
@@ -591,6 +592,6 @@ mod tests {
             w.offer(&spec, Sample { start_ns: 2_000 * MS, rtt_ns: MS, inflight: 1, did_drop: false })
         };
         assert!(closes(threshold).is_some(), "ten samples with the nine at the threshold");
-        assert_eq!(closes(threshold - 1), None, "one sample and the closing one: too few");
+        assert_eq!(closes(threshold - 1), None, "the closing sample alone: too few");
     }
 }
