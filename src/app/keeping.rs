@@ -50,8 +50,14 @@ impl Page {
     /// and when it set another tab's work aside.
     pub(crate) fn save_now(&self) {
         // In the middle of a command (or of a failure inside one), the
-        // scenario is not to be read: the save stays due.
-        let Ok(session) = self.session.try_borrow() else { return };
+        // scenario is not to be read: the save stays due, and is tried
+        // again shortly (with no further edit, nothing else would make
+        // it). Its own timer is not replaced here: it is running.
+        let Ok(session) = self.session.try_borrow() else {
+            let page = self.clone();
+            gloo_timers::callback::Timeout::new(SAVE_AFTER_MS, move || page.save_now()).forget();
+            return;
+        };
         if !std::mem::take(&mut self.saving.borrow_mut().due) {
             return;
         }
