@@ -251,7 +251,7 @@ fn strip_row(props: &RowProps) -> Html {
     let Some((node, slots)) = props.strips.get(props.row) else { return html! {} };
     let end = props.now_s.max(1e-9);
     let cursor_x = props.cursor_s.filter(|t| (0.0..=end).contains(t)).map(|t| format!("{:.3}", t / end * 1000.0));
-    let strip = slots.first().map_or(Strip::Send, |s| s.strip);
+    let strip = strip_of(slots);
     let bands = bands(slots);
     let mut whole = [0.0; 4];
     for band in &bands {
@@ -325,6 +325,11 @@ fn strip_row(props: &RowProps) -> Html {
     }
 }
 
+/// Which kind of strip `slots` draw: send states, or a breaker's.
+fn strip_of(slots: &[StateSlot]) -> Strip {
+    slots.first().map_or(Strip::Send, |s| s.strip)
+}
+
 /// Moves the focus along a strip from the band `e` came from: to the band
 /// before or after it, or to its first or last; whether `key` was one of
 /// those.
@@ -371,7 +376,6 @@ struct StripsProps {
 /// tooltip and, for the whole run, in the strip's name.
 #[function_component(StateStrips)]
 fn state_strips(props: &StripsProps) -> Html {
-    let strip_of = |slots: &[StateSlot]| slots.first().map_or(Strip::Send, |s| s.strip);
     // The chart's plotting area spans the same width as the canvas above,
     // less its axis: the strips use the full width with their own scale.
     let rows = (0..props.strips.len()).map(|row| {
