@@ -91,6 +91,24 @@ test('Why? on a phone: the panel and its lines are a finger wide', async () => {
   await page.close();
 });
 
+test('on a phone, a band of a state strip pressed brings its chain, drawn above the chart, into view', async () => {
+  const { page, errors } = await openAt(9.9, { width: 390, height: 844 });
+  await page.click('[data-node="sender"] .body');
+  const band = page.locator('[data-testid="strip-sender"] rect.band[data-state="Overloaded"]').last();
+  await band.scrollIntoViewIfNeeded();
+  await band.click();
+  await lines(page);
+  await page.waitForTimeout(400);
+  const why = await page.evaluate(() => {
+    const r = document.querySelector('[data-testid="why"]').getBoundingClientRect();
+    return { height: r.height, shown: Math.min(r.bottom, innerHeight) - Math.max(r.top, 0), top: r.top };
+  });
+  assert.ok(why.shown >= Math.min(why.height, 160), `${why.shown} px of the chain's ${why.height} show (its top at ${why.top})`);
+  await screenshot(page, 'why-strip-phone');
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 /** The chain `sluice lesson N` prints under step `step`'s verdict. */
 function lessonChain(n, step) {
   const out = execFileSync(sluice(), ['lesson', String(n)], { encoding: 'utf8' });

@@ -4,14 +4,16 @@
 pub const A_FEW_LINES: f64 = 160.0;
 
 /// Scrolls the first element `selector` finds into view, after the page
-/// has drawn what the last command changed, when none of it is in view: on
-/// a short screen, scrolling to show all of it would push the step just
-/// pressed, its verdict and the canvas out of view. Where the lesson sits
-/// beside the canvas (a wide screen), the page never scrolls the canvas's
-/// top (A's and B's, comparing) out of view: what is below it shows as far
-/// as that allows; there, a part below the canvas showing less than
-/// `enough` of itself (0: anything) is brought up too, as a chain asked
-/// for that only peeks in at the window's foot.
+/// has drawn what the last command changed, when it shows less than
+/// `enough` of itself (0: when none of it is in view): a chain asked for
+/// that only peeks in at the window's foot, or, asked from a state strip
+/// on a phone, shows only its last line above the chart. It is brought
+/// in as little as shows it, not whole: on a short screen, scrolling to
+/// show all of it would push the step just pressed, its verdict and the
+/// canvas out of view. Where the lesson sits beside the canvas (a wide
+/// screen), the page never scrolls the canvas's top (A's and B's,
+/// comparing) out of view for a part below it: that part shows as far as
+/// this allows.
 pub fn bring_into_view(selector: &'static str, enough: f64) {
     gloo_timers::callback::Timeout::new(50, move || {
         let window = gloo_utils::window();
@@ -24,10 +26,10 @@ pub fn bring_into_view(selector: &'static str, enough: f64) {
         let beside = document.query_selector(".side").ok().flatten().is_some_and(|side| side.client_height() > 0);
         let in_side = el.closest(".side").ok().flatten().is_some();
         let shown = r.bottom().min(height) - r.top().max(0.0);
-        let below_canvas = beside && !in_side && r.top() > 0.0;
-        if shown > 0.0 && !(below_canvas && shown < r.height().min(enough)) {
+        if shown > 0.0 && shown >= r.height().min(enough) {
             return;
         }
+        let below_canvas = beside && !in_side && r.top() > 0.0;
         let canvas = document.query_selector(".ab-canvases, svg.graph").ok().flatten().map(|c| c.get_bounding_client_rect().top());
         match canvas.filter(|&top| below_canvas && top >= 0.0) {
             // Its foot to the window's (its top, if it is taller), or as
