@@ -188,6 +188,18 @@ impl Run {
         Ok(())
     }
 
+    /// The last instant after `after` and before `at` a live change gave
+    /// `node` new settings, among the changes the run keeps.
+    pub fn settings_changed(&self, node: usize, after: SimTime, at: SimTime) -> Option<SimTime> {
+        let upto = self.changes.partition_point(|c| c.now < at);
+        self.changes[..upto]
+            .iter()
+            .rev()
+            .take_while(|c| c.now > after)
+            .find(|c| matches!(&c.change, LiveChange::Blocks { changed, .. } if changed.contains(&node)))
+            .map(|c| c.now)
+    }
+
     /// `Simulation::take_insertion`, kept to be taken again where it was.
     pub fn take_insertion(&mut self, edited: &Scenario, node: usize, from: usize, to: usize) -> Result<(), ScenarioError> {
         self.sim.take_insertion(edited, node, from, to)?;

@@ -86,6 +86,10 @@ struct NodeWhys {
     /// How many times its offers began to be refused, and the last time.
     holds: u64,
     onset: Option<HeldBack>,
+    /// The hold its last taken offer ended, and the instant: a block that
+    /// takes one as a worker frees and refuses the next at that instant
+    /// holds it back on, since the same instant as before.
+    let_go: Option<(HeldBack, SimTime)>,
 }
 
 /// Every node's records.
@@ -175,13 +179,20 @@ impl Whys {
     }
 
     /// `node`'s offer was refused by `by` at `now`: held back since now
-    /// unless it already was.
+    /// unless it already was, or was let go by `by` at this very instant
+    /// (it took one offer, as a worker freed, and refuses the next: the
+    /// hold goes on from when it began).
     #[inline]
     pub fn refused(&mut self, node: usize, by: usize, now: SimTime) {
         let n = self.node(node);
+        let let_go = n.let_go.take();
         match &mut n.held_back {
             Some(h) if h.by == by as u32 => {}
             Some(h) => *h = HeldBack { by: by as u32, since: now },
+            none if let_go.is_some_and(|(h, at)| at == now && h.by == by as u32) => {
+                *none = let_go.map(|(h, _)| h);
+                self.held += 1;
+            }
             none => {
                 let held = HeldBack { by: by as u32, since: now };
                 *none = Some(held);
@@ -192,14 +203,15 @@ impl Whys {
         }
     }
 
-    /// `node`'s offer was taken: no longer held back.
+    /// `node`'s offer was taken at `now`: no longer held back.
     #[inline]
-    pub fn taken(&mut self, node: usize) {
+    pub fn taken(&mut self, node: usize, now: SimTime) {
         if self.held == 0 {
             return;
         }
         if let Some(n) = self.nodes.get_mut(node) {
-            if n.held_back.take().is_some() {
+            if let Some(h) = n.held_back.take() {
+                n.let_go = Some((h, now));
                 self.held -= 1;
             }
         }
@@ -241,5 +253,48 @@ impl Whys {
         if let Some(all) = &mut self.all {
             all.push(why);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn t(ms: u64) -> SimTime {
+        SimTime::from_nanos(ms * 1_000_000)
+    }
+
+    /// A consumer with one worker takes one offer each time the worker
+    /// frees and refuses the next at that instant: the hold goes on from
+    /// its first refusal, counted once. Taken with nothing refused after
+    /// (or refused later, or by another), it ended.
+    #[test]
+    fn a_hold_goes_on_through_an_offer_taken_and_the_next_refused_at_that_instant() {
+        let mut w = Whys::default();
+        let held = |w: &Whys| w.held_back(0).map(|h| (h.by, h.since));
+        w.refused(0, 1, t(5));
+        for k in 1..=5 {
+            w.taken(0, t(5 + 10 * k));
+            assert_eq!(held(&w), None, "taken: not held back now");
+            w.refused(0, 1, t(5 + 10 * k));
+            assert_eq!(held(&w), Some((1, t(5))), "refused at once again: since the first refusal");
+        }
+        assert_eq!((w.times_held_back(0), w.last_held_back(0).map(|h| h.since)), (1, Some(t(5))));
+        // Taken, and refused only a millisecond later: a new hold.
+        w.taken(0, t(60));
+        w.refused(0, 1, t(61));
+        assert_eq!(held(&w), Some((1, t(61))));
+        assert_eq!(w.times_held_back(0), 2);
+        // Taken, and refused at that instant by another block: a new hold.
+        w.taken(0, t(70));
+        w.refused(0, 2, t(70));
+        assert_eq!(held(&w), Some((2, t(70))));
+        assert_eq!((w.times_held_back(0), w.last_held_back(0).map(|h| h.by)), (3, Some(2)));
+        // A hold let go is not taken up again at a later instant's refusal.
+        w.taken(0, t(80));
+        w.taken(0, t(80));
+        w.refused(0, 2, t(90));
+        assert_eq!(held(&w), Some((2, t(90))));
+        assert_eq!(w.times_held_back(0), 4);
     }
 }

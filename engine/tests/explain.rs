@@ -237,6 +237,30 @@ fn every_drop_and_state_change_of_every_shipped_scenario_and_lesson_has_a_true_c
                 for gap in [" .", "( ", "(;", " ,", "; )", "its ,"] {
                     assert!(!link.text.contains(gap), "{name}: {:?} has a gap ({gap:?})", link.text);
                 }
+                // A threshold a change names was reached by what it held.
+                if link.text.contains("reaching its") {
+                    let held = link.facts.iter().find_map(|f| match f {
+                        Fact::Held { messages, bytes, .. } => Some((*messages, *bytes)),
+                        _ => None,
+                    });
+                    let (messages, bytes) = held.unwrap_or_else(|| panic!("{name}: {:?} cites no holding", link.text));
+                    for fact in &link.facts {
+                        if let Fact::Setting { path, value, .. } = fact {
+                            let limit = value.as_f64().unwrap_or(f64::MAX);
+                            let reached = if path.ends_with("/bytes") { bytes as f64 >= limit } else { messages as f64 >= limit };
+                            assert!(!path.contains("_limit/") || reached, "{name}: {:?} names {path} {limit}, not reached", link.text);
+                        }
+                    }
+                }
+                // A queue refuses as full only when it refuses on full (one
+                // that drops on full refuses only as it asks for a pause).
+                if link.text.contains(": it was full (") {
+                    let on_full = link.facts.iter().find_map(|f| match f {
+                        Fact::Setting { path: "/on_full", value, .. } => value.as_str(),
+                        _ => None,
+                    });
+                    assert_eq!(on_full, Some("refuse"), "{name}: {:?}", link.text);
+                }
                 for fact in &link.facts {
                     match fact {
                         Fact::Reading { at, .. } | Fact::Setting { at, .. } | Fact::Sources { at, .. } | Fact::Where { at, .. } => {

@@ -7,6 +7,7 @@
 
 #![cfg(not(target_arch = "wasm32"))]
 
+use sluice_engine::explain::Fact;
 use sluice_engine::lesson::{self, Lesson};
 
 fn lesson(number: u32) -> Lesson {
@@ -542,6 +543,28 @@ fn a_step_that_explains_names_its_cause_and_fails_on_another() {
     let at = explained.subject.at().as_secs_f64();
     assert!(at >= outcomes[1].began_s && at <= outcomes[1].judged_s, "the moment is within the step: {at}");
     assert_eq!(explained.chain.links[0].node, sender);
+    // The client, one worker at 10 ms from the step's start, refused the
+    // socket from then on, a worker freed taking one and refusing the
+    // next: not only since its last take (the buffers took more than half
+    // a second to fill). What it passed while it refused is counted under
+    // those settings: at most its one worker's 100 a second.
+    let client = l.scenario.node_index("client").unwrap();
+    let facts = || explained.chain.links.iter().flat_map(|link| link.facts.iter());
+    let since = facts()
+        .find_map(|f| match f {
+            Fact::RefusedBy { by, since, .. } if *by == client => Some(since.as_secs_f64()),
+            _ => None,
+        })
+        .expect("the chain names the client refusing");
+    assert!(since >= outcomes[1].began_s && since < at - 0.3, "the client refused from {since} s, the frame thinned at {at} s");
+    let (from, to, departed) = facts()
+        .find_map(|f| match f {
+            Fact::Flow { node, from, to, departed, .. } if *node == client => Some((from.as_secs_f64(), to.as_secs_f64(), *departed)),
+            _ => None,
+        })
+        .expect("the chain ends at the client's flow");
+    assert!(from >= outcomes[1].began_s && to - from > 0.3, "counted from {from} s to {to} s");
+    assert!(departed as f64 <= (to - from) * 100.0 + 1.0, "{departed} passed from {from} s to {to} s by one worker at 10 ms");
 
     // The same frames thinned, but by a slow network: the client reads at
     // once, so nothing names it refusing the socket.

@@ -9,7 +9,9 @@
 //!   held then (its counters as the report reads them), and on to the block
 //!   that was refusing *its* offers;
 //! - to the flow at a block that refused on its own account: what it took
-//!   and passed on in the second before, beside the setting that bounds it.
+//!   and passed on while it refused (the second before at most, none of
+//!   it before its settings last changed), beside the setting that bounds
+//!   it.
 //!
 //! Guarantees:
 //! - Every fact a link cites is a `Fact`: a report field of a node at an
@@ -167,10 +169,23 @@ fn seconds<S: serde::Serializer>(t: &SimTime, s: S) -> Result<S::Ok, S::Error> {
 enum Next {
     /// The change that put `node` in `state` at `since`.
     Change { node: usize, state: State, since: SimTime },
-    /// Why `by` refused `node`'s offers at `since`.
-    Refusal { node: usize, held: HeldBack },
-    /// The flow through `node` in the second before `at`.
-    Flow { node: usize, at: SimTime },
+    /// Why `held.by` refused `node`'s offers from `held.since`, as it
+    /// still did at `seen`.
+    Refusal { node: usize, held: HeldBack, seen: SimTime },
+    /// The flow through `node` from `since` to `at` (while it refused,
+    /// say), a second at most; the second before `at` when `since` is not
+    /// before it.
+    Flow { node: usize, since: SimTime, at: SimTime },
+}
+
+impl Next {
+    /// What a chain visits once: a refusal whatever instant it was seen at.
+    fn visit(self) -> Next {
+        match self {
+            Next::Refusal { node, held, .. } => Next::Refusal { node, held, seen: held.since },
+            next => next,
+        }
+    }
 }
 
 /// Builds chains from a run, keeping the last instants it looked at.
@@ -215,15 +230,15 @@ impl<'a> Explainer<'a> {
                 let sim = self.sim_at(why.at);
                 words::event(sim, why)
             }
-            Subject::HeldBack { node, held, .. } => self.follow(Next::Refusal { node: *node, held: *held }),
+            Subject::HeldBack { node, held, at } => self.follow(Next::Refusal { node: *node, held: *held, seen: *at }),
         };
         links.push(first);
         let mut visited: Vec<Next> = Vec::new();
         while let Some(n) = next {
-            if links.len() >= MAX_LINKS || visited.contains(&n) {
+            if links.len() >= MAX_LINKS || visited.contains(&n.visit()) {
                 break;
             }
-            visited.push(n);
+            visited.push(n.visit());
             let (link, after) = self.follow(n);
             links.push(link);
             next = after;
@@ -245,14 +260,19 @@ impl<'a> Explainer<'a> {
                 }
             }
             // An instant the run no longer keeps cannot be read again.
-            Next::Refusal { node, held } if held.since < earliest => (words::older(self.sim_at(earliest), node, held.since), None),
-            Next::Flow { node, at } if at < earliest => (words::older(self.sim_at(earliest), node, at), None),
-            Next::Refusal { node, held } => {
+            Next::Refusal { node, held, .. } if held.since < earliest => (words::older(self.sim_at(earliest), node, held.since), None),
+            Next::Flow { node, at, .. } if at < earliest => (words::older(self.sim_at(earliest), node, at), None),
+            Next::Refusal { node, held, seen } => {
                 let sim = self.sim_at(held.since);
-                words::refusal(sim, node, held)
+                words::refusal(sim, node, held, seen)
             }
-            Next::Flow { node, at } => {
-                let from = SimTime::from_nanos(at.as_nanos().saturating_sub(FLOW_SPAN.as_nanos())).max(earliest);
+            Next::Flow { node, since, at } => {
+                // While it refused, at most the second before; and since
+                // its settings last changed: what it passed under the old
+                // ones is not what bounds it.
+                let second = SimTime::from_nanos(at.as_nanos().saturating_sub(FLOW_SPAN.as_nanos()));
+                let start = if since < at { since.max(second) } else { second }.max(earliest);
+                let from = self.run.settings_changed(node, start, at).unwrap_or(start);
                 let before = flow_counts(self.sim_at(from), node);
                 let sim = self.sim_at(at);
                 let after = flow_counts(sim, node);

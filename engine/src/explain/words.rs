@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::{kind, Fact, Link, Next};
 use crate::metrics::DropReason;
-use crate::plumbing::numbers::{readable, thousands};
+use crate::plumbing::numbers::{plain, readable, thousands};
 use crate::scenario::Kind;
 use crate::simulation::Simulation;
 use crate::state::{Cause, Family, State};
@@ -119,6 +119,28 @@ fn threshold_paths(to: State) -> &'static [(&'static str, &'static str)] {
     }
 }
 
+/// Of the thresholds of state `to` at `node`, those what `why` records it
+/// held had reached: the bytes' alone when 48 messages under a limit of
+/// 50 came to more bytes than theirs. Every one when none was reached (a
+/// threshold changed since, say).
+fn reached(sim: &Simulation, node: usize, to: State, why: &Why) -> Vec<(&'static str, &'static str)> {
+    let all = threshold_paths(to);
+    let Some(spec) = sim.scenario().nodes.get(node).and_then(|n| serde_json::to_value(n).ok()) else { return all.to_vec() };
+    let hit: Vec<_> = all
+        .iter()
+        .filter(|(path, _)| {
+            let held = if path.ends_with("/bytes") { why.held_bytes } else { why.held };
+            spec.pointer(path).and_then(Value::as_f64).is_some_and(|limit| limit > 0.0 && held as f64 >= limit)
+        })
+        .copied()
+        .collect();
+    if hit.is_empty() {
+        all.to_vec()
+    } else {
+        hit
+    }
+}
+
 /// The link of a drop or a state change, from its record, and what to
 /// explain next.
 pub(super) fn event(sim: &Simulation, why: &Why) -> (Link, Option<Next>) {
@@ -136,7 +158,7 @@ pub(super) fn event(sim: &Simulation, why: &Why) -> (Link, Option<Next>) {
     let refused = |c: &mut Cited| -> Option<(String, Next)> {
         let h = why.held_back?;
         c.facts.push(Fact::RefusedBy { node, by: h.by as usize, since: h.since, at: why.at });
-        Some((sim.node_id(h.by as usize).to_string(), Next::Refusal { node, held: h }))
+        Some((sim.node_id(h.by as usize).to_string(), Next::Refusal { node, held: h, seen: why.at }))
     };
     let (text, next) = match why.what {
         What::Dropped { reason, class, droppable, .. } => {
@@ -171,18 +193,18 @@ pub(super) fn event(sim: &Simulation, why: &Why) -> (Link, Option<Next>) {
                     c.facts.push(held);
                     let cap = c.settings(node, &[("/capacity/messages", "capacity (messages)"), ("/capacity/bytes", "capacity (bytes)"), ("/capacity", "capacity"), ("/on_full", "on full"), ("/queue", "queue")]);
                     let cap = if cap.is_empty() { "its bound".to_string() } else { format!("its {cap}") };
-                    let next = refused(&mut c).map(|b| b.1).unwrap_or(Next::Flow { node, at: why.at });
+                    let next = refused(&mut c).map(|b| b.1).unwrap_or(Next::Flow { node, since: why.at, at: why.at });
                     (format!("{what} overflowed {name} at {at}: it held {} messages ({} bytes) against {cap}.", thousands(why.held as f64), thousands(why.held_bytes as f64)), Some(next))
                 }
                 DropReason::Expired => {
                     let ttl = c.settings(node, &[("/ttl_s", "time to live (s)"), ("/queue_timeout_s", "queue time-out (s)"), ("/timeout_queue_s", "queue time-out (s)")]);
                     let ttl = if ttl.is_empty() { "the time it may wait".to_string() } else { format!("its {ttl}") };
-                    let next = refused(&mut c).map(|b| b.1).unwrap_or(Next::Flow { node, at: why.at });
+                    let next = refused(&mut c).map(|b| b.1).unwrap_or(Next::Flow { node, since: why.at, at: why.at });
                     (format!("{what} expired in {name} at {at}: it waited longer than {ttl}, unsent."), Some(next))
                 }
                 DropReason::RateLimited => {
                     let rule = limiter_settings(&mut c, node);
-                    (format!("{name} refused {what} at {at}: it came over the limit ({rule})."), Some(Next::Flow { node, at: why.at }))
+                    (format!("{name} refused {what} at {at}: it came over the limit ({rule})."), Some(Next::Flow { node, since: why.at, at: why.at }))
                 }
                 DropReason::LinkDown => {
                     let state = in_state(&mut c, State::Up);
@@ -256,14 +278,15 @@ fn change(
     match cause {
         Cause::Enqueue | Cause::Overflow => {
             c.facts.push(held);
-            let limits = c.settings(node, threshold_paths(to));
-            let next = refused(c).map(|b| b.1).unwrap_or(Next::Flow { node, at: why.at });
+            let reached = reached(c.sim, node, to, why);
+            let limits = c.settings(node, &reached);
+            let next = refused(c).map(|b| b.1).unwrap_or(Next::Flow { node, since: why.at, at: why.at });
             let against = if limits.is_empty() { String::new() } else { format!(", reaching its {limits}") };
             (format!("{turned}: {holds}{against}; a queue's state gets worse after an enqueue or a write and better only after a send."), Some(next))
         }
         Cause::WouldBlock => match refused(c) {
             Some((by, next)) => (format!("{turned}: a write would block, as {by} refused what it sent (the socket's send buffer is full)."), Some(next)),
-            None => (format!("{turned}: a write would block."), Some(Next::Flow { node, at: why.at })),
+            None => (format!("{turned}: a write would block."), Some(Next::Flow { node, since: why.at, at: why.at })),
         },
         Cause::Send => {
             c.facts.push(held);
@@ -384,7 +407,7 @@ fn pausing_queue(sim: &Simulation, producer: usize) -> Option<(usize, State, Sim
 }
 
 /// Why `held.by` refused `node`'s offers at `held.since`.
-pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack) -> (Link, Option<Next>) {
+pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack, seen: SimTime) -> (Link, Option<Next>) {
     let by = held.by as usize;
     let mut c = Cited::new(sim, held.since);
     let at = secs(held.since);
@@ -395,9 +418,9 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack) -> (Link, O
         match sim.whys().held_back(by) {
             Some(h) => {
                 c.facts.push(Fact::RefusedBy { node: by, by: h.by as usize, since: h.since, at: held.since });
-                Next::Refusal { node: by, held: h }
+                Next::Refusal { node: by, held: h, seen: held.since }
             }
-            None => Next::Flow { node: by, at: held.since },
+            None => Next::Flow { node: by, since: held.since, at: seen },
         }
     };
     let (text, next) = match kind(sim, by) {
@@ -438,8 +461,10 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack) -> (Link, O
         Kind::Queue => {
             let state = c.reading(by, "state");
             let depth = c.reading(by, "depth_messages").map(|v| shown(&v)).unwrap_or_default();
-            // A queue asking for a pause refuses only what a link brings.
-            let paused = sim.pauses(by) && kind(sim, node) == Kind::Link;
+            // A queue asking for a pause refuses what a link brings (through
+            // the routers on the link's way too); one not full refuses for
+            // nothing else.
+            let paused = sim.pauses(by) && (kind(sim, node) == Kind::Link || !sim.refuses_offers(by));
             if paused {
                 let change = sim.whys().changes(by).next_back().and_then(|w| w.state_like(State::Ready)).map(|(s, since)| {
                     c.facts.push(Fact::InState { node: by, state: s, since, at: held.since });
@@ -458,7 +483,7 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack) -> (Link, O
             let n = c.reading(by, "in_flight").map(|v| shown(&v)).unwrap_or_default();
             let cap = c.settings(by, &[("/max_messages", "window (messages)"), ("/max_bytes", "window (bytes)"), ("/scope", "scope"), ("/opens_on", "opens on")]);
             let (place, most) = c.gated(by);
-            let next = most.map_or(Next::Flow { node: by, at: held.since }, |m| Next::Flow { node: m, at: held.since });
+            let next = most.map_or(Next::Flow { node: by, since: held.since, at: seen }, |m| Next::Flow { node: m, since: held.since, at: seen });
             (format!("{who} refused {sender}'s messages from {at}: its window was closed ({n} in flight; {cap}){place}; it opens only as they are acknowledged."), Some(next))
         }
         Kind::Credit => {
@@ -469,21 +494,21 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack) -> (Link, O
             let handshake = matches!(sim.scenario().nodes.get(by).map(|n| &n.block), Some(crate::scenario::BlockSpec::Credit(spec)) if !spec.implicit_single_credit);
             let cap = c.settings(by, &[("/initial_credit", "initial credit"), ("/grant_batch", "grant batch")]);
             let first = if handshake { ", and a first contact waits for its handshake's CONNACK" } else { "" };
-            (format!("{who} refused {sender}'s messages from {at}: their peer held no credit ({n} held by all peers; {cap}): the receiver grants more as it processes{first}."), Some(Next::Flow { node: by, at: held.since }))
+            (format!("{who} refused {sender}'s messages from {at}: their peer held no credit ({n} held by all peers; {cap}): the receiver grants more as it processes{first}."), Some(Next::Flow { node: by, since: held.since, at: seen }))
         }
         Kind::ConcurrencyLimiter => {
             let n = c.reading(by, "in_flight").map(|v| shown(&v)).unwrap_or_default();
             let cap = c.settings(by, &[("/max_in_flight", "at most in flight")]);
-            (format!("{who} refused {sender}'s messages from {at}: {n} were in flight, its limit ({cap})."), Some(Next::Flow { node: by, at: held.since }))
+            (format!("{who} refused {sender}'s messages from {at}: {n} were in flight, its limit ({cap})."), Some(Next::Flow { node: by, since: held.since, at: seen }))
         }
         Kind::ResourcePool => {
             let n = c.reading(by, "depth_messages").map(|v| shown(&v)).unwrap_or_default();
             let cap = c.settings(by, &[("/max_total", "at most"), ("/create_s", "creating one takes (s)")]);
-            (format!("{who} refused {sender}'s messages from {at}: {n} resources busy and none free ({cap})."), Some(Next::Flow { node: by, at: held.since }))
+            (format!("{who} refused {sender}'s messages from {at}: {n} resources busy and none free ({cap})."), Some(Next::Flow { node: by, since: held.since, at: seen }))
         }
         Kind::RateLimiter => {
             let rule = c.settings(by, &[("/rules", "rules")]);
-            (format!("{who} held {sender}'s messages back from {at}: its rate was used up ({rule})."), Some(Next::Flow { node: by, at: held.since }))
+            (format!("{who} held {sender}'s messages back from {at}: its rate was used up ({rule})."), Some(Next::Flow { node: by, since: held.since, at: seen }))
         }
         Kind::ProductLimiter => {
             let n = c.reading(by, "depth_messages").map(|v| shown(&v)).unwrap_or_default();
@@ -514,9 +539,12 @@ pub(super) fn flow(sim: &Simulation, node: usize, fact: Fact) -> Link {
     let bound = if bound.is_empty() { String::new() } else { format!(", bounded by {bound}") };
     let span = to.as_secs_f64() - from.as_secs_f64();
     c.facts.push(fact);
-    let more = if arrived > departed { ": more came than it passed on" } else { "" };
+    // More came than it passed on: beyond what it has in service now (one
+    // more taken than finished is a worker busy, not a backlog).
+    let more = if arrived > departed + sim.stats(node).in_service { ": more came than it passed on" } else { "" };
+    let rate = if span > 0.0 { format!(" ({} a second)", plain(departed as f64 / span)) } else { String::new() };
     let text = format!(
-        "From {} to {} ({span:.2} s), {} messages entered {who} and {} left it{bound}{more}.",
+        "From {} to {} ({span:.2} s), {} messages entered {who} and {} left it{rate}{bound}{more}.",
         secs(from),
         secs(to),
         thousands(arrived as f64),

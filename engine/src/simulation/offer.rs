@@ -32,7 +32,7 @@ impl Simulation {
             if let Some(flows) = &mut self.flows {
                 flows.count(from, to, msg.class);
             }
-            self.core.whys.taken(from);
+            self.core.whys.taken(from, self.core.now);
         } else {
             // The deepest block that refused is the one that decided.
             if self.refuser == usize::MAX {

@@ -37,7 +37,7 @@ impl Simulation {
         // option once the draw is made.
         let core = &mut self.core;
         let attempt = consumer.draw_attempt(&mut core.rngs[c], &entry.msg);
-        core.whys.taken(q);
+        core.whys.taken(q, core.now);
         queue.on_wake();
         consumer.serve_next(slot, entry.msg, attempt, &mut Context { core, node: c, stats: consumer_stats });
         queue.sent(entry, &mut Context { core, node: q, stats: queue_stats });
@@ -76,7 +76,7 @@ impl Simulation {
                 core.whys.refused(q, to, core.now);
                 return Some(true);
             }
-            core.whys.taken(q);
+            core.whys.taken(q, core.now);
             queue.sent(entry, &mut Context { core, node: q, stats: queue_stats });
             *sent += 1;
         }
