@@ -8,9 +8,9 @@ pub const A_FEW_LINES: f64 = 160.0;
 /// `enough` of itself (0: when none of it is in view): a chain asked for
 /// that only peeks in at the window's foot, or, asked from a state strip
 /// on a phone, shows only its last line above the chart. It is brought
-/// in as little as shows it, not whole: on a short screen, scrolling to
-/// show all of it would push the step just pressed, its verdict and the
-/// canvas out of view. Where the lesson sits beside the canvas (a wide
+/// to the nearest edge of the window (whole if it fits, else as much as
+/// the window holds); below the canvas on a wide screen, only as far as
+/// keeps the step just pressed, its verdict and the canvas in view. Where the lesson sits beside the canvas (a wide
 /// screen), the page never scrolls the canvas's top (A's and B's,
 /// comparing) out of view for a part below it: that part shows as far as
 /// this allows.
