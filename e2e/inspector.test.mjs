@@ -100,6 +100,10 @@ test('a refused value is explained inline and the last valid value stays', async
   await page.fill('[data-testid="param-outages"]', '[{"from_s": 1, "to_s": ');
   await page.press('[data-testid="param-outages"]', 'Tab');
   assert.match(await page.textContent('[data-testid="param-outages-error"]'), /not valid JSON/);
+  // What was typed stays to be mended, through the redraw that showed the
+  // error and those of the running page.
+  await page.waitForTimeout(300);
+  assert.equal(await page.inputValue('[data-testid="param-outages"]'), '[{"from_s": 1, "to_s": ');
   await page.fill('[data-testid="param-outages"]', '[{"from_s": 1, "to_s": 2}]');
   await page.press('[data-testid="param-outages"]', 'Tab');
   // (The page draws again after the change event: wait for it.)

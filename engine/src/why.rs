@@ -44,6 +44,9 @@ pub enum What {
 pub struct HeldBack {
     pub by: u32,
     pub since: SimTime,
+    /// Refused unread: a queue asking its inputs to pause left what a link
+    /// brought in the link (not that it was full). As at the hold's onset.
+    pub unread: bool,
 }
 
 /// One drop or state change, with what held at its node at that moment.
@@ -181,20 +184,20 @@ impl Whys {
     /// `node`'s offer was refused by `by` at `now`: held back since now
     /// unless it already was, or was let go by `by` at this very instant
     /// (it took one offer, as a worker freed, and refuses the next: the
-    /// hold goes on from when it began).
+    /// hold goes on from when it began). `unread`: see [`HeldBack::unread`].
     #[inline]
-    pub fn refused(&mut self, node: usize, by: usize, now: SimTime) {
+    pub fn refused(&mut self, node: usize, by: usize, now: SimTime, unread: bool) {
         let n = self.node(node);
         let let_go = n.let_go.take();
         match &mut n.held_back {
             Some(h) if h.by == by as u32 => {}
-            Some(h) => *h = HeldBack { by: by as u32, since: now },
+            Some(h) => *h = HeldBack { by: by as u32, since: now, unread },
             none if let_go.is_some_and(|(h, at)| at == now && h.by == by as u32) => {
                 *none = let_go.map(|(h, _)| h);
                 self.held += 1;
             }
             none => {
-                let held = HeldBack { by: by as u32, since: now };
+                let held = HeldBack { by: by as u32, since: now, unread };
                 *none = Some(held);
                 n.holds += 1;
                 n.onset = Some(held);
@@ -272,28 +275,28 @@ mod tests {
     fn a_hold_goes_on_through_an_offer_taken_and_the_next_refused_at_that_instant() {
         let mut w = Whys::default();
         let held = |w: &Whys| w.held_back(0).map(|h| (h.by, h.since));
-        w.refused(0, 1, t(5));
+        w.refused(0, 1, t(5), false);
         for k in 1..=5 {
             w.taken(0, t(5 + 10 * k));
             assert_eq!(held(&w), None, "taken: not held back now");
-            w.refused(0, 1, t(5 + 10 * k));
+            w.refused(0, 1, t(5 + 10 * k), false);
             assert_eq!(held(&w), Some((1, t(5))), "refused at once again: since the first refusal");
         }
         assert_eq!((w.times_held_back(0), w.last_held_back(0).map(|h| h.since)), (1, Some(t(5))));
         // Taken, and refused only a millisecond later: a new hold.
         w.taken(0, t(60));
-        w.refused(0, 1, t(61));
+        w.refused(0, 1, t(61), false);
         assert_eq!(held(&w), Some((1, t(61))));
         assert_eq!(w.times_held_back(0), 2);
         // Taken, and refused at that instant by another block: a new hold.
         w.taken(0, t(70));
-        w.refused(0, 2, t(70));
+        w.refused(0, 2, t(70), false);
         assert_eq!(held(&w), Some((2, t(70))));
         assert_eq!((w.times_held_back(0), w.last_held_back(0).map(|h| h.by)), (3, Some(2)));
         // A hold let go is not taken up again at a later instant's refusal.
         w.taken(0, t(80));
         w.taken(0, t(80));
-        w.refused(0, 2, t(90));
+        w.refused(0, 2, t(90), false);
         assert_eq!(held(&w), Some((2, t(90))));
         assert_eq!(w.times_held_back(0), 4);
     }

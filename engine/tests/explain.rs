@@ -377,3 +377,117 @@ fn a_band_asked_about_finds_how_its_state_began_as_a_run_stepped_alone_does() {
     let later = SimTime::from_secs_f64(10.0);
     assert_eq!(find(&run, later, node, Asked::Entered { to: State::Overloaded, from: SimTime::from_secs_f64(11.0), until: end }), None);
 }
+
+/// A scenario of `nodes` joined by `edges`, as the file writes them.
+fn graph(nodes: serde_json::Value, edges: &[(&str, &str)]) -> Scenario {
+    let edges: Vec<serde_json::Value> = edges.iter().map(|(f, t)| serde_json::json!({"from": f, "to": t})).collect();
+    Scenario::from_value(serde_json::json!({"version": 1, "nodes": nodes, "edges": edges})).unwrap()
+}
+
+/// A queue at its soft limit asks for a pause: what a link brings it is
+/// left unread, and its chain says so; a producer offering straight to it
+/// is refused only when the queue is full, and its chain says full, even
+/// when full means its bytes before its count of messages reached a bound.
+#[test]
+fn a_queue_asking_for_a_pause_leaves_a_link_unread_and_refuses_a_producer_only_full() {
+    let nodes = |via_link: bool| {
+        let mut nodes = vec![
+            serde_json::json!({"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 100},
+                               "backpressure": "ignore", "classes": [{"name": "m", "size": {"dist": "fixed", "value": 300}}]}),
+            serde_json::json!({"id": "q", "kind": "queue", "soft_limit": {"messages": 1000, "bytes": 500}, "hard_limit": {"messages": 2000, "bytes": 5000},
+                               "capacity": {"messages": 50, "bytes": 1000}, "on_full": "refuse"}),
+            serde_json::json!({"id": "c", "kind": "consumer", "workers": 1, "service_time": {"dist": "fixed", "value": 0.1}}),
+        ];
+        if via_link {
+            nodes.push(serde_json::json!({"id": "l", "kind": "link", "bandwidth_bytes_per_s": 1_000_000, "latency_s": 0.001, "buffer": {"bytes": 100_000}}));
+        }
+        serde_json::Value::Array(nodes)
+    };
+    for via_link in [false, true] {
+        let scenario = if via_link { graph(nodes(true), &[("p", "l"), ("l", "q"), ("q", "c")]) } else { graph(nodes(false), &[("p", "q"), ("q", "c")]) };
+        let run = recorded(&scenario);
+        let sender = if via_link { 3 } else { 0 };
+        let held = run.sim().whys().last_held_back(sender).expect("the queue refused its sender");
+        assert_eq!(held.by, 1, "the queue refused");
+        let there = run.at(held.since);
+        assert!(there.pauses(1), "the queue asks for a pause as it refuses");
+        let q = there.stats(1);
+        assert!(q.depth_messages.value() < 50, "not full by its count of messages: {}", q.depth_messages.value());
+        assert_eq!(held.unread, via_link, "left unread only in a link");
+        let chain = Explainer::new(&run).chain_of(&Subject::HeldBack { node: sender, held, at: held.since });
+        let text = &chain.links[0].text;
+        if via_link {
+            assert!(text.contains("asks its inputs to pause and stops reading its links"), "{text}");
+        } else {
+            assert!(text.contains(": it was full (") && text.contains("capacity (bytes) 1,000"), "{text}");
+        }
+    }
+}
+
+/// A count of what a block passed while it refused runs over a tenth of a
+/// second at least, however late the hold began; not before a change of
+/// the block's settings; and the bound it cites is the one the count ran
+/// under, a change made at the very instant explained (while paused there)
+/// bounding none of it.
+#[test]
+fn a_flow_is_counted_over_a_tenth_at_least_and_under_the_settings_it_cites() {
+    let nodes = serde_json::json!([
+        {"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 200}},
+        {"id": "c", "kind": "consumer", "workers": 1, "service_time": {"dist": "fixed", "value": 0.02}},
+    ]);
+    let scenario = graph(nodes, &[("p", "c")]);
+    let flow_of = |chain: &Chain| {
+        let link = chain.links.iter().find(|l| l.facts.iter().any(|f| matches!(f, Fact::Flow { .. }))).expect("the chain counts a flow").clone();
+        let (from, to, departed) = link.facts.iter().find_map(|f| match f {
+            Fact::Flow { from, to, departed, .. } => Some((from.as_secs_f64(), to.as_secs_f64(), *departed)),
+            _ => None,
+        }).unwrap();
+        let service = link.facts.iter().find_map(|f| match f {
+            Fact::Setting { path: "/service_time", value, .. } => value["value"].as_f64(),
+            _ => None,
+        });
+        (from, to, departed, service, link.text)
+    };
+    let t = |s: f64| SimTime::from_secs_f64(s);
+
+    // Asked of an instant a few milliseconds into a hold that began late
+    // (offers at random, nearly as many as it serves): a tenth back.
+    let random = graph(serde_json::json!([
+        {"id": "p", "kind": "producer", "arrivals": {"process": "poisson", "rate_per_s": 45}},
+        {"id": "c", "kind": "consumer", "workers": 1, "service_time": {"dist": "fixed", "value": 0.02}},
+    ]), &[("p", "c")]);
+    let run = recorded(&random);
+    let held = run.at(t(6.0)).whys().last_held_back(0).expect("the consumer refused the producer");
+    assert!(held.since > t(1.0), "a late hold: {:?}", held.since);
+    let late = held.since + sluice_engine::SimDuration::from_nanos(3_000_000);
+    let chain = Explainer::new(&run).chain_of(&Subject::HeldBack { node: 0, held, at: late });
+    let (from, to, _, _, text) = flow_of(&chain);
+    assert!((to - from - 0.1).abs() < 1e-9 && to == late.as_secs_f64(), "counted from {from} to {to}: {text}");
+    assert!(text.contains(" a second)"), "{text}");
+
+    let mut sim = Simulation::new(scenario.clone(), 1).unwrap();
+    sim.record_whys();
+    let mut run = Run::with(sim, 64, usize::MAX);
+    run.run_until(t(2.0)).unwrap();
+
+    // Twice as fast, changed at 2 s exactly, explained at 2 s: counted and
+    // bounded under the old service time, 50 a second.
+    let mut edited = scenario.clone();
+    edited.nodes[1].block = graph(serde_json::json!([
+        {"id": "p", "kind": "producer", "arrivals": {"process": "constant", "rate_per_s": 200}},
+        {"id": "c", "kind": "consumer", "workers": 1, "service_time": {"dist": "fixed", "value": 0.01}},
+    ]), &[("p", "c")]).nodes[1].block.clone();
+    run.take_blocks(&edited, &[1]).unwrap();
+    let Some(subject @ Subject::HeldBack { .. }) = last_at(&run, t(2.0), 0) else { panic!("held back at 2 s") };
+    let (from, to, departed, service, text) = flow_of(&Explainer::new(&run).chain_of(&subject));
+    assert_eq!((to, service), (2.0, Some(0.02)), "{text}");
+    assert!(to - from >= 0.1 && departed as f64 <= (to - from) * 50.0 + 1.0, "{departed} from {from} to {to}: {text}");
+
+    // Run on 0.03 s past the change: counted from the change, never before,
+    // too short a span to give a rate, bounded by the new service time.
+    run.run_until(t(2.03)).unwrap();
+    let Some(subject @ Subject::HeldBack { .. }) = last_at(&run, t(2.03), 0) else { panic!("held back at 2.03 s") };
+    let (from, to, _, service, text) = flow_of(&Explainer::new(&run).chain_of(&subject));
+    assert_eq!((from, to, service), (2.0, 2.03, Some(0.01)), "{text}");
+    assert!(!text.contains(" a second)"), "{text}");
+}

@@ -191,8 +191,10 @@ pub fn inspector(props: &InspectorProps) -> Html {
                 let (id, on_sweep) = (spec.id.clone(), props.on_sweep.clone());
                 Callback::from(move |field: FieldPath| on_sweep.emit(NodeField { node: id.clone(), field }))
             };
+            // Keyed by block too: what one block's field holds half-typed
+            // is not shown in another's.
             html! {
-                <ParamRow key={key.clone()} id={key.clone()} label={field.label} unit={field.unit} help={field.help}
+                <ParamRow key={format!("{}/{key}", spec.id)} id={key.clone()} label={field.label} unit={field.unit} help={field.help}
                     control={field.control} value={block.pointer(&path.pointer()).cloned()} error={err} {on_change}
                     on_number={number(&path)} path={path.clone()} {sweep} {asked} asked_tag={asked_tag.unwrap_or_default()} />
             }
@@ -459,17 +461,44 @@ fn json_area(id: &str, aria: &str, value: &Option<Value>, on_change: &Callback<T
         return html! { <p class="param-words" id={id.to_string()} data-testid={id.to_string()}>{ words }</p> };
     }
     let text = value.as_ref().map(|v| serde_json::to_string(v).unwrap_or_default()).unwrap_or_default();
-    let on_change = on_change.reform(|e: Event| {
+    html! { <JsonArea id={id.to_string()} aria={aria.to_string()} {text} on_change={on_change.clone()} /> }
+}
+
+#[derive(Properties, PartialEq)]
+struct JsonAreaProps {
+    id: String,
+    aria: String,
+    /// The value in force, as JSON text.
+    text: String,
+    on_change: Callback<Typed>,
+}
+
+/// The text area of [`json_area`]. What is typed stays as typed (a draft)
+/// until the value in force changes: neither a redraw of the running
+/// page nor a refusal takes it from under the hand that is mending it.
+#[function_component(JsonArea)]
+fn json_area_field(props: &JsonAreaProps) -> Html {
+    let draft = use_state(|| None::<String>);
+    {
+        let draft = draft.clone();
+        use_effect_with(props.text.clone(), move |_| draft.set(None));
+    }
+    let on_input = {
+        let draft = draft.clone();
+        Callback::from(move |e: InputEvent| draft.set(Some(e.target_unchecked_into::<HtmlTextAreaElement>().value())))
+    };
+    let on_change = props.on_change.reform(|e: Event| {
         let text = e.target_unchecked_into::<HtmlTextAreaElement>().value();
         if text.trim().is_empty() {
             return Ok(None);
         }
         serde_json::from_str::<Value>(&text).map(Some).map_err(|e| format!("not valid JSON: {e}"))
     });
-    let rows = (text.len() / 38 + 1).clamp(1, 8).to_string();
+    let shown = (*draft).clone().unwrap_or_else(|| props.text.clone());
+    let rows = (shown.len() / 38 + 1).clamp(1, 8).to_string();
     html! {
-        <textarea class="param-json" id={id.to_string()} data-testid={id.to_string()} aria-label={aria.to_string()}
-            rows={rows} spellcheck="false" placeholder="none" value={text} onchange={on_change} />
+        <textarea class="param-json" id={props.id.clone()} data-testid={props.id.clone()} aria-label={props.aria.clone()}
+            rows={rows} spellcheck="false" placeholder="none" value={shown} oninput={on_input} onchange={on_change} />
     }
 }
 

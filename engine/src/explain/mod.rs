@@ -46,6 +46,11 @@ pub const MAX_LINKS: usize = 8;
 /// The span a flow is counted over: the second before.
 pub const FLOW_SPAN: SimDuration = SimDuration::from_nanos(1_000_000_000);
 
+/// The shortest span a flow is counted over where the run allows (a count
+/// over a few milliseconds says nothing of a rate), and the shortest it is
+/// given a rate over.
+pub const MIN_FLOW_SPAN: SimDuration = SimDuration::from_nanos(100_000_000);
+
 /// A cause chain, the event first, each next link the cause of the one
 /// before.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -267,17 +272,23 @@ impl<'a> Explainer<'a> {
                 words::refusal(sim, node, held, seen)
             }
             Next::Flow { node, since, at } => {
-                // While it refused, at most the second before; and since
-                // its settings last changed: what it passed under the old
-                // ones is not what bounds it.
-                let second = SimTime::from_nanos(at.as_nanos().saturating_sub(FLOW_SPAN.as_nanos()));
-                let start = if since < at { since.max(second) } else { second }.max(earliest);
+                // While it refused: at most the second before, at least
+                // the tenth; and since its settings last changed: what it
+                // passed under the old ones is not what bounds it.
+                let back = |span: SimDuration| SimTime::from_nanos(at.as_nanos().saturating_sub(span.as_nanos()));
+                let start = if since < at { since.max(back(FLOW_SPAN)).min(back(MIN_FLOW_SPAN)) } else { back(FLOW_SPAN) }.max(earliest);
                 let from = self.run.settings_changed(node, start, at).unwrap_or(start);
                 let before = flow_counts(self.sim_at(from), node);
                 let sim = self.sim_at(at);
                 let after = flow_counts(sim, node);
+                let busy = if node < sim.nodes().len() { sim.stats(node).in_service } else { 0 };
                 let fact = Fact::Flow { node, from, to: at, arrived: after.0.saturating_sub(before.0), departed: after.1.saturating_sub(before.1) };
-                (words::flow(sim, node, fact), None)
+                // The bound cited is the one the count ran under, as at its
+                // start (settings changed at `at` itself, edited while
+                // paused there, bounded none of it), unless the block was
+                // put in only after.
+                let read = if node < self.sim_at(from).nodes().len() { from } else { at };
+                (words::flow(self.sim_at(read), read, node, fact, busy), None)
             }
         }
     }

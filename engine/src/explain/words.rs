@@ -40,11 +40,28 @@ struct Cited<'s> {
     sim: &'s Simulation,
     at: SimTime,
     facts: Vec<Fact>,
+    /// The settings of the block last asked of, as the file writes them.
+    spec: Option<(usize, Option<Value>)>,
 }
 
 impl<'s> Cited<'s> {
     fn new(sim: &'s Simulation, at: SimTime) -> Self {
-        Cited { sim, at, facts: Vec::new() }
+        Cited { sim, at, facts: Vec::new(), spec: None }
+    }
+
+    /// `node`'s settings as the file writes them, read once however many
+    /// are asked of.
+    fn spec(&mut self, node: usize) -> Option<&Value> {
+        if self.spec.as_ref().map(|(n, _)| *n) != Some(node) {
+            let spec = self.sim.scenario().nodes.get(node).and_then(|n| serde_json::to_value(n).ok());
+            self.spec = Some((node, spec));
+        }
+        self.spec.as_ref().and_then(|(_, spec)| spec.as_ref())
+    }
+
+    /// One setting of `node`, not cited.
+    fn setting(&mut self, node: usize, path: &str) -> Option<Value> {
+        self.spec(node)?.pointer(path).cloned()
     }
 
     /// A field of `node`'s report now, cited.
@@ -64,14 +81,13 @@ impl<'s> Cited<'s> {
         // Settings where 0 means no bound at all.
         const NONE_AT_ZERO: [&str; 5] = ["/messages", "/bytes", "/max_messages", "/max_bytes", "/bandwidth_bytes_per_s"];
         let unlimited = |path: &str, v: &Value| NONE_AT_ZERO.iter().any(|end| path.ends_with(end)) && v.as_f64() == Some(0.0);
-        // The node's settings as the file writes them, read once.
-        let Some(spec) = self.sim.scenario().nodes.get(node).and_then(|n| serde_json::to_value(n).ok()) else { return String::new() };
+        let Some(spec) = self.spec(node) else { return String::new() };
+        let found: Vec<(&'static str, &str, Value)> =
+            paths.iter().filter_map(|&(path, name)| spec.pointer(path).filter(|v| !unlimited(path, v)).map(|v| (path, name, v.clone()))).collect();
         let mut parts = Vec::new();
-        for &(path, name) in paths {
-            if let Some(value) = spec.pointer(path).filter(|v| !unlimited(path, v)) {
-                parts.push(format!("{name} {}", shown(value)));
-                self.facts.push(Fact::Setting { node, at: self.at, path, value: value.clone() });
-            }
+        for (path, name, value) in found {
+            parts.push(format!("{name} {}", shown(&value)));
+            self.facts.push(Fact::Setting { node, at: self.at, path, value });
         }
         parts.join(", ")
     }
@@ -123,14 +139,13 @@ fn threshold_paths(to: State) -> &'static [(&'static str, &'static str)] {
 /// held had reached: the bytes' alone when 48 messages under a limit of
 /// 50 came to more bytes than theirs. Every one when none was reached (a
 /// threshold changed since, say).
-fn reached(sim: &Simulation, node: usize, to: State, why: &Why) -> Vec<(&'static str, &'static str)> {
+fn reached(c: &mut Cited, node: usize, to: State, why: &Why) -> Vec<(&'static str, &'static str)> {
     let all = threshold_paths(to);
-    let Some(spec) = sim.scenario().nodes.get(node).and_then(|n| serde_json::to_value(n).ok()) else { return all.to_vec() };
     let hit: Vec<_> = all
         .iter()
         .filter(|(path, _)| {
             let held = if path.ends_with("/bytes") { why.held_bytes } else { why.held };
-            spec.pointer(path).and_then(Value::as_f64).is_some_and(|limit| limit > 0.0 && held as f64 >= limit)
+            c.setting(node, path).as_ref().and_then(Value::as_f64).is_some_and(|limit| limit > 0.0 && held as f64 >= limit)
         })
         .copied()
         .collect();
@@ -278,7 +293,7 @@ fn change(
     match cause {
         Cause::Enqueue | Cause::Overflow => {
             c.facts.push(held);
-            let reached = reached(c.sim, node, to, why);
+            let reached = reached(c, node, to, why);
             let limits = c.settings(node, &reached);
             let next = refused(c).map(|b| b.1).unwrap_or(Next::Flow { node, since: why.at, at: why.at });
             let against = if limits.is_empty() { String::new() } else { format!(", reaching its {limits}") };
@@ -461,11 +476,10 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack, seen: SimTi
         Kind::Queue => {
             let state = c.reading(by, "state");
             let depth = c.reading(by, "depth_messages").map(|v| shown(&v)).unwrap_or_default();
-            // A queue asking for a pause refuses what a link brings (through
-            // the routers on the link's way too); one not full refuses for
-            // nothing else.
-            let paused = sim.pauses(by) && (kind(sim, node) == Kind::Link || !sim.refuses_offers(by));
-            if paused {
+            // A queue asking for a pause leaves what a link brings unread
+            // (through the routers on the link's way too); otherwise it
+            // refused for being full, as the hold recorded at its onset.
+            if held.unread {
                 let change = sim.whys().changes(by).next_back().and_then(|w| w.state_like(State::Ready)).map(|(s, since)| {
                     c.facts.push(Fact::InState { node: by, state: s, since, at: held.since });
                     Next::Change { node: by, state: s, since }
@@ -521,10 +535,12 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack, seen: SimTi
     (c.link(by, text), next)
 }
 
-/// The flow through `node` over a second, beside what bounds it.
-pub(super) fn flow(sim: &Simulation, node: usize, fact: Fact) -> Link {
+/// The flow through `node` over a second, beside what bounds it: its
+/// settings as `sim` has them at `read`; `busy`, what it had in service at
+/// the flow's end.
+pub(super) fn flow(sim: &Simulation, read: SimTime, node: usize, fact: Fact, busy: u64) -> Link {
     let Fact::Flow { from, to, arrived, departed, .. } = fact else { unreachable!("a flow") };
-    let mut c = Cited::new(sim, to);
+    let mut c = Cited::new(sim, read);
     let who = sim.node_id(node).to_string();
     let bound = match kind(sim, node) {
         Kind::Consumer | Kind::Dispatcher => c.settings(node, &[("/workers", "workers"), ("/service_time", "service time")]),
@@ -541,8 +557,9 @@ pub(super) fn flow(sim: &Simulation, node: usize, fact: Fact) -> Link {
     c.facts.push(fact);
     // More came than it passed on: beyond what it has in service now (one
     // more taken than finished is a worker busy, not a backlog).
-    let more = if arrived > departed + sim.stats(node).in_service { ": more came than it passed on" } else { "" };
-    let rate = if span > 0.0 { format!(" ({} a second)", plain(departed as f64 / span)) } else { String::new() };
+    let more = if arrived > departed + busy { ": more came than it passed on" } else { "" };
+    let rated = to.as_nanos().saturating_sub(from.as_nanos()) >= super::MIN_FLOW_SPAN.as_nanos();
+    let rate = if rated { format!(" ({} a second)", plain(departed as f64 / span)) } else { String::new() };
     let text = format!(
         "From {} to {} ({span:.2} s), {} messages entered {who} and {} left it{rate}{bound}{more}.",
         secs(from),
@@ -550,7 +567,8 @@ pub(super) fn flow(sim: &Simulation, node: usize, fact: Fact) -> Link {
         thousands(arrived as f64),
         thousands(departed as f64)
     );
-    c.link(node, text)
+    // The link is of the flow's end, whenever its settings were read.
+    Link { at: to, ..c.link(node, text) }
 }
 
 /// The last link of a chain whose cause the run no longer keeps.

@@ -489,7 +489,7 @@ impl Simulation {
             if full {
                 let refused = !queue.is_empty();
                 if let (true, Some(to)) = (refused, to) {
-                    self.core.whys.refused(q, to, self.core.now);
+                    self.core.whys.refused(q, to, self.core.now, false);
                 }
                 return (refused, false);
             }
@@ -550,7 +550,7 @@ impl Simulation {
             if let Node::Link(link) = &mut self.nodes[l] {
                 if ok {
                     link.delivered_head(&mut ctx!(self, l));
-                } else if self.not_read {
+                } else if std::mem::take(&mut self.not_read) {
                     link.head_unread();
                 } else {
                     link.head_refused();

@@ -26,7 +26,13 @@ impl Simulation {
         }
         self.offer_depth += 1;
         self.refuser = usize::MAX;
+        // This offer's own `not_read`, apart from an enclosing offer's (a
+        // router on a link's way tries one output and then another); the
+        // link reads theirs together.
+        let enclosing = std::mem::take(&mut self.not_read);
         let result = self.accept_here(from, to, msg);
+        let unread = std::mem::replace(&mut self.not_read, enclosing);
+        self.not_read |= unread;
         self.offer_depth -= 1;
         if result {
             if let Some(flows) = &mut self.flows {
@@ -38,7 +44,9 @@ impl Simulation {
             if self.refuser == usize::MAX {
                 self.refuser = to;
             }
-            self.core.whys.refused(from, self.refuser, self.core.now);
+            // Left unread in a link by a queue asking for a pause, or
+            // refused.
+            self.core.whys.refused(from, self.refuser, self.core.now, unread);
         }
         result
     }

@@ -145,11 +145,6 @@ impl Simulation {
         matches!(self.nodes.get(node), Some(Node::Queue(q)) if q.asks_pause())
     }
 
-    /// Whether queue `node` is full and refuses what is offered it.
-    pub fn refuses_offers(&self, node: usize) -> bool {
-        matches!(self.nodes.get(node), Some(Node::Queue(q)) if q.refuses())
-    }
-
     pub fn transitions(&self) -> &TransitionLog {
         &self.core.log
     }

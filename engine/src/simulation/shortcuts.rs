@@ -62,7 +62,7 @@ impl Simulation {
                 // A busy consumer refuses any message: no offer is built.
                 let refused = !queue.is_empty();
                 if refused {
-                    core.whys.refused(q, to, core.now);
+                    core.whys.refused(q, to, core.now, false);
                 }
                 return Some(refused);
             }
@@ -73,7 +73,7 @@ impl Simulation {
             }
             if !consumer.offer(entry.msg, &mut Context { core, node: to, stats: consumer_stats }) {
                 queue.put_back(entry);
-                core.whys.refused(q, to, core.now);
+                core.whys.refused(q, to, core.now, false);
                 return Some(true);
             }
             core.whys.taken(q, core.now);
