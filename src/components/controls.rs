@@ -62,6 +62,18 @@ pub fn controls(props: &ControlsProps) -> Html {
         let input: HtmlInputElement = e.target_unchecked_into();
         input.value()
     });
+    // The seed as typed, not yet taken: kept through the redraws of a
+    // running page until the seed in force changes.
+    let draft = use_state(|| None::<String>);
+    {
+        let draft = draft.clone();
+        use_effect_with(props.seed, move |_| draft.set(None));
+    }
+    let on_seed_input = {
+        let draft = draft.clone();
+        Callback::from(move |e: InputEvent| draft.set(Some(e.target_unchecked_into::<HtmlInputElement>().value())))
+    };
+    let seed_text = (*draft).clone().unwrap_or_else(|| props.seed.to_string());
     html! {
         <div class="controls">
             <button class="primary" data-testid="play" onclick={on_play} aria-pressed={(props.playing && props.runs).to_string()}
@@ -83,7 +95,7 @@ pub fn controls(props: &ControlsProps) -> Html {
             <label class="seed" title="The random seed: the same seed gives the same run">
                 {"Seed "}
                 <input data-testid="seed" type="number" min="0" step="1" inputmode="numeric" aria-label="Random seed"
-                    value={props.seed.to_string()} onchange={on_seed} />
+                    value={seed_text} oninput={on_seed_input} onchange={on_seed} />
             </label>
             <Clock clock={props.clock.clone()} runs={props.runs} />
             if props.behind {
