@@ -1,9 +1,10 @@
 //! Browser glue: the clock, animation frames, keyboard shortcuts, values
 //! that change every frame, and keeping work (local storage, share links,
-//! files), scrolling a part into view, and the engine's worker (sweeps, configurations). Nothing here knows the model.
+//! files), scrolling a part into view, a field's text as typed, and the engine's worker (sweeps, configurations). Nothing here knows the model.
 
 pub mod clock;
 pub mod dialog;
+pub mod draft;
 pub mod frames;
 pub mod keep;
 pub mod live;

@@ -62,18 +62,9 @@ pub fn controls(props: &ControlsProps) -> Html {
         let input: HtmlInputElement = e.target_unchecked_into();
         input.value()
     });
-    // The seed as typed, not yet taken: kept through the redraws of a
-    // running page until the seed in force changes.
-    let draft = use_state(|| None::<String>);
-    {
-        let draft = draft.clone();
-        use_effect_with(props.seed, move |_| draft.set(None));
-    }
-    let on_seed_input = {
-        let draft = draft.clone();
-        Callback::from(move |e: InputEvent| draft.set(Some(e.target_unchecked_into::<HtmlInputElement>().value())))
-    };
-    let seed_text = (*draft).clone().unwrap_or_else(|| props.seed.to_string());
+    // The seed as typed, not yet taken.
+    let (seed_text, typed) = crate::browser::draft::use_draft(props.seed.to_string());
+    let on_seed_input = typed.reform(|e: InputEvent| e.target_unchecked_into::<HtmlInputElement>().value());
     html! {
         <div class="controls">
             <button class="primary" data-testid="play" onclick={on_play} aria-pressed={(props.playing && props.runs).to_string()}

@@ -478,15 +478,8 @@ struct JsonAreaProps {
 /// page nor a refusal takes it from under the hand that is mending it.
 #[function_component(JsonArea)]
 fn json_area_field(props: &JsonAreaProps) -> Html {
-    let draft = use_state(|| None::<String>);
-    {
-        let draft = draft.clone();
-        use_effect_with(props.text.clone(), move |_| draft.set(None));
-    }
-    let on_input = {
-        let draft = draft.clone();
-        Callback::from(move |e: InputEvent| draft.set(Some(e.target_unchecked_into::<HtmlTextAreaElement>().value())))
-    };
+    let (shown, typed) = crate::browser::draft::use_draft(props.text.clone());
+    let on_input = typed.reform(|e: InputEvent| e.target_unchecked_into::<HtmlTextAreaElement>().value());
     let on_change = props.on_change.reform(|e: Event| {
         let text = e.target_unchecked_into::<HtmlTextAreaElement>().value();
         if text.trim().is_empty() {
@@ -494,7 +487,6 @@ fn json_area_field(props: &JsonAreaProps) -> Html {
         }
         serde_json::from_str::<Value>(&text).map(Some).map_err(|e| format!("not valid JSON: {e}"))
     });
-    let shown = (*draft).clone().unwrap_or_else(|| props.text.clone());
     let rows = (shown.len() / 38 + 1).clamp(1, 8).to_string();
     html! {
         <textarea class="param-json" id={props.id.clone()} data-testid={props.id.clone()} aria-label={props.aria.clone()}
