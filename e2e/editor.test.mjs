@@ -217,6 +217,9 @@ test("New starts from an empty canvas, Ctrl+A selects every block, and one's own
   await page.keyboard.press('Escape');
   await page.locator('svg.graph').click({ position: { x: 8, y: 8 } });
   await page.fill('[data-testid="scenario-name"]', 'My first pipeline');
+  // What is typed stays while the run goes on, before it is handed on.
+  await clockMoves(page);
+  assert.equal(await page.inputValue('[data-testid="scenario-name"]'), 'My first pipeline');
   await page.press('[data-testid="scenario-name"]', 'Enter');
   assert.equal(await page.textContent('[data-testid="scenario-title"]'), 'My first pipeline');
   await page.fill('[data-testid="scenario-description"]', 'A producer, a queue and a consumer.');

@@ -4,7 +4,8 @@
 //! Guarantees: a field is handed on when it is done (its change event: the
 //! name on Enter or on leaving it, the description on leaving it), so one
 //! rename is one edit for Undo; what is being typed is not overwritten while
-//! the run goes on.
+//! the run goes on (the fields are drawn again only when the name or the
+//! description in force changes: the callback is made once).
 
 use web_sys::{HtmlInputElement, HtmlTextAreaElement};
 use yew::prelude::*;
