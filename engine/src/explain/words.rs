@@ -429,13 +429,16 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack, seen: SimTi
     c.facts.push(Fact::RefusedBy { node, by, since: held.since, at: held.since });
     let who = sim.node_id(by).to_string();
     let sender = sim.node_id(node).to_string();
+    // The next link of a refusal: the flow through a block while it refused
+    // (from the hold's onset to when it was seen, a second at most).
+    let through = |node: usize| Next::Flow { node, since: held.since, at: seen };
     let onward = |c: &mut Cited| -> Next {
         match sim.whys().held_back(by) {
             Some(h) => {
                 c.facts.push(Fact::RefusedBy { node: by, by: h.by as usize, since: h.since, at: held.since });
                 Next::Refusal { node: by, held: h, seen: held.since }
             }
-            None => Next::Flow { node: by, since: held.since, at: seen },
+            None => through(by),
         }
     };
     let (text, next) = match kind(sim, by) {
@@ -497,7 +500,7 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack, seen: SimTi
             let n = c.reading(by, "in_flight").map(|v| shown(&v)).unwrap_or_default();
             let cap = c.settings(by, &[("/max_messages", "window (messages)"), ("/max_bytes", "window (bytes)"), ("/scope", "scope"), ("/opens_on", "opens on")]);
             let (place, most) = c.gated(by);
-            let next = most.map_or(Next::Flow { node: by, since: held.since, at: seen }, |m| Next::Flow { node: m, since: held.since, at: seen });
+            let next = through(most.unwrap_or(by));
             (format!("{who} refused {sender}'s messages from {at}: its window was closed ({n} in flight; {cap}){place}; it opens only as they are acknowledged."), Some(next))
         }
         Kind::Credit => {
@@ -508,21 +511,21 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack, seen: SimTi
             let handshake = matches!(sim.scenario().nodes.get(by).map(|n| &n.block), Some(crate::scenario::BlockSpec::Credit(spec)) if !spec.implicit_single_credit);
             let cap = c.settings(by, &[("/initial_credit", "initial credit"), ("/grant_batch", "grant batch")]);
             let first = if handshake { ", and a first contact waits for its handshake's CONNACK" } else { "" };
-            (format!("{who} refused {sender}'s messages from {at}: their peer held no credit ({n} held by all peers; {cap}): the receiver grants more as it processes{first}."), Some(Next::Flow { node: by, since: held.since, at: seen }))
+            (format!("{who} refused {sender}'s messages from {at}: their peer held no credit ({n} held by all peers; {cap}): the receiver grants more as it processes{first}."), Some(through(by)))
         }
         Kind::ConcurrencyLimiter => {
             let n = c.reading(by, "in_flight").map(|v| shown(&v)).unwrap_or_default();
             let cap = c.settings(by, &[("/max_in_flight", "at most in flight")]);
-            (format!("{who} refused {sender}'s messages from {at}: {n} were in flight, its limit ({cap})."), Some(Next::Flow { node: by, since: held.since, at: seen }))
+            (format!("{who} refused {sender}'s messages from {at}: {n} were in flight, its limit ({cap})."), Some(through(by)))
         }
         Kind::ResourcePool => {
             let n = c.reading(by, "depth_messages").map(|v| shown(&v)).unwrap_or_default();
             let cap = c.settings(by, &[("/max_total", "at most"), ("/create_s", "creating one takes (s)")]);
-            (format!("{who} refused {sender}'s messages from {at}: {n} resources busy and none free ({cap})."), Some(Next::Flow { node: by, since: held.since, at: seen }))
+            (format!("{who} refused {sender}'s messages from {at}: {n} resources busy and none free ({cap})."), Some(through(by)))
         }
         Kind::RateLimiter => {
             let rule = c.settings(by, &[("/rules", "rules")]);
-            (format!("{who} held {sender}'s messages back from {at}: its rate was used up ({rule})."), Some(Next::Flow { node: by, since: held.since, at: seen }))
+            (format!("{who} held {sender}'s messages back from {at}: its rate was used up ({rule})."), Some(through(by)))
         }
         Kind::ProductLimiter => {
             let n = c.reading(by, "depth_messages").map(|v| shown(&v)).unwrap_or_default();
