@@ -112,7 +112,7 @@ fn clock(props: &ClockProps) -> Html {
     html! {
         <span class="clock" data-testid="clock" data-time-s={reading.time_s.to_string()} title="Simulation time and events processed">
             { format!("t = {:.3} s", reading.time_s) }
-            <span class="events">{ format!(" · {} events", reading.events) }</span>
+            <span class="events"><span class="sep">{" · "}</span>{ format!("{} events", reading.events) }</span>
         </span>
     }
 }
