@@ -1,7 +1,8 @@
 // Words on the canvas as a room and a laptop see them: no block's text
 // under 12 px at 1440 × 900 (A/B included), and in presentation mode
 // (the Present button, or ?present) at least 16 px at 1280 × 720, with
-// the editing tools put away.
+// the editing tools put away; the top bar within a laptop's screen,
+// however many events the clock has counted.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -95,6 +96,38 @@ test('presentation mode with A and B: both canvases side by side and wholly in v
   assert.ok(a.y >= -1 && a.y + a.height <= 1081, `A is at ${a.y} to ${a.y + a.height} px`);
   const table = await page.getByTestId('ab-table').boundingBox();
   assert.ok(table.y >= 0 && table.y < 1080, `the A/B table begins on screen, at ${table.y} px`);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('the top bar stays within a laptop\'s screen at 1440, 1280 and 1024 px, however many events the clock counts', async () => {
+  const { page, errors } = await open(env.browser, env.url);
+  await page.waitForFunction(() => /\d+ events/.test(document.querySelector('[data-testid="clock"]')?.textContent ?? ''));
+  const play = page.getByTestId('play');
+  if ((await play.getAttribute('aria-pressed')) === 'true') await play.click();
+  await page.waitForFunction(() => document.querySelector('[data-testid="play"]')?.getAttribute('aria-pressed') === 'false');
+  // A long run's count, written where the page writes it (paused, the
+  // clock is not drawn again).
+  await page.evaluate(() => {
+    const events = document.querySelector('[data-testid="clock"] .events');
+    events.lastChild.textContent = '123456789 events';
+  });
+  for (const width of [1440, 1280, 1024]) {
+    await page.setViewportSize({ width, height: 800 });
+    await page.waitForTimeout(200);
+    const past = await page.evaluate((w) => {
+      const out = [];
+      for (const el of document.querySelectorAll('.topbar *')) {
+        const r = el.getBoundingClientRect();
+        if (r.width > 0 && (r.right > w + 0.5 || r.left < -0.5)) out.push(`${el.tagName.toLowerCase()}.${el.className} ${Math.round(r.right)}`);
+      }
+      return { out, scroll: document.documentElement.scrollWidth };
+    }, width);
+    assert.deepEqual(past.out, [], `at ${width} px`);
+    assert.ok(past.scroll <= width, `the page scrolls sideways at ${width} px (${past.scroll})`);
+    assert.match(await page.textContent('[data-testid="clock"]'), /t = [\d.]+ s · 123456789 events/);
+  }
+  await screenshot(page, 'topbar-1024');
   assert.deepEqual(errors, []);
   await page.close();
 });
