@@ -431,7 +431,7 @@ pub(super) fn refusal(sim: &Simulation, node: usize, held: HeldBack, seen: SimTi
     let sender = sim.node_id(node).to_string();
     // The next link of a refusal: the flow through a block while it refused
     // (from the hold's onset to when it was seen, a second at most).
-    let through = |node: usize| Next::Flow { node, since: held.since, at: seen };
+    let through = |block: usize| Next::Flow { node: block, since: held.since, at: seen };
     let onward = |c: &mut Cited| -> Next {
         match sim.whys().held_back(by) {
             Some(h) => {
